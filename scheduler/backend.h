@@ -1,0 +1,58 @@
+#ifndef VERNIER_SCHEDULER_BACKEND_H_
+#define VERNIER_SCHEDULER_BACKEND_H_
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "vernier/v1/job.pb.h"
+
+namespace vernier::scheduler {
+
+// One process to start for a replica of a trial: the agent command line
+// (which itself starts the trainer), its environment additions and where
+// its output goes.
+struct ReplicaLaunch {
+  std::string role;  // master, chief, worker, ps, evaluator
+  int index = 0;
+  std::vector<std::string> argv;
+  // Added to the server's environment.
+  std::map<std::string, std::string> env;
+  std::string working_dir;
+  // stdout and stderr of the replica, appended.
+  std::string log_path;
+  std::vector<int> gpus;
+};
+
+struct TrialLaunch {
+  std::string job_id;
+  std::string study_name;
+  int64_t trial_id = 0;
+  int32_t attempt = 0;
+  std::string trial_dir;
+  std::vector<ReplicaLaunch> replicas;
+};
+
+// Runs trials' replicas somewhere (this machine, Slurm). Implementations are
+// safe to call from several threads.
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  // Starts every replica; on failure, none is left running.
+  virtual absl::StatusOr<v1::TrialRun> Submit(const TrialLaunch& launch) = 0;
+  // The run with each replica's state refreshed (RUNNING, EXITED with its
+  // exit code or signal, or LOST when it vanished without a trace). Works
+  // for runs submitted by an earlier server process too.
+  virtual absl::StatusOr<v1::TrialRun> Describe(const v1::TrialRun& run) = 0;
+  // Asks every replica to end (SIGTERM to each process group), waits up to
+  // `grace`, then kills what is left. Returns once all have ended.
+  virtual absl::Status Cancel(const v1::TrialRun& run, std::chrono::milliseconds grace) = 0;
+};
+
+}  // namespace vernier::scheduler
+
+#endif  // VERNIER_SCHEDULER_BACKEND_H_

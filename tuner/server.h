@@ -1,0 +1,32 @@
+#ifndef VERNIER_TUNER_SERVER_H_
+#define VERNIER_TUNER_SERVER_H_
+
+#include <chrono>
+#include <string>
+
+#include "absl/status/status.h"
+
+namespace vernier::tuner {
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  int port = 7730;
+  // Holds the SQLite database (vernier.db) unless `db_url` names a store.
+  std::string data_dir;  // default: $HOME/.vernier
+  std::string db_url;    // "sqlite:PATH", a plain path, or "postgresql://..."
+  // The vernier-agent binary; default: beside the running vernier binary.
+  std::string agent_path;
+  // How long a cancelled or stopped replica gets between SIGTERM and SIGKILL.
+  std::chrono::milliseconds grace_period{10000};
+  // How often the job controller looks at running jobs.
+  std::chrono::milliseconds poll_interval{200};
+};
+
+// Serves StudyService, JobService and AgentService (with health checking
+// and reflection) until SIGINT or SIGTERM. Returns the reason it could not
+// start, or OK after a clean shutdown.
+absl::Status RunServer(const ServerOptions& options);
+
+}  // namespace vernier::tuner
+
+#endif  // VERNIER_TUNER_SERVER_H_

@@ -1,0 +1,106 @@
+#ifndef VERNIER_TUNER_STORAGE_STORAGE_H_
+#define VERNIER_TUNER_STORAGE_STORAGE_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "vernier/v1/job.pb.h"
+#include "vernier/v1/study.pb.h"
+
+namespace vernier::storage {
+
+template <typename T>
+struct Page {
+  std::vector<T> items;
+  // Empty on the last page.
+  std::string next_page_token;
+};
+
+struct TrialQuery {
+  // Empty: every state.
+  std::vector<v1::Trial::State> states;
+  // 0: no limit.
+  int page_size = 0;
+  std::string page_token;
+  bool include_measurements = false;
+};
+
+// Applied inside the store's transaction; a non-OK status aborts it and is
+// returned unchanged, so the stored row is never half-updated.
+using TrialMutator = std::function<absl::Status(v1::Trial&)>;
+using TrialCheck = std::function<absl::Status(const v1::Trial&)>;
+using JobMutator = std::function<absl::Status(v1::Job&)>;
+using StudyMutator = std::function<absl::Status(v1::Study&)>;
+
+// Durable state of studies, trials, measurements and jobs. Every method is
+// one transaction, committed durably before it returns OK, and safe to call
+// from many threads at once. Errors: NOT_FOUND for a missing study, trial or
+// job; ALREADY_EXISTS for a duplicate name; INVALID_ARGUMENT for a bad page
+// token; INTERNAL for a store failure (with the store's message).
+class Storage {
+ public:
+  virtual ~Storage() = default;
+
+  virtual absl::StatusOr<v1::Study> CreateStudy(const v1::Study& study) = 0;
+  virtual absl::StatusOr<v1::Study> GetStudy(std::string_view study_name) = 0;
+  // Ordered by name.
+  virtual absl::StatusOr<Page<v1::Study>> ListStudies(int page_size,
+                                                      std::string_view page_token) = 0;
+  virtual absl::StatusOr<v1::Study> UpdateStudy(std::string_view study_name,
+                                                const StudyMutator& mutate) = 0;
+  // Removes the study with its trials and their measurements.
+  virtual absl::Status DeleteStudy(std::string_view study_name) = 0;
+
+  // Stores `trials` with ids following the study's largest id, in order,
+  // all or none. Measurements inside them are ignored.
+  virtual absl::StatusOr<std::vector<v1::Trial>> CreateTrials(
+      std::string_view study_name, std::span<const v1::Trial> trials) = 0;
+  // Without measurements unless asked; latest_measurement and
+  // measurement_count are always set.
+  virtual absl::StatusOr<v1::Trial> GetTrial(std::string_view study_name, int64_t trial_id,
+                                             bool include_measurements) = 0;
+  // Ordered by id.
+  virtual absl::StatusOr<Page<v1::Trial>> ListTrials(std::string_view study_name,
+                                                     const TrialQuery& query) = 0;
+  // Number of trials per state, zero counts omitted.
+  virtual absl::StatusOr<std::map<v1::Trial::State, int64_t>> CountTrials(
+      std::string_view study_name) = 0;
+  // Reads the trial, applies `mutate`, writes it back. `id`, `study_name`,
+  // measurements, latest_measurement and measurement_count are the store's:
+  // changes to them are ignored.
+  virtual absl::StatusOr<v1::Trial> UpdateTrial(std::string_view study_name, int64_t trial_id,
+                                                const TrialMutator& mutate) = 0;
+  // Runs `check` on the trial, then appends the measurements in order. One
+  // whose sequence_number (> 0) is already stored for the trial is skipped,
+  // so retries store nothing twice. Returns the trial after the append.
+  virtual absl::StatusOr<v1::Trial> AddMeasurements(std::string_view study_name,
+                                                    int64_t trial_id,
+                                                    std::span<const v1::Measurement> measurements,
+                                                    const TrialCheck& check) = 0;
+
+  // Stores the job and its study together, or neither. ALREADY_EXISTS when
+  // the job id (or the study name) is taken.
+  virtual absl::StatusOr<v1::Job> CreateJob(const v1::Job& job, const v1::Study& study) = 0;
+  virtual absl::StatusOr<v1::Job> GetJob(std::string_view job_id) = 0;
+  // Newest first.
+  virtual absl::StatusOr<Page<v1::Job>> ListJobs(int page_size, std::string_view page_token) = 0;
+  virtual absl::StatusOr<std::vector<v1::Job>> ListJobsInStates(
+      std::span<const v1::Job::State> states) = 0;
+  virtual absl::StatusOr<v1::Job> UpdateJob(std::string_view job_id, const JobMutator& mutate) = 0;
+
+  // Inserts or replaces the run of (job, trial_id).
+  virtual absl::Status PutTrialRun(std::string_view job_id, const v1::TrialRun& run) = 0;
+  // Ordered by trial id.
+  virtual absl::StatusOr<std::vector<v1::TrialRun>> ListTrialRuns(std::string_view job_id) = 0;
+};
+
+}  // namespace vernier::storage
+
+#endif  // VERNIER_TUNER_STORAGE_STORAGE_H_

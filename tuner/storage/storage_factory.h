@@ -1,0 +1,19 @@
+#ifndef VERNIER_TUNER_STORAGE_STORAGE_FACTORY_H_
+#define VERNIER_TUNER_STORAGE_STORAGE_FACTORY_H_
+
+#include <memory>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "tuner/storage/storage.h"
+
+namespace vernier::storage {
+
+// Opens the store a `--db` value names: "sqlite:PATH", or a plain path, for
+// the embedded SQLite store; "postgresql://..." for PostgreSQL. Creates or
+// migrates the schema; refuses a schema newer than this binary knows.
+absl::StatusOr<std::unique_ptr<Storage>> OpenStorage(std::string_view url);
+
+}  // namespace vernier::storage
+
+#endif  // VERNIER_TUNER_STORAGE_STORAGE_FACTORY_H_
