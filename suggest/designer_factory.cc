@@ -1,0 +1,63 @@
+#include "suggest/designer_factory.h"
+
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "suggest/grid_search_designer.h"
+#include "suggest/random_search_designer.h"
+#include "suggest/search_space.h"
+
+namespace vernier::suggest {
+namespace {
+
+std::string AlgorithmName(v1::Algorithm algorithm) {
+  const std::string& name = v1::Algorithm_Name(algorithm);
+  return name.empty() ? absl::StrCat("algorithm ", static_cast<int>(algorithm)) : name;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Designer>> MakeDesigner(const v1::StudySpec& spec) {
+  absl::StatusOr<SearchSpace> space = SearchSpace::Create(spec.parameters());
+  if (!space.ok()) return space.status();
+  switch (spec.algorithm()) {
+    case v1::GRID_SEARCH: {
+      absl::StatusOr<std::unique_ptr<GridSearchDesigner>> grid =
+          GridSearchDesigner::Create(*std::move(space));
+      if (!grid.ok()) return grid.status();
+      return std::unique_ptr<Designer>(*std::move(grid));
+    }
+    case v1::ALGORITHM_UNSPECIFIED:
+    case v1::RANDOM_SEARCH:
+      return std::make_unique<RandomSearchDesigner>(*std::move(space));
+    case v1::QUASI_RANDOM_SEARCH:
+    case v1::GAUSSIAN_PROCESS_BANDIT:
+      return absl::UnimplementedError(
+          absl::StrCat(AlgorithmName(spec.algorithm()),
+                       " is not available in this version of Vernier; use RANDOM_SEARCH or "
+                       "GRID_SEARCH"));
+    default:
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown algorithm ", static_cast<int>(spec.algorithm()),
+                       "; use GRID_SEARCH, RANDOM_SEARCH or leave it unspecified"));
+  }
+}
+
+std::string DescribeAlgorithm(const v1::StudySpec& spec) {
+  switch (spec.algorithm()) {
+    case v1::ALGORITHM_UNSPECIFIED:
+      return "RANDOM_SEARCH (ALGORITHM_UNSPECIFIED uses random search until the "
+             "Gaussian-process designer lands)";
+    case v1::GRID_SEARCH:
+    case v1::RANDOM_SEARCH:
+      return AlgorithmName(spec.algorithm());
+    case v1::QUASI_RANDOM_SEARCH:
+    case v1::GAUSSIAN_PROCESS_BANDIT:
+      return absl::StrCat(AlgorithmName(spec.algorithm()), " (not available in this version)");
+    default:
+      return absl::StrCat(AlgorithmName(spec.algorithm()), " (unknown)");
+  }
+}
+
+}  // namespace vernier::suggest
