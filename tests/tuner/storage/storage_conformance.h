@@ -1,0 +1,1116 @@
+#ifndef VERNIER_TESTS_TUNER_STORAGE_STORAGE_CONFORMANCE_H_
+#define VERNIER_TESTS_TUNER_STORAGE_STORAGE_CONFORMANCE_H_
+
+// The behaviour every Storage implementation must show, written against the
+// Storage interface alone. A store joins by defining a factory type:
+//
+//   struct MyStoreFactory {
+//     // A fresh, empty store; called once per test.
+//     absl::StatusOr<std::unique_ptr<Storage>> Create();
+//   };  // Destroying the factory cleans up after the store it made.
+//
+//   INSTANTIATE_TYPED_TEST_SUITE_P(MyStore, StorageConformanceTest,
+//                                  ::testing::Types<MyStoreFactory>);
+//
+// Where storage.h leaves a choice, the suite pins down the one stores share:
+// names and ids must not be empty; negative page sizes are INVALID_ARGUMENT;
+// an empty mutator or check does nothing; CreateJob fills an empty
+// job.study_name with the study's name and refuses a different one;
+// ListJobsInStates lists oldest first, and every job when given no states.
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/tuner/storage/storage_test_matchers.h"
+#include "tuner/storage/storage.h"
+#include "vernier/v1/job.pb.h"
+#include "vernier/v1/study.pb.h"
+
+namespace vernier::storage::testing {
+
+// TrialQuery values, spelled out (GCC warns on partial designated
+// initializers).
+inline TrialQuery InStates(std::vector<v1::Trial::State> states, int page_size = 0) {
+  TrialQuery query;
+  query.states = std::move(states);
+  query.page_size = page_size;
+  return query;
+}
+inline TrialQuery PageOf(int page_size, std::string page_token = "") {
+  TrialQuery query;
+  query.page_size = page_size;
+  query.page_token = std::move(page_token);
+  return query;
+}
+inline TrialQuery WithMeasurements() {
+  TrialQuery query;
+  query.include_measurements = true;
+  return query;
+}
+
+template <typename Factory>
+class StorageConformanceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<std::unique_ptr<Storage>> store = factory_.Create();
+    ASSERT_TRUE(store.ok()) << store.status();
+    store_ = *std::move(store);
+  }
+
+  Storage& store() { return *store_; }
+
+  static v1::Study MakeStudy(const std::string& name) {
+    v1::Study study;
+    study.set_name(name);
+    study.set_display_name("display " + name);
+    study.set_state(v1::Study::ACTIVE);
+    study.mutable_create_time()->set_seconds(1'700'000'000);
+    v1::ParameterSpec* parameter = study.mutable_spec()->add_parameters();
+    parameter->set_parameter_name("learning_rate");
+    parameter->set_type(v1::ParameterSpec::DOUBLE);
+    parameter->set_min_value(1e-4);
+    parameter->set_max_value(1e-1);
+    parameter->set_scale_type(v1::ParameterSpec::UNIT_LOG_SCALE);
+    v1::MetricSpec* metric = study.mutable_spec()->add_metrics();
+    metric->set_metric_id("accuracy");
+    metric->set_goal(v1::MetricSpec::MAXIMIZE);
+    study.mutable_spec()->set_seed(42);
+    return study;
+  }
+
+  static v1::Trial MakeTrial(v1::Trial::State state, const std::string& client_id = "") {
+    v1::Trial trial;
+    trial.set_state(state);
+    trial.set_client_id(client_id);
+    v1::ParameterValue* value = trial.add_parameters();
+    value->set_parameter_name("learning_rate");
+    value->set_double_value(0.01);
+    return trial;
+  }
+
+  static v1::Measurement MakeMeasurement(int64_t step, int64_t sequence_number, double value) {
+    v1::Measurement measurement;
+    measurement.set_step(step);
+    measurement.set_sequence_number(sequence_number);
+    measurement.set_elapsed_seconds(static_cast<double>(step) / 10);
+    v1::Metric* metric = measurement.add_metrics();
+    metric->set_metric_id("accuracy");
+    metric->set_value(value);
+    return measurement;
+  }
+
+  static v1::Job MakeJob(const std::string& job_id, v1::Job::State state, int64_t create_seconds) {
+    v1::Job job;
+    job.set_job_id(job_id);
+    job.set_state(state);
+    job.mutable_create_time()->set_seconds(create_seconds);
+    job.set_study_name(job_id);
+    job.add_command("python3");
+    job.add_command("train.py");
+    job.set_job_dir("/jobs/" + job_id);
+    job.mutable_training_input()->mutable_hyperparameters()->set_max_trials(10);
+    return job;
+  }
+
+  // Creates the study and `states.size()` trials in it, one per state.
+  std::vector<v1::Trial> CreateStudyWithTrials(const std::string& study_name,
+                                               const std::vector<v1::Trial::State>& states) {
+    absl::StatusOr<v1::Study> study = store().CreateStudy(MakeStudy(study_name));
+    EXPECT_THAT(study, IsOk());
+    std::vector<v1::Trial> trials;
+    for (const v1::Trial::State state : states) trials.push_back(MakeTrial(state));
+    absl::StatusOr<std::vector<v1::Trial>> created = store().CreateTrials(study_name, trials);
+    EXPECT_THAT(created, IsOk());
+    return created.ok() ? *created : std::vector<v1::Trial>();
+  }
+
+  // The ids of every trial of the study, following page tokens.
+  std::vector<int64_t> ListAllTrialIds(const std::string& study_name, TrialQuery query) {
+    std::vector<int64_t> ids;
+    for (int page = 0; page < 1000; ++page) {
+      absl::StatusOr<Page<v1::Trial>> listed = store().ListTrials(study_name, query);
+      EXPECT_THAT(listed, IsOk());
+      if (!listed.ok()) break;
+      for (const v1::Trial& trial : listed->items) ids.push_back(trial.id());
+      if (listed->next_page_token.empty()) break;
+      query.page_token = listed->next_page_token;
+    }
+    return ids;
+  }
+
+  Factory factory_;
+  // Declared after the factory, so the store goes first.
+  std::unique_ptr<Storage> store_;
+};
+
+TYPED_TEST_SUITE_P(StorageConformanceTest);
+
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Pair;
+using ::testing::SizeIs;
+using ::testing::UnorderedElementsAre;
+
+// ---------------------------------------------------------------- studies
+
+TYPED_TEST_P(StorageConformanceTest, CreateStudyThenGetReturnsIt) {
+  const v1::Study study = this->MakeStudy("s1");
+  absl::StatusOr<v1::Study> created = this->store().CreateStudy(study);
+  ASSERT_THAT(created, IsOk());
+  EXPECT_THAT(*created, EqualsProto(study));
+  absl::StatusOr<v1::Study> got = this->store().GetStudy("s1");
+  ASSERT_THAT(got, IsOk());
+  EXPECT_THAT(*got, EqualsProto(study));
+}
+
+TYPED_TEST_P(StorageConformanceTest, CreateStudyTwiceIsAlreadyExistsAndKeepsTheFirst) {
+  ASSERT_THAT(this->store().CreateStudy(this->MakeStudy("s1")), IsOk());
+  v1::Study second = this->MakeStudy("s1");
+  second.set_display_name("second");
+  EXPECT_THAT(this->store().CreateStudy(second),
+              StatusIs(absl::StatusCode::kAlreadyExists, HasSubstr("study \"s1\"")));
+  absl::StatusOr<v1::Study> got = this->store().GetStudy("s1");
+  ASSERT_THAT(got, IsOk());
+  EXPECT_EQ(got->display_name(), "display s1");
+}
+
+TYPED_TEST_P(StorageConformanceTest, CreateStudyWithEmptyNameIsInvalidArgument) {
+  EXPECT_THAT(this->store().CreateStudy(this->MakeStudy("")),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("study.name")));
+}
+
+TYPED_TEST_P(StorageConformanceTest, GetMissingStudyIsNotFound) {
+  EXPECT_THAT(this->store().GetStudy("nope"),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("study \"nope\" not found")));
+}
+
+TYPED_TEST_P(StorageConformanceTest, ListStudiesIsOrderedByNameAcrossPages) {
+  for (const char* name : {"delta", "alpha", "echo", "charlie", "bravo"}) {
+    ASSERT_THAT(this->store().CreateStudy(this->MakeStudy(name)), IsOk());
+  }
+  absl::StatusOr<Page<v1::Study>> all = this->store().ListStudies(0, "");
+  ASSERT_THAT(all, IsOk());
+  std::vector<std::string> names;
+  for (const v1::Study& study : all->items) names.push_back(study.name());
+  EXPECT_THAT(names, ElementsAre("alpha", "bravo", "charlie", "delta", "echo"));
+  EXPECT_THAT(all->next_page_token, IsEmpty());
+  EXPECT_THAT(all->items[0], EqualsProto(this->MakeStudy("alpha")));
+
+  names.clear();
+  std::string token;
+  int pages = 0;
+  do {
+    absl::StatusOr<Page<v1::Study>> page = this->store().ListStudies(2, token);
+    ASSERT_THAT(page, IsOk());
+    EXPECT_LE(page->items.size(), 2u);
+    for (const v1::Study& study : page->items) names.push_back(study.name());
+    token = page->next_page_token;
+    ++pages;
+  } while (!token.empty() && pages < 10);
+  EXPECT_EQ(pages, 3);
+  EXPECT_THAT(names, ElementsAre("alpha", "bravo", "charlie", "delta", "echo"));
+}
+
+TYPED_TEST_P(StorageConformanceTest, ListStudiesFullLastPageHasNoToken) {
+  for (const char* name : {"a", "b", "c", "d"}) {
+    ASSERT_THAT(this->store().CreateStudy(this->MakeStudy(name)), IsOk());
+  }
+  absl::StatusOr<Page<v1::Study>> first = this->store().ListStudies(2, "");
+  ASSERT_THAT(first, IsOk());
+  ASSERT_THAT(first->items, SizeIs(2));
+  ASSERT_THAT(first->next_page_token, ::testing::Not(IsEmpty()));
+  absl::StatusOr<Page<v1::Study>> second = this->store().ListStudies(2, first->next_page_token);
+  ASSERT_THAT(second, IsOk());
+  ASSERT_THAT(second->items, SizeIs(2));
+  EXPECT_EQ(second->items[0].name(), "c");
+  EXPECT_THAT(second->next_page_token, IsEmpty());
+}
+
+TYPED_TEST_P(StorageConformanceTest, ListStudiesOfAnEmptyStoreIsEmpty) {
+  absl::StatusOr<Page<v1::Study>> page = this->store().ListStudies(10, "");
+  ASSERT_THAT(page, IsOk());
+  EXPECT_THAT(page->items, IsEmpty());
+  EXPECT_THAT(page->next_page_token, IsEmpty());
+}
+
+TYPED_TEST_P(StorageConformanceTest, ListStudiesRejectsBadTokenAndNegativePageSize) {
+  ASSERT_THAT(this->store().CreateStudy(this->MakeStudy("s1")), IsOk());
+  EXPECT_THAT(this->store().ListStudies(2, "not a token!"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not a token!")));
+  EXPECT_THAT(this->store().ListStudies(-1, ""),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("page_size is -1")));
+}
+
+TYPED_TEST_P(StorageConformanceTest, UpdateStudyAppliesTheMutatorButKeepsTheName) {
+  ASSERT_THAT(this->store().CreateStudy(this->MakeStudy("s1")), IsOk());
+  absl::StatusOr<v1::Study> updated =
+      this->store().UpdateStudy("s1", [](v1::Study& study) -> absl::Status {
+        study.set_state(v1::Study::COMPLETED);
+        study.set_name("renamed");
+        return absl::OkStatus();
+      });
+  ASSERT_THAT(updated, IsOk());
+  EXPECT_EQ(updated->name(), "s1");
+  EXPECT_EQ(updated->state(), v1::Study::COMPLETED);
+  absl::StatusOr<v1::Study> got = this->store().GetStudy("s1");
+  ASSERT_THAT(got, IsOk());
+  EXPECT_THAT(*got, EqualsProto(*updated));
+  EXPECT_THAT(this->store().GetStudy("renamed"),
+              StatusIs(absl::StatusCode::kNotFound, "study \"renamed\" not found"));
+}
+
+TYPED_TEST_P(StorageConformanceTest, UpdateStudyMutatorErrorRollsBackAndIsReturnedUnchanged) {
+  const v1::Study study = this->MakeStudy("s1");
+  ASSERT_THAT(this->store().CreateStudy(study), IsOk());
+  absl::StatusOr<v1::Study> updated =
+      this->store().UpdateStudy("s1", [](v1::Study& study) -> absl::Status {
+        study.set_state(v1::Study::INACTIVE);
+        study.set_display_name("half-updated");
+        return absl::FailedPreconditionError("study s1 cannot stop now");
+      });
+  EXPECT_EQ(updated.status(), absl::FailedPreconditionError("study s1 cannot stop now"));
+  absl::StatusOr<v1::Study> got = this->store().GetStudy("s1");
+  ASSERT_THAT(got, IsOk());
+  EXPECT_THAT(*got, EqualsProto(study));
+}
+
+TYPED_TEST_P(StorageConformanceTest, UpdateStudyWithoutMutatorKeepsTheStudy) {
+  const v1::Study study = this->MakeStudy("s1");
+  ASSERT_THAT(this->store().CreateStudy(study), IsOk());
+  absl::StatusOr<v1::Study> updated = this->store().UpdateStudy("s1", nullptr);
+  ASSERT_THAT(updated, IsOk());
+  EXPECT_THAT(*updated, EqualsProto(study));
+}
+
+TYPED_TEST_P(StorageConformanceTest, UpdateMissingStudyIsNotFound) {
+  bool called = false;
+  EXPECT_THAT(this->store().UpdateStudy("nope",
+                                        [&](v1::Study&) {
+                                          called = true;
+                                          return absl::OkStatus();
+                                        }),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("study \"nope\" not found")));
+  EXPECT_FALSE(called);
+}
+
+TYPED_TEST_P(StorageConformanceTest, DeleteStudyRemovesItsTrialsAndMeasurementsOnly) {
+  std::vector<v1::Trial> doomed =
+      this->CreateStudyWithTrials("doomed", {v1::Trial::ACTIVE, v1::Trial::SUCCEEDED});
+  std::vector<v1::Trial> kept = this->CreateStudyWithTrials("kept", {v1::Trial::ACTIVE});
+  ASSERT_THAT(doomed, SizeIs(2));
+  ASSERT_THAT(kept, SizeIs(1));
+  const std::vector<v1::Measurement> measurements = {this->MakeMeasurement(1, 1, 0.5),
+                                                     this->MakeMeasurement(2, 2, 0.6)};
+  ASSERT_THAT(this->store().AddMeasurements("doomed", 1, measurements, nullptr), IsOk());
+  ASSERT_THAT(this->store().AddMeasurements("kept", 1, measurements, nullptr), IsOk());
+
+  ASSERT_THAT(this->store().DeleteStudy("doomed"), IsOk());
+  EXPECT_THAT(this->store().GetStudy("doomed"),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("doomed")));
+  EXPECT_THAT(this->store().GetTrial("doomed", 1, true),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("study \"doomed\" not found")));
+
+  // A study of the same name starts from nothing: no trials, ids from 1 and
+  // no measurements left over under the old keys.
+  ASSERT_THAT(this->store().CreateStudy(this->MakeStudy("doomed")), IsOk());
+  absl::StatusOr<std::map<v1::Trial::State, int64_t>> counts = this->store().CountTrials("doomed");
+  ASSERT_THAT(counts, IsOk());
+  EXPECT_THAT(*counts, IsEmpty());
+  absl::StatusOr<std::vector<v1::Trial>> reborn = this->store().CreateTrials(
+      "doomed", std::vector<v1::Trial>{this->MakeTrial(v1::Trial::ACTIVE)});
+  ASSERT_THAT(reborn, IsOk());
+  ASSERT_THAT(*reborn, SizeIs(1));
+  EXPECT_EQ((*reborn)[0].id(), 1);
+  absl::StatusOr<v1::Trial> fresh = this->store().GetTrial("doomed", 1, true);
+  ASSERT_THAT(fresh, IsOk());
+  EXPECT_THAT(fresh->measurements(), IsEmpty());
+  EXPECT_EQ(fresh->measurement_count(), 0);
+  // Two measurements with the old sequence numbers are new to the new trial.
+  absl::StatusOr<v1::Trial> appended =
+      this->store().AddMeasurements("doomed", 1, measurements, nullptr);
+  ASSERT_THAT(appended, IsOk());
+  EXPECT_EQ(appended->measurement_count(), 2);
+
+  absl::StatusOr<v1::Trial> other = this->store().GetTrial("kept", 1, true);
+  ASSERT_THAT(other, IsOk());
+  EXPECT_THAT(other->measurements(), SizeIs(2));
+}
+
+TYPED_TEST_P(StorageConformanceTest, DeleteMissingStudyIsNotFound) {
+  EXPECT_THAT(this->store().DeleteStudy("nope"),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("study \"nope\" not found")));
+}
+
+// ----------------------------------------------------------------- trials
+
+TYPED_TEST_P(StorageConformanceTest, CreateTrialsAssignsIdsAfterTheLargest) {
+  ASSERT_THAT(this->store().CreateStudy(this->MakeStudy("s1")), IsOk());
+  std::vector<v1::Trial> first_batch = {this->MakeTrial(v1::Trial::ACTIVE, "worker-a"),
+                                        this->MakeTrial(v1::Trial::REQUESTED),
+                                        this->MakeTrial(v1::Trial::ACTIVE, "worker-b")};
+  absl::StatusOr<std::vector<v1::Trial>> first = this->store().CreateTrials("s1", first_batch);
+  ASSERT_THAT(first, IsOk());
+  ASSERT_THAT(*first, SizeIs(3));
+  for (int i = 0; i < 3; ++i) {
+    v1::Trial expected = first_batch[i];
+    expected.set_id(i + 1);
+    expected.set_study_name("s1");
+    EXPECT_THAT((*first)[i], EqualsProto(expected));
+    absl::StatusOr<v1::Trial> got = this->store().GetTrial("s1", i + 1, false);
+    ASSERT_THAT(got, IsOk());
+    EXPECT_THAT(*got, EqualsProto(expected));
+  }
+  absl::StatusOr<std::vector<v1::Trial>> second =
+      this->store().CreateTrials("s1", std::vector<v1::Trial>{this->MakeTrial(v1::Trial::ACTIVE),
+                                                              this->MakeTrial(v1::Trial::ACTIVE)});
+  ASSERT_THAT(second, IsOk());
+  ASSERT_THAT(*second, SizeIs(2));
+  EXPECT_EQ((*second)[0].id(), 4);
+  EXPECT_EQ((*second)[1].id(), 5);
+}
+
+TYPED_TEST_P(StorageConformanceTest, CreateTrialsIgnoresGivenIdsAndMeasurements) {
+  ASSERT_THAT(this->store().CreateStudy(this->MakeStudy("s1")), IsOk());
+  v1::Trial trial = this->MakeTrial(v1::Trial::ACTIVE);
+  trial.set_id(99);
+  trial.set_study_name("other");
+  *trial.add_measurements() = this->MakeMeasurement(1, 1, 0.5);
+  *trial.mutable_latest_measurement() = this->MakeMeasurement(1, 1, 0.5);
+  trial.set_measurement_count(1);
+  absl::StatusOr<std::vector<v1::Trial>> created =
+      this->store().CreateTrials("s1", std::vector<v1::Trial>{trial});
+  ASSERT_THAT(created, IsOk());
+  ASSERT_THAT(*created, SizeIs(1));
+  EXPECT_EQ((*created)[0].id(), 1);
+  EXPECT_EQ((*created)[0].study_name(), "s1");
+  absl::StatusOr<v1::Trial> got = this->store().GetTrial("s1", 1, true);
+  ASSERT_THAT(got, IsOk());
+  EXPECT_THAT(got->measurements(), IsEmpty());
+  EXPECT_FALSE(got->has_latest_measurement());
+  EXPECT_EQ(got->measurement_count(), 0);
+  EXPECT_THAT(this->store().GetTrial("s1", 99, false),
+              StatusIs(absl::StatusCode::kNotFound, "study \"s1\" has no trial 99"));
+}
+
+TYPED_TEST_P(StorageConformanceTest, CreateTrialsInMissingStudyIsNotFoundAndStoresNothing) {
+  EXPECT_THAT(this->store().CreateTrials(
+                  "nope", std::vector<v1::Trial>{this->MakeTrial(v1::Trial::ACTIVE)}),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("study \"nope\" not found")));
+  ASSERT_THAT(this->store().CreateStudy(this->MakeStudy("nope")), IsOk());
+  absl::StatusOr<std::map<v1::Trial::State, int64_t>> counts = this->store().CountTrials("nope");
+  ASSERT_THAT(counts, IsOk());
+  EXPECT_THAT(*counts, IsEmpty());
+}
+
+TYPED_TEST_P(StorageConformanceTest, CreateNoTrialsReturnsNone) {
+  ASSERT_THAT(this->store().CreateStudy(this->MakeStudy("s1")), IsOk());
+  absl::StatusOr<std::vector<v1::Trial>> created =
+      this->store().CreateTrials("s1", std::vector<v1::Trial>{});
+  ASSERT_THAT(created, IsOk());
+  EXPECT_THAT(*created, IsEmpty());
+}
+
+TYPED_TEST_P(StorageConformanceTest, GetMissingTrialNamesStudyAndTrial) {
+  this->CreateStudyWithTrials("s1", {v1::Trial::ACTIVE});
+  EXPECT_THAT(this->store().GetTrial("s1", 7, false),
+              StatusIs(absl::StatusCode::kNotFound, "study \"s1\" has no trial 7"));
+  EXPECT_THAT(this->store().GetTrial("s2", 1, false),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("study \"s2\" not found")));
+}
+
+TYPED_TEST_P(StorageConformanceTest, ListTrialsFiltersByStateInIdOrder) {
+  this->CreateStudyWithTrials("s1", {v1::Trial::ACTIVE, v1::Trial::SUCCEEDED, v1::Trial::ACTIVE,
+                                     v1::Trial::FAILED, v1::Trial::STOPPING, v1::Trial::SUCCEEDED});
+  this->CreateStudyWithTrials("s2", {v1::Trial::ACTIVE});
+  EXPECT_THAT(this->ListAllTrialIds("s1", TrialQuery{}), ElementsAre(1, 2, 3, 4, 5, 6));
+  EXPECT_THAT(this->ListAllTrialIds("s1", InStates({v1::Trial::ACTIVE})), ElementsAre(1, 3));
+  EXPECT_THAT(this->ListAllTrialIds("s1", InStates({v1::Trial::SUCCEEDED, v1::Trial::STOPPING})),
+              ElementsAre(2, 5, 6));
+  EXPECT_THAT(this->ListAllTrialIds("s1", InStates({v1::Trial::INFEASIBLE})), IsEmpty());
+  absl::StatusOr<Page<v1::Trial>> listed = this->store().ListTrials("s1", TrialQuery{});
+  ASSERT_THAT(listed, IsOk());
+  ASSERT_THAT(listed->items, SizeIs(6));
+  EXPECT_EQ(listed->items[3].state(), v1::Trial::FAILED);
+  EXPECT_EQ(listed->items[3].study_name(), "s1");
+  EXPECT_THAT(listed->next_page_token, IsEmpty());
+}
+
+TYPED_TEST_P(StorageConformanceTest, ListTrialsPaginatesWithAndWithoutFilter) {
+  std::vector<v1::Trial::State> states;
+  for (int i = 0; i < 7; ++i) states.push_back(i % 2 == 0 ? v1::Trial::ACTIVE : v1::Trial::FAILED);
+  this->CreateStudyWithTrials("s1", states);
+
+  std::vector<std::vector<int64_t>> pages;
+  TrialQuery query = PageOf(3);
+  for (int i = 0; i < 10; ++i) {
+    absl::StatusOr<Page<v1::Trial>> page = this->store().ListTrials("s1", query);
+    ASSERT_THAT(page, IsOk());
+    pages.emplace_back();
+    for (const v1::Trial& trial : page->items) pages.back().push_back(trial.id());
+    if (page->next_page_token.empty()) break;
+    query.page_token = page->next_page_token;
+  }
+  EXPECT_THAT(pages, ElementsAre(ElementsAre(1, 2, 3), ElementsAre(4, 5, 6), ElementsAre(7)));
+
+  // ACTIVE trials are 1, 3, 5, 7: two full pages, the last with no token.
+  TrialQuery active = InStates({v1::Trial::ACTIVE}, 2);
+  absl::StatusOr<Page<v1::Trial>> first = this->store().ListTrials("s1", active);
+  ASSERT_THAT(first, IsOk());
+  ASSERT_THAT(first->items, SizeIs(2));
+  EXPECT_EQ(first->items[1].id(), 3);
+  ASSERT_THAT(first->next_page_token, ::testing::Not(IsEmpty()));
+  active.page_token = first->next_page_token;
+  absl::StatusOr<Page<v1::Trial>> second = this->store().ListTrials("s1", active);
+  ASSERT_THAT(second, IsOk());
+  ASSERT_THAT(second->items, SizeIs(2));
+  EXPECT_EQ(second->items[0].id(), 5);
+  EXPECT_EQ(second->items[1].id(), 7);
+  EXPECT_THAT(second->next_page_token, IsEmpty());
+}
+
+TYPED_TEST_P(StorageConformanceTest, ListTrialsPageTokenSurvivesNewTrials) {
+  this->CreateStudyWithTrials("s1", {v1::Trial::ACTIVE, v1::Trial::ACTIVE, v1::Trial::ACTIVE});
+  absl::StatusOr<Page<v1::Trial>> first = this->store().ListTrials("s1", PageOf(2));
+  ASSERT_THAT(first, IsOk());
+  ASSERT_THAT(
+      this->store().CreateTrials("s1", std::vector<v1::Trial>{this->MakeTrial(v1::Trial::ACTIVE)}),
+      IsOk());
+  absl::StatusOr<Page<v1::Trial>> rest =
+      this->store().ListTrials("s1", PageOf(0, first->next_page_token));
+  ASSERT_THAT(rest, IsOk());
+  std::vector<int64_t> ids;
+  for (const v1::Trial& trial : rest->items) ids.push_back(trial.id());
+  EXPECT_THAT(ids, ElementsAre(3, 4));
+}
+
+TYPED_TEST_P(StorageConformanceTest, ListTrialsRejectsBadTokenNegativePageSizeAndMissingStudy) {
+  this->CreateStudyWithTrials("s1", {v1::Trial::ACTIVE});
+  EXPECT_THAT(this->store().ListTrials("s1", PageOf(0, "%%% garbage")),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("%%% garbage")));
+  EXPECT_THAT(this->store().ListTrials("s1", PageOf(-5)),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("page_size is -5")));
+  EXPECT_THAT(this->store().ListTrials("nope", TrialQuery{}),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("study \"nope\" not found")));
+}
+
+TYPED_TEST_P(StorageConformanceTest, ListTrialsIncludesMeasurementsOnlyWhenAsked) {
+  this->CreateStudyWithTrials("s1", {v1::Trial::ACTIVE, v1::Trial::ACTIVE});
+  const std::vector<v1::Measurement> measurements = {this->MakeMeasurement(10, 1, 0.1),
+                                                     this->MakeMeasurement(20, 2, 0.2)};
+  ASSERT_THAT(this->store().AddMeasurements("s1", 2, measurements, nullptr), IsOk());
+
+  absl::StatusOr<Page<v1::Trial>> lean = this->store().ListTrials("s1", TrialQuery{});
+  ASSERT_THAT(lean, IsOk());
+  ASSERT_THAT(lean->items, SizeIs(2));
+  EXPECT_THAT(lean->items[1].measurements(), IsEmpty());
+  EXPECT_EQ(lean->items[1].measurement_count(), 2);
+  EXPECT_THAT(lean->items[1].latest_measurement(), EqualsProto(measurements[1]));
+
+  absl::StatusOr<Page<v1::Trial>> full = this->store().ListTrials("s1", WithMeasurements());
+  ASSERT_THAT(full, IsOk());
+  ASSERT_THAT(full->items, SizeIs(2));
+  EXPECT_THAT(full->items[0].measurements(), IsEmpty());
+  EXPECT_THAT(full->items[1].measurements(),
+              ElementsAre(EqualsProto(measurements[0]), EqualsProto(measurements[1])));
+}
+
+TYPED_TEST_P(StorageConformanceTest, CountTrialsGroupsByStateOmittingZeros) {
+  this->CreateStudyWithTrials(
+      "s1", {v1::Trial::ACTIVE, v1::Trial::SUCCEEDED, v1::Trial::ACTIVE, v1::Trial::INFEASIBLE});
+  this->CreateStudyWithTrials("s2", {v1::Trial::FAILED});
+  absl::StatusOr<std::map<v1::Trial::State, int64_t>> counts = this->store().CountTrials("s1");
+  ASSERT_THAT(counts, IsOk());
+  EXPECT_THAT(*counts,
+              UnorderedElementsAre(Pair(v1::Trial::ACTIVE, 2), Pair(v1::Trial::SUCCEEDED, 1),
+                                   Pair(v1::Trial::INFEASIBLE, 1)));
+  EXPECT_THAT(this->store().CountTrials("nope"),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("study \"nope\" not found")));
+}
+
+TYPED_TEST_P(StorageConformanceTest, UpdateTrialAppliesTheMutatorButNotStoreFields) {
+  this->CreateStudyWithTrials("s1", {v1::Trial::ACTIVE, v1::Trial::ACTIVE});
+  const v1::Measurement measurement = this->MakeMeasurement(5, 1, 0.9);
+  ASSERT_THAT(
+      this->store().AddMeasurements("s1", 1, std::vector<v1::Measurement>{measurement}, nullptr),
+      IsOk());
+  absl::StatusOr<v1::Trial> updated =
+      this->store().UpdateTrial("s1", 1, [&](v1::Trial& trial) -> absl::Status {
+        // The mutator sees the stored trial.
+        EXPECT_EQ(trial.id(), 1);
+        EXPECT_EQ(trial.measurement_count(), 1);
+        trial.set_state(v1::Trial::SUCCEEDED);
+        trial.set_client_id("worker-7");
+        trial.set_status_reason("done");
+        *trial.mutable_final_measurement() = measurement;
+        // Fields the store owns: all ignored.
+        trial.set_id(2);
+        trial.set_study_name("s2");
+        trial.clear_latest_measurement();
+        trial.set_measurement_count(40);
+        *trial.add_measurements() = this->MakeMeasurement(6, 2, 0.1);
+        return absl::OkStatus();
+      });
+  ASSERT_THAT(updated, IsOk());
+  EXPECT_EQ(updated->id(), 1);
+  EXPECT_EQ(updated->study_name(), "s1");
+  EXPECT_EQ(updated->state(), v1::Trial::SUCCEEDED);
+  EXPECT_EQ(updated->measurement_count(), 1);
+  EXPECT_THAT(updated->latest_measurement(), EqualsProto(measurement));
+  EXPECT_THAT(updated->measurements(), IsEmpty());
+
+  absl::StatusOr<v1::Trial> got = this->store().GetTrial("s1", 1, false);
+  ASSERT_THAT(got, IsOk());
+  EXPECT_THAT(*got, EqualsProto(*updated));
+  EXPECT_EQ(got->client_id(), "worker-7");
+  EXPECT_EQ(got->status_reason(), "done");
+  absl::StatusOr<v1::Trial> with_measurements = this->store().GetTrial("s1", 1, true);
+  ASSERT_THAT(with_measurements, IsOk());
+  EXPECT_THAT(with_measurements->measurements(), ElementsAre(EqualsProto(measurement)));
+  absl::StatusOr<v1::Trial> untouched = this->store().GetTrial("s1", 2, false);
+  ASSERT_THAT(untouched, IsOk());
+  EXPECT_EQ(untouched->state(), v1::Trial::ACTIVE);
+  absl::StatusOr<std::map<v1::Trial::State, int64_t>> counts = this->store().CountTrials("s1");
+  ASSERT_THAT(counts, IsOk());
+  EXPECT_THAT(*counts,
+              UnorderedElementsAre(Pair(v1::Trial::ACTIVE, 1), Pair(v1::Trial::SUCCEEDED, 1)));
+  EXPECT_THAT(this->ListAllTrialIds("s1", InStates({v1::Trial::SUCCEEDED})), ElementsAre(1));
+}
+
+TYPED_TEST_P(StorageConformanceTest, UpdateTrialMutatorErrorRollsBackAndIsReturnedUnchanged) {
+  this->CreateStudyWithTrials("s1", {v1::Trial::ACTIVE});
+  absl::StatusOr<v1::Trial> before = this->store().GetTrial("s1", 1, false);
+  ASSERT_THAT(before, IsOk());
+  absl::StatusOr<v1::Trial> updated =
+      this->store().UpdateTrial("s1", 1, [](v1::Trial& trial) -> absl::Status {
+        trial.set_state(v1::Trial::SUCCEEDED);
+        trial.set_client_id("half-written");
+        return absl::FailedPreconditionError("trial 1 is not ACTIVE");
+      });
+  EXPECT_EQ(updated.status(), absl::FailedPreconditionError("trial 1 is not ACTIVE"));
+  absl::StatusOr<v1::Trial> after = this->store().GetTrial("s1", 1, false);
+  ASSERT_THAT(after, IsOk());
+  EXPECT_THAT(*after, EqualsProto(*before));
+  absl::StatusOr<std::map<v1::Trial::State, int64_t>> counts = this->store().CountTrials("s1");
+  ASSERT_THAT(counts, IsOk());
+  EXPECT_THAT(*counts, UnorderedElementsAre(Pair(v1::Trial::ACTIVE, 1)));
+}
+
+TYPED_TEST_P(StorageConformanceTest, UpdateMissingTrialIsNotFound) {
+  this->CreateStudyWithTrials("s1", {v1::Trial::ACTIVE});
+  const TrialMutator unused = [](v1::Trial&) {
+    ADD_FAILURE() << "the mutator ran on a missing trial";
+    return absl::OkStatus();
+  };
+  EXPECT_THAT(this->store().UpdateTrial("s1", 7, unused),
+              StatusIs(absl::StatusCode::kNotFound, "study \"s1\" has no trial 7"));
+  EXPECT_THAT(this->store().UpdateTrial("s2", 1, unused),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("study \"s2\" not found")));
+}
+
+// ----------------------------------------------------------- measurements
+
+TYPED_TEST_P(StorageConformanceTest, AddMeasurementsAppendsInOrder) {
+  this->CreateStudyWithTrials("s1", {v1::Trial::ACTIVE});
+  const std::vector<v1::Measurement> first = {this->MakeMeasurement(1, 1, 0.1),
+                                              this->MakeMeasurement(2, 2, 0.2)};
+  absl::StatusOr<v1::Trial> after_first = this->store().AddMeasurements("s1", 1, first, nullptr);
+  ASSERT_THAT(after_first, IsOk());
+  EXPECT_EQ(after_first->measurement_count(), 2);
+  EXPECT_THAT(after_first->latest_measurement(), EqualsProto(first[1]));
+  EXPECT_THAT(after_first->measurements(), IsEmpty());
+
+  const std::vector<v1::Measurement> second = {this->MakeMeasurement(3, 3, 0.3)};
+  absl::StatusOr<v1::Trial> after_second = this->store().AddMeasurements("s1", 1, second, nullptr);
+  ASSERT_THAT(after_second, IsOk());
+  EXPECT_EQ(after_second->measurement_count(), 3);
+  EXPECT_THAT(after_second->latest_measurement(), EqualsProto(second[0]));
+
+  absl::StatusOr<v1::Trial> got = this->store().GetTrial("s1", 1, true);
+  ASSERT_THAT(got, IsOk());
+  EXPECT_THAT(got->measurements(),
+              ElementsAre(EqualsProto(first[0]), EqualsProto(first[1]), EqualsProto(second[0])));
+  EXPECT_EQ(got->measurement_count(), 3);
+  absl::StatusOr<v1::Trial> lean = this->store().GetTrial("s1", 1, false);
+  ASSERT_THAT(lean, IsOk());
+  EXPECT_THAT(lean->measurements(), IsEmpty());
+  EXPECT_EQ(lean->measurement_count(), 3);
+  EXPECT_THAT(lean->latest_measurement(), EqualsProto(second[0]));
+}
+
+TYPED_TEST_P(StorageConformanceTest, AddMeasurementsSkipsStoredSequenceNumbers) {
+  this->CreateStudyWithTrials("s1", {v1::Trial::ACTIVE, v1::Trial::ACTIVE});
+  const std::vector<v1::Measurement> batch = {this->MakeMeasurement(1, 1, 0.1),
+                                              this->MakeMeasurement(2, 2, 0.2)};
+  ASSERT_THAT(this->store().AddMeasurements("s1", 1, batch, nullptr), IsOk());
+
+  // The same batch again: a retry stores nothing and changes nothing.
+  absl::StatusOr<v1::Trial> retried = this->store().AddMeasurements("s1", 1, batch, nullptr);
+  ASSERT_THAT(retried, IsOk());
+  EXPECT_EQ(retried->measurement_count(), 2);
+  EXPECT_THAT(retried->latest_measurement(), EqualsProto(batch[1]));
+
+  // A retry overlapping new reports stores only the new ones; sequence number 0
+  // means "not numbered" and is always stored; a number repeated within one
+  // batch is stored once.
+  const std::vector<v1::Measurement> mixed = {
+      this->MakeMeasurement(2, 2, 0.25), this->MakeMeasurement(3, 3, 0.3),
+      this->MakeMeasurement(3, 3, 0.35), this->MakeMeasurement(4, 0, 0.4),
+      this->MakeMeasurement(4, 0, 0.45)};
+  absl::StatusOr<v1::Trial> after_mixed = this->store().AddMeasurements("s1", 1, mixed, nullptr);
+  ASSERT_THAT(after_mixed, IsOk());
+  EXPECT_EQ(after_mixed->measurement_count(), 5);
+  EXPECT_THAT(after_mixed->latest_measurement(), EqualsProto(mixed[4]));
+  absl::StatusOr<v1::Trial> got = this->store().GetTrial("s1", 1, true);
+  ASSERT_THAT(got, IsOk());
+  EXPECT_THAT(got->measurements(),
+              ElementsAre(EqualsProto(batch[0]), EqualsProto(batch[1]), EqualsProto(mixed[1]),
+                          EqualsProto(mixed[3]), EqualsProto(mixed[4])));
+
+  // Sequence numbers are per trial.
+  absl::StatusOr<v1::Trial> other = this->store().AddMeasurements("s1", 2, batch, nullptr);
+  ASSERT_THAT(other, IsOk());
+  EXPECT_EQ(other->measurement_count(), 2);
+}
+
+TYPED_TEST_P(StorageConformanceTest, AddMeasurementsCheckSeesTheTrialAndItsErrorStoresNothing) {
+  this->CreateStudyWithTrials("s1", {v1::Trial::ACTIVE});
+  ASSERT_THAT(this->store().UpdateTrial("s1", 1,
+                                        [](v1::Trial& trial) {
+                                          trial.set_state(v1::Trial::STOPPING);
+                                          return absl::OkStatus();
+                                        }),
+              IsOk());
+  v1::Trial::State seen = v1::Trial::STATE_UNSPECIFIED;
+  const TrialCheck refuse = [&](const v1::Trial& trial) {
+    seen = trial.state();
+    return absl::FailedPreconditionError("trial 1 of study s1 is STOPPING");
+  };
+  absl::StatusOr<v1::Trial> refused = this->store().AddMeasurements(
+      "s1", 1, std::vector<v1::Measurement>{this->MakeMeasurement(1, 1, 0.5)}, refuse);
+  EXPECT_EQ(refused.status(), absl::FailedPreconditionError("trial 1 of study s1 is STOPPING"));
+  EXPECT_EQ(seen, v1::Trial::STOPPING);
+  absl::StatusOr<v1::Trial> got = this->store().GetTrial("s1", 1, true);
+  ASSERT_THAT(got, IsOk());
+  EXPECT_EQ(got->measurement_count(), 0);
+  EXPECT_THAT(got->measurements(), IsEmpty());
+  EXPECT_FALSE(got->has_latest_measurement());
+
+  // The same report passes once the check does, so the refusal left no trace
+  // of its sequence number.
+  absl::StatusOr<v1::Trial> accepted = this->store().AddMeasurements(
+      "s1", 1, std::vector<v1::Measurement>{this->MakeMeasurement(1, 1, 0.5)},
+      [](const v1::Trial&) { return absl::OkStatus(); });
+  ASSERT_THAT(accepted, IsOk());
+  EXPECT_EQ(accepted->measurement_count(), 1);
+}
+
+TYPED_TEST_P(StorageConformanceTest, AddMeasurementsToMissingTrialIsNotFound) {
+  this->CreateStudyWithTrials("s1", {v1::Trial::ACTIVE});
+  const std::vector<v1::Measurement> measurements = {this->MakeMeasurement(1, 1, 0.5)};
+  EXPECT_THAT(this->store().AddMeasurements("s1", 3, measurements, nullptr),
+              StatusIs(absl::StatusCode::kNotFound, "study \"s1\" has no trial 3"));
+  EXPECT_THAT(this->store().AddMeasurements("s9", 1, measurements, nullptr),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("study \"s9\" not found")));
+}
+
+// ------------------------------------------------------------------- jobs
+
+TYPED_TEST_P(StorageConformanceTest, CreateJobStoresTheJobAndItsStudy) {
+  const v1::Job job = this->MakeJob("job_1", v1::Job::QUEUED, 100);
+  const v1::Study study = this->MakeStudy("job_1");
+  absl::StatusOr<v1::Job> created = this->store().CreateJob(job, study);
+  ASSERT_THAT(created, IsOk());
+  EXPECT_THAT(*created, EqualsProto(job));
+  absl::StatusOr<v1::Job> got = this->store().GetJob("job_1");
+  ASSERT_THAT(got, IsOk());
+  EXPECT_THAT(*got, EqualsProto(job));
+  absl::StatusOr<v1::Study> got_study = this->store().GetStudy("job_1");
+  ASSERT_THAT(got_study, IsOk());
+  EXPECT_THAT(*got_study, EqualsProto(study));
+}
+
+TYPED_TEST_P(StorageConformanceTest, CreateJobFillsAnEmptyStudyNameAndRefusesAnother) {
+  v1::Job job = this->MakeJob("job_1", v1::Job::QUEUED, 100);
+  job.clear_study_name();
+  absl::StatusOr<v1::Job> created = this->store().CreateJob(job, this->MakeStudy("study_1"));
+  ASSERT_THAT(created, IsOk());
+  EXPECT_EQ(created->study_name(), "study_1");
+  absl::StatusOr<v1::Job> got = this->store().GetJob("job_1");
+  ASSERT_THAT(got, IsOk());
+  EXPECT_EQ(got->study_name(), "study_1");
+
+  v1::Job mismatched = this->MakeJob("job_2", v1::Job::QUEUED, 100);
+  mismatched.set_study_name("elsewhere");
+  EXPECT_THAT(this->store().CreateJob(mismatched, this->MakeStudy("study_2")),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("job_2"), HasSubstr("elsewhere"), HasSubstr("study_2"))));
+  EXPECT_THAT(this->store().GetJob("job_2"),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("job_2")));
+  EXPECT_THAT(this->store().GetStudy("study_2"),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("study_2")));
+}
+
+TYPED_TEST_P(StorageConformanceTest, CreateJobWithEmptyIdsIsInvalidArgument) {
+  EXPECT_THAT(this->store().CreateJob(this->MakeJob("", v1::Job::QUEUED, 1), this->MakeStudy("s1")),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("job_id")));
+  v1::Job job = this->MakeJob("job_1", v1::Job::QUEUED, 1);
+  job.clear_study_name();
+  EXPECT_THAT(this->store().CreateJob(job, this->MakeStudy("")),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("job_1")));
+  EXPECT_THAT(this->store().GetStudy("s1"), StatusIs(absl::StatusCode::kNotFound, HasSubstr("s1")));
+}
+
+TYPED_TEST_P(StorageConformanceTest, CreateJobWithTakenJobIdStoresNothing) {
+  ASSERT_THAT(this->store().CreateJob(this->MakeJob("job_1", v1::Job::RUNNING, 100),
+                                      this->MakeStudy("job_1")),
+              IsOk());
+  v1::Job again = this->MakeJob("job_1", v1::Job::QUEUED, 200);
+  again.set_study_name("fresh_study");
+  EXPECT_THAT(this->store().CreateJob(again, this->MakeStudy("fresh_study")),
+              StatusIs(absl::StatusCode::kAlreadyExists, HasSubstr("job \"job_1\"")));
+  EXPECT_THAT(this->store().GetStudy("fresh_study"),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("fresh_study")));
+  absl::StatusOr<v1::Job> got = this->store().GetJob("job_1");
+  ASSERT_THAT(got, IsOk());
+  EXPECT_EQ(got->state(), v1::Job::RUNNING);
+}
+
+TYPED_TEST_P(StorageConformanceTest, CreateJobWithTakenStudyNameStoresNothing) {
+  ASSERT_THAT(this->store().CreateStudy(this->MakeStudy("taken")), IsOk());
+  v1::Job job = this->MakeJob("job_2", v1::Job::QUEUED, 100);
+  job.set_study_name("taken");
+  v1::Study study = this->MakeStudy("taken");
+  study.set_display_name("the job's version");
+  EXPECT_THAT(this->store().CreateJob(job, study),
+              StatusIs(absl::StatusCode::kAlreadyExists, HasSubstr("study \"taken\"")));
+  EXPECT_THAT(this->store().GetJob("job_2"),
+              StatusIs(absl::StatusCode::kNotFound, "job \"job_2\" not found"));
+  absl::StatusOr<v1::Study> kept = this->store().GetStudy("taken");
+  ASSERT_THAT(kept, IsOk());
+  EXPECT_EQ(kept->display_name(), "display taken");
+}
+
+TYPED_TEST_P(StorageConformanceTest, GetMissingJobIsNotFound) {
+  EXPECT_THAT(this->store().GetJob("nope"),
+              StatusIs(absl::StatusCode::kNotFound, "job \"nope\" not found"));
+}
+
+TYPED_TEST_P(StorageConformanceTest, ListJobsIsNewestFirstAcrossPages) {
+  // Two jobs share a create time: the larger id comes first.
+  const std::vector<std::pair<std::string, int64_t>> jobs = {
+      {"job_a", 100}, {"job_b", 300}, {"job_c", 200}, {"job_d", 300}, {"job_e", 50}};
+  for (const auto& [id, seconds] : jobs) {
+    ASSERT_THAT(
+        this->store().CreateJob(this->MakeJob(id, v1::Job::QUEUED, seconds), this->MakeStudy(id)),
+        IsOk());
+  }
+  absl::StatusOr<Page<v1::Job>> all = this->store().ListJobs(0, "");
+  ASSERT_THAT(all, IsOk());
+  std::vector<std::string> ids;
+  for (const v1::Job& job : all->items) ids.push_back(job.job_id());
+  EXPECT_THAT(ids, ElementsAre("job_d", "job_b", "job_c", "job_a", "job_e"));
+  EXPECT_THAT(all->next_page_token, IsEmpty());
+
+  ids.clear();
+  std::string token;
+  int pages = 0;
+  do {
+    absl::StatusOr<Page<v1::Job>> page = this->store().ListJobs(2, token);
+    ASSERT_THAT(page, IsOk());
+    EXPECT_LE(page->items.size(), 2u);
+    for (const v1::Job& job : page->items) ids.push_back(job.job_id());
+    token = page->next_page_token;
+    ++pages;
+  } while (!token.empty() && pages < 10);
+  EXPECT_EQ(pages, 3);
+  EXPECT_THAT(ids, ElementsAre("job_d", "job_b", "job_c", "job_a", "job_e"));
+
+  EXPECT_THAT(this->store().ListJobs(2, "bogus"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("bogus")));
+  EXPECT_THAT(this->store().ListJobs(-3, ""),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("page_size is -3")));
+}
+
+TYPED_TEST_P(StorageConformanceTest, ListJobsInStatesFiltersOldestFirst) {
+  const std::vector<std::tuple<std::string, v1::Job::State, int64_t>> jobs = {
+      {"job_a", v1::Job::RUNNING, 300},
+      {"job_b", v1::Job::QUEUED, 100},
+      {"job_c", v1::Job::SUCCEEDED, 50},
+      {"job_d", v1::Job::RUNNING, 200},
+      {"job_e", v1::Job::CANCELLING, 400}};
+  for (const auto& [id, state, seconds] : jobs) {
+    ASSERT_THAT(this->store().CreateJob(this->MakeJob(id, state, seconds), this->MakeStudy(id)),
+                IsOk());
+  }
+  auto ids_in = [&](std::vector<v1::Job::State> states) {
+    std::vector<std::string> ids;
+    absl::StatusOr<std::vector<v1::Job>> listed = this->store().ListJobsInStates(states);
+    EXPECT_THAT(listed, IsOk());
+    if (listed.ok()) {
+      for (const v1::Job& job : *listed) ids.push_back(job.job_id());
+    }
+    return ids;
+  };
+  EXPECT_THAT(ids_in({v1::Job::RUNNING}), ElementsAre("job_d", "job_a"));
+  EXPECT_THAT(ids_in({v1::Job::QUEUED, v1::Job::RUNNING, v1::Job::CANCELLING}),
+              ElementsAre("job_b", "job_d", "job_a", "job_e"));
+  EXPECT_THAT(ids_in({v1::Job::FAILED}), IsEmpty());
+  EXPECT_THAT(ids_in({}), ElementsAre("job_c", "job_b", "job_d", "job_a", "job_e"));
+}
+
+TYPED_TEST_P(StorageConformanceTest, UpdateJobAppliesTheMutatorButKeepsTheId) {
+  ASSERT_THAT(this->store().CreateJob(this->MakeJob("job_1", v1::Job::QUEUED, 100),
+                                      this->MakeStudy("job_1")),
+              IsOk());
+  ASSERT_THAT(this->store().CreateJob(this->MakeJob("job_2", v1::Job::QUEUED, 200),
+                                      this->MakeStudy("job_2")),
+              IsOk());
+  absl::StatusOr<v1::Job> updated =
+      this->store().UpdateJob("job_1", [](v1::Job& job) -> absl::Status {
+        job.set_state(v1::Job::RUNNING);
+        job.mutable_start_time()->set_seconds(150);
+        job.set_job_id("job_9");
+        return absl::OkStatus();
+      });
+  ASSERT_THAT(updated, IsOk());
+  EXPECT_EQ(updated->job_id(), "job_1");
+  EXPECT_EQ(updated->state(), v1::Job::RUNNING);
+  absl::StatusOr<v1::Job> got = this->store().GetJob("job_1");
+  ASSERT_THAT(got, IsOk());
+  EXPECT_THAT(*got, EqualsProto(*updated));
+  EXPECT_THAT(this->store().GetJob("job_9"),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("job_9")));
+  // The state filter sees the new state.
+  absl::StatusOr<std::vector<v1::Job>> running =
+      this->store().ListJobsInStates(std::vector<v1::Job::State>{v1::Job::RUNNING});
+  ASSERT_THAT(running, IsOk());
+  ASSERT_THAT(*running, SizeIs(1));
+  EXPECT_EQ((*running)[0].job_id(), "job_1");
+}
+
+TYPED_TEST_P(StorageConformanceTest, UpdateJobMutatorErrorRollsBackAndIsReturnedUnchanged) {
+  const v1::Job job = this->MakeJob("job_1", v1::Job::QUEUED, 100);
+  ASSERT_THAT(this->store().CreateJob(job, this->MakeStudy("job_1")), IsOk());
+  absl::StatusOr<v1::Job> updated = this->store().UpdateJob("job_1", [](v1::Job& job) {
+    job.set_state(v1::Job::FAILED);
+    return absl::AbortedError("job_1 changed meanwhile");
+  });
+  EXPECT_EQ(updated.status(), absl::AbortedError("job_1 changed meanwhile"));
+  absl::StatusOr<v1::Job> got = this->store().GetJob("job_1");
+  ASSERT_THAT(got, IsOk());
+  EXPECT_THAT(*got, EqualsProto(job));
+}
+
+TYPED_TEST_P(StorageConformanceTest, UpdateMissingJobIsNotFound) {
+  EXPECT_THAT(this->store().UpdateJob("nope", [](v1::Job&) { return absl::OkStatus(); }),
+              StatusIs(absl::StatusCode::kNotFound, "job \"nope\" not found"));
+}
+
+TYPED_TEST_P(StorageConformanceTest, PutTrialRunUpsertsAndListsByTrialId) {
+  ASSERT_THAT(this->store().CreateJob(this->MakeJob("job_1", v1::Job::RUNNING, 100),
+                                      this->MakeStudy("job_1")),
+              IsOk());
+  ASSERT_THAT(this->store().CreateJob(this->MakeJob("job_2", v1::Job::RUNNING, 100),
+                                      this->MakeStudy("job_2")),
+              IsOk());
+  auto make_run = [](int64_t trial_id, int32_t attempt) {
+    v1::TrialRun run;
+    run.set_trial_id(trial_id);
+    run.set_attempt(attempt);
+    run.set_backend_handle("local:" + std::to_string(trial_id));
+    v1::ReplicaStatus* replica = run.add_replicas();
+    replica->set_role("master");
+    replica->set_state(v1::ReplicaStatus::RUNNING);
+    replica->add_gpus(0);
+    return run;
+  };
+  for (const int64_t trial_id : {3, 1, 2}) {
+    ASSERT_THAT(this->store().PutTrialRun("job_1", make_run(trial_id, 1)), IsOk());
+  }
+  ASSERT_THAT(this->store().PutTrialRun("job_2", make_run(1, 1)), IsOk());
+  const v1::TrialRun retried = make_run(2, 2);
+  ASSERT_THAT(this->store().PutTrialRun("job_1", retried), IsOk());
+
+  absl::StatusOr<std::vector<v1::TrialRun>> runs = this->store().ListTrialRuns("job_1");
+  ASSERT_THAT(runs, IsOk());
+  EXPECT_THAT(*runs, ElementsAre(EqualsProto(make_run(1, 1)), EqualsProto(retried),
+                                 EqualsProto(make_run(3, 1))));
+  absl::StatusOr<std::vector<v1::TrialRun>> other = this->store().ListTrialRuns("job_2");
+  ASSERT_THAT(other, IsOk());
+  EXPECT_THAT(*other, SizeIs(1));
+}
+
+TYPED_TEST_P(StorageConformanceTest, TrialRunsOfMissingJobAreNotFound) {
+  v1::TrialRun run;
+  run.set_trial_id(1);
+  EXPECT_THAT(this->store().PutTrialRun("nope", run),
+              StatusIs(absl::StatusCode::kNotFound, "job \"nope\" not found"));
+  EXPECT_THAT(this->store().ListTrialRuns("nope"),
+              StatusIs(absl::StatusCode::kNotFound, "job \"nope\" not found"));
+  ASSERT_THAT(this->store().CreateJob(this->MakeJob("job_1", v1::Job::RUNNING, 100),
+                                      this->MakeStudy("job_1")),
+              IsOk());
+  absl::StatusOr<std::vector<v1::TrialRun>> none = this->store().ListTrialRuns("job_1");
+  ASSERT_THAT(none, IsOk());
+  EXPECT_THAT(*none, IsEmpty());
+}
+
+// ------------------------------------------------------------ concurrency
+
+TYPED_TEST_P(StorageConformanceTest, ConcurrentAddMeasurementsOnDifferentTrialsLoseNothing) {
+  constexpr int kThreads = 8;
+  constexpr int kReportsPerThread = 50;
+  this->CreateStudyWithTrials("s1", std::vector<v1::Trial::State>(kThreads, v1::Trial::ACTIVE));
+  std::atomic<int> failures = 0;
+  std::atomic<bool> writers_done = false;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, trial_id = t + 1] {
+      for (int i = 1; i <= kReportsPerThread; ++i) {
+        const std::vector<v1::Measurement> report = {this->MakeMeasurement(i * 10, i, i * 0.01)};
+        absl::StatusOr<v1::Trial> trial =
+            this->store().AddMeasurements("s1", trial_id, report, nullptr);
+        if (!trial.ok() || trial->measurement_count() != i) ++failures;
+      }
+    });
+  }
+  // A reader meanwhile always sees whole transactions: the count matches the
+  // measurements it reads with it.
+  std::thread reader([&] {
+    while (!writers_done.load()) {
+      absl::StatusOr<v1::Trial> trial = this->store().GetTrial("s1", 1, true);
+      if (!trial.ok() || trial->measurements_size() != trial->measurement_count()) ++failures;
+    }
+  });
+  for (std::thread& thread : threads) thread.join();
+  writers_done = true;
+  reader.join();
+  EXPECT_EQ(failures.load(), 0);
+
+  for (int trial_id = 1; trial_id <= kThreads; ++trial_id) {
+    absl::StatusOr<v1::Trial> trial = this->store().GetTrial("s1", trial_id, true);
+    ASSERT_THAT(trial, IsOk());
+    EXPECT_EQ(trial->measurement_count(), kReportsPerThread);
+    ASSERT_EQ(trial->measurements_size(), kReportsPerThread);
+    for (int i = 0; i < kReportsPerThread; ++i) {
+      EXPECT_EQ(trial->measurements(i).sequence_number(), i + 1);
+    }
+    EXPECT_EQ(trial->latest_measurement().sequence_number(), kReportsPerThread);
+  }
+}
+
+TYPED_TEST_P(StorageConformanceTest, ConcurrentRetriesOfOneReportStoreItOnce) {
+  constexpr int kThreads = 4;
+  constexpr int kReports = 20;
+  this->CreateStudyWithTrials("s1", {v1::Trial::ACTIVE});
+  std::atomic<int> failures = 0;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 1; i <= kReports; ++i) {
+        const std::vector<v1::Measurement> report = {this->MakeMeasurement(i, i, 0.5)};
+        if (!this->store().AddMeasurements("s1", 1, report, nullptr).ok()) ++failures;
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(failures.load(), 0);
+  absl::StatusOr<v1::Trial> trial = this->store().GetTrial("s1", 1, true);
+  ASSERT_THAT(trial, IsOk());
+  EXPECT_EQ(trial->measurement_count(), kReports);
+  std::set<int64_t> sequence_numbers;
+  for (const v1::Measurement& measurement : trial->measurements()) {
+    sequence_numbers.insert(measurement.sequence_number());
+  }
+  EXPECT_EQ(sequence_numbers.size(), static_cast<size_t>(kReports));
+}
+
+TYPED_TEST_P(StorageConformanceTest, ConcurrentCreateTrialsNeverDuplicateIds) {
+  constexpr int kThreads = 8;
+  constexpr int kBatchesPerThread = 10;
+  constexpr int kBatchSize = 2;
+  ASSERT_THAT(this->store().CreateStudy(this->MakeStudy("s1")), IsOk());
+  std::vector<std::vector<std::vector<int64_t>>> batches(kThreads);
+  std::atomic<int> failures = 0;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int b = 0; b < kBatchesPerThread; ++b) {
+        const std::vector<v1::Trial> batch(
+            kBatchSize, this->MakeTrial(v1::Trial::ACTIVE, absl::StrCat("w", t)));
+        absl::StatusOr<std::vector<v1::Trial>> created = this->store().CreateTrials("s1", batch);
+        if (!created.ok()) {
+          ++failures;
+          continue;
+        }
+        batches[t].emplace_back();
+        for (const v1::Trial& trial : *created) batches[t].back().push_back(trial.id());
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(failures.load(), 0);
+
+  std::vector<int64_t> all_ids;
+  for (const auto& thread_batches : batches) {
+    for (const std::vector<int64_t>& batch : thread_batches) {
+      // One batch is one transaction: its ids are consecutive.
+      ASSERT_THAT(batch, SizeIs(kBatchSize));
+      EXPECT_EQ(batch[1], batch[0] + 1);
+      all_ids.insert(all_ids.end(), batch.begin(), batch.end());
+    }
+  }
+  std::sort(all_ids.begin(), all_ids.end());
+  std::vector<int64_t> expected(kThreads * kBatchesPerThread * kBatchSize);
+  for (size_t i = 0; i < expected.size(); ++i) expected[i] = static_cast<int64_t>(i) + 1;
+  EXPECT_EQ(all_ids, expected);
+  EXPECT_EQ(this->ListAllTrialIds("s1", PageOf(7)), expected);
+}
+
+REGISTER_TYPED_TEST_SUITE_P(
+    StorageConformanceTest, CreateStudyThenGetReturnsIt,
+    CreateStudyTwiceIsAlreadyExistsAndKeepsTheFirst, CreateStudyWithEmptyNameIsInvalidArgument,
+    GetMissingStudyIsNotFound, ListStudiesIsOrderedByNameAcrossPages,
+    ListStudiesFullLastPageHasNoToken, ListStudiesOfAnEmptyStoreIsEmpty,
+    ListStudiesRejectsBadTokenAndNegativePageSize, UpdateStudyAppliesTheMutatorButKeepsTheName,
+    UpdateStudyMutatorErrorRollsBackAndIsReturnedUnchanged, UpdateStudyWithoutMutatorKeepsTheStudy,
+    UpdateMissingStudyIsNotFound, DeleteStudyRemovesItsTrialsAndMeasurementsOnly,
+    DeleteMissingStudyIsNotFound, CreateTrialsAssignsIdsAfterTheLargest,
+    CreateTrialsIgnoresGivenIdsAndMeasurements,
+    CreateTrialsInMissingStudyIsNotFoundAndStoresNothing, CreateNoTrialsReturnsNone,
+    GetMissingTrialNamesStudyAndTrial, ListTrialsFiltersByStateInIdOrder,
+    ListTrialsPaginatesWithAndWithoutFilter, ListTrialsPageTokenSurvivesNewTrials,
+    ListTrialsRejectsBadTokenNegativePageSizeAndMissingStudy,
+    ListTrialsIncludesMeasurementsOnlyWhenAsked, CountTrialsGroupsByStateOmittingZeros,
+    UpdateTrialAppliesTheMutatorButNotStoreFields,
+    UpdateTrialMutatorErrorRollsBackAndIsReturnedUnchanged, UpdateMissingTrialIsNotFound,
+    AddMeasurementsAppendsInOrder, AddMeasurementsSkipsStoredSequenceNumbers,
+    AddMeasurementsCheckSeesTheTrialAndItsErrorStoresNothing,
+    AddMeasurementsToMissingTrialIsNotFound, CreateJobStoresTheJobAndItsStudy,
+    CreateJobFillsAnEmptyStudyNameAndRefusesAnother, CreateJobWithEmptyIdsIsInvalidArgument,
+    CreateJobWithTakenJobIdStoresNothing, CreateJobWithTakenStudyNameStoresNothing,
+    GetMissingJobIsNotFound, ListJobsIsNewestFirstAcrossPages, ListJobsInStatesFiltersOldestFirst,
+    UpdateJobAppliesTheMutatorButKeepsTheId, UpdateJobMutatorErrorRollsBackAndIsReturnedUnchanged,
+    UpdateMissingJobIsNotFound, PutTrialRunUpsertsAndListsByTrialId,
+    TrialRunsOfMissingJobAreNotFound, ConcurrentAddMeasurementsOnDifferentTrialsLoseNothing,
+    ConcurrentRetriesOfOneReportStoreItOnce, ConcurrentCreateTrialsNeverDuplicateIds);
+
+}  // namespace vernier::storage::testing
+
+#endif  // VERNIER_TESTS_TUNER_STORAGE_STORAGE_CONFORMANCE_H_

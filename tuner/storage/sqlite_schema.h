@@ -1,0 +1,25 @@
+#ifndef VERNIER_TUNER_STORAGE_SQLITE_SCHEMA_H_
+#define VERNIER_TUNER_STORAGE_SQLITE_SCHEMA_H_
+
+#include <span>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "tuner/storage/sqlite_connection.h"
+
+namespace vernier::storage {
+
+// The scripts that build the store's schema: entry i takes a database from
+// schema version i to version i + 1. Append only; never edit a released one.
+std::span<const std::string_view> SqliteSchemaMigrations();
+
+// Brings the database to version migrations.size() in one write transaction:
+// records the version in `schema_version` and applies the scripts it lacks,
+// all or none. FAILED_PRECONDITION naming both versions when the database is
+// newer than `migrations` know. Returns the version the database had before.
+absl::StatusOr<int> MigrateSqliteSchema(SqliteConnection& connection,
+                                        std::span<const std::string_view> migrations);
+
+}  // namespace vernier::storage
+
+#endif  // VERNIER_TUNER_STORAGE_SQLITE_SCHEMA_H_

@@ -1,0 +1,737 @@
+#include "tuner/storage/sqlite_storage.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <limits>
+#include <optional>
+#include <system_error>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "google/protobuf/timestamp.pb.h"
+#include "spdlog/spdlog.h"
+#include "tuner/storage/absl_string_view.h"
+#include "tuner/storage/page_token.h"
+#include "tuner/storage/sqlite_error.h"
+#include "tuner/storage/sqlite_schema.h"
+#include "tuner/storage/sqlite_statement.h"
+
+// Early returns for the many fallible steps of a transaction body.
+#define VERNIER_STORAGE_RETURN_IF_ERROR(expr)           \
+  do {                                                  \
+    if (absl::Status status_ = (expr); !status_.ok()) { \
+      return status_;                                   \
+    }                                                   \
+  } while (false)
+#define VERNIER_STORAGE_CONCAT_INNER(a, b) a##b
+#define VERNIER_STORAGE_CONCAT(a, b) VERNIER_STORAGE_CONCAT_INNER(a, b)
+#define VERNIER_STORAGE_ASSIGN_OR_RETURN_IMPL(result, lhs, expr) \
+  auto result = (expr);                                          \
+  if (!result.ok()) return result.status();                      \
+  lhs = *std::move(result)
+#define VERNIER_STORAGE_ASSIGN_OR_RETURN(lhs, expr) \
+  VERNIER_STORAGE_ASSIGN_OR_RETURN_IMPL(VERNIER_STORAGE_CONCAT(result_, __LINE__), lhs, expr)
+
+namespace vernier::storage {
+namespace {
+
+constexpr int64_t kNoRowLimit = std::numeric_limits<int64_t>::max();
+
+int64_t ToMicros(const google::protobuf::Timestamp& time) {
+  return time.seconds() * 1000000 + time.nanos() / 1000;
+}
+
+absl::Status StudyNotFound(std::string_view study_name) {
+  return absl::NotFoundError(absl::StrCat("study \"", ToAbslView(study_name), "\" not found"));
+}
+
+absl::Status TrialNotFound(std::string_view study_name, int64_t trial_id) {
+  return absl::NotFoundError(
+      absl::StrCat("study \"", ToAbslView(study_name), "\" has no trial ", trial_id));
+}
+
+absl::Status JobNotFound(std::string_view job_id) {
+  return absl::NotFoundError(absl::StrCat("job \"", ToAbslView(job_id), "\" not found"));
+}
+
+absl::Status CheckPageSize(int page_size) {
+  if (page_size >= 0) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("page_size is ", page_size, "; it must be positive, or 0 for no limit"));
+}
+
+// One row more than the page, to learn whether another page follows.
+int64_t RowLimit(int page_size) {
+  return page_size == 0 ? kNoRowLimit : static_cast<int64_t>(page_size) + 1;
+}
+
+std::string Serialize(const google::protobuf::MessageLite& message) {
+  std::string bytes;
+  message.SerializeToString(&bytes);
+  return bytes;
+}
+
+template <typename Message>
+absl::StatusOr<Message> ParseBody(std::string_view bytes, absl::string_view what) {
+  Message message;
+  if (!message.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return absl::InternalError(absl::StrCat("the stored ", what, " does not parse as ",
+                                            Message::descriptor()->full_name(),
+                                            "; the database is damaged"));
+  }
+  return message;
+}
+
+absl::StatusOr<bool> RowExists(SqliteConnection& connection, std::string_view sql,
+                               std::string_view key) {
+  VERNIER_STORAGE_ASSIGN_OR_RETURN(SqliteStatement select, connection.Prepare(sql));
+  select.BindText(1, key);
+  return select.Step();
+}
+
+absl::StatusOr<bool> StudyExists(SqliteConnection& connection, std::string_view study_name) {
+  return RowExists(connection, "SELECT 1 FROM studies WHERE name = ?", study_name);
+}
+
+absl::StatusOr<bool> JobExists(SqliteConnection& connection, std::string_view job_id) {
+  return RowExists(connection, "SELECT 1 FROM jobs WHERE job_id = ?", job_id);
+}
+
+absl::Status RequireStudy(SqliteConnection& connection, std::string_view study_name) {
+  VERNIER_STORAGE_ASSIGN_OR_RETURN(const bool exists, StudyExists(connection, study_name));
+  return exists ? absl::OkStatus() : StudyNotFound(study_name);
+}
+
+absl::Status RequireJob(SqliteConnection& connection, std::string_view job_id) {
+  VERNIER_STORAGE_ASSIGN_OR_RETURN(const bool exists, JobExists(connection, job_id));
+  return exists ? absl::OkStatus() : JobNotFound(job_id);
+}
+
+absl::StatusOr<v1::Study> ReadStudy(SqliteConnection& connection, std::string_view study_name) {
+  VERNIER_STORAGE_ASSIGN_OR_RETURN(SqliteStatement select,
+                                   connection.Prepare("SELECT body FROM studies WHERE name = ?"));
+  select.BindText(1, study_name);
+  VERNIER_STORAGE_ASSIGN_OR_RETURN(const bool found, select.Step());
+  if (!found) return StudyNotFound(study_name);
+  return ParseBody<v1::Study>(select.ColumnBlob(0),
+                              absl::StrCat("study \"", ToAbslView(study_name), "\""));
+}
+
+absl::Status InsertStudy(SqliteConnection& connection, const v1::Study& study) {
+  VERNIER_STORAGE_ASSIGN_OR_RETURN(
+      SqliteStatement insert,
+      connection.Prepare(
+          "INSERT INTO studies (name, state, create_time_micros, body) VALUES (?, ?, ?, ?)"));
+  return insert.BindText(1, study.name())
+      .BindInt64(2, study.state())
+      .BindInt64(3, ToMicros(study.create_time()))
+      .BindBlob(4, Serialize(study))
+      .Run();
+}
+
+std::string DescribeTrial(std::string_view study_name, int64_t trial_id) {
+  return absl::StrCat("trial ", trial_id, " of study \"", ToAbslView(study_name), "\"");
+}
+
+absl::StatusOr<v1::Trial> ReadTrial(SqliteConnection& connection, std::string_view study_name,
+                                    int64_t trial_id) {
+  VERNIER_STORAGE_ASSIGN_OR_RETURN(
+      SqliteStatement select,
+      connection.Prepare("SELECT body FROM trials WHERE study_name = ? AND id = ?"));
+  select.BindText(1, study_name).BindInt64(2, trial_id);
+  VERNIER_STORAGE_ASSIGN_OR_RETURN(const bool found, select.Step());
+  if (!found) {
+    // Say which is missing: the study, or only the trial.
+    VERNIER_STORAGE_RETURN_IF_ERROR(RequireStudy(connection, study_name));
+    return TrialNotFound(study_name, trial_id);
+  }
+  return ParseBody<v1::Trial>(select.ColumnBlob(0), DescribeTrial(study_name, trial_id));
+}
+
+absl::Status ReadMeasurements(SqliteConnection& connection, v1::Trial& trial) {
+  VERNIER_STORAGE_ASSIGN_OR_RETURN(
+      SqliteStatement select,
+      connection.Prepare("SELECT body FROM measurements WHERE study_name = ? AND trial_id = ? "
+                         "ORDER BY ordinal"));
+  select.BindText(1, trial.study_name()).BindInt64(2, trial.id());
+  trial.clear_measurements();
+  for (;;) {
+    VERNIER_STORAGE_ASSIGN_OR_RETURN(const bool has_row, select.Step());
+    if (!has_row) return absl::OkStatus();
+    VERNIER_STORAGE_ASSIGN_OR_RETURN(
+        *trial.add_measurements(),
+        ParseBody<v1::Measurement>(
+            select.ColumnBlob(0),
+            absl::StrCat("measurement of ", DescribeTrial(trial.study_name(), trial.id()))));
+  }
+}
+
+absl::StatusOr<int64_t> LargestTrialId(SqliteConnection& connection, std::string_view study_name) {
+  VERNIER_STORAGE_ASSIGN_OR_RETURN(
+      SqliteStatement select,
+      connection.Prepare("SELECT COALESCE(MAX(id), 0) FROM trials WHERE study_name = ?"));
+  select.BindText(1, study_name);
+  VERNIER_STORAGE_ASSIGN_OR_RETURN(const bool has_row, select.Step());
+  return has_row ? select.ColumnInt64(0) : 0;
+}
+
+absl::Status InsertTrial(SqliteConnection& connection, const v1::Trial& trial) {
+  VERNIER_STORAGE_ASSIGN_OR_RETURN(
+      SqliteStatement insert,
+      connection.Prepare("INSERT INTO trials (study_name, id, state, client_id, body) "
+                         "VALUES (?, ?, ?, ?, ?)"));
+  return insert.BindText(1, trial.study_name())
+      .BindInt64(2, trial.id())
+      .BindInt64(3, trial.state())
+      .BindText(4, trial.client_id())
+      .BindBlob(5, Serialize(trial))
+      .Run();
+}
+
+// Writes back a trial read in the same transaction; its key is unchanged.
+absl::Status UpdateTrialRow(SqliteConnection& connection, const v1::Trial& trial) {
+  VERNIER_STORAGE_ASSIGN_OR_RETURN(
+      SqliteStatement update,
+      connection.Prepare("UPDATE trials SET state = ?, client_id = ?, body = ? "
+                         "WHERE study_name = ? AND id = ?"));
+  return update.BindInt64(1, trial.state())
+      .BindText(2, trial.client_id())
+      .BindBlob(3, Serialize(trial))
+      .BindText(4, trial.study_name())
+      .BindInt64(5, trial.id())
+      .Run();
+}
+
+absl::StatusOr<bool> SequenceNumberStored(SqliteConnection& connection, std::string_view study_name,
+                                          int64_t trial_id, int64_t sequence_number) {
+  VERNIER_STORAGE_ASSIGN_OR_RETURN(
+      SqliteStatement select,
+      connection.Prepare("SELECT 1 FROM measurements "
+                         "WHERE study_name = ? AND trial_id = ? AND sequence_number = ?"));
+  select.BindText(1, study_name).BindInt64(2, trial_id).BindInt64(3, sequence_number);
+  return select.Step();
+}
+
+absl::Status InsertMeasurement(SqliteConnection& connection, std::string_view study_name,
+                               int64_t trial_id, int64_t ordinal,
+                               const v1::Measurement& measurement) {
+  VERNIER_STORAGE_ASSIGN_OR_RETURN(
+      SqliteStatement insert,
+      connection.Prepare("INSERT INTO measurements "
+                         "(study_name, trial_id, ordinal, sequence_number, step, body) "
+                         "VALUES (?, ?, ?, ?, ?, ?)"));
+  return insert.BindText(1, study_name)
+      .BindInt64(2, trial_id)
+      .BindInt64(3, ordinal)
+      .BindInt64(4, measurement.sequence_number())
+      .BindInt64(5, measurement.step())
+      .BindBlob(6, Serialize(measurement))
+      .Run();
+}
+
+absl::StatusOr<v1::Job> ReadJob(SqliteConnection& connection, std::string_view job_id) {
+  VERNIER_STORAGE_ASSIGN_OR_RETURN(SqliteStatement select,
+                                   connection.Prepare("SELECT body FROM jobs WHERE job_id = ?"));
+  select.BindText(1, job_id);
+  VERNIER_STORAGE_ASSIGN_OR_RETURN(const bool found, select.Step());
+  if (!found) return JobNotFound(job_id);
+  return ParseBody<v1::Job>(select.ColumnBlob(0), absl::StrCat("job \"", ToAbslView(job_id), "\""));
+}
+
+// Collects the `body` column of every row as `Message`, in the order given.
+template <typename Message>
+absl::StatusOr<std::vector<Message>> ReadBodies(SqliteStatement& select, int body_column,
+                                                absl::string_view what) {
+  std::vector<Message> messages;
+  for (;;) {
+    VERNIER_STORAGE_ASSIGN_OR_RETURN(const bool has_row, select.Step());
+    if (!has_row) return messages;
+    VERNIER_STORAGE_ASSIGN_OR_RETURN(Message message,
+                                     ParseBody<Message>(select.ColumnBlob(body_column), what));
+    messages.push_back(std::move(message));
+  }
+}
+
+// Cuts the extra row RowLimit() asked for, and says whether there was one.
+template <typename Message>
+bool TrimToPage(std::vector<Message>& items, int page_size) {
+  if (page_size == 0 || static_cast<int64_t>(items.size()) <= page_size) return false;
+  items.resize(page_size);
+  return true;
+}
+
+}  // namespace
+
+SqliteStorage::SqliteStorage(std::string path, const SqliteStorageOptions& options,
+                             std::unique_ptr<SqliteConnectionPool> pool)
+    : path_(std::move(path)), options_(options), pool_(std::move(pool)) {}
+
+absl::StatusOr<std::unique_ptr<SqliteStorage>> SqliteStorage::Open(const std::string& path) {
+  return Open(path, SqliteStorageOptions());
+}
+
+absl::StatusOr<std::unique_ptr<SqliteStorage>> SqliteStorage::Open(
+    const std::string& path, const SqliteStorageOptions& options) {
+  if (path.empty()) {
+    return absl::InvalidArgumentError("the SQLite database path is empty");
+  }
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(parent, error);
+    if (error) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("cannot open SQLite database \"", path, "\": creating directory \"",
+                       parent.string(), "\" failed: ", error.message()));
+    }
+  }
+  VERNIER_STORAGE_ASSIGN_OR_RETURN(std::unique_ptr<SqliteConnection> connection,
+                                   SqliteConnection::Open(path, options.busy_timeout));
+  VERNIER_STORAGE_ASSIGN_OR_RETURN(const int previous_version,
+                                   MigrateSqliteSchema(*connection, SqliteSchemaMigrations()));
+  auto pool =
+      std::make_unique<SqliteConnectionPool>(path, options.max_connections, options.busy_timeout);
+  pool->Adopt(std::move(connection));
+  spdlog::info("opened SQLite store {} (schema version {}, was {})", path,
+               SqliteSchemaMigrations().size(), previous_version);
+  return std::unique_ptr<SqliteStorage>(new SqliteStorage(path, options, std::move(pool)));
+}
+
+absl::Status SqliteStorage::RunInTransaction(TransactionKind kind, const TransactionBody& body) {
+  const absl::Time deadline = absl::Now() + options_.busy_timeout;
+  absl::Duration backoff = absl::Milliseconds(1);
+  for (int attempt = 1;; ++attempt) {
+    VERNIER_STORAGE_ASSIGN_OR_RETURN(SqliteConnectionPool::Lease connection, pool_->Acquire());
+    // IMMEDIATE takes the write lock before reading, so a write transaction
+    // never finds its snapshot stale at its first write.
+    absl::Status status =
+        connection->Execute(kind == TransactionKind::kWrite ? "BEGIN IMMEDIATE" : "BEGIN");
+    if (status.ok()) status = body(*connection);
+    if (status.ok()) status = connection->Execute("COMMIT");
+    if (!status.ok() && connection->InTransaction()) {
+      if (absl::Status rollback = connection->Execute("ROLLBACK"); !rollback.ok()) {
+        spdlog::warn("rolling back a transaction on SQLite store {} failed: {}", path_,
+                     std::string(rollback.message()));
+      }
+    }
+    if (status.ok() || !IsSqliteBusy(status) || absl::Now() >= deadline) return status;
+    spdlog::debug("SQLite store {} is busy (attempt {}): {}; retrying", path_, attempt,
+                  std::string(status.message()));
+    absl::SleepFor(backoff);
+    backoff = std::min(backoff * 2, absl::Milliseconds(50));
+  }
+}
+
+absl::StatusOr<v1::Study> SqliteStorage::CreateStudy(const v1::Study& study) {
+  if (study.name().empty()) return absl::InvalidArgumentError("study.name is empty");
+  VERNIER_STORAGE_RETURN_IF_ERROR(
+      RunInTransaction(TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(const bool exists, StudyExists(connection, study.name()));
+        if (exists) {
+          return absl::AlreadyExistsError(
+              absl::StrCat("study \"", study.name(), "\" already exists"));
+        }
+        return InsertStudy(connection, study);
+      }));
+  return study;
+}
+
+absl::StatusOr<v1::Study> SqliteStorage::GetStudy(std::string_view study_name) {
+  v1::Study study;
+  VERNIER_STORAGE_RETURN_IF_ERROR(
+      RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(study, ReadStudy(connection, study_name));
+        return absl::OkStatus();
+      }));
+  return study;
+}
+
+absl::StatusOr<Page<v1::Study>> SqliteStorage::ListStudies(int page_size,
+                                                           std::string_view page_token) {
+  VERNIER_STORAGE_RETURN_IF_ERROR(CheckPageSize(page_size));
+  std::string after_name;
+  if (!page_token.empty()) {
+    VERNIER_STORAGE_ASSIGN_OR_RETURN(after_name, DecodeStudyPageToken(page_token));
+  }
+  Page<v1::Study> page;
+  VERNIER_STORAGE_RETURN_IF_ERROR(
+      RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
+        // Study names are never empty, so "" comes before every one.
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(
+            SqliteStatement select,
+            connection.Prepare("SELECT body FROM studies WHERE name > ? ORDER BY name LIMIT ?"));
+        select.BindText(1, after_name).BindInt64(2, RowLimit(page_size));
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(page.items, ReadBodies<v1::Study>(select, 0, "study"));
+        return absl::OkStatus();
+      }));
+  if (TrimToPage(page.items, page_size)) {
+    page.next_page_token = EncodeStudyPageToken(page.items.back().name());
+  }
+  return page;
+}
+
+absl::StatusOr<v1::Study> SqliteStorage::UpdateStudy(std::string_view study_name,
+                                                     const StudyMutator& mutate) {
+  v1::Study study;
+  VERNIER_STORAGE_RETURN_IF_ERROR(
+      RunInTransaction(TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(study, ReadStudy(connection, study_name));
+        if (mutate) VERNIER_STORAGE_RETURN_IF_ERROR(mutate(study));
+        study.set_name(std::string(study_name));
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(
+            SqliteStatement update,
+            connection.Prepare("UPDATE studies SET state = ?, create_time_micros = ?, body = ? "
+                               "WHERE name = ?"));
+        return update.BindInt64(1, study.state())
+            .BindInt64(2, ToMicros(study.create_time()))
+            .BindBlob(3, Serialize(study))
+            .BindText(4, study_name)
+            .Run();
+      }));
+  return study;
+}
+
+absl::Status SqliteStorage::DeleteStudy(std::string_view study_name) {
+  VERNIER_STORAGE_RETURN_IF_ERROR(
+      RunInTransaction(TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
+        // Trials and their measurements go by ON DELETE CASCADE.
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(SqliteStatement remove,
+                                         connection.Prepare("DELETE FROM studies WHERE name = ?"));
+        VERNIER_STORAGE_RETURN_IF_ERROR(remove.BindText(1, study_name).Run());
+        return connection.Changes() == 0 ? StudyNotFound(study_name) : absl::OkStatus();
+      }));
+  spdlog::info("deleted study {} with its trials from SQLite store {}", study_name, path_);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<v1::Trial>> SqliteStorage::CreateTrials(
+    std::string_view study_name, std::span<const v1::Trial> trials) {
+  std::vector<v1::Trial> created;
+  VERNIER_STORAGE_RETURN_IF_ERROR(
+      RunInTransaction(TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
+        created.clear();
+        VERNIER_STORAGE_RETURN_IF_ERROR(RequireStudy(connection, study_name));
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(const int64_t largest_id,
+                                         LargestTrialId(connection, study_name));
+        int64_t next_id = largest_id + 1;
+        for (const v1::Trial& requested : trials) {
+          v1::Trial trial = requested;
+          trial.set_id(next_id++);
+          trial.set_study_name(std::string(study_name));
+          trial.clear_measurements();
+          trial.clear_latest_measurement();
+          trial.set_measurement_count(0);
+          VERNIER_STORAGE_RETURN_IF_ERROR(InsertTrial(connection, trial));
+          created.push_back(std::move(trial));
+        }
+        return absl::OkStatus();
+      }));
+  return created;
+}
+
+absl::StatusOr<v1::Trial> SqliteStorage::GetTrial(std::string_view study_name, int64_t trial_id,
+                                                  bool include_measurements) {
+  v1::Trial trial;
+  VERNIER_STORAGE_RETURN_IF_ERROR(
+      RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(trial, ReadTrial(connection, study_name, trial_id));
+        if (include_measurements) return ReadMeasurements(connection, trial);
+        return absl::OkStatus();
+      }));
+  return trial;
+}
+
+absl::StatusOr<Page<v1::Trial>> SqliteStorage::ListTrials(std::string_view study_name,
+                                                          const TrialQuery& query) {
+  VERNIER_STORAGE_RETURN_IF_ERROR(CheckPageSize(query.page_size));
+  int64_t after_id = 0;
+  if (!query.page_token.empty()) {
+    VERNIER_STORAGE_ASSIGN_OR_RETURN(after_id, DecodeTrialPageToken(query.page_token));
+  }
+  std::string sql = "SELECT body FROM trials WHERE study_name = ? AND id > ?";
+  if (!query.states.empty()) {
+    sql += " AND state IN (?";
+    for (size_t i = 1; i < query.states.size(); ++i) sql += ", ?";
+    sql += ")";
+  }
+  sql += " ORDER BY id LIMIT ?";
+
+  Page<v1::Trial> page;
+  bool more_pages = false;
+  VERNIER_STORAGE_RETURN_IF_ERROR(
+      RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
+        VERNIER_STORAGE_RETURN_IF_ERROR(RequireStudy(connection, study_name));
+        {
+          VERNIER_STORAGE_ASSIGN_OR_RETURN(SqliteStatement select, connection.Prepare(sql));
+          select.BindText(1, study_name).BindInt64(2, after_id);
+          int index = 3;
+          for (const v1::Trial::State state : query.states) select.BindInt64(index++, state);
+          select.BindInt64(index, RowLimit(query.page_size));
+          VERNIER_STORAGE_ASSIGN_OR_RETURN(
+              page.items,
+              ReadBodies<v1::Trial>(
+                  select, 0, absl::StrCat("trial of study \"", ToAbslView(study_name), "\"")));
+        }
+        more_pages = TrimToPage(page.items, query.page_size);
+        if (query.include_measurements) {
+          for (v1::Trial& trial : page.items) {
+            VERNIER_STORAGE_RETURN_IF_ERROR(ReadMeasurements(connection, trial));
+          }
+        }
+        return absl::OkStatus();
+      }));
+  if (more_pages) page.next_page_token = EncodeTrialPageToken(page.items.back().id());
+  return page;
+}
+
+absl::StatusOr<std::map<v1::Trial::State, int64_t>> SqliteStorage::CountTrials(
+    std::string_view study_name) {
+  std::map<v1::Trial::State, int64_t> counts;
+  VERNIER_STORAGE_RETURN_IF_ERROR(
+      RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
+        counts.clear();
+        VERNIER_STORAGE_RETURN_IF_ERROR(RequireStudy(connection, study_name));
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(
+            SqliteStatement select,
+            connection.Prepare(
+                "SELECT state, COUNT(*) FROM trials WHERE study_name = ? GROUP BY state"));
+        select.BindText(1, study_name);
+        for (;;) {
+          VERNIER_STORAGE_ASSIGN_OR_RETURN(const bool has_row, select.Step());
+          if (!has_row) return absl::OkStatus();
+          counts[static_cast<v1::Trial::State>(select.ColumnInt64(0))] = select.ColumnInt64(1);
+        }
+      }));
+  return counts;
+}
+
+absl::StatusOr<v1::Trial> SqliteStorage::UpdateTrial(std::string_view study_name, int64_t trial_id,
+                                                     const TrialMutator& mutate) {
+  v1::Trial trial;
+  VERNIER_STORAGE_RETURN_IF_ERROR(
+      RunInTransaction(TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(const v1::Trial stored,
+                                         ReadTrial(connection, study_name, trial_id));
+        trial = stored;
+        if (mutate) VERNIER_STORAGE_RETURN_IF_ERROR(mutate(trial));
+        // The key and the measurement bookkeeping belong to the store.
+        trial.set_id(stored.id());
+        trial.set_study_name(stored.study_name());
+        trial.clear_measurements();
+        if (stored.has_latest_measurement()) {
+          *trial.mutable_latest_measurement() = stored.latest_measurement();
+        } else {
+          trial.clear_latest_measurement();
+        }
+        trial.set_measurement_count(stored.measurement_count());
+        return UpdateTrialRow(connection, trial);
+      }));
+  return trial;
+}
+
+absl::StatusOr<v1::Trial> SqliteStorage::AddMeasurements(
+    std::string_view study_name, int64_t trial_id, std::span<const v1::Measurement> measurements,
+    const TrialCheck& check) {
+  v1::Trial trial;
+  VERNIER_STORAGE_RETURN_IF_ERROR(
+      RunInTransaction(TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(trial, ReadTrial(connection, study_name, trial_id));
+        if (check) VERNIER_STORAGE_RETURN_IF_ERROR(check(trial));
+        int64_t count = trial.measurement_count();
+        const v1::Measurement* latest = nullptr;
+        for (const v1::Measurement& measurement : measurements) {
+          if (measurement.sequence_number() > 0) {
+            // Also catches a number repeated within this batch: the earlier
+            // copy is already inserted in this transaction.
+            VERNIER_STORAGE_ASSIGN_OR_RETURN(const bool stored,
+                                             SequenceNumberStored(connection, study_name, trial_id,
+                                                                  measurement.sequence_number()));
+            if (stored) continue;
+          }
+          VERNIER_STORAGE_RETURN_IF_ERROR(
+              InsertMeasurement(connection, study_name, trial_id, count, measurement));
+          ++count;
+          latest = &measurement;
+        }
+        if (latest == nullptr) return absl::OkStatus();
+        trial.set_measurement_count(count);
+        *trial.mutable_latest_measurement() = *latest;
+        return UpdateTrialRow(connection, trial);
+      }));
+  return trial;
+}
+
+absl::StatusOr<v1::Job> SqliteStorage::CreateJob(const v1::Job& job, const v1::Study& study) {
+  if (job.job_id().empty()) return absl::InvalidArgumentError("job.job_id is empty");
+  if (study.name().empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the study of job \"", job.job_id(), "\" has an empty name"));
+  }
+  if (!job.study_name().empty() && job.study_name() != study.name()) {
+    return absl::InvalidArgumentError(absl::StrCat("job \"", job.job_id(), "\" names study \"",
+                                                   job.study_name(), "\" but comes with study \"",
+                                                   study.name(), "\""));
+  }
+  v1::Job stored = job;
+  stored.set_study_name(study.name());
+  VERNIER_STORAGE_RETURN_IF_ERROR(
+      RunInTransaction(TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(const bool job_exists,
+                                         JobExists(connection, stored.job_id()));
+        if (job_exists) {
+          return absl::AlreadyExistsError(
+              absl::StrCat("job \"", stored.job_id(), "\" already exists"));
+        }
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(const bool study_exists,
+                                         StudyExists(connection, study.name()));
+        if (study_exists) {
+          return absl::AlreadyExistsError(absl::StrCat("study \"", study.name(),
+                                                       "\" already exists, so job \"",
+                                                       stored.job_id(), "\" cannot use it"));
+        }
+        VERNIER_STORAGE_RETURN_IF_ERROR(InsertStudy(connection, study));
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(
+            SqliteStatement insert,
+            connection.Prepare("INSERT INTO jobs (job_id, state, create_time_micros, body) "
+                               "VALUES (?, ?, ?, ?)"));
+        return insert.BindText(1, stored.job_id())
+            .BindInt64(2, stored.state())
+            .BindInt64(3, ToMicros(stored.create_time()))
+            .BindBlob(4, Serialize(stored))
+            .Run();
+      }));
+  return stored;
+}
+
+absl::StatusOr<v1::Job> SqliteStorage::GetJob(std::string_view job_id) {
+  v1::Job job;
+  VERNIER_STORAGE_RETURN_IF_ERROR(
+      RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(job, ReadJob(connection, job_id));
+        return absl::OkStatus();
+      }));
+  return job;
+}
+
+absl::StatusOr<Page<v1::Job>> SqliteStorage::ListJobs(int page_size, std::string_view page_token) {
+  VERNIER_STORAGE_RETURN_IF_ERROR(CheckPageSize(page_size));
+  std::optional<JobPageCursor> after;
+  if (!page_token.empty()) {
+    VERNIER_STORAGE_ASSIGN_OR_RETURN(after, DecodeJobPageToken(page_token));
+  }
+  Page<v1::Job> page;
+  VERNIER_STORAGE_RETURN_IF_ERROR(
+      RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
+        if (!after.has_value()) {
+          VERNIER_STORAGE_ASSIGN_OR_RETURN(
+              SqliteStatement select,
+              connection.Prepare("SELECT body FROM jobs "
+                                 "ORDER BY create_time_micros DESC, job_id DESC LIMIT ?"));
+          select.BindInt64(1, RowLimit(page_size));
+          VERNIER_STORAGE_ASSIGN_OR_RETURN(page.items, ReadBodies<v1::Job>(select, 0, "job"));
+          return absl::OkStatus();
+        }
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(
+            SqliteStatement select,
+            connection.Prepare(
+                "SELECT body FROM jobs "
+                "WHERE create_time_micros < ? OR (create_time_micros = ? AND job_id < ?) "
+                "ORDER BY create_time_micros DESC, job_id DESC LIMIT ?"));
+        select.BindInt64(1, after->create_time_micros)
+            .BindInt64(2, after->create_time_micros)
+            .BindText(3, after->job_id)
+            .BindInt64(4, RowLimit(page_size));
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(page.items, ReadBodies<v1::Job>(select, 0, "job"));
+        return absl::OkStatus();
+      }));
+  if (TrimToPage(page.items, page_size)) {
+    const v1::Job& last = page.items.back();
+    page.next_page_token = EncodeJobPageToken(
+        JobPageCursor{.create_time_micros = ToMicros(last.create_time()), .job_id = last.job_id()});
+  }
+  return page;
+}
+
+absl::StatusOr<std::vector<v1::Job>> SqliteStorage::ListJobsInStates(
+    std::span<const v1::Job::State> states) {
+  std::string sql = "SELECT body FROM jobs";
+  if (!states.empty()) {
+    sql += " WHERE state IN (?";
+    for (size_t i = 1; i < states.size(); ++i) sql += ", ?";
+    sql += ")";
+  }
+  sql += " ORDER BY create_time_micros, job_id";
+  std::vector<v1::Job> jobs;
+  VERNIER_STORAGE_RETURN_IF_ERROR(
+      RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(SqliteStatement select, connection.Prepare(sql));
+        int index = 1;
+        for (const v1::Job::State state : states) select.BindInt64(index++, state);
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(jobs, ReadBodies<v1::Job>(select, 0, "job"));
+        return absl::OkStatus();
+      }));
+  return jobs;
+}
+
+absl::StatusOr<v1::Job> SqliteStorage::UpdateJob(std::string_view job_id,
+                                                 const JobMutator& mutate) {
+  v1::Job job;
+  VERNIER_STORAGE_RETURN_IF_ERROR(
+      RunInTransaction(TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(job, ReadJob(connection, job_id));
+        if (mutate) VERNIER_STORAGE_RETURN_IF_ERROR(mutate(job));
+        job.set_job_id(std::string(job_id));
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(
+            SqliteStatement update,
+            connection.Prepare("UPDATE jobs SET state = ?, create_time_micros = ?, body = ? "
+                               "WHERE job_id = ?"));
+        return update.BindInt64(1, job.state())
+            .BindInt64(2, ToMicros(job.create_time()))
+            .BindBlob(3, Serialize(job))
+            .BindText(4, job_id)
+            .Run();
+      }));
+  return job;
+}
+
+absl::Status SqliteStorage::PutTrialRun(std::string_view job_id, const v1::TrialRun& run) {
+  return RunInTransaction(
+      TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
+        VERNIER_STORAGE_RETURN_IF_ERROR(RequireJob(connection, job_id));
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(
+            SqliteStatement upsert,
+            connection.Prepare(
+                "INSERT INTO trial_runs (job_id, trial_id, body) VALUES (?, ?, ?) "
+                "ON CONFLICT (job_id, trial_id) DO UPDATE SET body = excluded.body"));
+        return upsert.BindText(1, job_id)
+            .BindInt64(2, run.trial_id())
+            .BindBlob(3, Serialize(run))
+            .Run();
+      });
+}
+
+absl::StatusOr<std::vector<v1::TrialRun>> SqliteStorage::ListTrialRuns(std::string_view job_id) {
+  std::vector<v1::TrialRun> runs;
+  VERNIER_STORAGE_RETURN_IF_ERROR(
+      RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
+        VERNIER_STORAGE_RETURN_IF_ERROR(RequireJob(connection, job_id));
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(
+            SqliteStatement select,
+            connection.Prepare("SELECT body FROM trial_runs WHERE job_id = ? ORDER BY trial_id"));
+        select.BindText(1, job_id);
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(
+            runs, ReadBodies<v1::TrialRun>(
+                      select, 0, absl::StrCat("trial run of job \"", ToAbslView(job_id), "\"")));
+        return absl::OkStatus();
+      }));
+  return runs;
+}
+
+}  // namespace vernier::storage
+
+#undef VERNIER_STORAGE_ASSIGN_OR_RETURN
+#undef VERNIER_STORAGE_ASSIGN_OR_RETURN_IMPL
+#undef VERNIER_STORAGE_CONCAT
+#undef VERNIER_STORAGE_CONCAT_INNER
+#undef VERNIER_STORAGE_RETURN_IF_ERROR

@@ -1,0 +1,62 @@
+#include "tuner/storage/storage_factory.h"
+
+#include <string>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "tuner/storage/absl_string_view.h"
+#include "tuner/storage/sqlite_storage.h"
+
+namespace vernier::storage {
+namespace {
+
+constexpr absl::string_view kAcceptedForms =
+    "use sqlite:PATH or a plain file path for the embedded SQLite store "
+    "(postgresql://... is reserved for PostgreSQL)";
+
+// The scheme of "scheme:rest" as RFC 3986 spells one (a letter, then letters,
+// digits, '+', '-' or '.'), lower-cased; empty when `url` has none.
+std::string SchemeOf(std::string_view url) {
+  const size_t colon = url.find(':');
+  if (colon == std::string_view::npos || colon == 0) return "";
+  const std::string_view scheme = url.substr(0, colon);
+  if (!absl::ascii_isalpha(static_cast<unsigned char>(scheme.front()))) return "";
+  for (const char c : scheme) {
+    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '+' && c != '-' && c != '.') {
+      return "";
+    }
+  }
+  return absl::AsciiStrToLower(ToAbslView(scheme));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Storage>> OpenStorage(std::string_view url) {
+  if (url.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("--db is empty; ", kAcceptedForms));
+  }
+  const std::string scheme = SchemeOf(url);
+  if (scheme == "postgresql" || scheme == "postgres") {
+    return absl::UnimplementedError(
+        "PostgreSQL storage is not built into this version of Vernier; use --db sqlite:PATH");
+  }
+  std::string_view path = url;
+  if (scheme == "sqlite") {
+    path.remove_prefix(scheme.size() + 1);
+    if (path.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--db \"", ToAbslView(url), "\" names no file after \"sqlite:\"; ", kAcceptedForms));
+    }
+  } else if (!scheme.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("--db \"", ToAbslView(url),
+                                                   "\" has unsupported scheme \"", scheme, ":\"; ",
+                                                   kAcceptedForms));
+  }
+  absl::StatusOr<std::unique_ptr<SqliteStorage>> store = SqliteStorage::Open(std::string(path));
+  if (!store.ok()) return store.status();
+  return std::unique_ptr<Storage>(*std::move(store));
+}
+
+}  // namespace vernier::storage
