@@ -1,0 +1,374 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "google/protobuf/text_format.h"
+#include "tuner/config/hyperparameter_validator.h"
+#include "tuner/config/training_input_defaults.h"
+
+namespace vernier::config {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+template <typename Message>
+Message TextProto(const std::string& text) {
+  Message message;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &message)) << text;
+  return message;
+}
+
+void ExpectInvalid(const absl::Status& status, const std::string& expected_message) {
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+  EXPECT_EQ(std::string(status.message()), expected_message);
+}
+
+v1::HyperparameterSpec ValidHyperparameters() {
+  return TextProto<v1::HyperparameterSpec>(R"pb(
+    goal: MAXIMIZE
+    hyperparameter_metric_tag: "accuracy"
+    max_trials: 10
+    max_parallel_trials: 2
+    params { parameter_name: "lr" type: DOUBLE min_value: 0.001 max_value: 0.1 }
+    params { parameter_name: "units" type: INTEGER min_value: 8 max_value: 64 }
+    params {
+      parameter_name: "act"
+      type: CATEGORICAL
+      categorical_values: [ "relu", "tanh" ]
+    }
+    params {
+      parameter_name: "batch"
+      type: DISCRETE
+      discrete_values: [ 16, 32, 64 ]
+    }
+  )pb");
+}
+
+absl::Status ValidateHyperparameters(const v1::HyperparameterSpec& spec) {
+  return ValidateHyperparameterSpec(spec, ProtoPathLocator("training_input.hyperparameters"));
+}
+
+TEST(HyperparameterValidatorTest, AcceptsValidSpec) {
+  EXPECT_TRUE(ValidateHyperparameters(ValidHyperparameters()).ok());
+}
+
+TEST(HyperparameterValidatorTest, HandsTheLocatorProtoFieldPaths) {
+  v1::HyperparameterSpec spec = ValidHyperparameters();
+  spec.mutable_params(1)->set_max_value(4);
+  std::vector<std::string> asked;
+  const absl::Status status = ValidateHyperparameterSpec(spec, [&](std::string_view path) {
+    asked.emplace_back(path);
+    return std::string("here");
+  });
+  EXPECT_THAT(asked, ElementsAre("params[1].max_value"));
+  ExpectInvalid(status, "here: the maximum (4) must be greater than the minimum (8)");
+}
+
+TEST(HyperparameterValidatorTest, AcceptsExactlyAThousandDiscreteValues) {
+  v1::HyperparameterSpec spec = ValidHyperparameters();
+  v1::ParameterSpec* batch = spec.mutable_params(3);
+  batch->clear_discrete_values();
+  for (int i = 0; i < kMaxDiscreteValues; ++i) batch->add_discrete_values(i);
+  EXPECT_TRUE(ValidateHyperparameters(spec).ok());
+  batch->add_discrete_values(kMaxDiscreteValues);
+  ExpectInvalid(ValidateHyperparameters(spec),
+                "training_input.hyperparameters.params[3].discrete_values: has 1001 values; at "
+                "most 1000 are allowed");
+}
+
+// Rules that only a request built in code can break (the YAML parser never
+// produces these values) or that the parser tests do not reach.
+struct SpecCase {
+  std::string name;
+  std::string mutation;  // Text format merged into ValidHyperparameters().
+  std::string expected;  // The whole message.
+};
+
+std::vector<SpecCase> SpecCases() {
+  const std::string at = "training_input.hyperparameters.";
+  return {
+      {"GoalUnspecified", "goal: GOAL_UNSPECIFIED",
+       at + "goal: the goal is required: MAXIMIZE or MINIMIZE"},
+      {"MetricTagEmpty", "hyperparameter_metric_tag: ''",
+       at + "hyperparameter_metric_tag: the metric tag is empty; it names the metric the "
+            "trainer reports"},
+      {"ParameterNameNotAFlag", "params { parameter_name: 'drop out' type: DOUBLE max_value: 1 }",
+       at + "params[4].parameter_name: parameter name \"drop out\" must start with a letter or "
+            "'_' and contain only letters, digits, '_', '.' and '-' (it becomes a --name=value "
+            "flag)"},
+      {"BoundsOnCategorical",
+       "params { parameter_name: 'opt' type: CATEGORICAL categorical_values: 'adam' "
+       "min_value: 1 }",
+       at + "params[4].min_value: only DOUBLE and INTEGER parameters take bounds, this one is "
+            "CATEGORICAL"},
+      {"MaxBoundOnDiscrete",
+       "params { parameter_name: 'b' type: DISCRETE discrete_values: 1 max_value: 2 }",
+       at + "params[4].max_value: only DOUBLE and INTEGER parameters take bounds, this one is "
+            "DISCRETE"},
+      {"CategoricalValuesOnDouble",
+       "params { parameter_name: 'x' type: DOUBLE max_value: 1 categorical_values: 'a' }",
+       at + "params[4].categorical_values: only CATEGORICAL parameters take categorical values, "
+            "this one is DOUBLE"},
+      {"DiscreteValuesOnInteger",
+       "params { parameter_name: 'x' type: INTEGER max_value: 3 discrete_values: 1 }",
+       at + "params[4].discrete_values: only DISCRETE parameters take discrete values, this one "
+            "is INTEGER"},
+      {"ScaledCategorical",
+       "params { parameter_name: 'x' type: CATEGORICAL categorical_values: 'a' "
+       "scale_type: UNIT_LOG_SCALE }",
+       at + "params[4].scale_type: CATEGORICAL parameters cannot be scaled, got UNIT_LOG_SCALE"},
+      {"IntegerBoundBeyondExactRange",
+       "params { parameter_name: 'x' type: INTEGER max_value: 1e16 }",
+       at + "params[4].max_value: INTEGER bounds must lie within +-2^53 = +-9007199254740992, "
+            "got 1e+16"},
+      {"DiscreteLogScaleNeedsPositiveValues",
+       "params { parameter_name: 'x' type: DISCRETE discrete_values: [ 0, 1 ] "
+       "scale_type: UNIT_LOG_SCALE }",
+       at + "params[4].discrete_values[0]: UNIT_LOG_SCALE needs positive values, got 0"},
+      {"DiscreteValuesEmpty", "params { parameter_name: 'x' type: DISCRETE }",
+       at + "params[4].discrete_values: DISCRETE parameter \"x\" needs at least one value"},
+      {"UnknownTypeNumber", "params { parameter_name: 'x' type: 9 }",
+       at + "params[4].type: unknown parameter type 9; allowed: DOUBLE, INTEGER, CATEGORICAL, "
+            "DISCRETE"},
+      {"UnknownScaleNumber", "params { parameter_name: 'x' type: DOUBLE scale_type: 7 }",
+       at + "params[4].scale_type: unknown scale type 7; allowed: NONE, UNIT_LINEAR_SCALE, "
+            "UNIT_LOG_SCALE, UNIT_REVERSE_LOG_SCALE"},
+      {"UnknownGoalNumber", "goal: 5", at + "goal: unknown goal 5; allowed: MAXIMIZE, MINIMIZE"},
+      {"UnknownAlgorithmNumber", "algorithm: 12",
+       at + "algorithm: unknown algorithm 12; allowed: ALGORITHM_UNSPECIFIED, GRID_SEARCH, "
+            "RANDOM_SEARCH, QUASI_RANDOM_SEARCH, GAUSSIAN_PROCESS_BANDIT"},
+      {"UnknownEarlyStoppingPolicyNumber",
+       "enable_trial_early_stopping: true early_stopping { policy: 4 }",
+       at + "early_stopping.policy: unknown early stopping policy 4; allowed: "
+            "POLICY_UNSPECIFIED, MEDIAN_STOPPING, ASHA"},
+      {"EarlyStoppingMinTrialsNegative",
+       "enable_trial_early_stopping: true early_stopping { min_trials: -3 }",
+       at + "early_stopping.min_trials: must not be negative, got -3"},
+      {"EarlyStoppingStartStepNegative",
+       "enable_trial_early_stopping: true early_stopping { start_step: -1 }",
+       at + "early_stopping.start_step: must not be negative, got -1"},
+      {"EarlyStoppingEnabledInsideButNotSwitchedOn", "early_stopping { enabled: true }",
+       at + "early_stopping: is set but trial early stopping is not enabled; enable it or "
+            "remove these settings"},
+  };
+}
+
+void PrintTo(const SpecCase& spec_case, std::ostream* out) { *out << spec_case.name; }
+
+class HyperparameterValidatorRuleTest : public testing::TestWithParam<SpecCase> {};
+
+TEST_P(HyperparameterValidatorRuleTest, RejectsWithProtoPath) {
+  v1::HyperparameterSpec spec = ValidHyperparameters();
+  ASSERT_TRUE(google::protobuf::TextFormat::MergeFromString(GetParam().mutation, &spec));
+  ExpectInvalid(ValidateHyperparameters(spec), GetParam().expected);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllRules, HyperparameterValidatorRuleTest, testing::ValuesIn(SpecCases()),
+                         [](const testing::TestParamInfo<SpecCase>& info) {
+                           return info.param.name;
+                         });
+
+TEST(HyperparameterValidatorTest, RejectsNonFiniteValuesFromRequests) {
+  v1::HyperparameterSpec spec = ValidHyperparameters();
+  spec.mutable_params(0)->set_min_value(std::numeric_limits<double>::quiet_NaN());
+  ExpectInvalid(ValidateHyperparameters(spec),
+                "training_input.hyperparameters.params[0].min_value: must be a finite number, "
+                "got nan");
+
+  spec = ValidHyperparameters();
+  spec.mutable_params(3)->set_discrete_values(1, std::numeric_limits<double>::infinity());
+  ExpectInvalid(ValidateHyperparameters(spec),
+                "training_input.hyperparameters.params[3].discrete_values[1]: must be a finite "
+                "number, got inf");
+}
+
+TEST(TrainingInputValidatorTest, NamesNestedProtoFields) {
+  v1::TrainingInput input = TextProto<v1::TrainingInput>(R"pb(
+    scale_tier: "CUSTOM"
+    master_type: "n1-standard-8"
+    worker_type: "n1-standard-4"
+    worker_count: 2
+    parameter_server_config { accelerator_config { count: -2 type: "NVIDIA_TESLA_T4" } }
+  )pb");
+  ExpectInvalid(ValidateTrainingInput(input, ProtoPathLocator("training_input")),
+                "training_input.parameter_server_config.accelerator_config.count: must not be "
+                "negative, got -2");
+
+  input.clear_parameter_server_config();
+  *input.mutable_hyperparameters() = ValidHyperparameters();
+  input.mutable_hyperparameters()->set_max_failed_trials(-4);
+  ExpectInvalid(ValidateTrainingInput(input, ProtoPathLocator("training_input")),
+                "training_input.hyperparameters.max_failed_trials: must not be negative, got -4");
+
+  input.mutable_hyperparameters()->set_max_failed_trials(0);
+  EXPECT_TRUE(ValidateTrainingInput(input, ProtoPathLocator("training_input")).ok());
+}
+
+TEST(TrainingInputValidatorTest, EmptyScaleTierIsRejectedUntilDefaultsFillIt) {
+  v1::TrainingInput input;
+  ExpectInvalid(ValidateTrainingInput(input, ProtoPathLocator("training_input")),
+                "training_input.scale_tier: unknown scale tier \"\"; allowed: BASIC, "
+                "STANDARD_1, PREMIUM_1, BASIC_GPU, BASIC_TPU, CUSTOM");
+  FillTrainingInputDefaults(input);
+  EXPECT_TRUE(ValidateTrainingInput(input, ProtoPathLocator("training_input")).ok());
+}
+
+TEST(TrainingInputDefaultsTest, FillsZeroFieldsOfRequests) {
+  v1::TrainingInput input = TextProto<v1::TrainingInput>(R"pb(
+    master_type: "n1-standard-8"
+    hyperparameters {
+      max_parallel_trials: 0
+      params { parameter_name: "x" }
+    }
+  )pb");
+  FillTrainingInputDefaults(input);
+  EXPECT_EQ(input.scale_tier(), "CUSTOM");
+  const v1::HyperparameterSpec& spec = input.hyperparameters();
+  EXPECT_EQ(spec.goal(), v1::MetricSpec::MAXIMIZE);
+  EXPECT_EQ(spec.hyperparameter_metric_tag(), "training/hptuning/metric");
+  EXPECT_EQ(spec.max_trials(), 1);
+  EXPECT_EQ(spec.max_parallel_trials(), 1);
+  EXPECT_EQ(spec.params_size(), 1);
+
+  v1::TrainingInput set = TextProto<v1::TrainingInput>(R"pb(
+    scale_tier: "BASIC_GPU"
+    hyperparameters {
+      goal: MINIMIZE
+      hyperparameter_metric_tag: "loss"
+      max_trials: 9
+      max_parallel_trials: 3
+    }
+  )pb");
+  const v1::TrainingInput before = set;
+  FillTrainingInputDefaults(set);
+  EXPECT_EQ(set.SerializeAsString(), before.SerializeAsString());
+
+  v1::TrainingInput plain;
+  FillTrainingInputDefaults(plain);
+  EXPECT_EQ(plain.scale_tier(), "BASIC");
+  EXPECT_FALSE(plain.has_hyperparameters());
+}
+
+v1::StudySpec ValidStudySpec() {
+  return TextProto<v1::StudySpec>(R"pb(
+    parameters { parameter_name: "lr" type: DOUBLE min_value: 0.001 max_value: 0.1 }
+    parameters { parameter_name: "units" type: INTEGER min_value: 8 max_value: 64 }
+    metrics { metric_id: "accuracy" goal: MAXIMIZE }
+    algorithm: RANDOM_SEARCH
+  )pb");
+}
+
+TEST(StudySpecValidatorTest, AcceptsUnlimitedTrials) {
+  v1::StudySpec spec = ValidStudySpec();
+  ASSERT_EQ(spec.max_trials(), 0);
+  spec.set_max_parallel_trials(8);
+  EXPECT_TRUE(ValidateStudySpec(spec).ok());
+}
+
+TEST(StudySpecValidatorTest, AcceptsSeveralMetrics) {
+  v1::StudySpec spec = ValidStudySpec();
+  v1::MetricSpec* latency = spec.add_metrics();
+  latency->set_metric_id("latency");
+  latency->set_goal(v1::MetricSpec::MINIMIZE);
+  EXPECT_TRUE(ValidateStudySpec(spec).ok());
+}
+
+std::vector<SpecCase> StudyCases() {
+  return {
+      {"NoMetrics", "", "spec.metrics: at least one metric is required"},
+      {"MetricIdEmpty", "metrics { goal: MAXIMIZE }",
+       "spec.metrics[0].metric_id: the metric id is required"},
+      {"MetricGoalMissing", "metrics { metric_id: 'loss' }",
+       "spec.metrics[0].goal: the goal is required: MAXIMIZE or MINIMIZE"},
+      {"MetricIdDuplicate",
+       "metrics { metric_id: 'loss' goal: MINIMIZE } metrics { metric_id: 'loss' goal: MAXIMIZE }",
+       "spec.metrics[1].metric_id: duplicate metric id \"loss\" (first at index 0)"},
+      {"NoParameters", "metrics { metric_id: 'loss' goal: MINIMIZE }",
+       "spec.parameters: at least one parameter is required"},
+      {"MaxTrialsNegative",
+       "metrics { metric_id: 'loss' goal: MINIMIZE } max_trials: -1 "
+       "parameters { parameter_name: 'x' type: DOUBLE max_value: 1 }",
+       "spec.max_trials: must not be negative (0 means no limit), got -1"},
+      {"MaxParallelTrialsNegative",
+       "metrics { metric_id: 'loss' goal: MINIMIZE } max_parallel_trials: -2 "
+       "parameters { parameter_name: 'x' type: DOUBLE max_value: 1 }",
+       "spec.max_parallel_trials: must not be negative (0 means no limit), got -2"},
+      {"MaxFailedTrialsNegative",
+       "metrics { metric_id: 'loss' goal: MINIMIZE } max_failed_trials: -3 "
+       "parameters { parameter_name: 'x' type: DOUBLE max_value: 1 }",
+       "spec.max_failed_trials: must not be negative (0 means no limit), got -3"},
+      {"ParallelAboveMaxTrials",
+       "metrics { metric_id: 'loss' goal: MINIMIZE } max_trials: 3 max_parallel_trials: 4 "
+       "parameters { parameter_name: 'x' type: DOUBLE max_value: 1 }",
+       "spec.max_parallel_trials: must not exceed the maximum number of trials (3), got 4"},
+      {"EarlyStoppingStartStepNegative",
+       "metrics { metric_id: 'loss' goal: MINIMIZE } early_stopping { start_step: -7 } "
+       "parameters { parameter_name: 'x' type: DOUBLE max_value: 1 }",
+       "spec.early_stopping.start_step: must not be negative, got -7"},
+      {"ParameterBounds",
+       "metrics { metric_id: 'loss' goal: MINIMIZE } "
+       "parameters { parameter_name: 'x' type: DOUBLE max_value: 1 } "
+       "parameters { parameter_name: 'y' type: DOUBLE min_value: 2 max_value: 1 }",
+       "spec.parameters[1].max_value: the maximum (1) must be greater than the minimum (2)"},
+      {"ParameterNameDuplicate",
+       "metrics { metric_id: 'loss' goal: MINIMIZE } "
+       "parameters { parameter_name: 'x' type: DOUBLE max_value: 1 } "
+       "parameters { parameter_name: 'x' type: INTEGER max_value: 1 }",
+       "spec.parameters[1].parameter_name: duplicate parameter name \"x\" (first at index 0)"},
+      {"GridSearchOverDouble",
+       "metrics { metric_id: 'loss' goal: MINIMIZE } algorithm: GRID_SEARCH "
+       "parameters { parameter_name: 'x' type: DOUBLE max_value: 1 }",
+       "spec.parameters[0].type: GRID_SEARCH cannot enumerate DOUBLE parameter \"x\"; make it "
+       "INTEGER, DISCRETE or CATEGORICAL, or pick another algorithm"},
+  };
+}
+
+class StudySpecValidatorRuleTest : public testing::TestWithParam<SpecCase> {};
+
+TEST_P(StudySpecValidatorRuleTest, RejectsWithSpecPath) {
+  v1::StudySpec spec;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(GetParam().mutation, &spec));
+  ExpectInvalid(ValidateStudySpec(spec), GetParam().expected);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllRules, StudySpecValidatorRuleTest, testing::ValuesIn(StudyCases()),
+                         [](const testing::TestParamInfo<SpecCase>& info) {
+                           return info.param.name;
+                         });
+
+TEST(JobIdValidatorTest, AcceptsLettersDigitsAndUnderscores) {
+  EXPECT_TRUE(ValidateJobId("mnist_tuning_2024").ok());
+  EXPECT_TRUE(ValidateJobId("J").ok());
+}
+
+TEST(JobIdValidatorTest, RejectsEmpty) {
+  ExpectInvalid(ValidateJobId(""), "job id is empty; it must start with a letter");
+}
+
+TEST(JobIdValidatorTest, RejectsLeadingDigit) {
+  ExpectInvalid(ValidateJobId("2nd_run"), "job id \"2nd_run\" must start with a letter");
+}
+
+TEST(JobIdValidatorTest, RejectsHyphen) {
+  ExpectInvalid(ValidateJobId("mnist-run"),
+                "job id \"mnist-run\" has '-' at position 5; only letters, digits and "
+                "underscores are allowed");
+}
+
+TEST(JobIdValidatorTest, AcceptsExactly128Characters) {
+  EXPECT_TRUE(ValidateJobId("j" + std::string(127, '0')).ok());
+}
+
+TEST(JobIdValidatorTest, Rejects129Characters) {
+  const std::string id = "j" + std::string(128, '0');
+  ExpectInvalid(ValidateJobId(id),
+                "job id \"" + id + "\" is 129 characters long; at most 128 are allowed");
+}
+
+}  // namespace
+}  // namespace vernier::config

@@ -1,0 +1,539 @@
+#include "tuner/config/hyperparameter_validator.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace vernier::config {
+namespace {
+
+using ParameterList = google::protobuf::RepeatedPtrField<v1::ParameterSpec>;
+
+// Doubles hold every integer up to 2^53 exactly; INTEGER bounds beyond that
+// would silently change when suggested values are rounded.
+constexpr double kLargestExactInteger = 9007199254740992.0;
+
+// Debian's abseil keeps its own string_view type, which StrCat needs.
+absl::string_view AbslView(std::string_view text) { return {text.data(), text.size()}; }
+
+absl::Status Invalid(const Locator& locate, std::string_view path, absl::string_view problem) {
+  return absl::InvalidArgumentError(absl::StrCat(locate(path), ": ", problem));
+}
+
+std::string Child(std::string_view parent, std::string_view field) {
+  if (parent.empty()) return std::string(field);
+  return absl::StrCat(AbslView(parent), ".", AbslView(field));
+}
+
+std::string Element(std::string_view list, int index) {
+  return absl::StrCat(AbslView(list), "[", index, "]");
+}
+
+// Shortest text that reads back as the same double, so that two bounds that
+// differ in the 10th digit do not print alike.
+std::string FormatNumber(double value) {
+  char buffer[64];
+  const auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  return std::string(buffer, result.ptr);
+}
+
+Locator Nested(const Locator& locate, std::string_view prefix) {
+  return [&locate, prefix = std::string(prefix)](std::string_view path) {
+    return locate(Child(prefix, path));
+  };
+}
+
+std::string GoalProblem(v1::MetricSpec::Goal goal) {
+  if (goal == v1::MetricSpec::GOAL_UNSPECIFIED) {
+    return "the goal is required: MAXIMIZE or MINIMIZE";
+  }
+  if (!v1::MetricSpec::Goal_IsValid(goal)) {
+    return absl::StrCat("unknown goal ", static_cast<int>(goal), "; allowed: MAXIMIZE, MINIMIZE");
+  }
+  return "";
+}
+
+absl::Status ValidateAlgorithm(v1::Algorithm algorithm, std::string_view path,
+                               const Locator& locate) {
+  if (v1::Algorithm_IsValid(algorithm)) return absl::OkStatus();
+  return Invalid(locate, path,
+                 absl::StrCat("unknown algorithm ", static_cast<int>(algorithm),
+                              "; allowed: ALGORITHM_UNSPECIFIED, GRID_SEARCH, RANDOM_SEARCH, "
+                              "QUASI_RANDOM_SEARCH, GAUSSIAN_PROCESS_BANDIT"));
+}
+
+absl::Status ValidateEarlyStoppingSettings(const v1::EarlyStoppingSpec& early_stopping,
+                                           std::string_view path, const Locator& locate) {
+  if (!v1::EarlyStoppingSpec::Policy_IsValid(early_stopping.policy())) {
+    return Invalid(
+        locate, Child(path, "policy"),
+        absl::StrCat("unknown early stopping policy ", static_cast<int>(early_stopping.policy()),
+                     "; allowed: POLICY_UNSPECIFIED, MEDIAN_STOPPING, ASHA"));
+  }
+  if (early_stopping.min_trials() < 0) {
+    return Invalid(locate, Child(path, "min_trials"),
+                   absl::StrCat("must not be negative, got ", early_stopping.min_trials()));
+  }
+  if (early_stopping.start_step() < 0) {
+    return Invalid(locate, Child(path, "start_step"),
+                   absl::StrCat("must not be negative, got ", early_stopping.start_step()));
+  }
+  return absl::OkStatus();
+}
+
+bool IsValidParameterName(std::string_view name) {
+  if (name.empty() || !(absl::ascii_isalpha(name[0]) || name[0] == '_')) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return absl::ascii_isalnum(c) || c == '_' || c == '.' || c == '-';
+  });
+}
+
+bool IsLogScale(v1::ParameterSpec::ScaleType scale) {
+  return scale == v1::ParameterSpec::UNIT_LOG_SCALE ||
+         scale == v1::ParameterSpec::UNIT_REVERSE_LOG_SCALE;
+}
+
+absl::Status ValidateFinite(double value, std::string_view path, const Locator& locate) {
+  if (std::isfinite(value)) return absl::OkStatus();
+  return Invalid(locate, path, absl::StrCat("must be a finite number, got ", FormatNumber(value)));
+}
+
+// The fields of one parameter type must not carry values that belong to
+// another type: they would be ignored, and the user meant something else.
+absl::Status RejectForeignFields(const v1::ParameterSpec& param, std::string_view path,
+                                 const Locator& locate) {
+  const v1::ParameterSpec::Type type = param.type();
+  const std::string type_name = v1::ParameterSpec::Type_Name(type);
+  const bool takes_bounds = type == v1::ParameterSpec::DOUBLE || type == v1::ParameterSpec::INTEGER;
+  if (!takes_bounds && param.min_value() != 0) {
+    return Invalid(
+        locate, Child(path, "min_value"),
+        absl::StrCat("only DOUBLE and INTEGER parameters take bounds, this one is ", type_name));
+  }
+  if (!takes_bounds && param.max_value() != 0) {
+    return Invalid(
+        locate, Child(path, "max_value"),
+        absl::StrCat("only DOUBLE and INTEGER parameters take bounds, this one is ", type_name));
+  }
+  if (type != v1::ParameterSpec::CATEGORICAL && !param.categorical_values().empty()) {
+    return Invalid(locate, Child(path, "categorical_values"),
+                   absl::StrCat("only CATEGORICAL parameters take categorical values, this one is ",
+                                type_name));
+  }
+  if (type != v1::ParameterSpec::DISCRETE && !param.discrete_values().empty()) {
+    return Invalid(
+        locate, Child(path, "discrete_values"),
+        absl::StrCat("only DISCRETE parameters take discrete values, this one is ", type_name));
+  }
+  if (type == v1::ParameterSpec::CATEGORICAL && IsLogScale(param.scale_type())) {
+    return Invalid(locate, Child(path, "scale_type"),
+                   absl::StrCat("CATEGORICAL parameters cannot be scaled, got ",
+                                v1::ParameterSpec::ScaleType_Name(param.scale_type())));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateBounds(const v1::ParameterSpec& param, std::string_view path,
+                            const Locator& locate) {
+  const std::string min_path = Child(path, "min_value");
+  const std::string max_path = Child(path, "max_value");
+  if (absl::Status status = ValidateFinite(param.min_value(), min_path, locate); !status.ok()) {
+    return status;
+  }
+  if (absl::Status status = ValidateFinite(param.max_value(), max_path, locate); !status.ok()) {
+    return status;
+  }
+  if (param.type() == v1::ParameterSpec::INTEGER) {
+    for (const auto& [bound, bound_path] :
+         {std::pair{param.min_value(), &min_path}, std::pair{param.max_value(), &max_path}}) {
+      if (std::trunc(bound) != bound) {
+        return Invalid(locate, *bound_path,
+                       absl::StrCat("an INTEGER parameter needs whole-number bounds, got ",
+                                    FormatNumber(bound)));
+      }
+      if (std::abs(bound) > kLargestExactInteger) {
+        return Invalid(
+            locate, *bound_path,
+            absl::StrCat("INTEGER bounds must lie within +-2^53 = +-9007199254740992, got ",
+                         FormatNumber(bound)));
+      }
+    }
+  }
+  if (param.min_value() >= param.max_value()) {
+    return Invalid(
+        locate, max_path,
+        absl::StrCat("the maximum (", FormatNumber(param.max_value()),
+                     ") must be greater than the minimum (", FormatNumber(param.min_value()), ")"));
+  }
+  if (IsLogScale(param.scale_type()) && param.min_value() <= 0) {
+    return Invalid(
+        locate, min_path,
+        absl::StrCat(v1::ParameterSpec::ScaleType_Name(param.scale_type()),
+                     " needs a positive minimum, got ", FormatNumber(param.min_value())));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateCategoricalValues(const v1::ParameterSpec& param, std::string_view path,
+                                       const Locator& locate) {
+  const std::string values_path = Child(path, "categorical_values");
+  if (param.categorical_values().empty()) {
+    return Invalid(locate, values_path,
+                   absl::StrCat("CATEGORICAL parameter \"", param.parameter_name(),
+                                "\" needs at least one value"));
+  }
+  absl::flat_hash_map<std::string_view, int> first_index;
+  for (int i = 0; i < param.categorical_values_size(); ++i) {
+    const std::string& value = param.categorical_values(i);
+    if (value.empty()) {
+      return Invalid(locate, Element(values_path, i), "categorical values must not be empty");
+    }
+    const auto [it, inserted] = first_index.emplace(value, i);
+    if (!inserted) {
+      return Invalid(locate, Element(values_path, i),
+                     absl::StrCat("duplicate categorical value \"", value, "\" (first at index ",
+                                  it->second, ")"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateDiscreteValues(const v1::ParameterSpec& param, std::string_view path,
+                                    const Locator& locate) {
+  const std::string values_path = Child(path, "discrete_values");
+  const auto& values = param.discrete_values();
+  if (values.empty()) {
+    return Invalid(locate, values_path,
+                   absl::StrCat("DISCRETE parameter \"", param.parameter_name(),
+                                "\" needs at least one value"));
+  }
+  if (values.size() > kMaxDiscreteValues) {
+    return Invalid(locate, values_path,
+                   absl::StrCat("has ", values.size(), " values; at most ", kMaxDiscreteValues,
+                                " are allowed"));
+  }
+  for (int i = 0; i < values.size(); ++i) {
+    if (absl::Status status = ValidateFinite(values[i], Element(values_path, i), locate);
+        !status.ok()) {
+      return status;
+    }
+    if (i > 0 && values[i] <= values[i - 1]) {
+      return Invalid(locate, Element(values_path, i),
+                     absl::StrCat("values must be strictly increasing, but value ",
+                                  FormatNumber(values[i]), " at index ", i, " follows ",
+                                  FormatNumber(values[i - 1]), " at index ", i - 1));
+    }
+  }
+  if (IsLogScale(param.scale_type()) && values[0] <= 0) {
+    return Invalid(locate, Element(values_path, 0),
+                   absl::StrCat(v1::ParameterSpec::ScaleType_Name(param.scale_type()),
+                                " needs positive values, got ", FormatNumber(values[0])));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateParameter(const v1::ParameterSpec& param, std::string_view path,
+                               v1::Algorithm algorithm, const Locator& locate) {
+  const std::string name_path = Child(path, "parameter_name");
+  if (param.parameter_name().empty()) {
+    return Invalid(locate, name_path, "the parameter name is required");
+  }
+  if (!IsValidParameterName(param.parameter_name())) {
+    return Invalid(locate, name_path,
+                   absl::StrCat("parameter name \"", param.parameter_name(),
+                                "\" must start with a letter or '_' and contain only letters, "
+                                "digits, '_', '.' and '-' (it becomes a --name=value flag)"));
+  }
+  const std::string type_path = Child(path, "type");
+  if (param.type() == v1::ParameterSpec::TYPE_UNSPECIFIED) {
+    return Invalid(locate, type_path,
+                   absl::StrCat("parameter \"", param.parameter_name(),
+                                "\" needs a type: DOUBLE, INTEGER, CATEGORICAL or DISCRETE"));
+  }
+  if (!v1::ParameterSpec::Type_IsValid(param.type())) {
+    return Invalid(locate, type_path,
+                   absl::StrCat("unknown parameter type ", static_cast<int>(param.type()),
+                                "; allowed: DOUBLE, INTEGER, CATEGORICAL, DISCRETE"));
+  }
+  if (!v1::ParameterSpec::ScaleType_IsValid(param.scale_type())) {
+    return Invalid(locate, Child(path, "scale_type"),
+                   absl::StrCat("unknown scale type ", static_cast<int>(param.scale_type()),
+                                "; allowed: NONE, UNIT_LINEAR_SCALE, UNIT_LOG_SCALE, "
+                                "UNIT_REVERSE_LOG_SCALE"));
+  }
+  if (absl::Status status = RejectForeignFields(param, path, locate); !status.ok()) return status;
+  switch (param.type()) {
+    case v1::ParameterSpec::DOUBLE:
+      if (algorithm == v1::GRID_SEARCH) {
+        return Invalid(
+            locate, type_path,
+            absl::StrCat("GRID_SEARCH cannot enumerate DOUBLE parameter \"", param.parameter_name(),
+                         "\"; make it INTEGER, DISCRETE or CATEGORICAL, or pick "
+                         "another algorithm"));
+      }
+      return ValidateBounds(param, path, locate);
+    case v1::ParameterSpec::INTEGER:
+      return ValidateBounds(param, path, locate);
+    case v1::ParameterSpec::CATEGORICAL:
+      return ValidateCategoricalValues(param, path, locate);
+    case v1::ParameterSpec::DISCRETE:
+      return ValidateDiscreteValues(param, path, locate);
+    default:
+      return absl::OkStatus();
+  }
+}
+
+absl::Status ValidateParameters(const ParameterList& params, std::string_view list_path,
+                                v1::Algorithm algorithm, const Locator& locate) {
+  if (params.empty()) {
+    return Invalid(locate, list_path, "at least one parameter is required");
+  }
+  absl::flat_hash_map<std::string_view, int> first_index;
+  for (int i = 0; i < params.size(); ++i) {
+    const std::string path = Element(list_path, i);
+    if (absl::Status status = ValidateParameter(params[i], path, algorithm, locate); !status.ok()) {
+      return status;
+    }
+    const auto [it, inserted] = first_index.emplace(params[i].parameter_name(), i);
+    if (!inserted) {
+      return Invalid(locate, Child(path, "parameter_name"),
+                     absl::StrCat("duplicate parameter name \"", params[i].parameter_name(),
+                                  "\" (first at index ", it->second, ")"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+bool IsScaleTier(std::string_view tier) {
+  return std::find(std::begin(kScaleTiers), std::end(kScaleTiers), tier) != std::end(kScaleTiers);
+}
+
+absl::Status ValidateReplicaConfig(const v1::ReplicaConfig& config, std::string_view path,
+                                   const Locator& locate) {
+  const v1::AcceleratorConfig& accelerators = config.accelerator_config();
+  const std::string count_path = Child(path, "accelerator_config.count");
+  if (accelerators.count() < 0) {
+    return Invalid(locate, count_path,
+                   absl::StrCat("must not be negative, got ", accelerators.count()));
+  }
+  if (accelerators.count() > 0 && accelerators.type().empty()) {
+    return Invalid(locate, count_path,
+                   absl::StrCat("a positive count needs an accelerator type, e.g. "
+                                "NVIDIA_TESLA_V100, got ",
+                                accelerators.count()));
+  }
+  return absl::OkStatus();
+}
+
+// Workers and parameter servers follow the same rules: a count that is not
+// negative, a machine type whenever the count is positive, and both only in
+// the CUSTOM scale tier.
+absl::Status ValidateReplicaGroup(absl::string_view role, int64_t count, std::string_view type,
+                                  std::string_view count_path, std::string_view type_path,
+                                  absl::string_view scale_tier, const Locator& locate) {
+  if (count < 0) {
+    return Invalid(locate, count_path, absl::StrCat("must not be negative, got ", count));
+  }
+  const bool custom = scale_tier == "CUSTOM";
+  if (!type.empty() && !custom) {
+    return Invalid(locate, type_path,
+                   absl::StrCat("a ", role,
+                                " machine type is only used with the CUSTOM scale "
+                                "tier, not \"",
+                                scale_tier, "\""));
+  }
+  if (count > 0 && !custom) {
+    return Invalid(
+        locate, count_path,
+        absl::StrCat(role, "s are only used with the CUSTOM scale tier, not \"", scale_tier, "\""));
+  }
+  if (count > 0 && type.empty()) {
+    return Invalid(locate, count_path,
+                   absl::StrCat("a positive count needs a ", role, " machine type, got ", count));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+Locator ProtoPathLocator(std::string root) {
+  return [root = std::move(root)](std::string_view path) { return Child(root, path); };
+}
+
+absl::Status ValidateHyperparameterSpec(const v1::HyperparameterSpec& spec, const Locator& locate) {
+  if (std::string problem = GoalProblem(spec.goal()); !problem.empty()) {
+    return Invalid(locate, "goal", problem);
+  }
+  if (spec.hyperparameter_metric_tag().empty()) {
+    return Invalid(locate, "hyperparameter_metric_tag",
+                   "the metric tag is empty; it names the metric the trainer reports");
+  }
+  if (spec.max_trials() < 1) {
+    return Invalid(locate, "max_trials",
+                   absl::StrCat("must be at least 1, got ", spec.max_trials()));
+  }
+  if (spec.max_parallel_trials() < 1) {
+    return Invalid(locate, "max_parallel_trials",
+                   absl::StrCat("must be at least 1, got ", spec.max_parallel_trials()));
+  }
+  if (spec.max_parallel_trials() > spec.max_trials()) {
+    return Invalid(locate, "max_parallel_trials",
+                   absl::StrCat("must not exceed the maximum number of trials (", spec.max_trials(),
+                                "), got ", spec.max_parallel_trials()));
+  }
+  if (spec.max_failed_trials() < 0) {
+    return Invalid(locate, "max_failed_trials",
+                   absl::StrCat("must not be negative, got ", spec.max_failed_trials()));
+  }
+  if (!spec.resume_previous_job_id().empty()) {
+    if (absl::Status status = ValidateJobId(spec.resume_previous_job_id()); !status.ok()) {
+      return Invalid(locate, "resume_previous_job_id", status.message());
+    }
+  }
+  if (absl::Status status = ValidateAlgorithm(spec.algorithm(), "algorithm", locate);
+      !status.ok()) {
+    return status;
+  }
+  const v1::EarlyStoppingSpec& early_stopping = spec.early_stopping();
+  if (absl::Status status = ValidateEarlyStoppingSettings(early_stopping, "early_stopping", locate);
+      !status.ok()) {
+    return status;
+  }
+  const bool early_stopping_configured = early_stopping.enabled() || early_stopping.policy() != 0 ||
+                                         early_stopping.min_trials() != 0 ||
+                                         early_stopping.start_step() != 0;
+  if (early_stopping_configured && !spec.enable_trial_early_stopping()) {
+    return Invalid(locate, "early_stopping",
+                   "is set but trial early stopping is not enabled; enable it or remove these "
+                   "settings");
+  }
+  return ValidateParameters(spec.params(), "params", spec.algorithm(), locate);
+}
+
+absl::Status ValidateTrainingInput(const v1::TrainingInput& input, const Locator& locate) {
+  const std::string& tier = input.scale_tier();
+  if (!IsScaleTier(tier)) {
+    return Invalid(
+        locate, "scale_tier",
+        absl::StrCat("unknown scale tier \"", tier, "\"; allowed: ",
+                     absl::StrJoin(kScaleTiers, ", ", [](std::string* out, std::string_view name) {
+                       out->append(name);
+                     })));
+  }
+  const bool custom = tier == "CUSTOM";
+  if (custom && input.master_type().empty()) {
+    return Invalid(locate, "scale_tier", "the CUSTOM scale tier needs a master machine type");
+  }
+  if (!custom && !input.master_type().empty()) {
+    return Invalid(locate, "master_type",
+                   absl::StrCat("a master machine type is only used with the CUSTOM scale tier, "
+                                "not \"",
+                                tier, "\""));
+  }
+  if (absl::Status status =
+          ValidateReplicaGroup("worker", input.worker_count(), input.worker_type(), "worker_count",
+                               "worker_type", tier, locate);
+      !status.ok()) {
+    return status;
+  }
+  if (absl::Status status = ValidateReplicaGroup(
+          "parameter server", input.parameter_server_count(), input.parameter_server_type(),
+          "parameter_server_count", "parameter_server_type", tier, locate);
+      !status.ok()) {
+    return status;
+  }
+  for (const auto& [config, path] :
+       {std::pair{&input.master_config(), "master_config"},
+        std::pair{&input.worker_config(), "worker_config"},
+        std::pair{&input.parameter_server_config(), "parameter_server_config"}}) {
+    if (absl::Status status = ValidateReplicaConfig(*config, path, locate); !status.ok()) {
+      return status;
+    }
+  }
+  if (input.has_hyperparameters()) {
+    return ValidateHyperparameterSpec(input.hyperparameters(), Nested(locate, "hyperparameters"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateStudySpec(const v1::StudySpec& spec) {
+  const Locator locate = ProtoPathLocator("spec");
+  if (spec.metrics().empty()) {
+    return Invalid(locate, "metrics", "at least one metric is required");
+  }
+  absl::flat_hash_map<std::string_view, int> first_index;
+  for (int i = 0; i < spec.metrics_size(); ++i) {
+    const v1::MetricSpec& metric = spec.metrics(i);
+    const std::string path = Element("metrics", i);
+    if (metric.metric_id().empty()) {
+      return Invalid(locate, Child(path, "metric_id"), "the metric id is required");
+    }
+    if (std::string problem = GoalProblem(metric.goal()); !problem.empty()) {
+      return Invalid(locate, Child(path, "goal"), problem);
+    }
+    const auto [it, inserted] = first_index.emplace(metric.metric_id(), i);
+    if (!inserted) {
+      return Invalid(locate, Child(path, "metric_id"),
+                     absl::StrCat("duplicate metric id \"", metric.metric_id(),
+                                  "\" (first at index ", it->second, ")"));
+    }
+  }
+  for (const auto& [value, field] : {std::pair{spec.max_trials(), "max_trials"},
+                                     std::pair{spec.max_parallel_trials(), "max_parallel_trials"},
+                                     std::pair{spec.max_failed_trials(), "max_failed_trials"}}) {
+    if (value < 0) {
+      return Invalid(locate, field,
+                     absl::StrCat("must not be negative (0 means no limit), got ", value));
+    }
+  }
+  if (spec.max_trials() > 0 && spec.max_parallel_trials() > spec.max_trials()) {
+    return Invalid(locate, "max_parallel_trials",
+                   absl::StrCat("must not exceed the maximum number of trials (", spec.max_trials(),
+                                "), got ", spec.max_parallel_trials()));
+  }
+  if (absl::Status status = ValidateAlgorithm(spec.algorithm(), "algorithm", locate);
+      !status.ok()) {
+    return status;
+  }
+  if (absl::Status status =
+          ValidateEarlyStoppingSettings(spec.early_stopping(), "early_stopping", locate);
+      !status.ok()) {
+    return status;
+  }
+  return ValidateParameters(spec.parameters(), "parameters", spec.algorithm(), locate);
+}
+
+absl::Status ValidateJobId(std::string_view job_id_text) {
+  const absl::string_view job_id = AbslView(job_id_text);
+  if (job_id.empty()) {
+    return absl::InvalidArgumentError("job id is empty; it must start with a letter");
+  }
+  if (!absl::ascii_isalpha(job_id[0])) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("job id \"", job_id, "\" must start with a letter"));
+  }
+  if (job_id.size() > kMaxJobIdLength) {
+    return absl::InvalidArgumentError(absl::StrCat("job id \"", job_id, "\" is ", job_id.size(),
+                                                   " characters long; at most ", kMaxJobIdLength,
+                                                   " are allowed"));
+  }
+  for (size_t i = 0; i < job_id.size(); ++i) {
+    const char c = job_id[i];
+    if (!absl::ascii_isalnum(c) && c != '_') {
+      return absl::InvalidArgumentError(
+          absl::StrCat("job id \"", job_id, "\" has '", absl::string_view(&c, 1), "' at position ",
+                       i, "; only letters, digits and underscores are allowed"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace vernier::config

@@ -1,0 +1,55 @@
+#ifndef VERNIER_TUNER_CONFIG_HYPERPARAMETER_VALIDATOR_H_
+#define VERNIER_TUNER_CONFIG_HYPERPARAMETER_VALIDATOR_H_
+
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "vernier/v1/job.pb.h"
+#include "vernier/v1/study.pb.h"
+
+namespace vernier::config {
+
+// The semantic rules of a tuning configuration, written once over the protos
+// and shared by every way in: the YAML parser (whose errors name file, line
+// and YAML field) and the gRPC handlers (whose errors name proto fields).
+//
+// A Locator turns the path of the offending field, in proto field names and
+// relative to the message being validated (e.g. "params[1].max_value"), into
+// the text that starts the error message, e.g.
+// "hptuning.yaml:14:7: trainingInput.hyperparameters.params[1].maxValue".
+// Every error is INVALID_ARGUMENT with the message "LOCATION: PROBLEM".
+using Locator = std::function<std::string(std::string_view field_path)>;
+
+// A Locator for messages that arrive without a file: "ROOT.FIELD_PATH",
+// e.g. ProtoPathLocator("training_input") names
+// "training_input.hyperparameters.max_trials".
+Locator ProtoPathLocator(std::string root);
+
+// The `hyperparameters:` block of a training job, after defaults
+// (ApplyHyperparameterDefaults or the parser's own).
+absl::Status ValidateHyperparameterSpec(const v1::HyperparameterSpec& spec, const Locator& locate);
+
+// A whole trainingInput: scale tier, replica counts and types, accelerators,
+// and the hyperparameters block when there is one.
+absl::Status ValidateTrainingInput(const v1::TrainingInput& input, const Locator& locate);
+
+// A study created directly (no job): the same parameter rules, at least one
+// metric with an id and a goal; max_trials == 0 means no limit. Errors name
+// proto fields under "spec", e.g. "spec.parameters[1].max_value: ...".
+absl::Status ValidateStudySpec(const v1::StudySpec& spec);
+
+// Job ids: letters, digits and underscores, starting with a letter, at most
+// 128 characters (AI Platform's rule; the id also names the job's study).
+absl::Status ValidateJobId(std::string_view job_id);
+
+// The scale tiers AI Platform knows; only CUSTOM takes machine types.
+inline constexpr std::string_view kScaleTiers[] = {"BASIC",     "STANDARD_1", "PREMIUM_1",
+                                                   "BASIC_GPU", "BASIC_TPU",  "CUSTOM"};
+inline constexpr int kMaxDiscreteValues = 1000;
+inline constexpr int kMaxJobIdLength = 128;
+
+}  // namespace vernier::config
+
+#endif  // VERNIER_TUNER_CONFIG_HYPERPARAMETER_VALIDATOR_H_

@@ -1,0 +1,590 @@
+#include "tuner/config/training_input_parser.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <span>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "tuner/config/closest_match.h"
+#include "tuner/config/hyperparameter_validator.h"
+#include "tuner/config/strict_scalar.h"
+#include "tuner/config/training_input_defaults.h"
+
+namespace vernier::config {
+namespace {
+
+constexpr absl::string_view kTrainingInputKey = "trainingInput";
+
+struct EnumName {
+  absl::string_view name;
+  int value;
+};
+
+constexpr EnumName kGoals[] = {{"MAXIMIZE", v1::MetricSpec::MAXIMIZE},
+                               {"MINIMIZE", v1::MetricSpec::MINIMIZE}};
+constexpr EnumName kAlgorithms[] = {{"ALGORITHM_UNSPECIFIED", v1::ALGORITHM_UNSPECIFIED},
+                                    {"GRID_SEARCH", v1::GRID_SEARCH},
+                                    {"RANDOM_SEARCH", v1::RANDOM_SEARCH},
+                                    {"QUASI_RANDOM_SEARCH", v1::QUASI_RANDOM_SEARCH},
+                                    {"GAUSSIAN_PROCESS_BANDIT", v1::GAUSSIAN_PROCESS_BANDIT}};
+constexpr EnumName kParameterTypes[] = {{"DOUBLE", v1::ParameterSpec::DOUBLE},
+                                        {"INTEGER", v1::ParameterSpec::INTEGER},
+                                        {"CATEGORICAL", v1::ParameterSpec::CATEGORICAL},
+                                        {"DISCRETE", v1::ParameterSpec::DISCRETE}};
+constexpr EnumName kScaleTypes[] = {
+    {"NONE", v1::ParameterSpec::NONE},
+    {"UNIT_LINEAR_SCALE", v1::ParameterSpec::UNIT_LINEAR_SCALE},
+    {"UNIT_LOG_SCALE", v1::ParameterSpec::UNIT_LOG_SCALE},
+    {"UNIT_REVERSE_LOG_SCALE", v1::ParameterSpec::UNIT_REVERSE_LOG_SCALE}};
+constexpr EnumName kEarlyStoppingPolicies[] = {
+    {"POLICY_UNSPECIFIED", v1::EarlyStoppingSpec::POLICY_UNSPECIFIED},
+    {"MEDIAN_STOPPING", v1::EarlyStoppingSpec::MEDIAN_STOPPING},
+    {"ASHA", v1::EarlyStoppingSpec::ASHA}};
+
+std::string Child(absl::string_view parent, absl::string_view key) {
+  if (parent.empty()) return std::string(key);
+  if (key.empty()) return std::string(parent);
+  return absl::StrCat(parent, ".", key);
+}
+
+// The validator names fields the proto way ("params[1].max_value"); the
+// YAML spells the same path in camelCase ("params[1].maxValue").
+std::string CamelCasePath(absl::string_view proto_path) {
+  std::string yaml_path;
+  yaml_path.reserve(proto_path.size());
+  for (size_t i = 0; i < proto_path.size(); ++i) {
+    if (proto_path[i] == '_' && i + 1 < proto_path.size() &&
+        absl::ascii_islower(proto_path[i + 1])) {
+      yaml_path.push_back(absl::ascii_toupper(proto_path[++i]));
+    } else {
+      yaml_path.push_back(proto_path[i]);
+    }
+  }
+  return yaml_path;
+}
+
+// The path one step up: "a.b[2]" -> "a.b" -> "a" -> "".
+std::string ParentPath(absl::string_view path) {
+  if (!path.empty() && path.back() == ']') {
+    const size_t open = path.rfind('[');
+    if (open != absl::string_view::npos) return std::string(path.substr(0, open));
+  }
+  const size_t dot = path.rfind('.');
+  if (dot == absl::string_view::npos) return "";
+  return std::string(path.substr(0, dot));
+}
+
+std::string DescribeNode(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Scalar:
+      return absl::StrCat("\"", node.Scalar(), "\"");
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Map:
+      return "a mapping";
+    default:
+      return "nothing";
+  }
+}
+
+// Reads one YAML document into a TrainingInput, remembering where every key
+// and list element stands so that errors found later, by the validator over
+// the finished proto, still point at a line of the file.
+class TrainingInputParser {
+ public:
+  explicit TrainingInputParser(absl::string_view file_name) : file_name_(file_name) {}
+
+  absl::StatusOr<v1::TrainingInput> Parse(absl::string_view yaml_text) {
+    YAML::Node document;
+    try {
+      document = YAML::Load(std::string(yaml_text));
+    } catch (const YAML::Exception& error) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(FormatMark(error.mark), "YAML syntax error: ", error.msg));
+    }
+    if (!document.IsDefined() || document.IsNull()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(FormatMark(YAML::Mark::null_mark()),
+                       "the document is empty; expected a trainingInput mapping"));
+    }
+    if (!document.IsMap()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          FormatMark(document.Mark()), "expected a mapping (trainingInput or its keys), got ",
+          DescribeNode(document)));
+    }
+    marks_[""] = document.Mark();
+    v1::TrainingInput input;
+    absl::Status status;
+    if (HasKey(document, kTrainingInputKey)) {
+      // The top level is checked on its own first, so that its errors name
+      // top-level keys and everything below is named under trainingInput.
+      std::optional<YAML::Node> training_input;
+      status = ReadMapping(document, "",
+                           {{kTrainingInputKey, [&](const YAML::Node& value, const std::string&) {
+                               training_input.emplace(value);
+                               return absl::OkStatus();
+                             }}});
+      if (!status.ok()) return status;
+      const std::string wrapper(kTrainingInputKey);
+      root_ = wrapper;
+      marks_[""] = marks_[wrapper];
+      marks_.erase(wrapper);
+      status = ReadTrainingInput(*training_input, input);
+    } else {
+      status = ReadTrainingInput(document, input);
+    }
+    if (!status.ok()) return status;
+    if (absl::Status valid = ValidateTrainingInput(
+            input,
+            [this](std::string_view path) {
+              return Locate(CamelCasePath(absl::string_view(path.data(), path.size())));
+            });
+        !valid.ok()) {
+      return valid;
+    }
+    return input;
+  }
+
+ private:
+  using ValueReader = std::function<absl::Status(const YAML::Node& value, const std::string& path)>;
+
+  // One key a mapping may hold and how its value lands in the proto.
+  struct KeyReader {
+    absl::string_view key;
+    ValueReader read;
+  };
+
+  static bool HasKey(const YAML::Node& mapping, absl::string_view key) {
+    for (const auto& entry : mapping) {
+      if (entry.first.IsScalar() && entry.first.Scalar() == key) return true;
+    }
+    return false;
+  }
+
+  std::string FormatMark(const YAML::Mark& mark) const {
+    if (mark.is_null()) return absl::StrCat(file_name_, ":1:1: ");
+    return absl::StrCat(file_name_, ":", mark.line + 1, ":", mark.column + 1, ": ");
+  }
+
+  // The field path as the user reads it in the file.
+  std::string Qualified(absl::string_view path) const {
+    if (root_.empty()) return std::string(path);
+    return Child(root_, path);
+  }
+
+  // "FILE:LINE:COLUMN: FIELD" for a YAML field path; a field that is not in
+  // the file (a missing key) takes the position of its nearest ancestor.
+  std::string Locate(absl::string_view path) const {
+    std::string known(path);
+    auto it = marks_.find(known);
+    while (it == marks_.end() && !known.empty()) {
+      known = ParentPath(known);
+      it = marks_.find(known);
+    }
+    const YAML::Mark mark = it == marks_.end() ? YAML::Mark::null_mark() : it->second;
+    std::string where = FormatMark(mark);
+    const std::string field = Qualified(path);
+    if (field.empty()) {
+      where.pop_back();  // The trailing space; the caller adds ": ".
+      where.pop_back();
+      return where;
+    }
+    return absl::StrCat(where, field);
+  }
+
+  absl::Status ErrorAt(const YAML::Mark& mark, absl::string_view path,
+                       absl::string_view problem) const {
+    const std::string field = Qualified(path);
+    return absl::InvalidArgumentError(field.empty()
+                                          ? absl::StrCat(FormatMark(mark), problem)
+                                          : absl::StrCat(FormatMark(mark), field, ": ", problem));
+  }
+
+  // Points at the offending value itself; an absent value (`key:` with
+  // nothing after it) has no useful position of its own, so at its key.
+  absl::Status ValueError(const YAML::Node& value, absl::string_view path,
+                          absl::string_view problem) const {
+    if (value.IsDefined() && !value.IsNull() && !value.Mark().is_null()) {
+      return ErrorAt(value.Mark(), path, problem);
+    }
+    return absl::InvalidArgumentError(absl::StrCat(Locate(path), ": ", problem));
+  }
+
+  absl::Status ReadMapping(const YAML::Node& node, const std::string& path,
+                           const std::vector<KeyReader>& readers) {
+    if (!node.IsMap()) {
+      return ValueError(node, path, absl::StrCat("expected a mapping, got ", DescribeNode(node)));
+    }
+    absl::flat_hash_map<std::string, YAML::Mark> seen;
+    for (const auto& entry : node) {
+      const YAML::Node& key = entry.first;
+      if (!key.IsScalar()) {
+        return ErrorAt(key.Mark(), path,
+                       absl::StrCat("keys must be plain names, got ", DescribeNode(key)));
+      }
+      const std::string& name = key.Scalar();
+      const std::string key_path = Child(path, name);
+      const auto [previous, inserted] = seen.emplace(name, key.Mark());
+      if (!inserted) {
+        return ErrorAt(key.Mark(), key_path,
+                       absl::StrCat("duplicate key \"", name, "\" (first at line ",
+                                    previous->second.line + 1, ")"));
+      }
+      const KeyReader* reader = nullptr;
+      for (const KeyReader& candidate : readers) {
+        if (candidate.key == name) reader = &candidate;
+      }
+      if (reader == nullptr) return UnknownKey(key, path, readers);
+      marks_[key_path] = key.Mark();
+      if (absl::Status status = reader->read(entry.second, key_path); !status.ok()) {
+        return status;
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status UnknownKey(const YAML::Node& key, const std::string& path,
+                          const std::vector<KeyReader>& readers) const {
+    std::vector<absl::string_view> allowed;
+    for (const KeyReader& reader : readers) allowed.push_back(reader.key);
+    // A misspelt `trainingInput:` leaves the document in the bare form;
+    // suggest the wrapper too.
+    std::vector<absl::string_view> suggestions = allowed;
+    if (path.empty() && root_.empty()) suggestions.push_back(kTrainingInputKey);
+    const std::string& name = key.Scalar();
+    const std::string key_path = Child(path, name);
+    if (std::optional<absl::string_view> match = ClosestMatch(name, suggestions)) {
+      return ErrorAt(key.Mark(), key_path,
+                     absl::StrCat("unknown key \"", name, "\"; did you mean \"", *match, "\"?"));
+    }
+    return ErrorAt(
+        key.Mark(), key_path,
+        absl::StrCat("unknown key \"", name, "\"; allowed: ", absl::StrJoin(allowed, ", ")));
+  }
+
+  absl::Status ReadList(const YAML::Node& node, const std::string& path,
+                        const ValueReader& read_element) {
+    if (!node.IsSequence()) {
+      return ValueError(node, path, absl::StrCat("expected a list, got ", DescribeNode(node)));
+    }
+    for (size_t i = 0; i < node.size(); ++i) {
+      const std::string element_path = absl::StrCat(path, "[", i, "]");
+      const YAML::Node element = node[i];
+      marks_[element_path] = element.Mark();
+      if (absl::Status status = read_element(element, element_path); !status.ok()) return status;
+    }
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::string> ReadScalar(const YAML::Node& node, const std::string& path,
+                                         absl::string_view expected) const {
+    if (!node.IsScalar()) {
+      return ValueError(node, path,
+                        absl::StrCat("expected ", expected, ", got ", DescribeNode(node)));
+    }
+    return node.Scalar();
+  }
+
+  ValueReader String(std::string* out) const {
+    return [this, out](const YAML::Node& value, const std::string& path) -> absl::Status {
+      absl::StatusOr<std::string> text = ReadScalar(value, path, "a string");
+      if (!text.ok()) return text.status();
+      *out = *std::move(text);
+      return absl::OkStatus();
+    };
+  }
+
+  absl::StatusOr<int64_t> ReadInteger(const YAML::Node& value, const std::string& path, int64_t min,
+                                      int64_t max) const {
+    absl::StatusOr<std::string> text = ReadScalar(value, path, "an integer");
+    if (!text.ok()) return text.status();
+    absl::StatusOr<int64_t> number = ParseStrictInteger(*text);
+    if (!number.ok()) return ValueError(value, path, number.status().message());
+    if (*number < min || *number > max) {
+      return ValueError(
+          value, path,
+          absl::StrCat("expected an integer in [", min, ", ", max, "], got \"", *text, "\""));
+    }
+    return *number;
+  }
+
+  // int64 fields may be quoted (AI Platform's JSON form of int64) or not.
+  ValueReader Int64(std::function<void(int64_t)> set) const {
+    return [this, set](const YAML::Node& value, const std::string& path) -> absl::Status {
+      absl::StatusOr<int64_t> number = ReadInteger(value, path, std::numeric_limits<int64_t>::min(),
+                                                   std::numeric_limits<int64_t>::max());
+      if (!number.ok()) return number.status();
+      set(*number);
+      return absl::OkStatus();
+    };
+  }
+
+  ValueReader Int32(std::function<void(int32_t)> set) const {
+    return [this, set](const YAML::Node& value, const std::string& path) -> absl::Status {
+      absl::StatusOr<int64_t> number = ReadInteger(value, path, std::numeric_limits<int32_t>::min(),
+                                                   std::numeric_limits<int32_t>::max());
+      if (!number.ok()) return number.status();
+      set(static_cast<int32_t>(*number));
+      return absl::OkStatus();
+    };
+  }
+
+  absl::StatusOr<double> ReadDouble(const YAML::Node& value, const std::string& path) const {
+    absl::StatusOr<std::string> text = ReadScalar(value, path, "a number");
+    if (!text.ok()) return text.status();
+    absl::StatusOr<double> number = ParseStrictFiniteDouble(*text);
+    if (!number.ok()) return ValueError(value, path, number.status().message());
+    return *number;
+  }
+
+  ValueReader Double(std::function<void(double)> set) const {
+    return [this, set](const YAML::Node& value, const std::string& path) -> absl::Status {
+      absl::StatusOr<double> number = ReadDouble(value, path);
+      if (!number.ok()) return number.status();
+      set(*number);
+      return absl::OkStatus();
+    };
+  }
+
+  ValueReader Bool(std::function<void(bool)> set) const {
+    return [this, set](const YAML::Node& value, const std::string& path) -> absl::Status {
+      absl::StatusOr<std::string> text = ReadScalar(value, path, "true or false");
+      if (!text.ok()) return text.status();
+      // yaml-cpp tags quoted scalars "!": "true" in quotes is a string.
+      if (value.Tag() == "!") {
+        return ValueError(
+            value, path,
+            absl::StrCat("expected true or false, got the quoted string \"", *text, "\""));
+      }
+      absl::StatusOr<bool> flag = ParseStrictBoolean(*text);
+      if (!flag.ok()) return ValueError(value, path, flag.status().message());
+      set(*flag);
+      return absl::OkStatus();
+    };
+  }
+
+  ValueReader Enum(std::span<const EnumName> names, absl::string_view what,
+                   std::function<void(int)> set) const {
+    return
+        [this, names, what, set](const YAML::Node& value, const std::string& path) -> absl::Status {
+          absl::StatusOr<std::string> text = ReadScalar(value, path, absl::StrCat("a ", what));
+          if (!text.ok()) return text.status();
+          std::vector<absl::string_view> allowed;
+          for (const EnumName& name : names) {
+            if (name.name == *text) {
+              set(name.value);
+              return absl::OkStatus();
+            }
+            allowed.push_back(name.name);
+          }
+          return ValueError(value, path,
+                            absl::StrCat("unknown ", what, " \"", *text,
+                                         "\"; allowed: ", absl::StrJoin(allowed, ", ")));
+        };
+  }
+
+  ValueReader StringList(google::protobuf::RepeatedPtrField<std::string>* out) {
+    return [this, out](const YAML::Node& value, const std::string& path) {
+      return ReadList(value, path,
+                      [this, out](const YAML::Node& element, const std::string& element_path) {
+                        return String(out->Add())(element, element_path);
+                      });
+    };
+  }
+
+  ValueReader DoubleList(google::protobuf::RepeatedField<double>* out) {
+    return [this, out](const YAML::Node& value, const std::string& path) {
+      return ReadList(value, path, Double([out](double number) { out->Add(number); }));
+    };
+  }
+
+  // Sub-messages are created only when their key is read, so that
+  // has_master_config() and friends say whether the file wrote one.
+  ValueReader ReplicaConfig(std::function<v1::ReplicaConfig*()> create) {
+    return [this, create](const YAML::Node& value, const std::string& path) {
+      v1::ReplicaConfig* config = create();
+      return ReadMapping(value, path,
+                         {{"acceleratorConfig",
+                           [this, config](const YAML::Node& accelerator_value,
+                                          const std::string& accelerator_path) {
+                             v1::AcceleratorConfig* accelerators =
+                                 config->mutable_accelerator_config();
+                             return ReadMapping(accelerator_value, accelerator_path,
+                                                {{"count", Int64([accelerators](int64_t count) {
+                                                    accelerators->set_count(count);
+                                                  })},
+                                                 {"type", String(accelerators->mutable_type())}});
+                           }},
+                          {"imageUri", String(config->mutable_image_uri())}});
+    };
+  }
+
+  absl::Status ReadParameter(const YAML::Node& node, const std::string& path,
+                             v1::ParameterSpec& param) {
+    absl::Status status = ReadMapping(
+        node, path,
+        {{"parameterName", String(param.mutable_parameter_name())},
+         {"type",
+          Enum(kParameterTypes, "parameter type",
+               [&param](int type) { param.set_type(static_cast<v1::ParameterSpec::Type>(type)); })},
+         {"minValue", Double([&param](double value) { param.set_min_value(value); })},
+         {"maxValue", Double([&param](double value) { param.set_max_value(value); })},
+         {"scaleType", Enum(kScaleTypes, "scale type",
+                            [&param](int scale) {
+                              param.set_scale_type(
+                                  static_cast<v1::ParameterSpec::ScaleType>(scale));
+                            })},
+         {"categoricalValues", StringList(param.mutable_categorical_values())},
+         {"discreteValues", DoubleList(param.mutable_discrete_values())}});
+    if (!status.ok()) return status;
+    // Proto3 cannot tell a bound of 0 from a missing one, so this rule lives
+    // here rather than in the validator.
+    if (param.type() == v1::ParameterSpec::DOUBLE || param.type() == v1::ParameterSpec::INTEGER) {
+      for (absl::string_view bound : {"minValue", "maxValue"}) {
+        if (!marks_.contains(Child(path, bound))) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              Locate(Child(path, bound)), ": ", v1::ParameterSpec::Type_Name(param.type()),
+              " parameter \"", param.parameter_name(), "\" needs ", bound));
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status ReadHyperparameters(const YAML::Node& node, const std::string& path,
+                                   v1::HyperparameterSpec& spec) {
+    spec = DefaultHyperparameterSpec();
+    return ReadMapping(
+        node, path,
+        {{"goal",
+          Enum(kGoals, "goal",
+               [&spec](int goal) { spec.set_goal(static_cast<v1::MetricSpec::Goal>(goal)); })},
+         {"hyperparameterMetricTag", String(spec.mutable_hyperparameter_metric_tag())},
+         {"maxTrials", Int32([&spec](int32_t count) { spec.set_max_trials(count); })},
+         {"maxParallelTrials",
+          Int32([&spec](int32_t count) { spec.set_max_parallel_trials(count); })},
+         {"maxFailedTrials", Int32([&spec](int32_t count) { spec.set_max_failed_trials(count); })},
+         {"enableTrialEarlyStopping",
+          Bool([&spec](bool enabled) { spec.set_enable_trial_early_stopping(enabled); })},
+         {"resumePreviousJobId", String(spec.mutable_resume_previous_job_id())},
+         {"algorithm", Enum(kAlgorithms, "algorithm",
+                            [&spec](int algorithm) {
+                              spec.set_algorithm(static_cast<v1::Algorithm>(algorithm));
+                            })},
+         {"params",
+          [this, &spec](const YAML::Node& value, const std::string& params_path) {
+            return ReadList(
+                value, params_path,
+                [this, &spec](const YAML::Node& element, const std::string& element_path) {
+                  return ReadParameter(element, element_path, *spec.add_params());
+                });
+          }},
+         {"earlyStopping", [this, &spec](const YAML::Node& value, const std::string& early_path) {
+            v1::EarlyStoppingSpec* early_stopping = spec.mutable_early_stopping();
+            return ReadMapping(
+                value, early_path,
+                {{"policy", Enum(kEarlyStoppingPolicies, "early stopping policy",
+                                 [early_stopping](int policy) {
+                                   early_stopping->set_policy(
+                                       static_cast<v1::EarlyStoppingSpec::Policy>(policy));
+                                 })},
+                 {"minTrials", Int32([early_stopping](int32_t count) {
+                    early_stopping->set_min_trials(count);
+                  })},
+                 {"startStep", Int64([early_stopping](int64_t step) {
+                    early_stopping->set_start_step(step);
+                  })}});
+          }}});
+  }
+
+  absl::Status ReadTrainingInput(const YAML::Node& node, v1::TrainingInput& input) {
+    absl::Status status = ReadMapping(
+        node, "",
+        {{"scaleTier", String(input.mutable_scale_tier())},
+         {"masterType", String(input.mutable_master_type())},
+         {"masterConfig", ReplicaConfig([&input] { return input.mutable_master_config(); })},
+         {"workerType", String(input.mutable_worker_type())},
+         {"workerCount", Int64([&input](int64_t count) { input.set_worker_count(count); })},
+         {"workerConfig", ReplicaConfig([&input] { return input.mutable_worker_config(); })},
+         {"parameterServerType", String(input.mutable_parameter_server_type())},
+         {"parameterServerCount",
+          Int64([&input](int64_t count) { input.set_parameter_server_count(count); })},
+         {"parameterServerConfig",
+          ReplicaConfig([&input] { return input.mutable_parameter_server_config(); })},
+         {"useChiefInTfConfig",
+          Bool([&input](bool use_chief) { input.set_use_chief_in_tf_config(use_chief); })},
+         {"hyperparameters",
+          [this, &input](const YAML::Node& value, const std::string& path) {
+            return ReadHyperparameters(value, path, *input.mutable_hyperparameters());
+          }},
+         {"args", StringList(input.mutable_args())},
+         {"jobDir", String(input.mutable_job_dir())},
+         {"region", String(input.mutable_region())},
+         {"runtimeVersion", String(input.mutable_runtime_version())},
+         {"pythonVersion", String(input.mutable_python_version())}});
+    if (!status.ok()) return status;
+    if (!marks_.contains("scaleTier")) input.set_scale_tier(DefaultScaleTier(input));
+    return absl::OkStatus();
+  }
+
+  std::string file_name_;
+  // "trainingInput" when the document wraps its keys in it, "" otherwise.
+  std::string root_;
+  // Where each key and list element of the document starts, by YAML path
+  // relative to the trainingInput mapping ("" is the mapping itself).
+  absl::flat_hash_map<std::string, YAML::Mark> marks_;
+};
+
+}  // namespace
+
+absl::StatusOr<v1::TrainingInput> ParseTrainingInputYaml(std::string_view yaml_text,
+                                                         std::string_view file_name) {
+  return TrainingInputParser(absl::string_view(file_name.data(), file_name.size()))
+      .Parse(absl::string_view(yaml_text.data(), yaml_text.size()));
+}
+
+absl::StatusOr<v1::TrainingInput> ParseTrainingInputFile(const std::string& path) {
+  std::error_code error;
+  const std::filesystem::file_status status = std::filesystem::status(path, error);
+  if (status.type() == std::filesystem::file_type::not_found) {
+    return absl::NotFoundError(absl::StrCat("config file \"", path, "\" does not exist"));
+  }
+  if (error) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot read config file \"", path, "\": ", error.message()));
+  }
+  if (std::filesystem::is_directory(status)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("config file \"", path, "\" is a directory, not a YAML file"));
+  }
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot read config file \"", path, "\": ", std::strerror(errno)));
+  }
+  std::ostringstream text;
+  text << file.rdbuf();
+  if (file.bad()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot read config file \"", path, "\": ", std::strerror(errno)));
+  }
+  return ParseTrainingInputYaml(text.str(), path);
+}
+
+}  // namespace vernier::config

@@ -1,0 +1,32 @@
+#ifndef VERNIER_TUNER_CONFIG_TRAINING_INPUT_PARSER_H_
+#define VERNIER_TUNER_CONFIG_TRAINING_INPUT_PARSER_H_
+
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "vernier/v1/job.pb.h"
+
+namespace vernier::config {
+
+// Reads the AI Platform `trainingInput:` YAML that `gcloud ai-platform jobs
+// submit training --config` takes, unchanged: either a document whose top
+// level is `trainingInput:`, or the trainingInput mapping itself. Keys are AI
+// Platform's camelCase names (docs/yaml-reference.md lists them), AI
+// Platform's defaults fill absent keys, and the result has passed
+// ValidateTrainingInput.
+//
+// Every error is INVALID_ARGUMENT and reads "FILE:LINE:COLUMN: FIELD: PROBLEM"
+// (1-based), e.g. `hptuning.yaml:14:7:
+// trainingInput.hyperparameters.params[1].maxValue: the maximum (1) must be
+// greater than the minimum (5)`.
+absl::StatusOr<v1::TrainingInput> ParseTrainingInputYaml(std::string_view yaml_text,
+                                                         std::string_view file_name);
+
+// As above, for the file at `path`; NOT_FOUND when there is no such file,
+// INVALID_ARGUMENT naming the path when it cannot be read.
+absl::StatusOr<v1::TrainingInput> ParseTrainingInputFile(const std::string& path);
+
+}  // namespace vernier::config
+
+#endif  // VERNIER_TUNER_CONFIG_TRAINING_INPUT_PARSER_H_
