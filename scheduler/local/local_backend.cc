@@ -1,0 +1,347 @@
+#include "scheduler/local/local_backend.h"
+
+#include <limits.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <thread>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
+#include "scheduler/local/spawn_replica.h"
+#include "spdlog/spdlog.h"
+
+namespace vernier::scheduler {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::steady_clock;
+
+constexpr milliseconds kFirstPollInterval{5};
+constexpr milliseconds kLongestPollInterval{50};
+
+std::string LocalHostname() {
+  char name[HOST_NAME_MAX + 1] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0) return "localhost";
+  return name;
+}
+
+std::string TrialLabel(absl::string_view job_id, int64_t trial_id) {
+  return absl::StrCat("job=", job_id, " trial=", trial_id);
+}
+
+std::string ReplicaName(const v1::ReplicaStatus& replica) {
+  return absl::StrCat(replica.role(), "-", replica.index());
+}
+
+std::string ReplicaName(const ReplicaLaunch& replica) {
+  return absl::StrCat(replica.role, "-", replica.index);
+}
+
+void SetExited(int wait_status, v1::ReplicaStatus& replica) {
+  replica.set_state(v1::ReplicaStatus::EXITED);
+  if (WIFSIGNALED(wait_status)) {
+    replica.set_exit_code(0);
+    replica.set_term_signal(WTERMSIG(wait_status));
+  } else {
+    replica.set_exit_code(WEXITSTATUS(wait_status));
+    replica.set_term_signal(0);
+  }
+}
+
+void LogTransition(const std::string& trial_label, const v1::ReplicaStatus& replica) {
+  switch (replica.state()) {
+    case v1::ReplicaStatus::EXITED:
+      if (replica.term_signal() != 0) {
+        spdlog::info("{} {} pid={} killed by signal {} ({})", trial_label, ReplicaName(replica),
+                     replica.pid(), replica.term_signal(), strsignal(replica.term_signal()));
+      } else {
+        spdlog::info("{} {} pid={} exited with code {}", trial_label, ReplicaName(replica),
+                     replica.pid(), replica.exit_code());
+      }
+      break;
+    case v1::ReplicaStatus::LOST:
+      spdlog::warn(
+          "{} {} pid={} lost: it ended while no server of this machine was its parent, or its "
+          "PID now names another process",
+          trial_label, ReplicaName(replica), replica.pid());
+      break;
+    default:
+      break;
+  }
+}
+
+}  // namespace
+
+LocalBackend::LocalBackend(LocalBackendOptions options)
+    : options_(std::move(options)),
+      hostname_(LocalHostname()),
+      process_table_(options_.proc_root) {}
+
+absl::StatusOr<v1::TrialRun> LocalBackend::Submit(const TrialLaunch& launch) {
+  const std::string trial_label = TrialLabel(launch.job_id, launch.trial_id);
+  if (launch.replicas.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(trial_label, ": the launch has no replicas"));
+  }
+  v1::TrialRun run;
+  run.set_trial_id(launch.trial_id);
+  run.set_attempt(launch.attempt);
+  run.set_trial_dir(launch.trial_dir);
+  const auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
+  const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(since_epoch);
+  run.mutable_launch_time()->set_seconds(seconds.count());
+  run.mutable_launch_time()->set_nanos(static_cast<int32_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(since_epoch - seconds).count()));
+
+  LocalHandle handle{.replicas = {}, .job_id = launch.job_id};
+  for (const ReplicaLaunch& replica : launch.replicas) {
+    const std::string replica_label = absl::StrCat(trial_label, " replica ", ReplicaName(replica));
+    const auto fail = [&](const absl::Status& status) {
+      KillStarted(handle.replicas, trial_label);
+      spdlog::error("{} study={} attempt={} could not start {}: {}", trial_label, launch.study_name,
+                    launch.attempt, ReplicaName(replica), std::string(status.message()));
+      return absl::Status(status.code(), absl::StrCat(replica_label, ": ", status.message()));
+    };
+    absl::StatusOr<pid_t> pid = SpawnReplica(replica);
+    if (!pid.ok()) return fail(pid.status());
+    absl::StatusOr<ProcessStat> stat = process_table_.Stat(*pid);
+    if (!stat.ok()) {
+      // Not expected: an unreaped child stays in /proc. Without its start
+      // time it could not be found again, so it must not run.
+      killpg(*pid, SIGKILL);
+      while (waitpid(*pid, nullptr, 0) < 0 && errno == EINTR) {
+      }
+      return fail(stat.status());
+    }
+    const ProcessIdentity identity{*pid, stat->start_time_ticks};
+    {
+      std::lock_guard lock(mutex_);
+      children_[identity] = {};
+    }
+    handle.replicas.push_back(identity);
+
+    v1::ReplicaStatus& status = *run.add_replicas();
+    status.set_role(replica.role);
+    status.set_index(replica.index);
+    status.set_state(v1::ReplicaStatus::RUNNING);
+    status.set_host(hostname_);
+    status.set_pid(*pid);
+    for (int gpu : replica.gpus) status.add_gpus(gpu);
+    status.set_log_path(replica.log_path);
+    spdlog::info("{} study={} attempt={} started {} pid={} gpus=[{}] log={}", trial_label,
+                 launch.study_name, launch.attempt, ReplicaName(replica), *pid,
+                 absl::StrJoin(replica.gpus, ","), replica.log_path);
+  }
+  run.set_backend_handle(handle.Format());
+  return run;
+}
+
+absl::StatusOr<v1::TrialRun> LocalBackend::Describe(const v1::TrialRun& run) {
+  absl::StatusOr<LocalHandle> handle = CheckedHandle(run);
+  if (!handle.ok()) return handle.status();
+  const std::string trial_label = TrialLabel(handle->job_id, run.trial_id());
+  v1::TrialRun described = run;
+  for (int i = 0; i < described.replicas_size(); ++i) {
+    v1::ReplicaStatus& replica = *described.mutable_replicas(i);
+    if (replica.state() == v1::ReplicaStatus::EXITED ||
+        replica.state() == v1::ReplicaStatus::LOST) {
+      continue;
+    }
+    const ProcessIdentity& identity = handle->replicas[i];
+    if (std::optional<ChildRecord> child = ReapIfOurChild(identity)) {
+      if (child->wait_status.has_value()) {
+        SetExited(*child->wait_status, replica);
+      } else if (child->reaped_elsewhere) {
+        replica.set_state(v1::ReplicaStatus::LOST);
+      } else {
+        replica.set_state(v1::ReplicaStatus::RUNNING);
+      }
+    } else {
+      // Started by an earlier server: it is no child of ours, so its exit
+      // status went to whoever adopted it.
+      absl::StatusOr<ProcessStat> stat = process_table_.Stat(identity.pid);
+      if (!stat.ok() && !absl::IsNotFound(stat.status())) {
+        return absl::Status(
+            stat.status().code(),
+            absl::StrCat(trial_label, " ", ReplicaName(replica), ": ", stat.status().message()));
+      }
+      const bool running =
+          stat.ok() && stat->start_time_ticks == identity.start_time_ticks && !stat->HasEnded();
+      replica.set_state(running ? v1::ReplicaStatus::RUNNING : v1::ReplicaStatus::LOST);
+    }
+    if (replica.state() != run.replicas(i).state()) LogTransition(trial_label, replica);
+  }
+  return described;
+}
+
+absl::Status LocalBackend::Cancel(const v1::TrialRun& run, milliseconds grace) {
+  absl::StatusOr<LocalHandle> handle = CheckedHandle(run);
+  if (!handle.ok()) return handle.status();
+  const std::string trial_label = TrialLabel(handle->job_id, run.trial_id());
+  const steady_clock::time_point grace_end = steady_clock::now() + grace;
+
+  std::vector<ProcessIdentity> running =
+      SignalRunningGroups(handle->replicas, SIGTERM, trial_label);
+  if (running.empty()) {
+    spdlog::info("{} cancel: no replica was running", trial_label);
+    return absl::OkStatus();
+  }
+  spdlog::info("{} cancel: sent SIGTERM to {} process group(s), grace {} ms", trial_label,
+               running.size(), grace.count());
+  running = WaitForGroups(std::move(running), grace_end);
+  if (running.empty()) return absl::OkStatus();
+
+  spdlog::warn(
+      "{} cancel: {} process group(s) still running after the {} ms grace, sending SIGKILL",
+      trial_label, running.size(), grace.count());
+  running = SignalRunningGroups(running, SIGKILL, trial_label);
+  running = WaitForGroups(std::move(running), steady_clock::now() + options_.kill_wait);
+  if (running.empty()) return absl::OkStatus();
+
+  const std::string pids = absl::StrJoin(running, ",", [](std::string* out, const auto& process) {
+    absl::StrAppend(out, process.pid);
+  });
+  spdlog::error("{} cancel: process group(s) {} still running {} ms after SIGKILL", trial_label,
+                pids, options_.kill_wait.count());
+  return absl::DeadlineExceededError(absl::StrCat(trial_label, ": process group(s) ", pids,
+                                                  " still running ", options_.kill_wait.count(),
+                                                  " ms after SIGKILL"));
+}
+
+absl::StatusOr<LocalHandle> LocalBackend::CheckedHandle(const v1::TrialRun& run) const {
+  absl::StatusOr<LocalHandle> handle = LocalHandle::Parse(run.backend_handle());
+  if (!handle.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("trial ", run.trial_id(), ": ", handle.status().message()));
+  }
+  const std::string trial_label = TrialLabel(handle->job_id, run.trial_id());
+  if (static_cast<size_t>(run.replicas_size()) != handle->replicas.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(trial_label, ": backend_handle '", run.backend_handle(), "' names ",
+                     handle->replicas.size(), " process(es) but the run has ", run.replicas_size(),
+                     " replica(s)"));
+  }
+  for (int i = 0; i < run.replicas_size(); ++i) {
+    const v1::ReplicaStatus& replica = run.replicas(i);
+    if (!replica.host().empty() && replica.host() != hostname_) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(trial_label, " ", ReplicaName(replica), ": runs on host '", replica.host(),
+                       "', which the local backend of host '", hostname_, "' cannot see"));
+    }
+    if (replica.pid() != handle->replicas[i].pid) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          trial_label, " ", ReplicaName(replica), ": pid ", replica.pid(), " differs from pid ",
+          handle->replicas[i].pid, " in backend_handle '", run.backend_handle(), "'"));
+    }
+  }
+  return handle;
+}
+
+std::optional<LocalBackend::ChildRecord> LocalBackend::ReapIfOurChild(
+    const ProcessIdentity& identity) {
+  std::lock_guard lock(mutex_);
+  const auto child = children_.find(identity);
+  if (child == children_.end()) return std::nullopt;
+  ChildRecord& record = child->second;
+  if (!record.wait_status.has_value() && !record.reaped_elsewhere) {
+    int wait_status;
+    pid_t reaped;
+    do {
+      reaped = waitpid(identity.pid, &wait_status, WNOHANG);
+    } while (reaped < 0 && errno == EINTR);
+    if (reaped == identity.pid) {
+      record.wait_status = wait_status;
+    } else if (reaped < 0) {
+      record.reaped_elsewhere = true;
+    }
+  }
+  return record;
+}
+
+LocalBackend::GroupState LocalBackend::CheckGroup(const ProcessIdentity& identity) {
+  ReapIfOurChild(identity);
+  absl::StatusOr<ProcessStat> stat = process_table_.Stat(identity.pid);
+  if (stat.ok()) {
+    if (stat->start_time_ticks != identity.start_time_ticks) return GroupState::kNotOurs;
+    if (!stat->HasEnded()) return GroupState::kAlive;
+  } else if (!absl::IsNotFound(stat.status())) {
+    // Cannot tell; Cancel keeps waiting and reports it if it never ends.
+    spdlog::warn("pid={}: {}", identity.pid, std::string(stat.status().message()));
+    return GroupState::kAlive;
+  }
+  // The leader ended, but members of its group may remain. While any does,
+  // the kernel keeps the group's id (the leader's PID) from being reused, so
+  // a group with that id is still the replica's.
+  if (killpg(identity.pid, 0) != 0 && errno == ESRCH) return GroupState::kEnded;
+  absl::StatusOr<std::vector<pid_t>> members = process_table_.LiveMembersOfGroup(identity.pid);
+  if (!members.ok()) {
+    spdlog::warn("process group {}: {}", identity.pid, std::string(members.status().message()));
+    return GroupState::kAlive;
+  }
+  // Zombies that nobody reaps (say, PID 1 of a container does not) keep a
+  // group id in use; they have ended all the same.
+  return members->empty() ? GroupState::kEnded : GroupState::kAlive;
+}
+
+std::vector<ProcessIdentity> LocalBackend::SignalRunningGroups(
+    const std::vector<ProcessIdentity>& replicas, int signal_number,
+    const std::string& trial_label) {
+  std::vector<ProcessIdentity> running;
+  for (const ProcessIdentity& identity : replicas) {
+    switch (CheckGroup(identity)) {
+      case GroupState::kEnded:
+        continue;
+      case GroupState::kNotOurs:
+        spdlog::warn("{} pid={} now names another process (start time differs); not signalling it",
+                     trial_label, identity.pid);
+        continue;
+      case GroupState::kAlive:
+        break;
+    }
+    if (killpg(identity.pid, signal_number) != 0) {
+      if (errno == ESRCH) continue;
+      spdlog::error("{} cannot send {} to process group {}: {}", trial_label,
+                    sigabbrev_np(signal_number), identity.pid, std::strerror(errno));
+    }
+    running.push_back(identity);
+  }
+  return running;
+}
+
+std::vector<ProcessIdentity> LocalBackend::WaitForGroups(std::vector<ProcessIdentity> replicas,
+                                                         steady_clock::time_point deadline) {
+  milliseconds interval = kFirstPollInterval;
+  while (true) {
+    std::erase_if(replicas, [this](const ProcessIdentity& identity) {
+      return CheckGroup(identity) != GroupState::kAlive;
+    });
+    const steady_clock::time_point now = steady_clock::now();
+    if (replicas.empty() || now >= deadline) return replicas;
+    std::this_thread::sleep_for(std::min<steady_clock::duration>(interval, deadline - now));
+    interval = std::min(interval * 2, kLongestPollInterval);
+  }
+}
+
+void LocalBackend::KillStarted(const std::vector<ProcessIdentity>& started,
+                               const std::string& trial_label) {
+  if (started.empty()) return;
+  spdlog::warn("{} killing the {} replica(s) already started", trial_label, started.size());
+  const std::vector<ProcessIdentity> running = WaitForGroups(
+      SignalRunningGroups(started, SIGKILL, trial_label), steady_clock::now() + options_.kill_wait);
+  for (const ProcessIdentity& identity : running) {
+    spdlog::error("{} pid={} still running {} ms after SIGKILL", trial_label, identity.pid,
+                  options_.kill_wait.count());
+  }
+  std::lock_guard lock(mutex_);
+  for (const ProcessIdentity& identity : started) {
+    if (children_[identity].wait_status.has_value()) children_.erase(identity);
+  }
+}
+
+}  // namespace vernier::scheduler

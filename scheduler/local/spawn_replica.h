@@ -1,0 +1,29 @@
+#ifndef VERNIER_SCHEDULER_LOCAL_SPAWN_REPLICA_H_
+#define VERNIER_SCHEDULER_LOCAL_SPAWN_REPLICA_H_
+
+#include <sys/types.h>
+
+#include "absl/status/statusor.h"
+#include "scheduler/backend.h"
+
+namespace vernier::scheduler {
+
+// Starts `launch` as a child of this process in a session (and process
+// group) of its own, so that it outlives this process and can be signalled
+// as a group:
+// - argv[0] containing a '/' is a path (a relative one against this
+//   process's working directory); otherwise it is looked up in the PATH of
+//   the replica's environment, as execvp does;
+// - the environment is this process's plus `launch.env`;
+// - working_dir and the parent folder of log_path are created; stdout and
+//   stderr are appended to log_path, stdin is /dev/null;
+// - signal dispositions and the signal mask start at their defaults
+//   whatever this process set.
+// Returns the child's PID once it runs the program (after exec), or an
+// error naming the path and the reason when it could not; a child that
+// failed is reaped before returning. The caller reaps a started child.
+absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& launch);
+
+}  // namespace vernier::scheduler
+
+#endif  // VERNIER_SCHEDULER_LOCAL_SPAWN_REPLICA_H_
