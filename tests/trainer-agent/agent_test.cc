@@ -1,0 +1,347 @@
+// End-to-end tests of the vernier-agent binary against a recording
+// AgentService, with real trainer processes.
+
+#include <fcntl.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "tests/trainer-agent/recording_agent_service.h"
+
+extern char** environ;
+
+namespace vernier::agent {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using ::testing::SizeIs;
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string AgentBinary() {
+  if (const char* build_dir = std::getenv("VERNIER_BUILD_DIR")) {
+    return std::string(build_dir) + "/bin/vernier-agent";
+  }
+  // Run by hand: the tests and the agent share the build's bin/ folder.
+  return (std::filesystem::read_symlink("/proc/self/exe").parent_path() / "vernier-agent").string();
+}
+
+std::string SourceDir() {
+  if (const char* source_dir = std::getenv("VERNIER_SOURCE_DIR")) return source_dir;
+  return std::filesystem::current_path().string();
+}
+
+class AgentTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_FALSE(sockets_.path().empty());
+    ASSERT_TRUE(std::filesystem::exists(AgentBinary())) << AgentBinary();
+    trial_dir_ = sockets_.path() + "/trial";
+    log_path_ = sockets_.path() + "/replica.log";
+  }
+  void TearDown() override {
+    if (agent_pid_ > 0) {
+      kill(agent_pid_, SIGKILL);
+      waitpid(agent_pid_, nullptr, 0);
+    }
+    if (server_) server_->Shutdown();
+  }
+
+  void StartServer() {
+    server_ = testing::StartServer(sockets_.address(), service_);
+    ASSERT_NE(server_, nullptr);
+  }
+
+  std::vector<std::string> AgentFlags() {
+    return {"--server",
+            sockets_.address(),
+            "--study",
+            "lr_sweep_001",
+            "--trial",
+            "3",
+            "--role",
+            "master",
+            "--index",
+            "0",
+            "--metric-tag",
+            "accuracy",
+            "--trial-dir",
+            trial_dir_,
+            "--grace-period-ms",
+            "2000"};
+  }
+
+  // Starts the agent with stdout and stderr going to the replica log, as the
+  // service does.
+  void Spawn(std::vector<std::string> arguments) {
+    arguments.insert(arguments.begin(), AgentBinary());
+    std::vector<char*> argv;
+    for (std::string& argument : arguments) argv.push_back(argument.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_path_.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+    const int error = posix_spawn(&agent_pid_, argv[0], &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    ASSERT_EQ(error, 0) << strerror(error);
+  }
+
+  void SpawnWithTrainer(const std::string& script) {
+    std::vector<std::string> arguments = AgentFlags();
+    for (const char* part : {"--", "/bin/sh", "-c"}) arguments.push_back(part);
+    arguments.push_back(script);
+    Spawn(arguments);
+  }
+
+  // The agent's exit code, or nullopt when it is still running at the deadline.
+  std::optional<int> WaitForAgent(absl::Duration timeout = absl::Seconds(15)) {
+    const absl::Time deadline = absl::Now() + timeout;
+    while (absl::Now() < deadline) {
+      int status = 0;
+      const pid_t done = waitpid(agent_pid_, &status, WNOHANG);
+      if (done == agent_pid_) {
+        agent_pid_ = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      absl::SleepFor(absl::Milliseconds(20));
+    }
+    return std::nullopt;
+  }
+
+  bool WaitForStored(size_t count) {
+    return service_.WaitFor([&] { return service_.stored().size() >= count; }, absl::Seconds(10));
+  }
+
+  std::string Log() { return ReadFile(log_path_); }
+
+  testing::SocketDirectory sockets_;
+  testing::RecordingAgentService service_;
+  std::unique_ptr<grpc::Server> server_;
+  std::string trial_dir_;
+  std::string log_path_;
+  pid_t agent_pid_ = -1;
+};
+
+TEST_F(AgentTest, ReportsStdoutAndHypertuneMeasurementsAndTheExit) {
+  StartServer();
+  SpawnWithTrainer(
+      "echo trial id $CLOUD_ML_TRIAL_ID; "
+      "echo epoch=1 loss=0.9 accuracy=0.5; echo epoch=2 loss=0.5 accuracy=0.75; "
+      "echo '{\"accuracy\": \"0.8\", \"global_step\": \"3\", \"trial\": \"3\"}' "
+      "> \"$CLOUD_ML_HP_METRIC_FILE\"; echo bye >&2; exit 0");
+  ASSERT_EQ(WaitForAgent(), 0) << Log();
+  const auto stored = service_.StoredCopy();
+  ASSERT_THAT(stored, SizeIs(3)) << Log();
+  // Stdout and the hypertune file are read independently, so order by step.
+  std::map<int64_t, v1::Measurement> by_step;
+  for (const auto& [sequence_number, measurement] : stored) {
+    EXPECT_GE(sequence_number, 1);
+    EXPECT_LE(sequence_number, 3);
+    by_step[measurement.step()] = measurement;
+  }
+  ASSERT_THAT(by_step, SizeIs(3));
+  ASSERT_THAT(by_step.at(2).metrics(), SizeIs(2));
+  EXPECT_EQ(by_step.at(2).metrics(1).metric_id(), "accuracy");
+  EXPECT_DOUBLE_EQ(by_step.at(2).metrics(1).value(), 0.75);
+  EXPECT_GE(by_step.at(2).elapsed_seconds(), 0.0);
+  ASSERT_THAT(by_step.at(3).metrics(), SizeIs(1));
+  EXPECT_DOUBLE_EQ(by_step.at(3).metrics(0).value(), 0.8);
+  const auto exits = service_.ExitsCopy();
+  ASSERT_THAT(exits, SizeIs(1));
+  EXPECT_EQ(exits[0].replica().study_name(), "lr_sweep_001");
+  EXPECT_EQ(exits[0].replica().trial_id(), 3);
+  EXPECT_EQ(exits[0].replica().role(), "master");
+  EXPECT_EQ(exits[0].exit_code(), 0);
+  EXPECT_EQ(exits[0].term_signal(), 0);
+  EXPECT_FALSE(exits[0].stopped_by_request());
+  EXPECT_THAT(exits[0].log_tail(), HasSubstr("epoch=2 loss=0.5 accuracy=0.75\nbye\n"));
+  const std::string log = Log();
+  EXPECT_THAT(log, HasSubstr("trial id 3\nepoch=1 loss=0.9 accuracy=0.5\n"));
+  EXPECT_THAT(log, HasSubstr("[vernier-agent study=lr_sweep_001 trial=3 master-0] "));
+  EXPECT_THAT(log, HasSubstr("reported exit code 0 and 3 measurements"));
+  EXPECT_TRUE(std::filesystem::exists(trial_dir_ + "/.vernier/hypertune/output.metrics"));
+}
+
+TEST_F(AgentTest, FailingTrainerReportsItsCodeAndLogTail) {
+  StartServer();
+  SpawnWithTrainer("echo 'Traceback: boom' >&2; exit 3");
+  ASSERT_EQ(WaitForAgent(), 3) << Log();
+  const auto exits = service_.ExitsCopy();
+  ASSERT_THAT(exits, SizeIs(1));
+  EXPECT_EQ(exits[0].exit_code(), 3);
+  EXPECT_EQ(exits[0].log_tail(), "Traceback: boom\n");
+  EXPECT_THAT(Log(), HasSubstr("the program reported no value of the objective metric "
+                               "'accuracy' (0 measurements)"));
+}
+
+TEST_F(AgentTest, TrainerThatCannotBeExecutedIsReportedAs127) {
+  StartServer();
+  std::vector<std::string> arguments = AgentFlags();
+  for (const char* part : {"--", "/nonexistent/python3", "train.py"}) arguments.push_back(part);
+  Spawn(arguments);
+  ASSERT_EQ(WaitForAgent(), 127) << Log();
+  const auto exits = service_.ExitsCopy();
+  ASSERT_THAT(exits, SizeIs(1));
+  EXPECT_EQ(exits[0].exit_code(), 127);
+  EXPECT_THAT(exits[0].log_tail(),
+              HasSubstr("cannot execute '/nonexistent/python3': No such file or directory"));
+}
+
+TEST_F(AgentTest, SigtermStopsTheTrainerAndReportsAStopByRequest) {
+  StartServer();
+  SpawnWithTrainer(
+      "trap 'echo term-received; exit 143' TERM; echo epoch=1 accuracy=0.5; "
+      "while :; do sleep 0.05; done");
+  ASSERT_TRUE(WaitForStored(1)) << Log();
+  ASSERT_EQ(kill(agent_pid_, SIGTERM), 0);
+  ASSERT_EQ(WaitForAgent(), 143) << Log();
+  const auto exits = service_.ExitsCopy();
+  ASSERT_THAT(exits, SizeIs(1));
+  EXPECT_TRUE(exits[0].stopped_by_request());
+  EXPECT_EQ(exits[0].exit_code(), 143);
+  EXPECT_THAT(exits[0].log_tail(), HasSubstr("term-received"));
+  EXPECT_THAT(Log(), HasSubstr("received signal 15 (Terminated); stopping the program"));
+}
+
+TEST_F(AgentTest, ShouldStopFromTheServiceStopsTheTrainer) {
+  StartServer();
+  service_.SetShouldStop(true, "median stopping rule");
+  SpawnWithTrainer("i=0; while :; do i=$((i+1)); echo step=$i accuracy=0.5; sleep 0.05; done");
+  ASSERT_EQ(WaitForAgent(), 128 + SIGTERM) << Log();
+  const auto exits = service_.ExitsCopy();
+  ASSERT_THAT(exits, SizeIs(1));
+  EXPECT_TRUE(exits[0].stopped_by_request());
+  EXPECT_EQ(exits[0].term_signal(), SIGTERM);
+  EXPECT_THAT(Log(), HasSubstr("the service asked to stop the trial (median stopping rule)"));
+}
+
+TEST_F(AgentTest, TrainerIgnoringSigtermIsKilledAfterTheGracePeriod) {
+  StartServer();
+  service_.SetShouldStop(true, "stop");
+  SpawnWithTrainer("trap '' TERM; echo accuracy=0.1; while :; do sleep 0.05; done");
+  ASSERT_EQ(WaitForAgent(), 128 + SIGKILL) << Log();
+  const auto exits = service_.ExitsCopy();
+  ASSERT_THAT(exits, SizeIs(1));
+  EXPECT_TRUE(exits[0].stopped_by_request());
+  EXPECT_EQ(exits[0].term_signal(), SIGKILL);
+  EXPECT_THAT(Log(), HasSubstr("did not exit within 2s of SIGTERM; sending SIGKILL"));
+}
+
+TEST_F(AgentTest, DeliversEverythingWhenTheServiceComesUpLate) {
+  SpawnWithTrainer("echo epoch=1 accuracy=0.5; echo epoch=2 accuracy=0.6; exit 0");
+  // The trainer is done long before the service listens.
+  absl::SleepFor(absl::Milliseconds(700));
+  StartServer();
+  ASSERT_EQ(WaitForAgent(), 0) << Log();
+  EXPECT_THAT(service_.StoredCopy(), SizeIs(2));
+  EXPECT_EQ(service_.DuplicatesCopy(), 0);
+  EXPECT_THAT(service_.ExitsCopy(), SizeIs(1));
+}
+
+TEST_F(AgentTest, TrainerDiesWhenTheAgentIsKilledHard) {
+  StartServer();
+  const std::string pid_file = sockets_.path() + "/trainer.pid";
+  SpawnWithTrainer(absl::StrCat("echo $$ > ", pid_file, "; echo accuracy=0.5; exec sleep 30"));
+  ASSERT_TRUE(WaitForStored(1)) << Log();
+  const pid_t trainer = std::stoi(ReadFile(pid_file));
+  ASSERT_EQ(kill(agent_pid_, SIGKILL), 0);
+  ASSERT_TRUE(WaitForAgent().has_value());
+  // Gone, or a zombie waiting for init: either way no longer running.
+  const absl::Time deadline = absl::Now() + absl::Seconds(5);
+  bool ended = false;
+  while (!ended && absl::Now() < deadline) {
+    const std::string stat = ReadFile(absl::StrCat("/proc/", trainer, "/stat"));
+    ended = stat.empty() || stat.find(") Z ") != std::string::npos;
+    if (!ended) absl::SleepFor(absl::Milliseconds(20));
+  }
+  EXPECT_TRUE(ended) << "trainer " << trainer << " outlived the agent";
+}
+
+TEST_F(AgentTest, UnusableTrialDirIsReportedAsASetupFailure) {
+  StartServer();
+  std::vector<std::string> arguments = AgentFlags();
+  for (size_t i = 0; i + 1 < arguments.size(); ++i) {
+    if (arguments[i] == "--trial-dir") arguments[i + 1] = "/dev/null/trial";
+  }
+  for (const char* part : {"--", "/bin/true"}) arguments.push_back(part);
+  Spawn(arguments);
+  ASSERT_EQ(WaitForAgent(), 125) << Log();
+  const auto exits = service_.ExitsCopy();
+  ASSERT_THAT(exits, SizeIs(1));
+  EXPECT_EQ(exits[0].exit_code(), 125);
+  EXPECT_THAT(exits[0].log_tail(),
+              HasSubstr("vernier-agent: cannot create directory /dev/null/trial/.vernier/"
+                        "hypertune for CLOUD_ML_HP_METRIC_FILE: Not a directory"));
+}
+
+TEST_F(AgentTest, CommandLineErrors) {
+  Spawn({"--server", sockets_.address()});
+  EXPECT_EQ(WaitForAgent(), 2);
+  EXPECT_THAT(Log(), HasSubstr("vernier-agent: no program given; usage: vernier-agent --server"));
+
+  Spawn({"--study", "s", "--", "/bin/true"});
+  const std::optional<int> code = WaitForAgent();
+  ASSERT_TRUE(code.has_value());
+  EXPECT_NE(*code, 0);
+  EXPECT_THAT(Log(), HasSubstr("--server is required"));
+}
+
+TEST_F(AgentTest, RunsTheExampleTrainer) {
+  const std::string script = SourceDir() + "/examples/trainer/train.py";
+  if (!std::filesystem::exists(script) || system("python3 -c pass 2>/dev/null") != 0) {
+    GTEST_SKIP() << "needs python3 and " << script;
+  }
+  StartServer();
+  const std::string job_dir = sockets_.path() + "/job";
+  std::vector<std::string> arguments = AgentFlags();
+  for (const std::string& part :
+       {std::string("--"), std::string("python3"), script, std::string("--epochs"),
+        std::string("3"), std::string("--learning_rate=0.05"), std::string("--optimizer=adam"),
+        std::string("--hidden_layers=2"), std::string("--report=hypertune"),
+        "--job-dir=" + job_dir}) {
+    arguments.push_back(part);
+  }
+  Spawn(arguments);
+  ASSERT_EQ(WaitForAgent(absl::Seconds(30)), 0) << Log();
+  const auto stored = service_.StoredCopy();
+  // Three epoch lines on stdout and three records in the hypertune file.
+  ASSERT_THAT(stored, SizeIs(6)) << Log();
+  int accuracy_values = 0;
+  for (const auto& [sequence_number, measurement] : stored) {
+    for (const v1::Metric& metric : measurement.metrics()) {
+      if (metric.metric_id() != "accuracy") continue;
+      ++accuracy_values;
+      EXPECT_GT(metric.value(), 0.0);
+      EXPECT_LE(metric.value(), 1.0);
+    }
+  }
+  EXPECT_EQ(accuracy_values, 6);
+  EXPECT_TRUE(std::filesystem::exists(job_dir + "/metrics.json"));
+  ASSERT_THAT(service_.ExitsCopy(), SizeIs(1));
+  EXPECT_THAT(Log(), Not(HasSubstr("warning")));
+}
+
+}  // namespace
+}  // namespace vernier::agent

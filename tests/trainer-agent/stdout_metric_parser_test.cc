@@ -1,0 +1,165 @@
+#include "trainer-agent/stdout_metric_parser.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/trainer-agent/captured_log.h"
+
+namespace vernier::agent {
+namespace {
+
+using ::testing::DoubleEq;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Not;
+using ::testing::Pair;
+using ::testing::SizeIs;
+using ::testing::UnorderedElementsAre;
+
+std::vector<std::pair<std::string, double>> Metrics(const v1::Measurement& measurement) {
+  std::vector<std::pair<std::string, double>> metrics;
+  for (const v1::Metric& metric : measurement.metrics()) {
+    metrics.emplace_back(metric.metric_id(), metric.value());
+  }
+  return metrics;
+}
+
+class StdoutMetricParserTest : public ::testing::Test {
+ protected:
+  testing::CapturedLog log_;
+  StdoutMetricParser parser_{log_.logger()};
+};
+
+TEST_F(StdoutMetricParserTest, EveryNumericPairOfALineFormsOneMeasurement) {
+  const std::vector<v1::Measurement> out = parser_.Feed("epoch=3 loss=0.4123 accuracy=0.8450\n");
+  ASSERT_THAT(out, SizeIs(1));
+  EXPECT_EQ(out[0].step(), 3);
+  EXPECT_THAT(Metrics(out[0]),
+              ElementsAre(Pair("loss", DoubleEq(0.4123)), Pair("accuracy", DoubleEq(0.845))));
+}
+
+TEST_F(StdoutMetricParserTest, StepCountsFromOneWhenNotGiven) {
+  const std::vector<v1::Measurement> out =
+      parser_.Feed("loss=1.0\nstarting up\nloss=0.5\naccuracy=0.7 loss=0.4\n");
+  ASSERT_THAT(out, SizeIs(3));
+  EXPECT_EQ(out[0].step(), 1);
+  EXPECT_EQ(out[1].step(), 2);
+  EXPECT_EQ(out[2].step(), 3);
+}
+
+TEST_F(StdoutMetricParserTest, StepWinsOverEpochAndImplicitStepsContinueFromIt) {
+  const std::vector<v1::Measurement> out =
+      parser_.Feed("epoch=2 step=300 loss=0.3\nglobal_step=400 epoch=3 loss=0.2\nloss=0.1\n");
+  ASSERT_THAT(out, SizeIs(3));
+  EXPECT_EQ(out[0].step(), 300);
+  EXPECT_EQ(out[1].step(), 400);
+  EXPECT_EQ(out[2].step(), 401);
+  for (const v1::Measurement& measurement : out) {
+    EXPECT_THAT(Metrics(measurement), SizeIs(1)) << "step keys are not metrics";
+  }
+}
+
+TEST_F(StdoutMetricParserTest, NonIntegerStepIsIgnored) {
+  const std::vector<v1::Measurement> out = parser_.Feed("epoch=0.5 loss=0.3\nstep=abc loss=0.2\n");
+  ASSERT_THAT(out, SizeIs(2));
+  EXPECT_EQ(out[0].step(), 1);
+  EXPECT_EQ(out[1].step(), 2);
+}
+
+TEST_F(StdoutMetricParserTest, NonNumericValuesAndBadNamesAreIgnored) {
+  const std::vector<v1::Measurement> out = parser_.Feed(
+      "lr=abc optimizer=adam ratio=0.5% =3 9lives=1 --learning_rate=0.1 a=1=2 x= "
+      "Namespace(lr=0.01) acc=0.9]\n");
+  ASSERT_THAT(out, SizeIs(1));
+  EXPECT_THAT(Metrics(out[0]), ElementsAre(Pair("acc", DoubleEq(0.9))));
+}
+
+TEST_F(StdoutMetricParserTest, LinesWithoutNumericPairsProduceNothing) {
+  EXPECT_THAT(parser_.Feed("Loading data...\nmode=train\n\nepoch=4\n"), IsEmpty());
+}
+
+TEST_F(StdoutMetricParserTest, NamesMayHoldSlashesDotsAndDashes) {
+  const std::vector<v1::Measurement> out =
+      parser_.Feed("training/hptuning/metric=0.25, val.loss=1e-3; top-5=0.99 (eval/acc=0.5)\n");
+  ASSERT_THAT(out, SizeIs(1));
+  EXPECT_THAT(Metrics(out[0]),
+              UnorderedElementsAre(Pair("training/hptuning/metric", DoubleEq(0.25)),
+                                   Pair("val.loss", DoubleEq(1e-3)), Pair("top-5", DoubleEq(0.99)),
+                                   Pair("eval/acc", DoubleEq(0.5))));
+}
+
+TEST_F(StdoutMetricParserTest, NanAndInfinityAreDroppedWithAWarning) {
+  const std::vector<v1::Measurement> out =
+      parser_.Feed("loss=nan accuracy=0.5 grad=inf big=1e999\nloss=-Infinity\n");
+  ASSERT_THAT(out, SizeIs(1));
+  EXPECT_THAT(Metrics(out[0]), ElementsAre(Pair("accuracy", DoubleEq(0.5))));
+  const std::string log = log_.Text();
+  EXPECT_THAT(log, HasSubstr("warning: output line 1: metric 'loss' is nan; dropped"));
+  EXPECT_THAT(log, HasSubstr("metric 'grad' is inf"));
+  EXPECT_THAT(log, HasSubstr("metric 'big' is 1e999"));
+  EXPECT_THAT(log, HasSubstr("output line 2: metric 'loss' is -Infinity"));
+}
+
+TEST_F(StdoutMetricParserTest, RepeatedNameKeepsTheLastValue) {
+  const std::vector<v1::Measurement> out = parser_.Feed("loss=0.5 loss=0.4\n");
+  ASSERT_THAT(out, SizeIs(1));
+  EXPECT_THAT(Metrics(out[0]), ElementsAre(Pair("loss", DoubleEq(0.4))));
+}
+
+TEST_F(StdoutMetricParserTest, PartialLinesWaitForTheirNewline) {
+  EXPECT_THAT(parser_.Feed("epoch=1 acc"), IsEmpty());
+  EXPECT_THAT(parser_.Feed("uracy=0."), IsEmpty());
+  const std::vector<v1::Measurement> out = parser_.Feed("75\nepoch=2 accuracy=0.8");
+  ASSERT_THAT(out, SizeIs(1));
+  EXPECT_THAT(Metrics(out[0]), ElementsAre(Pair("accuracy", DoubleEq(0.75))));
+  const std::vector<v1::Measurement> rest = parser_.Finish();
+  ASSERT_THAT(rest, SizeIs(1));
+  EXPECT_EQ(rest[0].step(), 2);
+  EXPECT_THAT(Metrics(rest[0]), ElementsAre(Pair("accuracy", DoubleEq(0.8))));
+}
+
+TEST_F(StdoutMetricParserTest, ByteAtATimeGivesTheSameResult) {
+  const std::string text = "epoch=1 loss=0.5\nnoise\nepoch=2 loss=0.25\n";
+  std::vector<v1::Measurement> out;
+  for (char c : text) {
+    for (v1::Measurement& m : parser_.Feed(std::string(1, c))) out.push_back(m);
+  }
+  ASSERT_THAT(out, SizeIs(2));
+  EXPECT_EQ(out[1].step(), 2);
+  EXPECT_THAT(Metrics(out[1]), ElementsAre(Pair("loss", DoubleEq(0.25))));
+}
+
+TEST_F(StdoutMetricParserTest, VeryLongLineIsTruncatedLoggedAndParsingContinues) {
+  StdoutMetricParser parser(log_.logger(), /*max_line_bytes=*/1024);
+  std::string line = "accuracy=0.5 ";
+  line += std::string(5000, 'x');
+  line += " late=1.0\n";
+  std::vector<v1::Measurement> out;
+  for (size_t i = 0; i < line.size(); i += 700) {
+    for (v1::Measurement& m : parser.Feed(line.substr(i, 700))) out.push_back(m);
+  }
+  for (v1::Measurement& m : parser.Feed("loss=0.1\n")) out.push_back(m);
+  ASSERT_THAT(out, SizeIs(2));
+  EXPECT_THAT(Metrics(out[0]), ElementsAre(Pair("accuracy", DoubleEq(0.5))))
+      << "the part of the line past the cap is not parsed";
+  EXPECT_THAT(Metrics(out[1]), ElementsAre(Pair("loss", DoubleEq(0.1))));
+  EXPECT_THAT(log_.Text(),
+              HasSubstr("output line 1 is longer than 1024 bytes; parsed its first 1024 bytes"));
+  EXPECT_THAT(log_.Text(), Not(HasSubstr("output line 2 is longer")));
+}
+
+TEST_F(StdoutMetricParserTest, ProgressBarYieldsItsFinalState) {
+  std::vector<v1::Measurement> out = parser_.Feed("10%| loss=0.9\r50%| loss=0.5\r");
+  EXPECT_THAT(out, IsEmpty());
+  out = parser_.Feed("100%| 10/10 [00:01<00:00, 9.5it/s, loss=0.3, acc=0.9]\n");
+  ASSERT_THAT(out, SizeIs(1));
+  EXPECT_THAT(Metrics(out[0]),
+              ElementsAre(Pair("loss", DoubleEq(0.3)), Pair("acc", DoubleEq(0.9))));
+}
+
+}  // namespace
+}  // namespace vernier::agent

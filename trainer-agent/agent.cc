@@ -1,0 +1,216 @@
+#include "trainer-agent/agent.h"
+
+#include <spdlog/sinks/stdout_sinks.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <system_error>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "trainer-agent/hypertune_file_reader.h"
+#include "trainer-agent/process_supervisor.h"
+#include "trainer-agent/stdout_metric_parser.h"
+
+namespace vernier::agent {
+namespace {
+
+// How long the loop sleeps at most while the program is quiet, which bounds
+// how late a stop request is noticed.
+constexpr absl::Duration kLoopTick = absl::Milliseconds(100);
+
+std::string DescribeSignal(int signal) {
+  const char* name = strsignal(signal);
+  return absl::StrCat(signal, " (", name != nullptr ? name : "unknown", ")");
+}
+
+}  // namespace
+
+Agent::Agent(AgentOptions options, std::shared_ptr<spdlog::logger> logger)
+    : options_(std::move(options)), logger_(std::move(logger)) {
+  v1::ReplicaId& replica = options_.reporter.replica;
+  replica.set_study_name(options_.study);
+  replica.set_trial_id(options_.trial);
+  replica.set_role(options_.role);
+  replica.set_index(options_.index);
+}
+
+std::string Agent::LogPrefix(const AgentOptions& options) {
+  return absl::StrCat("[vernier-agent study=", options.study, " trial=", options.trial, " ",
+                      options.role, "-", options.index, "]");
+}
+
+std::shared_ptr<spdlog::logger> Agent::CreateLogger(const AgentOptions& options) {
+  auto logger = std::make_shared<spdlog::logger>("vernier-agent",
+                                                 std::make_shared<spdlog::sinks::stderr_sink_mt>());
+  // spdlog patterns treat '%' as a flag.
+  const std::string prefix = absl::StrReplaceAll(LogPrefix(options), {{"%", "%%"}});
+  logger->set_pattern(absl::StrCat(prefix, " %Y-%m-%dT%H:%M:%S.%e %l: %v"));
+  logger->set_level(spdlog::level::info);
+  logger->flush_on(spdlog::level::trace);
+  return logger;
+}
+
+std::string Agent::MetricFilePath(const std::string& trial_dir) {
+  return (std::filesystem::path(trial_dir) / ".vernier" / "hypertune" / "output.metrics").string();
+}
+
+absl::StatusOr<std::string> Agent::PrepareMetricFile() {
+  if (options_.trial_dir.empty()) {
+    const char* tmpdir = std::getenv("TMPDIR");
+    std::string pattern = absl::StrCat(tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp",
+                                       "/vernier-agent-XXXXXX");
+    if (mkdtemp(pattern.data()) == nullptr) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("no --trial-dir given and cannot create a temporary one from ", pattern,
+                       ": ", strerror(errno)));
+    }
+    options_.trial_dir = pattern;
+    logger_->info("no --trial-dir given; using {}", options_.trial_dir);
+  }
+  const std::filesystem::path file = MetricFilePath(options_.trial_dir);
+  std::error_code error;
+  std::filesystem::create_directories(file.parent_path(), error);
+  if (error) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot create directory ", file.parent_path().string(),
+                     " for CLOUD_ML_HP_METRIC_FILE: ", error.message()));
+  }
+  // Records of an earlier run in the same trial directory are not this run's.
+  std::filesystem::remove(file, error);
+  if (error) {
+    return absl::FailedPreconditionError(absl::StrCat("cannot remove the stale metrics file ",
+                                                      file.string(), ": ", error.message()));
+  }
+  return file.string();
+}
+
+void Agent::WriteThrough(std::string_view chunk) {
+  while (!chunk.empty() && !stdout_broken_) {
+    const ssize_t written = write(STDOUT_FILENO, chunk.data(), chunk.size());
+    if (written > 0) {
+      chunk.remove_prefix(static_cast<size_t>(written));
+    } else if (written < 0 && errno != EINTR) {
+      stdout_broken_ = true;
+      logger_->warn("cannot write the program's output to stdout: {}; no longer copying it",
+                    strerror(errno));
+    }
+  }
+}
+
+void Agent::Collect(std::vector<v1::Measurement> measurements) {
+  const double elapsed = absl::ToDoubleSeconds(absl::Now() - start_time_);
+  for (v1::Measurement& measurement : measurements) {
+    measurement.set_elapsed_seconds(elapsed);
+    for (const v1::Metric& metric : measurement.metrics()) {
+      objective_seen_ |= metric.metric_id() == options_.metric_tag;
+    }
+    ++measurement_count_;
+    const int64_t sequence_number = reporter_->Enqueue(std::move(measurement));
+    logger_->debug("measurement {} queued", sequence_number);
+  }
+}
+
+int Agent::Run() {
+  reporter_ = std::make_unique<MeasurementReporter>(
+      MeasurementReporter::CreateChannel(options_.server, options_.reporter), options_.reporter,
+      logger_);
+  start_time_ = absl::Now();
+  logger_->info("service {}, objective metric '{}', program: {}", options_.server,
+                options_.metric_tag, absl::StrJoin(options_.command, " "));
+
+  absl::StatusOr<std::string> metric_file = PrepareMetricFile();
+  if (!metric_file.ok()) {
+    logger_->error("{}", metric_file.status().ToString());
+    return Finish(
+        kSetupFailureExitCode, 0,
+        absl::StrCat("vernier-agent: ", std::string(metric_file.status().message()), "\n"),
+        /*stopped_by_request=*/false);
+  }
+  StdoutMetricParser parser(logger_);
+  HypertuneFileReader hypertune(*metric_file, logger_);
+  ProcessSupervisor supervisor(
+      options_.command,
+      {{"CLOUD_ML_TRIAL_ID", absl::StrCat(options_.trial)},
+       {"CLOUD_ML_HP_METRIC_FILE", *metric_file}},
+      [&](std::string_view chunk) {
+        WriteThrough(chunk);
+        Collect(parser.Feed(chunk));
+      },
+      logger_);
+  if (absl::Status started = supervisor.Start(); !started.ok()) {
+    logger_->error("cannot start the program: {}", started.ToString());
+    return Finish(kSetupFailureExitCode, 0,
+                  absl::StrCat("vernier-agent: cannot start the program: ",
+                               std::string(started.message()), "\n"),
+                  /*stopped_by_request=*/false);
+  }
+  logger_->info("program started as pid {} (process group {})", supervisor.pid(), supervisor.pid());
+
+  std::optional<ProcessExit> exit;
+  bool stopped_by_request = false;
+  absl::Time next_hypertune_poll = absl::Now();
+  while (!exit.has_value()) {
+    supervisor.PumpOutput(kLoopTick);
+    if (absl::Now() >= next_hypertune_poll) {
+      Collect(hypertune.Poll());
+      next_hypertune_poll = absl::Now() + options_.hypertune_poll_interval;
+    }
+    exit = supervisor.TryWait();
+    if (exit.has_value()) break;
+    const int signal = options_.stop_signal != nullptr ? options_.stop_signal->load() : 0;
+    if (signal != 0 || reporter_->should_stop()) {
+      if (signal != 0) {
+        logger_->info("received signal {}; stopping the program", DescribeSignal(signal));
+      } else {
+        logger_->info(
+            "the service asked to stop the trial ({}); stopping the program",
+            reporter_->stop_reason().empty() ? "no reason given" : reporter_->stop_reason());
+      }
+      stopped_by_request = true;
+      exit = supervisor.Stop(options_.grace_period);
+    }
+  }
+  Collect(parser.Finish());
+  Collect(hypertune.Finish());
+  if (exit->term_signal != 0) {
+    logger_->info("program ended by signal {}", DescribeSignal(exit->term_signal));
+  } else {
+    logger_->info("program exited with code {}", exit->exit_code);
+  }
+  if (!options_.metric_tag.empty() && !objective_seen_) {
+    logger_->warn("the program reported no value of the objective metric '{}' ({} measurements)",
+                  options_.metric_tag, measurement_count_);
+  }
+  return Finish(exit->exit_code, exit->term_signal, supervisor.OutputTail(), stopped_by_request);
+}
+
+int Agent::Finish(int exit_code, int term_signal, std::string log_tail, bool stopped_by_request) {
+  const absl::Time give_up_at = absl::Now() + options_.give_up_after;
+  if (absl::Status flushed = reporter_->Flush(give_up_at); !flushed.ok()) {
+    logger_->error("giving up on measurements after {}: {}",
+                   absl::FormatDuration(options_.give_up_after), flushed.ToString());
+  }
+  v1::ReportExitRequest request;
+  request.set_exit_code(exit_code);
+  request.set_term_signal(term_signal);
+  request.set_log_tail(std::move(log_tail));
+  request.set_stopped_by_request(stopped_by_request);
+  if (absl::Status reported = reporter_->ReportExit(request, give_up_at); !reported.ok()) {
+    logger_->error("cannot report the exit (code {}): {}", exit_code, reported.ToString());
+  } else {
+    const ReporterCounters counters = reporter_->counters();
+    logger_->info("reported exit code {}{} and {} measurements", exit_code,
+                  stopped_by_request ? " (stopped by request)" : "", counters.acknowledged);
+  }
+  reporter_->Shutdown();
+  return exit_code;
+}
+
+}  // namespace vernier::agent

@@ -1,0 +1,86 @@
+#ifndef VERNIER_TRAINER_AGENT_AGENT_H_
+#define VERNIER_TRAINER_AGENT_AGENT_H_
+
+#include <spdlog/logger.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "trainer-agent/measurement_reporter.h"
+#include "vernier/v1/study.pb.h"
+
+namespace vernier::agent {
+
+struct AgentOptions {
+  // AgentService address: "host:port" or "unix:/path".
+  std::string server;
+  std::string study;
+  int64_t trial = 0;
+  std::string role = "master";
+  int32_t index = 0;
+  // The objective metric; the agent warns when the program never reports it.
+  std::string metric_tag;
+  // Holds .vernier/hypertune/output.metrics; empty makes a temporary one.
+  std::string trial_dir;
+  absl::Duration grace_period = absl::Seconds(10);
+  // How long after the program's exit the agent keeps trying to deliver its
+  // measurements and exit report to an unreachable service.
+  absl::Duration give_up_after = absl::Hours(1);
+  absl::Duration hypertune_poll_interval = absl::Milliseconds(250);
+  std::vector<std::string> command;
+  // Set to a signal number (from a signal handler) to stop the program and
+  // report a requested stop; 0 while nobody asked. May be null.
+  const std::atomic<int>* stop_signal = nullptr;
+  // Deadlines, backoff and batching; the replica is filled in from above.
+  ReporterOptions reporter;
+};
+
+// One agent per replica of a trial: runs the training program, streams the
+// measurements it prints (stdout `name=value` lines) or writes (the
+// cloudml-hypertune file) to the service while it runs, stops it when the
+// service or a signal says so, and reports how it ended.
+class Agent {
+ public:
+  // Exit code (and reported exit code) when the agent cannot set up the run,
+  // as docker's 125: the wrapper failed, not the program.
+  static constexpr int kSetupFailureExitCode = 125;
+
+  Agent(AgentOptions options, std::shared_ptr<spdlog::logger> logger);
+
+  // Runs the program to its end and reports it. Returns the program's exit
+  // code, 128 + signal when a signal ended it, 127 when it could not be
+  // executed, or kSetupFailureExitCode.
+  int Run();
+
+  // "[vernier-agent study=S trial=T role-index]", the prefix of the agent's
+  // own log lines, which tells them apart from the program's output.
+  static std::string LogPrefix(const AgentOptions& options);
+  // A logger writing to stderr with that prefix.
+  static std::shared_ptr<spdlog::logger> CreateLogger(const AgentOptions& options);
+  // The file the program's cloudml-hypertune library writes, under trial_dir.
+  static std::string MetricFilePath(const std::string& trial_dir);
+
+ private:
+  absl::StatusOr<std::string> PrepareMetricFile();
+  void Collect(std::vector<v1::Measurement> measurements);
+  void WriteThrough(std::string_view chunk);
+  int Finish(int exit_code, int term_signal, std::string log_tail, bool stopped_by_request);
+
+  AgentOptions options_;
+  std::shared_ptr<spdlog::logger> logger_;
+  std::unique_ptr<MeasurementReporter> reporter_;
+  absl::Time start_time_;
+  bool stdout_broken_ = false;
+  bool objective_seen_ = false;
+  int64_t measurement_count_ = 0;
+};
+
+}  // namespace vernier::agent
+
+#endif  // VERNIER_TRAINER_AGENT_AGENT_H_

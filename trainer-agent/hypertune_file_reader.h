@@ -1,0 +1,82 @@
+#ifndef VERNIER_TRAINER_AGENT_HYPERTUNE_FILE_READER_H_
+#define VERNIER_TRAINER_AGENT_HYPERTUNE_FILE_READER_H_
+
+#include <spdlog/logger.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vernier/v1/study.pb.h"
+
+namespace vernier::agent {
+
+// Follows the metrics file that the cloudml-hypertune library writes (the path
+// in CLOUD_ML_HP_METRIC_FILE) and turns each of its records into a
+// measurement, exactly once.
+//
+// The library keeps a history of its last 100 reports and REWRITES THE WHOLE
+// FILE (truncate, then write) on every report, one JSON object per line:
+//   {"checkpoint_path": "", "global_step": "120", "accuracy": "0.91",
+//    "timestamp": 1700000000.1, "trial": "3"}
+// Every key other than checkpoint_path, global_step, timestamp and trial whose
+// value is a number, or a string holding one, is a metric.
+//
+// New records are found in two ways. When the file still starts with the
+// bytes already consumed (it only grew), the new records are the lines after
+// them. Otherwise (the history window slid, or the read caught the file in the
+// middle of a rewrite) the file's lines are aligned against the records
+// already emitted, so that neither a rewrite nor a half-written file yields a
+// record twice. A last line without its newline is left for a later poll.
+class HypertuneFileReader {
+ public:
+  // Records remembered for aligning rewrites; the library keeps 100.
+  static constexpr size_t kRememberedRecords = 1000;
+
+  HypertuneFileReader(std::string path, std::shared_ptr<spdlog::logger> logger);
+
+  // Reads the file if its size, modification time or inode changed since the
+  // last poll and returns the records not returned before. A missing file
+  // yields nothing.
+  std::vector<v1::Measurement> Poll();
+  // The writer has exited: reads the file whatever its stamp says and treats
+  // an unterminated last line as a complete record.
+  std::vector<v1::Measurement> Finish();
+
+  const std::string& path() const { return path_; }
+
+ private:
+  struct FileStamp {
+    uint64_t device = 0;
+    uint64_t inode = 0;
+    int64_t size = -1;
+    int64_t mtime_ns = 0;
+    bool operator==(const FileStamp&) const = default;
+  };
+
+  std::vector<v1::Measurement> Read(bool writer_exited);
+  std::vector<std::string_view> NewLines(std::string_view complete,
+                                         const std::vector<std::string_view>& lines);
+  std::optional<v1::Measurement> ToMeasurement(std::string_view line);
+
+  std::string path_;
+  std::shared_ptr<spdlog::logger> logger_;
+  std::optional<FileStamp> last_stamp_;
+  std::string last_error_;
+  // The complete lines already consumed, as a length and hash of the file's
+  // leading bytes, for the cheap "the file only grew" check.
+  size_t consumed_bytes_ = 0;
+  size_t consumed_hash_ = 0;
+  std::deque<std::string> emitted_lines_;
+  int64_t record_count_ = 0;
+  int64_t last_step_ = 0;
+};
+
+}  // namespace vernier::agent
+
+#endif  // VERNIER_TRAINER_AGENT_HYPERTUNE_FILE_READER_H_

@@ -1,0 +1,91 @@
+// vernier-agent: runs one replica of a trial's training program and reports
+// its measurements and exit to the Vernier service.
+//
+//   vernier-agent --server HOST:PORT --study S --trial T [flags] -- COMMAND [ARGS...]
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <atomic>
+#include <csignal>
+#include <cstdint>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "trainer-agent/agent.h"
+
+namespace {
+
+std::atomic<int> stop_signal{0};
+
+void RequestStop(int signal) { stop_signal.store(signal); }
+
+void InstallSignalHandlers() {
+  struct sigaction action {};
+  action.sa_handler = RequestStop;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGINT, &action, nullptr);
+  // A closed log pipe must not kill the agent before it reports the exit.
+  signal(SIGPIPE, SIG_IGN);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  static_assert(std::atomic<int>::is_always_lock_free, "signal handler needs a lock-free atomic");
+  // Everything after the first "--" is the program, untouched by flag parsing.
+  std::vector<std::string> command;
+  int agent_argc = argc;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--") {
+      agent_argc = i;
+      command.assign(argv + i + 1, argv + argc);
+      break;
+    }
+  }
+
+  vernier::agent::AgentOptions options;
+  int64_t grace_period_ms = 10'000;
+  int64_t give_up_after_s = 3600;
+  CLI::App app{"Runs one replica of a trial's training program and reports it to Vernier.",
+               "vernier-agent"};
+  app.add_option("--server", options.server, "AgentService address, HOST:PORT or unix:PATH")
+      ->required();
+  app.add_option("--study", options.study, "Study name");
+  app.add_option("--trial", options.trial, "Trial id");
+  app.add_option("--role", options.role, "Replica role: master, worker or ps")
+      ->capture_default_str();
+  app.add_option("--index", options.index, "Replica index within the role")->capture_default_str();
+  app.add_option("--metric-tag", options.metric_tag, "Objective metric name (informative)");
+  app.add_option("--trial-dir", options.trial_dir,
+                 "Trial directory; the hypertune metrics file goes under .vernier/ in it");
+  app.add_option("--grace-period-ms", grace_period_ms,
+                 "Time between SIGTERM and SIGKILL when stopping the program")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--give-up-after-s", give_up_after_s,
+                 "How long to keep retrying an unreachable service after the program exits")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.footer("The program and its arguments follow '--'.");
+  try {
+    app.parse(agent_argc, argv);
+  } catch (const CLI::ParseError& error) {
+    return app.exit(error);
+  }
+  if (command.empty()) {
+    std::cerr << "vernier-agent: no program given; usage: vernier-agent --server ADDRESS "
+                 "[flags] -- COMMAND [ARGS...]\n";
+    return 2;
+  }
+  options.command = std::move(command);
+  options.grace_period = absl::Milliseconds(grace_period_ms);
+  options.give_up_after = absl::Seconds(give_up_after_s);
+  options.stop_signal = &stop_signal;
+
+  InstallSignalHandlers();
+  auto logger = vernier::agent::Agent::CreateLogger(options);
+  vernier::agent::Agent agent(options, logger);
+  return agent.Run();
+}

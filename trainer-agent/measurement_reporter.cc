@@ -1,0 +1,277 @@
+#include "trainer-agent/measurement_reporter.h"
+
+#include <grpcpp/client_context.h>
+#include <grpcpp/create_channel.h>
+#include <grpcpp/support/channel_arguments.h>
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "trainer-agent/backoff.h"
+#include "vernier/grpc_status.h"
+
+namespace vernier::agent {
+namespace {
+
+std::string CodeName(grpc::StatusCode code) {
+  return absl::StatusCodeToString(static_cast<absl::StatusCode>(code));
+}
+
+std::string Describe(const grpc::Status& status) {
+  return absl::StrCat(CodeName(status.error_code()), ": ", status.error_message());
+}
+
+uint64_t PickSeed(uint64_t seed) {
+  if (seed != 0) return seed;
+  std::random_device device;
+  return (static_cast<uint64_t>(device()) << 32) ^ device();
+}
+
+// Warn on the first failure of a streak and every tenth after, so an outage
+// of an hour leaves a readable log.
+bool WorthWarning(int64_t streak) { return streak == 1 || streak % 10 == 0; }
+
+void PrepareContext(grpc::ClientContext& context, absl::Duration deadline) {
+  context.set_deadline(absl::ToChronoTime(absl::Now() + deadline));
+  // Wait for a connection within the deadline instead of failing at once
+  // while the channel reconnects to a restarting service.
+  context.set_wait_for_ready(true);
+}
+
+}  // namespace
+
+std::shared_ptr<grpc::Channel> MeasurementReporter::CreateChannel(const std::string& target,
+                                                                  const ReporterOptions& options) {
+  grpc::ChannelArguments arguments;
+  const int initial_ms = static_cast<int>(absl::ToInt64Milliseconds(options.initial_backoff));
+  const int max_ms = static_cast<int>(absl::ToInt64Milliseconds(options.max_backoff));
+  arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, std::max(initial_ms, 1));
+  arguments.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, std::max(initial_ms, 1));
+  arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, std::max(max_ms, 1));
+  return grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), arguments);
+}
+
+bool MeasurementReporter::IsRetryable(grpc::StatusCode code) {
+  switch (code) {
+    case grpc::StatusCode::UNAVAILABLE:
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+    case grpc::StatusCode::ABORTED:
+    case grpc::StatusCode::CANCELLED:
+    case grpc::StatusCode::UNKNOWN:
+    case grpc::StatusCode::INTERNAL:
+      return true;
+    default:
+      return false;
+  }
+}
+
+MeasurementReporter::MeasurementReporter(std::shared_ptr<grpc::ChannelInterface> channel,
+                                         ReporterOptions options,
+                                         std::shared_ptr<spdlog::logger> logger)
+    : options_(std::move(options)),
+      logger_(std::move(logger)),
+      stub_(v1::AgentService::NewStub(std::move(channel))) {
+  const uint64_t seed = PickSeed(options_.seed);
+  send_rng_.seed(seed);
+  exit_rng_.seed(seed ^ 0x9E3779B97F4A7C15ULL);
+  options_.max_batch_size = std::max<size_t>(options_.max_batch_size, 1);
+  options_.max_queued = std::max<size_t>(options_.max_queued, 1);
+  sender_ = std::thread([this] { SendLoop(); });
+}
+
+MeasurementReporter::~MeasurementReporter() { Shutdown(); }
+
+void MeasurementReporter::Shutdown() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    shutdown_ = true;
+    if (measurements_call_ != nullptr) measurements_call_->TryCancel();
+    if (exit_call_ != nullptr) exit_call_->TryCancel();
+  }
+  changed_.notify_all();
+  if (sender_.joinable()) sender_.join();
+}
+
+int64_t MeasurementReporter::Enqueue(v1::Measurement measurement) {
+  int64_t sequence_number = 0;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    sequence_number = next_sequence_number_++;
+    measurement.set_sequence_number(sequence_number);
+    if (queue_.size() >= options_.max_queued) {
+      ++counters_.dropped;
+      if (counters_.dropped == 1 || counters_.dropped % 1000 == 0) {
+        logger_->error(
+            "{} measurements waiting for the service (limit {}); dropped the oldest, sequence "
+            "number {} ({} dropped so far)",
+            queue_.size(), options_.max_queued, queue_.front().sequence_number(),
+            counters_.dropped);
+      }
+      queue_.pop_front();
+    }
+    queue_.push_back(std::move(measurement));
+  }
+  changed_.notify_all();
+  return sequence_number;
+}
+
+std::string MeasurementReporter::stop_reason() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stop_reason_;
+}
+
+ReporterCounters MeasurementReporter::counters() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return counters_;
+}
+
+size_t MeasurementReporter::queued() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return queue_.size();
+}
+
+absl::Status MeasurementReporter::Flush(absl::Time deadline) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  const bool drained = changed_.wait_until(lock, absl::ToChronoTime(deadline),
+                                           [this] { return queue_.empty() || shutdown_; });
+  if (queue_.empty()) return absl::OkStatus();
+  if (!drained) {
+    return absl::DeadlineExceededError(
+        absl::StrCat(queue_.size(),
+                     " measurements still unacknowledged by the service (from "
+                     "sequence number ",
+                     queue_.front().sequence_number(), ")"));
+  }
+  return absl::CancelledError(
+      absl::StrCat("reporter shut down with ", queue_.size(), " measurements unacknowledged"));
+}
+
+void MeasurementReporter::RemoveThrough(int64_t last_sequence_number) {
+  // By sequence number, not count: Enqueue may have dropped the oldest
+  // entries while the batch was in flight.
+  while (!queue_.empty() && queue_.front().sequence_number() <= last_sequence_number) {
+    queue_.pop_front();
+  }
+}
+
+bool MeasurementReporter::SleepUnlessShutdown(std::unique_lock<std::mutex>& lock,
+                                              absl::Duration delay) {
+  changed_.wait_until(lock, absl::ToChronoTime(absl::Now() + delay), [this] { return shutdown_; });
+  return !shutdown_;
+}
+
+void MeasurementReporter::SendLoop() {
+  Backoff backoff(options_.initial_backoff, options_.max_backoff, send_rng_);
+  int64_t failure_streak = 0;
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (true) {
+    changed_.wait(lock, [this] { return shutdown_ || !queue_.empty(); });
+    if (shutdown_) return;
+
+    v1::ReportMeasurementsRequest request;
+    *request.mutable_replica() = options_.replica;
+    size_t bytes = 0;
+    for (const v1::Measurement& measurement : queue_) {
+      if (request.measurements_size() >= static_cast<int>(options_.max_batch_size)) break;
+      const size_t size = measurement.ByteSizeLong();
+      if (request.measurements_size() > 0 && bytes + size > options_.max_batch_bytes) break;
+      bytes += size;
+      *request.add_measurements() = measurement;
+    }
+    const int64_t first = request.measurements(0).sequence_number();
+    const int64_t last = request.measurements(request.measurements_size() - 1).sequence_number();
+
+    grpc::ClientContext context;
+    PrepareContext(context, options_.rpc_deadline);
+    measurements_call_ = &context;
+    lock.unlock();
+    v1::ReportMeasurementsResponse response;
+    const grpc::Status status = stub_->ReportMeasurements(&context, request, &response);
+    lock.lock();
+    measurements_call_ = nullptr;
+    if (shutdown_) return;
+
+    if (status.ok()) {
+      if (failure_streak > 0) {
+        logger_->info(
+            "service reachable again; measurements {}..{} acknowledged after {} failed "
+            "attempts",
+            first, last, failure_streak);
+      }
+      failure_streak = 0;
+      backoff.Reset();
+      RemoveThrough(last);
+      counters_.acknowledged += request.measurements_size();
+      if (response.should_stop() && !should_stop_.load()) {
+        stop_reason_ = response.reason();
+        should_stop_.store(true);
+        logger_->info("service asks to stop the trial: {}",
+                      response.reason().empty() ? "(no reason given)" : response.reason());
+      }
+      changed_.notify_all();
+      continue;
+    }
+    ++counters_.failed_attempts;
+    if (!IsRetryable(status.error_code())) {
+      logger_->error("service rejected measurements {}..{} with {}; dropped them", first, last,
+                     Describe(status));
+      failure_streak = 0;
+      backoff.Reset();
+      RemoveThrough(last);
+      counters_.dropped += request.measurements_size();
+      changed_.notify_all();
+      continue;
+    }
+    ++failure_streak;
+    const absl::Duration delay = backoff.Next();
+    if (WorthWarning(failure_streak)) {
+      logger_->warn("cannot report measurements {}..{} ({}), attempt {}; retrying in {}", first,
+                    last, Describe(status), failure_streak, absl::FormatDuration(delay));
+    }
+    if (!SleepUnlessShutdown(lock, delay)) return;
+  }
+}
+
+absl::Status MeasurementReporter::ReportExit(v1::ReportExitRequest request, absl::Time give_up_at) {
+  *request.mutable_replica() = options_.replica;
+  std::unique_lock<std::mutex> lock(mutex_);
+  Backoff backoff(options_.initial_backoff, options_.max_backoff, exit_rng_);
+  for (int64_t attempt = 1;; ++attempt) {
+    if (shutdown_) return absl::CancelledError("reporter shut down before the exit was reported");
+    grpc::ClientContext context;
+    PrepareContext(context, options_.rpc_deadline);
+    exit_call_ = &context;
+    lock.unlock();
+    v1::ReportExitResponse response;
+    const grpc::Status status = stub_->ReportExit(&context, request, &response);
+    lock.lock();
+    exit_call_ = nullptr;
+    if (status.ok()) {
+      if (attempt > 1) logger_->info("exit reported after {} attempts", attempt);
+      return absl::OkStatus();
+    }
+    ++counters_.failed_attempts;
+    if (!IsRetryable(status.error_code())) {
+      const absl::Status rejected = FromGrpcStatus(status);
+      return absl::Status(rejected.code(),
+                          absl::StrCat("service rejected the exit report: ", rejected.message()));
+    }
+    const absl::Duration delay = backoff.Next();
+    if (absl::Now() + delay > give_up_at) {
+      return absl::DeadlineExceededError(absl::StrCat("gave up reporting the exit after ", attempt,
+                                                      " attempts; last error ", Describe(status)));
+    }
+    if (WorthWarning(attempt)) {
+      logger_->warn("cannot report the exit ({}), attempt {}; retrying in {}", Describe(status),
+                    attempt, absl::FormatDuration(delay));
+    }
+    if (!SleepUnlessShutdown(lock, delay)) {
+      return absl::CancelledError("reporter shut down before the exit was reported");
+    }
+  }
+}
+
+}  // namespace vernier::agent

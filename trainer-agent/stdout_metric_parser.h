@@ -1,0 +1,57 @@
+#ifndef VERNIER_TRAINER_AGENT_STDOUT_METRIC_PARSER_H_
+#define VERNIER_TRAINER_AGENT_STDOUT_METRIC_PARSER_H_
+
+#include <spdlog/logger.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "trainer-agent/line_splitter.h"
+#include "vernier/v1/study.pb.h"
+
+namespace vernier::agent {
+
+// Turns a trainer's output into measurements.
+//
+// Every whitespace- or comma-separated `name=value` token whose name matches
+// [A-Za-z_][A-Za-z0-9_./-]* and whose whole value parses as a number is a
+// metric; all metrics of one line form one measurement. `step=` (or
+// `global_step=`, or else `epoch=`) with an integer value sets the
+// measurement's step; a line without one gets the previous step plus one, so
+// steps count 1, 2, 3, ... when the trainer never names them. NaN and
+// infinite values are dropped with a warning since the service rejects them.
+// Output may arrive in chunks that split lines anywhere; lines longer than
+// `max_line_bytes` are parsed from their first `max_line_bytes` bytes.
+//
+// The returned measurements carry step and metrics only; the caller stamps
+// elapsed time and sequence numbers.
+class StdoutMetricParser {
+ public:
+  static constexpr size_t kDefaultMaxLineBytes = 64 * 1024;
+
+  explicit StdoutMetricParser(std::shared_ptr<spdlog::logger> logger,
+                              size_t max_line_bytes = kDefaultMaxLineBytes);
+
+  std::vector<v1::Measurement> Feed(std::string_view chunk);
+  // End of output: parses an unterminated last line.
+  std::vector<v1::Measurement> Finish();
+
+  // Parses one complete line; nullopt when it holds no usable metric.
+  std::optional<v1::Measurement> ParseLine(std::string_view line);
+
+ private:
+  void OnLine(std::string_view line, bool truncated, std::vector<v1::Measurement>& out);
+
+  std::shared_ptr<spdlog::logger> logger_;
+  LineSplitter splitter_;
+  int64_t last_step_ = 0;
+  int64_t line_number_ = 0;
+};
+
+}  // namespace vernier::agent
+
+#endif  // VERNIER_TRAINER_AGENT_STDOUT_METRIC_PARSER_H_
