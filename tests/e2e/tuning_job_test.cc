@@ -1,0 +1,317 @@
+// End to end: the real `vernier serve`, the real CLI, the real agent and the
+// example trainer, over loopback.
+#include <grpcpp/grpcpp.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <thread>
+
+#include "tests/support/server_process.h"
+#include "tests/support/subprocess.h"
+
+namespace vernier::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+std::vector<std::string> Cli(const ServerProcess& server, std::vector<std::string> args) {
+  std::vector<std::string> argv = {BinaryPath("vernier")};
+  argv.insert(argv.end(), args.begin(), args.end());
+  argv.push_back("--server");
+  argv.push_back(server.address());
+  return argv;
+}
+
+// The trainer command: the example trainer, any flags after it.
+std::vector<std::string> ExampleTrainer(int epochs) {
+  return {"python3", SourcePath("examples/trainer/train.py"), "--epochs", std::to_string(epochs)};
+}
+
+std::vector<std::string> Submit(const ServerProcess& server, const std::string& job_id,
+                                const std::string& config, const std::string& job_dir,
+                                const std::vector<std::string>& command) {
+  std::vector<std::string> argv = Cli(server, {"jobs", "submit", "training", job_id, "--config",
+                                               config, "--job-dir", job_dir});
+  argv.push_back("--");
+  argv.insert(argv.end(), command.begin(), command.end());
+  return argv;
+}
+
+v1::GetJobResponse GetJob(const ServerProcess& server, const std::string& job_id) {
+  auto stub = server.JobStub();
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  v1::GetJobRequest request;
+  request.set_job_id(job_id);
+  v1::GetJobResponse response;
+  grpc::Status status = stub->GetJob(&context, request, &response);
+  if (!status.ok()) throw std::runtime_error("GetJob: " + status.error_message());
+  return response;
+}
+
+// Polls the job until `done` holds; fails the test with the job and the
+// server log after `timeout`.
+v1::GetJobResponse WaitForJob(const ServerProcess& server, const std::string& job_id,
+                              const std::function<bool(const v1::GetJobResponse&)>& done,
+                              std::chrono::seconds timeout = std::chrono::seconds(240)) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  v1::GetJobResponse job;
+  while (std::chrono::steady_clock::now() < deadline) {
+    job = GetJob(server, job_id);
+    if (done(job)) return job;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  ADD_FAILURE() << "job " << job_id << " did not get there in time: " << job.DebugString()
+                << "\nserver log:\n"
+                << server.log();
+  return job;
+}
+
+bool Ended(const v1::GetJobResponse& job) {
+  return job.job().state() == v1::Job::SUCCEEDED || job.job().state() == v1::Job::FAILED ||
+         job.job().state() == v1::Job::CANCELLED;
+}
+
+std::vector<v1::Trial> ListTrials(const ServerProcess& server, const std::string& study) {
+  auto stub = server.StudyStub();
+  grpc::ClientContext context;
+  v1::ListTrialsRequest request;
+  request.set_study_name(study);
+  request.set_include_measurements(true);
+  v1::ListTrialsResponse response;
+  grpc::Status status = stub->ListTrials(&context, request, &response);
+  if (!status.ok()) throw std::runtime_error("ListTrials: " + status.error_message());
+  return {response.trials().begin(), response.trials().end()};
+}
+
+void WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
+std::string SmallConfig(int max_trials, int parallel, int max_failed) {
+  return "trainingInput:\n"
+         "  scaleTier: BASIC\n"
+         "  hyperparameters:\n"
+         "    goal: MAXIMIZE\n"
+         "    hyperparameterMetricTag: accuracy\n"
+         "    maxTrials: " + std::to_string(max_trials) + "\n"
+         "    maxParallelTrials: " + std::to_string(parallel) + "\n"
+         "    maxFailedTrials: " + std::to_string(max_failed) + "\n"
+         "    algorithm: RANDOM_SEARCH\n"
+         "    params:\n"
+         "      - parameterName: learning_rate\n"
+         "        type: DOUBLE\n"
+         "        minValue: 0.001\n"
+         "        maxValue: 0.5\n"
+         "        scaleType: UNIT_LOG_SCALE\n";
+}
+
+class TuningJobTest : public ::testing::Test {
+ protected:
+  TempDir dir_;
+};
+
+TEST_F(TuningJobTest, ExampleJobFinishesAndItsLeaderboardRanksTheTrials) {
+  ServerProcess server(dir_.path() + "/data");
+  server.Start();
+  const std::string job_dir = dir_.path() + "/runs";
+  CommandResult submit = RunCommand(Submit(server, "example_job", SourcePath("examples/hptuning_config.yaml"),
+                                           job_dir, ExampleTrainer(3)));
+  ASSERT_EQ(submit.exit_code, 0) << submit.out << submit.err;
+
+  v1::GetJobResponse job = WaitForJob(server, "example_job", Ended);
+  ASSERT_EQ(job.job().state(), v1::Job::SUCCEEDED) << job.DebugString() << server.log();
+  EXPECT_EQ(job.job().training_output().completed_trial_count(), 12);
+  EXPECT_EQ(job.trial_counts().succeeded(), 12);
+  EXPECT_THAT(job.job().algorithm_description(), HasSubstr("RANDOM_SEARCH"));
+
+  // Best first, and the best beats the median trial.
+  std::vector<double> objectives;
+  for (const v1::HyperparameterOutput& trial : job.job().training_output().trials()) {
+    objectives.push_back(trial.final_metric().objective_value());
+    EXPECT_EQ(trial.hyperparameters().size(), 4u);
+    EXPECT_EQ(trial.state(), v1::Trial::SUCCEEDED);
+  }
+  ASSERT_EQ(objectives.size(), 12u);
+  EXPECT_TRUE(std::is_sorted(objectives.rbegin(), objectives.rend()));
+  std::vector<double> sorted = objectives;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_GT(objectives.front(), (sorted[5] + sorted[6]) / 2);
+
+  // Every trial got its own job dir with its replica log, and saw at most
+  // 3 trials running beside it.
+  for (const v1::Trial& trial : ListTrials(server, "example_job")) {
+    EXPECT_GE(trial.measurement_count(), 3) << trial.DebugString();
+    const std::string log = job_dir + "/" + std::to_string(trial.id()) + "/logs/master-0.log";
+    EXPECT_TRUE(std::filesystem::exists(log)) << log;
+  }
+
+  CommandResult leaderboard =
+      RunCommand(Cli(server, {"trials", "leaderboard", "example_job", "--top", "5"}));
+  ASSERT_EQ(leaderboard.exit_code, 0) << leaderboard.err;
+  EXPECT_THAT(leaderboard.out, HasSubstr("learning_rate="));
+  EXPECT_THAT(leaderboard.out, HasSubstr("optimizer="));
+
+  CommandResult describe = RunCommand(Cli(server, {"jobs", "describe", "example_job"}));
+  ASSERT_EQ(describe.exit_code, 0) << describe.err;
+  EXPECT_THAT(describe.out, HasSubstr("SUCCEEDED"));
+
+  CommandResult logs = RunCommand(Cli(server, {"jobs", "stream-logs", "example_job", "--trial", "2"}));
+  ASSERT_EQ(logs.exit_code, 0) << logs.err;
+  EXPECT_THAT(logs.out, HasSubstr("[trial 2 master-0] epoch=1"));
+  EXPECT_THAT(logs.out, Not(HasSubstr("[trial 3 ")));
+}
+
+TEST_F(TuningJobTest, CancelEndsEveryTrialProcessAndTheJob) {
+  ServerProcess server(dir_.path() + "/data");
+  server.Start();
+  const std::string config = dir_.path() + "/hp.yaml";
+  WriteFile(config, SmallConfig(6, 2, 0));
+  // A trainer that reports forever and must be stopped.
+  const std::vector<std::string> forever = {
+      "/bin/sh", "-c",
+      "trap 'echo got SIGTERM; exit 143' TERM; i=0; while true; do i=$((i+1)); "
+      "echo step=$i accuracy=0.5; sleep 0.2; done",
+      "trainer"};
+  ASSERT_EQ(RunCommand(Submit(server, "to_cancel", config, dir_.path() + "/runs", forever)).exit_code, 0);
+  v1::GetJobResponse running = WaitForJob(server, "to_cancel", [](const v1::GetJobResponse& job) {
+    return job.trial_counts().active() == 2 && job.trial_runs_size() == 2 &&
+           job.trial_runs(0).replicas(0).pid() > 0 && job.trial_runs(1).replicas(0).pid() > 0;
+  });
+  std::vector<int> pids;
+  for (const v1::TrialRun& run : running.trial_runs()) pids.push_back(run.replicas(0).pid());
+
+  CommandResult cancel = RunCommand(Cli(server, {"jobs", "cancel", "to_cancel"}));
+  ASSERT_EQ(cancel.exit_code, 0) << cancel.err;
+  v1::GetJobResponse job = WaitForJob(server, "to_cancel", Ended, std::chrono::seconds(60));
+  EXPECT_EQ(job.job().state(), v1::Job::CANCELLED) << job.DebugString();
+  EXPECT_EQ(job.trial_counts().active(), 0);
+  EXPECT_EQ(job.trial_counts().failed(), 2);
+  for (int pid : pids) EXPECT_FALSE(ProcessAlive(pid)) << "agent " << pid << " outlived the cancel";
+
+  CommandResult again = RunCommand(Cli(server, {"jobs", "cancel", "to_cancel"}));
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_THAT(again.err, HasSubstr("FAILED_PRECONDITION"));
+  EXPECT_THAT(again.err, HasSubstr("already ended CANCELLED"));
+}
+
+TEST_F(TuningJobTest, CrashingTrainerFailsItsTrialsThenTheJobWithTheReason) {
+  ServerProcess server(dir_.path() + "/data");
+  server.Start();
+  const std::string config = dir_.path() + "/hp.yaml";
+  WriteFile(config, SmallConfig(8, 2, 3));
+  const std::vector<std::string> crashing = {
+      "/bin/sh", "-c", "echo step=1 accuracy=0.3; echo 'Traceback: out of memory' >&2; exit 3",
+      "trainer"};
+  ASSERT_EQ(RunCommand(Submit(server, "crashing", config, dir_.path() + "/runs", crashing)).exit_code, 0);
+  v1::GetJobResponse job = WaitForJob(server, "crashing", Ended);
+  EXPECT_EQ(job.job().state(), v1::Job::FAILED);
+  EXPECT_GE(job.trial_counts().failed(), 3);
+  EXPECT_THAT(job.job().error_message(), HasSubstr("trials failed (maxFailedTrials=3)"));
+  EXPECT_THAT(job.job().error_message(), HasSubstr("master-0 exited with code 3"));
+  EXPECT_THAT(job.job().error_message(), HasSubstr("Traceback: out of memory"));
+  for (const v1::Trial& trial : ListTrials(server, "crashing")) {
+    EXPECT_EQ(trial.state(), v1::Trial::FAILED) << trial.DebugString();
+  }
+}
+
+TEST_F(TuningJobTest, TrainerThatNeverReportsTheObjectiveFails) {
+  ServerProcess server(dir_.path() + "/data");
+  server.Start();
+  const std::string config = dir_.path() + "/hp.yaml";
+  WriteFile(config, SmallConfig(1, 1, 0));
+  const std::vector<std::string> silent = {"/bin/sh", "-c", "echo step=1 loss=0.3", "trainer"};
+  ASSERT_EQ(RunCommand(Submit(server, "silent", config, dir_.path() + "/runs", silent)).exit_code, 0);
+  v1::GetJobResponse job = WaitForJob(server, "silent", Ended);
+  EXPECT_EQ(job.job().state(), v1::Job::FAILED);
+  const std::vector<v1::Trial> trials = ListTrials(server, "silent");
+  ASSERT_EQ(trials.size(), 1u);
+  EXPECT_THAT(trials[0].status_reason(), HasSubstr("never reported the objective metric \"accuracy\""));
+}
+
+TEST_F(TuningJobTest, ServerKilledMidJobLosesNothingAndTheJobFinishes) {
+  ServerProcess server(dir_.path() + "/data");
+  server.Start();
+  const std::string config = dir_.path() + "/hp.yaml";
+  WriteFile(config, SmallConfig(6, 2, 0));
+  // Slow enough that trials are running when the server dies.
+  const std::vector<std::string> slow = {
+      "/bin/sh", "-c",
+      "for i in 1 2 3 4 5 6 7 8; do echo step=$i accuracy=0.$i; sleep 0.3; done", "trainer"};
+  ASSERT_EQ(RunCommand(Submit(server, "restarted", config, dir_.path() + "/runs", slow)).exit_code, 0);
+  WaitForJob(server, "restarted", [](const v1::GetJobResponse& job) {
+    return job.trial_counts().succeeded() >= 2 && job.trial_counts().active() >= 1;
+  });
+  std::map<int64_t, v1::Trial> before;
+  for (const v1::Trial& trial : ListTrials(server, "restarted")) before[trial.id()] = trial;
+
+  const int port = server.port();
+  server.Kill();
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // agents keep running, retrying
+  ServerProcess restarted(dir_.path() + "/data", port);
+  restarted.Start();
+  v1::GetJobResponse job = WaitForJob(restarted, "restarted", Ended);
+  ASSERT_EQ(job.job().state(), v1::Job::SUCCEEDED) << job.DebugString() << restarted.log();
+  EXPECT_EQ(job.trial_counts().succeeded(), 6);
+
+  std::map<int64_t, v1::Trial> after;
+  for (const v1::Trial& trial : ListTrials(restarted, "restarted")) after[trial.id()] = trial;
+  EXPECT_EQ(after.size(), 6u);
+  for (const auto& [id, old] : before) {
+    ASSERT_TRUE(after.contains(id));
+    const v1::Trial& now = after[id];
+    // Every measurement acknowledged before the crash is still there, once.
+    ASSERT_GE(now.measurements_size(), old.measurements_size()) << now.DebugString();
+    for (int i = 0; i < old.measurements_size(); ++i) {
+      EXPECT_EQ(now.measurements(i).step(), old.measurements(i).step());
+    }
+    if (old.state() == v1::Trial::SUCCEEDED) {
+      EXPECT_EQ(now.state(), v1::Trial::SUCCEEDED);
+      EXPECT_EQ(now.final_measurement().SerializeAsString(),
+                old.final_measurement().SerializeAsString());
+    }
+  }
+  // Trials that ran across the crash reported all 8 steps, none twice.
+  for (const auto& [id, trial] : after) {
+    EXPECT_EQ(trial.measurements_size(), 8) << trial.DebugString();
+  }
+}
+
+TEST_F(TuningJobTest, SubmitErrorsNameTheProblem) {
+  ServerProcess server(dir_.path() + "/data");
+  server.Start();
+  const std::string config = dir_.path() + "/bad.yaml";
+  WriteFile(config, SmallConfig(2, 1, 0) + "    maxTrails: 3\n");
+  CommandResult bad = RunCommand(Submit(server, "bad_config", config, dir_.path() + "/runs",
+                                        {"/bin/true"}));
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_THAT(bad.err, HasSubstr("bad.yaml:16:"));
+  EXPECT_THAT(bad.err, HasSubstr("did you mean \"maxTrials\""));
+
+  const std::string good = dir_.path() + "/good.yaml";
+  WriteFile(good, SmallConfig(1, 1, 0));
+  CommandResult bad_id = RunCommand(Submit(server, "1job", good, dir_.path() + "/runs", {"/bin/true"}));
+  EXPECT_NE(bad_id.exit_code, 0);
+  EXPECT_THAT(bad_id.err, HasSubstr("must start with a letter"));
+
+  ASSERT_EQ(RunCommand(Submit(server, "twice", good, dir_.path() + "/runs",
+                              {"/bin/sh", "-c", "echo accuracy=1"})).exit_code, 0);
+  CommandResult duplicate = RunCommand(Submit(server, "twice", good, dir_.path() + "/runs",
+                                              {"/bin/sh", "-c", "echo accuracy=1"}));
+  EXPECT_EQ(duplicate.exit_code, 1);
+  EXPECT_THAT(duplicate.err, HasSubstr("ALREADY_EXISTS"));
+
+  CommandResult missing = RunCommand(Cli(server, {"jobs", "describe", "no_such_job"}));
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_THAT(missing.err, HasSubstr("NOT_FOUND"));
+}
+
+}  // namespace
+}  // namespace vernier::testing

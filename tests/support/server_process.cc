@@ -1,0 +1,107 @@
+#include "tests/support/server_process.h"
+
+#include <fcntl.h>
+#include <grpcpp/grpcpp.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "tests/support/subprocess.h"
+
+namespace vernier::testing {
+
+ServerProcess::ServerProcess(std::string data_dir, int port, std::vector<std::string> extra_args)
+    : data_dir_(std::move(data_dir)), port_(port), extra_args_(std::move(extra_args)) {
+  std::filesystem::create_directories(data_dir_);
+  log_path_ = data_dir_ + "/serve.log";
+}
+
+ServerProcess::~ServerProcess() {
+  if (pid_ > 0) Stop(std::chrono::seconds(5));
+}
+
+std::string ServerProcess::log() const {
+  std::ifstream file(log_path_);
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+void ServerProcess::Start() {
+  std::vector<std::string> argv = {BinaryPath("vernier"), "serve",
+                                   "--port",              std::to_string(port_),
+                                   "--data-dir",          data_dir_,
+                                   "--grace-period-ms",   "2000"};
+  argv.insert(argv.end(), extra_args_.begin(), extra_args_.end());
+  const size_t log_start = log().size();
+  pid_ = fork();
+  if (pid_ == 0) {
+    const int log = open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    dup2(log, STDOUT_FILENO);
+    dup2(log, STDERR_FILENO);
+    std::vector<char*> args;
+    for (std::string& arg : argv) args.push_back(arg.data());
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  const std::regex listening("vernier serve listening on 127\\.0\\.0\\.1:(\\d+)");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < deadline) {
+    const std::string text = log().substr(log_start);
+    std::smatch match;
+    if (std::regex_search(text, match, listening)) {
+      port_ = std::stoi(match[1]);
+      return;
+    }
+    int status;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      throw std::runtime_error("vernier serve exited at start:\n" + text);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  throw std::runtime_error("vernier serve did not start within 30 s:\n" + log());
+}
+
+void ServerProcess::Stop(std::chrono::milliseconds grace) {
+  if (pid_ <= 0) return;
+  kill(pid_, SIGTERM);
+  const auto deadline = std::chrono::steady_clock::now() + grace;
+  int status;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  Kill();
+}
+
+void ServerProcess::Kill() {
+  if (pid_ <= 0) return;
+  kill(pid_, SIGKILL);
+  int status;
+  waitpid(pid_, &status, 0);
+  pid_ = -1;
+}
+
+std::unique_ptr<v1::StudyService::Stub> ServerProcess::StudyStub() const {
+  return v1::StudyService::NewStub(
+      grpc::CreateChannel(address(), grpc::InsecureChannelCredentials()));
+}
+
+std::unique_ptr<v1::JobService::Stub> ServerProcess::JobStub() const {
+  return v1::JobService::NewStub(
+      grpc::CreateChannel(address(), grpc::InsecureChannelCredentials()));
+}
+
+}  // namespace vernier::testing

@@ -1,0 +1,49 @@
+#ifndef VERNIER_TESTS_SUPPORT_SERVER_PROCESS_H_
+#define VERNIER_TESTS_SUPPORT_SERVER_PROCESS_H_
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "vernier/v1/job_service.grpc.pb.h"
+#include "vernier/v1/study_service.grpc.pb.h"
+
+namespace vernier::testing {
+
+// A real `vernier serve` on loopback, started from the build tree with its
+// own data directory and stopped by PID.
+class ServerProcess {
+ public:
+  // port 0 picks a free one; `extra_args` go to `vernier serve`.
+  ServerProcess(std::string data_dir, int port = 0, std::vector<std::string> extra_args = {});
+  ~ServerProcess();
+  ServerProcess(const ServerProcess&) = delete;
+  ServerProcess& operator=(const ServerProcess&) = delete;
+
+  // Starts it and waits until it listens; throws with the log when it fails.
+  void Start();
+  // SIGTERM, then SIGKILL after `grace`.
+  void Stop(std::chrono::milliseconds grace = std::chrono::seconds(10));
+  // SIGKILL: a crash.
+  void Kill();
+
+  int pid() const { return pid_; }
+  int port() const { return port_; }
+  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+  std::string log() const;
+
+  std::unique_ptr<v1::StudyService::Stub> StudyStub() const;
+  std::unique_ptr<v1::JobService::Stub> JobStub() const;
+
+ private:
+  std::string data_dir_;
+  int port_;
+  std::vector<std::string> extra_args_;
+  std::string log_path_;
+  int pid_ = -1;
+};
+
+}  // namespace vernier::testing
+
+#endif  // VERNIER_TESTS_SUPPORT_SERVER_PROCESS_H_

@@ -1,0 +1,305 @@
+// The command line itself: usage errors, client-side validation before any
+// RPC, dry runs, `serve` flags and an unreachable server.
+#include <google/protobuf/util/json_util.h>
+#include <stdlib.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/tuner/cli/cli_test_runner.h"
+#include "tuner/cli/cli_app.h"
+#include "tuner/cli/serve_command.h"
+#include "vernier/v1/job.pb.h"
+
+namespace vernier::cli {
+namespace {
+
+using testing::CliRun;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using testing::RunCli;
+
+// Absolute, so that tests may change the working directory afterwards. ctest
+// runs the tests in the source directory.
+std::string SourcePath(const std::string& relative) {
+  const char* root = std::getenv("VERNIER_SOURCE_DIR");
+  const std::filesystem::path base = root != nullptr && *root != '\0' ? root : ".";
+  return std::filesystem::absolute(base / relative).lexically_normal().string();
+}
+
+class CliArgumentsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (std::filesystem::path(::testing::TempDir()) / "vernier_cli_XXXXXX");
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override {
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
+  }
+  std::string WriteFile(const std::string& name, const std::string& text) {
+    const std::string path = (dir_ / name).string();
+    std::ofstream(path) << text;
+    return path;
+  }
+
+  std::filesystem::path dir_;
+};
+
+TEST_F(CliArgumentsTest, SubmitWithoutTrainerCommandIsAUsageError) {
+  const CliRun run = RunCli({"jobs", "submit", "training", "job1", "--config",
+                             SourcePath("examples/hptuning_config.yaml"), "--job-dir", "/tmp/j"});
+  EXPECT_EQ(run.exit_code, kExitUsage);
+  EXPECT_THAT(run.err, HasSubstr("the trainer command is missing"));
+  EXPECT_THAT(run.err, HasSubstr("-- CMD ARGS..."));
+  EXPECT_THAT(run.out, IsEmpty());
+}
+
+TEST_F(CliArgumentsTest, EmptyCommandAfterSeparatorIsAUsageError) {
+  const CliRun run = RunCli(
+      {"jobs", "submit", "training", "job1", "--config", "c.yaml", "--job-dir", "/tmp/j", "--"});
+  EXPECT_EQ(run.exit_code, kExitUsage);
+  EXPECT_THAT(run.err, HasSubstr("the trainer command after `--` is empty"));
+}
+
+TEST_F(CliArgumentsTest, TrainerCommandTypedWithoutSeparatorGetsAHint) {
+  const CliRun run = RunCli({"jobs", "submit", "training", "job1", "--config", "c.yaml",
+                             "--job-dir", "/tmp/j", "python3", "train.py", "--lr=0.1"});
+  EXPECT_EQ(run.exit_code, kExitUsage);
+  EXPECT_THAT(run.err, HasSubstr("unexpected arguments before `--`: python3 train.py --lr=0.1"));
+  EXPECT_THAT(run.err, HasSubstr("Put the trainer command after `--`"));
+}
+
+TEST_F(CliArgumentsTest, SeparatorIsOnlyForSubmit) {
+  const CliRun run = RunCli({"jobs", "list", "--", "python3"});
+  EXPECT_EQ(run.exit_code, kExitUsage);
+  EXPECT_THAT(run.err, HasSubstr("only accepted by `vernier jobs submit training`"));
+}
+
+TEST_F(CliArgumentsTest, UnknownFormatIsAUsageError) {
+  const CliRun run = RunCli({"jobs", "list", "--format", "yaml"});
+  EXPECT_EQ(run.exit_code, kExitUsage);
+  EXPECT_THAT(run.err, HasSubstr("--format"));
+  EXPECT_THAT(run.err, HasSubstr("yaml not in {table,json}"));
+}
+
+TEST_F(CliArgumentsTest, MissingSubcommandIsAUsageError) {
+  EXPECT_EQ(RunCli({}).exit_code, kExitUsage);
+  const CliRun run = RunCli({"jobs"});
+  EXPECT_EQ(run.exit_code, kExitUsage);
+  EXPECT_THAT(run.err, HasSubstr("subcommand is required"));
+}
+
+TEST_F(CliArgumentsTest, MissingJobIdIsAUsageError) {
+  const CliRun run = RunCli({"jobs", "describe"});
+  EXPECT_EQ(run.exit_code, kExitUsage);
+  EXPECT_THAT(run.err, HasSubstr("JOB_ID is required"));
+}
+
+TEST_F(CliArgumentsTest, UnknownTrialStateIsAUsageError) {
+  const CliRun run = RunCli({"trials", "list", "s1", "--state", "active,bogus"});
+  EXPECT_EQ(run.exit_code, kExitUsage);
+  EXPECT_THAT(run.err, HasSubstr("unknown trial state \"bogus\""));
+}
+
+TEST_F(CliArgumentsTest, HelpGoesToStdoutAndSucceeds) {
+  const CliRun run = RunCli({"jobs", "--help"});
+  EXPECT_EQ(run.exit_code, kExitSuccess);
+  EXPECT_THAT(run.out, HasSubstr("stream-logs"));
+  EXPECT_THAT(run.err, IsEmpty());
+}
+
+TEST_F(CliArgumentsTest, BadJobIdFailsBeforeAnythingIsSent) {
+  const CliRun run = RunCli({"jobs", "submit", "training", "1job", "--config",
+                             SourcePath("examples/hptuning_config.yaml"), "--job-dir", "/tmp/j",
+                             "--dry-run", "--", "/bin/true"});
+  EXPECT_EQ(run.exit_code, kExitFailure);
+  EXPECT_THAT(run.err,
+              HasSubstr("error: INVALID_ARGUMENT: job id \"1job\" must start with a letter"));
+  EXPECT_THAT(run.out, IsEmpty());
+}
+
+TEST_F(CliArgumentsTest, MissingConfigFileIsNamed) {
+  const std::string missing = (dir_ / "nope.yaml").string();
+  const CliRun run = RunCli({"jobs", "submit", "training", "job1", "--config", missing, "--job-dir",
+                             "/tmp/j", "--dry-run", "--", "/bin/true"});
+  EXPECT_EQ(run.exit_code, kExitFailure);
+  EXPECT_THAT(run.err, HasSubstr("error: NOT_FOUND: "));
+  EXPECT_THAT(run.err, HasSubstr(missing));
+}
+
+TEST_F(CliArgumentsTest, ConfigErrorsNameFileLineAndColumn) {
+  const std::string config = WriteFile("bad.yaml",
+                                       "trainingInput:\n"
+                                       "  hyperparameters:\n"
+                                       "    goal: MAXIMIZE\n"
+                                       "    hyperparameterMetricTag: accuracy\n"
+                                       "    maxTrials: 4\n"
+                                       "    params:\n"
+                                       "      - parameterName: lr\n"
+                                       "        type: DOUBLE\n"
+                                       "        minValue: 5\n"
+                                       "        maxValue: 1\n");
+  const CliRun run = RunCli({"jobs", "submit", "training", "job1", "--config", config, "--job-dir",
+                             "/tmp/j", "--", "/bin/true"});
+  EXPECT_EQ(run.exit_code, kExitFailure);
+  EXPECT_THAT(run.err, HasSubstr("error: INVALID_ARGUMENT: " + config + ":"));
+  EXPECT_THAT(run.err, HasSubstr("maxValue"));
+}
+
+TEST_F(CliArgumentsTest, DryRunPrintsTheJobAsJsonWithAnAbsoluteJobDir) {
+  const std::string config = SourcePath("examples/hptuning_config.yaml");
+  const std::filesystem::path previous = std::filesystem::current_path();
+  std::filesystem::current_path(dir_);
+  const CliRun run = RunCli({"jobs", "submit", "training", "moons_001", "--config", config,
+                             "--job-dir", "runs/moons/", "--dry-run", "--server", "127.0.0.1:1",
+                             "--", "python3", "train.py", "--format", "json5", "--epochs", "5"});
+  std::filesystem::current_path(previous);
+
+  ASSERT_EQ(run.exit_code, kExitSuccess) << run.err;
+  v1::Job job;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(run.out, &job).ok()) << run.out;
+  EXPECT_EQ(job.job_id(), "moons_001");
+  EXPECT_EQ(job.job_dir(), (dir_ / "runs" / "moons").string());
+  EXPECT_EQ(job.training_input().job_dir(), job.job_dir());
+  // The trainer's own flags, even ones that look like ours, stay its own.
+  EXPECT_THAT(std::vector<std::string>(job.command().begin(), job.command().end()),
+              ::testing::ElementsAre("python3", "train.py", "--format", "json5", "--epochs", "5"));
+  const v1::HyperparameterSpec& hyperparameters = job.training_input().hyperparameters();
+  EXPECT_EQ(hyperparameters.goal(), v1::MetricSpec::MAXIMIZE);
+  EXPECT_EQ(hyperparameters.hyperparameter_metric_tag(), "accuracy");
+  EXPECT_EQ(hyperparameters.max_trials(), 12);
+  ASSERT_EQ(hyperparameters.params_size(), 4);
+  EXPECT_EQ(hyperparameters.params(0).parameter_name(), "learning_rate");
+  EXPECT_EQ(hyperparameters.params(0).scale_type(), v1::ParameterSpec::UNIT_LOG_SCALE);
+  // Nothing listens on port 1: the dry run never tried.
+  EXPECT_THAT(run.err, IsEmpty());
+}
+
+TEST_F(CliArgumentsTest, UnreachableServerIsNamed) {
+  const std::string address = "127.0.0.1:" + std::to_string(testing::ClosedLoopbackPort());
+  CliDependencies dependencies;
+  dependencies.connect_timeout = absl::Milliseconds(500);
+  const auto start = std::chrono::steady_clock::now();
+  const CliRun run = RunCli({"jobs", "list", "--server", address}, dependencies);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_EQ(run.exit_code, kExitFailure);
+  EXPECT_EQ(run.err, "error: UNAVAILABLE: cannot reach the Vernier server at " + address +
+                         " (is `vernier serve` running?)\n");
+}
+
+TEST_F(CliArgumentsTest, ServerAddressComesFromTheEnvironmentUnlessGiven) {
+  const std::string from_env = "127.0.0.1:" + std::to_string(testing::ClosedLoopbackPort());
+  ASSERT_EQ(setenv("VERNIER_SERVER", from_env.c_str(), 1), 0);
+  CliDependencies dependencies;
+  dependencies.connect_timeout = absl::Milliseconds(200);
+  const CliRun from_environment = RunCli({"studies", "list"}, dependencies);
+  const CliRun from_flag = RunCli({"studies", "list", "--server", "127.0.0.1:1"}, dependencies);
+  unsetenv("VERNIER_SERVER");
+  EXPECT_THAT(from_environment.err, HasSubstr("at " + from_env + " "));
+  EXPECT_THAT(from_flag.err, HasSubstr("at 127.0.0.1:1 "));
+}
+
+TEST_F(CliArgumentsTest, ServeFillsServerOptionsWithAbsolutePaths) {
+  tuner::ServerOptions received;
+  int calls = 0;
+  CliDependencies dependencies;
+  dependencies.run_server = [&](const tuner::ServerOptions& options) {
+    received = options;
+    ++calls;
+    return absl::OkStatus();
+  };
+  const std::filesystem::path previous = std::filesystem::current_path();
+  std::filesystem::current_path(dir_);
+  const CliRun run = RunCli(
+      {"serve", "--host", "0.0.0.0", "--port", "0", "--data-dir", "data", "--db", "state/v.db",
+       "--agent-path", "bin/vernier-agent", "--grace-period-ms", "1500", "--log-level", "warn"},
+      dependencies);
+  std::filesystem::current_path(previous);
+
+  ASSERT_EQ(run.exit_code, kExitSuccess) << run.err;
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(received.host, "0.0.0.0");
+  EXPECT_EQ(received.port, 0);
+  EXPECT_EQ(received.data_dir, (dir_ / "data").string());
+  EXPECT_EQ(received.db_url, (dir_ / "state" / "v.db").string());
+  EXPECT_EQ(received.agent_path, (dir_ / "bin" / "vernier-agent").string());
+  EXPECT_EQ(received.grace_period, std::chrono::milliseconds(1500));
+}
+
+TEST_F(CliArgumentsTest, ServePassesDatabaseUrlsThrough) {
+  tuner::ServerOptions received;
+  CliDependencies dependencies;
+  dependencies.run_server = [&](const tuner::ServerOptions& options) {
+    received = options;
+    return absl::OkStatus();
+  };
+  ASSERT_EQ(
+      RunCli({"serve", "--data-dir", "/srv/v", "--db", "postgresql://u@db/vernier"}, dependencies)
+          .exit_code,
+      kExitSuccess);
+  EXPECT_EQ(received.db_url, "postgresql://u@db/vernier");
+  EXPECT_EQ(received.port, 7730);
+  EXPECT_EQ(received.host, "127.0.0.1");
+  EXPECT_EQ(received.grace_period, std::chrono::milliseconds(10000));
+}
+
+TEST_F(CliArgumentsTest, ServeReportsTheServersErrorAndExitsOne) {
+  CliDependencies dependencies;
+  dependencies.run_server = [](const tuner::ServerOptions&) {
+    return absl::UnavailableError("cannot listen on 127.0.0.1:7730 (is another server using it?)");
+  };
+  const CliRun run = RunCli({"serve", "--data-dir", "/srv/v"}, dependencies);
+  EXPECT_EQ(run.exit_code, kExitFailure);
+  EXPECT_EQ(run.err,
+            "error: UNAVAILABLE: cannot listen on 127.0.0.1:7730 (is another server using it?)\n");
+}
+
+TEST_F(CliArgumentsTest, ServeRejectsBadFlagsAsUsageErrors) {
+  CliDependencies dependencies;
+  dependencies.run_server = [](const tuner::ServerOptions&) { return absl::OkStatus(); };
+  EXPECT_EQ(RunCli({"serve", "--port", "70000"}, dependencies).exit_code, kExitUsage);
+  EXPECT_EQ(RunCli({"serve", "--grace-period-ms", "-1"}, dependencies).exit_code, kExitUsage);
+  const CliRun run = RunCli({"serve", "--log-level", "loud"}, dependencies);
+  EXPECT_EQ(run.exit_code, kExitUsage);
+  EXPECT_THAT(run.err, HasSubstr("--log-level"));
+}
+
+TEST(ServeCommandTest, DataDirDefaultsToDotVernierUnderHome) {
+  absl::StatusOr<tuner::ServerOptions> options =
+      ServeCommand::BuildServerOptions(ServeFlags(), "/home/ada");
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->data_dir, "/home/ada/.vernier");
+  EXPECT_THAT(options->db_url, IsEmpty());
+}
+
+TEST(ServeCommandTest, WithoutHomeTheDataDirMustBeGiven) {
+  absl::StatusOr<tuner::ServerOptions> options =
+      ServeCommand::BuildServerOptions(ServeFlags(), nullptr);
+  EXPECT_EQ(options.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(options.status().message(), HasSubstr("--data-dir is required when HOME is not set"));
+}
+
+TEST(ServeCommandTest, RejectsPortsAndGracePeriodsOutOfRange) {
+  ServeFlags flags;
+  flags.data_dir = "/d";
+  flags.port = 65536;
+  absl::StatusOr<tuner::ServerOptions> options = ServeCommand::BuildServerOptions(flags, nullptr);
+  EXPECT_EQ(options.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(options.status().message(), HasSubstr("--port 65536 is not a TCP port"));
+
+  flags.port = 7730;
+  flags.grace_period_ms = -5;
+  options = ServeCommand::BuildServerOptions(flags, nullptr);
+  EXPECT_EQ(options.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(options.status().message(), HasSubstr("--grace-period-ms -5 is negative"));
+}
+
+}  // namespace
+}  // namespace vernier::cli

@@ -1,0 +1,80 @@
+#include "tuner/cli/job_commands.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace vernier::cli {
+namespace {
+
+using ::testing::HasSubstr;
+
+v1::HyperparameterOutput* AddTrial(v1::Job& job, const std::string& id, double objective,
+                                   v1::Trial::State state = v1::Trial::SUCCEEDED) {
+  v1::HyperparameterOutput* trial = job.mutable_training_output()->add_trials();
+  trial->set_trial_id(id);
+  trial->set_state(state);
+  trial->mutable_final_metric()->set_objective_value(objective);
+  return trial;
+}
+
+TEST(FindBestTrialTest, MaximizesUnlessTheGoalIsMinimize) {
+  v1::Job job;
+  AddTrial(job, "1", 0.2);
+  AddTrial(job, "2", 0.7);
+  AddTrial(job, "3", 0.5);
+  job.mutable_training_input()->mutable_hyperparameters()->set_goal(v1::MetricSpec::MAXIMIZE);
+  ASSERT_NE(FindBestTrial(job), nullptr);
+  EXPECT_EQ(FindBestTrial(job)->trial_id(), "2");
+
+  job.mutable_training_input()->mutable_hyperparameters()->set_goal(v1::MetricSpec::MINIMIZE);
+  EXPECT_EQ(FindBestTrial(job)->trial_id(), "1");
+}
+
+TEST(FindBestTrialTest, SkipsFailedInfeasibleAndUnfinishedTrials) {
+  v1::Job job;
+  AddTrial(job, "1", 0.3);
+  AddTrial(job, "2", 0.9, v1::Trial::FAILED);
+  AddTrial(job, "3", 0.8, v1::Trial::INFEASIBLE);
+  job.mutable_training_output()->add_trials()->set_trial_id("4");
+  AddTrial(job, "5", 0.4, v1::Trial::STOPPED_EARLY);
+  ASSERT_NE(FindBestTrial(job), nullptr);
+  EXPECT_EQ(FindBestTrial(job)->trial_id(), "5");
+}
+
+TEST(FindBestTrialTest, NoneWithoutAFinalMetric) {
+  v1::Job job;
+  job.mutable_training_output()->add_trials()->set_trial_id("1");
+  EXPECT_EQ(FindBestTrial(job), nullptr);
+  EXPECT_EQ(FindBestTrial(v1::Job()), nullptr);
+}
+
+TEST(BuildJobTest, RejectsAnEmptyCommand) {
+  SubmitJobOptions options;
+  options.job_id = "job1";
+  options.config_path =
+      std::string(std::getenv("VERNIER_SOURCE_DIR") != nullptr ? std::getenv("VERNIER_SOURCE_DIR")
+                                                               : ".") +
+      "/examples/hptuning_config.yaml";
+  options.job_dir = "/tmp/job1";
+  absl::StatusOr<v1::Job> job = JobCommands::BuildJob(options);
+  EXPECT_EQ(job.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(job.status().message(), HasSubstr("the trainer command is missing"));
+
+  options.command = {"/bin/true"};
+  job = JobCommands::BuildJob(options);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->job_dir(), "/tmp/job1");
+}
+
+TEST(BuildJobTest, ValidatesTheJobIdFirst) {
+  SubmitJobOptions options;
+  options.job_id = "has-dash";
+  options.config_path = "/nonexistent.yaml";
+  options.command = {"/bin/true"};
+  absl::StatusOr<v1::Job> job = JobCommands::BuildJob(options);
+  EXPECT_EQ(job.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(job.status().message(), HasSubstr("job id \"has-dash\" has '-'"));
+}
+
+}  // namespace
+}  // namespace vernier::cli

@@ -1,0 +1,294 @@
+#include "tuner/study_manager.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+#include <thread>
+
+#include "tests/support/subprocess.h"
+#include "tuner/storage/sqlite_storage.h"
+
+namespace vernier::tuner {
+namespace {
+
+using ::testing::HasSubstr;
+
+v1::Study MakeStudy(const std::string& name, int max_trials = 0, int parallel = 0) {
+  v1::Study study;
+  study.set_name(name);
+  v1::StudySpec& spec = *study.mutable_spec();
+  v1::ParameterSpec& lr = *spec.add_parameters();
+  lr.set_parameter_name("lr");
+  lr.set_type(v1::ParameterSpec::DOUBLE);
+  lr.set_min_value(0.001);
+  lr.set_max_value(1.0);
+  lr.set_scale_type(v1::ParameterSpec::UNIT_LOG_SCALE);
+  v1::ParameterSpec& layers = *spec.add_parameters();
+  layers.set_parameter_name("layers");
+  layers.set_type(v1::ParameterSpec::INTEGER);
+  layers.set_min_value(1);
+  layers.set_max_value(4);
+  v1::MetricSpec& metric = *spec.add_metrics();
+  metric.set_metric_id("accuracy");
+  metric.set_goal(v1::MetricSpec::MAXIMIZE);
+  spec.set_algorithm(v1::RANDOM_SEARCH);
+  spec.set_max_trials(max_trials);
+  spec.set_max_parallel_trials(parallel);
+  spec.set_seed(42);
+  return study;
+}
+
+v1::Measurement Accuracy(int64_t step, double value, int64_t sequence = 0) {
+  v1::Measurement measurement;
+  measurement.set_step(step);
+  measurement.set_sequence_number(sequence);
+  v1::Metric& metric = *measurement.add_metrics();
+  metric.set_metric_id("accuracy");
+  metric.set_value(value);
+  return measurement;
+}
+
+class StudyManagerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<std::unique_ptr<storage::SqliteStorage>> opened =
+        storage::SqliteStorage::Open(dir_.path() + "/vernier.db");
+    ASSERT_TRUE(opened.ok()) << opened.status();
+    storage_ = std::move(*opened);
+    manager_ = std::make_unique<StudyManager>(*storage_, [this] { return now_; });
+  }
+
+  testing::TempDir dir_;
+  absl::Time now_ = absl::FromUnixSeconds(1700000000);
+  std::unique_ptr<storage::SqliteStorage> storage_;
+  std::unique_ptr<StudyManager> manager_;
+};
+
+TEST_F(StudyManagerTest, CreateStudyIsIdempotentOnNameAndRejectsAnotherSpec) {
+  ASSERT_TRUE(manager_->CreateStudy(MakeStudy("s1")).ok());
+  absl::StatusOr<v1::Study> again = manager_->CreateStudy(MakeStudy("s1"));
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->state(), v1::Study::ACTIVE);
+
+  v1::Study other = MakeStudy("s1", 5);
+  absl::StatusOr<v1::Study> conflict = manager_->CreateStudy(other);
+  EXPECT_EQ(conflict.status().code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_THAT(conflict.status().message(), HasSubstr("already exists with a different spec"));
+}
+
+TEST_F(StudyManagerTest, CreateStudyRejectsBadNamesAndSpecs) {
+  v1::Study bad_name = MakeStudy("9lives");
+  EXPECT_THAT(manager_->CreateStudy(bad_name).status().message(),
+              HasSubstr("must start with a letter"));
+  v1::Study bad_char = MakeStudy("a b");
+  EXPECT_THAT(manager_->CreateStudy(bad_char).status().message(),
+              HasSubstr("may hold only letters, digits"));
+  v1::Study inverted = MakeStudy("inverted");
+  inverted.mutable_spec()->mutable_parameters(0)->set_max_value(0.0001);
+  absl::StatusOr<v1::Study> created = manager_->CreateStudy(inverted);
+  EXPECT_EQ(created.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(created.status().message(), HasSubstr("parameters[0]"));
+}
+
+TEST_F(StudyManagerTest, SuggestRespectsMaxParallelAndMaxTrials) {
+  ASSERT_TRUE(manager_->CreateStudy(MakeStudy("s", /*max_trials=*/5, /*parallel=*/2)).ok());
+  absl::StatusOr<SuggestResult> first = manager_->SuggestTrials("s", 4, "");
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->trials.size(), 2u);
+  EXPECT_THAT(first->reason, HasSubstr("max_parallel_trials=2"));
+
+  for (const v1::Trial& trial : first->trials) {
+    ASSERT_TRUE(manager_->AddMeasurements("s", trial.id(), std::vector<v1::Measurement>{Accuracy(1, 0.5)}).ok());
+    ASSERT_TRUE(manager_->CompleteTrial("s", trial.id(), std::nullopt).ok());
+  }
+  absl::StatusOr<SuggestResult> second = manager_->SuggestTrials("s", 2, "");
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(second->trials.size(), 2u);
+  for (const v1::Trial& trial : second->trials) {
+    ASSERT_TRUE(manager_->FailTrial("s", trial.id(), "boom").ok());
+  }
+  absl::StatusOr<SuggestResult> third = manager_->SuggestTrials("s", 2, "");
+  ASSERT_TRUE(third.ok());
+  EXPECT_EQ(third->trials.size(), 1u);
+  EXPECT_THAT(third->reason, HasSubstr("max_trials=5"));
+  EXPECT_EQ(third->trials[0].id(), 5);
+}
+
+TEST_F(StudyManagerTest, SuggestedParametersRespectTheSpace) {
+  ASSERT_TRUE(manager_->CreateStudy(MakeStudy("s")).ok());
+  absl::StatusOr<SuggestResult> result = manager_->SuggestTrials("s", 50, "");
+  ASSERT_TRUE(result.ok());
+  ASSERT_EQ(result->trials.size(), 50u);
+  for (const v1::Trial& trial : result->trials) {
+    ASSERT_EQ(trial.parameters_size(), 2);
+    EXPECT_GE(trial.parameters(0).double_value(), 0.001);
+    EXPECT_LE(trial.parameters(0).double_value(), 1.0);
+    EXPECT_GE(trial.parameters(1).int_value(), 1);
+    EXPECT_LE(trial.parameters(1).int_value(), 4);
+    EXPECT_EQ(trial.state(), v1::Trial::ACTIVE);
+  }
+}
+
+TEST_F(StudyManagerTest, SameClientGetsItsUnfinishedTrialBack) {
+  ASSERT_TRUE(manager_->CreateStudy(MakeStudy("s")).ok());
+  absl::StatusOr<SuggestResult> first = manager_->SuggestTrials("s", 1, "worker-1");
+  ASSERT_TRUE(first.ok());
+  absl::StatusOr<SuggestResult> again = manager_->SuggestTrials("s", 1, "worker-1");
+  ASSERT_TRUE(again.ok());
+  ASSERT_EQ(again->trials.size(), 1u);
+  EXPECT_EQ(again->trials[0].id(), first->trials[0].id());
+  absl::StatusOr<SuggestResult> other = manager_->SuggestTrials("s", 1, "worker-2");
+  ASSERT_TRUE(other.ok());
+  EXPECT_NE(other->trials[0].id(), first->trials[0].id());
+}
+
+TEST_F(StudyManagerTest, RequestedTrialsGoOutFirst) {
+  ASSERT_TRUE(manager_->CreateStudy(MakeStudy("s")).ok());
+  v1::Trial mine;
+  v1::ParameterValue& layers = *mine.add_parameters();
+  layers.set_parameter_name("layers");
+  layers.set_int_value(3);
+  v1::ParameterValue& lr = *mine.add_parameters();
+  lr.set_parameter_name("lr");
+  lr.set_double_value(0.01);
+  absl::StatusOr<v1::Trial> created = manager_->CreateTrial("s", mine);
+  ASSERT_TRUE(created.ok()) << created.status();
+  EXPECT_EQ(created->state(), v1::Trial::REQUESTED);
+  EXPECT_EQ(created->parameters(0).parameter_name(), "lr");  // reordered to the spec
+
+  absl::StatusOr<SuggestResult> result = manager_->SuggestTrials("s", 2, "c");
+  ASSERT_TRUE(result.ok());
+  ASSERT_EQ(result->trials.size(), 2u);
+  EXPECT_EQ(result->trials[0].id(), created->id());
+  EXPECT_EQ(result->trials[0].state(), v1::Trial::ACTIVE);
+
+  v1::Trial out_of_range = mine;
+  out_of_range.mutable_parameters(1)->set_double_value(5);
+  EXPECT_EQ(manager_->CreateTrial("s", out_of_range).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(StudyManagerTest, MeasurementsAreCheckedAndStoredOncePerSequenceNumber) {
+  ASSERT_TRUE(manager_->CreateStudy(MakeStudy("s")).ok());
+  const int64_t id = manager_->SuggestTrials("s", 1, "")->trials[0].id();
+  absl::StatusOr<v1::Trial> nan = manager_->AddMeasurements("s", id, std::vector<v1::Measurement>{Accuracy(1, NAN)});
+  EXPECT_EQ(nan.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(nan.status().message(), HasSubstr("values must be finite"));
+
+  ASSERT_TRUE(manager_->AddMeasurements("s", id, std::vector<v1::Measurement>{Accuracy(1, 0.1, 1), Accuracy(2, 0.2, 2)}).ok());
+  ASSERT_TRUE(manager_->AddMeasurements("s", id, std::vector<v1::Measurement>{Accuracy(2, 0.2, 2), Accuracy(3, 0.3, 3)}).ok());
+  absl::StatusOr<v1::Trial> trial = manager_->GetTrial("s", id, true);
+  ASSERT_TRUE(trial.ok());
+  EXPECT_EQ(trial->measurements_size(), 3);
+  EXPECT_EQ(trial->latest_measurement().step(), 3);
+
+  absl::StatusOr<v1::Trial> missing = manager_->AddMeasurements("s", 99, std::vector<v1::Measurement>{Accuracy(1, 0.1)});
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(StudyManagerTest, CompleteTrialIsIdempotentForTheSameResultOnly) {
+  ASSERT_TRUE(manager_->CreateStudy(MakeStudy("s")).ok());
+  const int64_t id = manager_->SuggestTrials("s", 1, "")->trials[0].id();
+  absl::StatusOr<v1::Trial> nothing = manager_->CompleteTrial("s", id, std::nullopt);
+  EXPECT_EQ(nothing.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(nothing.status().message(), HasSubstr("has no measurement"));
+
+  v1::Measurement lacks_objective;
+  v1::Metric& loss = *lacks_objective.add_metrics();
+  loss.set_metric_id("loss");
+  loss.set_value(0.3);
+  absl::StatusOr<v1::Trial> no_objective = manager_->CompleteTrial("s", id, lacks_objective);
+  EXPECT_EQ(no_objective.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(no_objective.status().message(), HasSubstr("lacks the objective metric \"accuracy\""));
+
+  ASSERT_TRUE(manager_->CompleteTrial("s", id, Accuracy(5, 0.9)).ok());
+  absl::StatusOr<v1::Trial> same = manager_->CompleteTrial("s", id, Accuracy(5, 0.9));
+  ASSERT_TRUE(same.ok()) << same.status();
+  EXPECT_EQ(same->state(), v1::Trial::SUCCEEDED);
+  absl::StatusOr<v1::Trial> different = manager_->CompleteTrial("s", id, Accuracy(5, 0.8));
+  EXPECT_EQ(different.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(different.status().message(), HasSubstr("another final measurement"));
+
+  absl::StatusOr<v1::Trial> late = manager_->AddMeasurements("s", id, std::vector<v1::Measurement>{Accuracy(6, 0.9)});
+  EXPECT_EQ(late.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(late.status().message(), HasSubstr("is SUCCEEDED"));
+}
+
+TEST_F(StudyManagerTest, StopMakesTheTrialEndStoppedEarly) {
+  ASSERT_TRUE(manager_->CreateStudy(MakeStudy("s")).ok());
+  const int64_t id = manager_->SuggestTrials("s", 1, "")->trials[0].id();
+  EXPECT_FALSE(manager_->CheckEarlyStopping("s", id)->should_stop);
+  ASSERT_TRUE(manager_->StopTrial("s", id).ok());
+  EXPECT_TRUE(manager_->CheckEarlyStopping("s", id)->should_stop);
+  ASSERT_TRUE(manager_->AddMeasurements("s", id, std::vector<v1::Measurement>{Accuracy(2, 0.4)}).ok());
+  absl::StatusOr<v1::Trial> done = manager_->CompleteTrial("s", id, std::nullopt);
+  ASSERT_TRUE(done.ok()) << done.status();
+  EXPECT_EQ(done->state(), v1::Trial::STOPPED_EARLY);
+  EXPECT_EQ(manager_->StopTrial("s", id).status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_F(StudyManagerTest, InfeasibleAndFailedTrialsKeepTheirReason) {
+  ASSERT_TRUE(manager_->CreateStudy(MakeStudy("s")).ok());
+  std::vector<v1::Trial> trials = manager_->SuggestTrials("s", 2, "")->trials;
+  absl::StatusOr<v1::Trial> infeasible = manager_->MarkInfeasible("s", trials[0].id(), "diverged");
+  ASSERT_TRUE(infeasible.ok());
+  EXPECT_EQ(infeasible->state(), v1::Trial::INFEASIBLE);
+  EXPECT_EQ(infeasible->status_reason(), "diverged");
+  EXPECT_EQ(infeasible->end_time().seconds(), 1700000000);
+  absl::StatusOr<v1::Trial> failed = manager_->FailTrial("s", trials[0].id(), "other");
+  EXPECT_EQ(failed.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(failed.status().message(), HasSubstr("already ended INFEASIBLE"));
+}
+
+TEST_F(StudyManagerTest, LeaderboardRanksBestFirstForEitherGoal) {
+  v1::Study study = MakeStudy("s");
+  study.mutable_spec()->mutable_metrics(0)->set_goal(v1::MetricSpec::MINIMIZE);
+  ASSERT_TRUE(manager_->CreateStudy(study).ok());
+  std::vector<v1::Trial> trials = manager_->SuggestTrials("s", 4, "")->trials;
+  const double values[] = {0.5, 0.2, 0.9, 0.3};
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(manager_->CompleteTrial("s", trials[i].id(), Accuracy(1, values[i])).ok());
+  }
+  absl::StatusOr<std::vector<v1::Trial>> board = manager_->ListOptimalTrials("s", 2);
+  ASSERT_TRUE(board.ok());
+  ASSERT_EQ(board->size(), 2u);
+  EXPECT_EQ((*board)[0].id(), trials[1].id());
+  EXPECT_EQ((*board)[1].id(), trials[0].id());
+  EXPECT_EQ(manager_->ListOptimalTrials("nope", 0).status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(StudyManagerTest, ConcurrentSuggestionsNeverExceedTheLimitsOrRepeatIds) {
+  ASSERT_TRUE(manager_->CreateStudy(MakeStudy("s", /*max_trials=*/40, /*parallel=*/40)).ok());
+  std::vector<std::thread> clients;
+  std::mutex mutex;
+  std::vector<int64_t> ids;
+  for (int c = 0; c < 8; ++c) {
+    clients.emplace_back([&, c] {
+      for (int i = 0; i < 10; ++i) {
+        absl::StatusOr<SuggestResult> result = manager_->SuggestTrials("s", 1, "");
+        if (!result.ok()) continue;
+        std::lock_guard lock(mutex);
+        for (const v1::Trial& trial : result->trials) ids.push_back(trial.id());
+      }
+    });
+  }
+  for (std::thread& client : clients) client.join();
+  EXPECT_EQ(ids.size(), 40u);
+  EXPECT_EQ(std::set<int64_t>(ids.begin(), ids.end()).size(), ids.size());
+}
+
+TEST_F(StudyManagerTest, SuggestRejectsBadCountsAndUnknownStudies) {
+  ASSERT_TRUE(manager_->CreateStudy(MakeStudy("s")).ok());
+  EXPECT_EQ(manager_->SuggestTrials("s", 0, "").status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(manager_->SuggestTrials("s", 0, "").status().message(), HasSubstr("count is 0"));
+  EXPECT_EQ(manager_->SuggestTrials("missing", 1, "").status().code(),
+            absl::StatusCode::kNotFound);
+  ASSERT_TRUE(manager_->DeleteStudy("s").ok());
+  EXPECT_EQ(manager_->GetStudy("s").status().code(), absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace vernier::tuner

@@ -1,0 +1,314 @@
+#include "tuner/cli/cli_app.h"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "tuner/cli/command_context.h"
+#include "tuner/cli/job_commands.h"
+#include "tuner/cli/output_format.h"
+#include "tuner/cli/study_commands.h"
+#include "tuner/cli/vernier_client.h"
+
+namespace vernier::cli {
+namespace {
+
+constexpr char kDefaultServer[] = "127.0.0.1:7730";
+constexpr char kSubmitExample[] =
+    "vernier jobs submit training my_job --config hptuning.yaml --job-dir /tmp/my_job -- "
+    "python3 -m trainer.task";
+
+struct ClientFlags {
+  std::string server;
+  std::string format = "table";
+};
+
+// CLI11's envname() cannot serve here: every command binds --server to the
+// same variable, and CLI11 fills the environment value into the options of
+// the commands that were not chosen too, over the flag's value.
+std::string DefaultServer() {
+  const char* from_environment = std::getenv("VERNIER_SERVER");
+  return from_environment != nullptr && *from_environment != '\0' ? from_environment
+                                                                  : kDefaultServer;
+}
+
+// Storage for every flag of every command; only the chosen command's are read.
+struct Flags {
+  ClientFlags client;
+  ServeFlags serve;
+  SubmitJobOptions submit;
+  std::string name;  // JOB_ID, STUDY or NAME of the command that takes one
+  int page_size = 100;
+  bool follow = false;
+  int64_t trial_id = 0;
+  int top = 10;
+  std::vector<std::string> states;
+};
+
+void AddClientOptions(CLI::App* command, ClientFlags* flags) {
+  command->add_option("--server", flags->server,
+                      "Address of `vernier serve`, HOST:PORT (default: $VERNIER_SERVER, else " +
+                          std::string(kDefaultServer) + ")");
+  command->add_option("--format", flags->format, "Output format: table or json")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+}
+
+// Prints a parse error the way CLI11 does and maps it to our exit codes.
+int ExitForParseError(const CLI::App& app, const CLI::ParseError& error, std::ostream& out,
+                      std::ostream& err) {
+  const int code = app.exit(error, out, err);
+  return code == static_cast<int>(CLI::ExitCodes::Success) ? kExitSuccess : kExitUsage;
+}
+
+}  // namespace
+
+CliApp::CliApp(CliDependencies dependencies) : dependencies_(std::move(dependencies)) {}
+
+int CliApp::Run(int argc, const char* const* argv) const {
+  return Run(std::vector<std::string>(argv, argv + argc));
+}
+
+int CliApp::Run(const std::vector<std::string>& arguments) const {
+  std::ostream& out = *dependencies_.out;
+  std::ostream& err = *dependencies_.err;
+
+  // The trainer command is cut off before CLI11 sees the line, so that its
+  // own flags (--lr=0.1) are never mistaken for ours.
+  const auto separator = std::find(arguments.begin(), arguments.end(), "--");
+  const bool has_trainer_command = separator != arguments.end();
+  std::vector<std::string> cli_arguments(arguments.begin(), separator);
+  if (cli_arguments.empty()) cli_arguments.push_back("vernier");
+
+  Flags flags;
+  flags.client.server = DefaultServer();
+  if (has_trainer_command) flags.submit.command.assign(separator + 1, arguments.end());
+  std::function<absl::Status()> action;
+
+  const auto client_for = [this, &flags] {
+    return VernierClient(VernierClient::Options{.address = flags.client.server,
+                                                .connect_timeout = dependencies_.connect_timeout,
+                                                .rpc_timeout = dependencies_.rpc_timeout});
+  };
+  const auto context_for = [this, &flags, &out] {
+    return CommandContext{
+        .out = &out,
+        .format = flags.client.format == "json" ? OutputFormat::kJson : OutputFormat::kTable,
+        .time_zone = dependencies_.time_zone,
+        .now = dependencies_.now};
+  };
+  const auto job_action = [&](std::function<absl::Status(JobCommands&)> body) {
+    return [&, body] {
+      action = [&, body] {
+        VernierClient client = client_for();
+        JobCommands commands(&client, context_for());
+        return body(commands);
+      };
+    };
+  };
+  const auto study_action = [&](std::function<absl::Status(StudyCommands&)> body) {
+    return [&, body] {
+      action = [&, body] {
+        VernierClient client = client_for();
+        StudyCommands commands(&client, context_for());
+        return body(commands);
+      };
+    };
+  };
+
+  CLI::App app(
+      "Vernier: a self-hosted hyperparameter tuning service.\n"
+      "Client commands talk to `vernier serve` at --server, default $VERNIER_SERVER, "
+      "else 127.0.0.1:7730.",
+      "vernier");
+  app.require_subcommand(1);
+
+  // vernier serve
+  CLI::App* serve = app.add_subcommand("serve", "Run the Vernier server in this process");
+  serve->add_option("--host", flags.serve.host, "Address to listen on")->capture_default_str();
+  serve->add_option("--port", flags.serve.port, "Port to listen on (0: any free port)")
+      ->check(CLI::Range(0, 65535))
+      ->capture_default_str();
+  serve->add_option("--data-dir", flags.serve.data_dir,
+                    "Directory of the SQLite database (default: $HOME/.vernier)");
+  serve->add_option("--db", flags.serve.db_url,
+                    "Storage: sqlite:PATH, a plain path, or postgresql://... "
+                    "(default: DATA_DIR/vernier.db)");
+  serve->add_option("--agent-path", flags.serve.agent_path,
+                    "The vernier-agent binary (default: beside this binary)");
+  serve
+      ->add_option("--grace-period-ms", flags.serve.grace_period_ms,
+                   "Time between SIGTERM and SIGKILL when a replica is stopped")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  serve->add_option("--log-level", flags.serve.log_level, "Log verbosity")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}))
+      ->capture_default_str();
+  serve->callback(
+      [&] { action = [&] { return ServeCommand(dependencies_.run_server).Run(flags.serve); }; });
+
+  // vernier jobs ...
+  CLI::App* jobs = app.add_subcommand("jobs", "Submit, inspect and cancel training jobs");
+  jobs->require_subcommand(1);
+  CLI::App* submit = jobs->add_subcommand("submit", "Submit a job");
+  submit->require_subcommand(1);
+  CLI::App* training =
+      submit->add_subcommand("training", "Submit a hyperparameter tuning training job");
+  training->footer(
+      std::string("The trainer command follows `--`; its own flags stay its own:\n  ") +
+      kSubmitExample);
+  training
+      ->add_option("JOB_ID", flags.submit.job_id,
+                   "Letters, digits and underscores, starting with a letter")
+      ->required();
+  training
+      ->add_option("--config", flags.submit.config_path,
+                   "YAML file with the AI Platform `trainingInput:` block")
+      ->required();
+  training
+      ->add_option("--job-dir", flags.submit.job_dir,
+                   "Output directory; trial N writes to JOB_DIR/N")
+      ->required();
+  training->add_flag("--dry-run", flags.submit.dry_run,
+                     "Print the job that would be submitted (JSON) and send nothing");
+  AddClientOptions(training, &flags.client);
+  // Collected rather than refused, to say where the trainer command goes.
+  training->allow_extras();
+  training->callback(
+      job_action([&](JobCommands& commands) { return commands.Submit(flags.submit); }));
+
+  CLI::App* describe_job = jobs->add_subcommand("describe", "Show a job, its trials and replicas");
+  describe_job->add_option("JOB_ID", flags.name, "The job")->required();
+  AddClientOptions(describe_job, &flags.client);
+  describe_job->callback(
+      job_action([&](JobCommands& commands) { return commands.Describe(flags.name); }));
+
+  CLI::App* list_jobs = jobs->add_subcommand("list", "List the jobs");
+  list_jobs->add_option("--page-size", flags.page_size, "Jobs per request (all pages are read)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  AddClientOptions(list_jobs, &flags.client);
+  list_jobs->callback(
+      job_action([&](JobCommands& commands) { return commands.List(flags.page_size); }));
+
+  CLI::App* cancel_job = jobs->add_subcommand("cancel", "Cancel a job and stop its trials");
+  cancel_job->add_option("JOB_ID", flags.name, "The job")->required();
+  AddClientOptions(cancel_job, &flags.client);
+  cancel_job->callback(
+      job_action([&](JobCommands& commands) { return commands.Cancel(flags.name); }));
+
+  CLI::App* stream_logs = jobs->add_subcommand("stream-logs", "Print the output of a job's trials");
+  stream_logs->add_option("JOB_ID", flags.name, "The job")->required();
+  stream_logs->add_flag("--follow", flags.follow, "Keep printing new lines until the job ends");
+  stream_logs->add_option("--trial", flags.trial_id, "Only this trial (0: every trial)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  AddClientOptions(stream_logs, &flags.client);
+  stream_logs->callback(job_action([&](JobCommands& commands) {
+    return commands.StreamLogs(flags.name, flags.follow, flags.trial_id);
+  }));
+
+  // vernier trials ...
+  CLI::App* trials = app.add_subcommand("trials", "Inspect the trials of a study");
+  trials->require_subcommand(1);
+  CLI::App* leaderboard =
+      trials->add_subcommand("leaderboard", "The best trials of a job's study, best first");
+  leaderboard->add_option("JOB_ID_OR_STUDY", flags.name, "A study; a job's study has its name")
+      ->required();
+  leaderboard->add_option("--top", flags.top, "How many trials (0: every ranked trial)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  AddClientOptions(leaderboard, &flags.client);
+  leaderboard->callback(study_action(
+      [&](StudyCommands& commands) { return commands.Leaderboard(flags.name, flags.top); }));
+
+  CLI::App* list_trials = trials->add_subcommand("list", "List the trials of a study");
+  list_trials->add_option("STUDY", flags.name, "The study")->required();
+  list_trials
+      ->add_option("--state", flags.states,
+                   "Only trials in these states (repeat or separate with commas): requested, "
+                   "active, stopping, succeeded, failed, infeasible, stopped-early")
+      ->delimiter(',')
+      ->check(CLI::Validator(
+          [](std::string& state) {
+            absl::StatusOr<v1::Trial::State> parsed = ParseTrialState(state);
+            return parsed.ok() ? std::string() : std::string(parsed.status().message());
+          },
+          "STATE"));
+  AddClientOptions(list_trials, &flags.client);
+  list_trials->callback(study_action([&](StudyCommands& commands) {
+    std::vector<v1::Trial::State> states;
+    for (const std::string& name : flags.states) {
+      absl::StatusOr<v1::Trial::State> state = ParseTrialState(name);
+      if (!state.ok()) return state.status();
+      states.push_back(*state);
+    }
+    return commands.ListTrials(flags.name, states);
+  }));
+
+  // vernier studies ...
+  CLI::App* studies = app.add_subcommand("studies", "Inspect and delete studies");
+  studies->require_subcommand(1);
+  CLI::App* list_studies = studies->add_subcommand("list", "List the studies");
+  AddClientOptions(list_studies, &flags.client);
+  list_studies->callback(
+      study_action([&](StudyCommands& commands) { return commands.ListStudies(); }));
+
+  CLI::App* describe_study =
+      studies->add_subcommand("describe", "Show a study's search space, limits and trial counts");
+  describe_study->add_option("NAME", flags.name, "The study")->required();
+  AddClientOptions(describe_study, &flags.client);
+  describe_study->callback(
+      study_action([&](StudyCommands& commands) { return commands.Describe(flags.name); }));
+
+  CLI::App* delete_study = studies->add_subcommand("delete", "Delete a study and its trials");
+  delete_study->add_option("NAME", flags.name, "The study")->required();
+  AddClientOptions(delete_study, &flags.client);
+  delete_study->callback(
+      study_action([&](StudyCommands& commands) { return commands.Delete(flags.name); }));
+
+  std::vector<const char*> argv;
+  for (const std::string& argument : cli_arguments) argv.push_back(argument.c_str());
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+    if (training->parsed() && !training->remaining().empty()) {
+      // Most often a trainer command typed without the `--` before it.
+      throw CLI::ValidationError(absl::StrCat(
+          "unexpected arguments before `--`: ", absl::StrJoin(training->remaining(), " "),
+          "\nPut the trainer command after `--`, e.g. ", kSubmitExample));
+    }
+    if (training->parsed() && flags.submit.command.empty()) {
+      throw CLI::ValidationError(
+          has_trainer_command ? "the trainer command after `--` is empty"
+                              : std::string("the trainer command is missing: end the line with "
+                                            "`-- CMD ARGS...`, e.g. ") +
+                                    kSubmitExample);
+    }
+    if (has_trainer_command && !training->parsed()) {
+      throw CLI::ValidationError(
+          "`-- CMD ARGS...` is only accepted by `vernier jobs submit training`");
+    }
+  } catch (const CLI::ParseError& error) {
+    return ExitForParseError(app, error, out, err);
+  }
+
+  if (!action) {
+    err << "no command given\nRun with --help for more information.\n";
+    return kExitUsage;
+  }
+  const absl::Status status = action();
+  out.flush();
+  if (!status.ok()) {
+    err << "error: " << absl::StatusCodeToString(status.code()) << ": " << status.message()
+        << std::endl;
+    return kExitFailure;
+  }
+  return kExitSuccess;
+}
+
+}  // namespace vernier::cli

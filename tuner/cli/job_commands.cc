@@ -1,0 +1,299 @@
+#include "tuner/cli/job_commands.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <map>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "tuner/cli/table_printer.h"
+#include "tuner/cli/time_format.h"
+#include "tuner/config/hyperparameter_validator.h"
+#include "tuner/config/training_input_parser.h"
+
+namespace vernier::cli {
+namespace {
+
+absl::StatusOr<std::string> AbsoluteDirectory(const std::string& directory) {
+  std::error_code error;
+  std::filesystem::path absolute = std::filesystem::absolute(directory, error);
+  if (error) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--job-dir \"", directory, "\": ", error.message()));
+  }
+  std::string normal = absolute.lexically_normal().string();
+  while (normal.size() > 1 && normal.back() == '/') normal.pop_back();
+  return normal;
+}
+
+// Quotes an argument the way a POSIX shell would need it, so that the
+// printed command can be pasted back into a terminal.
+std::string ShellQuote(const std::string& argument) {
+  const bool plain = !argument.empty() && std::all_of(argument.begin(), argument.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) ||
+           std::string_view("_-./=:,+@%").find(c) != std::string_view::npos;
+  });
+  if (plain) return argument;
+  std::string quoted = "'";
+  for (char c : argument) {
+    if (c == '\'') {
+      quoted += "'\\''";
+    } else {
+      quoted += c;
+    }
+  }
+  return quoted + "'";
+}
+
+std::string ShellCommand(const google::protobuf::RepeatedPtrField<std::string>& command) {
+  if (command.empty()) return "-";
+  return absl::StrJoin(command, " ", [](std::string* out, const std::string& argument) {
+    out->append(ShellQuote(argument));
+  });
+}
+
+std::string OrDash(const std::string& text) { return text.empty() ? "-" : text; }
+
+std::string FormatTrialCounts(const v1::TrialCounts& counts) {
+  return absl::StrCat(counts.requested(), " requested, ", counts.active(), " active, ",
+                      counts.succeeded(), " succeeded, ", counts.failed(), " failed, ",
+                      counts.infeasible(), " infeasible, ", counts.stopped_early(),
+                      " stopped early");
+}
+
+std::string ObjectiveName(const v1::Job& job) {
+  if (!job.training_input().hyperparameters().hyperparameter_metric_tag().empty()) {
+    return job.training_input().hyperparameters().hyperparameter_metric_tag();
+  }
+  if (!job.training_output().hyperparameter_metric_tag().empty()) {
+    return job.training_output().hyperparameter_metric_tag();
+  }
+  return "objective";
+}
+
+std::string FormatBestTrial(const v1::Job& job) {
+  const v1::HyperparameterOutput* best = FindBestTrial(job);
+  if (best == nullptr) return "-";
+  // The map's order is unspecified; sorting keeps the output stable.
+  const std::map<std::string, std::string> sorted(best->hyperparameters().begin(),
+                                                  best->hyperparameters().end());
+  std::string text = absl::StrCat("trial ", best->trial_id(), ": ", ObjectiveName(job), "=",
+                                  best->final_metric().objective_value(), " at step ",
+                                  best->final_metric().training_step());
+  if (!sorted.empty()) {
+    absl::StrAppend(&text, " (", absl::StrJoin(sorted, ", ", absl::PairFormatter("=")), ")");
+  }
+  return text;
+}
+
+bool HasEnded(v1::Trial::State state) {
+  return state == v1::Trial::SUCCEEDED || state == v1::Trial::FAILED ||
+         state == v1::Trial::INFEASIBLE || state == v1::Trial::STOPPED_EARLY;
+}
+
+// The server may keep the runs of ended trials; their replica states are
+// then the last ones seen, so the trial's own state decides.
+std::vector<const v1::TrialRun*> RunningTrialRuns(const v1::GetJobResponse& response) {
+  std::vector<const v1::TrialRun*> running;
+  for (const v1::TrialRun& run : response.trial_runs()) {
+    const std::string trial_id = absl::StrCat(run.trial_id());
+    const auto& trials = response.job().training_output().trials();
+    const bool ended = std::any_of(trials.begin(), trials.end(), [&](const auto& trial) {
+      return trial.trial_id() == trial_id && HasEnded(trial.state());
+    });
+    if (!ended) running.push_back(&run);
+  }
+  return running;
+}
+
+std::string ReplicaName(const v1::ReplicaStatus& replica) {
+  return absl::StrCat(replica.role().empty() ? "replica" : replica.role(), "-", replica.index());
+}
+
+}  // namespace
+
+const v1::HyperparameterOutput* FindBestTrial(const v1::Job& job) {
+  const bool minimize = job.training_input().hyperparameters().goal() == v1::MetricSpec::MINIMIZE;
+  const v1::HyperparameterOutput* best = nullptr;
+  for (const v1::HyperparameterOutput& trial : job.training_output().trials()) {
+    if (!trial.has_final_metric() || trial.state() == v1::Trial::FAILED ||
+        trial.state() == v1::Trial::INFEASIBLE) {
+      continue;
+    }
+    const double value = trial.final_metric().objective_value();
+    if (best == nullptr) {
+      best = &trial;
+      continue;
+    }
+    const double best_value = best->final_metric().objective_value();
+    if (minimize ? value < best_value : value > best_value) best = &trial;
+  }
+  return best;
+}
+
+JobCommands::JobCommands(VernierClient* client, CommandContext context)
+    : client_(client), context_(std::move(context)) {}
+
+absl::Status JobCommands::PrintJson(const google::protobuf::Message& message) {
+  absl::StatusOr<std::string> json = ToJson(message, JsonLayout::kIndented);
+  if (!json.ok()) return json.status();
+  *context_.out << *json << '\n';
+  return absl::OkStatus();
+}
+
+absl::StatusOr<v1::Job> JobCommands::BuildJob(const SubmitJobOptions& options) {
+  if (absl::Status valid = config::ValidateJobId(options.job_id); !valid.ok()) return valid;
+  absl::StatusOr<v1::TrainingInput> training_input =
+      config::ParseTrainingInputFile(options.config_path);
+  if (!training_input.ok()) return training_input.status();
+  if (options.command.empty()) {
+    return absl::InvalidArgumentError(
+        "the trainer command is missing: put it after `--`, e.g. `-- python3 -m trainer.task`");
+  }
+  absl::StatusOr<std::string> job_dir = AbsoluteDirectory(options.job_dir);
+  if (!job_dir.ok()) return job_dir.status();
+
+  v1::Job job;
+  job.set_job_id(options.job_id);
+  *job.mutable_training_input() = *std::move(training_input);
+  // One job directory, even when the YAML also names one.
+  job.mutable_training_input()->set_job_dir(*job_dir);
+  job.set_job_dir(*job_dir);
+  std::error_code cwd_error;
+  job.set_working_dir(std::filesystem::current_path(cwd_error).string());
+  for (const std::string& argument : options.command) job.add_command(argument);
+  return job;
+}
+
+absl::Status JobCommands::Submit(const SubmitJobOptions& options) {
+  absl::StatusOr<v1::Job> job = BuildJob(options);
+  if (!job.ok()) return job.status();
+  if (options.dry_run) return PrintJson(*job);
+
+  absl::StatusOr<v1::Job> submitted = client_->SubmitTrainingJob(*job);
+  if (!submitted.ok()) return submitted.status();
+  if (context_.format == OutputFormat::kJson) return PrintJson(*submitted);
+  *context_.out << "Submitted job " << submitted->job_id() << " (state "
+                << v1::Job::State_Name(submitted->state()) << ").\n"
+                << "Follow it with: vernier jobs describe " << submitted->job_id() << "\n";
+  return absl::OkStatus();
+}
+
+absl::Status JobCommands::Describe(const std::string& job_id) {
+  absl::StatusOr<v1::GetJobResponse> response = client_->GetJob(job_id);
+  if (!response.ok()) return response.status();
+  if (context_.format == OutputFormat::kJson) return PrintJson(*response);
+
+  const v1::Job& job = response->job();
+  TablePrinter fields;
+  fields.AddRow({"Job:", job.job_id()});
+  fields.AddRow({"State:", v1::Job::State_Name(job.state())});
+  if (!job.error_message().empty()) fields.AddRow({"Error:", job.error_message()});
+  fields.AddRow({"Algorithm:", OrDash(job.algorithm_description())});
+  fields.AddRow({"Study:", OrDash(job.study_name())});
+  fields.AddRow({"Job dir:", OrDash(job.job_dir())});
+  fields.AddRow({"Command:", ShellCommand(job.command())});
+  fields.AddRow({"Created:", FormatTimestamp(job.create_time(), context_.time_zone)});
+  fields.AddRow({"Started:", FormatTimestamp(job.start_time(), context_.time_zone)});
+  fields.AddRow({"Ended:", FormatTimestamp(job.end_time(), context_.time_zone)});
+  fields.AddRow({"Duration:", FormatElapsed(job.start_time(), job.end_time(), context_.now())});
+  fields.AddRow(
+      {"Trials:", absl::StrCat(FormatTrialCounts(response->trial_counts()), " (of ",
+                               job.training_input().hyperparameters().max_trials(), " max)")});
+  fields.AddRow({"Best trial:", FormatBestTrial(job)});
+  fields.Print(*context_.out);
+
+  const std::vector<const v1::TrialRun*> running = RunningTrialRuns(*response);
+  if (running.empty()) return absl::OkStatus();
+  *context_.out << "\nRunning trials:\n";
+  TablePrinter replicas({"TRIAL", "REPLICA", "STATE", "HOST", "PID", "LOG"});
+  replicas.SetIndent(2);
+  replicas.SetAlignment(0, TablePrinter::Alignment::kRight);
+  replicas.SetAlignment(4, TablePrinter::Alignment::kRight);
+  for (const v1::TrialRun* run_pointer : running) {
+    const v1::TrialRun& run = *run_pointer;
+    for (const v1::ReplicaStatus& replica : run.replicas()) {
+      replicas.AddRow({absl::StrCat(run.trial_id()), ReplicaName(replica),
+                       v1::ReplicaStatus::State_Name(replica.state()), OrDash(replica.host()),
+                       replica.pid() > 0 ? absl::StrCat(replica.pid()) : "-",
+                       OrDash(replica.log_path())});
+    }
+    if (run.replicas_size() == 0) {
+      replicas.AddRow({absl::StrCat(run.trial_id()), "-", "PENDING", "-", "-", "-"});
+    }
+  }
+  replicas.Print(*context_.out);
+  return absl::OkStatus();
+}
+
+absl::Status JobCommands::List(int page_size) {
+  v1::ListJobsResponse all;
+  std::string page_token;
+  do {
+    absl::StatusOr<v1::ListJobsResponse> page = client_->ListJobs(page_size, page_token);
+    if (!page.ok()) return page.status();
+    for (v1::Job& job : *page->mutable_jobs()) *all.add_jobs() = std::move(job);
+    if (!page->next_page_token().empty() && page->next_page_token() == page_token) {
+      return absl::InternalError(absl::StrCat("the server at ", client_->address(),
+                                              " returned the same page token \"", page_token,
+                                              "\" twice"));
+    }
+    page_token = page->next_page_token();
+  } while (!page_token.empty());
+
+  if (context_.format == OutputFormat::kJson) return PrintJson(all);
+  if (all.jobs_size() == 0) {
+    *context_.out << "No jobs.\n";
+    return absl::OkStatus();
+  }
+  TablePrinter table({"JOB_ID", "STATE", "TRIALS", "CREATED", "DURATION"});
+  table.SetAlignment(2, TablePrinter::Alignment::kRight);
+  table.SetAlignment(4, TablePrinter::Alignment::kRight);
+  for (const v1::Job& job : all.jobs()) {
+    table.AddRow({job.job_id(), v1::Job::State_Name(job.state()),
+                  absl::StrCat(job.training_output().completed_trial_count(), "/",
+                               job.training_input().hyperparameters().max_trials()),
+                  FormatTimestamp(job.create_time(), context_.time_zone),
+                  FormatElapsed(job.start_time(), job.end_time(), context_.now())});
+  }
+  table.Print(*context_.out);
+  return absl::OkStatus();
+}
+
+absl::Status JobCommands::Cancel(const std::string& job_id) {
+  absl::StatusOr<v1::Job> job = client_->CancelJob(job_id);
+  if (!job.ok()) return job.status();
+  if (context_.format == OutputFormat::kJson) return PrintJson(*job);
+  *context_.out << "Job " << job->job_id() << ": " << v1::Job::State_Name(job->state()) << "\n";
+  return absl::OkStatus();
+}
+
+absl::Status JobCommands::StreamLogs(const std::string& job_id, bool follow, int64_t trial_id) {
+  v1::StreamLogsRequest request;
+  request.set_job_id(job_id);
+  request.set_follow(follow);
+  request.set_trial_id(trial_id);
+  return client_->StreamLogs(request, [this](const v1::LogLine& line) -> absl::Status {
+    if (context_.format == OutputFormat::kJson) {
+      absl::StatusOr<std::string> json = ToJson(line, JsonLayout::kOneLine);
+      if (!json.ok()) return json.status();
+      *context_.out << *json << '\n';
+    } else {
+      std::string_view text = line.text();
+      if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+      *context_.out << "[trial " << line.trial_id() << " "
+                    << (line.role().empty() ? "replica" : line.role()) << "-" << line.index()
+                    << "] " << text << '\n';
+    }
+    // Followed logs are read live, often through a pipe.
+    context_.out->flush();
+    return absl::OkStatus();
+  });
+}
+
+}  // namespace vernier::cli

@@ -1,0 +1,57 @@
+#ifndef VERNIER_TUNER_CLI_JOB_COMMANDS_H_
+#define VERNIER_TUNER_CLI_JOB_COMMANDS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "tuner/cli/command_context.h"
+#include "tuner/cli/vernier_client.h"
+#include "vernier/v1/job.pb.h"
+
+namespace vernier::cli {
+
+struct SubmitJobOptions {
+  std::string job_id;
+  std::string config_path;  // the AI Platform `trainingInput:` YAML
+  std::string job_dir;      // made absolute before submission
+  std::vector<std::string> command;
+  bool dry_run = false;
+};
+
+// `vernier jobs ...`: each call makes its RPCs through `client` and prints
+// the answer to the context's stream as a table or one JSON document.
+class JobCommands {
+ public:
+  JobCommands(VernierClient* client, CommandContext context);
+
+  // Validates the job id and parses the YAML here, before anything is sent,
+  // so that mistakes are reported as FILE:LINE:COLUMN.
+  static absl::StatusOr<v1::Job> BuildJob(const SubmitJobOptions& options);
+
+  // With dry_run, prints the job as JSON and sends nothing.
+  absl::Status Submit(const SubmitJobOptions& options);
+  absl::Status Describe(const std::string& job_id);
+  // Follows page tokens until the server has no more jobs.
+  absl::Status List(int page_size);
+  absl::Status Cancel(const std::string& job_id);
+  // trial_id 0: every trial.
+  absl::Status StreamLogs(const std::string& job_id, bool follow, int64_t trial_id);
+
+ private:
+  absl::Status PrintJson(const google::protobuf::Message& message);
+
+  VernierClient* client_;
+  CommandContext context_;
+};
+
+// The trial whose final objective is best for the job's goal (the larger
+// unless the goal is MINIMIZE), among the trials that neither failed nor were
+// infeasible; nullptr when no trial has a final metric yet.
+const v1::HyperparameterOutput* FindBestTrial(const v1::Job& job);
+
+}  // namespace vernier::cli
+
+#endif  // VERNIER_TUNER_CLI_JOB_COMMANDS_H_

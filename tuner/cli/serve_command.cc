@@ -1,0 +1,83 @@
+#include "tuner/cli/serve_command.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <system_error>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace vernier::cli {
+namespace {
+
+absl::StatusOr<std::string> AbsolutePath(const std::string& flag, const std::string& path) {
+  std::error_code error;
+  const std::filesystem::path absolute = std::filesystem::absolute(path, error);
+  if (error) {
+    return absl::InvalidArgumentError(absl::StrCat(flag, " \"", path, "\": ", error.message()));
+  }
+  return absolute.lexically_normal().string();
+}
+
+// Only plain paths are relative to the working directory; URLs are passed
+// through for the storage factory to read.
+bool IsPlainPath(const std::string& db_url) {
+  return db_url.find("://") == std::string::npos && !db_url.starts_with("sqlite:");
+}
+
+}  // namespace
+
+ServeCommand::ServeCommand(RunServerFunction run_server) : run_server_(std::move(run_server)) {}
+
+absl::StatusOr<tuner::ServerOptions> ServeCommand::BuildServerOptions(const ServeFlags& flags,
+                                                                      const char* home) {
+  if (flags.port < 0 || flags.port > 65535) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--port ", flags.port, " is not a TCP port (0 to 65535, 0: any free port)"));
+  }
+  if (flags.grace_period_ms < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--grace-period-ms ", flags.grace_period_ms, " is negative"));
+  }
+  tuner::ServerOptions options;
+  options.host = flags.host;
+  options.port = flags.port;
+  options.grace_period = std::chrono::milliseconds(flags.grace_period_ms);
+
+  std::string data_dir = flags.data_dir;
+  if (data_dir.empty()) {
+    if (home == nullptr || *home == '\0') {
+      return absl::InvalidArgumentError(
+          "--data-dir is required when HOME is not set (it defaults to $HOME/.vernier)");
+    }
+    data_dir = (std::filesystem::path(home) / ".vernier").string();
+  }
+  absl::StatusOr<std::string> absolute_data_dir = AbsolutePath("--data-dir", data_dir);
+  if (!absolute_data_dir.ok()) return absolute_data_dir.status();
+  options.data_dir = *absolute_data_dir;
+
+  options.db_url = flags.db_url;
+  if (!flags.db_url.empty() && IsPlainPath(flags.db_url)) {
+    absl::StatusOr<std::string> absolute_db = AbsolutePath("--db", flags.db_url);
+    if (!absolute_db.ok()) return absolute_db.status();
+    options.db_url = *absolute_db;
+  }
+  if (!flags.agent_path.empty()) {
+    absl::StatusOr<std::string> absolute_agent = AbsolutePath("--agent-path", flags.agent_path);
+    if (!absolute_agent.ok()) return absolute_agent.status();
+    options.agent_path = *absolute_agent;
+  }
+  return options;
+}
+
+absl::Status ServeCommand::Run(const ServeFlags& flags) const {
+  absl::StatusOr<tuner::ServerOptions> options = BuildServerOptions(flags, std::getenv("HOME"));
+  if (!options.ok()) return options.status();
+  spdlog::set_level(spdlog::level::from_str(flags.log_level));
+  return run_server_(*options);
+}
+
+}  // namespace vernier::cli

@@ -1,0 +1,49 @@
+#ifndef VERNIER_TUNER_CLI_SERVE_COMMAND_H_
+#define VERNIER_TUNER_CLI_SERVE_COMMAND_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "tuner/server.h"
+
+namespace vernier::cli {
+
+// The flags of `vernier serve`, as typed.
+struct ServeFlags {
+  std::string host = "127.0.0.1";
+  int port = 7730;
+  std::string data_dir;  // empty: $HOME/.vernier
+  std::string db_url;
+  std::string agent_path;
+  int64_t grace_period_ms = 10000;
+  std::string log_level = "info";
+};
+
+// `vernier serve`: turns the flags into tuner::ServerOptions and runs the
+// server in this process. The server function is injected so that the
+// command can be tested without one (and so that the CLI classes link
+// without the server).
+class ServeCommand {
+ public:
+  using RunServerFunction = std::function<absl::Status(const tuner::ServerOptions&)>;
+
+  explicit ServeCommand(RunServerFunction run_server);
+
+  // `home` is $HOME, or nullptr where it is unset. Paths become absolute so
+  // that the server's working directory does not matter.
+  static absl::StatusOr<tuner::ServerOptions> BuildServerOptions(const ServeFlags& flags,
+                                                                 const char* home);
+
+  // Sets the spdlog level, then blocks in the server until it stops.
+  absl::Status Run(const ServeFlags& flags) const;
+
+ private:
+  RunServerFunction run_server_;
+};
+
+}  // namespace vernier::cli
+
+#endif  // VERNIER_TUNER_CLI_SERVE_COMMAND_H_

@@ -1,0 +1,349 @@
+#include "tuner/cli/study_commands.h"
+
+#include <google/protobuf/struct.pb.h>
+#include <google/protobuf/util/json_util.h>
+
+#include <cctype>
+#include <cstdint>
+#include <optional>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "suggest/search_space.h"
+#include "tuner/cli/table_printer.h"
+#include "tuner/cli/time_format.h"
+#include "vernier/v1/job_service.pb.h"
+#include "vernier/v1/study_service.pb.h"
+
+namespace vernier::cli {
+namespace {
+
+// Enough for any study in one request on servers that honour it; the
+// loops still follow page tokens for servers that cap pages lower.
+constexpr int kPageSize = 1000;
+
+std::optional<double> FindMetric(const v1::Measurement& measurement, const std::string& metric_id) {
+  for (const v1::Metric& metric : measurement.metrics()) {
+    if (metric_id.empty() || metric.metric_id() == metric_id) return metric.value();
+  }
+  return std::nullopt;
+}
+
+std::string FormatObjective(const v1::Trial& trial, const std::string& metric_id) {
+  std::optional<double> value;
+  if (trial.has_final_measurement()) value = FindMetric(trial.final_measurement(), metric_id);
+  if (!value.has_value() && trial.has_latest_measurement()) {
+    value = FindMetric(trial.latest_measurement(), metric_id);
+  }
+  return value.has_value() ? absl::StrCat(*value) : "-";
+}
+
+std::string FormatLastStep(const v1::Trial& trial) {
+  if (trial.has_final_measurement()) return absl::StrCat(trial.final_measurement().step());
+  if (trial.has_latest_measurement()) return absl::StrCat(trial.latest_measurement().step());
+  return "-";
+}
+
+std::string FormatParameters(const v1::Trial& trial) {
+  if (trial.parameters().empty()) return "-";
+  return absl::StrJoin(
+      trial.parameters(), ", ", [](std::string* out, const v1::ParameterValue& value) {
+        absl::StrAppend(out, value.parameter_name(), "=", suggest::FormatParameterValue(value));
+      });
+}
+
+std::string ObjectiveMetricId(const v1::Study& study) {
+  return study.spec().metrics().empty() ? std::string() : study.spec().metrics(0).metric_id();
+}
+
+std::string FormatMetrics(const v1::Study& study) {
+  if (study.spec().metrics().empty()) return "-";
+  return absl::StrJoin(study.spec().metrics(), ", ",
+                       [](std::string* out, const v1::MetricSpec& metric) {
+                         absl::StrAppend(out, metric.metric_id(), " (",
+                                         v1::MetricSpec::Goal_Name(metric.goal()), ")");
+                       });
+}
+
+std::string FormatBounds(const v1::ParameterSpec& parameter) {
+  switch (parameter.type()) {
+    case v1::ParameterSpec::DOUBLE:
+      return absl::StrCat("[", parameter.min_value(), ", ", parameter.max_value(), "]");
+    case v1::ParameterSpec::INTEGER:
+      return absl::StrCat("[", static_cast<int64_t>(parameter.min_value()), ", ",
+                          static_cast<int64_t>(parameter.max_value()), "]");
+    case v1::ParameterSpec::CATEGORICAL:
+      return absl::StrCat("{", absl::StrJoin(parameter.categorical_values(), ", "), "}");
+    case v1::ParameterSpec::DISCRETE:
+      return absl::StrCat("{", absl::StrJoin(parameter.discrete_values(), ", "), "}");
+    default:
+      return "-";
+  }
+}
+
+std::string FormatScale(const v1::ParameterSpec& parameter) {
+  if (parameter.type() == v1::ParameterSpec::CATEGORICAL) return "-";
+  if (parameter.scale_type() == v1::ParameterSpec::NONE) return "NONE (linear)";
+  return v1::ParameterSpec::ScaleType_Name(parameter.scale_type());
+}
+
+std::string FormatLimit(int32_t limit) {
+  return limit == 0 ? std::string("unlimited") : absl::StrCat(limit);
+}
+
+std::string FormatEarlyStopping(const v1::EarlyStoppingSpec& early_stopping) {
+  if (!early_stopping.enabled()) return "off";
+  const std::string policy = early_stopping.policy() == v1::EarlyStoppingSpec::POLICY_UNSPECIFIED
+                                 ? std::string("default policy")
+                                 : v1::EarlyStoppingSpec::Policy_Name(early_stopping.policy());
+  return absl::StrCat(policy, ", from step ", early_stopping.start_step(), ", after ",
+                      early_stopping.min_trials(), " completed trials");
+}
+
+v1::TrialCounts CountTrials(const std::vector<v1::Trial>& trials) {
+  v1::TrialCounts counts;
+  for (const v1::Trial& trial : trials) {
+    switch (trial.state()) {
+      case v1::Trial::REQUESTED:
+        counts.set_requested(counts.requested() + 1);
+        break;
+      // A stopping trial still runs until its replicas exit.
+      case v1::Trial::ACTIVE:
+      case v1::Trial::STOPPING:
+        counts.set_active(counts.active() + 1);
+        break;
+      case v1::Trial::SUCCEEDED:
+        counts.set_succeeded(counts.succeeded() + 1);
+        break;
+      case v1::Trial::FAILED:
+        counts.set_failed(counts.failed() + 1);
+        break;
+      case v1::Trial::INFEASIBLE:
+        counts.set_infeasible(counts.infeasible() + 1);
+        break;
+      case v1::Trial::STOPPED_EARLY:
+        counts.set_stopped_early(counts.stopped_early() + 1);
+        break;
+      default:
+        break;
+    }
+  }
+  return counts;
+}
+
+// Several proto messages as the fields of one JSON document.
+absl::StatusOr<google::protobuf::Struct> ComposeJson(
+    std::vector<std::pair<std::string, const google::protobuf::Message*>> fields) {
+  google::protobuf::Struct document;
+  for (const auto& [name, message] : fields) {
+    absl::StatusOr<std::string> json = ToJson(*message, JsonLayout::kOneLine);
+    if (!json.ok()) return json.status();
+    google::protobuf::Struct& field = *(*document.mutable_fields())[name].mutable_struct_value();
+    const auto parsed = google::protobuf::util::JsonStringToMessage(*json, &field);
+    if (!parsed.ok()) {
+      return absl::InternalError(absl::StrCat("cannot compose the JSON field ", name, ": ",
+                                              std::string(parsed.message())));
+    }
+  }
+  return document;
+}
+
+}  // namespace
+
+absl::StatusOr<v1::Trial::State> ParseTrialState(std::string_view name) {
+  std::string canonical;
+  for (char c : name) {
+    canonical += c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  }
+  v1::Trial::State state;
+  if (canonical != "STATE_UNSPECIFIED" && v1::Trial::State_Parse(canonical, &state)) {
+    return state;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown trial state \"", std::string(name),
+                   "\" (expected requested, active, stopping, succeeded, failed, infeasible or "
+                   "stopped-early)"));
+}
+
+StudyCommands::StudyCommands(VernierClient* client, CommandContext context)
+    : client_(client), context_(std::move(context)) {}
+
+absl::Status StudyCommands::PrintJson(const google::protobuf::Message& message) {
+  absl::StatusOr<std::string> json = ToJson(message, JsonLayout::kIndented);
+  if (!json.ok()) return json.status();
+  *context_.out << *json << '\n';
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<v1::Trial>> StudyCommands::FetchTrials(
+    const std::string& study_name, const std::vector<v1::Trial::State>& states) {
+  v1::ListTrialsRequest request;
+  request.set_study_name(study_name);
+  request.set_page_size(kPageSize);
+  for (v1::Trial::State state : states) request.add_states(state);
+  std::vector<v1::Trial> trials;
+  do {
+    absl::StatusOr<v1::ListTrialsResponse> page = client_->ListTrials(request);
+    if (!page.ok()) return page.status();
+    for (v1::Trial& trial : *page->mutable_trials()) trials.push_back(std::move(trial));
+    if (!page->next_page_token().empty() && page->next_page_token() == request.page_token()) {
+      return absl::InternalError(absl::StrCat("the server at ", client_->address(),
+                                              " returned the same page token \"",
+                                              request.page_token(), "\" twice"));
+    }
+    request.set_page_token(page->next_page_token());
+  } while (!request.page_token().empty());
+  return trials;
+}
+
+absl::Status StudyCommands::Leaderboard(const std::string& study_name, int top) {
+  absl::StatusOr<v1::Study> study = client_->GetStudy(study_name);
+  if (!study.ok()) return study.status();
+  absl::StatusOr<v1::ListOptimalTrialsResponse> optimal =
+      client_->ListOptimalTrials(study_name, top);
+  if (!optimal.ok()) return optimal.status();
+  if (context_.format == OutputFormat::kJson) return PrintJson(*optimal);
+
+  *context_.out << "Study " << study->name() << ", metrics: " << FormatMetrics(*study) << "\n";
+  if (optimal->trials().empty()) {
+    *context_.out << "No completed trials yet.\n";
+    return absl::OkStatus();
+  }
+  const std::string metric_id = ObjectiveMetricId(*study);
+  TablePrinter table({"RANK", "TRIAL", "STATE", "OBJECTIVE", "PARAMETERS", "STEP", "DURATION"});
+  for (int column : {0, 1, 3, 5, 6}) table.SetAlignment(column, TablePrinter::Alignment::kRight);
+  int rank = 0;
+  for (const v1::Trial& trial : optimal->trials()) {
+    table.AddRow({absl::StrCat(++rank), absl::StrCat(trial.id()),
+                  v1::Trial::State_Name(trial.state()), FormatObjective(trial, metric_id),
+                  FormatParameters(trial), FormatLastStep(trial),
+                  FormatElapsed(trial.start_time(), trial.end_time(), context_.now())});
+  }
+  table.Print(*context_.out);
+  return absl::OkStatus();
+}
+
+absl::Status StudyCommands::ListTrials(const std::string& study_name,
+                                       const std::vector<v1::Trial::State>& states) {
+  absl::StatusOr<v1::Study> study = client_->GetStudy(study_name);
+  if (!study.ok()) return study.status();
+  absl::StatusOr<std::vector<v1::Trial>> trials = FetchTrials(study_name, states);
+  if (!trials.ok()) return trials.status();
+  if (context_.format == OutputFormat::kJson) {
+    v1::ListTrialsResponse all;
+    for (v1::Trial& trial : *trials) *all.add_trials() = std::move(trial);
+    return PrintJson(all);
+  }
+  if (trials->empty()) {
+    *context_.out << "No trials.\n";
+    return absl::OkStatus();
+  }
+  const std::string metric_id = ObjectiveMetricId(*study);
+  bool any_reason = false;
+  for (const v1::Trial& trial : *trials) any_reason |= !trial.status_reason().empty();
+  std::vector<std::string> headers = {"TRIAL",      "STATE", "OBJECTIVE",
+                                      "PARAMETERS", "STEP",  "DURATION"};
+  if (any_reason) headers.push_back("REASON");
+  TablePrinter table(std::move(headers));
+  for (int column : {0, 2, 4, 5}) table.SetAlignment(column, TablePrinter::Alignment::kRight);
+  for (const v1::Trial& trial : *trials) {
+    std::vector<std::string> row = {
+        absl::StrCat(trial.id()),
+        v1::Trial::State_Name(trial.state()),
+        FormatObjective(trial, metric_id),
+        FormatParameters(trial),
+        FormatLastStep(trial),
+        FormatElapsed(trial.start_time(), trial.end_time(), context_.now())};
+    if (any_reason) row.push_back(trial.status_reason());
+    table.AddRow(std::move(row));
+  }
+  table.Print(*context_.out);
+  return absl::OkStatus();
+}
+
+absl::Status StudyCommands::ListStudies() {
+  v1::ListStudiesResponse all;
+  std::string page_token;
+  do {
+    absl::StatusOr<v1::ListStudiesResponse> page = client_->ListStudies(kPageSize, page_token);
+    if (!page.ok()) return page.status();
+    for (v1::Study& study : *page->mutable_studies()) *all.add_studies() = std::move(study);
+    if (!page->next_page_token().empty() && page->next_page_token() == page_token) {
+      return absl::InternalError(absl::StrCat("the server at ", client_->address(),
+                                              " returned the same page token \"", page_token,
+                                              "\" twice"));
+    }
+    page_token = page->next_page_token();
+  } while (!page_token.empty());
+
+  if (context_.format == OutputFormat::kJson) return PrintJson(all);
+  if (all.studies().empty()) {
+    *context_.out << "No studies.\n";
+    return absl::OkStatus();
+  }
+  TablePrinter table({"NAME", "STATE", "ALGORITHM", "METRICS", "MAX_TRIALS", "CREATED"});
+  table.SetAlignment(4, TablePrinter::Alignment::kRight);
+  for (const v1::Study& study : all.studies()) {
+    table.AddRow({study.name(), v1::Study::State_Name(study.state()),
+                  v1::Algorithm_Name(study.spec().algorithm()), FormatMetrics(study),
+                  FormatLimit(study.spec().max_trials()),
+                  FormatTimestamp(study.create_time(), context_.time_zone)});
+  }
+  table.Print(*context_.out);
+  return absl::OkStatus();
+}
+
+absl::Status StudyCommands::Describe(const std::string& study_name) {
+  absl::StatusOr<v1::Study> study = client_->GetStudy(study_name);
+  if (!study.ok()) return study.status();
+  absl::StatusOr<std::vector<v1::Trial>> trials = FetchTrials(study_name, {});
+  if (!trials.ok()) return trials.status();
+  const v1::TrialCounts counts = CountTrials(*trials);
+
+  if (context_.format == OutputFormat::kJson) {
+    absl::StatusOr<google::protobuf::Struct> document =
+        ComposeJson({{"study", &*study}, {"trialCounts", &counts}});
+    if (!document.ok()) return document.status();
+    return PrintJson(*document);
+  }
+
+  const v1::StudySpec& spec = study->spec();
+  TablePrinter fields;
+  fields.AddRow({"Study:", study->name()});
+  if (!study->display_name().empty()) fields.AddRow({"Display name:", study->display_name()});
+  fields.AddRow({"State:", v1::Study::State_Name(study->state())});
+  fields.AddRow({"Created:", FormatTimestamp(study->create_time(), context_.time_zone)});
+  fields.AddRow({"Algorithm:", v1::Algorithm_Name(spec.algorithm())});
+  fields.AddRow({"Seed:", absl::StrCat(spec.seed())});
+  fields.AddRow({"Metrics:", FormatMetrics(*study)});
+  fields.AddRow({"Limits:", absl::StrCat("max trials ", FormatLimit(spec.max_trials()),
+                                         ", max parallel ", FormatLimit(spec.max_parallel_trials()),
+                                         ", max failed ", FormatLimit(spec.max_failed_trials()))});
+  fields.AddRow({"Early stopping:", FormatEarlyStopping(spec.early_stopping())});
+  fields.AddRow(
+      {"Trials:", absl::StrCat(trials->size(), " (", counts.requested(), " requested, ",
+                               counts.active(), " active, ", counts.succeeded(), " succeeded, ",
+                               counts.failed(), " failed, ", counts.infeasible(), " infeasible, ",
+                               counts.stopped_early(), " stopped early)")});
+  fields.Print(*context_.out);
+
+  *context_.out << "\nParameters:\n";
+  TablePrinter parameters({"NAME", "TYPE", "VALUES", "SCALE"});
+  parameters.SetIndent(2);
+  for (const v1::ParameterSpec& parameter : spec.parameters()) {
+    parameters.AddRow({parameter.parameter_name(), v1::ParameterSpec::Type_Name(parameter.type()),
+                       FormatBounds(parameter), FormatScale(parameter)});
+  }
+  parameters.Print(*context_.out);
+  return absl::OkStatus();
+}
+
+absl::Status StudyCommands::Delete(const std::string& study_name) {
+  if (absl::Status deleted = client_->DeleteStudy(study_name); !deleted.ok()) return deleted;
+  if (context_.format == OutputFormat::kJson) return PrintJson(v1::DeleteStudyResponse());
+  *context_.out << "Deleted study " << study_name << ".\n";
+  return absl::OkStatus();
+}
+
+}  // namespace vernier::cli

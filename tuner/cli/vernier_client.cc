@@ -1,0 +1,173 @@
+#include "tuner/cli/vernier_client.h"
+
+#include <chrono>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "vernier/grpc_status.h"
+
+namespace vernier::cli {
+namespace {
+
+std::chrono::system_clock::time_point DeadlineAfter(absl::Duration timeout) {
+  return absl::ToChronoTime(absl::Now() + timeout);
+}
+
+}  // namespace
+
+VernierClient::VernierClient(Options options) : options_(std::move(options)) {
+  grpc::ChannelArguments arguments;
+  // A CLI talking to its own service must not be routed through an
+  // http_proxy meant for the web.
+  arguments.SetInt(GRPC_ARG_ENABLE_HTTP_PROXY, 0);
+  channel_ =
+      grpc::CreateCustomChannel(options_.address, grpc::InsecureChannelCredentials(), arguments);
+  jobs_ = v1::JobService::NewStub(channel_);
+  studies_ = v1::StudyService::NewStub(channel_);
+}
+
+absl::Status VernierClient::EnsureConnected() {
+  if (connected_) return absl::OkStatus();
+  if (!channel_->WaitForConnected(DeadlineAfter(options_.connect_timeout))) {
+    return absl::UnavailableError(absl::StrCat("cannot reach the Vernier server at ",
+                                               options_.address, " (is `vernier serve` running?)"));
+  }
+  connected_ = true;
+  return absl::OkStatus();
+}
+
+std::unique_ptr<grpc::ClientContext> VernierClient::NewUnaryContext() const {
+  auto context = std::make_unique<grpc::ClientContext>();
+  context->set_deadline(DeadlineAfter(options_.rpc_timeout));
+  return context;
+}
+
+absl::Status VernierClient::FromRpcStatus(const grpc::Status& status) const {
+  switch (status.error_code()) {
+    case grpc::StatusCode::UNAVAILABLE:
+      return absl::UnavailableError(absl::StrCat("lost the Vernier server at ", options_.address,
+                                                 ": ", status.error_message()));
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      return absl::DeadlineExceededError(
+          absl::StrCat("the Vernier server at ", options_.address, " did not answer within ",
+                       absl::FormatDuration(options_.rpc_timeout), ": ", status.error_message()));
+    default:
+      return FromGrpcStatus(status);
+  }
+}
+
+template <typename Response>
+absl::StatusOr<Response> VernierClient::CallUnary(
+    const std::function<grpc::Status(grpc::ClientContext*, Response*)>& call) {
+  if (absl::Status connected = EnsureConnected(); !connected.ok()) return connected;
+  auto context = NewUnaryContext();
+  Response response;
+  const grpc::Status status = call(context.get(), &response);
+  if (!status.ok()) return FromRpcStatus(status);
+  return response;
+}
+
+absl::StatusOr<v1::Job> VernierClient::SubmitTrainingJob(const v1::Job& job) {
+  v1::SubmitTrainingJobRequest request;
+  *request.mutable_job() = job;
+  return CallUnary<v1::Job>([&](grpc::ClientContext* context, v1::Job* response) {
+    return jobs_->SubmitTrainingJob(context, request, response);
+  });
+}
+
+absl::StatusOr<v1::GetJobResponse> VernierClient::GetJob(const std::string& job_id) {
+  v1::GetJobRequest request;
+  request.set_job_id(job_id);
+  return CallUnary<v1::GetJobResponse>(
+      [&](grpc::ClientContext* context, v1::GetJobResponse* response) {
+        return jobs_->GetJob(context, request, response);
+      });
+}
+
+absl::StatusOr<v1::ListJobsResponse> VernierClient::ListJobs(int page_size,
+                                                             const std::string& page_token) {
+  v1::ListJobsRequest request;
+  request.set_page_size(page_size);
+  request.set_page_token(page_token);
+  return CallUnary<v1::ListJobsResponse>(
+      [&](grpc::ClientContext* context, v1::ListJobsResponse* response) {
+        return jobs_->ListJobs(context, request, response);
+      });
+}
+
+absl::StatusOr<v1::Job> VernierClient::CancelJob(const std::string& job_id) {
+  v1::CancelJobRequest request;
+  request.set_job_id(job_id);
+  return CallUnary<v1::Job>([&](grpc::ClientContext* context, v1::Job* response) {
+    return jobs_->CancelJob(context, request, response);
+  });
+}
+
+absl::Status VernierClient::StreamLogs(
+    const v1::StreamLogsRequest& request,
+    const std::function<absl::Status(const v1::LogLine&)>& on_line) {
+  if (absl::Status connected = EnsureConnected(); !connected.ok()) return connected;
+  grpc::ClientContext context;
+  std::unique_ptr<grpc::ClientReader<v1::LogLine>> reader = jobs_->StreamLogs(&context, request);
+  v1::LogLine line;
+  while (reader->Read(&line)) {
+    if (absl::Status handled = on_line(line); !handled.ok()) {
+      context.TryCancel();
+      reader->Finish();
+      return handled;
+    }
+  }
+  const grpc::Status status = reader->Finish();
+  if (!status.ok()) return FromRpcStatus(status);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<v1::Study> VernierClient::GetStudy(const std::string& study_name) {
+  v1::GetStudyRequest request;
+  request.set_study_name(study_name);
+  return CallUnary<v1::Study>([&](grpc::ClientContext* context, v1::Study* response) {
+    return studies_->GetStudy(context, request, response);
+  });
+}
+
+absl::StatusOr<v1::ListStudiesResponse> VernierClient::ListStudies(int page_size,
+                                                                   const std::string& page_token) {
+  v1::ListStudiesRequest request;
+  request.set_page_size(page_size);
+  request.set_page_token(page_token);
+  return CallUnary<v1::ListStudiesResponse>(
+      [&](grpc::ClientContext* context, v1::ListStudiesResponse* response) {
+        return studies_->ListStudies(context, request, response);
+      });
+}
+
+absl::Status VernierClient::DeleteStudy(const std::string& study_name) {
+  v1::DeleteStudyRequest request;
+  request.set_study_name(study_name);
+  return CallUnary<v1::DeleteStudyResponse>(
+             [&](grpc::ClientContext* context, v1::DeleteStudyResponse* response) {
+               return studies_->DeleteStudy(context, request, response);
+             })
+      .status();
+}
+
+absl::StatusOr<v1::ListTrialsResponse> VernierClient::ListTrials(
+    const v1::ListTrialsRequest& request) {
+  return CallUnary<v1::ListTrialsResponse>(
+      [&](grpc::ClientContext* context, v1::ListTrialsResponse* response) {
+        return studies_->ListTrials(context, request, response);
+      });
+}
+
+absl::StatusOr<v1::ListOptimalTrialsResponse> VernierClient::ListOptimalTrials(
+    const std::string& study_name, int top) {
+  v1::ListOptimalTrialsRequest request;
+  request.set_study_name(study_name);
+  request.set_top(top);
+  return CallUnary<v1::ListOptimalTrialsResponse>(
+      [&](grpc::ClientContext* context, v1::ListOptimalTrialsResponse* response) {
+        return studies_->ListOptimalTrials(context, request, response);
+      });
+}
+
+}  // namespace vernier::cli

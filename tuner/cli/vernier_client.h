@@ -1,0 +1,66 @@
+#ifndef VERNIER_TUNER_CLI_VERNIER_CLIENT_H_
+#define VERNIER_TUNER_CLI_VERNIER_CLIENT_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "vernier/v1/job_service.grpc.pb.h"
+#include "vernier/v1/study_service.grpc.pb.h"
+
+namespace vernier::cli {
+
+// The CLI's connection to `vernier serve`. It connects on the first call (so
+// that dry runs never touch the network), puts a deadline on every unary
+// call, and turns transport failures into messages that name the address.
+class VernierClient {
+ public:
+  struct Options {
+    std::string address = "127.0.0.1:7730";
+    absl::Duration connect_timeout = absl::Seconds(3);
+    absl::Duration rpc_timeout = absl::Seconds(30);
+  };
+
+  explicit VernierClient(Options options);
+
+  const std::string& address() const { return options_.address; }
+
+  absl::StatusOr<v1::Job> SubmitTrainingJob(const v1::Job& job);
+  absl::StatusOr<v1::GetJobResponse> GetJob(const std::string& job_id);
+  absl::StatusOr<v1::ListJobsResponse> ListJobs(int page_size, const std::string& page_token);
+  absl::StatusOr<v1::Job> CancelJob(const std::string& job_id);
+  // Calls `on_line` for every line until the server ends the stream. No
+  // deadline: a followed stream lasts as long as the job.
+  absl::Status StreamLogs(const v1::StreamLogsRequest& request,
+                          const std::function<absl::Status(const v1::LogLine&)>& on_line);
+
+  absl::StatusOr<v1::Study> GetStudy(const std::string& study_name);
+  absl::StatusOr<v1::ListStudiesResponse> ListStudies(int page_size, const std::string& page_token);
+  absl::Status DeleteStudy(const std::string& study_name);
+  absl::StatusOr<v1::ListTrialsResponse> ListTrials(const v1::ListTrialsRequest& request);
+  absl::StatusOr<v1::ListOptimalTrialsResponse> ListOptimalTrials(const std::string& study_name,
+                                                                  int top);
+
+ private:
+  absl::Status EnsureConnected();
+  std::unique_ptr<grpc::ClientContext> NewUnaryContext() const;
+  absl::Status FromRpcStatus(const grpc::Status& status) const;
+  template <typename Response>
+  absl::StatusOr<Response> CallUnary(
+      const std::function<grpc::Status(grpc::ClientContext*, Response*)>& call);
+
+  Options options_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<v1::JobService::Stub> jobs_;
+  std::unique_ptr<v1::StudyService::Stub> studies_;
+  bool connected_ = false;
+};
+
+}  // namespace vernier::cli
+
+#endif  // VERNIER_TUNER_CLI_VERNIER_CLIENT_H_

@@ -1,0 +1,93 @@
+#ifndef VERNIER_TUNER_JOB_CONTROLLER_H_
+#define VERNIER_TUNER_JOB_CONTROLLER_H_
+
+#include <chrono>
+#include <map>
+#include <set>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "scheduler/backend.h"
+#include "tuner/clock.h"
+#include "tuner/storage/storage.h"
+#include "tuner/study_manager.h"
+#include "tuner/trial_launch_builder.h"
+#include "vernier/v1/agent_service.pb.h"
+#include "vernier/v1/job.pb.h"
+#include "vernier/v1/job_service.pb.h"
+
+namespace vernier::tuner {
+
+struct JobControllerOptions {
+  LaunchSettings launch;
+  std::chrono::milliseconds poll_interval{200};
+  // A replica that exited without its agent reporting the outcome is
+  // declared lost after this long.
+  absl::Duration lost_replica_timeout = absl::Seconds(10);
+  // Jobs submitted without a job dir get DEFAULT_JOB_ROOT/JOB_ID.
+  std::string default_job_root;
+};
+
+// Runs tuning jobs: keeps max_parallel_trials trials running, launches each
+// through the scheduler backend, turns agents' exit reports into trial
+// outcomes, and ends the job. All state lives in the store, so a new
+// controller over the same store picks up where a killed one stopped.
+class JobController {
+ public:
+  JobController(storage::Storage& storage, StudyManager& studies, scheduler::Backend& backend,
+                JobControllerOptions options, Clock clock);
+  ~JobController();
+
+  // Starts the loop; `server_address` is where agents report.
+  void Start(std::string server_address);
+  void Stop();
+
+  absl::StatusOr<v1::Job> SubmitJob(v1::Job job);
+  absl::StatusOr<v1::GetJobResponse> GetJob(std::string_view job_id);
+  absl::StatusOr<storage::Page<v1::Job>> ListJobs(int page_size, std::string_view page_token);
+  absl::StatusOr<v1::Job> CancelJob(std::string_view job_id);
+  absl::Status OnReplicaExit(const v1::ReportExitRequest& report);
+
+  // One pass over every unfinished job; the loop calls it, tests may too.
+  void Tick();
+
+ private:
+  void Loop();
+  absl::Status AdvanceJob(v1::Job job);
+  absl::Status PrepareJob(const v1::Job& job);
+  absl::Status ReconcileRuns(const v1::Job& job, std::vector<v1::Trial>& trials,
+                             std::map<int64_t, v1::TrialRun>& runs);
+  absl::Status LaunchTrial(const v1::Job& job, const v1::Study& study, const v1::Trial& trial);
+  void CancelTrialsInBackground(const v1::Job& job, const std::vector<v1::Trial>& trials,
+                                const std::map<int64_t, v1::TrialRun>& runs, std::string reason);
+  absl::Status FinishJob(const v1::Job& job, v1::Job::State state, std::string error,
+                         const v1::StudySpec& spec, const std::vector<v1::Trial>& trials);
+  void JoinFinishedCancellers();
+
+  storage::Storage& storage_;
+  StudyManager& studies_;
+  scheduler::Backend& backend_;
+  JobControllerOptions options_;
+  Clock clock_;
+
+  absl::Mutex mutex_;
+  // When a replica was first seen gone while its trial was still running.
+  std::map<std::pair<std::string, int64_t>, absl::Time> exited_since_ ABSL_GUARDED_BY(mutex_);
+  // Trials whose replicas a background thread is ending.
+  std::set<std::pair<std::string, int64_t>> cancelling_ ABSL_GUARDED_BY(mutex_);
+  std::vector<std::thread> cancellers_ ABSL_GUARDED_BY(mutex_);
+
+  absl::Mutex tick_mutex_;
+  std::thread loop_;
+  absl::Notification stop_;
+  bool started_ = false;
+};
+
+}  // namespace vernier::tuner
+
+#endif  // VERNIER_TUNER_JOB_CONTROLLER_H_

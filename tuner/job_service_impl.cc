@@ -1,0 +1,93 @@
+#include "tuner/job_service_impl.h"
+
+#include <thread>
+
+#include "absl/strings/str_format.h"
+#include "tuner/log_follower.h"
+#include "vernier/grpc_status.h"
+
+namespace vernier::tuner {
+namespace {
+
+absl::Status RequireJobId(const std::string& job_id) {
+  if (job_id.empty()) return absl::InvalidArgumentError("job_id is required");
+  return absl::OkStatus();
+}
+
+bool HasEnded(v1::Job::State state) {
+  return state == v1::Job::SUCCEEDED || state == v1::Job::FAILED || state == v1::Job::CANCELLED;
+}
+
+}  // namespace
+
+grpc::Status JobServiceImpl::SubmitTrainingJob(grpc::ServerContext*,
+                                               const v1::SubmitTrainingJobRequest* request,
+                                               v1::Job* response) {
+  absl::StatusOr<v1::Job> job = jobs_.SubmitJob(request->job());
+  if (!job.ok()) return ToGrpcStatus(job.status());
+  *response = std::move(*job);
+  return grpc::Status::OK;
+}
+
+grpc::Status JobServiceImpl::GetJob(grpc::ServerContext*, const v1::GetJobRequest* request,
+                                    v1::GetJobResponse* response) {
+  if (absl::Status status = RequireJobId(request->job_id()); !status.ok()) {
+    return ToGrpcStatus(status);
+  }
+  absl::StatusOr<v1::GetJobResponse> job = jobs_.GetJob(request->job_id());
+  if (!job.ok()) return ToGrpcStatus(job.status());
+  *response = std::move(*job);
+  return grpc::Status::OK;
+}
+
+grpc::Status JobServiceImpl::ListJobs(grpc::ServerContext*, const v1::ListJobsRequest* request,
+                                      v1::ListJobsResponse* response) {
+  absl::StatusOr<storage::Page<v1::Job>> page =
+      jobs_.ListJobs(request->page_size(), request->page_token());
+  if (!page.ok()) return ToGrpcStatus(page.status());
+  for (v1::Job& job : page->items) *response->add_jobs() = std::move(job);
+  response->set_next_page_token(page->next_page_token);
+  return grpc::Status::OK;
+}
+
+grpc::Status JobServiceImpl::CancelJob(grpc::ServerContext*, const v1::CancelJobRequest* request,
+                                       v1::Job* response) {
+  if (absl::Status status = RequireJobId(request->job_id()); !status.ok()) {
+    return ToGrpcStatus(status);
+  }
+  absl::StatusOr<v1::Job> job = jobs_.CancelJob(request->job_id());
+  if (!job.ok()) return ToGrpcStatus(job.status());
+  *response = std::move(*job);
+  return grpc::Status::OK;
+}
+
+grpc::Status JobServiceImpl::StreamLogs(grpc::ServerContext* context,
+                                        const v1::StreamLogsRequest* request,
+                                        grpc::ServerWriter<v1::LogLine>* writer) {
+  if (absl::Status status = RequireJobId(request->job_id()); !status.ok()) {
+    return ToGrpcStatus(status);
+  }
+  LogFollower follower;
+  while (true) {
+    absl::StatusOr<v1::Job> job = storage_.GetJob(request->job_id());
+    if (!job.ok()) return ToGrpcStatus(job.status());
+    absl::StatusOr<std::vector<v1::TrialRun>> runs = storage_.ListTrialRuns(request->job_id());
+    if (!runs.ok()) return ToGrpcStatus(runs.status());
+    for (const v1::TrialRun& run : *runs) {
+      if (request->trial_id() != 0 && run.trial_id() != request->trial_id()) continue;
+      for (const v1::ReplicaStatus& replica : run.replicas()) {
+        follower.AddSource(run.trial_id(), replica.role(), replica.index(), replica.log_path());
+      }
+    }
+    // Once the job has ended, its files are complete: send the rest and stop.
+    const bool last_pass = !request->follow() || HasEnded(job->state());
+    for (const v1::LogLine& line : last_pass ? follower.Drain() : follower.Poll()) {
+      if (!writer->Write(line)) return grpc::Status::CANCELLED;
+    }
+    if (last_pass) return grpc::Status::OK;
+    if (context->IsCancelled()) return grpc::Status::CANCELLED;
+    std::this_thread::sleep_for(log_poll_interval_);
+  }
+}
+
+}  // namespace vernier::tuner

@@ -1,0 +1,39 @@
+#ifndef VERNIER_TUNER_JOB_SERVICE_IMPL_H_
+#define VERNIER_TUNER_JOB_SERVICE_IMPL_H_
+
+#include <chrono>
+
+#include "tuner/job_controller.h"
+#include "tuner/storage/storage.h"
+#include "vernier/v1/job_service.grpc.pb.h"
+
+namespace vernier::tuner {
+
+// Thin gRPC handlers over JobController; StreamLogs follows the replicas'
+// log files.
+class JobServiceImpl final : public v1::JobService::Service {
+ public:
+  JobServiceImpl(JobController& jobs, storage::Storage& storage,
+                 std::chrono::milliseconds log_poll_interval)
+      : jobs_(jobs), storage_(storage), log_poll_interval_(log_poll_interval) {}
+
+  grpc::Status SubmitTrainingJob(grpc::ServerContext*, const v1::SubmitTrainingJobRequest* request,
+                                 v1::Job* response) override;
+  grpc::Status GetJob(grpc::ServerContext*, const v1::GetJobRequest* request,
+                      v1::GetJobResponse* response) override;
+  grpc::Status ListJobs(grpc::ServerContext*, const v1::ListJobsRequest* request,
+                        v1::ListJobsResponse* response) override;
+  grpc::Status CancelJob(grpc::ServerContext*, const v1::CancelJobRequest* request,
+                         v1::Job* response) override;
+  grpc::Status StreamLogs(grpc::ServerContext* context, const v1::StreamLogsRequest* request,
+                          grpc::ServerWriter<v1::LogLine>* writer) override;
+
+ private:
+  JobController& jobs_;
+  storage::Storage& storage_;
+  std::chrono::milliseconds log_poll_interval_;
+};
+
+}  // namespace vernier::tuner
+
+#endif  // VERNIER_TUNER_JOB_SERVICE_IMPL_H_

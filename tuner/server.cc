@@ -1,0 +1,138 @@
+#include "tuner/server.h"
+
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "scheduler/local/local_backend.h"
+#include "spdlog/spdlog.h"
+#include "tuner/agent_service_impl.h"
+#include "tuner/job_controller.h"
+#include "tuner/job_service_impl.h"
+#include "tuner/storage/storage_factory.h"
+#include "tuner/study_manager.h"
+#include "tuner/study_service_impl.h"
+
+namespace vernier::tuner {
+namespace {
+
+int shutdown_pipe[2] = {-1, -1};
+
+void OnShutdownSignal(int) {
+  const char byte = 1;
+  // Async-signal-safe: just wake the thread that waits for shutdown.
+  [[maybe_unused]] ssize_t written = write(shutdown_pipe[1], &byte, 1);
+}
+
+absl::Status InstallShutdownHandlers() {
+  if (shutdown_pipe[0] < 0 && pipe2(shutdown_pipe, O_CLOEXEC) != 0) {
+    return absl::InternalError(absl::StrCat("pipe: ", strerror(errno)));
+  }
+  // A handler (not a blocked mask) so that the replicas we start, which
+  // inherit the mask but not handlers, still get SIGTERM.
+  struct sigaction action = {};
+  action.sa_handler = OnShutdownSignal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+  return absl::OkStatus();
+}
+
+void WaitForShutdownSignal() {
+  char byte;
+  while (read(shutdown_pipe[0], &byte, 1) < 0 && errno == EINTR) {
+  }
+}
+
+std::string DefaultDataDir() {
+  const char* home = std::getenv("HOME");
+  return absl::StrCat(home != nullptr && *home != '\0' ? home : "/tmp", "/.vernier");
+}
+
+absl::StatusOr<std::string> DefaultAgentPath() {
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error) return absl::InternalError(absl::StrCat("cannot find this binary: ", error.message()));
+  return (self.parent_path() / "vernier-agent").string();
+}
+
+}  // namespace
+
+absl::Status RunServer(const ServerOptions& given) {
+  ServerOptions options = given;
+  if (options.data_dir.empty()) options.data_dir = DefaultDataDir();
+  std::error_code error;
+  std::filesystem::create_directories(options.data_dir, error);
+  if (error) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "cannot create the data directory %s: %s", options.data_dir, error.message()));
+  }
+  if (options.db_url.empty()) options.db_url = absl::StrCat("sqlite:", options.data_dir, "/vernier.db");
+  if (options.agent_path.empty()) {
+    absl::StatusOr<std::string> agent = DefaultAgentPath();
+    if (!agent.ok()) return agent.status();
+    options.agent_path = *agent;
+  }
+  if (access(options.agent_path.c_str(), X_OK) != 0) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "the trainer agent %s is missing or not executable; build vernier-agent or pass "
+        "--agent-path",
+        options.agent_path));
+  }
+
+  absl::StatusOr<std::unique_ptr<storage::Storage>> store = storage::OpenStorage(options.db_url);
+  if (!store.ok()) return store.status();
+  if (absl::Status status = InstallShutdownHandlers(); !status.ok()) return status;
+
+  StudyManager studies(**store, SystemClock());
+  scheduler::LocalBackend backend;
+  JobControllerOptions controller_options;
+  controller_options.launch.agent_path = options.agent_path;
+  controller_options.launch.grace_period = options.grace_period;
+  controller_options.poll_interval = options.poll_interval;
+  controller_options.default_job_root = absl::StrCat(options.data_dir, "/jobs");
+  JobController jobs(**store, studies, backend, controller_options, SystemClock());
+
+  StudyServiceImpl study_service(studies);
+  JobServiceImpl job_service(jobs, **store, options.poll_interval);
+  AgentServiceImpl agent_service(studies, jobs);
+
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  int bound_port = 0;
+  const std::string address = absl::StrCat(options.host, ":", options.port);
+  builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &bound_port);
+  builder.RegisterService(&study_service);
+  builder.RegisterService(&job_service);
+  builder.RegisterService(&agent_service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (server == nullptr || bound_port == 0) {
+    return absl::UnavailableError(absl::StrFormat(
+        "cannot listen on %s (is another server using the port?)", address));
+  }
+  const std::string bound_address = absl::StrCat(options.host, ":", bound_port);
+  jobs.Start(bound_address);
+  spdlog::info("vernier serve listening on {} (store {}, data dir {})", bound_address,
+               options.db_url, options.data_dir);
+  std::cout << "vernier serve listening on " << bound_address << std::endl;
+
+  WaitForShutdownSignal();
+  spdlog::info("shutting down; running trials keep running and report to the next server");
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  jobs.Stop();
+  return absl::OkStatus();
+}
+
+}  // namespace vernier::tuner

@@ -1,0 +1,464 @@
+#include "tuner/study_manager.h"
+
+#include <cctype>
+#include <cmath>
+#include <random>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "google/protobuf/util/message_differencer.h"
+#include "spdlog/spdlog.h"
+#include "suggest/designer_factory.h"
+#include "suggest/search_space.h"
+#include "tuner/config/hyperparameter_validator.h"
+#include "tuner/trial_ranking.h"
+
+namespace vernier::tuner {
+namespace {
+
+using google::protobuf::util::MessageDifferencer;
+
+bool IsPending(v1::Trial::State state) {
+  return state == v1::Trial::REQUESTED || state == v1::Trial::ACTIVE ||
+         state == v1::Trial::STOPPING;
+}
+
+bool IsRunning(v1::Trial::State state) {
+  return state == v1::Trial::ACTIVE || state == v1::Trial::STOPPING;
+}
+
+std::string TrialName(std::string_view study_name, int64_t trial_id) {
+  return absl::StrFormat("study \"%s\" trial %d", study_name, trial_id);
+}
+
+absl::Status RequireRunning(const v1::Trial& trial, std::string_view action) {
+  if (IsRunning(trial.state())) return absl::OkStatus();
+  return absl::FailedPreconditionError(
+      absl::StrFormat("%s is %s; %s only while it is ACTIVE or STOPPING",
+                      TrialName(trial.study_name(), trial.id()),
+                      v1::Trial::State_Name(trial.state()), action));
+}
+
+// The designer's view of the study's trials.
+suggest::DesignerHistory BuildHistory(const std::vector<v1::Trial>& trials,
+                                      const suggest::SearchSpace& space,
+                                      const v1::StudySpec& spec) {
+  suggest::DesignerHistory history;
+  for (const v1::Trial& trial : trials) {
+    absl::StatusOr<suggest::ParameterAssignment> parameters =
+        space.Canonicalize(trial.parameters());
+    if (!parameters.ok()) continue;  // Cannot happen for stored trials; never fatal to suggest.
+    suggest::TrialObservation observation{trial.id(), std::move(*parameters), trial.state(),
+                                          FinalObjective(trial, spec)};
+    (IsPending(trial.state()) ? history.pending : history.completed)
+        .push_back(std::move(observation));
+  }
+  return history;
+}
+
+}  // namespace
+
+absl::Status ValidateStudyName(std::string_view study_name) {
+  if (study_name.empty()) return absl::InvalidArgumentError("study name is empty");
+  if (study_name.size() > 128) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "study name \"%s\" is %d characters long; at most 128 are allowed", study_name,
+        study_name.size()));
+  }
+  if (!std::isalpha(static_cast<unsigned char>(study_name[0]))) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("study name \"%s\" must start with a letter", study_name));
+  }
+  for (char c : study_name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "study name \"%s\" may hold only letters, digits, '_' and '-', not '%c'", study_name,
+          c));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateMeasurement(const v1::Measurement& measurement, std::string_view where) {
+  if (measurement.step() < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: step %d is negative", where, measurement.step()));
+  }
+  for (const v1::Metric& metric : measurement.metrics()) {
+    if (metric.metric_id().empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(std::string(where), ": a metric has no metric_id"));
+    }
+    if (!std::isfinite(metric.value())) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s: metric \"%s\" is %f; values must be finite", where,
+                          metric.metric_id(), metric.value()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+StudyManager::StudyManager(storage::Storage& storage, Clock clock)
+    : storage_(storage), clock_(std::move(clock)) {}
+
+absl::Mutex& StudyManager::StudyLock(std::string_view study_name) {
+  absl::MutexLock lock(&locks_mutex_);
+  auto it = study_locks_.find(study_name);
+  if (it == study_locks_.end()) {
+    it = study_locks_.emplace(std::string(study_name), std::make_unique<absl::Mutex>()).first;
+  }
+  return *it->second;
+}
+
+absl::StatusOr<v1::Study> StudyManager::CreateStudy(v1::Study study) {
+  if (absl::Status status = ValidateStudyName(study.name()); !status.ok()) return status;
+  if (absl::Status status = config::ValidateStudySpec(study.spec()); !status.ok()) return status;
+  absl::StatusOr<suggest::SearchSpace> space = suggest::SearchSpace::Create(study.spec().parameters());
+  if (!space.ok()) return space.status();
+  if (absl::StatusOr<std::unique_ptr<suggest::Designer>> designer =
+          suggest::MakeDesigner(study.spec());
+      !designer.ok()) {
+    return designer.status();
+  }
+
+  absl::MutexLock lock(&StudyLock(study.name()));
+  const bool seed_chosen_by_user = study.spec().seed() != 0;
+  absl::StatusOr<v1::Study> existing = storage_.GetStudy(study.name());
+  if (existing.ok()) {
+    v1::StudySpec requested = study.spec();
+    if (!seed_chosen_by_user) requested.set_seed(existing->spec().seed());
+    if (MessageDifferencer::Equals(requested, existing->spec())) return *existing;
+    return absl::AlreadyExistsError(absl::StrFormat(
+        "study \"%s\" already exists with a different spec; delete it or choose another name",
+        study.name()));
+  }
+  if (!absl::IsNotFound(existing.status())) return existing.status();
+
+  if (!seed_chosen_by_user) study.mutable_spec()->set_seed(std::random_device{}() | 1);
+  study.set_state(v1::Study::ACTIVE);
+  *study.mutable_create_time() = ToTimestamp(clock_());
+  absl::StatusOr<v1::Study> created = storage_.CreateStudy(study);
+  if (created.ok()) spdlog::info("study={} created ({} parameters)", study.name(),
+                                 study.spec().parameters_size());
+  return created;
+}
+
+absl::StatusOr<v1::Study> StudyManager::GetStudy(std::string_view study_name) {
+  return storage_.GetStudy(study_name);
+}
+
+absl::StatusOr<storage::Page<v1::Study>> StudyManager::ListStudies(int page_size,
+                                                                   std::string_view page_token) {
+  if (page_size < 0) return absl::InvalidArgumentError("page_size must not be negative");
+  return storage_.ListStudies(page_size, page_token);
+}
+
+absl::Status StudyManager::DeleteStudy(std::string_view study_name) {
+  absl::MutexLock lock(&StudyLock(study_name));
+  absl::Status status = storage_.DeleteStudy(study_name);
+  if (status.ok()) spdlog::info("study={} deleted", study_name);
+  return status;
+}
+
+absl::StatusOr<SuggestResult> StudyManager::SuggestTrials(std::string_view study_name, int count,
+                                                          std::string_view client_id) {
+  if (count < 1 || count > 1000) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("count is %d; ask for 1 to 1000 trials", count));
+  }
+  absl::StatusOr<v1::Study> study = storage_.GetStudy(study_name);
+  if (!study.ok()) return study.status();
+  if (study->state() != v1::Study::ACTIVE) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "study \"%s\" is %s; only ACTIVE studies suggest trials", study_name,
+        v1::Study::State_Name(study->state())));
+  }
+  absl::MutexLock lock(&StudyLock(study_name));
+  return SuggestLocked(*study, count, client_id);
+}
+
+absl::StatusOr<SuggestResult> StudyManager::SuggestLocked(const v1::Study& study, int count,
+                                                          std::string_view client_id) {
+  const v1::StudySpec& spec = study.spec();
+  const std::string& name = study.name();
+  storage::TrialQuery everything;
+  absl::StatusOr<storage::Page<v1::Trial>> all = storage_.ListTrials(name, everything);
+  if (!all.ok()) return all.status();
+  std::vector<v1::Trial>& trials = all->items;
+
+  SuggestResult result;
+  // A client that comes back (after a crash, say) gets its unfinished trials first.
+  if (!client_id.empty()) {
+    for (const v1::Trial& trial : trials) {
+      if (static_cast<int>(result.trials.size()) == count) break;
+      if (IsRunning(trial.state()) && trial.client_id() == client_id) {
+        result.trials.push_back(trial);
+      }
+    }
+    if (static_cast<int>(result.trials.size()) == count) return result;
+  }
+
+  int running = 0;
+  for (const v1::Trial& trial : trials) running += IsRunning(trial.state()) ? 1 : 0;
+  int room = count - static_cast<int>(result.trials.size());
+  if (spec.max_parallel_trials() > 0 && spec.max_parallel_trials() - running < room) {
+    room = std::max(0, spec.max_parallel_trials() - running);
+    result.reason = absl::StrFormat("%d of max_parallel_trials=%d trials are running", running,
+                                    spec.max_parallel_trials());
+  }
+
+  const absl::Time now = clock_();
+  // Trials users created with their own parameters go out before new ones.
+  for (const v1::Trial& trial : trials) {
+    if (room == 0) break;
+    if (trial.state() != v1::Trial::REQUESTED) continue;
+    absl::StatusOr<v1::Trial> assigned =
+        storage_.UpdateTrial(name, trial.id(), [&](v1::Trial& stored) -> absl::Status {
+          if (stored.state() != v1::Trial::REQUESTED) {
+            return absl::AbortedError("trial was handed out concurrently");
+          }
+          stored.set_state(v1::Trial::ACTIVE);
+          stored.set_client_id(std::string(client_id));
+          *stored.mutable_start_time() = ToTimestamp(now);
+          return absl::OkStatus();
+        });
+    if (!assigned.ok()) return assigned.status();
+    result.trials.push_back(*assigned);
+    --room;
+  }
+
+  const int64_t total = static_cast<int64_t>(trials.size());
+  if (spec.max_trials() > 0 && total >= spec.max_trials() && room > 0) {
+    room = 0;
+    result.reason = absl::StrFormat("the study has all its max_trials=%d trials",
+                                    spec.max_trials());
+  } else if (spec.max_trials() > 0 && total + room > spec.max_trials()) {
+    room = static_cast<int>(spec.max_trials() - total);
+    result.reason = absl::StrFormat("the study reaches its max_trials=%d trials",
+                                    spec.max_trials());
+  }
+  if (room == 0) return result;
+
+  absl::StatusOr<suggest::SearchSpace> space = suggest::SearchSpace::Create(spec.parameters());
+  if (!space.ok()) return space.status();
+  absl::StatusOr<std::unique_ptr<suggest::Designer>> designer = suggest::MakeDesigner(spec);
+  if (!designer.ok()) return designer.status();
+  const suggest::DesignerHistory history = BuildHistory(trials, *space, spec);
+  // Seeded by the study's seed and how far it has come, so the same history
+  // gives the same suggestions, across restarts too.
+  std::seed_seq seeds{static_cast<uint32_t>(spec.seed()), static_cast<uint32_t>(spec.seed() >> 32),
+                      static_cast<uint32_t>(total)};
+  std::mt19937_64 rng(seeds);
+  absl::StatusOr<suggest::Suggestions> suggestions = (*designer)->Suggest(history, room, rng);
+  if (!suggestions.ok()) {
+    spdlog::error("study={} designer failed: {}", name, suggestions.status().ToString());
+    return suggestions.status();
+  }
+  if (!suggestions->shortfall_reason.empty()) result.reason = suggestions->shortfall_reason;
+
+  std::vector<v1::Trial> fresh;
+  for (const suggest::ParameterAssignment& point : suggestions->points) {
+    v1::Trial trial;
+    trial.set_state(v1::Trial::ACTIVE);
+    trial.set_client_id(std::string(client_id));
+    *trial.mutable_start_time() = ToTimestamp(now);
+    for (const v1::ParameterValue& value : point) *trial.add_parameters() = value;
+    fresh.push_back(std::move(trial));
+  }
+  if (fresh.empty()) return result;
+  absl::StatusOr<std::vector<v1::Trial>> created = storage_.CreateTrials(name, fresh);
+  if (!created.ok()) return created.status();
+  for (v1::Trial& trial : *created) {
+    spdlog::info("study={} trial={} suggested: {}", name, trial.id(),
+                 suggest::FormatAssignment({trial.parameters().begin(), trial.parameters().end()}));
+    result.trials.push_back(std::move(trial));
+  }
+  return result;
+}
+
+absl::StatusOr<v1::Trial> StudyManager::CreateTrial(std::string_view study_name,
+                                                    const v1::Trial& trial) {
+  absl::StatusOr<v1::Study> study = storage_.GetStudy(study_name);
+  if (!study.ok()) return study.status();
+  absl::StatusOr<suggest::SearchSpace> space =
+      suggest::SearchSpace::Create(study->spec().parameters());
+  if (!space.ok()) return space.status();
+  absl::StatusOr<suggest::ParameterAssignment> parameters =
+      space->Canonicalize(trial.parameters());
+  if (!parameters.ok()) return parameters.status();
+
+  absl::MutexLock lock(&StudyLock(study_name));
+  absl::StatusOr<std::map<v1::Trial::State, int64_t>> counts = storage_.CountTrials(study_name);
+  if (!counts.ok()) return counts.status();
+  int64_t total = 0;
+  for (const auto& [state, n] : *counts) total += n;
+  if (study->spec().max_trials() > 0 && total >= study->spec().max_trials()) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "study \"%s\" already has its max_trials=%d trials", study_name,
+        study->spec().max_trials()));
+  }
+  v1::Trial requested;
+  requested.set_state(v1::Trial::REQUESTED);
+  for (const v1::ParameterValue& value : *parameters) *requested.add_parameters() = value;
+  absl::StatusOr<std::vector<v1::Trial>> created =
+      storage_.CreateTrials(study_name, std::span<const v1::Trial>(&requested, 1));
+  if (!created.ok()) return created.status();
+  return created->front();
+}
+
+absl::StatusOr<v1::Trial> StudyManager::GetTrial(std::string_view study_name, int64_t trial_id,
+                                                 bool include_measurements) {
+  return storage_.GetTrial(study_name, trial_id, include_measurements);
+}
+
+absl::StatusOr<storage::Page<v1::Trial>> StudyManager::ListTrials(
+    std::string_view study_name, const storage::TrialQuery& query) {
+  if (query.page_size < 0) return absl::InvalidArgumentError("page_size must not be negative");
+  if (absl::StatusOr<v1::Study> study = storage_.GetStudy(study_name); !study.ok()) {
+    return study.status();
+  }
+  return storage_.ListTrials(study_name, query);
+}
+
+absl::StatusOr<v1::Trial> StudyManager::AddMeasurements(
+    std::string_view study_name, int64_t trial_id,
+    std::span<const v1::Measurement> measurements) {
+  for (const v1::Measurement& measurement : measurements) {
+    if (absl::Status status = ValidateMeasurement(
+            measurement, absl::StrCat(TrialName(study_name, trial_id), " measurement at step ",
+                                      measurement.step()));
+        !status.ok()) {
+      return status;
+    }
+  }
+  return storage_.AddMeasurements(study_name, trial_id, measurements, [](const v1::Trial& trial) {
+    return RequireRunning(trial, "it accepts measurements");
+  });
+}
+
+absl::StatusOr<v1::Trial> StudyManager::CompleteTrial(
+    std::string_view study_name, int64_t trial_id,
+    std::optional<v1::Measurement> final_measurement) {
+  const std::string where = TrialName(study_name, trial_id);
+  if (final_measurement.has_value()) {
+    if (absl::Status status = ValidateMeasurement(*final_measurement, where + " final measurement");
+        !status.ok()) {
+      return status;
+    }
+  }
+  absl::StatusOr<v1::Study> study = storage_.GetStudy(study_name);
+  if (!study.ok()) return study.status();
+  const std::string objective =
+      study->spec().metrics().empty() ? "" : study->spec().metrics(0).metric_id();
+  const absl::Time now = clock_();
+  absl::StatusOr<v1::Trial> completed =
+      storage_.UpdateTrial(study_name, trial_id, [&](v1::Trial& trial) -> absl::Status {
+        v1::Measurement final = final_measurement.has_value() ? *final_measurement
+                                                              : trial.latest_measurement();
+        if (trial.state() == v1::Trial::SUCCEEDED || trial.state() == v1::Trial::STOPPED_EARLY) {
+          if (MessageDifferencer::Equals(final, trial.final_measurement())) {
+            return absl::OkStatus();  // A repeated completion with the same result.
+          }
+          return absl::FailedPreconditionError(absl::StrFormat(
+              "%s was already completed with another final measurement", where));
+        }
+        if (absl::Status status = RequireRunning(trial, "it can be completed"); !status.ok()) {
+          return status;
+        }
+        if (!final_measurement.has_value() && !trial.has_latest_measurement()) {
+          return absl::FailedPreconditionError(absl::StrFormat(
+              "%s has no measurement; give a final measurement or mark it infeasible", where));
+        }
+        if (!objective.empty() && !MetricValue(final, objective).has_value()) {
+          return absl::InvalidArgumentError(absl::StrFormat(
+              "%s: the final measurement lacks the objective metric \"%s\"", where, objective));
+        }
+        trial.set_state(trial.state() == v1::Trial::STOPPING ? v1::Trial::STOPPED_EARLY
+                                                             : v1::Trial::SUCCEEDED);
+        *trial.mutable_final_measurement() = final;
+        *trial.mutable_end_time() = ToTimestamp(now);
+        return absl::OkStatus();
+      });
+  if (completed.ok()) {
+    spdlog::info("study={} trial={} {} objective={}", study_name, trial_id,
+                 v1::Trial::State_Name(completed->state()),
+                 MetricValue(completed->final_measurement(), objective).value_or(NAN));
+  }
+  return completed;
+}
+
+absl::StatusOr<v1::Trial> StudyManager::EndTrial(std::string_view study_name, int64_t trial_id,
+                                                 v1::Trial::State state, std::string reason) {
+  const absl::Time now = clock_();
+  absl::StatusOr<v1::Trial> ended =
+      storage_.UpdateTrial(study_name, trial_id, [&](v1::Trial& trial) -> absl::Status {
+        if (trial.state() == state && trial.status_reason() == reason) return absl::OkStatus();
+        if (!IsPending(trial.state())) {
+          return absl::FailedPreconditionError(absl::StrFormat(
+              "%s already ended %s", TrialName(study_name, trial_id),
+              v1::Trial::State_Name(trial.state())));
+        }
+        trial.set_state(state);
+        trial.set_status_reason(reason);
+        *trial.mutable_end_time() = ToTimestamp(now);
+        return absl::OkStatus();
+      });
+  if (ended.ok()) {
+    spdlog::info("study={} trial={} {}: {}", study_name, trial_id, v1::Trial::State_Name(state),
+                 reason);
+  }
+  return ended;
+}
+
+absl::StatusOr<v1::Trial> StudyManager::MarkInfeasible(std::string_view study_name,
+                                                       int64_t trial_id, std::string reason) {
+  if (reason.empty()) reason = "marked infeasible";
+  return EndTrial(study_name, trial_id, v1::Trial::INFEASIBLE, std::move(reason));
+}
+
+absl::StatusOr<v1::Trial> StudyManager::FailTrial(std::string_view study_name, int64_t trial_id,
+                                                  std::string reason) {
+  return EndTrial(study_name, trial_id, v1::Trial::FAILED, std::move(reason));
+}
+
+absl::StatusOr<v1::Trial> StudyManager::StopTrial(std::string_view study_name, int64_t trial_id) {
+  return storage_.UpdateTrial(study_name, trial_id, [&](v1::Trial& trial) -> absl::Status {
+    if (trial.state() == v1::Trial::STOPPING) return absl::OkStatus();
+    if (trial.state() != v1::Trial::ACTIVE) {
+      return absl::FailedPreconditionError(absl::StrFormat(
+          "%s is %s; only ACTIVE trials can be stopped", TrialName(study_name, trial_id),
+          v1::Trial::State_Name(trial.state())));
+    }
+    trial.set_state(v1::Trial::STOPPING);
+    trial.set_status_reason("stop requested");
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<EarlyStoppingDecision> StudyManager::CheckEarlyStopping(
+    std::string_view study_name, int64_t trial_id) {
+  absl::StatusOr<v1::Trial> trial = storage_.GetTrial(study_name, trial_id, false);
+  if (!trial.ok()) return trial.status();
+  EarlyStoppingDecision decision;
+  if (trial->state() == v1::Trial::STOPPING) {
+    decision.should_stop = true;
+    decision.reason = trial->status_reason();
+  } else if (!IsRunning(trial->state())) {
+    decision.should_stop = true;
+    decision.reason = absl::StrCat("the trial is ", v1::Trial::State_Name(trial->state()));
+  }
+  return decision;
+}
+
+absl::StatusOr<std::vector<v1::Trial>> StudyManager::ListOptimalTrials(std::string_view study_name,
+                                                                       int top) {
+  if (top < 0) return absl::InvalidArgumentError("top must not be negative");
+  absl::StatusOr<v1::Study> study = storage_.GetStudy(study_name);
+  if (!study.ok()) return study.status();
+  storage::TrialQuery ended;
+  ended.states = {v1::Trial::SUCCEEDED, v1::Trial::STOPPED_EARLY};
+  absl::StatusOr<storage::Page<v1::Trial>> trials = storage_.ListTrials(study_name, ended);
+  if (!trials.ok()) return trials.status();
+  return RankTrials(trials->items, study->spec(), top);
+}
+
+}  // namespace vernier::tuner

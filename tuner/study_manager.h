@@ -1,0 +1,92 @@
+#ifndef VERNIER_TUNER_STUDY_MANAGER_H_
+#define VERNIER_TUNER_STUDY_MANAGER_H_
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "tuner/clock.h"
+#include "tuner/storage/storage.h"
+#include "vernier/v1/study.pb.h"
+
+namespace vernier::tuner {
+
+struct SuggestResult {
+  std::vector<v1::Trial> trials;
+  // Why fewer trials than asked for came back; empty otherwise.
+  std::string reason;
+};
+
+struct EarlyStoppingDecision {
+  bool should_stop = false;
+  std::string reason;
+};
+
+// The study state machine over a store: validates specs, hands out trials
+// within max_trials / max_parallel_trials, records measurements and
+// outcomes. Suggestions for one study are serialised by a per-study lock;
+// different studies never wait for each other.
+class StudyManager {
+ public:
+  StudyManager(storage::Storage& storage, Clock clock);
+
+  // Idempotent on name: the same spec returns the stored study; another
+  // spec is ALREADY_EXISTS.
+  absl::StatusOr<v1::Study> CreateStudy(v1::Study study);
+  absl::StatusOr<v1::Study> GetStudy(std::string_view study_name);
+  absl::StatusOr<storage::Page<v1::Study>> ListStudies(int page_size, std::string_view page_token);
+  absl::Status DeleteStudy(std::string_view study_name);
+
+  absl::StatusOr<SuggestResult> SuggestTrials(std::string_view study_name, int count,
+                                              std::string_view client_id);
+  // A user-chosen point, stored REQUESTED until SuggestTrials hands it out.
+  absl::StatusOr<v1::Trial> CreateTrial(std::string_view study_name, const v1::Trial& trial);
+  absl::StatusOr<v1::Trial> GetTrial(std::string_view study_name, int64_t trial_id,
+                                     bool include_measurements);
+  absl::StatusOr<storage::Page<v1::Trial>> ListTrials(std::string_view study_name,
+                                                      const storage::TrialQuery& query);
+  absl::StatusOr<v1::Trial> AddMeasurements(std::string_view study_name, int64_t trial_id,
+                                            std::span<const v1::Measurement> measurements);
+  // `final_measurement` absent: the latest measurement becomes final.
+  // Repeating a completion with the same result succeeds; with another
+  // result it is FAILED_PRECONDITION.
+  absl::StatusOr<v1::Trial> CompleteTrial(std::string_view study_name, int64_t trial_id,
+                                          std::optional<v1::Measurement> final_measurement);
+  absl::StatusOr<v1::Trial> MarkInfeasible(std::string_view study_name, int64_t trial_id,
+                                           std::string reason);
+  // For the job controller: the trial's program failed or was lost.
+  absl::StatusOr<v1::Trial> FailTrial(std::string_view study_name, int64_t trial_id,
+                                      std::string reason);
+  absl::StatusOr<v1::Trial> StopTrial(std::string_view study_name, int64_t trial_id);
+  absl::StatusOr<EarlyStoppingDecision> CheckEarlyStopping(std::string_view study_name,
+                                                           int64_t trial_id);
+  // Best first; the Pareto front with several metrics.
+  absl::StatusOr<std::vector<v1::Trial>> ListOptimalTrials(std::string_view study_name, int top);
+
+ private:
+  absl::Mutex& StudyLock(std::string_view study_name);
+  absl::StatusOr<SuggestResult> SuggestLocked(const v1::Study& study, int count,
+                                              std::string_view client_id);
+  absl::StatusOr<v1::Trial> EndTrial(std::string_view study_name, int64_t trial_id,
+                                     v1::Trial::State state, std::string reason);
+
+  storage::Storage& storage_;
+  Clock clock_;
+  absl::Mutex locks_mutex_;
+  std::map<std::string, std::unique_ptr<absl::Mutex>, std::less<>> study_locks_
+      ABSL_GUARDED_BY(locks_mutex_);
+};
+
+// Letters, digits, '_' and '-', starting with a letter, at most 128.
+absl::Status ValidateStudyName(std::string_view study_name);
+// Every metric value finite and named.
+absl::Status ValidateMeasurement(const v1::Measurement& measurement, std::string_view where);
+
+}  // namespace vernier::tuner
+
+#endif  // VERNIER_TUNER_STUDY_MANAGER_H_

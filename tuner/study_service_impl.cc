@@ -1,0 +1,219 @@
+#include "tuner/study_service_impl.h"
+
+#include "absl/strings/str_format.h"
+#include "vernier/grpc_status.h"
+
+namespace vernier::tuner {
+namespace {
+
+absl::Status RequireStudyName(const std::string& study_name) {
+  if (study_name.empty()) return absl::InvalidArgumentError("study_name is required");
+  return absl::OkStatus();
+}
+
+absl::Status RequireTrial(const std::string& study_name, int64_t trial_id) {
+  if (absl::Status status = RequireStudyName(study_name); !status.ok()) return status;
+  if (trial_id <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("trial_id %d is not a trial id (ids start at 1)", trial_id));
+  }
+  return absl::OkStatus();
+}
+
+// Runs `body` (an absl::Status-returning handler) and maps its status.
+template <typename Body>
+grpc::Status Handle(Body body) {
+  return ToGrpcStatus(body());
+}
+
+}  // namespace
+
+grpc::Status StudyServiceImpl::CreateStudy(grpc::ServerContext*,
+                                           const v1::CreateStudyRequest* request,
+                                           v1::Study* response) {
+  return Handle([&]() -> absl::Status {
+    absl::StatusOr<v1::Study> study = studies_.CreateStudy(request->study());
+    if (!study.ok()) return study.status();
+    *response = std::move(*study);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status StudyServiceImpl::GetStudy(grpc::ServerContext*, const v1::GetStudyRequest* request,
+                                        v1::Study* response) {
+  return Handle([&]() -> absl::Status {
+    if (absl::Status status = RequireStudyName(request->study_name()); !status.ok()) return status;
+    absl::StatusOr<v1::Study> study = studies_.GetStudy(request->study_name());
+    if (!study.ok()) return study.status();
+    *response = std::move(*study);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status StudyServiceImpl::ListStudies(grpc::ServerContext*,
+                                           const v1::ListStudiesRequest* request,
+                                           v1::ListStudiesResponse* response) {
+  return Handle([&]() -> absl::Status {
+    absl::StatusOr<storage::Page<v1::Study>> page =
+        studies_.ListStudies(request->page_size(), request->page_token());
+    if (!page.ok()) return page.status();
+    for (v1::Study& study : page->items) *response->add_studies() = std::move(study);
+    response->set_next_page_token(page->next_page_token);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status StudyServiceImpl::DeleteStudy(grpc::ServerContext*,
+                                           const v1::DeleteStudyRequest* request,
+                                           v1::DeleteStudyResponse*) {
+  return Handle([&]() -> absl::Status {
+    if (absl::Status status = RequireStudyName(request->study_name()); !status.ok()) return status;
+    return studies_.DeleteStudy(request->study_name());
+  });
+}
+
+grpc::Status StudyServiceImpl::SuggestTrials(grpc::ServerContext*,
+                                             const v1::SuggestTrialsRequest* request,
+                                             v1::SuggestTrialsResponse* response) {
+  return Handle([&]() -> absl::Status {
+    if (absl::Status status = RequireStudyName(request->study_name()); !status.ok()) return status;
+    absl::StatusOr<SuggestResult> result =
+        studies_.SuggestTrials(request->study_name(), request->count(), request->client_id());
+    if (!result.ok()) return result.status();
+    for (v1::Trial& trial : result->trials) *response->add_trials() = std::move(trial);
+    response->set_reason(result->reason);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status StudyServiceImpl::CreateTrial(grpc::ServerContext*,
+                                           const v1::CreateTrialRequest* request,
+                                           v1::Trial* response) {
+  return Handle([&]() -> absl::Status {
+    if (absl::Status status = RequireStudyName(request->study_name()); !status.ok()) return status;
+    absl::StatusOr<v1::Trial> trial = studies_.CreateTrial(request->study_name(), request->trial());
+    if (!trial.ok()) return trial.status();
+    *response = std::move(*trial);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status StudyServiceImpl::GetTrial(grpc::ServerContext*, const v1::GetTrialRequest* request,
+                                        v1::Trial* response) {
+  return Handle([&]() -> absl::Status {
+    if (absl::Status status = RequireTrial(request->study_name(), request->trial_id());
+        !status.ok()) {
+      return status;
+    }
+    absl::StatusOr<v1::Trial> trial =
+        studies_.GetTrial(request->study_name(), request->trial_id(), true);
+    if (!trial.ok()) return trial.status();
+    *response = std::move(*trial);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status StudyServiceImpl::ListTrials(grpc::ServerContext*,
+                                          const v1::ListTrialsRequest* request,
+                                          v1::ListTrialsResponse* response) {
+  return Handle([&]() -> absl::Status {
+    if (absl::Status status = RequireStudyName(request->study_name()); !status.ok()) return status;
+    storage::TrialQuery query;
+    for (int state : request->states()) query.states.push_back(static_cast<v1::Trial::State>(state));
+    query.page_size = request->page_size();
+    query.page_token = request->page_token();
+    query.include_measurements = request->include_measurements();
+    absl::StatusOr<storage::Page<v1::Trial>> page =
+        studies_.ListTrials(request->study_name(), query);
+    if (!page.ok()) return page.status();
+    for (v1::Trial& trial : page->items) *response->add_trials() = std::move(trial);
+    response->set_next_page_token(page->next_page_token);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status StudyServiceImpl::AddMeasurement(grpc::ServerContext*,
+                                              const v1::AddMeasurementRequest* request,
+                                              v1::Trial* response) {
+  return Handle([&]() -> absl::Status {
+    if (absl::Status status = RequireTrial(request->study_name(), request->trial_id());
+        !status.ok()) {
+      return status;
+    }
+    if (!request->has_measurement()) return absl::InvalidArgumentError("measurement is required");
+    absl::StatusOr<v1::Trial> trial = studies_.AddMeasurements(
+        request->study_name(), request->trial_id(), {&request->measurement(), 1});
+    if (!trial.ok()) return trial.status();
+    *response = std::move(*trial);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status StudyServiceImpl::CompleteTrial(grpc::ServerContext*,
+                                             const v1::CompleteTrialRequest* request,
+                                             v1::Trial* response) {
+  return Handle([&]() -> absl::Status {
+    if (absl::Status status = RequireTrial(request->study_name(), request->trial_id());
+        !status.ok()) {
+      return status;
+    }
+    absl::StatusOr<v1::Trial> trial;
+    if (request->trial_infeasible()) {
+      trial = studies_.MarkInfeasible(request->study_name(), request->trial_id(),
+                                      request->infeasible_reason());
+    } else {
+      std::optional<v1::Measurement> final;
+      if (request->has_final_measurement()) final = request->final_measurement();
+      trial = studies_.CompleteTrial(request->study_name(), request->trial_id(), final);
+    }
+    if (!trial.ok()) return trial.status();
+    *response = std::move(*trial);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status StudyServiceImpl::StopTrial(grpc::ServerContext*, const v1::StopTrialRequest* request,
+                                         v1::Trial* response) {
+  return Handle([&]() -> absl::Status {
+    if (absl::Status status = RequireTrial(request->study_name(), request->trial_id());
+        !status.ok()) {
+      return status;
+    }
+    absl::StatusOr<v1::Trial> trial = studies_.StopTrial(request->study_name(), request->trial_id());
+    if (!trial.ok()) return trial.status();
+    *response = std::move(*trial);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status StudyServiceImpl::CheckEarlyStopping(grpc::ServerContext*,
+                                                  const v1::CheckEarlyStoppingRequest* request,
+                                                  v1::CheckEarlyStoppingResponse* response) {
+  return Handle([&]() -> absl::Status {
+    if (absl::Status status = RequireTrial(request->study_name(), request->trial_id());
+        !status.ok()) {
+      return status;
+    }
+    absl::StatusOr<EarlyStoppingDecision> decision =
+        studies_.CheckEarlyStopping(request->study_name(), request->trial_id());
+    if (!decision.ok()) return decision.status();
+    response->set_should_stop(decision->should_stop);
+    response->set_reason(decision->reason);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status StudyServiceImpl::ListOptimalTrials(grpc::ServerContext*,
+                                                 const v1::ListOptimalTrialsRequest* request,
+                                                 v1::ListOptimalTrialsResponse* response) {
+  return Handle([&]() -> absl::Status {
+    if (absl::Status status = RequireStudyName(request->study_name()); !status.ok()) return status;
+    absl::StatusOr<std::vector<v1::Trial>> trials =
+        studies_.ListOptimalTrials(request->study_name(), request->top());
+    if (!trials.ok()) return trials.status();
+    for (v1::Trial& trial : *trials) *response->add_trials() = std::move(trial);
+    return absl::OkStatus();
+  });
+}
+
+}  // namespace vernier::tuner

@@ -1,0 +1,49 @@
+#ifndef VERNIER_TUNER_STUDY_SERVICE_IMPL_H_
+#define VERNIER_TUNER_STUDY_SERVICE_IMPL_H_
+
+#include "tuner/study_manager.h"
+#include "vernier/v1/study_service.grpc.pb.h"
+
+namespace vernier::tuner {
+
+// Thin gRPC handlers over StudyManager; statuses mapped once, here.
+class StudyServiceImpl final : public v1::StudyService::Service {
+ public:
+  explicit StudyServiceImpl(StudyManager& studies) : studies_(studies) {}
+
+  grpc::Status CreateStudy(grpc::ServerContext*, const v1::CreateStudyRequest* request,
+                           v1::Study* response) override;
+  grpc::Status GetStudy(grpc::ServerContext*, const v1::GetStudyRequest* request,
+                        v1::Study* response) override;
+  grpc::Status ListStudies(grpc::ServerContext*, const v1::ListStudiesRequest* request,
+                           v1::ListStudiesResponse* response) override;
+  grpc::Status DeleteStudy(grpc::ServerContext*, const v1::DeleteStudyRequest* request,
+                           v1::DeleteStudyResponse* response) override;
+  grpc::Status SuggestTrials(grpc::ServerContext*, const v1::SuggestTrialsRequest* request,
+                             v1::SuggestTrialsResponse* response) override;
+  grpc::Status CreateTrial(grpc::ServerContext*, const v1::CreateTrialRequest* request,
+                           v1::Trial* response) override;
+  grpc::Status GetTrial(grpc::ServerContext*, const v1::GetTrialRequest* request,
+                        v1::Trial* response) override;
+  grpc::Status ListTrials(grpc::ServerContext*, const v1::ListTrialsRequest* request,
+                          v1::ListTrialsResponse* response) override;
+  grpc::Status AddMeasurement(grpc::ServerContext*, const v1::AddMeasurementRequest* request,
+                              v1::Trial* response) override;
+  grpc::Status CompleteTrial(grpc::ServerContext*, const v1::CompleteTrialRequest* request,
+                             v1::Trial* response) override;
+  grpc::Status StopTrial(grpc::ServerContext*, const v1::StopTrialRequest* request,
+                         v1::Trial* response) override;
+  grpc::Status CheckEarlyStopping(grpc::ServerContext*,
+                                  const v1::CheckEarlyStoppingRequest* request,
+                                  v1::CheckEarlyStoppingResponse* response) override;
+  grpc::Status ListOptimalTrials(grpc::ServerContext*,
+                                 const v1::ListOptimalTrialsRequest* request,
+                                 v1::ListOptimalTrialsResponse* response) override;
+
+ private:
+  StudyManager& studies_;
+};
+
+}  // namespace vernier::tuner
+
+#endif  // VERNIER_TUNER_STUDY_SERVICE_IMPL_H_
