@@ -14,7 +14,7 @@ server_pid=$!
 trap 'kill -TERM $server_pid 2>/dev/null; wait $server_pid 2>/dev/null || true' EXIT
 
 for _ in $(seq 300); do
-  address=$(grep -oE 'listening on [0-9.]+:[0-9]+' "$work/serve.log" | awk '{print $3}' || true)
+  address=$(grep -oE 'listening on [0-9.]+:[0-9]+' "$work/serve.log" | head -1 | awk '{print $3}' || true)
   [ -n "$address" ] && break
   kill -0 $server_pid 2>/dev/null || { cat "$work/serve.log"; exit 1; }
   sleep 0.1
