@@ -13,6 +13,7 @@
 #include "suggest/search_space.h"
 #include "tuner/cli/table_printer.h"
 #include "tuner/cli/time_format.h"
+#include "tuner/training_output_builder.h"
 #include "vernier/v1/job_service.pb.h"
 #include "vernier/v1/study_service.pb.h"
 
@@ -99,37 +100,6 @@ std::string FormatEarlyStopping(const v1::EarlyStoppingSpec& early_stopping) {
                                  : v1::EarlyStoppingSpec::Policy_Name(early_stopping.policy());
   return absl::StrCat(policy, ", from step ", early_stopping.start_step(), ", after ",
                       early_stopping.min_trials(), " completed trials");
-}
-
-v1::TrialCounts CountTrials(const std::vector<v1::Trial>& trials) {
-  v1::TrialCounts counts;
-  for (const v1::Trial& trial : trials) {
-    switch (trial.state()) {
-      case v1::Trial::REQUESTED:
-        counts.set_requested(counts.requested() + 1);
-        break;
-      // A stopping trial still runs until its replicas exit.
-      case v1::Trial::ACTIVE:
-      case v1::Trial::STOPPING:
-        counts.set_active(counts.active() + 1);
-        break;
-      case v1::Trial::SUCCEEDED:
-        counts.set_succeeded(counts.succeeded() + 1);
-        break;
-      case v1::Trial::FAILED:
-        counts.set_failed(counts.failed() + 1);
-        break;
-      case v1::Trial::INFEASIBLE:
-        counts.set_infeasible(counts.infeasible() + 1);
-        break;
-      case v1::Trial::STOPPED_EARLY:
-        counts.set_stopped_early(counts.stopped_early() + 1);
-        break;
-      default:
-        break;
-    }
-  }
-  return counts;
 }
 
 // Several proto messages as the fields of one JSON document.
@@ -299,7 +269,7 @@ absl::Status StudyCommands::Describe(const std::string& study_name) {
   if (!study.ok()) return study.status();
   absl::StatusOr<std::vector<v1::Trial>> trials = FetchTrials(study_name, {});
   if (!trials.ok()) return trials.status();
-  const v1::TrialCounts counts = CountTrials(*trials);
+  const v1::TrialCounts counts = tuner::CountTrialStates(*trials);
 
   if (context_.format == OutputFormat::kJson) {
     absl::StatusOr<google::protobuf::Struct> document =
