@@ -7,7 +7,8 @@ namespace vernier::tuner {
 namespace {
 
 absl::Status ValidateReplica(const v1::ReplicaId& replica) {
-  if (replica.study_name().empty()) return absl::InvalidArgumentError("replica.study_name is required");
+  if (replica.study_name().empty())
+    return absl::InvalidArgumentError("replica.study_name is required");
   if (replica.trial_id() <= 0) {
     return absl::InvalidArgumentError(
         absl::StrFormat("replica.trial_id %d is not a trial id", replica.trial_id()));

@@ -12,8 +12,8 @@
 #include "tuner/config/hyperparameter_validator.h"
 #include "tuner/config/study_spec_builder.h"
 #include "tuner/config/training_input_defaults.h"
-#include "tuner/trial_ranking.h"
 #include "tuner/training_output_builder.h"
+#include "tuner/trial_ranking.h"
 
 namespace vernier::tuner {
 namespace {
@@ -65,8 +65,7 @@ absl::StatusOr<std::vector<v1::Trial>> AllTrials(storage::Storage& storage,
 }  // namespace
 
 JobController::JobController(storage::Storage& storage, StudyManager& studies,
-                             scheduler::Backend& backend, JobControllerOptions options,
-                             Clock clock)
+                             scheduler::Backend& backend, JobControllerOptions options, Clock clock)
     : storage_(storage),
       studies_(studies),
       backend_(backend),
@@ -119,8 +118,8 @@ void JobController::Tick() {
 absl::StatusOr<v1::Job> JobController::SubmitJob(v1::Job job) {
   if (absl::Status status = config::ValidateJobId(job.job_id()); !status.ok()) return status;
   if (job.command().empty()) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "job \"%s\" has no trainer command; give it after `--`", job.job_id()));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("job \"%s\" has no trainer command; give it after `--`", job.job_id()));
   }
   if (!job.training_input().has_hyperparameters() ||
       job.training_input().hyperparameters().params().empty()) {
@@ -145,7 +144,8 @@ absl::StatusOr<v1::Job> JobController::SubmitJob(v1::Job job) {
 
   v1::Study study;
   study.set_name(job.job_id());
-  *study.mutable_spec() = config::StudySpecFromHyperparameters(job.training_input().hyperparameters());
+  *study.mutable_spec() =
+      config::StudySpecFromHyperparameters(job.training_input().hyperparameters());
   absl::StatusOr<suggest::SearchSpace> space =
       suggest::SearchSpace::Create(study.spec().parameters());
   if (!space.ok()) return space.status();
@@ -300,9 +300,9 @@ absl::Status JobController::AdvanceJob(v1::Job job) {
         last_failure = absl::StrFormat("trial %d: %s", trial.id(), trial.status_reason());
       }
     }
-    const std::string error = absl::StrFormat(
-        "%d trials failed (maxFailedTrials=%d); the last: %s", counts.failed(),
-        spec.max_failed_trials(), last_failure);
+    const std::string error =
+        absl::StrFormat("%d trials failed (maxFailedTrials=%d); the last: %s", counts.failed(),
+                        spec.max_failed_trials(), last_failure);
     spdlog::error("job={} failing: {}", job_id, error);
     absl::StatusOr<v1::Job> failing = storage_.UpdateJob(job_id, [&](v1::Job& stored) {
       stored.set_state(v1::Job::CANCELLING);
@@ -328,10 +328,10 @@ absl::Status JobController::AdvanceJob(v1::Job job) {
     if (!suggested.ok()) {
       spdlog::error("job={} cannot get suggestions: {}", job_id, suggested.status().ToString());
       if (active == 0) {
-        return FinishJob(job, v1::Job::FAILED,
-                         absl::StrCat("the suggestion engine failed: ",
-                                      suggested.status().message()),
-                         spec, *trials);
+        return FinishJob(
+            job, v1::Job::FAILED,
+            absl::StrCat("the suggestion engine failed: ", suggested.status().message()), spec,
+            *trials);
       }
       return absl::OkStatus();
     }
@@ -423,8 +423,8 @@ absl::Status JobController::ReconcileRuns(const v1::Job& job, std::vector<v1::Tr
       run->second = *described;
     }
     const v1::ReplicaStatus* master = MasterOf(run->second);
-    const bool gone = master->state() == v1::ReplicaStatus::EXITED ||
-                      master->state() == v1::ReplicaStatus::LOST;
+    const bool gone =
+        master->state() == v1::ReplicaStatus::EXITED || master->state() == v1::ReplicaStatus::LOST;
     const auto key = std::make_pair(job.job_id(), trial.id());
     absl::MutexLock lock(&mutex_);
     if (!gone || cancelling_.contains(key)) {
@@ -441,10 +441,10 @@ absl::Status JobController::ReconcileRuns(const v1::Job& job, std::vector<v1::Tr
             ? absl::StrFormat("%s vanished", ReplicaName(master->role(), master->index()))
             : ExitDescription(ReplicaName(master->role(), master->index()), master->exit_code(),
                               master->term_signal());
-    absl::StatusOr<v1::Trial> failed = studies_.FailTrial(
-        job.study_name(), trial.id(),
-        absl::StrFormat("%s without its agent reporting the outcome; see %s", what,
-                        master->log_path()));
+    absl::StatusOr<v1::Trial> failed =
+        studies_.FailTrial(job.study_name(), trial.id(),
+                           absl::StrFormat("%s without its agent reporting the outcome; see %s",
+                                           what, master->log_path()));
     if (failed.ok()) trial = *failed;
   }
   return absl::OkStatus();
@@ -518,11 +518,11 @@ absl::Status JobController::OnReplicaExit(const v1::ReportExitRequest& report) {
   const std::optional<v1::Measurement> last = LastObjectiveMeasurement(*trial, objective);
   absl::StatusOr<v1::Trial> outcome;
   if (job->state() == v1::Job::CANCELLING) {
-    outcome = studies_.FailTrial(job->study_name(), trial->id(),
-                                 job->error_message().empty()
-                                     ? absl::StrFormat("cancelled with job %s", job->job_id())
-                                     : absl::StrFormat("ended because job %s failed",
-                                                       job->job_id()));
+    outcome =
+        studies_.FailTrial(job->study_name(), trial->id(),
+                           job->error_message().empty()
+                               ? absl::StrFormat("cancelled with job %s", job->job_id())
+                               : absl::StrFormat("ended because job %s failed", job->job_id()));
   } else if (report.stopped_by_request() && trial->state() == v1::Trial::STOPPING &&
              last.has_value()) {
     outcome = studies_.CompleteTrial(job->study_name(), trial->id(), last);

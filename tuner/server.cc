@@ -1,9 +1,9 @@
 #include "tuner/server.h"
 
+#include <fcntl.h>
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -75,10 +75,11 @@ absl::Status RunServer(const ServerOptions& given) {
   std::error_code error;
   std::filesystem::create_directories(options.data_dir, error);
   if (error) {
-    return absl::FailedPreconditionError(absl::StrFormat(
-        "cannot create the data directory %s: %s", options.data_dir, error.message()));
+    return absl::FailedPreconditionError(absl::StrFormat("cannot create the data directory %s: %s",
+                                                         options.data_dir, error.message()));
   }
-  if (options.db_url.empty()) options.db_url = absl::StrCat("sqlite:", options.data_dir, "/vernier.db");
+  if (options.db_url.empty())
+    options.db_url = absl::StrCat("sqlite:", options.data_dir, "/vernier.db");
   if (options.agent_path.empty()) {
     absl::StatusOr<std::string> agent = DefaultAgentPath();
     if (!agent.ok()) return agent.status();
@@ -119,8 +120,8 @@ absl::Status RunServer(const ServerOptions& given) {
   builder.RegisterService(&agent_service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || bound_port == 0) {
-    return absl::UnavailableError(absl::StrFormat(
-        "cannot listen on %s (is another server using the port?)", address));
+    return absl::UnavailableError(
+        absl::StrFormat("cannot listen on %s (is another server using the port?)", address));
   }
   const std::string bound_address = absl::StrCat(options.host, ":", bound_port);
   jobs.Start(bound_address);

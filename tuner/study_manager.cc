@@ -33,10 +33,9 @@ std::string TrialName(std::string_view study_name, int64_t trial_id) {
 
 absl::Status RequireRunning(const v1::Trial& trial, std::string_view action) {
   if (IsRunning(trial.state())) return absl::OkStatus();
-  return absl::FailedPreconditionError(
-      absl::StrFormat("%s is %s; %s only while it is ACTIVE or STOPPING",
-                      TrialName(trial.study_name(), trial.id()),
-                      v1::Trial::State_Name(trial.state()), action));
+  return absl::FailedPreconditionError(absl::StrFormat(
+      "%s is %s; %s only while it is ACTIVE or STOPPING", TrialName(trial.study_name(), trial.id()),
+      v1::Trial::State_Name(trial.state()), action));
 }
 
 // The designer's view of the study's trials.
@@ -61,9 +60,9 @@ suggest::DesignerHistory BuildHistory(const std::vector<v1::Trial>& trials,
 absl::Status ValidateStudyName(std::string_view study_name) {
   if (study_name.empty()) return absl::InvalidArgumentError("study name is empty");
   if (study_name.size() > 128) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "study name \"%s\" is %d characters long; at most 128 are allowed", study_name,
-        study_name.size()));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("study name \"%s\" is %d characters long; at most 128 are allowed",
+                        study_name, study_name.size()));
   }
   if (!std::isalpha(static_cast<unsigned char>(study_name[0]))) {
     return absl::InvalidArgumentError(
@@ -72,8 +71,7 @@ absl::Status ValidateStudyName(std::string_view study_name) {
   for (char c : study_name) {
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') {
       return absl::InvalidArgumentError(absl::StrFormat(
-          "study name \"%s\" may hold only letters, digits, '_' and '-', not '%c'", study_name,
-          c));
+          "study name \"%s\" may hold only letters, digits, '_' and '-', not '%c'", study_name, c));
     }
   }
   return absl::OkStatus();
@@ -86,7 +84,8 @@ absl::Status ValidateMeasurement(const v1::Measurement& measurement, std::string
   }
   for (const v1::Metric& metric : measurement.metrics()) {
     if (metric.metric_id().empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(std::string(where), ": a metric has no metric_id"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(std::string(where), ": a metric has no metric_id"));
     }
     if (!std::isfinite(metric.value())) {
       return absl::InvalidArgumentError(
@@ -112,7 +111,8 @@ absl::Mutex& StudyManager::StudyLock(std::string_view study_name) {
 absl::StatusOr<v1::Study> StudyManager::CreateStudy(v1::Study study) {
   if (absl::Status status = ValidateStudyName(study.name()); !status.ok()) return status;
   if (absl::Status status = config::ValidateStudySpec(study.spec()); !status.ok()) return status;
-  absl::StatusOr<suggest::SearchSpace> space = suggest::SearchSpace::Create(study.spec().parameters());
+  absl::StatusOr<suggest::SearchSpace> space =
+      suggest::SearchSpace::Create(study.spec().parameters());
   if (!space.ok()) return space.status();
   if (absl::StatusOr<std::unique_ptr<suggest::Designer>> designer =
           suggest::MakeDesigner(study.spec());
@@ -137,8 +137,8 @@ absl::StatusOr<v1::Study> StudyManager::CreateStudy(v1::Study study) {
   study.set_state(v1::Study::ACTIVE);
   *study.mutable_create_time() = ToTimestamp(clock_());
   absl::StatusOr<v1::Study> created = storage_.CreateStudy(study);
-  if (created.ok()) spdlog::info("study={} created ({} parameters)", study.name(),
-                                 study.spec().parameters_size());
+  if (created.ok())
+    spdlog::info("study={} created ({} parameters)", study.name(), study.spec().parameters_size());
   return created;
 }
 
@@ -168,9 +168,9 @@ absl::StatusOr<SuggestResult> StudyManager::SuggestTrials(std::string_view study
   absl::StatusOr<v1::Study> study = storage_.GetStudy(study_name);
   if (!study.ok()) return study.status();
   if (study->state() != v1::Study::ACTIVE) {
-    return absl::FailedPreconditionError(absl::StrFormat(
-        "study \"%s\" is %s; only ACTIVE studies suggest trials", study_name,
-        v1::Study::State_Name(study->state())));
+    return absl::FailedPreconditionError(
+        absl::StrFormat("study \"%s\" is %s; only ACTIVE studies suggest trials", study_name,
+                        v1::Study::State_Name(study->state())));
   }
   absl::MutexLock lock(&StudyLock(study_name));
   return SuggestLocked(*study, count, client_id);
@@ -229,12 +229,12 @@ absl::StatusOr<SuggestResult> StudyManager::SuggestLocked(const v1::Study& study
   const int64_t total = static_cast<int64_t>(trials.size());
   if (spec.max_trials() > 0 && total >= spec.max_trials() && room > 0) {
     room = 0;
-    result.reason = absl::StrFormat("the study has all its max_trials=%d trials",
-                                    spec.max_trials());
+    result.reason =
+        absl::StrFormat("the study has all its max_trials=%d trials", spec.max_trials());
   } else if (spec.max_trials() > 0 && total + room > spec.max_trials()) {
     room = static_cast<int>(spec.max_trials() - total);
-    result.reason = absl::StrFormat("the study reaches its max_trials=%d trials",
-                                    spec.max_trials());
+    result.reason =
+        absl::StrFormat("the study reaches its max_trials=%d trials", spec.max_trials());
   }
   if (room == 0) return result;
 
@@ -282,8 +282,7 @@ absl::StatusOr<v1::Trial> StudyManager::CreateTrial(std::string_view study_name,
   absl::StatusOr<suggest::SearchSpace> space =
       suggest::SearchSpace::Create(study->spec().parameters());
   if (!space.ok()) return space.status();
-  absl::StatusOr<suggest::ParameterAssignment> parameters =
-      space->Canonicalize(trial.parameters());
+  absl::StatusOr<suggest::ParameterAssignment> parameters = space->Canonicalize(trial.parameters());
   if (!parameters.ok()) return parameters.status();
 
   absl::MutexLock lock(&StudyLock(study_name));
@@ -292,9 +291,9 @@ absl::StatusOr<v1::Trial> StudyManager::CreateTrial(std::string_view study_name,
   int64_t total = 0;
   for (const auto& [state, n] : *counts) total += n;
   if (study->spec().max_trials() > 0 && total >= study->spec().max_trials()) {
-    return absl::FailedPreconditionError(absl::StrFormat(
-        "study \"%s\" already has its max_trials=%d trials", study_name,
-        study->spec().max_trials()));
+    return absl::FailedPreconditionError(
+        absl::StrFormat("study \"%s\" already has its max_trials=%d trials", study_name,
+                        study->spec().max_trials()));
   }
   v1::Trial requested;
   requested.set_state(v1::Trial::REQUESTED);
@@ -320,8 +319,7 @@ absl::StatusOr<storage::Page<v1::Trial>> StudyManager::ListTrials(
 }
 
 absl::StatusOr<v1::Trial> StudyManager::AddMeasurements(
-    std::string_view study_name, int64_t trial_id,
-    std::span<const v1::Measurement> measurements) {
+    std::string_view study_name, int64_t trial_id, std::span<const v1::Measurement> measurements) {
   for (const v1::Measurement& measurement : measurements) {
     if (absl::Status status = ValidateMeasurement(
             measurement, absl::StrCat(TrialName(study_name, trial_id), " measurement at step ",
@@ -352,14 +350,14 @@ absl::StatusOr<v1::Trial> StudyManager::CompleteTrial(
   const absl::Time now = clock_();
   absl::StatusOr<v1::Trial> completed =
       storage_.UpdateTrial(study_name, trial_id, [&](v1::Trial& trial) -> absl::Status {
-        v1::Measurement final = final_measurement.has_value() ? *final_measurement
-                                                              : trial.latest_measurement();
+        v1::Measurement final =
+            final_measurement.has_value() ? *final_measurement : trial.latest_measurement();
         if (trial.state() == v1::Trial::SUCCEEDED || trial.state() == v1::Trial::STOPPED_EARLY) {
           if (MessageDifferencer::Equals(final, trial.final_measurement())) {
             return absl::OkStatus();  // A repeated completion with the same result.
           }
-          return absl::FailedPreconditionError(absl::StrFormat(
-              "%s was already completed with another final measurement", where));
+          return absl::FailedPreconditionError(
+              absl::StrFormat("%s was already completed with another final measurement", where));
         }
         if (absl::Status status = RequireRunning(trial, "it can be completed"); !status.ok()) {
           return status;
@@ -393,9 +391,9 @@ absl::StatusOr<v1::Trial> StudyManager::EndTrial(std::string_view study_name, in
       storage_.UpdateTrial(study_name, trial_id, [&](v1::Trial& trial) -> absl::Status {
         if (trial.state() == state && trial.status_reason() == reason) return absl::OkStatus();
         if (!IsPending(trial.state())) {
-          return absl::FailedPreconditionError(absl::StrFormat(
-              "%s already ended %s", TrialName(study_name, trial_id),
-              v1::Trial::State_Name(trial.state())));
+          return absl::FailedPreconditionError(
+              absl::StrFormat("%s already ended %s", TrialName(study_name, trial_id),
+                              v1::Trial::State_Name(trial.state())));
         }
         trial.set_state(state);
         trial.set_status_reason(reason);
@@ -424,9 +422,9 @@ absl::StatusOr<v1::Trial> StudyManager::StopTrial(std::string_view study_name, i
   return storage_.UpdateTrial(study_name, trial_id, [&](v1::Trial& trial) -> absl::Status {
     if (trial.state() == v1::Trial::STOPPING) return absl::OkStatus();
     if (trial.state() != v1::Trial::ACTIVE) {
-      return absl::FailedPreconditionError(absl::StrFormat(
-          "%s is %s; only ACTIVE trials can be stopped", TrialName(study_name, trial_id),
-          v1::Trial::State_Name(trial.state())));
+      return absl::FailedPreconditionError(
+          absl::StrFormat("%s is %s; only ACTIVE trials can be stopped",
+                          TrialName(study_name, trial_id), v1::Trial::State_Name(trial.state())));
     }
     trial.set_state(v1::Trial::STOPPING);
     trial.set_status_reason("stop requested");
@@ -434,8 +432,8 @@ absl::StatusOr<v1::Trial> StudyManager::StopTrial(std::string_view study_name, i
   });
 }
 
-absl::StatusOr<EarlyStoppingDecision> StudyManager::CheckEarlyStopping(
-    std::string_view study_name, int64_t trial_id) {
+absl::StatusOr<EarlyStoppingDecision> StudyManager::CheckEarlyStopping(std::string_view study_name,
+                                                                       int64_t trial_id) {
   absl::StatusOr<v1::Trial> trial = storage_.GetTrial(study_name, trial_id, false);
   if (!trial.ok()) return trial.status();
   EarlyStoppingDecision decision;

@@ -119,7 +119,8 @@ grpc::Status StudyServiceImpl::ListTrials(grpc::ServerContext*,
   return Handle([&]() -> absl::Status {
     if (absl::Status status = RequireStudyName(request->study_name()); !status.ok()) return status;
     storage::TrialQuery query;
-    for (int state : request->states()) query.states.push_back(static_cast<v1::Trial::State>(state));
+    for (int state : request->states())
+      query.states.push_back(static_cast<v1::Trial::State>(state));
     query.page_size = request->page_size();
     query.page_token = request->page_token();
     query.include_measurements = request->include_measurements();
@@ -179,7 +180,8 @@ grpc::Status StudyServiceImpl::StopTrial(grpc::ServerContext*, const v1::StopTri
         !status.ok()) {
       return status;
     }
-    absl::StatusOr<v1::Trial> trial = studies_.StopTrial(request->study_name(), request->trial_id());
+    absl::StatusOr<v1::Trial> trial =
+        studies_.StopTrial(request->study_name(), request->trial_id());
     if (!trial.ok()) return trial.status();
     *response = std::move(*trial);
     return absl::OkStatus();

@@ -36,8 +36,7 @@ class StudyServiceImpl final : public v1::StudyService::Service {
   grpc::Status CheckEarlyStopping(grpc::ServerContext*,
                                   const v1::CheckEarlyStoppingRequest* request,
                                   v1::CheckEarlyStoppingResponse* response) override;
-  grpc::Status ListOptimalTrials(grpc::ServerContext*,
-                                 const v1::ListOptimalTrialsRequest* request,
+  grpc::Status ListOptimalTrials(grpc::ServerContext*, const v1::ListOptimalTrialsRequest* request,
                                  v1::ListOptimalTrialsResponse* response) override;
 
  private:

@@ -4,8 +4,7 @@
 
 namespace vernier::tuner {
 
-std::optional<double> MetricValue(const v1::Measurement& measurement,
-                                  std::string_view metric_id) {
+std::optional<double> MetricValue(const v1::Measurement& measurement, std::string_view metric_id) {
   for (const v1::Metric& metric : measurement.metrics()) {
     if (metric.metric_id() == metric_id) return metric.value();
   }

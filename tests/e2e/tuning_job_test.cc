@@ -1,7 +1,7 @@
 // End to end: the real `vernier serve`, the real CLI, the real agent and the
 // example trainer, over loopback.
-#include <grpcpp/grpcpp.h>
 #include <gmock/gmock.h>
+#include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -37,8 +37,8 @@ std::vector<std::string> ExampleTrainer(int epochs) {
 std::vector<std::string> Submit(const ServerProcess& server, const std::string& job_id,
                                 const std::string& config, const std::string& job_dir,
                                 const std::vector<std::string>& command) {
-  std::vector<std::string> argv = Cli(server, {"jobs", "submit", "training", job_id, "--config",
-                                               config, "--job-dir", job_dir});
+  std::vector<std::string> argv =
+      Cli(server, {"jobs", "submit", "training", job_id, "--config", config, "--job-dir", job_dir});
   argv.push_back("--");
   argv.insert(argv.end(), command.begin(), command.end());
   return argv;
@@ -91,9 +91,7 @@ std::vector<v1::Trial> ListTrials(const ServerProcess& server, const std::string
   return {response.trials().begin(), response.trials().end()};
 }
 
-void WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream(path) << text;
-}
+void WriteFile(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
 std::string SmallConfig(int max_trials, int parallel, int max_failed) {
   return "trainingInput:\n"
@@ -101,9 +99,15 @@ std::string SmallConfig(int max_trials, int parallel, int max_failed) {
          "  hyperparameters:\n"
          "    goal: MAXIMIZE\n"
          "    hyperparameterMetricTag: accuracy\n"
-         "    maxTrials: " + std::to_string(max_trials) + "\n"
-         "    maxParallelTrials: " + std::to_string(parallel) + "\n"
-         "    maxFailedTrials: " + std::to_string(max_failed) + "\n"
+         "    maxTrials: " +
+         std::to_string(max_trials) +
+         "\n"
+         "    maxParallelTrials: " +
+         std::to_string(parallel) +
+         "\n"
+         "    maxFailedTrials: " +
+         std::to_string(max_failed) +
+         "\n"
          "    algorithm: RANDOM_SEARCH\n"
          "    params:\n"
          "      - parameterName: learning_rate\n"
@@ -122,8 +126,9 @@ TEST_F(TuningJobTest, ExampleJobFinishesAndItsLeaderboardRanksTheTrials) {
   ServerProcess server(dir_.path() + "/data");
   server.Start();
   const std::string job_dir = dir_.path() + "/runs";
-  CommandResult submit = RunCommand(Submit(server, "example_job", SourcePath("examples/hptuning_config.yaml"),
-                                           job_dir, ExampleTrainer(3)));
+  CommandResult submit =
+      RunCommand(Submit(server, "example_job", SourcePath("examples/hptuning_config.yaml"), job_dir,
+                        ExampleTrainer(3)));
   ASSERT_EQ(submit.exit_code, 0) << submit.out << submit.err;
 
   v1::GetJobResponse job = WaitForJob(server, "example_job", Ended);
@@ -163,7 +168,8 @@ TEST_F(TuningJobTest, ExampleJobFinishesAndItsLeaderboardRanksTheTrials) {
   ASSERT_EQ(describe.exit_code, 0) << describe.err;
   EXPECT_THAT(describe.out, HasSubstr("SUCCEEDED"));
 
-  CommandResult logs = RunCommand(Cli(server, {"jobs", "stream-logs", "example_job", "--trial", "2"}));
+  CommandResult logs =
+      RunCommand(Cli(server, {"jobs", "stream-logs", "example_job", "--trial", "2"}));
   ASSERT_EQ(logs.exit_code, 0) << logs.err;
   EXPECT_THAT(logs.out, HasSubstr("[trial 2 master-0] epoch=1"));
   EXPECT_THAT(logs.out, Not(HasSubstr("[trial 3 ")));
@@ -180,7 +186,8 @@ TEST_F(TuningJobTest, CancelEndsEveryTrialProcessAndTheJob) {
       "trap 'echo got SIGTERM; exit 143' TERM; i=0; while true; do i=$((i+1)); "
       "echo step=$i accuracy=0.5; sleep 0.2; done",
       "trainer"};
-  ASSERT_EQ(RunCommand(Submit(server, "to_cancel", config, dir_.path() + "/runs", forever)).exit_code, 0);
+  ASSERT_EQ(
+      RunCommand(Submit(server, "to_cancel", config, dir_.path() + "/runs", forever)).exit_code, 0);
   v1::GetJobResponse running = WaitForJob(server, "to_cancel", [](const v1::GetJobResponse& job) {
     return job.trial_counts().active() == 2 && job.trial_runs_size() == 2 &&
            job.trial_runs(0).replicas(0).pid() > 0 && job.trial_runs(1).replicas(0).pid() > 0;
@@ -210,7 +217,8 @@ TEST_F(TuningJobTest, CrashingTrainerFailsItsTrialsThenTheJobWithTheReason) {
   const std::vector<std::string> crashing = {
       "/bin/sh", "-c", "echo step=1 accuracy=0.3; echo 'Traceback: out of memory' >&2; exit 3",
       "trainer"};
-  ASSERT_EQ(RunCommand(Submit(server, "crashing", config, dir_.path() + "/runs", crashing)).exit_code, 0);
+  ASSERT_EQ(
+      RunCommand(Submit(server, "crashing", config, dir_.path() + "/runs", crashing)).exit_code, 0);
   v1::GetJobResponse job = WaitForJob(server, "crashing", Ended);
   EXPECT_EQ(job.job().state(), v1::Job::FAILED);
   EXPECT_GE(job.trial_counts().failed(), 3);
@@ -228,12 +236,14 @@ TEST_F(TuningJobTest, TrainerThatNeverReportsTheObjectiveFails) {
   const std::string config = dir_.path() + "/hp.yaml";
   WriteFile(config, SmallConfig(1, 1, 0));
   const std::vector<std::string> silent = {"/bin/sh", "-c", "echo step=1 loss=0.3", "trainer"};
-  ASSERT_EQ(RunCommand(Submit(server, "silent", config, dir_.path() + "/runs", silent)).exit_code, 0);
+  ASSERT_EQ(RunCommand(Submit(server, "silent", config, dir_.path() + "/runs", silent)).exit_code,
+            0);
   v1::GetJobResponse job = WaitForJob(server, "silent", Ended);
   EXPECT_EQ(job.job().state(), v1::Job::FAILED);
   const std::vector<v1::Trial> trials = ListTrials(server, "silent");
   ASSERT_EQ(trials.size(), 1u);
-  EXPECT_THAT(trials[0].status_reason(), HasSubstr("never reported the objective metric \"accuracy\""));
+  EXPECT_THAT(trials[0].status_reason(),
+              HasSubstr("never reported the objective metric \"accuracy\""));
 }
 
 TEST_F(TuningJobTest, ServerKilledMidJobLosesNothingAndTheJobFinishes) {
@@ -243,9 +253,10 @@ TEST_F(TuningJobTest, ServerKilledMidJobLosesNothingAndTheJobFinishes) {
   WriteFile(config, SmallConfig(6, 2, 0));
   // Slow enough that trials are running when the server dies.
   const std::vector<std::string> slow = {
-      "/bin/sh", "-c",
-      "for i in 1 2 3 4 5 6 7 8; do echo step=$i accuracy=0.$i; sleep 0.3; done", "trainer"};
-  ASSERT_EQ(RunCommand(Submit(server, "restarted", config, dir_.path() + "/runs", slow)).exit_code, 0);
+      "/bin/sh", "-c", "for i in 1 2 3 4 5 6 7 8; do echo step=$i accuracy=0.$i; sleep 0.3; done",
+      "trainer"};
+  ASSERT_EQ(RunCommand(Submit(server, "restarted", config, dir_.path() + "/runs", slow)).exit_code,
+            0);
   WaitForJob(server, "restarted", [](const v1::GetJobResponse& job) {
     return job.trial_counts().succeeded() >= 2 && job.trial_counts().active() >= 1;
   });
@@ -289,22 +300,25 @@ TEST_F(TuningJobTest, SubmitErrorsNameTheProblem) {
   server.Start();
   const std::string config = dir_.path() + "/bad.yaml";
   WriteFile(config, SmallConfig(2, 1, 0) + "    maxTrails: 3\n");
-  CommandResult bad = RunCommand(Submit(server, "bad_config", config, dir_.path() + "/runs",
-                                        {"/bin/true"}));
+  CommandResult bad =
+      RunCommand(Submit(server, "bad_config", config, dir_.path() + "/runs", {"/bin/true"}));
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_THAT(bad.err, HasSubstr("bad.yaml:16:"));
   EXPECT_THAT(bad.err, HasSubstr("did you mean \"maxTrials\""));
 
   const std::string good = dir_.path() + "/good.yaml";
   WriteFile(good, SmallConfig(1, 1, 0));
-  CommandResult bad_id = RunCommand(Submit(server, "1job", good, dir_.path() + "/runs", {"/bin/true"}));
+  CommandResult bad_id =
+      RunCommand(Submit(server, "1job", good, dir_.path() + "/runs", {"/bin/true"}));
   EXPECT_NE(bad_id.exit_code, 0);
   EXPECT_THAT(bad_id.err, HasSubstr("must start with a letter"));
 
   ASSERT_EQ(RunCommand(Submit(server, "twice", good, dir_.path() + "/runs",
-                              {"/bin/sh", "-c", "echo accuracy=1"})).exit_code, 0);
-  CommandResult duplicate = RunCommand(Submit(server, "twice", good, dir_.path() + "/runs",
-                                              {"/bin/sh", "-c", "echo accuracy=1"}));
+                              {"/bin/sh", "-c", "echo accuracy=1"}))
+                .exit_code,
+            0);
+  CommandResult duplicate = RunCommand(
+      Submit(server, "twice", good, dir_.path() + "/runs", {"/bin/sh", "-c", "echo accuracy=1"}));
   EXPECT_EQ(duplicate.exit_code, 1);
   EXPECT_THAT(duplicate.err, HasSubstr("ALREADY_EXISTS"));
 

@@ -35,9 +35,8 @@ std::string ServerProcess::log() const {
 }
 
 void ServerProcess::Start() {
-  std::vector<std::string> argv = {BinaryPath("vernier"), "serve",
-                                   "--port",              std::to_string(port_),
-                                   "--data-dir",          data_dir_,
+  std::vector<std::string> argv = {BinaryPath("vernier"), "serve",      "--port",
+                                   std::to_string(port_), "--data-dir", data_dir_,
                                    "--grace-period-ms",   "2000"};
   argv.insert(argv.end(), extra_args_.begin(), extra_args_.end());
   const size_t log_start = log().size();

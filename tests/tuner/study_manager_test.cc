@@ -100,7 +100,9 @@ TEST_F(StudyManagerTest, SuggestRespectsMaxParallelAndMaxTrials) {
   EXPECT_THAT(first->reason, HasSubstr("max_parallel_trials=2"));
 
   for (const v1::Trial& trial : first->trials) {
-    ASSERT_TRUE(manager_->AddMeasurements("s", trial.id(), std::vector<v1::Measurement>{Accuracy(1, 0.5)}).ok());
+    ASSERT_TRUE(
+        manager_->AddMeasurements("s", trial.id(), std::vector<v1::Measurement>{Accuracy(1, 0.5)})
+            .ok());
     ASSERT_TRUE(manager_->CompleteTrial("s", trial.id(), std::nullopt).ok());
   }
   absl::StatusOr<SuggestResult> second = manager_->SuggestTrials("s", 2, "");
@@ -173,18 +175,28 @@ TEST_F(StudyManagerTest, RequestedTrialsGoOutFirst) {
 TEST_F(StudyManagerTest, MeasurementsAreCheckedAndStoredOncePerSequenceNumber) {
   ASSERT_TRUE(manager_->CreateStudy(MakeStudy("s")).ok());
   const int64_t id = manager_->SuggestTrials("s", 1, "")->trials[0].id();
-  absl::StatusOr<v1::Trial> nan = manager_->AddMeasurements("s", id, std::vector<v1::Measurement>{Accuracy(1, NAN)});
+  absl::StatusOr<v1::Trial> nan =
+      manager_->AddMeasurements("s", id, std::vector<v1::Measurement>{Accuracy(1, NAN)});
   EXPECT_EQ(nan.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(nan.status().message(), HasSubstr("values must be finite"));
 
-  ASSERT_TRUE(manager_->AddMeasurements("s", id, std::vector<v1::Measurement>{Accuracy(1, 0.1, 1), Accuracy(2, 0.2, 2)}).ok());
-  ASSERT_TRUE(manager_->AddMeasurements("s", id, std::vector<v1::Measurement>{Accuracy(2, 0.2, 2), Accuracy(3, 0.3, 3)}).ok());
+  ASSERT_TRUE(
+      manager_
+          ->AddMeasurements("s", id,
+                            std::vector<v1::Measurement>{Accuracy(1, 0.1, 1), Accuracy(2, 0.2, 2)})
+          .ok());
+  ASSERT_TRUE(
+      manager_
+          ->AddMeasurements("s", id,
+                            std::vector<v1::Measurement>{Accuracy(2, 0.2, 2), Accuracy(3, 0.3, 3)})
+          .ok());
   absl::StatusOr<v1::Trial> trial = manager_->GetTrial("s", id, true);
   ASSERT_TRUE(trial.ok());
   EXPECT_EQ(trial->measurements_size(), 3);
   EXPECT_EQ(trial->latest_measurement().step(), 3);
 
-  absl::StatusOr<v1::Trial> missing = manager_->AddMeasurements("s", 99, std::vector<v1::Measurement>{Accuracy(1, 0.1)});
+  absl::StatusOr<v1::Trial> missing =
+      manager_->AddMeasurements("s", 99, std::vector<v1::Measurement>{Accuracy(1, 0.1)});
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
 }
 
@@ -201,7 +213,8 @@ TEST_F(StudyManagerTest, CompleteTrialIsIdempotentForTheSameResultOnly) {
   loss.set_value(0.3);
   absl::StatusOr<v1::Trial> no_objective = manager_->CompleteTrial("s", id, lacks_objective);
   EXPECT_EQ(no_objective.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(no_objective.status().message(), HasSubstr("lacks the objective metric \"accuracy\""));
+  EXPECT_THAT(no_objective.status().message(),
+              HasSubstr("lacks the objective metric \"accuracy\""));
 
   ASSERT_TRUE(manager_->CompleteTrial("s", id, Accuracy(5, 0.9)).ok());
   absl::StatusOr<v1::Trial> same = manager_->CompleteTrial("s", id, Accuracy(5, 0.9));
@@ -211,7 +224,8 @@ TEST_F(StudyManagerTest, CompleteTrialIsIdempotentForTheSameResultOnly) {
   EXPECT_EQ(different.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(different.status().message(), HasSubstr("another final measurement"));
 
-  absl::StatusOr<v1::Trial> late = manager_->AddMeasurements("s", id, std::vector<v1::Measurement>{Accuracy(6, 0.9)});
+  absl::StatusOr<v1::Trial> late =
+      manager_->AddMeasurements("s", id, std::vector<v1::Measurement>{Accuracy(6, 0.9)});
   EXPECT_EQ(late.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(late.status().message(), HasSubstr("is SUCCEEDED"));
 }
@@ -222,7 +236,8 @@ TEST_F(StudyManagerTest, StopMakesTheTrialEndStoppedEarly) {
   EXPECT_FALSE(manager_->CheckEarlyStopping("s", id)->should_stop);
   ASSERT_TRUE(manager_->StopTrial("s", id).ok());
   EXPECT_TRUE(manager_->CheckEarlyStopping("s", id)->should_stop);
-  ASSERT_TRUE(manager_->AddMeasurements("s", id, std::vector<v1::Measurement>{Accuracy(2, 0.4)}).ok());
+  ASSERT_TRUE(
+      manager_->AddMeasurements("s", id, std::vector<v1::Measurement>{Accuracy(2, 0.4)}).ok());
   absl::StatusOr<v1::Trial> done = manager_->CompleteTrial("s", id, std::nullopt);
   ASSERT_TRUE(done.ok()) << done.status();
   EXPECT_EQ(done->state(), v1::Trial::STOPPED_EARLY);
@@ -284,8 +299,7 @@ TEST_F(StudyManagerTest, SuggestRejectsBadCountsAndUnknownStudies) {
   EXPECT_EQ(manager_->SuggestTrials("s", 0, "").status().code(),
             absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(manager_->SuggestTrials("s", 0, "").status().message(), HasSubstr("count is 0"));
-  EXPECT_EQ(manager_->SuggestTrials("missing", 1, "").status().code(),
-            absl::StatusCode::kNotFound);
+  EXPECT_EQ(manager_->SuggestTrials("missing", 1, "").status().code(), absl::StatusCode::kNotFound);
   ASSERT_TRUE(manager_->DeleteStudy("s").ok());
   EXPECT_EQ(manager_->GetStudy("s").status().code(), absl::StatusCode::kNotFound);
 }

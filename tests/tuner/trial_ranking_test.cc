@@ -35,10 +35,12 @@ std::vector<int64_t> Ids(const std::vector<v1::Trial>& trials) {
 }
 
 TEST(TrialRankingTest, SingleMetricBestFirstTiesByIdAndUnrankableLeftOut) {
-  const std::vector<v1::Trial> trials = {
-      Ended(1, {{"acc", 0.5}}), Ended(2, {{"acc", 0.9}}), Ended(3, {{"acc", 0.5}}),
-      Ended(4, {{"loss", 0.1}}), Ended(5, {{"acc", 0.99}}, v1::Trial::FAILED),
-      Ended(6, {{"acc", 0.7}}, v1::Trial::STOPPED_EARLY)};
+  const std::vector<v1::Trial> trials = {Ended(1, {{"acc", 0.5}}),
+                                         Ended(2, {{"acc", 0.9}}),
+                                         Ended(3, {{"acc", 0.5}}),
+                                         Ended(4, {{"loss", 0.1}}),
+                                         Ended(5, {{"acc", 0.99}}, v1::Trial::FAILED),
+                                         Ended(6, {{"acc", 0.7}}, v1::Trial::STOPPED_EARLY)};
   EXPECT_EQ(Ids(RankTrials(trials, Spec({{"acc", v1::MetricSpec::MAXIMIZE}}), 0)),
             (std::vector<int64_t>{2, 6, 1, 3}));
   EXPECT_EQ(Ids(RankTrials(trials, Spec({{"acc", v1::MetricSpec::MINIMIZE}}), 2)),
@@ -47,10 +49,10 @@ TEST(TrialRankingTest, SingleMetricBestFirstTiesByIdAndUnrankableLeftOut) {
 
 TEST(TrialRankingTest, SeveralMetricsGiveTheParetoFront) {
   const std::vector<v1::Trial> trials = {
-      Ended(1, {{"acc", 0.9}, {"latency", 30}}),  // front
-      Ended(2, {{"acc", 0.8}, {"latency", 10}}),  // front
-      Ended(3, {{"acc", 0.7}, {"latency", 20}}),  // dominated by 2
-      Ended(4, {{"acc", 0.9}, {"latency", 40}}),  // dominated by 1
+      Ended(1, {{"acc", 0.9}, {"latency", 30}}),    // front
+      Ended(2, {{"acc", 0.8}, {"latency", 10}}),    // front
+      Ended(3, {{"acc", 0.7}, {"latency", 20}}),    // dominated by 2
+      Ended(4, {{"acc", 0.9}, {"latency", 40}}),    // dominated by 1
       Ended(5, {{"acc", 0.95}, {"latency", 50}})};  // front
   const v1::StudySpec spec =
       Spec({{"acc", v1::MetricSpec::MAXIMIZE}, {"latency", v1::MetricSpec::MINIMIZE}});
