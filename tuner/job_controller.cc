@@ -146,9 +146,7 @@ absl::StatusOr<v1::Job> JobController::SubmitJob(v1::Job job) {
   study.set_name(job.job_id());
   *study.mutable_spec() =
       config::StudySpecFromHyperparameters(job.training_input().hyperparameters());
-  absl::StatusOr<suggest::SearchSpace> space =
-      suggest::SearchSpace::Create(study.spec().parameters());
-  if (!space.ok()) return space.status();
+  // Also validates the search space: the designer is built over it.
   if (absl::StatusOr<std::unique_ptr<suggest::Designer>> designer =
           suggest::MakeDesigner(study.spec());
       !designer.ok()) {

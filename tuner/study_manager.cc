@@ -111,9 +111,7 @@ absl::Mutex& StudyManager::StudyLock(std::string_view study_name) {
 absl::StatusOr<v1::Study> StudyManager::CreateStudy(v1::Study study) {
   if (absl::Status status = ValidateStudyName(study.name()); !status.ok()) return status;
   if (absl::Status status = config::ValidateStudySpec(study.spec()); !status.ok()) return status;
-  absl::StatusOr<suggest::SearchSpace> space =
-      suggest::SearchSpace::Create(study.spec().parameters());
-  if (!space.ok()) return space.status();
+  // Also validates the search space: the designer is built over it.
   if (absl::StatusOr<std::unique_ptr<suggest::Designer>> designer =
           suggest::MakeDesigner(study.spec());
       !designer.ok()) {
