@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -102,3 +105,20 @@ def test_no_binary_anywhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     with pytest.raises(vernier.NotFound) as caught:
         vernier.find_vernier_binary()
     assert "cannot find the vernier binary" in caught.value.message
+
+
+def test_a_forgotten_server_is_stopped_when_python_exits(tmp_path: Path) -> None:
+    script = tmp_path / "forget.py"
+    script.write_text(
+        "import vernier\n"
+        "server = vernier.LocalServer().start()\n"
+        "print(server.pid, server.data_dir, flush=True)\n")
+    ran = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         timeout=60)
+    assert ran.returncode == 0, ran.stderr
+    pid, data_dir = ran.stdout.split()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and os.path.exists(f"/proc/{pid}"):
+        time.sleep(0.05)
+    assert not os.path.exists(f"/proc/{pid}")
+    assert not os.path.exists(data_dir)

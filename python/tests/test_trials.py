@@ -291,6 +291,8 @@ def test_best_trial_and_leaderboard(study: vernier.Study) -> None:
     assert board[0].parameters == trials[1].parameters
     assert len(study.leaderboard(top=0)) == 3
     assert "rank  trial  loss" in str(board)
+    pretty = pytest.importorskip("IPython.lib.pretty")
+    assert pretty.pretty(board) == str(board)
     assert board[0].to_dict("loss") == {"rank": 1, "trial": trials[1].id, "state": "SUCCEEDED",
                                         "loss": 1.0, "accuracy": 1.0,
                                         "x": trials[1].parameters["x"]}

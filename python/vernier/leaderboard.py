@@ -73,10 +73,15 @@ class Leaderboard(List[LeaderboardRow]):
             columns.extend(name for name in record if name not in columns)
         return pandas.DataFrame.from_records(records, columns=columns).set_index("rank")
 
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        """Notebooks (IPython) show the table rather than the list."""
+        printer.text(str(self))
+
     def __str__(self) -> str:
-        lines = [f"rank  trial  {self.objective}  parameters"]
-        for row in self:
-            value = "-" if row.value is None else f"{row.value:.6g}"
+        values = ["-" if row.value is None else f"{row.value:.6g}" for row in self]
+        width = max([len(self.objective)] + [len(value) for value in values])
+        lines = [f"rank  trial  {self.objective:>{width}}  parameters"]
+        for row, value in zip(self, values):
             params = " ".join(f"{name}={row.parameters[name]}" for name in row.parameters)
-            lines.append(f"{row.rank:>4}  {row.trial_id:>5}  {value}  {params}")
+            lines.append(f"{row.rank:>4}  {row.trial_id:>5}  {value:>{width}}  {params}")
         return "\n".join(lines)

@@ -55,7 +55,8 @@ class LocalServer:
     """A ``vernier serve`` process on 127.0.0.1, owned by this object.
 
     Use it as a context manager, or call :meth:`start` and :meth:`stop`; a
-    server still running when Python exits is stopped then::
+    server still running when Python exits is stopped then (and its
+    temporary data directory removed)::
 
         with vernier.LocalServer() as server:
             client = vernier.Client(server.target)
@@ -121,7 +122,10 @@ class LocalServer:
             # Its own session: a Ctrl-C in a notebook interrupts the cell, not the server.
             self._process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log,
                                              stderr=subprocess.STDOUT, start_new_session=True)
-        self._finalizer = weakref.finalize(self, _terminate, self._process, 5.0)
+        # A server left running when Python exits (or this object goes away)
+        # is stopped then, and its temporary data directory removed.
+        self._finalizer = weakref.finalize(self, _shut_down, self._process,
+                                           self.data_dir if self._owns_data_dir else None)
         deadline = time.monotonic() + self.startup_timeout
         while time.monotonic() < deadline:
             match = LISTENING.search(self.log()[log_start:])
@@ -167,6 +171,12 @@ class LocalServer:
     def __repr__(self) -> str:
         state = "running" if self.running else "stopped"
         return f"LocalServer(target={self.target!r}, {state}, data_dir={self.data_dir!r})"
+
+
+def _shut_down(process: subprocess.Popen, temporary_data_dir: Optional[str]) -> None:
+    _terminate(process, 5.0)
+    if temporary_data_dir is not None:
+        shutil.rmtree(temporary_data_dir, ignore_errors=True)
 
 
 def _terminate(process: subprocess.Popen, grace: float) -> None:
