@@ -5,9 +5,9 @@
 //
 //   build/bin/suggest_quality_bench --threads 2 --markdown quality.md
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -77,10 +77,58 @@ std::string FlowDescription(TrialFlow flow, int parallelism) {
   return "";
 }
 
-// Everything one (designer, flow, problem, seed) run left.
-struct RunSlot {
-  std::optional<absl::StatusOr<StudyOutcome>> outcome;
+// The studies to run, resolved from the options.
+struct Selection {
+  std::vector<const BenchmarkProblem*> problems;
+  std::vector<v1::Algorithm> designers;
+  std::vector<TrialFlow> flows;
+  size_t seeds = 0;
+
+  size_t RunCount() const { return designers.size() * flows.size() * problems.size() * seeds; }
+  // Where the run of (designer, flow, problem, seed) keeps its outcome.
+  size_t RunIndex(size_t designer, size_t flow, size_t problem, size_t seed) const {
+    return ((designer * flows.size() + flow) * problems.size() + problem) * seeds + seed;
+  }
 };
+
+// The selection, or the error to print for an unknown name.
+absl::StatusOr<Selection> Select(
+    const Options& options, const std::vector<std::unique_ptr<BenchmarkProblem>>& all_problems) {
+  Selection selection;
+  selection.seeds = static_cast<size_t>(options.seeds);
+  std::vector<std::string> problem_names;
+  for (const auto& problem : all_problems) problem_names.push_back(problem->name());
+  for (const std::string& name : options.problems) {
+    auto found = std::find(problem_names.begin(), problem_names.end(), name);
+    if (found == problem_names.end()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unknown problem \"", name, "\"; the problems are ", absl::StrJoin(problem_names, ", ")));
+    }
+    selection.problems.push_back(all_problems[found - problem_names.begin()].get());
+  }
+  if (options.problems.empty()) {
+    for (const auto& problem : all_problems) selection.problems.push_back(problem.get());
+  }
+  for (const std::string& name : options.designers) {
+    std::optional<v1::Algorithm> algorithm = ParseDesigner(name);
+    if (!algorithm.has_value()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown designer \"", name,
+                       "\"; use random, quasi, gp, grid or an Algorithm name such as "
+                       "RANDOM_SEARCH"));
+    }
+    selection.designers.push_back(*algorithm);
+  }
+  for (const std::string& name : options.flows) {
+    std::optional<TrialFlow> flow = ParseFlow(name);
+    if (!flow.has_value()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown mode \"", name, "\"; use sequential, batched or asynchronous"));
+    }
+    selection.flows.push_back(*flow);
+  }
+  return selection;
+}
 
 struct DesignerTime {
   v1::Algorithm algorithm;
@@ -109,12 +157,107 @@ void RunInParallel(size_t task_count, int threads, const Task& task) {
   for (std::thread& thread : pool) thread.join();
 }
 
+using Outcomes = std::vector<std::optional<absl::StatusOr<StudyOutcome>>>;
+
+std::string FormatRegretTables(const Options& options, const Selection& selection,
+                               const std::vector<std::vector<absl::Status>>& availability,
+                               const Outcomes& outcomes) {
+  std::string report;
+  for (size_t f = 0; f < selection.flows.size(); ++f) {
+    std::vector<ProblemRegrets> rows;
+    for (size_t p = 0; p < selection.problems.size(); ++p) {
+      const BenchmarkProblem& problem = *selection.problems[p];
+      ProblemRegrets& row = rows.emplace_back();
+      row.problem = problem.name();
+      row.optimal_value = problem.OptimalValue();
+      row.goal = problem.Spec().metrics(0).goal();
+      for (size_t d = 0; d < selection.designers.size(); ++d) {
+        DesignerRegrets& cell = row.designers.emplace_back();
+        cell.algorithm = selection.designers[d];
+        cell.status = availability[d][p];
+        for (size_t s = 0; s < selection.seeds && cell.status.ok(); ++s) {
+          const absl::StatusOr<StudyOutcome>& outcome = *outcomes[selection.RunIndex(d, f, p, s)];
+          if (outcome.ok()) {
+            cell.regrets.push_back(outcome->regret);
+          } else {
+            cell.status = outcome.status();
+            cell.regrets.clear();
+          }
+        }
+      }
+    }
+    absl::StrAppend(&report, "\n### ", TrialFlowName(selection.flows[f]), ": ",
+                    FlowDescription(selection.flows[f], options.parallelism), "\n\n",
+                    FormatRegretTable(rows));
+  }
+  return report;
+}
+
+std::string FormatTimeTable(const std::vector<DesignerTime>& times) {
+  std::string table =
+      "\n### Time per designer\n\n| designer | runs | wall (s) | Suggest calls | in Suggest (s) | "
+      "mean per call (ms) | max per call (ms) | duplicate points | runs cut short |\n"
+      "|---|---|---|---|---|---|---|---|---|\n";
+  for (const DesignerTime& time : times) {
+    if (time.runs == 0) {
+      absl::StrAppend(&table, "| ", DesignerShortName(time.algorithm), " | ",
+                      time.available ? "n/a" : "not available", " | | | | | | | |\n");
+      continue;
+    }
+    const double mean_ms =
+        time.suggest_calls > 0 ? 1e3 * time.suggest_seconds / time.suggest_calls : 0.0;
+    absl::StrAppend(
+        &table,
+        absl::StrFormat("| %s | %d | %.2f | %d | %.2f | %.3g | %.3g | %d | %d |\n",
+                        DesignerShortName(time.algorithm), time.runs, time.wall_seconds,
+                        time.suggest_calls, time.suggest_seconds, mean_ms,
+                        1e3 * time.max_suggest_seconds, time.duplicate_points, time.short_runs));
+  }
+  return table;
+}
+
+std::string FormatRunsCsv(const Selection& selection, const Outcomes& outcomes) {
+  std::string csv =
+      "designer,mode,problem,seed,status,best_value,regret,completed_trials,duplicate_points,"
+      "suggest_calls,suggest_seconds\n";
+  for (size_t d = 0; d < selection.designers.size(); ++d) {
+    for (size_t f = 0; f < selection.flows.size(); ++f) {
+      for (size_t p = 0; p < selection.problems.size(); ++p) {
+        for (size_t s = 0; s < selection.seeds; ++s) {
+          const auto& slot = outcomes[selection.RunIndex(d, f, p, s)];
+          if (!slot.has_value()) continue;
+          absl::StrAppend(&csv, v1::Algorithm_Name(selection.designers[d]), ",",
+                          TrialFlowName(selection.flows[f]), ",", selection.problems[p]->name(),
+                          ",", s + 1, ",");
+          if (!slot->ok()) {
+            absl::StrAppend(&csv, absl::StatusCodeToString(slot->status().code()), ",,,,,,\n");
+            continue;
+          }
+          const StudyOutcome& outcome = **slot;
+          absl::StrAppend(&csv, absl::StrFormat("OK,%.17g,%.17g,%d,%d,%d,%.6f\n",
+                                                outcome.best_value, outcome.regret,
+                                                outcome.completed_trials, outcome.duplicate_points,
+                                                outcome.suggest_calls, outcome.suggest_seconds));
+        }
+      }
+    }
+  }
+  return csv;
+}
+
+bool WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream file(path);
+  file << text;
+  if (!file) std::cerr << "cannot write " << path << "\n";
+  return static_cast<bool>(file);
+}
+
 int Main(int argc, char** argv) {
   Options options;
   CLI::App app{
       "Suggestion quality: the final regret of each designer on test functions with known "
       "optima, median and quartiles over seeds, in markdown tables."};
-  std::vector<std::unique_ptr<BenchmarkProblem>> all_problems = AllBenchmarkProblems();
+  const std::vector<std::unique_ptr<BenchmarkProblem>> all_problems = AllBenchmarkProblems();
   std::vector<std::string> problem_names;
   for (const auto& problem : all_problems) problem_names.push_back(problem->name());
   app.add_option("--problems", options.problems,
@@ -142,86 +285,56 @@ int Main(int argc, char** argv) {
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
   app.add_option("--markdown", options.markdown_path, "Also write the tables to this file");
-  app.add_option("--runs", options.runs_path, "Write every run's result as CSV to this file");
+  app.add_option("--runs", options.runs_path, "Write every study's result as CSV to this file");
   CLI11_PARSE(app, argc, argv);
 
-  std::vector<const BenchmarkProblem*> problems;
-  if (options.problems.empty()) options.problems = problem_names;
-  for (const std::string& name : options.problems) {
-    const BenchmarkProblem* found = nullptr;
-    for (const auto& problem : all_problems) {
-      if (problem->name() == name) found = problem.get();
-    }
-    if (found == nullptr) {
-      std::cerr << "unknown problem \"" << name << "\"; the problems are "
-                << absl::StrJoin(problem_names, ", ") << "\n";
-      return 2;
-    }
-    problems.push_back(found);
+  absl::StatusOr<Selection> selected = Select(options, all_problems);
+  if (!selected.ok()) {
+    std::cerr << selected.status().message() << "\n";
+    return 2;
   }
-  std::vector<v1::Algorithm> designers;
-  for (const std::string& name : options.designers) {
-    std::optional<v1::Algorithm> algorithm = ParseDesigner(name);
-    if (!algorithm.has_value()) {
-      std::cerr << "unknown designer \"" << name
-                << "\"; use random, quasi, gp, grid or an Algorithm name such as RANDOM_SEARCH\n";
-      return 2;
-    }
-    designers.push_back(*algorithm);
-  }
-  std::vector<TrialFlow> flows;
-  for (const std::string& name : options.flows) {
-    std::optional<TrialFlow> flow = ParseFlow(name);
-    if (!flow.has_value()) {
-      std::cerr << "unknown mode \"" << name << "\"; use sequential, batched or asynchronous\n";
-      return 2;
-    }
-    flows.push_back(*flow);
-  }
-
-  const size_t seeds = static_cast<size_t>(options.seeds);
-  auto slot_index = [&](size_t designer, size_t flow, size_t problem, size_t seed) {
-    return ((designer * flows.size() + flow) * problems.size() + problem) * seeds + seed;
-  };
-  std::vector<RunSlot> slots(designers.size() * flows.size() * problems.size() * seeds);
-  // Per designer and problem: OK, or why it cannot run there.
-  std::vector<std::vector<absl::Status>> availability(designers.size());
+  const Selection& selection = *selected;
+  Outcomes outcomes(selection.RunCount());
+  // Per designer and problem: OK, or why the designer cannot run there.
+  std::vector<std::vector<absl::Status>> availability(selection.designers.size());
   std::vector<DesignerTime> times;
 
-  for (size_t d = 0; d < designers.size(); ++d) {
+  // One designer after the other, so that each has its own wall time.
+  for (size_t d = 0; d < selection.designers.size(); ++d) {
     DesignerTime& time = times.emplace_back();
-    time.algorithm = designers[d];
-    std::vector<size_t> tasks;
-    for (size_t p = 0; p < problems.size(); ++p) {
-      availability[d].push_back(CheckDesigner(*problems[p], designers[d]));
+    time.algorithm = selection.designers[d];
+    std::vector<size_t> runs;
+    for (size_t p = 0; p < selection.problems.size(); ++p) {
+      availability[d].push_back(CheckDesigner(*selection.problems[p], time.algorithm));
       if (!availability[d][p].ok()) continue;
-      for (size_t f = 0; f < flows.size(); ++f) {
-        for (size_t s = 0; s < seeds; ++s) tasks.push_back(slot_index(d, f, p, s));
+      for (size_t f = 0; f < selection.flows.size(); ++f) {
+        for (size_t s = 0; s < selection.seeds; ++s) runs.push_back(selection.RunIndex(d, f, p, s));
       }
     }
     if (absl::IsUnimplemented(availability[d].front())) {
       time.available = false;
-      std::cerr << v1::Algorithm_Name(designers[d]) << ": not available ("
+      std::cerr << v1::Algorithm_Name(time.algorithm) << ": not available ("
                 << availability[d].front().message() << ")\n";
       continue;
     }
     const auto start = std::chrono::steady_clock::now();
-    RunInParallel(tasks.size(), options.threads, [&](size_t task) {
-      const size_t index = tasks[task];
-      const size_t seed = index % seeds;
-      const size_t problem = index / seeds % problems.size();
-      const size_t flow = index / seeds / problems.size() % flows.size();
-      StudyRun run{.algorithm = designers[d],
-                   .seed = seed + 1,
-                   .trials = options.trials,
-                   .flow = flows[flow],
-                   .parallelism = options.parallelism};
-      slots[index].outcome = RunSimulatedStudy(*problems[problem], run);
+    RunInParallel(runs.size(), options.threads, [&](size_t i) {
+      const size_t index = runs[i];
+      const size_t seed = index % selection.seeds;
+      const size_t problem = index / selection.seeds % selection.problems.size();
+      const size_t flow =
+          index / selection.seeds / selection.problems.size() % selection.flows.size();
+      const StudyRun run{.algorithm = time.algorithm,
+                         .seed = seed + 1,
+                         .trials = options.trials,
+                         .flow = selection.flows[flow],
+                         .parallelism = options.parallelism};
+      outcomes[index] = RunSimulatedStudy(*selection.problems[problem], run);
     });
     time.wall_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    for (size_t index : tasks) {
-      const absl::StatusOr<StudyOutcome>& outcome = *slots[index].outcome;
+    for (size_t index : runs) {
+      const absl::StatusOr<StudyOutcome>& outcome = *outcomes[index];
       ++time.runs;
       if (!outcome.ok()) continue;
       time.suggest_calls += outcome->suggest_calls;
@@ -230,100 +343,21 @@ int Main(int argc, char** argv) {
       time.duplicate_points += outcome->duplicate_points;
       if (!outcome->shortfall_reason.empty()) ++time.short_runs;
     }
-    std::cerr << absl::StrFormat("%s: %d runs in %.2f s\n", v1::Algorithm_Name(designers[d]),
+    std::cerr << absl::StrFormat("%s: %d runs in %.2f s\n", v1::Algorithm_Name(time.algorithm),
                                  time.runs, time.wall_seconds);
   }
 
-  std::string report = absl::StrFormat(
-      "%d trials per study, %d seeds (1..%d), %d thread(s). Cells: median final regret "
-      "[lower quartile, upper quartile] over the seeds; regret = best value found − f* "
-      "(f* − best for max).\n",
-      options.trials, options.seeds, options.seeds, options.threads);
-  for (size_t f = 0; f < flows.size(); ++f) {
-    std::vector<ProblemRegrets> rows;
-    for (size_t p = 0; p < problems.size(); ++p) {
-      ProblemRegrets& row = rows.emplace_back();
-      const v1::StudySpec spec = problems[p]->Spec();
-      row.problem = problems[p]->name();
-      row.optimal_value = problems[p]->OptimalValue();
-      row.goal = spec.metrics(0).goal();
-      for (size_t d = 0; d < designers.size(); ++d) {
-        DesignerRegrets& cell = row.designers.emplace_back();
-        cell.algorithm = designers[d];
-        cell.status = availability[d][p];
-        if (!cell.status.ok()) continue;
-        for (size_t s = 0; s < seeds; ++s) {
-          const absl::StatusOr<StudyOutcome>& outcome = *slots[slot_index(d, f, p, s)].outcome;
-          if (!outcome.ok()) {
-            cell.status = outcome.status();
-            cell.regrets.clear();
-            break;
-          }
-          cell.regrets.push_back(outcome->regret);
-        }
-      }
-    }
-    absl::StrAppend(&report, "\n### ", TrialFlowName(flows[f]), ": ",
-                    FlowDescription(flows[f], options.parallelism), "\n\n",
-                    FormatRegretTable(rows));
-  }
-
-  absl::StrAppend(&report,
-                  "\n### Time per designer\n\n| designer | runs | wall (s) | Suggest calls | "
-                  "in Suggest (s) | mean per call (ms) | max per call (ms) | duplicate points | "
-                  "runs cut short |\n|---|---|---|---|---|---|---|---|---|\n");
-  for (const DesignerTime& time : times) {
-    if (time.runs == 0) {
-      absl::StrAppend(&report, "| ", DesignerShortName(time.algorithm), " | ",
-                      time.available ? "n/a" : "not available", " | | | | | | | |\n");
-      continue;
-    }
-    absl::StrAppend(
-        &report, absl::StrFormat(
-                     "| %s | %d | %.2f | %d | %.2f | %.3g | %.3g | %d | %d |\n",
-                     DesignerShortName(time.algorithm), time.runs, time.wall_seconds,
-                     time.suggest_calls, time.suggest_seconds,
-                     time.suggest_calls > 0 ? 1e3 * time.suggest_seconds / time.suggest_calls : 0.0,
-                     1e3 * time.max_suggest_seconds, time.duplicate_points, time.short_runs));
-  }
-
-  std::cout << report;
-  if (!options.markdown_path.empty()) {
-    std::ofstream file(options.markdown_path);
-    file << report;
-    if (!file) {
-      std::cerr << "cannot write " << options.markdown_path << "\n";
-      return 1;
-    }
-  }
-  if (!options.runs_path.empty()) {
-    std::ofstream file(options.runs_path);
-    file << "designer,mode,problem,seed,status,best_value,regret,completed_trials,"
-            "duplicate_points,suggest_calls,suggest_seconds\n";
-    for (size_t d = 0; d < designers.size(); ++d) {
-      for (size_t f = 0; f < flows.size(); ++f) {
-        for (size_t p = 0; p < problems.size(); ++p) {
-          for (size_t s = 0; s < seeds; ++s) {
-            const RunSlot& slot = slots[slot_index(d, f, p, s)];
-            if (!slot.outcome.has_value()) continue;
-            const absl::StatusOr<StudyOutcome>& outcome = *slot.outcome;
-            file << absl::StrFormat(
-                "%s,%s,%s,%d,%s,%.17g,%.17g,%d,%d,%d,%.6f\n", v1::Algorithm_Name(designers[d]),
-                TrialFlowName(flows[f]), problems[p]->name(), s + 1,
-                outcome.ok() ? "OK" : absl::StatusCodeToString(outcome.status().code()),
-                outcome.ok() ? outcome->best_value : 0.0, outcome.ok() ? outcome->regret : 0.0,
-                outcome.ok() ? outcome->completed_trials : 0,
-                outcome.ok() ? outcome->duplicate_points : 0,
-                outcome.ok() ? outcome->suggest_calls : 0,
-                outcome.ok() ? outcome->suggest_seconds : 0.0);
-          }
-        }
-      }
-    }
-    if (!file) {
-      std::cerr << "cannot write " << options.runs_path << "\n";
-      return 1;
-    }
+  const std::string report = absl::StrCat(
+      absl::StrFormat("%d trials per study, %d seeds (1..%d), %d thread(s). Cells: median final "
+                      "regret [lower quartile, upper quartile] over the seeds; regret = best value "
+                      "found − f* (f* − best for max).\n",
+                      options.trials, options.seeds, options.seeds, options.threads),
+      FormatRegretTables(options, selection, availability, outcomes), FormatTimeTable(times));
+  std::cout << report << std::flush;
+  if (!options.markdown_path.empty() && !WriteFile(options.markdown_path, report)) return 1;
+  if (!options.runs_path.empty() &&
+      !WriteFile(options.runs_path, FormatRunsCsv(selection, outcomes))) {
+    return 1;
   }
   return 0;
 }
