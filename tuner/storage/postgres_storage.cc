@@ -275,10 +275,7 @@ absl::StatusOr<std::unique_ptr<PostgresStorage>> PostgresStorage::Open(
     VERNIER_STORAGE_ASSIGN_OR_RETURN(PostgresConnectionPool::Lease connection, pool->Acquire());
     absl::StatusOr<int> migrated =
         MigratePostgresSchema(*connection, PostgresSchemaMigrations(), description);
-    if (!migrated.ok()) {
-      if (!connection->is_open()) connection.Discard();
-      return migrated.status();
-    }
+    if (!migrated.ok()) return migrated.status();
     previous_version = *migrated;
   }
   spdlog::info("opened PostgreSQL store {} (schema version {}, was {})", description,
@@ -303,7 +300,7 @@ absl::Status PostgresStorage::RunOnce(TransactionKind kind, std::string_view doi
     if (status.ok()) transaction.commit();
     return status;
   } catch (const std::exception& error) {
-    if (!connection->is_open()) connection.Discard();
+    // A broken connection is closed when the lease ends (the pool's check).
     return PostgresError(error, doing);
   }
 }

@@ -18,8 +18,7 @@ absl::StatusOr<std::unique_ptr<PostgresStudyLock>> PostgresStudyLock::Acquire(
     session.exec_prepared("lock_study", kVernierStudyLocks, std::string(study_name));
   } catch (const std::exception& error) {
     // A session whose lock request failed holds nothing; one that broke is
-    // closed rather than reused.
-    if (!lock_connection->is_open()) lock_connection.Discard();
+    // closed when the lease ends.
     absl::Status status =
         PostgresError(error, absl::StrCat("locking study \"", ToAbslView(study_name), "\""));
     if (absl::IsDeadlineExceeded(status)) {
@@ -46,7 +45,8 @@ PostgresStudyLock::~PostgresStudyLock() {
       spdlog::warn("study={} lost its PostgreSQL advisory lock before releasing it", study_name_);
     }
   } catch (const std::exception& error) {
-    // The session is gone, and the server dropped the lock with it.
+    // Either the session is gone, and the server dropped the lock with it,
+    // or its state is unknown: closing it drops any lock it still holds.
     spdlog::warn("study={} releasing the PostgreSQL advisory lock failed: {}", study_name_,
                  error.what());
     connection_.Discard();
