@@ -293,6 +293,11 @@ absl::Status PostgresStorage::RunOnce(TransactionKind kind, std::string_view doi
                                       const TransactionBody& body) {
   VERNIER_STORAGE_ASSIGN_OR_RETURN(PostgresConnectionPool::Lease connection, pool_->Acquire());
   try {
+    if (kind == TransactionKind::kReadOne) {
+      // One statement sees one snapshot anyway: no BEGIN and COMMIT.
+      pqxx::nontransaction transaction(*connection);
+      return body(transaction);
+    }
     if (kind == TransactionKind::kRead) {
       ReadOnlySnapshot transaction(*connection);
       absl::Status status = body(transaction);
@@ -349,7 +354,7 @@ absl::StatusOr<v1::Study> PostgresStorage::CreateStudy(const v1::Study& study) {
 absl::StatusOr<v1::Study> PostgresStorage::GetStudy(std::string_view study_name) {
   v1::Study study;
   VERNIER_STORAGE_RETURN_IF_ERROR(
-      RunInTransaction(TransactionKind::kRead, absl::StrCat("reading ", StudyWhat(study_name)),
+      RunInTransaction(TransactionKind::kReadOne, absl::StrCat("reading ", StudyWhat(study_name)),
                        [&](Transaction& transaction) -> absl::Status {
                          VERNIER_STORAGE_ASSIGN_OR_RETURN(
                              study, ReadStudy(transaction, study_name, /*for_update=*/false));
@@ -364,7 +369,7 @@ absl::StatusOr<Page<v1::Study>> PostgresStorage::ListStudies(int page_size,
                                    StudiesAfter(page_size, page_token));
   Page<v1::Study> page;
   VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
-      TransactionKind::kRead, "listing studies", [&](Transaction& transaction) -> absl::Status {
+      TransactionKind::kReadOne, "listing studies", [&](Transaction& transaction) -> absl::Status {
         // Study names are never empty, so "" comes before every one.
         VERNIER_STORAGE_ASSIGN_OR_RETURN(
             page.items, ParseBodies<v1::Study>(transaction.exec_prepared("list_studies", after_name,
@@ -437,7 +442,8 @@ absl::StatusOr<v1::Trial> PostgresStorage::GetTrial(std::string_view study_name,
                                                     bool include_measurements) {
   v1::Trial trial;
   VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
-      TransactionKind::kRead, absl::StrCat("reading ", DescribeTrial(study_name, trial_id)),
+      include_measurements ? TransactionKind::kRead : TransactionKind::kReadOne,
+      absl::StrCat("reading ", DescribeTrial(study_name, trial_id)),
       [&](Transaction& transaction) -> absl::Status {
         VERNIER_STORAGE_ASSIGN_OR_RETURN(
             trial, ReadTrial(transaction, study_name, trial_id, /*for_update=*/false));
@@ -598,7 +604,7 @@ absl::StatusOr<v1::Job> PostgresStorage::CreateJob(const v1::Job& job, const v1:
 absl::StatusOr<v1::Job> PostgresStorage::GetJob(std::string_view job_id) {
   v1::Job job;
   VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
-      TransactionKind::kRead, absl::StrCat("reading ", JobWhat(job_id)),
+      TransactionKind::kReadOne, absl::StrCat("reading ", JobWhat(job_id)),
       [&](Transaction& transaction) -> absl::Status {
         VERNIER_STORAGE_ASSIGN_OR_RETURN(job, ReadJob(transaction, job_id, /*for_update=*/false));
         return absl::OkStatus();
@@ -612,7 +618,7 @@ absl::StatusOr<Page<v1::Job>> PostgresStorage::ListJobs(int page_size,
                                    JobsAfter(page_size, page_token));
   Page<v1::Job> page;
   VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
-      TransactionKind::kRead, "listing jobs", [&](Transaction& transaction) -> absl::Status {
+      TransactionKind::kReadOne, "listing jobs", [&](Transaction& transaction) -> absl::Status {
         const pqxx::result rows =
             after.has_value()
                 ? transaction.exec_prepared("list_jobs_after", after->create_time_micros,
@@ -629,7 +635,7 @@ absl::StatusOr<std::vector<v1::Job>> PostgresStorage::ListJobsInStates(
     std::span<const v1::Job::State> states) {
   std::vector<v1::Job> jobs;
   VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
-      TransactionKind::kRead, "listing jobs by state",
+      TransactionKind::kReadOne, "listing jobs by state",
       [&](Transaction& transaction) -> absl::Status {
         const pqxx::result rows =
             states.empty() ? transaction.exec_prepared("list_all_jobs_oldest_first")
