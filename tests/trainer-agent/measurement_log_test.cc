@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/subprocess.h"
 #include "tests/trainer-agent/captured_log.h"
 
 namespace vernier::agent {
@@ -40,15 +41,11 @@ std::vector<int64_t> SequenceNumbers(const std::vector<v1::Measurement>& measure
 class MeasurementLogTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (std::filesystem::temp_directory_path() / "measurement_log_XXXXXX");
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-    path_ = dir_ + "/.vernier/master-0/measurements.log";
+    path_ = dir_.path() + "/.vernier/master-0/measurements.log";
     replica_.set_study_name("sweep");
     replica_.set_trial_id(3);
     replica_.set_role("master");
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   std::unique_ptr<MeasurementLog> Open() {
     absl::StatusOr<std::unique_ptr<MeasurementLog>> log =
@@ -58,7 +55,7 @@ class MeasurementLogTest : public ::testing::Test {
   }
 
   testing::CapturedLog log_;
-  std::string dir_;
+  vernier::testing::TempDir dir_;
   std::string path_;
   v1::ReplicaId replica_;
 };
