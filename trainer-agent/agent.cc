@@ -17,6 +17,7 @@
 #include "trainer-agent/hypertune_file_reader.h"
 #include "trainer-agent/metric_pattern.h"
 #include "trainer-agent/process_supervisor.h"
+#include "trainer-agent/replica_lock.h"
 #include "trainer-agent/stdout_metric_parser.h"
 
 namespace vernier::agent {
@@ -25,6 +26,8 @@ namespace {
 // How long the loop sleeps at most while the program is quiet, which bounds
 // how late a stop request is noticed.
 constexpr absl::Duration kLoopTick = absl::Milliseconds(100);
+// How often an agent waiting for another agent of its replica looks again.
+constexpr absl::Duration kLockPollInterval = absl::Milliseconds(200);
 
 std::string DescribeSignal(int signal) {
   const char* name = strsignal(signal);
@@ -89,13 +92,56 @@ absl::StatusOr<std::string> Agent::PrepareMetricFile() {
         absl::StrCat("cannot create directory ", file.parent_path().string(),
                      " for CLOUD_ML_HP_METRIC_FILE: ", error.message()));
   }
-  // Records of an earlier run in the same trial directory are not this run's.
-  std::filesystem::remove(file, error);
-  if (error) {
-    return absl::FailedPreconditionError(absl::StrCat("cannot remove the stale metrics file ",
-                                                      file.string(), ": ", error.message()));
-  }
   return file.string();
+}
+
+absl::Status Agent::RemoveStaleMetricFile(const std::string& path) {
+  // Records of an earlier run in the same trial directory are not this run's.
+  std::error_code error;
+  std::filesystem::remove(path, error);
+  if (error) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot remove the stale metrics file ", path, ": ", error.message()));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> Agent::LockReplica() {
+  const std::string path =
+      (std::filesystem::path(MeasurementLogPath(options_)).parent_path() / "agent.lock").string();
+  absl::StatusOr<ReplicaLock> lock = ReplicaLock::TryAcquire(path);
+  if (lock.ok()) {
+    replica_lock_ = std::make_unique<ReplicaLock>(*std::move(lock));
+    return true;
+  }
+  if (!absl::IsUnavailable(lock.status())) return lock.status();
+  // A service that relaunched a trial it thought never started: the first
+  // agent runs it (or is still delivering its results). Wait for it, then run
+  // the program only if the trial still needs it.
+  logger_->warn("{}; waiting for it to end before running the program",
+                std::string(lock.status().message()));
+  while (!lock.ok()) {
+    const int signal = options_.stop_signal != nullptr ? options_.stop_signal->load() : 0;
+    std::string reason;
+    if (signal != 0 || StopRequested(reason)) {
+      logger_->info("{}; the program was not started",
+                    signal != 0 ? absl::StrCat("received signal ", DescribeSignal(signal),
+                                               " while waiting for the other agent")
+                                : absl::StrCat("the trial is over (", reason, ")"));
+      return false;
+    }
+    absl::SleepFor(kLockPollInterval);
+    lock = ReplicaLock::TryAcquire(path);
+    if (!lock.ok() && !absl::IsUnavailable(lock.status())) return lock.status();
+  }
+  replica_lock_ = std::make_unique<ReplicaLock>(*std::move(lock));
+  if (heartbeat_ != nullptr && heartbeat_->CheckNow(options_.reporter.rpc_deadline) == true) {
+    logger_->info("the other agent is gone; the trial is over ({}); the program was not started",
+                  heartbeat_->stop_reason());
+    return false;
+  }
+  logger_->info("the other agent is gone; running the program");
+  return true;
 }
 
 void Agent::WriteThrough(std::string_view chunk) {
@@ -131,7 +177,7 @@ void Agent::Collect(std::vector<v1::Measurement> measurements) {
 }
 
 bool Agent::StopRequested(std::string& reason) const {
-  if (reporter_->should_stop()) {
+  if (reporter_ != nullptr && reporter_->should_stop()) {
     reason = reporter_->stop_reason();
   } else if (heartbeat_ != nullptr && heartbeat_->should_stop()) {
     reason = heartbeat_->stop_reason();
@@ -144,19 +190,30 @@ bool Agent::StopRequested(std::string& reason) const {
 
 int Agent::Run() {
   start_time_ = absl::Now();
-  // The trial directory first: the measurement log lives in it.
-  absl::StatusOr<std::string> metric_file = PrepareMetricFile();
-  if (metric_file.ok()) options_.reporter.log_path = MeasurementLogPath(options_);
   std::shared_ptr<grpc::Channel> channel =
       MeasurementReporter::CreateChannel(options_.server, options_.reporter);
-  reporter_ = std::make_unique<MeasurementReporter>(channel, options_.reporter, logger_);
   if (options_.heartbeat_interval > absl::ZeroDuration()) {
     heartbeat_ = std::make_unique<HeartbeatSender>(
-        channel, HeartbeatOptions{options_.reporter.replica, options_.heartbeat_interval},
-        [this] { return static_cast<int64_t>(reporter_->queued()); }, logger_);
+        channel,
+        HeartbeatOptions{options_.reporter.replica, options_.heartbeat_interval,
+                         options_.reporter.rpc_deadline},
+        [this] { return unacknowledged_.load(); }, logger_);
   }
   logger_->info("service {}, objective metric '{}', program: {}", options_.server,
                 options_.metric_tag, absl::StrJoin(options_.command, " "));
+  // The trial directory first: the lock and the measurement log live in it.
+  absl::StatusOr<std::string> metric_file = PrepareMetricFile();
+  if (metric_file.ok()) {
+    absl::StatusOr<bool> locked = LockReplica();
+    if (locked.ok() && !*locked) {
+      if (heartbeat_ != nullptr) heartbeat_->Shutdown();
+      return 0;
+    }
+    absl::Status ready = locked.ok() ? RemoveStaleMetricFile(*metric_file) : locked.status();
+    if (!ready.ok()) metric_file = ready;
+  }
+  if (metric_file.ok()) options_.reporter.log_path = MeasurementLogPath(options_);
+  reporter_ = std::make_unique<MeasurementReporter>(channel, options_.reporter, logger_);
   if (!metric_file.ok()) {
     logger_->error("{}", metric_file.status().ToString());
     return Finish(
@@ -203,6 +260,7 @@ int Agent::Run() {
   absl::Time next_hypertune_poll = absl::Now();
   while (!exit.has_value()) {
     supervisor.PumpOutput(kLoopTick);
+    unacknowledged_.store(static_cast<int64_t>(reporter_->queued()));
     if (absl::Now() >= next_hypertune_poll) {
       Collect(hypertune.Poll());
       next_hypertune_poll = absl::Now() + options_.hypertune_poll_interval;

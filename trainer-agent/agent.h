@@ -14,6 +14,7 @@
 #include "absl/time/time.h"
 #include "trainer-agent/heartbeat_sender.h"
 #include "trainer-agent/measurement_reporter.h"
+#include "trainer-agent/replica_lock.h"
 #include "vernier/v1/study.pb.h"
 
 namespace vernier::agent {
@@ -77,7 +78,14 @@ class Agent {
   static std::string MeasurementLogPath(const AgentOptions& options);
 
  private:
+  // Makes the trial directory (a temporary one without --trial-dir) and the
+  // metric file's directory; returns the metric file's path.
   absl::StatusOr<std::string> PrepareMetricFile();
+  absl::Status RemoveStaleMetricFile(const std::string& path);
+  // Takes the replica's lock, waiting while another agent holds it. False
+  // when there is nothing left to do: the trial ended meanwhile, or a signal
+  // asked the agent to stop.
+  absl::StatusOr<bool> LockReplica();
   void Collect(std::vector<v1::Measurement> measurements);
   void WriteThrough(std::string_view chunk);
   bool StopRequested(std::string& reason) const;
@@ -87,6 +95,9 @@ class Agent {
   std::shared_ptr<spdlog::logger> logger_;
   std::unique_ptr<MeasurementReporter> reporter_;
   std::unique_ptr<HeartbeatSender> heartbeat_;
+  std::unique_ptr<ReplicaLock> replica_lock_;
+  // The reporter's queue length, for heartbeats (read by their thread).
+  std::atomic<int64_t> unacknowledged_{0};
   absl::Time start_time_;
   bool stdout_broken_ = false;
   bool objective_seen_ = false;

@@ -34,13 +34,35 @@ std::string HeartbeatSender::stop_reason() const {
   return stop_reason_;
 }
 
+void HeartbeatSender::Answered(const v1::HeartbeatResponse& response) {
+  ++acknowledged_;
+  if (response.should_stop() && !should_stop_.load()) {
+    stop_reason_ = response.reason();
+    should_stop_.store(true);
+    logger_->info("heartbeat answer: the service asks to stop the trial: {}",
+                  response.reason().empty() ? "(no reason given)" : response.reason());
+  }
+}
+
+std::optional<bool> HeartbeatSender::CheckNow(absl::Duration timeout) {
+  grpc::ClientContext context;
+  RpcSupport::PrepareContext(context, timeout);
+  v1::HeartbeatRequest request;
+  *request.mutable_replica() = options_.replica;
+  v1::HeartbeatResponse response;
+  const grpc::Status status = stub_->Heartbeat(&context, request, &response);
+  if (!status.ok()) return std::nullopt;
+  std::lock_guard<std::mutex> lock(mutex_);
+  Answered(response);
+  return response.should_stop();
+}
+
 void HeartbeatSender::Loop() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (!shutdown_) {
     const absl::Time next = absl::Now() + options_.interval;
     grpc::ClientContext context;
-    // One beat in flight at most: it waits for a connection until the next.
-    RpcSupport::PrepareContext(context, options_.interval);
+    RpcSupport::PrepareContext(context, options_.rpc_deadline);
     call_ = &context;
     v1::HeartbeatRequest request;
     *request.mutable_replica() = options_.replica;
@@ -56,13 +78,7 @@ void HeartbeatSender::Loop() {
         logger_->info("heartbeats reach the service again after {} failed", failure_streak_);
       }
       failure_streak_ = 0;
-      ++acknowledged_;
-      if (response.should_stop() && !should_stop_.load()) {
-        stop_reason_ = response.reason();
-        should_stop_.store(true);
-        logger_->info("heartbeat answer: the service asks to stop the trial: {}",
-                      response.reason().empty() ? "(no reason given)" : response.reason());
-      }
+      Answered(response);
     } else if (status.error_code() == grpc::StatusCode::UNIMPLEMENTED) {
       logger_->warn(
           "the service does not take heartbeats ({}); stop decisions arrive with measurement "

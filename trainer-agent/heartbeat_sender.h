@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -22,6 +23,9 @@ namespace vernier::agent {
 struct HeartbeatOptions {
   v1::ReplicaId replica;
   absl::Duration interval = absl::Seconds(5);
+  // How long one beat may wait for a connection and an answer; the next
+  // beat starts after it ends.
+  absl::Duration rpc_deadline = absl::Seconds(5);
 };
 
 // Tells the service every `interval` that the replica's agent is alive, from
@@ -46,10 +50,17 @@ class HeartbeatSender {
   std::string stop_reason() const;
   int64_t acknowledged() const { return acknowledged_.load(); }
 
+  // One heartbeat from the calling thread: whether the service wants the
+  // trial stopped (also remembered as should_stop), or nullopt when it did
+  // not answer within `timeout`.
+  std::optional<bool> CheckNow(absl::Duration timeout);
+
   void Shutdown();
 
  private:
   void Loop();
+  // Under the lock: takes an answer in.
+  void Answered(const v1::HeartbeatResponse& response);
 
   std::unique_ptr<v1::AgentService::Stub> stub_;
   HeartbeatOptions options_;

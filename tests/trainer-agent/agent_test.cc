@@ -467,5 +467,45 @@ TEST_F(AgentTest, ARestartedAgentResendsOnlyWhatWasNotAcknowledged) {
                                "(sequence numbers 4..5)"));
 }
 
+TEST_F(AgentTest, ASecondAgentOfTheReplicaWaitsForTheFirstAndDoesNotRunTheTrialAgain) {
+  // As when a restarted service relaunches a trial it thought never started.
+  StartServer();
+  const std::string go = sockets_.path() + "/go";
+  const std::string second_ran = sockets_.path() + "/second-ran";
+  SpawnWithTrainer(absl::StrCat("echo step=1 accuracy=0.5; while [ ! -e ", go,
+                                " ]; do sleep 0.05; done; echo step=2 accuracy=0.6"));
+  ASSERT_TRUE(WaitForStored(1)) << Log();
+  const pid_t first = agent_pid_;
+  const std::string first_log = log_path_;
+  log_path_ = sockets_.path() + "/second.log";
+  SpawnWithTrainer(absl::StrCat("touch ", second_ran, "; echo step=1 accuracy=0.9"),
+                   {"--heartbeat-interval-ms", "100"});
+  const absl::Time deadline = absl::Now() + absl::Seconds(10);
+  while (Log().find("waiting for it to end") == std::string::npos && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  EXPECT_THAT(Log(), HasSubstr(absl::StrCat("another vernier-agent (pid ", first, ") holds ",
+                                            trial_dir_, "/.vernier/master-0/agent.lock")));
+
+  std::ofstream(go) << "go";
+  ASSERT_TRUE(service_.WaitFor([&] { return service_.exits().size() == 1; }, absl::Seconds(10)));
+  // The service decided the trial on the first agent's report.
+  service_.StopOnHeartbeat("the trial is SUCCEEDED");
+  int status = 0;
+  ASSERT_EQ(waitpid(first, &status, 0), first);
+  EXPECT_EQ(WEXITSTATUS(status), 0) << ReadFile(first_log);
+
+  ASSERT_EQ(WaitForAgent(), 0) << Log();
+  EXPECT_FALSE(std::filesystem::exists(second_ran)) << "the trial ran twice";
+  EXPECT_THAT(Log(), HasSubstr("the trial is over (the trial is SUCCEEDED); the program was not "
+                               "started"));
+  std::vector<int64_t> steps;
+  for (const auto& [sequence_number, measurement] : service_.StoredCopy()) {
+    steps.push_back(measurement.step());
+  }
+  EXPECT_THAT(steps, ::testing::ElementsAre(1, 2));
+  EXPECT_THAT(service_.ExitsCopy(), SizeIs(1)) << "the second agent reports no exit";
+}
+
 }  // namespace
 }  // namespace vernier::agent

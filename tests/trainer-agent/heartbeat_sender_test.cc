@@ -28,12 +28,14 @@ class HeartbeatSenderTest : public ::testing::Test {
     ASSERT_NE(server_, nullptr);
   }
 
-  void CreateSender(absl::Duration interval, int64_t unacknowledged = 0) {
+  void CreateSender(absl::Duration interval, int64_t unacknowledged = 0,
+                    absl::Duration rpc_deadline = absl::Seconds(5)) {
     HeartbeatOptions options;
     options.replica.set_study_name("lr_sweep_001");
     options.replica.set_trial_id(3);
     options.replica.set_role("master");
     options.interval = interval;
+    options.rpc_deadline = rpc_deadline;
     ReporterOptions channel_options;
     channel_options.initial_backoff = absl::Milliseconds(20);
     channel_options.max_backoff = absl::Milliseconds(100);
@@ -80,7 +82,7 @@ TEST_F(HeartbeatSenderTest, AStopDecisionArrivesWithoutAnyMeasurement) {
 }
 
 TEST_F(HeartbeatSenderTest, KeepsBeatingThroughAnOutageAndSaysSo) {
-  CreateSender(absl::Milliseconds(50));
+  CreateSender(absl::Milliseconds(50), 0, /*rpc_deadline=*/absl::Milliseconds(50));
   absl::SleepFor(absl::Milliseconds(300));
   StartServer();
   ASSERT_TRUE(WaitForHeartbeats(2));
