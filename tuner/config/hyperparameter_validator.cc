@@ -11,6 +11,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "trainer-agent/metric_pattern.h"
 
 namespace vernier::config {
 namespace {
@@ -401,6 +402,14 @@ absl::Status ValidateHyperparameterSpec(const v1::HyperparameterSpec& spec, cons
   if (absl::Status status = ValidateAlgorithm(spec.algorithm(), "algorithm", locate);
       !status.ok()) {
     return status;
+  }
+  if (!spec.metric_regex().empty()) {
+    // The agent compiles the same pattern with the same code.
+    if (absl::StatusOr<agent::MetricPattern> pattern =
+            agent::MetricPattern::Compile(spec.metric_regex());
+        !pattern.ok()) {
+      return Invalid(locate, "metric_regex", pattern.status().message());
+    }
   }
   const v1::EarlyStoppingSpec& early_stopping = spec.early_stopping();
   if (absl::Status status = ValidateEarlyStoppingSettings(early_stopping, "early_stopping", locate);

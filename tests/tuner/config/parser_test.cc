@@ -81,6 +81,7 @@ TEST(TrainingInputParserTest, ReadsEveryField) {
       "    maxFailedTrials: 3",
       "    enableTrialEarlyStopping: True",
       "    resumePreviousJobId: mnist_v1",
+      "    metricRegex: 'val_loss=(?P<val_loss>[-+.0-9eE]+)'",
       "    algorithm: GAUSSIAN_PROCESS_BANDIT",
       "    earlyStopping:",
       "      policy: ASHA",
@@ -139,6 +140,7 @@ TEST(TrainingInputParserTest, ReadsEveryField) {
       max_failed_trials: 3
       enable_trial_early_stopping: true
       resume_previous_job_id: "mnist_v1"
+      metric_regex: "val_loss=(?P<val_loss>[-+.0-9eE]+)"
       algorithm: GAUSSIAN_PROCESS_BANDIT
       early_stopping { policy: ASHA min_trials: 5 start_step: 100 }
       params {
@@ -385,7 +387,7 @@ std::vector<ErrorCase> ErrorCases() {
        hp + "3:5: " + field + "colour",
        "unknown key \"colour\"; allowed: goal, hyperparameterMetricTag, maxTrials, "
        "maxParallelTrials, maxFailedTrials, enableTrialEarlyStopping, resumePreviousJobId, "
-       "algorithm, params, earlyStopping"},
+       "metricRegex, algorithm, params, earlyStopping"},
       {"UnknownParameterKeyDidYouMean",
        WithParam({}, {"  - parameterName: lr", "    type: DOUBLE", "    minValue: 0.001",
                       "    maxValeu: 0.1"}),
@@ -587,6 +589,13 @@ std::vector<ErrorCase> ErrorCases() {
       {"EarlyStoppingSettingsWithoutSwitch",
        WithParam({"earlyStopping:", "  policy: MEDIAN_STOPPING"}, kLearningRate),
        hp + "3:5: " + field + "earlyStopping", "is set but trial early stopping is not enabled"},
+      {"MetricRegexInvalid", WithParam({"metricRegex: 'loss=([0-9.]+'"}, kLearningRate),
+       hp + "3:5: " + field + "metricRegex",
+       "not a valid RE2 regular expression: missing ): loss=([0-9.]+"},
+      {"MetricRegexNameWithoutValue",
+       WithParam({R"(metricRegex: '(?P<name>\w+) is \S+')"}, kLearningRate),
+       hp + "3:5: " + field + "metricRegex",
+       "the pattern has a group named 'name' but none named 'value'"},
       {"ResumeJobIdInvalid", WithParam({"resumePreviousJobId: 1st_run"}, kLearningRate),
        hp + "3:5: " + field + "resumePreviousJobId", "job id \"1st_run\" must start with a letter"},
       // Replicas.

@@ -152,6 +152,10 @@ std::vector<SpecCase> SpecCases() {
       {"EarlyStoppingStartStepNegative",
        "enable_trial_early_stopping: true early_stopping { start_step: -1 }",
        at + "early_stopping.start_step: must not be negative, got -1"},
+      {"MetricRegexWithoutMetricGroups", "metric_regex: 'loss=[0-9.]+'",
+       at + "metric_regex: the pattern has 0 capturing group(s) and no named ones; use "
+            "(?P<name>...) and (?P<value>...), a group named after each metric such as "
+            "(?P<loss>...), or two groups: name, then value"},
       {"EarlyStoppingEnabledInsideButNotSwitchedOn", "early_stopping { enabled: true }",
        at + "early_stopping: is set but trial early stopping is not enabled; enable it or "
             "remove these settings"},
