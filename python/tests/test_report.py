@@ -131,7 +131,8 @@ def test_a_trainer_reports_through_the_agent(server: vernier.LocalServer,
         if len(trials) == 2 and all(trial.is_done for trial in trials):
             break
         time.sleep(0.2)
-    logs = "\n".join(path.read_text() for path in (tmp_path / "runs").rglob("*.log"))
+    # Replica logs only: the agent's measurement buffer (.vernier/*/measurements.log) is binary.
+    logs = "\n".join(path.read_text() for path in (tmp_path / "runs").glob("*/logs/*.log"))
     assert len(trials) == 2, logs
     modes = set()
     for trial in trials:
