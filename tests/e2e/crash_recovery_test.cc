@@ -1,0 +1,335 @@
+// `vernier serve` killed with SIGKILL at random moments while clients drive
+// a study, then restarted on the same database, on every store: every
+// acknowledged measurement and completion is there exactly once, nothing
+// else is, and the trials that were running are taken up again by their
+// clients. Set VERNIER_CRASH_SEED to replay a failing run's kill times.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sqlite3.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "absl/strings/str_format.h"
+#include "tests/support/store_test.h"
+#include "tests/support/study_client.h"
+
+namespace vernier::testing {
+namespace {
+
+using ::testing::IsEmpty;
+
+constexpr char kStudy[] = "crashing";
+constexpr char kMetric[] = "score";
+constexpr int kClients = 4;
+constexpr int kKills = 20;
+
+uint64_t ChooseSeed() {
+  if (const char* given = std::getenv("VERNIER_CRASH_SEED"); given != nullptr && *given != '\0') {
+    return std::strtoull(given, nullptr, 10);
+  }
+  return std::random_device{}();
+}
+
+// The values a client reports, so that any stored one can be checked.
+double MeasuredValue(int64_t trial_id, int64_t sequence_number) {
+  return static_cast<double>(trial_id) + sequence_number / 100.0;
+}
+double FinalValue(int64_t trial_id) { return trial_id * 10.0; }
+
+bool Transient(const grpc::Status& status) {
+  return status.error_code() == grpc::StatusCode::UNAVAILABLE ||
+         status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED;
+}
+
+using MeasurementKey = std::pair<int64_t, int64_t>;  // trial id, sequence number
+
+// What the server acknowledged, and what was ever sent.
+class Ledger {
+ public:
+  void Sent(int64_t trial_id, int64_t sequence_number) {
+    std::lock_guard lock(mutex_);
+    sent_.insert({trial_id, sequence_number});
+  }
+  void Acknowledged(int64_t trial_id, int64_t sequence_number) {
+    std::lock_guard lock(mutex_);
+    acknowledged_.insert({trial_id, sequence_number});
+  }
+  void CompletionAcknowledged(int64_t trial_id) {
+    std::lock_guard lock(mutex_);
+    completed_.insert(trial_id);
+  }
+  void Violation(std::string what) {
+    std::lock_guard lock(mutex_);
+    // A broken server makes agents repeat themselves; the first few tell.
+    if (violations_.size() < 20) violations_.push_back(std::move(what));
+  }
+
+  struct Snapshot {
+    std::set<MeasurementKey> sent, acknowledged;
+    std::set<int64_t> completed;
+    std::vector<std::string> violations;
+  };
+  Snapshot Take() const {
+    std::lock_guard lock(mutex_);
+    return {sent_, acknowledged_, completed_, violations_};
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::set<MeasurementKey> sent_, acknowledged_;
+  std::set<int64_t> completed_;
+  std::vector<std::string> violations_;
+};
+
+// One agent: takes a trial, reports 2 to 6 measurements with sequence
+// numbers, completes it; every call is retried until acknowledged, as
+// vernier-agent does. After a failed report it sometimes forgets its trial
+// (its process "restarted") and must get the same trial back by asking
+// with its client id.
+class Agent {
+ public:
+  Agent(std::string address, std::string client_id, uint64_t seed, Ledger& ledger,
+        const std::atomic<bool>& stop)
+      : client_(std::move(address), std::chrono::seconds(5)),
+        client_id_(std::move(client_id)),
+        rng_(seed),
+        ledger_(ledger),
+        stop_(stop) {}
+
+  void Run() {
+    while (!stop_) {
+      std::optional<v1::Trial> trial = TakeTrial(std::nullopt);
+      if (!trial.has_value()) return;
+      RunTrial(*trial);
+    }
+  }
+
+  int forgotten() const { return forgotten_; }
+
+ private:
+  // Asks until it gets a trial; `expected` is the one it must get back.
+  // Gives up only on a definite "no trial" once told to stop: after a
+  // failed call the server may have handed it a trial that only asking
+  // again reveals.
+  std::optional<v1::Trial> TakeTrial(std::optional<int64_t> expected) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (std::chrono::steady_clock::now() < deadline) {
+      v1::SuggestTrialsResponse response;
+      grpc::Status status = client_.Suggest(kStudy, 1, client_id_, &response);
+      if (status.ok() && response.trials_size() == 1) {
+        const v1::Trial& trial = response.trials(0);
+        if (expected.has_value() && trial.id() != *expected) {
+          ledger_.Violation(absl::StrFormat("%s asked again for its trial %d and got trial %d",
+                                            client_id_, *expected, trial.id()));
+        }
+        return trial;
+      }
+      if (status.ok()) {
+        if (expected.has_value()) {
+          ledger_.Violation(absl::StrFormat("%s asked again for its trial %d and got none: %s",
+                                            client_id_, *expected, response.reason()));
+        }
+        if (stop_) return std::nullopt;
+      } else if (!Transient(status)) {
+        ledger_.Violation(client_id_ + ": SuggestTrials: " + status.error_message());
+      }
+      Pause();
+    }
+    ledger_.Violation(client_id_ + " got no trial for 60 s");
+    return std::nullopt;
+  }
+
+  void RunTrial(v1::Trial trial) {
+    const int64_t reports = 2 + rng_() % 5;
+    // A trial taken back holds what was stored before, acknowledged or not.
+    for (int64_t sequence = trial.measurement_count() + 1; sequence <= reports;) {
+      const v1::Measurement measurement =
+          MakeMeasurement(sequence, sequence, kMetric, MeasuredValue(trial.id(), sequence));
+      ledger_.Sent(trial.id(), sequence);
+      grpc::Status status = client_.AddMeasurement(kStudy, trial.id(), measurement);
+      if (status.ok()) {
+        ledger_.Acknowledged(trial.id(), sequence);
+        ++sequence;
+        continue;
+      }
+      if (!Transient(status)) {
+        ledger_.Violation(absl::StrFormat("%s: AddMeasurement to trial %d: %s", client_id_,
+                                          trial.id(), status.error_message()));
+      }
+      Pause();
+      if (rng_() % 4 == 0) {
+        ++forgotten_;
+        std::optional<v1::Trial> again = TakeTrial(trial.id());
+        if (!again.has_value()) return;
+        trial = *std::move(again);
+        sequence = trial.measurement_count() + 1;
+      }
+    }
+    const v1::Measurement final = MakeMeasurement(reports, 0, kMetric, FinalValue(trial.id()));
+    while (true) {
+      grpc::Status status = client_.Complete(kStudy, trial.id(), &final);
+      if (status.ok()) break;
+      if (!Transient(status)) {
+        ledger_.Violation(absl::StrFormat("%s: CompleteTrial %d: %s", client_id_, trial.id(),
+                                          status.error_message()));
+        return;
+      }
+      Pause();
+    }
+    ledger_.CompletionAcknowledged(trial.id());
+  }
+
+  void Pause() { std::this_thread::sleep_for(std::chrono::milliseconds(5 + rng_() % 20)); }
+
+  StudyClient client_;
+  std::string client_id_;
+  std::mt19937_64 rng_;
+  Ledger& ledger_;
+  const std::atomic<bool>& stop_;
+  int forgotten_ = 0;
+};
+
+// SQLite's own consistency check of every page and index.
+std::string SqliteIntegrity(const std::string& path) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    std::string error = sqlite3_errmsg(db);
+    sqlite3_close(db);
+    return "cannot open: " + error;
+  }
+  sqlite3_busy_timeout(db, 5000);
+  std::string result;
+  sqlite3_stmt* statement = nullptr;
+  if (sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &statement, nullptr) == SQLITE_OK) {
+    while (sqlite3_step(statement) == SQLITE_ROW) {
+      if (!result.empty()) result += "; ";
+      result += reinterpret_cast<const char*>(sqlite3_column_text(statement, 0));
+    }
+  } else {
+    result = std::string("cannot check: ") + sqlite3_errmsg(db);
+  }
+  sqlite3_finalize(statement);
+  sqlite3_close(db);
+  return result;
+}
+
+// Everything acknowledged in `before` is stored once, with the values sent;
+// nothing that was never sent is stored; ids, counts and sequence numbers
+// are consistent. `finished`: no trial may still be running.
+void CheckStored(const std::vector<v1::Trial>& trials, const Ledger::Snapshot& before,
+                 bool finished) {
+  std::set<MeasurementKey> stored;
+  std::set<int64_t> succeeded;
+  int64_t expected_id = 1;
+  for (const v1::Trial& trial : trials) {
+    SCOPED_TRACE(trial.DebugString());
+    EXPECT_EQ(trial.id(), expected_id++) << "trial ids have a gap or a repeat";
+    EXPECT_EQ(trial.measurement_count(), trial.measurements_size());
+    for (int i = 0; i < trial.measurements_size(); ++i) {
+      const v1::Measurement& measurement = trial.measurements(i);
+      // Sent in order, each retried until acknowledged: 1, 2, 3, ...
+      EXPECT_EQ(measurement.sequence_number(), i + 1);
+      EXPECT_EQ(measurement.step(), measurement.sequence_number());
+      ASSERT_EQ(measurement.metrics_size(), 1);
+      EXPECT_EQ(measurement.metrics(0).value(),
+                MeasuredValue(trial.id(), measurement.sequence_number()));
+      const MeasurementKey key{trial.id(), measurement.sequence_number()};
+      EXPECT_TRUE(stored.insert(key).second) << "stored twice";
+      if (finished) {
+        EXPECT_TRUE(before.sent.contains(key)) << "stored but never sent";
+      }
+    }
+    if (trial.measurements_size() > 0) {
+      EXPECT_EQ(trial.latest_measurement().SerializeAsString(),
+                trial.measurements(trial.measurements_size() - 1).SerializeAsString());
+    }
+    if (trial.state() == v1::Trial::SUCCEEDED) {
+      succeeded.insert(trial.id());
+      EXPECT_EQ(trial.final_measurement().metrics(0).value(), FinalValue(trial.id()));
+    } else {
+      EXPECT_EQ(trial.state(), finished ? v1::Trial::SUCCEEDED : v1::Trial::ACTIVE);
+    }
+  }
+  for (const MeasurementKey& key : before.acknowledged) {
+    EXPECT_TRUE(stored.contains(key))
+        << "acknowledged measurement " << key.second << " of trial " << key.first << " is lost";
+  }
+  for (int64_t trial_id : before.completed) {
+    EXPECT_TRUE(succeeded.contains(trial_id))
+        << "acknowledged completion of trial " << trial_id << " is lost";
+  }
+}
+
+class CrashRecoveryTest : public StoreTest {};
+
+TEST_P(CrashRecoveryTest, AcknowledgedResultsSurviveRepeatedKills) {
+  const uint64_t seed = ChooseSeed();
+  RecordProperty("seed", std::to_string(seed));
+  SCOPED_TRACE(absl::StrFormat("seed %d (rerun with VERNIER_CRASH_SEED=%d)", seed, seed));
+  std::mt19937_64 rng(seed);
+
+  std::unique_ptr<ServerProcess> server = MakeServer("start");
+  server->Start();
+  const int port = server->port();
+  ASSERT_TRUE(
+      StudyClient(server->address()).CreateStudy(SimpleStudy(kStudy, kMetric, 0, kClients)).ok());
+
+  Ledger ledger;
+  std::atomic<bool> stop{false};
+  std::vector<std::unique_ptr<Agent>> agents;
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kClients; ++i) {
+    agents.push_back(std::make_unique<Agent>(server->address(), absl::StrFormat("agent-%d", i),
+                                             rng(), ledger, stop));
+    threads.emplace_back([agent = agents.back().get()] { agent->Run(); });
+  }
+
+  for (int kill = 1; kill <= kKills && !HasFailure(); ++kill) {
+    SCOPED_TRACE(absl::StrFormat("after kill %d", kill));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100 + rng() % 700));
+    server->Kill();
+    std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 150));
+    server = MakeServer(absl::StrFormat("restart-%d", kill), port);
+    server->Start();
+
+    // What was acknowledged before reading must all be there.
+    const Ledger::Snapshot acknowledged = ledger.Take();
+    std::vector<v1::Trial> trials;
+    grpc::Status listed = StudyClient(server->address()).ListTrials(kStudy, true, &trials);
+    ASSERT_TRUE(listed.ok()) << listed.error_message() << server->log();
+    CheckStored(trials, acknowledged, /*finished=*/false);
+    if (database_->kind() == StoreKind::kSqlite) {
+      EXPECT_EQ(SqliteIntegrity(database_->sqlite_path()), "ok");
+    }
+  }
+
+  // The agents finish the trials they hold, across the last restart.
+  stop = true;
+  for (std::thread& thread : threads) thread.join();
+  const Ledger::Snapshot all = ledger.Take();
+  EXPECT_THAT(all.violations, IsEmpty());
+  std::vector<v1::Trial> trials;
+  ASSERT_TRUE(StudyClient(server->address()).ListTrials(kStudy, true, &trials).ok());
+  CheckStored(trials, all, /*finished=*/true);
+  // The run did work between the kills, and exercised taking trials back.
+  EXPECT_GE(all.completed.size(), static_cast<size_t>(kKills));
+  int forgotten = 0;
+  for (const auto& agent : agents) forgotten += agent->forgotten();
+  RecordProperty("trials", std::to_string(trials.size()));
+  RecordProperty("forgotten", std::to_string(forgotten));
+  std::cout << "seed " << seed << ": " << trials.size() << " trials, " << all.acknowledged.size()
+            << " measurements acknowledged, " << forgotten
+            << " trials taken back by their agents after " << kKills << " kills\n";
+}
+
+VERNIER_INSTANTIATE_FOR_EVERY_STORE(CrashRecoveryTest);
+
+}  // namespace
+}  // namespace vernier::testing
