@@ -8,6 +8,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
   libeigen3-dev libnlopt-cxx-dev libnlopt-dev libpqxx-dev libspdlog-dev libyaml-cpp-dev
   libcli11-dev libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev
+  postgresql
   python3
 )
 

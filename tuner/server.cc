@@ -126,7 +126,7 @@ absl::Status RunServer(const ServerOptions& given) {
   const std::string bound_address = absl::StrCat(options.host, ":", bound_port);
   jobs.Start(bound_address);
   spdlog::info("vernier serve listening on {} (store {}, data dir {})", bound_address,
-               options.db_url, options.data_dir);
+               storage::DescribeStorageUrl(options.db_url), options.data_dir);
   std::cout << "vernier serve listening on " << bound_address << std::endl;
 
   WaitForShutdownSignal();
