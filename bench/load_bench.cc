@@ -405,18 +405,16 @@ void BenchStore(const Options& options, const std::string& store) {
   if (store == "sqlite" || store == "postgres") {
     const testing::StoreKind kind =
         store == "sqlite" ? testing::StoreKind::kSqlite : testing::StoreKind::kPostgres;
-    if (kind == testing::StoreKind::kPostgres && !testing::TestPostgresUrl().has_value()) {
-      std::cout << "\nPostgreSQL: skipped: " << testing::PostgresSkipReason() << "\n";
+    if (!testing::StoreAvailable(kind)) {
+      std::cout << "\nPostgreSQL: skipped: " << testing::kNoPostgresServer << "\n";
       return;
     }
     database = std::make_unique<testing::TestDatabase>(kind, dir.path());
     url = database->url();
   }
-  if (absl::StartsWith(url, "postgres")) {
+  if (database != nullptr && database->postgres() != nullptr) {
     // Backends show their database in their command line.
-    watched.postgres_marker = url.substr(url.rfind('/') + 1);
-    watched.postgres_marker = watched.postgres_marker.substr(0, watched.postgres_marker.find('?'));
-    watched.postgres_marker = " " + watched.postgres_marker + " ";
+    watched.postgres_marker = " " + database->postgres()->name() + " ";
   }
   testing::ServerProcess server(dir.path() + "/server", 0,
                                 {"--db", url, "--log-level", options.log_level});

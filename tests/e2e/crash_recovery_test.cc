@@ -19,6 +19,7 @@
 #include "absl/strings/str_format.h"
 #include "tests/support/store_test.h"
 #include "tests/support/study_client.h"
+#include "tests/support/test_seed.h"
 
 namespace vernier::testing {
 namespace {
@@ -29,13 +30,6 @@ constexpr char kStudy[] = "crashing";
 constexpr char kMetric[] = "score";
 constexpr int kClients = 4;
 constexpr int kKills = 20;
-
-uint64_t ChooseSeed() {
-  if (const char* given = std::getenv("VERNIER_CRASH_SEED"); given != nullptr && *given != '\0') {
-    return std::strtoull(given, nullptr, 10);
-  }
-  return std::random_device{}();
-}
 
 // The values a client reports, so that any stored one can be checked.
 double MeasuredValue(int64_t trial_id, int64_t sequence_number) {
@@ -220,6 +214,18 @@ std::string SqliteIntegrity(const std::string& path) {
   return result;
 }
 
+// amcheck's check of every B-tree index of the store against its table.
+absl::Status PostgresIndexesCheck(const PostgresTestDatabase& database) {
+  if (absl::Status status = database.Execute("CREATE EXTENSION IF NOT EXISTS amcheck");
+      !status.ok()) {
+    return status;
+  }
+  return database.Execute(
+      "SELECT bt_index_check(c.oid, true) FROM pg_index i "
+      "JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam "
+      "WHERE a.amname = 'btree' AND c.relnamespace = 'public'::regnamespace");
+}
+
 // Everything acknowledged in `before` is stored once, with the values sent;
 // nothing that was never sent is stored; ids, counts and sequence numbers
 // are consistent. `finished`: no trial may still be running.
@@ -270,7 +276,7 @@ void CheckStored(const std::vector<v1::Trial>& trials, const Ledger::Snapshot& b
 class CrashRecoveryTest : public StoreTest {};
 
 TEST_P(CrashRecoveryTest, AcknowledgedResultsSurviveRepeatedKills) {
-  const uint64_t seed = ChooseSeed();
+  const uint64_t seed = SeedFrom("VERNIER_CRASH_SEED");
   RecordProperty("seed", std::to_string(seed));
   SCOPED_TRACE(absl::StrFormat("seed %d (rerun with VERNIER_CRASH_SEED=%d)", seed, seed));
   std::mt19937_64 rng(seed);
@@ -307,6 +313,9 @@ TEST_P(CrashRecoveryTest, AcknowledgedResultsSurviveRepeatedKills) {
     CheckStored(trials, acknowledged, /*finished=*/false);
     if (database_->kind() == StoreKind::kSqlite) {
       EXPECT_EQ(SqliteIntegrity(database_->sqlite_path()), "ok");
+    } else {
+      absl::Status indexes = PostgresIndexesCheck(*database_->postgres());
+      EXPECT_TRUE(indexes.ok()) << indexes;
     }
   }
 

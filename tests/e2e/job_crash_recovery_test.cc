@@ -14,6 +14,7 @@
 #include "absl/strings/str_format.h"
 #include "tests/support/store_test.h"
 #include "tests/support/study_client.h"
+#include "tests/support/test_seed.h"
 
 namespace vernier::testing {
 namespace {
@@ -24,13 +25,6 @@ constexpr char kJob[] = "killed_often";
 constexpr int kSteps = 6;
 constexpr int kTrials = 6;
 constexpr int kKills = 4;
-
-uint64_t ChooseSeed() {
-  if (const char* given = std::getenv("VERNIER_CRASH_SEED"); given != nullptr && *given != '\0') {
-    return std::strtoull(given, nullptr, 10);
-  }
-  return std::random_device{}();
-}
 
 v1::Job SlowJob(const std::string& job_dir) {
   v1::Job job;
@@ -90,7 +84,7 @@ int64_t RunningAgent(const v1::GetJobResponse& job, int64_t* trial_id) {
 class JobCrashRecoveryTest : public StoreTest {};
 
 TEST_P(JobCrashRecoveryTest, AgentsReconnectAndALostTrialFailsAcrossRepeatedKills) {
-  const uint64_t seed = ChooseSeed();
+  const uint64_t seed = SeedFrom("VERNIER_CRASH_SEED");
   RecordProperty("seed", std::to_string(seed));
   SCOPED_TRACE(absl::StrFormat("seed %d (rerun with VERNIER_CRASH_SEED=%d)", seed, seed));
   std::mt19937_64 rng(seed);

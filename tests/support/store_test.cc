@@ -3,9 +3,7 @@
 namespace vernier::testing {
 
 void StoreTest::SetUp() {
-  if (GetParam() == StoreKind::kPostgres && !TestPostgresUrl().has_value()) {
-    GTEST_SKIP() << PostgresSkipReason();
-  }
+  if (!StoreAvailable(GetParam())) GTEST_SKIP() << kNoPostgresServer;
   database_ = std::make_unique<TestDatabase>(GetParam(), dir_.path());
 }
 
