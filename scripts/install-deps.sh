@@ -10,6 +10,7 @@ packages=(
   libcli11-dev libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev
   postgresql
   python3
+  python3-optuna python3-psycopg2
 )
 
 missing=()
