@@ -50,9 +50,9 @@ namespace vernier {
 namespace {
 
 constexpr char kStudy[] = "scale";
-// Trials at the end of the study left ACTIVE: AddMeasurement's targets, and
-// what a running study has.
-constexpr int64_t kActiveTrials = 8;
+// Trials at the end of the study left ACTIVE: AddMeasurement's targets (one
+// per writer thread), and what a running study has.
+constexpr int64_t kActiveTrials = 32;
 
 struct Flags {
   int64_t trials = 2000;
@@ -317,10 +317,11 @@ void HistoryReadFullBaseline(benchmark::State& state, Fixture* fixture) {
 }
 
 // One measurement appended to a running trial that already has
-// measurements_per_trial: one durable commit.
+// measurements_per_trial: one durable commit. With several threads, each
+// reports to a trial of its own, as agents do.
 void AddMeasurement(benchmark::State& state, Fixture* fixture) {
   int64_t sequence = 1'000'000'000 + absl::ToUnixMicros(absl::Now());
-  const int64_t trial_id = fixture->trials;
+  const int64_t trial_id = fixture->trials - state.thread_index();
   for (auto _ : state) {
     v1::Measurement measurement = MakeMeasurement(0, 0.5);
     measurement.set_sequence_number(++sequence);
@@ -328,6 +329,7 @@ void AddMeasurement(benchmark::State& state, Fixture* fixture) {
         kStudy, trial_id, std::span<const v1::Measurement>(&measurement, 1), nullptr);
     if (!trial.ok()) state.SkipWithError("AddMeasurements failed");
   }
+  state.SetItemsProcessed(state.iterations());
 }
 
 // A whole suggestion (lock, history read, random designer over the full
@@ -360,7 +362,10 @@ void Register(Fixture* fixture) {
                                HistoryReadFullBaseline, fixture)
       ->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark(("AddMeasurement" + suffix).c_str(), AddMeasurement, fixture)
-      ->Unit(benchmark::kMillisecond);
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime()
+      ->Threads(1)
+      ->Threads(kActiveTrials);
   benchmark::RegisterBenchmark(("SuggestAndComplete" + suffix).c_str(), SuggestAndComplete, fixture)
       ->Unit(benchmark::kMillisecond);
 }

@@ -69,12 +69,17 @@ constexpr std::pair<const char*, const char*> kStatements[] = {
      "UPDATE trials SET state = $3, client_id = $4, "
      "rank_key = NULLIF($5::double precision, 'NaN'), body = $6 "
      "WHERE study_name = $1 AND id = $2"},
-    {"update_trial_body", "UPDATE trials SET body = $3 WHERE study_name = $1 AND id = $2"},
 
-    {"insert_measurement",
-     "INSERT INTO measurements (study_name, trial_id, ordinal, sequence_number, step, body) "
-     "VALUES ($1, $2, $3, $4, $5, $6) "
-     "ON CONFLICT (study_name, trial_id, sequence_number) WHERE sequence_number > 0 DO NOTHING"},
+    // One round trip per measurement: the trial's new body ($7, counting this
+    // measurement) is written only if the measurement was.
+    {"append_measurement",
+     "WITH inserted AS ("
+     " INSERT INTO measurements (study_name, trial_id, ordinal, sequence_number, step, body)"
+     " VALUES ($1, $2, $3, $4, $5, $6)"
+     " ON CONFLICT (study_name, trial_id, sequence_number) WHERE sequence_number > 0 DO NOTHING"
+     " RETURNING 1) "
+     "UPDATE trials SET body = $7 "
+     "WHERE study_name = $1 AND id = $2 AND EXISTS (SELECT 1 FROM inserted)"},
     {"list_measurements",
      "SELECT trial_id, body FROM measurements "
      "WHERE study_name = $1 AND trial_id = ANY($2::bigint[]) ORDER BY trial_id, ordinal"},
@@ -288,6 +293,11 @@ absl::Status PostgresStorage::RunOnce(TransactionKind kind, std::string_view doi
                                       const TransactionBody& body) {
   VERNIER_STORAGE_ASSIGN_OR_RETURN(PostgresConnectionPool::Lease connection, pool_->Acquire());
   try {
+    if (kind == TransactionKind::kReadOne) {
+      // One statement sees one snapshot anyway: no BEGIN and COMMIT.
+      pqxx::nontransaction transaction(*connection);
+      return body(transaction);
+    }
     if (kind == TransactionKind::kRead) {
       ReadOnlySnapshot transaction(*connection);
       absl::Status status = body(transaction);
@@ -344,7 +354,7 @@ absl::StatusOr<v1::Study> PostgresStorage::CreateStudy(const v1::Study& study) {
 absl::StatusOr<v1::Study> PostgresStorage::GetStudy(std::string_view study_name) {
   v1::Study study;
   VERNIER_STORAGE_RETURN_IF_ERROR(
-      RunInTransaction(TransactionKind::kRead, absl::StrCat("reading ", StudyWhat(study_name)),
+      RunInTransaction(TransactionKind::kReadOne, absl::StrCat("reading ", StudyWhat(study_name)),
                        [&](Transaction& transaction) -> absl::Status {
                          VERNIER_STORAGE_ASSIGN_OR_RETURN(
                              study, ReadStudy(transaction, study_name, /*for_update=*/false));
@@ -355,14 +365,11 @@ absl::StatusOr<v1::Study> PostgresStorage::GetStudy(std::string_view study_name)
 
 absl::StatusOr<Page<v1::Study>> PostgresStorage::ListStudies(int page_size,
                                                              std::string_view page_token) {
-  VERNIER_STORAGE_RETURN_IF_ERROR(CheckPageSize(page_size));
-  std::string after_name;
-  if (!page_token.empty()) {
-    VERNIER_STORAGE_ASSIGN_OR_RETURN(after_name, DecodeStudyPageToken(page_token));
-  }
+  VERNIER_STORAGE_ASSIGN_OR_RETURN(const std::string after_name,
+                                   StudiesAfter(page_size, page_token));
   Page<v1::Study> page;
   VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
-      TransactionKind::kRead, "listing studies", [&](Transaction& transaction) -> absl::Status {
+      TransactionKind::kReadOne, "listing studies", [&](Transaction& transaction) -> absl::Status {
         // Study names are never empty, so "" comes before every one.
         VERNIER_STORAGE_ASSIGN_OR_RETURN(
             page.items, ParseBodies<v1::Study>(transaction.exec_prepared("list_studies", after_name,
@@ -370,9 +377,7 @@ absl::StatusOr<Page<v1::Study>> PostgresStorage::ListStudies(int page_size,
                                                "study"));
         return absl::OkStatus();
       }));
-  if (TrimToPage(page.items, page_size)) {
-    page.next_page_token = EncodeStudyPageToken(page.items.back().name());
-  }
+  FinishStudyPage(page, page_size);
   return page;
 }
 
@@ -437,7 +442,8 @@ absl::StatusOr<v1::Trial> PostgresStorage::GetTrial(std::string_view study_name,
                                                     bool include_measurements) {
   v1::Trial trial;
   VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
-      TransactionKind::kRead, absl::StrCat("reading ", DescribeTrial(study_name, trial_id)),
+      include_measurements ? TransactionKind::kRead : TransactionKind::kReadOne,
+      absl::StrCat("reading ", DescribeTrial(study_name, trial_id)),
       [&](Transaction& transaction) -> absl::Status {
         VERNIER_STORAGE_ASSIGN_OR_RETURN(
             trial, ReadTrial(transaction, study_name, trial_id, /*for_update=*/false));
@@ -449,11 +455,7 @@ absl::StatusOr<v1::Trial> PostgresStorage::GetTrial(std::string_view study_name,
 
 absl::StatusOr<Page<v1::Trial>> PostgresStorage::ListTrials(std::string_view study_name,
                                                             const TrialQuery& query) {
-  VERNIER_STORAGE_RETURN_IF_ERROR(CheckPageSize(query.page_size));
-  int64_t after_id = 0;
-  if (!query.page_token.empty()) {
-    VERNIER_STORAGE_ASSIGN_OR_RETURN(after_id, DecodeTrialPageToken(query.page_token));
-  }
+  VERNIER_STORAGE_ASSIGN_OR_RETURN(const int64_t after_id, TrialsAfter(query));
   Page<v1::Trial> page;
   bool more_pages = false;
   VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
@@ -550,22 +552,18 @@ absl::StatusOr<v1::Trial> PostgresStorage::AddMeasurements(
         VERNIER_STORAGE_ASSIGN_OR_RETURN(
             trial, ReadTrial(transaction, study_name, trial_id, /*for_update=*/true));
         if (check) VERNIER_STORAGE_RETURN_IF_ERROR(check(trial));
-        int64_t count = trial.measurement_count();
-        const v1::Measurement* latest = nullptr;
         for (const v1::Measurement& measurement : measurements) {
+          v1::Trial appended = trial;
+          appended.set_measurement_count(trial.measurement_count() + 1);
+          *appended.mutable_latest_measurement() = measurement;
           // A sequence number already stored, earlier in this batch too,
-          // inserts nothing.
-          const pqxx::result inserted = transaction.exec_prepared(
-              "insert_measurement", trial.study_name(), trial_id, count,
-              measurement.sequence_number(), measurement.step(), Bytes(measurement));
-          if (inserted.affected_rows() == 0) continue;
-          ++count;
-          latest = &measurement;
+          // changes nothing.
+          const pqxx::result written =
+              transaction.exec_prepared("append_measurement", trial.study_name(), trial_id,
+                                        trial.measurement_count(), measurement.sequence_number(),
+                                        measurement.step(), Bytes(measurement), Bytes(appended));
+          if (written.affected_rows() == 1) trial = std::move(appended);
         }
-        if (latest == nullptr) return absl::OkStatus();
-        trial.set_measurement_count(count);
-        *trial.mutable_latest_measurement() = *latest;
-        transaction.exec_prepared("update_trial_body", trial.study_name(), trial_id, Bytes(trial));
         return absl::OkStatus();
       }));
   return trial;
@@ -606,7 +604,7 @@ absl::StatusOr<v1::Job> PostgresStorage::CreateJob(const v1::Job& job, const v1:
 absl::StatusOr<v1::Job> PostgresStorage::GetJob(std::string_view job_id) {
   v1::Job job;
   VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
-      TransactionKind::kRead, absl::StrCat("reading ", JobWhat(job_id)),
+      TransactionKind::kReadOne, absl::StrCat("reading ", JobWhat(job_id)),
       [&](Transaction& transaction) -> absl::Status {
         VERNIER_STORAGE_ASSIGN_OR_RETURN(job, ReadJob(transaction, job_id, /*for_update=*/false));
         return absl::OkStatus();
@@ -616,14 +614,11 @@ absl::StatusOr<v1::Job> PostgresStorage::GetJob(std::string_view job_id) {
 
 absl::StatusOr<Page<v1::Job>> PostgresStorage::ListJobs(int page_size,
                                                         std::string_view page_token) {
-  VERNIER_STORAGE_RETURN_IF_ERROR(CheckPageSize(page_size));
-  std::optional<JobPageCursor> after;
-  if (!page_token.empty()) {
-    VERNIER_STORAGE_ASSIGN_OR_RETURN(after, DecodeJobPageToken(page_token));
-  }
+  VERNIER_STORAGE_ASSIGN_OR_RETURN(const std::optional<JobPageCursor> after,
+                                   JobsAfter(page_size, page_token));
   Page<v1::Job> page;
   VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
-      TransactionKind::kRead, "listing jobs", [&](Transaction& transaction) -> absl::Status {
+      TransactionKind::kReadOne, "listing jobs", [&](Transaction& transaction) -> absl::Status {
         const pqxx::result rows =
             after.has_value()
                 ? transaction.exec_prepared("list_jobs_after", after->create_time_micros,
@@ -632,11 +627,7 @@ absl::StatusOr<Page<v1::Job>> PostgresStorage::ListJobs(int page_size,
         VERNIER_STORAGE_ASSIGN_OR_RETURN(page.items, ParseBodies<v1::Job>(rows, "job"));
         return absl::OkStatus();
       }));
-  if (TrimToPage(page.items, page_size)) {
-    const v1::Job& last = page.items.back();
-    page.next_page_token = EncodeJobPageToken(
-        JobPageCursor{.create_time_micros = ToMicros(last.create_time()), .job_id = last.job_id()});
-  }
+  FinishJobPage(page, page_size);
   return page;
 }
 
@@ -644,7 +635,7 @@ absl::StatusOr<std::vector<v1::Job>> PostgresStorage::ListJobsInStates(
     std::span<const v1::Job::State> states) {
   std::vector<v1::Job> jobs;
   VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
-      TransactionKind::kRead, "listing jobs by state",
+      TransactionKind::kReadOne, "listing jobs by state",
       [&](Transaction& transaction) -> absl::Status {
         const pqxx::result rows =
             states.empty() ? transaction.exec_prepared("list_all_jobs_oldest_first")

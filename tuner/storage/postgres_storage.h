@@ -41,7 +41,8 @@ struct PostgresStorageOptions {
 // rewrite (FOR NO KEY UPDATE: the study row while trial ids are assigned,
 // the trial row while it is updated or measured), so concurrent writers to
 // different trials never wait for each other. Reads that take several
-// statements run in one REPEATABLE READ READ ONLY snapshot. A serialization
+// statements run in one REPEATABLE READ READ ONLY snapshot; one-statement
+// reads run without a transaction block. A serialization
 // failure, deadlock or lost connection runs the transaction again on a fresh
 // connection until retry_timeout; a commit whose outcome is unknown is
 // UNAVAILABLE. Every commit waits for the server's WAL flush, so OK means
@@ -104,7 +105,10 @@ class PostgresStorage : public Storage {
   int open_connections() const { return pool_->open_connections(); }
 
  private:
-  enum class TransactionKind { kRead, kWrite };
+  // kReadOne: a read that needs one statement (two only to name what is
+  // missing), run without BEGIN and COMMIT; kRead: several statements in one
+  // REPEATABLE READ READ ONLY snapshot; kWrite: READ COMMITTED.
+  enum class TransactionKind { kReadOne, kRead, kWrite };
   using TransactionBody = std::function<absl::Status(pqxx::transaction_base&)>;
 
   PostgresStorage(std::string description, const PostgresStorageOptions& options,

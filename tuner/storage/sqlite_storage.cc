@@ -293,11 +293,8 @@ absl::StatusOr<v1::Study> SqliteStorage::GetStudy(std::string_view study_name) {
 
 absl::StatusOr<Page<v1::Study>> SqliteStorage::ListStudies(int page_size,
                                                            std::string_view page_token) {
-  VERNIER_STORAGE_RETURN_IF_ERROR(CheckPageSize(page_size));
-  std::string after_name;
-  if (!page_token.empty()) {
-    VERNIER_STORAGE_ASSIGN_OR_RETURN(after_name, DecodeStudyPageToken(page_token));
-  }
+  VERNIER_STORAGE_ASSIGN_OR_RETURN(const std::string after_name,
+                                   StudiesAfter(page_size, page_token));
   Page<v1::Study> page;
   VERNIER_STORAGE_RETURN_IF_ERROR(
       RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
@@ -309,9 +306,7 @@ absl::StatusOr<Page<v1::Study>> SqliteStorage::ListStudies(int page_size,
         VERNIER_STORAGE_ASSIGN_OR_RETURN(page.items, ReadBodies<v1::Study>(select, 0, "study"));
         return absl::OkStatus();
       }));
-  if (TrimToPage(page.items, page_size)) {
-    page.next_page_token = EncodeStudyPageToken(page.items.back().name());
-  }
+  FinishStudyPage(page, page_size);
   return page;
 }
 
@@ -383,11 +378,7 @@ absl::StatusOr<v1::Trial> SqliteStorage::GetTrial(std::string_view study_name, i
 
 absl::StatusOr<Page<v1::Trial>> SqliteStorage::ListTrials(std::string_view study_name,
                                                           const TrialQuery& query) {
-  VERNIER_STORAGE_RETURN_IF_ERROR(CheckPageSize(query.page_size));
-  int64_t after_id = 0;
-  if (!query.page_token.empty()) {
-    VERNIER_STORAGE_ASSIGN_OR_RETURN(after_id, DecodeTrialPageToken(query.page_token));
-  }
+  VERNIER_STORAGE_ASSIGN_OR_RETURN(const int64_t after_id, TrialsAfter(query));
   std::string sql = "SELECT body FROM trials WHERE study_name = ? AND id > ?";
   if (!query.states.empty()) {
     sql += " AND state IN (?";
@@ -561,11 +552,8 @@ absl::StatusOr<v1::Job> SqliteStorage::GetJob(std::string_view job_id) {
 }
 
 absl::StatusOr<Page<v1::Job>> SqliteStorage::ListJobs(int page_size, std::string_view page_token) {
-  VERNIER_STORAGE_RETURN_IF_ERROR(CheckPageSize(page_size));
-  std::optional<JobPageCursor> after;
-  if (!page_token.empty()) {
-    VERNIER_STORAGE_ASSIGN_OR_RETURN(after, DecodeJobPageToken(page_token));
-  }
+  VERNIER_STORAGE_ASSIGN_OR_RETURN(const std::optional<JobPageCursor> after,
+                                   JobsAfter(page_size, page_token));
   Page<v1::Job> page;
   VERNIER_STORAGE_RETURN_IF_ERROR(
       RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
@@ -591,11 +579,7 @@ absl::StatusOr<Page<v1::Job>> SqliteStorage::ListJobs(int page_size, std::string
         VERNIER_STORAGE_ASSIGN_OR_RETURN(page.items, ReadBodies<v1::Job>(select, 0, "job"));
         return absl::OkStatus();
       }));
-  if (TrimToPage(page.items, page_size)) {
-    const v1::Job& last = page.items.back();
-    page.next_page_token = EncodeJobPageToken(
-        JobPageCursor{.create_time_micros = ToMicros(last.create_time()), .job_id = last.job_id()});
-  }
+  FinishJobPage(page, page_size);
   return page;
 }
 

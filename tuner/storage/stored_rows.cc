@@ -42,6 +42,40 @@ int64_t RowLimit(int page_size) {
   return page_size == 0 ? std::numeric_limits<int64_t>::max() : static_cast<int64_t>(page_size) + 1;
 }
 
+absl::StatusOr<std::string> StudiesAfter(int page_size, std::string_view page_token) {
+  if (absl::Status status = CheckPageSize(page_size); !status.ok()) return status;
+  if (page_token.empty()) return "";
+  return DecodeStudyPageToken(page_token);
+}
+
+absl::StatusOr<int64_t> TrialsAfter(const TrialQuery& query) {
+  if (absl::Status status = CheckPageSize(query.page_size); !status.ok()) return status;
+  if (query.page_token.empty()) return 0;
+  return DecodeTrialPageToken(query.page_token);
+}
+
+absl::StatusOr<std::optional<JobPageCursor>> JobsAfter(int page_size, std::string_view page_token) {
+  if (absl::Status status = CheckPageSize(page_size); !status.ok()) return status;
+  if (page_token.empty()) return std::nullopt;
+  absl::StatusOr<JobPageCursor> cursor = DecodeJobPageToken(page_token);
+  if (!cursor.ok()) return cursor.status();
+  return *std::move(cursor);
+}
+
+void FinishStudyPage(Page<v1::Study>& page, int page_size) {
+  if (TrimToPage(page.items, page_size)) {
+    page.next_page_token = EncodeStudyPageToken(page.items.back().name());
+  }
+}
+
+void FinishJobPage(Page<v1::Job>& page, int page_size) {
+  if (TrimToPage(page.items, page_size)) {
+    const v1::Job& last = page.items.back();
+    page.next_page_token = EncodeJobPageToken(
+        JobPageCursor{.create_time_micros = ToMicros(last.create_time()), .job_id = last.job_id()});
+  }
+}
+
 std::string SerializeBody(const google::protobuf::MessageLite& message) {
   std::string bytes;
   message.SerializeToString(&bytes);

@@ -17,6 +17,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "google/protobuf/timestamp.pb.h"
+#include "tuner/storage/page_token.h"
+#include "tuner/storage/storage.h"
 #include "vernier/v1/job.pb.h"
 #include "vernier/v1/study.pb.h"
 
@@ -44,6 +46,16 @@ bool TrimToPage(std::vector<Message>& items, int page_size) {
   items.resize(page_size);
   return true;
 }
+
+// Where a listing resumes, from its page size and token (both checked):
+// after this study name ("" on the first page), trial id (0 on the first
+// page), or job (none on the first page).
+absl::StatusOr<std::string> StudiesAfter(int page_size, std::string_view page_token);
+absl::StatusOr<int64_t> TrialsAfter(const TrialQuery& query);
+absl::StatusOr<std::optional<JobPageCursor>> JobsAfter(int page_size, std::string_view page_token);
+// Trims the extra row of RowLimit() and sets next_page_token when there was one.
+void FinishStudyPage(Page<v1::Study>& page, int page_size);
+void FinishJobPage(Page<v1::Job>& page, int page_size);
 
 std::string SerializeBody(const google::protobuf::MessageLite& message);
 // INTERNAL naming `what` when the bytes are not a `Message`.
