@@ -10,6 +10,9 @@ packages=(
   libcli11-dev libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev
   postgresql
   python3
+  python3-grpcio python3-protobuf python3-yaml python3-setuptools python3-pip python3-wheel
+  python3-venv python3-pytest python3-nbclient python3-ipykernel python3-matplotlib
+  python3-pandas
   python3-optuna python3-psycopg2
 )
 
