@@ -6,10 +6,8 @@
 //
 //   build/bin/load_bench --db sqlite,postgres --clients 32 --measurements 10 --seconds 10
 //
-// --db: comma-separated; "sqlite" (a file in a temporary directory),
-// "postgres" (a fresh database on $VERNIER_TEST_POSTGRES_URL, as
-// scripts/postgres-up.sh prints it), or a postgresql://... URL used as is.
-// --server HOST:PORT drives a server that is already running instead.
+// scripts/load-bench.sh runs it with a PostgreSQL server and the Optuna
+// baseline; --help lists the flags.
 //
 // The clients use gRPC's callback API, so that the generator, which shares
 // the machine with the server, spends as little CPU as it can.
@@ -29,9 +27,9 @@
 #include <thread>
 #include <vector>
 
+#include "CLI/CLI.hpp"
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
 #include "tests/support/server_process.h"
 #include "tests/support/study_client.h"
@@ -44,7 +42,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 struct Options {
-  std::vector<std::string> stores = {"sqlite"};
+  std::vector<std::string> stores = {"sqlite", "postgres"};
   std::string server;  // an external server; empty: start one per store
   int clients = 32;
   int measurements = 10;
@@ -426,59 +424,40 @@ void BenchStore(const Options& options, const std::string& store) {
   server.Stop();
 }
 
-[[noreturn]] void Usage() {
-  std::cerr << "usage: load_bench [--db sqlite,postgres,postgresql://...] [--server HOST:PORT]\n"
-               "                  [--clients N] [--measurements K] [--studies S]\n"
-               "                  [--seconds T] [--warmup-seconds W] [--log-level LEVEL]\n";
-  std::exit(2);
-}
-
-Options ParseOptions(int argc, char** argv) {
-  Options options;
-  for (int i = 1; i < argc; ++i) {
-    std::string flag = argv[i];
-    std::string value;
-    if (const size_t equals = flag.find('='); equals != std::string::npos) {
-      value = flag.substr(equals + 1);
-      flag.resize(equals);
-    } else if (i + 1 < argc) {
-      value = argv[++i];
-    } else {
-      Usage();
-    }
-    if (flag == "--db") {
-      options.stores = absl::StrSplit(value, ',', absl::SkipEmpty());
-    } else if (flag == "--server") {
-      options.server = value;
-    } else if (flag == "--clients") {
-      options.clients = std::stoi(value);
-    } else if (flag == "--measurements") {
-      options.measurements = std::stoi(value);
-    } else if (flag == "--studies") {
-      options.studies = std::stoi(value);
-    } else if (flag == "--seconds") {
-      options.seconds = std::stod(value);
-    } else if (flag == "--warmup-seconds") {
-      options.warmup_seconds = std::stod(value);
-    } else if (flag == "--log-level") {
-      options.log_level = value;
-    } else {
-      Usage();
-    }
-  }
-  if (options.clients < 1 || options.studies < 1 || options.measurements < 0 ||
-      options.seconds <= 0) {
-    Usage();
-  }
-  return options;
-}
-
 }  // namespace
 }  // namespace vernier::bench
 
 int main(int argc, char** argv) {
   using namespace vernier::bench;
-  const Options options = ParseOptions(argc, argv);
+  Options options;
+  CLI::App app{
+      "Load: N concurrent clients run trials (suggest, k measurements, complete) against a live "
+      "vernier serve per store, beside a no-op RPC baseline."};
+  app.add_option("--db", options.stores,
+                 "Stores, comma-separated: sqlite (a temporary file), postgres (a fresh database "
+                 "on $VERNIER_TEST_POSTGRES_URL, skipped without it) or a postgresql:// URL")
+      ->delimiter(',')
+      ->capture_default_str();
+  app.add_option("--server", options.server, "Drive this running server (HOST:PORT) instead");
+  app.add_option("--clients", options.clients, "Concurrent clients, one connection each")
+      ->check(CLI::Range(1, 10000))
+      ->capture_default_str();
+  app.add_option("--measurements", options.measurements, "Measurements per trial")
+      ->check(CLI::Range(0, 100000))
+      ->capture_default_str();
+  app.add_option("--studies", options.studies, "Studies the clients are spread over")
+      ->check(CLI::Range(1, 10000))
+      ->capture_default_str();
+  app.add_option("--seconds", options.seconds, "Measured time per run")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--warmup-seconds", options.warmup_seconds, "Unmeasured time before it")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--log-level", options.log_level, "The server's --log-level")
+      ->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+
   // ServerProcess finds `vernier` through VERNIER_BUILD_DIR, as ctest sets
   // it; this binary lives in the same build/bin.
   if (std::getenv("VERNIER_BUILD_DIR") == nullptr) {
