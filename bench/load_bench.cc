@@ -103,6 +103,7 @@ class LoadClient {
     }
     context_ = std::make_unique<grpc::ClientContext>();
     context_->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+    context_->set_wait_for_ready(true);
     counted_ = state_.measuring;
     started_ = Clock::now();
     return true;

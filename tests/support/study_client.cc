@@ -16,6 +16,9 @@ StudyClient::StudyClient(const std::string& address, std::chrono::milliseconds d
 
 void StudyClient::Prepare(grpc::ClientContext& context) const {
   context.set_deadline(std::chrono::system_clock::now() + deadline_);
+  // A connection refused or dropped while connecting (a server restarting,
+  // a loaded machine) is retried until the deadline, as agents do.
+  context.set_wait_for_ready(true);
 }
 
 grpc::Status StudyClient::CreateStudy(const v1::Study& study, v1::Study* created) {

@@ -18,7 +18,8 @@ namespace vernier::testing {
 std::shared_ptr<grpc::Channel> OwnChannel(const std::string& address);
 
 // A StudyService client over its own channel, as one agent or user has:
-// every call has a deadline and returns the gRPC status unchanged.
+// every call waits for a connection until its deadline and returns the
+// gRPC status unchanged.
 class StudyClient {
  public:
   explicit StudyClient(const std::string& address,
