@@ -1,0 +1,482 @@
+// Load generator: N concurrent clients, each on its own connection with one
+// call in flight, run trials against a live `vernier serve` (suggest, k
+// measurements, complete); reports trials/s, measurements/s, per-RPC latency
+// percentiles and the CPU each process used, per store, beside a baseline
+// of a no-op RPC measured in the same run. See docs/benchmarks.md.
+//
+//   build/bin/load_bench --db sqlite,postgres --clients 32 --measurements 10 --seconds 10
+//
+// scripts/load-bench.sh runs it with a PostgreSQL server and the Optuna
+// baseline; --help lists the flags.
+//
+// The clients use gRPC's callback API, so that the generator, which shares
+// the machine with the server, spends as little CPU as it can.
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "CLI/CLI.hpp"
+#include "absl/strings/match.h"
+#include "absl/strings/str_format.h"
+#include "absl/synchronization/mutex.h"
+#include "tests/support/server_process.h"
+#include "tests/support/study_client.h"
+#include "tests/support/subprocess.h"
+#include "tests/support/test_database.h"
+
+namespace vernier::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+  std::vector<std::string> stores = {"sqlite", "postgres"};
+  std::string server;  // an external server; empty: start one per store
+  int clients = 32;
+  int measurements = 10;
+  int studies = 1;
+  double seconds = 10;
+  double warmup_seconds = 2;
+  std::string log_level = "info";
+};
+
+enum Rpc { kSuggest, kAddMeasurement, kComplete, kNoop, kRpcCount };
+constexpr const char* kRpcNames[] = {"SuggestTrials", "AddMeasurement", "CompleteTrial",
+                                     "no-op (GetStudy refused before the store)"};
+
+// Microseconds per call, per RPC.
+struct Latencies {
+  std::vector<double> micros[kRpcCount];
+  int64_t errors = 0;
+  std::string first_error;
+};
+
+// What every client shares: whether to count, whether to stop, and how
+// many are still running.
+struct RunState {
+  std::atomic<bool> measuring{false};
+  std::atomic<bool> stop{false};
+  absl::Mutex mutex;
+  int running ABSL_GUARDED_BY(mutex) = 0;
+};
+
+// One client: its own channel and one call in flight, issuing the next call
+// from the previous one's callback. Its fields are touched by one callback
+// at a time.
+class LoadClient {
+ public:
+  LoadClient(const std::string& address, std::string study, std::string client_id,
+             const Options& options, RunState& state, bool noop)
+      : stub_(v1::StudyService::NewStub(testing::OwnChannel(address))),
+        study_(std::move(study)),
+        client_id_(std::move(client_id)),
+        options_(options),
+        state_(state),
+        noop_(noop) {}
+
+  void Start() { noop_ ? Noop() : Suggest(); }
+
+  const Latencies& latencies() const { return latencies_; }
+  int64_t trials() const { return trials_; }
+  int64_t measurements() const { return measurements_; }
+  int64_t calls() const { return calls_; }
+
+ private:
+  // Starts timing a call; false when the run is over.
+  bool Begin() {
+    if (state_.stop) {
+      absl::MutexLock lock(&state_.mutex);
+      --state_.running;
+      return false;
+    }
+    context_ = std::make_unique<grpc::ClientContext>();
+    context_->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+    context_->set_wait_for_ready(true);
+    counted_ = state_.measuring;
+    started_ = Clock::now();
+    return true;
+  }
+
+  // Records a finished call; only calls that began and ended inside the
+  // measured window count.
+  bool End(Rpc rpc, const grpc::Status& status, bool expected_refusal = false) {
+    const double micros =
+        std::chrono::duration<double, std::micro>(Clock::now() - started_).count();
+    const bool counted = counted_ && state_.measuring;
+    if (counted) {
+      latencies_.micros[rpc].push_back(micros);
+      ++calls_;
+    }
+    const bool ok = status.ok() || expected_refusal;
+    if (!ok && latencies_.errors++ == 0) {
+      latencies_.first_error = absl::StrFormat("%s: %s", kRpcNames[rpc], status.error_message());
+    }
+    return ok;
+  }
+
+  void Noop() {
+    if (!Begin()) return;
+    noop_request_.set_study_name("");
+    stub_->async()->GetStudy(
+        context_.get(), &noop_request_, &noop_response_, [this](grpc::Status status) {
+          End(kNoop, status, status.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
+          Noop();
+        });
+  }
+
+  void Suggest() {
+    if (!Begin()) return;
+    suggest_request_.set_study_name(study_);
+    suggest_request_.set_count(1);
+    suggest_request_.set_client_id(client_id_);
+    suggest_response_.Clear();
+    trial_counted_ = counted_;
+    stub_->async()->SuggestTrials(
+        context_.get(), &suggest_request_, &suggest_response_, [this](grpc::Status status) {
+          if (!End(kSuggest, status) || suggest_response_.trials_size() != 1) {
+            Suggest();
+            return;
+          }
+          const v1::Trial& trial = suggest_response_.trials(0);
+          trial_id_ = trial.id();
+          x_ = trial.parameters(0).double_value();
+          step_ = trial.measurement_count();
+          Measure();
+        });
+  }
+
+  void Measure() {
+    if (step_ >= options_.measurements) {
+      Complete();
+      return;
+    }
+    if (!Begin()) return;
+    ++step_;
+    measurement_request_.set_study_name(study_);
+    measurement_request_.set_trial_id(trial_id_);
+    *measurement_request_.mutable_measurement() =
+        testing::MakeMeasurement(step_, step_, "accuracy", x_ * step_ / options_.measurements);
+    stub_->async()->AddMeasurement(context_.get(), &measurement_request_, &trial_response_,
+                                   [this](grpc::Status status) {
+                                     if (End(kAddMeasurement, status)) {
+                                       if (counted_ && state_.measuring) ++measurements_;
+                                     } else {
+                                       --step_;  // Sent again, with the same sequence number.
+                                     }
+                                     Measure();
+                                   });
+  }
+
+  void Complete() {
+    if (!Begin()) return;
+    complete_request_.set_study_name(study_);
+    complete_request_.set_trial_id(trial_id_);
+    stub_->async()->CompleteTrial(context_.get(), &complete_request_, &trial_response_,
+                                  [this](grpc::Status status) {
+                                    if (!End(kComplete, status)) {
+                                      Complete();
+                                      return;
+                                    }
+                                    if (trial_counted_ && state_.measuring) ++trials_;
+                                    Suggest();
+                                  });
+  }
+
+  std::unique_ptr<v1::StudyService::Stub> stub_;
+  std::string study_;
+  std::string client_id_;
+  const Options& options_;
+  RunState& state_;
+  bool noop_;
+
+  std::unique_ptr<grpc::ClientContext> context_;
+  Clock::time_point started_;
+  bool counted_ = false;
+  bool trial_counted_ = false;
+  v1::GetStudyRequest noop_request_;
+  v1::Study noop_response_;
+  v1::SuggestTrialsRequest suggest_request_;
+  v1::SuggestTrialsResponse suggest_response_;
+  v1::AddMeasurementRequest measurement_request_;
+  v1::CompleteTrialRequest complete_request_;
+  v1::Trial trial_response_;
+  int64_t trial_id_ = 0;
+  int64_t step_ = 0;
+  double x_ = 0;
+
+  Latencies latencies_;
+  int64_t trials_ = 0, measurements_ = 0, calls_ = 0;
+};
+
+// CPU seconds (user + system) of the processes whose command line contains
+// `marker`, or of `pid` when marker is empty.
+double CpuSeconds(int pid, const std::string& marker = "") {
+  const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
+  auto of = [&](const std::filesystem::path& dir) -> double {
+    std::ifstream stat(dir / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) return 0;
+    const size_t close = line.rfind(')');
+    if (close == std::string::npos) return 0;
+    std::istringstream fields(line.substr(close + 2));
+    std::string field;
+    double utime = 0, stime = 0;
+    for (int i = 3; i <= 15 && fields >> field; ++i) {
+      if (i == 14) utime = std::stod(field);
+      if (i == 15) stime = std::stod(field);
+    }
+    return (utime + stime) / ticks;
+  };
+  if (marker.empty()) return pid > 0 ? of("/proc/" + std::to_string(pid)) : 0;
+  double total = 0;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", error)) {
+    std::ifstream cmdline(entry.path() / "cmdline");
+    std::string text((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
+    if (absl::StrContains(text, marker)) total += of(entry.path());
+  }
+  return total;
+}
+
+double SelfCpuSeconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6 + usage.ru_stime.tv_sec +
+         usage.ru_stime.tv_usec / 1e6;
+}
+
+// Whose CPU to report: the server's PID, and a command-line marker of the
+// database's PostgreSQL backends ("" for none).
+struct Watched {
+  int server_pid = -1;
+  std::string postgres_marker;
+};
+
+struct RunResult {
+  std::string label;
+  double seconds = 0;
+  int64_t trials = 0, measurements = 0, calls = 0;
+  Latencies latencies;
+  double client_cpu = 0, server_cpu = 0, postgres_cpu = 0;
+};
+
+RunResult Run(const Options& options, const std::string& address, const std::string& label,
+              const Watched& watched, bool noop) {
+  std::vector<std::string> studies;
+  if (!noop) {
+    testing::StudyClient admin(address);
+    const std::string run_id =
+        absl::StrFormat("%d_%d", getpid(), Clock::now().time_since_epoch().count() % 1000000);
+    for (int s = 0; s < options.studies; ++s) {
+      studies.push_back(absl::StrFormat("load_%s_%d", run_id, s));
+      grpc::Status created =
+          admin.CreateStudy(testing::SimpleStudy(studies.back(), "accuracy", 0, 0));
+      if (!created.ok()) {
+        std::cerr << "CreateStudy failed: " << created.error_message() << "\n";
+        std::exit(1);
+      }
+    }
+  }
+  RunState state;
+  std::vector<std::unique_ptr<LoadClient>> clients;
+  for (int i = 0; i < options.clients; ++i) {
+    clients.push_back(std::make_unique<LoadClient>(address, noop ? "" : studies[i % studies.size()],
+                                                   absl::StrFormat("client-%d", i), options, state,
+                                                   noop));
+  }
+  {
+    absl::MutexLock lock(&state.mutex);
+    state.running = options.clients;
+  }
+  for (auto& client : clients) client->Start();
+  std::this_thread::sleep_for(std::chrono::duration<double>(options.warmup_seconds));
+
+  const double client_cpu = SelfCpuSeconds();
+  const double server_cpu = CpuSeconds(watched.server_pid);
+  const double postgres_cpu =
+      watched.postgres_marker.empty() ? 0 : CpuSeconds(0, watched.postgres_marker);
+  state.measuring = true;
+  const Clock::time_point start = Clock::now();
+  std::this_thread::sleep_for(std::chrono::duration<double>(options.seconds));
+  state.measuring = false;
+  RunResult result;
+  result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  result.client_cpu = SelfCpuSeconds() - client_cpu;
+  result.server_cpu = CpuSeconds(watched.server_pid) - server_cpu;
+  if (!watched.postgres_marker.empty()) {
+    result.postgres_cpu = CpuSeconds(0, watched.postgres_marker) - postgres_cpu;
+  }
+  state.stop = true;
+  {
+    absl::MutexLock lock(&state.mutex);
+    auto all_stopped = [&state]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(state.mutex) {
+      return state.running == 0;
+    };
+    state.mutex.Await(absl::Condition(&all_stopped));
+  }
+
+  result.label = label;
+  for (const auto& client : clients) {
+    result.trials += client->trials();
+    result.measurements += client->measurements();
+    result.calls += client->calls();
+    const Latencies& latencies = client->latencies();
+    for (int rpc = 0; rpc < kRpcCount; ++rpc) {
+      result.latencies.micros[rpc].insert(result.latencies.micros[rpc].end(),
+                                          latencies.micros[rpc].begin(),
+                                          latencies.micros[rpc].end());
+    }
+    if (result.latencies.errors == 0) result.latencies.first_error = latencies.first_error;
+    result.latencies.errors += latencies.errors;
+  }
+  return result;
+}
+
+double Percentile(std::vector<double>& values, double fraction) {
+  const size_t index = std::min(values.size() - 1, static_cast<size_t>(fraction * values.size()));
+  std::nth_element(values.begin(), values.begin() + index, values.end());
+  return values[index];
+}
+
+void Print(const Options& options, RunResult result) {
+  std::cout << absl::StrFormat("\n%s: %d clients, %.1f s measured\n", result.label, options.clients,
+                               result.seconds);
+  if (result.trials > 0) {
+    std::cout << absl::StrFormat(
+        "  %.0f trials/s with %d measurements each (%d studies), %.0f measurements/s, %.0f "
+        "RPC/s\n",
+        result.trials / result.seconds, options.measurements, options.studies,
+        result.measurements / result.seconds, result.calls / result.seconds);
+  } else {
+    std::cout << absl::StrFormat("  %.0f RPC/s\n", result.calls / result.seconds);
+  }
+  for (int rpc = 0; rpc < kRpcCount; ++rpc) {
+    std::vector<double>& micros = result.latencies.micros[rpc];
+    if (micros.empty()) continue;
+    const double p50 = Percentile(micros, 0.50) / 1000;
+    const double p99 = Percentile(micros, 0.99) / 1000;
+    const double max = *std::max_element(micros.begin(), micros.end()) / 1000;
+    std::cout << absl::StrFormat("  %-42s n=%-7d p50 %6.2f ms  p99 %6.2f ms  max %7.2f ms\n",
+                                 kRpcNames[rpc], micros.size(), p50, p99, max);
+  }
+  // CPU per process as a share of one core over the window.
+  std::cout << absl::StrFormat(
+      "  CPU: vernier serve %.0f%%, PostgreSQL backends %.0f%%, load "
+      "generator %.0f%% (of one core)\n",
+      100 * result.server_cpu / result.seconds, 100 * result.postgres_cpu / result.seconds,
+      100 * result.client_cpu / result.seconds);
+  if (result.calls > 0) {
+    std::cout << absl::StrFormat("  CPU per RPC: vernier serve %.0f us, PostgreSQL %.0f us\n",
+                                 1e6 * result.server_cpu / result.calls,
+                                 1e6 * result.postgres_cpu / result.calls);
+  }
+  if (result.latencies.errors > 0) {
+    std::cout << absl::StrFormat("  %d errors; the first: %s\n", result.latencies.errors,
+                                 result.latencies.first_error);
+  }
+}
+
+std::string StoreLabel(const std::string& store) {
+  if (store == "sqlite") return "SQLite";
+  if (store == "postgres") return "PostgreSQL";
+  return store;
+}
+
+// Starts a server on `store`, runs the no-op baseline and the tuning load
+// against it, stops it.
+void BenchStore(const Options& options, const std::string& store) {
+  testing::TempDir dir;
+  std::unique_ptr<testing::TestDatabase> database;
+  std::string url = store;
+  Watched watched;
+  if (store == "sqlite" || store == "postgres") {
+    const testing::StoreKind kind =
+        store == "sqlite" ? testing::StoreKind::kSqlite : testing::StoreKind::kPostgres;
+    if (!testing::StoreAvailable(kind)) {
+      std::cout << "\nPostgreSQL: skipped: " << testing::kNoPostgresServer << "\n";
+      return;
+    }
+    database = std::make_unique<testing::TestDatabase>(kind, dir.path());
+    url = database->url();
+  }
+  if (database != nullptr && database->postgres() != nullptr) {
+    // Backends show their database in their command line.
+    watched.postgres_marker = " " + database->postgres()->name() + " ";
+  }
+  testing::ServerProcess server(dir.path() + "/server", 0,
+                                {"--db", url, "--log-level", options.log_level});
+  server.Start();
+  watched.server_pid = server.pid();
+  const std::string label = StoreLabel(store);
+  Print(options, Run(options, server.address(), label + " server, no-op RPC", watched, true));
+  Print(options, Run(options, server.address(), label + " tuning load", watched, false));
+  server.Stop();
+}
+
+}  // namespace
+}  // namespace vernier::bench
+
+int main(int argc, char** argv) {
+  using namespace vernier::bench;
+  Options options;
+  CLI::App app{
+      "Load: N concurrent clients run trials (suggest, k measurements, complete) against a live "
+      "vernier serve per store, beside a no-op RPC baseline."};
+  app.add_option("--db", options.stores,
+                 "Stores, comma-separated: sqlite (a temporary file), postgres (a fresh database "
+                 "on $VERNIER_TEST_POSTGRES_URL, skipped without it) or a postgresql:// URL")
+      ->delimiter(',')
+      ->capture_default_str();
+  app.add_option("--server", options.server, "Drive this running server (HOST:PORT) instead");
+  app.add_option("--clients", options.clients, "Concurrent clients, one connection each")
+      ->check(CLI::Range(1, 10000))
+      ->capture_default_str();
+  app.add_option("--measurements", options.measurements, "Measurements per trial")
+      ->check(CLI::Range(0, 100000))
+      ->capture_default_str();
+  app.add_option("--studies", options.studies, "Studies the clients are spread over")
+      ->check(CLI::Range(1, 10000))
+      ->capture_default_str();
+  app.add_option("--seconds", options.seconds, "Measured time per run")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--warmup-seconds", options.warmup_seconds, "Unmeasured time before it")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--log-level", options.log_level, "The server's --log-level")
+      ->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+
+  // ServerProcess finds `vernier` through VERNIER_BUILD_DIR, as ctest sets
+  // it; this binary lives in the same build/bin.
+  if (std::getenv("VERNIER_BUILD_DIR") == nullptr) {
+    const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe");
+    setenv("VERNIER_BUILD_DIR", self.parent_path().parent_path().c_str(), 1);
+  }
+  std::cout << absl::StrFormat("load_bench: %d cores, load average at start %s\n",
+                               std::thread::hardware_concurrency(), [] {
+                                 std::ifstream loadavg("/proc/loadavg");
+                                 std::string first;
+                                 loadavg >> first;
+                                 return first;
+                               }());
+  if (!options.server.empty()) {
+    Print(options, Run(options, options.server, options.server + " no-op RPC", {}, true));
+    Print(options, Run(options, options.server, options.server + " tuning load", {}, false));
+    return 0;
+  }
+  for (const std::string& store : options.stores) BenchStore(options, store);
+  return 0;
+}

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The load benchmark of docs/benchmarks.md in one command: N concurrent
+# clients run trials (suggest, k measurements, complete) against a live
+# `vernier serve` on SQLite and on PostgreSQL, then the same load through
+# Optuna's RDB storage on the same PostgreSQL server as the baseline.
+# Starts a throw-away PostgreSQL server (scripts/postgres-up.sh, fsync on)
+# unless VERNIER_TEST_POSTGRES_URL names one, and stops it at the end.
+#
+#   scripts/load-bench.sh [CLIENTS [MEASUREMENTS [SECONDS]]]   # default 32 10 10
+set -euo pipefail
+cd "$(dirname "$0")/.."
+clients=${1:-32}
+measurements=${2:-10}
+seconds=${3:-10}
+build=${VERNIER_BUILD_DIR:-build}
+[ -x "$build/bin/load_bench" ] || {
+  echo "load-bench: $build/bin/load_bench is missing; run scripts/build.sh first" >&2
+  exit 1
+}
+if [ -z "${VERNIER_TEST_POSTGRES_URL:-}" ]; then
+  postgres_dir=$(scripts/postgres-up.sh)
+  trap 'scripts/postgres-down.sh "$postgres_dir"' EXIT
+  VERNIER_TEST_POSTGRES_URL=$(cat "$postgres_dir/url")
+  export VERNIER_TEST_POSTGRES_URL
+fi
+
+"$build/bin/load_bench" --db sqlite,postgres --clients "$clients" \
+  --measurements "$measurements" --seconds "$seconds"
+
+echo
+# Debian's Optuna loads only under /usr/bin/python3.
+if ! /usr/bin/python3 -c 'import optuna, psycopg2' 2>/dev/null; then
+  echo "baseline skipped: /usr/bin/python3 lacks optuna or psycopg2 (Debian python3-optuna, python3-psycopg2)"
+  exit 0
+fi
+database="optuna_baseline_$$"
+psql "$VERNIER_TEST_POSTGRES_URL" -qc "CREATE DATABASE $database"
+/usr/bin/python3 bench/optuna_rdb_baseline.py --url "${VERNIER_TEST_POSTGRES_URL%/*}/$database" \
+  --workers "$clients" --reports "$measurements" --seconds "$seconds"
+psql "$VERNIER_TEST_POSTGRES_URL" -qc "DROP DATABASE $database WITH (FORCE)"
