@@ -12,6 +12,7 @@
 #include <map>
 #include <thread>
 
+#include "tests/support/job_client.h"
 #include "tests/support/server_process.h"
 #include "tests/support/subprocess.h"
 
@@ -21,77 +22,10 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-std::vector<std::string> Cli(const ServerProcess& server, std::vector<std::string> args) {
-  std::vector<std::string> argv = {BinaryPath("vernier")};
-  argv.insert(argv.end(), args.begin(), args.end());
-  argv.push_back("--server");
-  argv.push_back(server.address());
-  return argv;
-}
-
 // The trainer command: the example trainer, any flags after it.
 std::vector<std::string> ExampleTrainer(int epochs) {
   return {"python3", SourcePath("examples/trainer/train.py"), "--epochs", std::to_string(epochs)};
 }
-
-std::vector<std::string> Submit(const ServerProcess& server, const std::string& job_id,
-                                const std::string& config, const std::string& job_dir,
-                                const std::vector<std::string>& command) {
-  std::vector<std::string> argv =
-      Cli(server, {"jobs", "submit", "training", job_id, "--config", config, "--job-dir", job_dir});
-  argv.push_back("--");
-  argv.insert(argv.end(), command.begin(), command.end());
-  return argv;
-}
-
-v1::GetJobResponse GetJob(const ServerProcess& server, const std::string& job_id) {
-  auto stub = server.JobStub();
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
-  v1::GetJobRequest request;
-  request.set_job_id(job_id);
-  v1::GetJobResponse response;
-  grpc::Status status = stub->GetJob(&context, request, &response);
-  if (!status.ok()) throw std::runtime_error("GetJob: " + status.error_message());
-  return response;
-}
-
-// Polls the job until `done` holds; fails the test with the job and the
-// server log after `timeout`.
-v1::GetJobResponse WaitForJob(const ServerProcess& server, const std::string& job_id,
-                              const std::function<bool(const v1::GetJobResponse&)>& done,
-                              std::chrono::seconds timeout = std::chrono::seconds(240)) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  v1::GetJobResponse job;
-  while (std::chrono::steady_clock::now() < deadline) {
-    job = GetJob(server, job_id);
-    if (done(job)) return job;
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
-  ADD_FAILURE() << "job " << job_id << " did not get there in time: " << job.DebugString()
-                << "\nserver log:\n"
-                << server.log();
-  return job;
-}
-
-bool Ended(const v1::GetJobResponse& job) {
-  return job.job().state() == v1::Job::SUCCEEDED || job.job().state() == v1::Job::FAILED ||
-         job.job().state() == v1::Job::CANCELLED;
-}
-
-std::vector<v1::Trial> ListTrials(const ServerProcess& server, const std::string& study) {
-  auto stub = server.StudyStub();
-  grpc::ClientContext context;
-  v1::ListTrialsRequest request;
-  request.set_study_name(study);
-  request.set_include_measurements(true);
-  v1::ListTrialsResponse response;
-  grpc::Status status = stub->ListTrials(&context, request, &response);
-  if (!status.ok()) throw std::runtime_error("ListTrials: " + status.error_message());
-  return {response.trials().begin(), response.trials().end()};
-}
-
-void WriteFile(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
 std::string SmallConfig(int max_trials, int parallel, int max_failed) {
   return "trainingInput:\n"
