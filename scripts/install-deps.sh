@@ -9,6 +9,7 @@ packages=(
   libeigen3-dev libnlopt-cxx-dev libnlopt-dev libpqxx-dev libspdlog-dev libyaml-cpp-dev
   libcli11-dev libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev
   python3
+  python3-optuna
 )
 
 missing=()

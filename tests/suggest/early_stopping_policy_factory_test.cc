@@ -110,7 +110,7 @@ TEST(EarlyStoppingPolicyFactoryTest, DescriptionsSayWhatRuns) {
                 Settings("enabled: true policy: MEDIAN_STOPPING start_step: 5 min_trials: 4")),
             "MEDIAN_STOPPING, from step 5, after 4 completed trials");
   EXPECT_EQ(DescribeEarlyStopping(Settings("enabled: true policy: ASHA max_step: 100")),
-            "ASHA, reduction factor 3, rungs from step 1 for trials of 100 steps, from step 0, "
+            "ASHA, reduction factor 2, rungs from step 1 for trials of 100 steps, from step 0, "
             "after 1 trials per rung");
 }
 

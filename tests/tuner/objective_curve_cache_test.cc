@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+
 #include "google/protobuf/text_format.h"
 #include "tests/support/subprocess.h"
 #include "tuner/storage/sqlite_storage.h"
@@ -30,15 +32,16 @@ std::vector<std::pair<int64_t, double>> Points(const suggest::LearningCurve& cur
   return points;
 }
 
+std::unique_ptr<storage::SqliteStorage> OpenStore(const std::string& path) {
+  absl::StatusOr<std::unique_ptr<storage::SqliteStorage>> store =
+      storage::SqliteStorage::Open(path);
+  if (!store.ok()) throw std::runtime_error(store.status().ToString());
+  return *std::move(store);
+}
+
 class ObjectiveCurveCacheTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    absl::StatusOr<std::unique_ptr<storage::SqliteStorage>> opened =
-        storage::SqliteStorage::Open(dir_.path() + "/vernier.db");
-    ASSERT_TRUE(opened.ok()) << opened.status();
-    storage_ = std::move(*opened);
-    CreateStudy(1);
-  }
+  void SetUp() override { CreateStudy(1); }
 
   void CreateStudy(int64_t created_at) {
     ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
@@ -70,13 +73,12 @@ class ObjectiveCurveCacheTest : public ::testing::Test {
   }
 
   testing::TempDir dir_;
-  std::unique_ptr<storage::SqliteStorage> storage_;
+  std::unique_ptr<storage::SqliteStorage> storage_ = OpenStore(dir_.path() + "/vernier.db");
+  std::unique_ptr<ObjectiveCurveCache> cache_ = std::make_unique<ObjectiveCurveCache>(*storage_);
   v1::Study study_;
-  std::unique_ptr<ObjectiveCurveCache> cache_ = nullptr;
 };
 
 TEST_F(ObjectiveCurveCacheTest, HoldsTheObjectiveOfRunningAndCompletedTrialsOnly) {
-  cache_ = std::make_unique<ObjectiveCurveCache>(*storage_);
   CreateTrials({v1::Trial::ACTIVE, v1::Trial::SUCCEEDED, v1::Trial::FAILED, v1::Trial::STOPPING,
                 v1::Trial::STOPPED_EARLY, v1::Trial::INFEASIBLE, v1::Trial::REQUESTED});
   for (int64_t id = 1; id <= 7; ++id) Add(id, {At(1, "accuracy", 0.1 * id), At(1, "loss", 9)});
@@ -93,7 +95,6 @@ TEST_F(ObjectiveCurveCacheTest, HoldsTheObjectiveOfRunningAndCompletedTrialsOnly
 }
 
 TEST_F(ObjectiveCurveCacheTest, FollowsMeasurementsAddedOneAtATimeAndInBatches) {
-  cache_ = std::make_unique<ObjectiveCurveCache>(*storage_);
   CreateTrials({v1::Trial::ACTIVE});
   EXPECT_TRUE(Curves()[0].points.empty());
   Add(1, {At(1, "accuracy", 0.5)});
@@ -111,7 +112,6 @@ TEST_F(ObjectiveCurveCacheTest, FollowsMeasurementsAddedOneAtATimeAndInBatches) 
 }
 
 TEST_F(ObjectiveCurveCacheTest, AStudyCreatedAgainUnderTheSameNameStartsAfresh) {
-  cache_ = std::make_unique<ObjectiveCurveCache>(*storage_);
   CreateTrials({v1::Trial::ACTIVE});
   Add(1, {At(1, "accuracy", 0.5)});
   EXPECT_THAT(Points(Curves()[0]), ElementsAre(std::pair<int64_t, double>{1, 0.5}));

@@ -386,7 +386,7 @@ TEST_F(StudyManagerTest, AshaStopsTheWorseTrialAtARungFromBatchedReports) {
   ASSERT_TRUE(decision.ok()) << decision.status();
   EXPECT_TRUE(decision->should_stop);
   EXPECT_THAT(decision->reason, HasSubstr("ASHA: at the rung at step 2, value 0.4 ranks 2 of the "
-                                          "2 trials that reached it; the best 1 (1/3) continue"));
+                                          "2 trials that reached it; the best 1 (1/2) continue"));
   EXPECT_EQ(manager_->GetTrial("s", trials[0].id(), false)->state(), v1::Trial::ACTIVE);
 }
 

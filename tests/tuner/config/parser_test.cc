@@ -610,7 +610,7 @@ std::vector<ErrorCase> ErrorCases() {
                   "  reductionFactor: 1"},
                  kLearningRate),
        hp + "6:7: " + field + "earlyStopping.reductionFactor",
-       "must be greater than 1 (0 or absent means 3), got 1"},
+       "must be greater than 1 (0 or absent means 2), got 1"},
       {"GracePeriodNegative",
        WithParam({"enableTrialEarlyStopping: true", "earlyStopping:", "  policy: ASHA",
                   "  gracePeriod: -5"},
@@ -621,14 +621,14 @@ std::vector<ErrorCase> ErrorCases() {
                   "  maxStep: 10", "  gracePeriod: 10"},
                  kLearningRate),
        hp + "6:7: " + field + "earlyStopping.maxStep",
-       "must be at least 30 (the grace period 10 times the reduction factor 3) for a rung to "
+       "must be at least 20 (the grace period 10 times the reduction factor 2) for a rung to "
        "stand before it, got 10"},
       {"MaxStepNotPastTheStartStep",
        WithParam({"enableTrialEarlyStopping: true", "earlyStopping:", "  policy: ASHA",
                   "  maxStep: 4", "  startStep: 8"},
                  kLearningRate),
        hp + "6:7: " + field + "earlyStopping.maxStep",
-       "must be at least 24 (the grace period 8 times the reduction factor 3) for a rung to "
+       "must be at least 16 (the grace period 8 times the reduction factor 2) for a rung to "
        "stand before it, got 4"},
       {"AshaSettingWithMedianStopping",
        WithParam({"enableTrialEarlyStopping: true", "earlyStopping:", "  policy: MEDIAN_STOPPING",

@@ -154,7 +154,7 @@ std::vector<SpecCase> SpecCases() {
        at + "early_stopping.start_step: must not be negative, got -1"},
       {"EarlyStoppingReductionFactorNotANumber",
        "enable_trial_early_stopping: true early_stopping { policy: ASHA reduction_factor: nan }",
-       at + "early_stopping.reduction_factor: must be greater than 1 (0 or absent means 3), got "
+       at + "early_stopping.reduction_factor: must be greater than 1 (0 or absent means 2), got "
             "nan"},
       {"EarlyStoppingMaxStepNegative",
        "enable_trial_early_stopping: true early_stopping { policy: ASHA max_step: -1 }",
