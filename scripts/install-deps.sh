@@ -7,8 +7,12 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
   libeigen3-dev libnlopt-cxx-dev libnlopt-dev libpqxx-dev libspdlog-dev libyaml-cpp-dev
-  libcli11-dev libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libcli11-dev libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev libre2-dev
+  postgresql
   python3
+  python3-grpcio python3-protobuf python3-yaml python3-setuptools python3-pip python3-wheel
+  python3-venv python3-pytest python3-nbclient python3-ipykernel python3-matplotlib
+  python3-pandas
   python3-optuna
 )
 

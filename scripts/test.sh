@@ -4,4 +4,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh
+# A throw-away PostgreSQL server for the PostgreSQL store's tests, stopped on
+# exit; each test makes a database of its own on it.
+postgres_dir=$(scripts/postgres-up.sh)
+trap 'scripts/postgres-down.sh "$postgres_dir"' EXIT
+VERNIER_TEST_POSTGRES_URL=$(cat "$postgres_dir/url")
+export VERNIER_TEST_POSTGRES_URL
 ctest --test-dir "${VERNIER_BUILD_DIR:-build}" --output-on-failure -j "$(nproc)" --timeout 600

@@ -15,7 +15,9 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "trainer-agent/hypertune_file_reader.h"
+#include "trainer-agent/metric_pattern.h"
 #include "trainer-agent/process_supervisor.h"
+#include "trainer-agent/replica_lock.h"
 #include "trainer-agent/stdout_metric_parser.h"
 
 namespace vernier::agent {
@@ -24,6 +26,8 @@ namespace {
 // How long the loop sleeps at most while the program is quiet, which bounds
 // how late a stop request is noticed.
 constexpr absl::Duration kLoopTick = absl::Milliseconds(100);
+// How often an agent waiting for another agent of its replica looks again.
+constexpr absl::Duration kLockPollInterval = absl::Milliseconds(200);
 
 std::string DescribeSignal(int signal) {
   const char* name = strsignal(signal);
@@ -61,6 +65,12 @@ std::string Agent::MetricFilePath(const std::string& trial_dir) {
   return (std::filesystem::path(trial_dir) / ".vernier" / "hypertune" / "output.metrics").string();
 }
 
+std::string Agent::MeasurementLogPath(const AgentOptions& options) {
+  return (std::filesystem::path(options.trial_dir) / ".vernier" /
+          absl::StrCat(options.role, "-", options.index) / "measurements.log")
+      .string();
+}
+
 absl::StatusOr<std::string> Agent::PrepareMetricFile() {
   if (options_.trial_dir.empty()) {
     const char* tmpdir = std::getenv("TMPDIR");
@@ -82,13 +92,56 @@ absl::StatusOr<std::string> Agent::PrepareMetricFile() {
         absl::StrCat("cannot create directory ", file.parent_path().string(),
                      " for CLOUD_ML_HP_METRIC_FILE: ", error.message()));
   }
-  // Records of an earlier run in the same trial directory are not this run's.
-  std::filesystem::remove(file, error);
-  if (error) {
-    return absl::FailedPreconditionError(absl::StrCat("cannot remove the stale metrics file ",
-                                                      file.string(), ": ", error.message()));
-  }
   return file.string();
+}
+
+absl::Status Agent::RemoveStaleMetricFile(const std::string& path) {
+  // Records of an earlier run in the same trial directory are not this run's.
+  std::error_code error;
+  std::filesystem::remove(path, error);
+  if (error) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot remove the stale metrics file ", path, ": ", error.message()));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> Agent::LockReplica() {
+  const std::string path =
+      (std::filesystem::path(MeasurementLogPath(options_)).parent_path() / "agent.lock").string();
+  absl::StatusOr<ReplicaLock> lock = ReplicaLock::TryAcquire(path);
+  if (lock.ok()) {
+    replica_lock_ = std::make_unique<ReplicaLock>(*std::move(lock));
+    return true;
+  }
+  if (!absl::IsUnavailable(lock.status())) return lock.status();
+  // A service that relaunched a trial it thought never started: the first
+  // agent runs it (or is still delivering its results). Wait for it, then run
+  // the program only if the trial still needs it.
+  logger_->warn("{}; waiting for it to end before running the program",
+                std::string(lock.status().message()));
+  while (!lock.ok()) {
+    const int signal = options_.stop_signal != nullptr ? options_.stop_signal->load() : 0;
+    std::string reason;
+    if (signal != 0 || StopRequested(reason)) {
+      logger_->info("{}; the program was not started",
+                    signal != 0 ? absl::StrCat("received signal ", DescribeSignal(signal),
+                                               " while waiting for the other agent")
+                                : absl::StrCat("the trial is over (", reason, ")"));
+      return false;
+    }
+    absl::SleepFor(kLockPollInterval);
+    lock = ReplicaLock::TryAcquire(path);
+    if (!lock.ok() && !absl::IsUnavailable(lock.status())) return lock.status();
+  }
+  replica_lock_ = std::make_unique<ReplicaLock>(*std::move(lock));
+  if (heartbeat_ != nullptr && heartbeat_->CheckNow(options_.reporter.rpc_deadline) == true) {
+    logger_->info("the other agent is gone; the trial is over ({}); the program was not started",
+                  heartbeat_->stop_reason());
+    return false;
+  }
+  logger_->info("the other agent is gone; running the program");
+  return true;
 }
 
 void Agent::WriteThrough(std::string_view chunk) {
@@ -105,9 +158,15 @@ void Agent::WriteThrough(std::string_view chunk) {
 }
 
 void Agent::Collect(std::vector<v1::Measurement> measurements) {
-  const double elapsed = absl::ToDoubleSeconds(absl::Now() - start_time_);
+  const absl::Time now = absl::Now();
+  const double elapsed = absl::ToDoubleSeconds(now - start_time_);
   for (v1::Measurement& measurement : measurements) {
     measurement.set_elapsed_seconds(elapsed);
+    if (!measurement.has_report_time()) {
+      const int64_t nanos = absl::ToUnixNanos(now);
+      measurement.mutable_report_time()->set_seconds(nanos / 1'000'000'000);
+      measurement.mutable_report_time()->set_nanos(static_cast<int32_t>(nanos % 1'000'000'000));
+    }
     for (const v1::Metric& metric : measurement.metrics()) {
       objective_seen_ |= metric.metric_id() == options_.metric_tag;
     }
@@ -117,15 +176,44 @@ void Agent::Collect(std::vector<v1::Measurement> measurements) {
   }
 }
 
+bool Agent::StopRequested(std::string& reason) const {
+  if (reporter_ != nullptr && reporter_->should_stop()) {
+    reason = reporter_->stop_reason();
+  } else if (heartbeat_ != nullptr && heartbeat_->should_stop()) {
+    reason = heartbeat_->stop_reason();
+  } else {
+    return false;
+  }
+  if (reason.empty()) reason = "no reason given";
+  return true;
+}
+
 int Agent::Run() {
-  reporter_ = std::make_unique<MeasurementReporter>(
-      MeasurementReporter::CreateChannel(options_.server, options_.reporter), options_.reporter,
-      logger_);
   start_time_ = absl::Now();
+  std::shared_ptr<grpc::Channel> channel =
+      MeasurementReporter::CreateChannel(options_.server, options_.reporter);
+  if (options_.heartbeat_interval > absl::ZeroDuration()) {
+    heartbeat_ = std::make_unique<HeartbeatSender>(
+        channel,
+        HeartbeatOptions{options_.reporter.replica, options_.heartbeat_interval,
+                         options_.reporter.rpc_deadline},
+        [this] { return unacknowledged_.load(); }, logger_);
+  }
   logger_->info("service {}, objective metric '{}', program: {}", options_.server,
                 options_.metric_tag, absl::StrJoin(options_.command, " "));
-
+  // The trial directory first: the lock and the measurement log live in it.
   absl::StatusOr<std::string> metric_file = PrepareMetricFile();
+  if (metric_file.ok()) {
+    absl::StatusOr<bool> locked = LockReplica();
+    if (locked.ok() && !*locked) {
+      if (heartbeat_ != nullptr) heartbeat_->Shutdown();
+      return 0;
+    }
+    absl::Status ready = locked.ok() ? RemoveStaleMetricFile(*metric_file) : locked.status();
+    if (!ready.ok()) metric_file = ready;
+  }
+  if (metric_file.ok()) options_.reporter.log_path = MeasurementLogPath(options_);
+  reporter_ = std::make_unique<MeasurementReporter>(channel, options_.reporter, logger_);
   if (!metric_file.ok()) {
     logger_->error("{}", metric_file.status().ToString());
     return Finish(
@@ -133,7 +221,21 @@ int Agent::Run() {
         absl::StrCat("vernier-agent: ", std::string(metric_file.status().message()), "\n"),
         /*stopped_by_request=*/false);
   }
-  StdoutMetricParser parser(logger_);
+  StdoutMetricParserOptions parsing;
+  parsing.objective = options_.metric_tag;
+  if (!options_.metric_regex.empty()) {
+    absl::StatusOr<MetricPattern> pattern = MetricPattern::Compile(options_.metric_regex);
+    if (!pattern.ok()) {
+      const std::string message = absl::StrCat("--metric-regex '", options_.metric_regex,
+                                               "': ", std::string(pattern.status().message()));
+      logger_->error("{}", message);
+      return Finish(kSetupFailureExitCode, 0, absl::StrCat("vernier-agent: ", message, "\n"),
+                    /*stopped_by_request=*/false);
+    }
+    parsing.pattern = std::make_shared<const MetricPattern>(*std::move(pattern));
+    logger_->info("reading metrics from the output with the pattern {}", options_.metric_regex);
+  }
+  StdoutMetricParser parser(logger_, std::move(parsing));
   HypertuneFileReader hypertune(*metric_file, logger_);
   ProcessSupervisor supervisor(
       options_.command,
@@ -158,6 +260,7 @@ int Agent::Run() {
   absl::Time next_hypertune_poll = absl::Now();
   while (!exit.has_value()) {
     supervisor.PumpOutput(kLoopTick);
+    unacknowledged_.store(static_cast<int64_t>(reporter_->queued()));
     if (absl::Now() >= next_hypertune_poll) {
       Collect(hypertune.Poll());
       next_hypertune_poll = absl::Now() + options_.hypertune_poll_interval;
@@ -165,17 +268,16 @@ int Agent::Run() {
     exit = supervisor.TryWait();
     if (exit.has_value()) break;
     const int signal = options_.stop_signal != nullptr ? options_.stop_signal->load() : 0;
-    if (signal != 0 || reporter_->should_stop()) {
-      if (signal != 0) {
-        logger_->info("received signal {}; stopping the program", DescribeSignal(signal));
-      } else {
-        logger_->info(
-            "the service asked to stop the trial ({}); stopping the program",
-            reporter_->stop_reason().empty() ? "no reason given" : reporter_->stop_reason());
-      }
-      stopped_by_request = true;
-      exit = supervisor.Stop(options_.grace_period);
+    std::string reason;
+    if (signal != 0) {
+      logger_->info("received signal {}; stopping the program", DescribeSignal(signal));
+    } else if (StopRequested(reason)) {
+      logger_->info("the service asked to stop the trial ({}); stopping the program", reason);
+    } else {
+      continue;
     }
+    stopped_by_request = true;
+    exit = supervisor.Stop(options_.grace_period);
   }
   Collect(parser.Finish());
   Collect(hypertune.Finish());
@@ -209,6 +311,7 @@ int Agent::Finish(int exit_code, int term_signal, std::string log_tail, bool sto
     logger_->info("reported exit code {}{} and {} measurements", exit_code,
                   stopped_by_request ? " (stopped by request)" : "", counters.acknowledged);
   }
+  if (heartbeat_ != nullptr) heartbeat_->Shutdown();
   reporter_->Shutdown();
   return exit_code;
 }

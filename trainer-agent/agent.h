@@ -12,7 +12,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "trainer-agent/heartbeat_sender.h"
 #include "trainer-agent/measurement_reporter.h"
+#include "trainer-agent/replica_lock.h"
 #include "vernier/v1/study.pb.h"
 
 namespace vernier::agent {
@@ -26,6 +28,8 @@ struct AgentOptions {
   int32_t index = 0;
   // The objective metric; the agent warns when the program never reports it.
   std::string metric_tag;
+  // The job's metricRegex (see MetricPattern); empty: `name=value` tokens.
+  std::string metric_regex;
   // Holds .vernier/hypertune/output.metrics; empty makes a temporary one.
   std::string trial_dir;
   absl::Duration grace_period = absl::Seconds(10);
@@ -33,18 +37,23 @@ struct AgentOptions {
   // measurements and exit report to an unreachable service.
   absl::Duration give_up_after = absl::Hours(1);
   absl::Duration hypertune_poll_interval = absl::Milliseconds(250);
+  // Zero sends no heartbeats.
+  absl::Duration heartbeat_interval = absl::Seconds(5);
   std::vector<std::string> command;
   // Set to a signal number (from a signal handler) to stop the program and
   // report a requested stop; 0 while nobody asked. May be null.
   const std::atomic<int>* stop_signal = nullptr;
-  // Deadlines, backoff and batching; the replica is filled in from above.
+  // Deadlines, backoff, batching and the buffer's limits; the replica and
+  // the log path are filled in from above.
   ReporterOptions reporter;
 };
 
 // One agent per replica of a trial: runs the training program, streams the
-// measurements it prints (stdout `name=value` lines) or writes (the
-// cloudml-hypertune file) to the service while it runs, stops it when the
-// service or a signal says so, and reports how it ended.
+// measurements it prints (stdout `name=value` lines or the job's metricRegex)
+// or writes (the cloudml-hypertune file) to the service while it runs, keeps
+// them on disk until the service acknowledges them, sends heartbeats, stops
+// the program's whole process tree when the service or a signal says so, and
+// reports how it ended.
 class Agent {
  public:
   // Exit code (and reported exit code) when the agent cannot set up the run,
@@ -65,16 +74,30 @@ class Agent {
   static std::shared_ptr<spdlog::logger> CreateLogger(const AgentOptions& options);
   // The file the program's cloudml-hypertune library writes, under trial_dir.
   static std::string MetricFilePath(const std::string& trial_dir);
+  // The replica's durable measurement buffer, under trial_dir.
+  static std::string MeasurementLogPath(const AgentOptions& options);
 
  private:
+  // Makes the trial directory (a temporary one without --trial-dir) and the
+  // metric file's directory; returns the metric file's path.
   absl::StatusOr<std::string> PrepareMetricFile();
+  absl::Status RemoveStaleMetricFile(const std::string& path);
+  // Takes the replica's lock, waiting while another agent holds it. False
+  // when there is nothing left to do: the trial ended meanwhile, or a signal
+  // asked the agent to stop.
+  absl::StatusOr<bool> LockReplica();
   void Collect(std::vector<v1::Measurement> measurements);
   void WriteThrough(std::string_view chunk);
+  bool StopRequested(std::string& reason) const;
   int Finish(int exit_code, int term_signal, std::string log_tail, bool stopped_by_request);
 
   AgentOptions options_;
   std::shared_ptr<spdlog::logger> logger_;
   std::unique_ptr<MeasurementReporter> reporter_;
+  std::unique_ptr<HeartbeatSender> heartbeat_;
+  std::unique_ptr<ReplicaLock> replica_lock_;
+  // The reporter's queue length, for heartbeats (read by their thread).
+  std::atomic<int64_t> unacknowledged_{0};
   absl::Time start_time_;
   bool stdout_broken_ = false;
   bool objective_seen_ = false;

@@ -12,6 +12,7 @@
 #include <utility>
 #include <variant>
 
+#include "absl/strings/str_cat.h"
 #include "trainer-agent/flat_json_object_parser.h"
 #include "trainer-agent/metric_value.h"
 
@@ -21,8 +22,6 @@ namespace {
 // Fields the library writes beside the metric.
 constexpr std::string_view kNonMetricKeys[] = {"checkpoint_path", "global_step", "timestamp",
                                                "trial"};
-
-size_t HashBytes(std::string_view bytes) { return std::hash<std::string_view>{}(bytes); }
 
 bool IsBlank(std::string_view line) {
   return std::all_of(line.begin(), line.end(),
@@ -53,29 +52,71 @@ std::optional<double> NumericValue(const JsonScalar& value) {
   return std::nullopt;
 }
 
+// How a value that is not a number shows in a warning.
+std::string DescribeScalar(const JsonScalar& value) {
+  if (const std::string* text = std::get_if<std::string>(&value)) {
+    return absl::StrCat("\"", text->size() > 40 ? text->substr(0, 40) + "..." : *text, "\"");
+  }
+  if (const bool* flag = std::get_if<bool>(&value)) return *flag ? "true" : "false";
+  return "null";
+}
+
+google::protobuf::Timestamp TimestampFromSeconds(double seconds) {
+  google::protobuf::Timestamp timestamp;
+  const double whole = std::floor(seconds);
+  timestamp.set_seconds(static_cast<int64_t>(whole));
+  timestamp.set_nanos(std::min(999'999'999, static_cast<int32_t>((seconds - whole) * 1e9)));
+  return timestamp;
+}
+
 }  // namespace
 
 HypertuneFileReader::HypertuneFileReader(std::string path, std::shared_ptr<spdlog::logger> logger)
-    : path_(std::move(path)), logger_(std::move(logger)), consumed_hash_(HashBytes("")) {}
+    : path_(std::move(path)), logger_(std::move(logger)) {}
 
 std::vector<v1::Measurement> HypertuneFileReader::Poll() { return Read(/*writer_exited=*/false); }
 
 std::vector<v1::Measurement> HypertuneFileReader::Finish() { return Read(/*writer_exited=*/true); }
 
+void HypertuneFileReader::Warn(std::string_view kind, const std::string& message) {
+  if (warnings_.Count(kind)) {
+    logger_->warn("hypertune metrics file {} {}{}", path_, message, warnings_.Suffix(kind));
+  }
+}
+
+bool HypertuneFileReader::ReadFrom(int fd, size_t offset, std::string& content) {
+  content.clear();
+  char buffer[64 * 1024];
+  off_t position = static_cast<off_t>(offset);
+  while (true) {
+    const ssize_t got = pread(fd, buffer, sizeof(buffer), position);
+    if (got > 0) {
+      content.append(buffer, static_cast<size_t>(got));
+      position += got;
+    } else if (got == 0) {
+      return true;
+    } else if (errno != EINTR) {
+      ReportError(fmt::format("{}: cannot read: {}", path_, strerror(errno)));
+      return false;
+    }
+  }
+}
+
+void HypertuneFileReader::ReportError(std::string message) {
+  // A persistent problem is logged once, not on every poll.
+  if (message != last_error_) logger_->warn("hypertune metrics file {}", message);
+  last_error_ = std::move(message);
+}
+
 std::vector<v1::Measurement> HypertuneFileReader::Read(bool writer_exited) {
-  const auto report_error = [this](std::string message) {
-    // A persistent problem is logged once, not on every poll.
-    if (message != last_error_) logger_->warn("hypertune metrics file {}", message);
-    last_error_ = std::move(message);
-  };
   const int fd = open(path_.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    if (errno != ENOENT) report_error(fmt::format("{}: cannot open: {}", path_, strerror(errno)));
+    if (errno != ENOENT) ReportError(fmt::format("{}: cannot open: {}", path_, strerror(errno)));
     return {};
   }
   struct stat info {};
   if (fstat(fd, &info) != 0) {
-    report_error(fmt::format("{}: cannot stat: {}", path_, strerror(errno)));
+    ReportError(fmt::format("{}: cannot stat: {}", path_, strerror(errno)));
     close(fd);
     return {};
   }
@@ -89,32 +130,43 @@ std::vector<v1::Measurement> HypertuneFileReader::Read(bool writer_exited) {
     close(fd);
     return {};
   }
+  const bool same_file = last_stamp_.has_value() && last_stamp_->device == stamp.device &&
+                         last_stamp_->inode == stamp.inode;
   std::string content;
-  char buffer[64 * 1024];
-  while (true) {
-    const ssize_t got = read(fd, buffer, sizeof(buffer));
-    if (got > 0) {
-      content.append(buffer, static_cast<size_t>(got));
-    } else if (got == 0) {
-      break;
-    } else if (errno != EINTR) {
-      report_error(fmt::format("{}: cannot read: {}", path_, strerror(errno)));
+  std::vector<std::string_view> lines;
+  bool read = false;
+  if (same_file && consumed_bytes_ > 0 && static_cast<size_t>(stamp.size) >= consumed_bytes_) {
+    // Most likely appended to: read the new bytes and the tail they follow.
+    const size_t base = consumed_bytes_ - consumed_tail_.size();
+    if (!ReadFrom(fd, base, content)) {
       close(fd);
       return {};
     }
+    if (ExtendsConsumed(content, base)) {
+      lines = AppendedLines(content, base, writer_exited);
+      read = true;
+    }
+  }
+  if (!read) {
+    if (!ReadFrom(fd, 0, content)) {
+      close(fd);
+      return {};
+    }
+    lines = ExtendsConsumed(content, 0) ? AppendedLines(content, 0, writer_exited)
+                                        : RewrittenLines(content, writer_exited);
   }
   close(fd);
   last_stamp_ = stamp;
   last_error_.clear();
 
-  std::string_view complete = content;
-  if (!writer_exited) {
-    const size_t last_newline = complete.rfind('\n');
-    complete = last_newline == std::string_view::npos ? std::string_view()
-                                                      : complete.substr(0, last_newline + 1);
-  }
   std::vector<v1::Measurement> measurements;
-  for (std::string_view line : NewLines(complete, SplitRecords(complete))) {
+  for (std::string_view line : lines) {
+    if (line.size() > kMaxRecordBytes) {
+      ++record_count_;
+      Warn("oversized", fmt::format("record {} is {} bytes, over the limit of {}; skipped",
+                                    record_count_, line.size(), kMaxRecordBytes));
+      continue;
+    }
     emitted_lines_.emplace_back(line);
     if (emitted_lines_.size() > kRememberedRecords) emitted_lines_.pop_front();
     std::optional<v1::Measurement> measurement = ToMeasurement(line);
@@ -123,18 +175,63 @@ std::vector<v1::Measurement> HypertuneFileReader::Read(bool writer_exited) {
   return measurements;
 }
 
-std::vector<std::string_view> HypertuneFileReader::NewLines(
-    std::string_view complete, const std::vector<std::string_view>& lines) {
-  if (consumed_bytes_ <= complete.size() &&
-      HashBytes(complete.substr(0, consumed_bytes_)) == consumed_hash_) {
-    std::vector<std::string_view> appended = SplitRecords(complete.substr(consumed_bytes_));
-    consumed_bytes_ = complete.size();
-    consumed_hash_ = HashBytes(complete);
-    return appended;
+bool HypertuneFileReader::ExtendsConsumed(std::string_view content, size_t base) const {
+  const size_t tail_start = consumed_bytes_ - consumed_tail_.size();
+  if (tail_start < base || base + content.size() < consumed_bytes_) return false;
+  return content.substr(tail_start - base, consumed_tail_.size()) == consumed_tail_;
+}
+
+void HypertuneFileReader::MarkConsumed(std::string_view content, size_t base,
+                                       size_t consumed_bytes) {
+  consumed_bytes_ = consumed_bytes;
+  const size_t tail = std::min(kTailCheckBytes, consumed_bytes);
+  consumed_tail_ = std::string(content.substr(consumed_bytes - tail - base, tail));
+}
+
+std::vector<std::string_view> HypertuneFileReader::AppendedLines(std::string_view content,
+                                                                 size_t base, bool writer_exited) {
+  std::string_view fresh = content.substr(consumed_bytes_ - base);
+  size_t consumed = consumed_bytes_;
+  if (skipping_oversized_record_) {
+    const size_t newline = fresh.find('\n');
+    if (newline == std::string_view::npos) {
+      MarkConsumed(content, base, base + content.size());
+      return {};
+    }
+    fresh.remove_prefix(newline + 1);
+    consumed += newline + 1;
+    skipping_oversized_record_ = false;
   }
-  // The file was rewritten. Place its first line at the earliest position of
-  // the emitted history where the lines agree for as long as both run; that
-  // keeps the largest overlap, so only lines past the history are new.
+  std::string_view complete = fresh;
+  if (!writer_exited) {
+    const size_t last_newline = fresh.rfind('\n');
+    complete = last_newline == std::string_view::npos ? std::string_view()
+                                                      : fresh.substr(0, last_newline + 1);
+  }
+  consumed += complete.size();
+  if (fresh.size() - complete.size() > kMaxRecordBytes) {
+    ++record_count_;
+    Warn("oversized", fmt::format("record {} grew past {} bytes without a newline; skipped",
+                                  record_count_, kMaxRecordBytes));
+    skipping_oversized_record_ = true;
+    consumed = base + content.size();
+  }
+  MarkConsumed(content, base, consumed);
+  return SplitRecords(complete);
+}
+
+std::vector<std::string_view> HypertuneFileReader::RewrittenLines(std::string_view content,
+                                                                  bool writer_exited) {
+  std::string_view complete = content;
+  if (!writer_exited) {
+    const size_t last_newline = complete.rfind('\n');
+    complete = last_newline == std::string_view::npos ? std::string_view()
+                                                      : complete.substr(0, last_newline + 1);
+  }
+  const std::vector<std::string_view> lines = SplitRecords(complete);
+  // Place the file's first line at the earliest position of the emitted
+  // history where the lines agree for as long as both run; that keeps the
+  // largest overlap, so only lines past the history are new.
   const size_t history = emitted_lines_.size();
   size_t offset = 0;
   for (; offset < history; ++offset) {
@@ -150,8 +247,8 @@ std::vector<std::string_view> HypertuneFileReader::NewLines(
     // Caught in the middle of a rewrite: the lines so far repeat the history.
     return {};
   }
-  consumed_bytes_ = complete.size();
-  consumed_hash_ = HashBytes(complete);
+  skipping_oversized_record_ = false;
+  MarkConsumed(content, 0, complete.size());
   return std::vector<std::string_view>(lines.begin() + static_cast<std::ptrdiff_t>(already_emitted),
                                        lines.end());
 }
@@ -160,8 +257,8 @@ std::optional<v1::Measurement> HypertuneFileReader::ToMeasurement(std::string_vi
   ++record_count_;
   absl::StatusOr<std::vector<JsonField>> fields = FlatJsonObjectParser::Parse(line);
   if (!fields.ok()) {
-    logger_->warn("hypertune metrics file {} record {}: {}; skipped", path_, record_count_,
-                  fields.status().ToString());
+    Warn("bad record",
+         fmt::format("record {}: {}; skipped", record_count_, fields.status().ToString()));
     return std::nullopt;
   }
   v1::Measurement measurement;
@@ -175,18 +272,35 @@ std::optional<v1::Measurement> HypertuneFileReader::ToMeasurement(std::string_vi
       }
       continue;
     }
+    if (field.key == "timestamp") {
+      const std::optional<double> seconds = NumericValue(field.value);
+      if (seconds.has_value() && std::isfinite(*seconds) && *seconds > 0) {
+        *measurement.mutable_report_time() = TimestampFromSeconds(*seconds);
+      }
+      continue;
+    }
     if (std::find(std::begin(kNonMetricKeys), std::end(kNonMetricKeys), field.key) !=
-            std::end(kNonMetricKeys) ||
-        !MetricValue::IsValidName(field.key)) {
+        std::end(kNonMetricKeys)) {
+      continue;
+    }
+    if (!MetricValue::IsValidName(field.key)) {
+      Warn(absl::StrCat("name:", field.key),
+           fmt::format("record {}: key '{}' is not a metric name ([A-Za-z_][A-Za-z0-9_./-]*); "
+                       "dropped",
+                       record_count_, field.key));
       continue;
     }
     const std::optional<double> value = NumericValue(field.value);
-    if (!value.has_value()) continue;
+    if (!value.has_value()) {
+      Warn(absl::StrCat("number:", field.key),
+           fmt::format("record {}: metric '{}' is {}; dropped (not a number)", record_count_,
+                       field.key, DescribeScalar(field.value)));
+      continue;
+    }
     if (!std::isfinite(*value)) {
-      logger_->warn(
-          "hypertune metrics file {} record {}: metric '{}' is {}; dropped (only finite values are "
-          "stored)",
-          path_, record_count_, field.key, *value);
+      Warn(absl::StrCat("finite:", field.key),
+           fmt::format("record {}: metric '{}' is {}; dropped (only finite values are stored)",
+                       record_count_, field.key, *value));
       continue;
     }
     v1::Metric* metric = measurement.add_metrics();

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "trainer-agent/warning_limiter.h"
 #include "vernier/v1/study.pb.h"
 
 namespace vernier::agent {
@@ -33,10 +34,18 @@ namespace vernier::agent {
 // middle of a rewrite) the file's lines are aligned against the records
 // already emitted, so that neither a rewrite nor a half-written file yields a
 // record twice. A last line without its newline is left for a later poll.
+//
+// Writers that append (vernier.report, vernier/report.h) make files that
+// grow without bound; for those only the new bytes and the last
+// kTailCheckBytes already consumed (to recognise the file) are read per poll.
+// A record longer than kMaxRecordBytes is skipped with a warning, and so is
+// one that grows past it without a newline, so memory stays bounded.
 class HypertuneFileReader {
  public:
   // Records remembered for aligning rewrites; the library keeps 100.
   static constexpr size_t kRememberedRecords = 1000;
+  static constexpr size_t kTailCheckBytes = 256 * 1024;
+  static constexpr size_t kMaxRecordBytes = 1 << 20;
 
   HypertuneFileReader(std::string path, std::shared_ptr<spdlog::logger> logger);
 
@@ -60,18 +69,34 @@ class HypertuneFileReader {
   };
 
   std::vector<v1::Measurement> Read(bool writer_exited);
-  std::vector<std::string_view> NewLines(std::string_view complete,
-                                         const std::vector<std::string_view>& lines);
+  // Reads the file from `offset` to its end into `content`; false (with the
+  // error reported) on failure.
+  bool ReadFrom(int fd, size_t offset, std::string& content);
+  // Whether file bytes [base, base + content.size()) extend what was consumed.
+  bool ExtendsConsumed(std::string_view content, size_t base) const;
+  // The records appended after the consumed bytes; `content` holds the file
+  // from offset `base`.
+  std::vector<std::string_view> AppendedLines(std::string_view content, size_t base,
+                                              bool writer_exited);
+  // The records of a rewritten file (`content` from offset 0) not emitted yet.
+  std::vector<std::string_view> RewrittenLines(std::string_view content, bool writer_exited);
+  void MarkConsumed(std::string_view content, size_t base, size_t consumed_bytes);
   std::optional<v1::Measurement> ToMeasurement(std::string_view line);
+  void Warn(std::string_view kind, const std::string& message);
+  void ReportError(std::string message);
 
   std::string path_;
   std::shared_ptr<spdlog::logger> logger_;
   std::optional<FileStamp> last_stamp_;
   std::string last_error_;
-  // The complete lines already consumed, as a length and hash of the file's
-  // leading bytes, for the cheap "the file only grew" check.
+  // The complete lines already consumed, as their length and the last bytes
+  // of them, for the cheap "the file only grew" check.
   size_t consumed_bytes_ = 0;
-  size_t consumed_hash_ = 0;
+  std::string consumed_tail_;
+  // Inside a record that grew past kMaxRecordBytes: bytes up to the next
+  // newline are skipped.
+  bool skipping_oversized_record_ = false;
+  WarningLimiter warnings_;
   std::deque<std::string> emitted_lines_;
   int64_t record_count_ = 0;
   int64_t last_step_ = 0;

@@ -48,6 +48,8 @@ int main(int argc, char** argv) {
   vernier::agent::AgentOptions options;
   int64_t grace_period_ms = 10'000;
   int64_t give_up_after_s = 3600;
+  int64_t heartbeat_interval_ms = 5000;
+  int64_t max_buffer_mb = 64;
   CLI::App app{"Runs one replica of a trial's training program and reports it to Vernier.",
                "vernier-agent"};
   app.add_option("--server", options.server, "AgentService address, HOST:PORT or unix:PATH")
@@ -58,6 +60,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--index", options.index, "Replica index within the role")->capture_default_str();
   app.add_option("--metric-tag", options.metric_tag, "Objective metric name (informative)");
+  app.add_option("--metric-regex", options.metric_regex,
+                 "RE2 pattern that finds metrics in the program's output: groups (?P<name>) and "
+                 "(?P<value>), or one group per metric named after it; default: name=value");
   app.add_option("--trial-dir", options.trial_dir,
                  "Trial directory; the hypertune metrics file goes under .vernier/ in it");
   app.add_option("--grace-period-ms", grace_period_ms,
@@ -68,6 +73,15 @@ int main(int argc, char** argv) {
                  "How long to keep retrying an unreachable service after the program exits")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--heartbeat-interval-ms", heartbeat_interval_ms,
+                 "How often to tell the service the agent is alive (0: never)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--max-buffer-mb", max_buffer_mb,
+                 "Unacknowledged measurements kept (on disk and in memory) before the oldest are "
+                 "dropped")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   app.footer("The program and its arguments follow '--'.");
   try {
     app.parse(agent_argc, argv);
@@ -82,6 +96,8 @@ int main(int argc, char** argv) {
   options.command = std::move(command);
   options.grace_period = absl::Milliseconds(grace_period_ms);
   options.give_up_after = absl::Seconds(give_up_after_s);
+  options.heartbeat_interval = absl::Milliseconds(heartbeat_interval_ms);
+  options.reporter.max_queued_bytes = static_cast<size_t>(max_buffer_mb) << 20;
   options.stop_signal = &stop_signal;
 
   InstallSignalHandlers();

@@ -10,34 +10,16 @@
 
 #include "absl/strings/str_cat.h"
 #include "trainer-agent/backoff.h"
+#include "trainer-agent/rpc_support.h"
 #include "vernier/grpc_status.h"
 
 namespace vernier::agent {
 namespace {
 
-std::string CodeName(grpc::StatusCode code) {
-  return absl::StatusCodeToString(static_cast<absl::StatusCode>(code));
-}
-
-std::string Describe(const grpc::Status& status) {
-  return absl::StrCat(CodeName(status.error_code()), ": ", status.error_message());
-}
-
 uint64_t PickSeed(uint64_t seed) {
   if (seed != 0) return seed;
   std::random_device device;
   return (static_cast<uint64_t>(device()) << 32) ^ device();
-}
-
-// Warn on the first failure of a streak and every tenth after, so an outage
-// of an hour leaves a readable log.
-bool WorthWarning(int64_t streak) { return streak == 1 || streak % 10 == 0; }
-
-void PrepareContext(grpc::ClientContext& context, absl::Duration deadline) {
-  context.set_deadline(absl::ToChronoTime(absl::Now() + deadline));
-  // Wait for a connection within the deadline instead of failing at once
-  // while the channel reconnects to a restarting service.
-  context.set_wait_for_ready(true);
 }
 
 }  // namespace
@@ -79,7 +61,49 @@ MeasurementReporter::MeasurementReporter(std::shared_ptr<grpc::ChannelInterface>
   exit_rng_.seed(seed ^ 0x9E3779B97F4A7C15ULL);
   options_.max_batch_size = std::max<size_t>(options_.max_batch_size, 1);
   options_.max_queued = std::max<size_t>(options_.max_queued, 1);
+  if (!options_.log_path.empty()) OpenLog();
   sender_ = std::thread([this] { SendLoop(); });
+}
+
+void MeasurementReporter::OpenLog() {
+  absl::StatusOr<std::unique_ptr<MeasurementLog>> log =
+      MeasurementLog::Open(options_.log_path, options_.replica, logger_);
+  if (!log.ok()) {
+    logger_->error("cannot keep measurements on disk ({}); keeping them in memory only",
+                   log.status().ToString());
+    return;
+  }
+  log_ = *std::move(log);
+  MeasurementLog::Recovered recovered = log_->TakeRecovered();
+  settled_through_ = recovered.settled_through;
+  next_sequence_number_ = recovered.last_sequence_number + 1;
+  counters_.recovered = static_cast<int64_t>(recovered.unsettled.size());
+  for (v1::Measurement& measurement : recovered.unsettled) {
+    queued_bytes_ += measurement.ByteSizeLong();
+    queue_.push_back(std::move(measurement));
+  }
+  if (!queue_.empty()) {
+    logger_->info(
+        "{} holds {} measurements an earlier agent left unacknowledged (sequence numbers {}..{}); "
+        "sending them first",
+        log_->path(), queue_.size(), queue_.front().sequence_number(),
+        queue_.back().sequence_number());
+  } else if (recovered.last_sequence_number > 0) {
+    logger_->info(
+        "{}: all {} measurements of an earlier agent were acknowledged; continuing "
+        "from sequence number {}",
+        log_->path(), recovered.last_sequence_number, next_sequence_number_);
+  }
+  DropOldestOverLimits();
+}
+
+void MeasurementReporter::LogFailed(const absl::Status& status) {
+  if (log_failed_) return;
+  log_failed_ = true;
+  logger_->error(
+      "the measurement log failed ({}); from now on unacknowledged measurements are kept in "
+      "memory only and would not survive a restart of the agent",
+      status.ToString());
 }
 
 MeasurementReporter::~MeasurementReporter() { Shutdown(); }
@@ -101,21 +125,37 @@ int64_t MeasurementReporter::Enqueue(v1::Measurement measurement) {
     std::lock_guard<std::mutex> lock(mutex_);
     sequence_number = next_sequence_number_++;
     measurement.set_sequence_number(sequence_number);
-    if (queue_.size() >= options_.max_queued) {
-      ++counters_.dropped;
-      if (counters_.dropped == 1 || counters_.dropped % 1000 == 0) {
-        logger_->error(
-            "{} measurements waiting for the service (limit {}); dropped the oldest, sequence "
-            "number {} ({} dropped so far)",
-            queue_.size(), options_.max_queued, queue_.front().sequence_number(),
-            counters_.dropped);
-      }
-      queue_.pop_front();
+    if (log_ != nullptr && !log_failed_) {
+      if (absl::Status status = log_->Append(measurement); !status.ok()) LogFailed(status);
     }
+    queued_bytes_ += measurement.ByteSizeLong();
     queue_.push_back(std::move(measurement));
+    DropOldestOverLimits();
   }
   changed_.notify_all();
   return sequence_number;
+}
+
+void MeasurementReporter::DropOldestOverLimits() {
+  // The newest measurement always stays: it is the trial's latest result.
+  while (queue_.size() > 1 &&
+         (queue_.size() > options_.max_queued || queued_bytes_ > options_.max_queued_bytes)) {
+    ++counters_.dropped;
+    if (counters_.dropped == 1 || counters_.dropped % 1000 == 0) {
+      logger_->error(
+          "{} measurements ({} bytes) waiting for the service exceed the buffer limit ({} "
+          "measurements, {} bytes); dropped the oldest, sequence number {} ({} dropped so far)",
+          queue_.size(), queued_bytes_, options_.max_queued, options_.max_queued_bytes,
+          queue_.front().sequence_number(), counters_.dropped);
+    }
+    const int64_t dropped = queue_.front().sequence_number();
+    queued_bytes_ -= queue_.front().ByteSizeLong();
+    queue_.pop_front();
+    settled_through_ = std::max(settled_through_, dropped);
+    if (log_ != nullptr && !log_failed_) {
+      if (absl::Status status = log_->MarkDropped(dropped); !status.ok()) LogFailed(status);
+    }
+  }
 }
 
 std::string MeasurementReporter::stop_reason() const {
@@ -149,12 +189,23 @@ absl::Status MeasurementReporter::Flush(absl::Time deadline) {
       absl::StrCat("reporter shut down with ", queue_.size(), " measurements unacknowledged"));
 }
 
-void MeasurementReporter::RemoveThrough(int64_t last_sequence_number) {
+void MeasurementReporter::Settle(int64_t last_sequence_number, bool acknowledged) {
   // By sequence number, not count: Enqueue may have dropped the oldest
   // entries while the batch was in flight.
   while (!queue_.empty() && queue_.front().sequence_number() <= last_sequence_number) {
+    queued_bytes_ -= queue_.front().ByteSizeLong();
     queue_.pop_front();
   }
+  if (last_sequence_number <= settled_through_) return;
+  settled_through_ = last_sequence_number;
+  if (log_ == nullptr || log_failed_) return;
+  absl::Status status = acknowledged ? log_->MarkAcknowledged(last_sequence_number)
+                                     : log_->MarkDropped(last_sequence_number);
+  if (status.ok() && log_->size_bytes() >
+                         std::max<uint64_t>(options_.compact_log_after_bytes, 2 * queued_bytes_)) {
+    status = log_->Compact(settled_through_, queue_);
+  }
+  if (!status.ok()) LogFailed(status);
 }
 
 bool MeasurementReporter::SleepUnlessShutdown(std::unique_lock<std::mutex>& lock,
@@ -185,13 +236,18 @@ void MeasurementReporter::SendLoop() {
     const int64_t last = request.measurements(request.measurements_size() - 1).sequence_number();
 
     grpc::ClientContext context;
-    PrepareContext(context, options_.rpc_deadline);
+    RpcSupport::PrepareContext(context, options_.rpc_deadline);
     measurements_call_ = &context;
+    const bool sync_log = log_ != nullptr && !log_failed_;
     lock.unlock();
+    // What the service may see is on disk first, so a crash of the machine
+    // cannot leave the service with measurements the log has lost.
+    const absl::Status synced = sync_log ? log_->Sync() : absl::OkStatus();
     v1::ReportMeasurementsResponse response;
     const grpc::Status status = stub_->ReportMeasurements(&context, request, &response);
     lock.lock();
     measurements_call_ = nullptr;
+    if (!synced.ok()) LogFailed(synced);
     if (shutdown_) return;
 
     if (status.ok()) {
@@ -203,7 +259,7 @@ void MeasurementReporter::SendLoop() {
       }
       failure_streak = 0;
       backoff.Reset();
-      RemoveThrough(last);
+      Settle(last, /*acknowledged=*/true);
       counters_.acknowledged += request.measurements_size();
       if (response.should_stop() && !should_stop_.load()) {
         stop_reason_ = response.reason();
@@ -217,19 +273,20 @@ void MeasurementReporter::SendLoop() {
     ++counters_.failed_attempts;
     if (!IsRetryable(status.error_code())) {
       logger_->error("service rejected measurements {}..{} with {}; dropped them", first, last,
-                     Describe(status));
+                     RpcSupport::Describe(status));
       failure_streak = 0;
       backoff.Reset();
-      RemoveThrough(last);
+      Settle(last, /*acknowledged=*/false);
       counters_.dropped += request.measurements_size();
       changed_.notify_all();
       continue;
     }
     ++failure_streak;
     const absl::Duration delay = backoff.Next();
-    if (WorthWarning(failure_streak)) {
+    if (RpcSupport::WorthWarning(failure_streak)) {
       logger_->warn("cannot report measurements {}..{} ({}), attempt {}; retrying in {}", first,
-                    last, Describe(status), failure_streak, absl::FormatDuration(delay));
+                    last, RpcSupport::Describe(status), failure_streak,
+                    absl::FormatDuration(delay));
     }
     if (!SleepUnlessShutdown(lock, delay)) return;
   }
@@ -242,7 +299,7 @@ absl::Status MeasurementReporter::ReportExit(v1::ReportExitRequest request, absl
   for (int64_t attempt = 1;; ++attempt) {
     if (shutdown_) return absl::CancelledError("reporter shut down before the exit was reported");
     grpc::ClientContext context;
-    PrepareContext(context, options_.rpc_deadline);
+    RpcSupport::PrepareContext(context, options_.rpc_deadline);
     exit_call_ = &context;
     lock.unlock();
     v1::ReportExitResponse response;
@@ -262,11 +319,12 @@ absl::Status MeasurementReporter::ReportExit(v1::ReportExitRequest request, absl
     const absl::Duration delay = backoff.Next();
     if (absl::Now() + delay > give_up_at) {
       return absl::DeadlineExceededError(absl::StrCat("gave up reporting the exit after ", attempt,
-                                                      " attempts; last error ", Describe(status)));
+                                                      " attempts; last error ",
+                                                      RpcSupport::Describe(status)));
     }
-    if (WorthWarning(attempt)) {
-      logger_->warn("cannot report the exit ({}), attempt {}; retrying in {}", Describe(status),
-                    attempt, absl::FormatDuration(delay));
+    if (RpcSupport::WorthWarning(attempt)) {
+      logger_->warn("cannot report the exit ({}), attempt {}; retrying in {}",
+                    RpcSupport::Describe(status), attempt, absl::FormatDuration(delay));
     }
     if (!SleepUnlessShutdown(lock, delay)) {
       return absl::CancelledError("reporter shut down before the exit was reported");

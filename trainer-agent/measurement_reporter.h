@@ -18,6 +18,7 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "trainer-agent/measurement_log.h"
 #include "vernier/v1/agent_service.grpc.pb.h"
 
 namespace vernier::agent {
@@ -29,9 +30,17 @@ struct ReporterOptions {
   absl::Duration max_backoff = absl::Seconds(5);
   size_t max_batch_size = 100;
   size_t max_batch_bytes = 1 << 20;
-  // Beyond this many unacknowledged measurements the oldest are dropped, so a
-  // long outage of the service cannot exhaust the agent's memory.
-  size_t max_queued = 100'000;
+  // The durable buffer (a MeasurementLog, e.g. TRIAL_DIR/.vernier/master-0/
+  // measurements.log); empty keeps measurements in memory only.
+  std::string log_path;
+  // Beyond this many unacknowledged measurements, or this many bytes of them,
+  // the oldest are dropped, so a long outage of the service can exhaust
+  // neither the agent's memory nor the trial's disk.
+  size_t max_queued = 1'000'000;
+  size_t max_queued_bytes = 64 << 20;
+  // The log is rewritten without its settled records once it is larger than
+  // this and than twice the unacknowledged bytes.
+  uint64_t compact_log_after_bytes = 4 << 20;
   // Seeds the backoff jitter; 0 draws a seed from std::random_device.
   uint64_t seed = 0;
 };
@@ -40,14 +49,20 @@ struct ReporterCounters {
   int64_t acknowledged = 0;
   int64_t dropped = 0;
   int64_t failed_attempts = 0;
+  // Unacknowledged measurements an earlier agent left in the log.
+  int64_t recovered = 0;
 };
 
 // Streams measurements to vernier.v1.AgentService while the trainer runs.
 //
 // Enqueue numbers measurements 1, 2, 3, ... (the service stores a sequence
-// number once, so a retried batch is harmless). A background thread sends the
-// oldest queued measurements in batches and removes them only once the
-// service acknowledged them. Unavailable service, deadlines and other
+// number once, so a retried batch is harmless) and, with a log_path, appends
+// them to the durable MeasurementLog before anything is sent. A background
+// thread syncs the log, sends the oldest queued measurements in batches and
+// removes them only once the service acknowledged them, recording the
+// acknowledgement in the log. A reporter opened on the log of an earlier,
+// killed agent first sends what that one left unacknowledged, and numbers
+// new measurements after its last. Unavailable service, deadlines and other
 // transient codes are retried with jittered exponential backoff for as long as
 // it takes, since the service may be restarting; a batch the service rejects
 // as wrong (INVALID_ARGUMENT, NOT_FOUND, FAILED_PRECONDITION, ...) is dropped
@@ -94,7 +109,13 @@ class MeasurementReporter {
 
  private:
   void SendLoop();
-  void RemoveThrough(int64_t last_sequence_number);
+  void OpenLog();
+  // Removes queued measurements up to `last_sequence_number` and records in
+  // the log that they are settled (acknowledged, or dropped).
+  void Settle(int64_t last_sequence_number, bool acknowledged);
+  void DropOldestOverLimits();
+  // Logs a failure of the durable log once and carries on in memory.
+  void LogFailed(const absl::Status& status);
   // Sleeps for `delay` or until Shutdown; false after Shutdown.
   bool SleepUnlessShutdown(std::unique_lock<std::mutex>& lock, absl::Duration delay);
 
@@ -106,7 +127,13 @@ class MeasurementReporter {
   mutable std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<v1::Measurement> queue_;
+  size_t queued_bytes_ = 0;
   int64_t next_sequence_number_ = 1;
+  int64_t settled_through_ = 0;
+  // Null without a log_path; kept after a failure (log_failed_) so that the
+  // sender may sync it without the lock.
+  std::unique_ptr<MeasurementLog> log_;
+  bool log_failed_ = false;
   bool shutdown_ = false;
   std::string stop_reason_;
   ReporterCounters counters_;

@@ -13,6 +13,9 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "trainer-agent/process_tree.h"
 
 extern char** environ;
 
@@ -26,6 +29,8 @@ constexpr size_t kReadChunk = 64 * 1024;
 // PumpOutput hands on at most this much per call, so a program that prints
 // without pause cannot starve the caller's other duties.
 constexpr size_t kMaxBytesPerPump = 1 << 20;
+// How often exited orphans are reaped while the program runs.
+constexpr absl::Duration kReapInterval = absl::Seconds(1);
 
 std::vector<std::string> BuildEnvironment(
     const std::vector<std::pair<std::string, std::string>>& additions) {
@@ -94,7 +99,7 @@ ProcessSupervisor::ProcessSupervisor(
 
 ProcessSupervisor::~ProcessSupervisor() {
   if (running()) {
-    SignalGroup(SIGKILL);
+    KillTree();
     int status = 0;
     while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
     }
@@ -106,6 +111,14 @@ ProcessSupervisor::~ProcessSupervisor() {
 absl::Status ProcessSupervisor::Start() {
   if (command_.empty()) {
     return absl::InvalidArgumentError("empty command: nothing to run (give it after '--')");
+  }
+  // Orphans of the program's tree (a setsid worker whose parent died) come
+  // to this process instead of init, so they stay within reach.
+  if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
+    logger_->warn(
+        "cannot become a child subreaper ({}); processes that leave the program's tree "
+        "may outlive a stop",
+        strerror(errno));
   }
   if (pid_ > 0) {
     return absl::FailedPreconditionError(
@@ -217,17 +230,72 @@ void ProcessSupervisor::SignalGroup(int signal) {
   }
 }
 
+size_t ProcessSupervisor::SignalTree(int signal, std::vector<pid_t>* already) {
+  const bool first = already->empty();
+  if (first) SignalGroup(signal);
+  size_t alive = 0;
+  for (const ProcessEntry& process : ProcessTree::Descendants(getpid(), ProcessTree::Scan())) {
+    if (!process.alive()) continue;
+    ++alive;
+    if (std::find(already->begin(), already->end(), process.pid) != already->end()) continue;
+    already->push_back(process.pid);
+    // The group signal reached the group's members; the others left it.
+    if (first && process.process_group == pid_) continue;
+    if (kill(process.pid, signal) == 0) {
+      logger_->info("sent signal {} to pid {}, which the program started outside its group", signal,
+                    process.pid);
+    }
+  }
+  return alive;
+}
+
+void ProcessSupervisor::KillTree() {
+  constexpr int kRounds = 100;
+  std::vector<pid_t> alive;
+  for (int round = 0; round < kRounds; ++round) {
+    SignalGroup(SIGKILL);
+    alive.clear();
+    for (const ProcessEntry& process : ProcessTree::Descendants(getpid(), ProcessTree::Scan())) {
+      if (!process.alive()) continue;
+      alive.push_back(process.pid);
+      kill(process.pid, SIGKILL);
+    }
+    ReapOrphans();
+    if (alive.empty()) return;
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  logger_->error("processes {} of the program are still alive after SIGKILL",
+                 absl::StrJoin(alive, ", "));
+}
+
+void ProcessSupervisor::ReapOrphans() {
+  last_reap_ = absl::Now();
+  const pid_t self = getpid();
+  for (const ProcessEntry& process : ProcessTree::Scan()) {
+    if (process.parent != self || process.pid == pid_ || process.alive()) continue;
+    while (waitpid(process.pid, nullptr, WNOHANG) < 0 && errno == EINTR) {
+    }
+  }
+}
+
+bool ProcessSupervisor::ProgramExited() const {
+  if (exit_.has_value()) return true;
+  if (pid_ <= 0) return false;
+  siginfo_t info{};
+  // WNOWAIT leaves the program a zombie, so its group id stays reserved while
+  // the leftovers of its tree are killed.
+  return waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+         info.si_pid != 0;
+}
+
 std::optional<ProcessExit> ProcessSupervisor::TryWait() {
   if (exit_.has_value()) return exit_;
   if (pid_ <= 0) return std::nullopt;
-  siginfo_t info{};
-  // WNOWAIT leaves the program a zombie, so its group id stays reserved while
-  // the leftovers of the group are killed.
-  if (waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) != 0 ||
-      info.si_pid == 0) {
+  if (!ProgramExited()) {
+    if (absl::Now() - last_reap_ >= kReapInterval) ReapOrphans();
     return std::nullopt;
   }
-  SignalGroup(SIGKILL);
+  KillTree();
   int status = 0;
   while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
   }
@@ -262,19 +330,34 @@ ProcessExit ProcessSupervisor::Wait() {
 }
 
 ProcessExit ProcessSupervisor::Stop(absl::Duration grace) {
-  if (std::optional<ProcessExit> result = TryWait()) return *result;
-  logger_->info("stopping the program: SIGTERM to process group {}, SIGKILL after {}", pid_,
-                absl::FormatDuration(grace));
-  SignalGroup(SIGTERM);
+  if (exit_.has_value()) return *exit_;
+  logger_->info(
+      "stopping the program: SIGTERM to process group {} and every process it started, SIGKILL "
+      "after {}",
+      pid_, absl::FormatDuration(grace));
+  std::vector<pid_t> signalled;
+  size_t alive = SignalTree(SIGTERM, &signalled);
   const absl::Time deadline = absl::Now() + grace;
-  while (absl::Now() < deadline) {
-    if (std::optional<ProcessExit> result = TryWait()) return *result;
-    PumpOutput(std::min(deadline - absl::Now(), absl::Milliseconds(100)));
+  while (alive > 0 && absl::Now() < deadline) {
+    PumpOutput(std::min(deadline - absl::Now(), absl::Milliseconds(50)));
+    ReapOrphans();
+    // Processes started since the last look get SIGTERM too.
+    alive = SignalTree(SIGTERM, &signalled);
   }
-  if (std::optional<ProcessExit> result = TryWait()) return *result;
-  logger_->warn("the program did not exit within {} of SIGTERM; sending SIGKILL to group {}",
-                absl::FormatDuration(grace), pid_);
-  SignalGroup(SIGKILL);
+  if (alive > 0) {
+    if (!ProgramExited()) {
+      logger_->warn(
+          "the program did not exit within {} of SIGTERM; sending SIGKILL to group {} and every "
+          "process it started",
+          absl::FormatDuration(grace), pid_);
+    } else {
+      logger_->warn(
+          "{} processes started by the program did not exit within {} of SIGTERM; "
+          "sending SIGKILL",
+          alive, absl::FormatDuration(grace));
+    }
+    KillTree();
+  }
   return Wait();
 }
 

@@ -21,11 +21,20 @@ namespace vernier::agent {
 
 // Runs one program (the trainer) and watches it.
 //
-// The program gets its own process group, so that stopping it reaches every
-// process it started, and PR_SET_PDEATHSIG=SIGKILL, so that it dies with the
-// agent even when the agent is killed hard. Linux ties that signal to the
-// THREAD that forked: call Start from a thread that lives as long as the
-// program (the agent's main thread).
+// The program gets its own process group, and PR_SET_PDEATHSIG=SIGKILL, so
+// that it dies with the agent even when the agent is killed hard. Linux ties
+// that signal to the THREAD that forked: call Start from a thread that lives
+// as long as the program (the agent's main thread).
+//
+// Processes the program starts may leave its group and session (torchrun's
+// workers call setsid), so the supervisor makes its own process a child
+// subreaper (PR_SET_CHILD_SUBREAPER): orphans of the program's tree become
+// its children instead of init's, and every process of the tree stays
+// reachable through parent links in /proc. Stopping signals the program's
+// group and every such descendant; when the program exits, whatever is left
+// of its tree is killed. Orphans that exit are reaped here. Meant for a
+// process that runs one program (the agent): it reaps any exited child other
+// than the program and treats every descendant as the program's.
 //
 // stdout and stderr share one pipe, which keeps their interleaving; every
 // chunk read goes to the output callback, and the last lines are kept for the
@@ -60,8 +69,9 @@ class ProcessSupervisor {
   std::optional<ProcessExit> TryWait();
   // Blocks until the program exits, handing on its output meanwhile.
   ProcessExit Wait();
-  // SIGTERM to the program's process group, up to `grace` for it to exit,
-  // then SIGKILL to the group. Returns how it ended.
+  // SIGTERM to the program's process group and to every descendant (also
+  // those started during the grace period), up to `grace` for all of them to
+  // exit, then SIGKILL to what is left. Returns how the program ended.
   ProcessExit Stop(absl::Duration grace);
 
   pid_t pid() const { return pid_; }
@@ -75,6 +85,17 @@ class ProcessSupervisor {
   bool ReadAvailable();
   void CloseOutput();
   void SignalGroup(int signal);
+  // Signals the group and the living descendants of this process not in
+  // `already` (which collects them); returns how many processes of the tree
+  // are still alive.
+  size_t SignalTree(int signal, std::vector<pid_t>* already);
+  // SIGKILL to the group and every descendant until none is left alive
+  // (bounded: a process in uninterruptible sleep may take its time).
+  void KillTree();
+  // Reaps exited orphans that were reparented to this process.
+  void ReapOrphans();
+  // Whether the program has exited (it stays a zombie until TryWait).
+  bool ProgramExited() const;
 
   std::vector<std::string> command_;
   std::vector<std::pair<std::string, std::string>> environment_additions_;
@@ -86,6 +107,7 @@ class ProcessSupervisor {
   int output_fd_ = -1;
   int pidfd_ = -1;
   std::optional<ProcessExit> exit_;
+  absl::Time last_reap_ = absl::InfinitePast();
 };
 
 }  // namespace vernier::agent

@@ -4,7 +4,7 @@
 #include <string>
 #include <utility>
 
-#include "absl/strings/string_view.h"
+#include "absl/strings/str_cat.h"
 #include "trainer-agent/metric_value.h"
 
 namespace vernier::agent {
@@ -12,6 +12,8 @@ namespace {
 
 // Keys that name the step rather than a metric, most specific first.
 constexpr std::string_view kStepKeys[] = {"step", "global_step", "epoch"};
+// Values quoted in warnings are cut to this length.
+constexpr size_t kQuotedValueBytes = 40;
 
 bool IsSeparator(char c) {
   return c == ' ' || c == '\t' || c == ',' || c == '\f' || c == '\v' || c == '\r' || c == '\n';
@@ -37,11 +39,23 @@ int StepKeyRank(std::string_view name) {
   return -1;
 }
 
+std::string Quote(std::string_view value) {
+  if (value.size() <= kQuotedValueBytes) return std::string(value);
+  return absl::StrCat(std::string(value.substr(0, kQuotedValueBytes)), "...");
+}
+
 }  // namespace
 
 StdoutMetricParser::StdoutMetricParser(std::shared_ptr<spdlog::logger> logger,
                                        size_t max_line_bytes)
-    : logger_(std::move(logger)), splitter_(max_line_bytes) {}
+    : StdoutMetricParser(std::move(logger),
+                         StdoutMetricParserOptions{max_line_bytes, nullptr, ""}) {}
+
+StdoutMetricParser::StdoutMetricParser(std::shared_ptr<spdlog::logger> logger,
+                                       StdoutMetricParserOptions options)
+    : logger_(std::move(logger)),
+      options_(std::move(options)),
+      splitter_(options_.max_line_bytes) {}
 
 std::vector<v1::Measurement> StdoutMetricParser::Feed(std::string_view chunk) {
   std::vector<v1::Measurement> out;
@@ -59,18 +73,18 @@ std::vector<v1::Measurement> StdoutMetricParser::Finish() {
 void StdoutMetricParser::OnLine(std::string_view line, bool truncated,
                                 std::vector<v1::Measurement>& out) {
   ++line_number_;
-  if (truncated) {
-    logger_->warn("output line {} is longer than {} bytes; parsed its first {} bytes only",
-                  line_number_, splitter_.max_line_bytes(), splitter_.max_line_bytes());
+  if (truncated && warnings_.Count("long line")) {
+    logger_->warn("output line {} is longer than {} bytes; parsed its first {} bytes only{}",
+                  line_number_, splitter_.max_line_bytes(), splitter_.max_line_bytes(),
+                  warnings_.Suffix("long line"));
   }
   std::optional<v1::Measurement> measurement = ParseLine(line);
   if (measurement.has_value()) out.push_back(*std::move(measurement));
 }
 
-std::optional<v1::Measurement> StdoutMetricParser::ParseLine(std::string_view line) {
-  v1::Measurement measurement;
-  std::optional<int64_t> step;
-  int step_rank = static_cast<int>(std::size(kStepKeys));
+std::vector<MetricToken> StdoutMetricParser::Tokens(std::string_view line) const {
+  if (options_.pattern != nullptr) return options_.pattern->Extract(line);
+  std::vector<MetricToken> tokens;
   size_t pos = 0;
   while (pos < line.size()) {
     while (pos < line.size() && IsSeparator(line[pos])) ++pos;
@@ -78,13 +92,34 @@ std::optional<v1::Measurement> StdoutMetricParser::ParseLine(std::string_view li
     while (end < line.size() && !IsSeparator(line[end])) ++end;
     const std::string_view token = TrimPunctuation(line.substr(pos, end - pos));
     pos = end;
-
     const size_t equals = token.find('=');
     if (equals == std::string_view::npos) continue;
     const std::string_view name = token.substr(0, equals);
-    const std::string_view text = token.substr(equals + 1);
+    // In free text only what looks like a metric name counts.
     if (!MetricValue::IsValidName(name)) continue;
+    tokens.push_back({name, token.substr(equals + 1)});
+  }
+  return tokens;
+}
 
+void StdoutMetricParser::Reject(std::string_view name, std::string_view value,
+                                std::string_view why) {
+  const std::string kind = absl::StrCat(std::string(why), std::string(name));
+  if (!warnings_.Count(kind)) return;
+  logger_->warn("output line {}: metric '{}' is {}; dropped ({}){}", line_number_, Quote(name),
+                Quote(value), why, warnings_.Suffix(kind));
+}
+
+std::optional<v1::Measurement> StdoutMetricParser::ParseLine(std::string_view line) {
+  const bool from_pattern = options_.pattern != nullptr;
+  v1::Measurement measurement;
+  std::optional<int64_t> step;
+  int step_rank = static_cast<int>(std::size(kStepKeys));
+  for (const auto& [name, text] : Tokens(line)) {
+    if (!MetricValue::IsValidName(name)) {
+      Reject(name, text, "not a metric name: names match [A-Za-z_][A-Za-z0-9_./-]*");
+      continue;
+    }
     const int rank = StepKeyRank(name);
     if (rank >= 0) {
       const std::optional<int64_t> parsed = MetricValue::ParseStep(text);
@@ -95,10 +130,12 @@ std::optional<v1::Measurement> StdoutMetricParser::ParseLine(std::string_view li
       continue;
     }
     const std::optional<double> value = MetricValue::ParseNumber(text);
-    if (!value.has_value()) continue;
+    if (!value.has_value()) {
+      if (from_pattern || name == options_.objective) Reject(name, text, "not a number");
+      continue;
+    }
     if (!std::isfinite(*value)) {
-      logger_->warn("output line {}: metric '{}' is {}; dropped (only finite values are stored)",
-                    line_number_, name, text);
+      Reject(name, text, "only finite values are stored");
       continue;
     }
     v1::Metric* metric = nullptr;

@@ -17,6 +17,18 @@ absl::Status ValidateReplica(const v1::ReplicaId& replica) {
   return absl::OkStatus();
 }
 
+// Measurement reports and heartbeats both carry the stop decision back.
+template <typename Response>
+grpc::Status AnswerWhetherToStop(StudyManager& studies, const v1::ReplicaId& replica,
+                                 Response& response) {
+  absl::StatusOr<EarlyStoppingDecision> decision =
+      studies.CheckEarlyStopping(replica.study_name(), replica.trial_id());
+  if (!decision.ok()) return ToGrpcStatus(decision.status());
+  response.set_should_stop(decision->should_stop);
+  response.set_reason(decision->reason);
+  return grpc::Status::OK;
+}
+
 }  // namespace
 
 grpc::Status AgentServiceImpl::ReportMeasurements(grpc::ServerContext*,
@@ -24,6 +36,7 @@ grpc::Status AgentServiceImpl::ReportMeasurements(grpc::ServerContext*,
                                                   v1::ReportMeasurementsResponse* response) {
   const v1::ReplicaId& replica = request->replica();
   if (absl::Status status = ValidateReplica(replica); !status.ok()) return ToGrpcStatus(status);
+  jobs_.OnAgentContact(replica);
   // The master (or chief) speaks for the trial, as on AI Platform; the other
   // replicas' agents only learn whether to stop.
   if (replica.role() == "master" || replica.role() == "chief") {
@@ -33,12 +46,7 @@ grpc::Status AgentServiceImpl::ReportMeasurements(grpc::ServerContext*,
         studies_.AddMeasurements(replica.study_name(), replica.trial_id(), measurements);
     if (!trial.ok()) return ToGrpcStatus(trial.status());
   }
-  absl::StatusOr<EarlyStoppingDecision> decision =
-      studies_.CheckEarlyStopping(replica.study_name(), replica.trial_id());
-  if (!decision.ok()) return ToGrpcStatus(decision.status());
-  response->set_should_stop(decision->should_stop);
-  response->set_reason(decision->reason);
-  return grpc::Status::OK;
+  return AnswerWhetherToStop(studies_, replica, *response);
 }
 
 grpc::Status AgentServiceImpl::ReportExit(grpc::ServerContext*,
@@ -47,7 +55,16 @@ grpc::Status AgentServiceImpl::ReportExit(grpc::ServerContext*,
   if (absl::Status status = ValidateReplica(request->replica()); !status.ok()) {
     return ToGrpcStatus(status);
   }
+  jobs_.OnAgentContact(request->replica());
   return ToGrpcStatus(jobs_.OnReplicaExit(*request));
+}
+
+grpc::Status AgentServiceImpl::Heartbeat(grpc::ServerContext*, const v1::HeartbeatRequest* request,
+                                         v1::HeartbeatResponse* response) {
+  const v1::ReplicaId& replica = request->replica();
+  if (absl::Status status = ValidateReplica(replica); !status.ok()) return ToGrpcStatus(status);
+  jobs_.OnAgentContact(replica);
+  return AnswerWhetherToStop(studies_, replica, *response);
 }
 
 }  // namespace vernier::tuner

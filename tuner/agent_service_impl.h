@@ -8,7 +8,9 @@
 namespace vernier::tuner {
 
 // What agents beside replicas report: measurements (stored once each, by
-// sequence number) and exits (which decide the trial).
+// sequence number), heartbeats and exits (which decide the trial). Every
+// call counts as a sign of life for the job controller's agent timeout, and
+// measurement reports and heartbeats answer whether the trial should stop.
 class AgentServiceImpl final : public v1::AgentService::Service {
  public:
   AgentServiceImpl(StudyManager& studies, JobController& jobs) : studies_(studies), jobs_(jobs) {}
@@ -18,6 +20,8 @@ class AgentServiceImpl final : public v1::AgentService::Service {
                                   v1::ReportMeasurementsResponse* response) override;
   grpc::Status ReportExit(grpc::ServerContext*, const v1::ReportExitRequest* request,
                           v1::ReportExitResponse* response) override;
+  grpc::Status Heartbeat(grpc::ServerContext*, const v1::HeartbeatRequest* request,
+                         v1::HeartbeatResponse* response) override;
 
  private:
   StudyManager& studies_;

@@ -271,6 +271,7 @@ absl::Status JobController::AdvanceJob(v1::Job job) {
   std::map<int64_t, v1::TrialRun> runs;
   for (v1::TrialRun& run : *stored_runs) runs[run.trial_id()] = std::move(run);
   if (absl::Status status = ReconcileRuns(job, *trials, runs); !status.ok()) return status;
+  FailSilentAgents(job, *trials, runs);
 
   std::vector<v1::Trial> running;
   for (const v1::Trial& trial : *trials) {
@@ -446,6 +447,54 @@ absl::Status JobController::ReconcileRuns(const v1::Job& job, std::vector<v1::Tr
     if (failed.ok()) trial = *failed;
   }
   return absl::OkStatus();
+}
+
+void JobController::OnAgentContact(const v1::ReplicaId& replica) {
+  liveness_.Heard({replica.study_name(), replica.trial_id(), replica.role(), replica.index()},
+                  clock_());
+}
+
+void JobController::FailSilentAgents(const v1::Job& job, std::vector<v1::Trial>& trials,
+                                     const std::map<int64_t, v1::TrialRun>& runs) {
+  const absl::Time now = clock_();
+  std::set<int64_t> running;
+  for (v1::Trial& trial : trials) {
+    auto run = runs.find(trial.id());
+    if (!IsRunning(trial.state()) || run == runs.end()) continue;
+    running.insert(trial.id());
+    {
+      absl::MutexLock lock(&mutex_);
+      if (cancelling_.contains({job.job_id(), trial.id()})) continue;
+    }
+    for (const v1::ReplicaStatus& replica : run->second.replicas()) {
+      const AgentLiveness::Replica key{job.study_name(), trial.id(), replica.role(),
+                                       replica.index()};
+      // Queued (not started) or gone replicas are not expected to speak;
+      // the lost-replica check handles the gone ones.
+      if (replica.state() != v1::ReplicaStatus::RUNNING) {
+        liveness_.Forget(key);
+        continue;
+      }
+      const absl::Duration silent = liveness_.SilentFor(key, now);
+      if (options_.agent_timeout <= absl::ZeroDuration() || silent < options_.agent_timeout) {
+        continue;
+      }
+      const std::string reason = absl::StrFormat(
+          "the agent of %s sent no heartbeat for %s (agent timeout %s): it was killed, stopped or "
+          "cut off from the service; its processes are being ended; see %s",
+          ReplicaName(replica.role(), replica.index()),
+          absl::FormatDuration(absl::Trunc(silent, absl::Seconds(1))),
+          absl::FormatDuration(options_.agent_timeout), replica.log_path());
+      spdlog::error("job={} trial={} {}", job.job_id(), trial.id(), reason);
+      absl::StatusOr<v1::Trial> failed = studies_.FailTrial(job.study_name(), trial.id(), reason);
+      if (!failed.ok()) break;
+      trial = *failed;
+      CancelTrialsInBackground(job, {trial}, runs, reason);
+      running.erase(trial.id());
+      break;
+    }
+  }
+  liveness_.RetainTrials(job.study_name(), running);
 }
 
 absl::Status JobController::LaunchTrial(const v1::Job& job, const v1::Study& study,

@@ -13,6 +13,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "scheduler/backend.h"
+#include "tuner/agent_liveness.h"
 #include "tuner/clock.h"
 #include "tuner/storage/storage.h"
 #include "tuner/study_manager.h"
@@ -29,6 +30,10 @@ struct JobControllerOptions {
   // A replica that exited without its agent reporting the outcome is
   // declared lost after this long.
   absl::Duration lost_replica_timeout = absl::Seconds(10);
+  // A running replica whose agent sends nothing (no heartbeat, no report)
+  // for this long fails its trial, and the trial's processes are ended;
+  // zero: never. Backend-independent, unlike the lost-replica check.
+  absl::Duration agent_timeout = absl::Seconds(60);
   // Jobs submitted without a job dir get DEFAULT_JOB_ROOT/JOB_ID.
   std::string default_job_root;
 };
@@ -52,6 +57,8 @@ class JobController {
   absl::StatusOr<storage::Page<v1::Job>> ListJobs(int page_size, std::string_view page_token);
   absl::StatusOr<v1::Job> CancelJob(std::string_view job_id);
   absl::Status OnReplicaExit(const v1::ReportExitRequest& report);
+  // Any call from a replica's agent: it is alive.
+  void OnAgentContact(const v1::ReplicaId& replica);
 
   // One pass over every unfinished job; the loop calls it, tests may too.
   void Tick();
@@ -68,6 +75,10 @@ class JobController {
   absl::Status FinishJob(const v1::Job& job, v1::Job::State state, std::string error,
                          const v1::StudySpec& spec, const std::vector<v1::Trial>& trials);
   void JoinFinishedCancellers();
+  // Fails (and ends) running trials whose agents stayed silent past
+  // agent_timeout.
+  void FailSilentAgents(const v1::Job& job, std::vector<v1::Trial>& trials,
+                        const std::map<int64_t, v1::TrialRun>& runs);
 
   storage::Storage& storage_;
   StudyManager& studies_;
@@ -81,6 +92,7 @@ class JobController {
   // Trials whose replicas a background thread is ending.
   std::set<std::pair<std::string, int64_t>> cancelling_ ABSL_GUARDED_BY(mutex_);
   std::vector<std::thread> cancellers_ ABSL_GUARDED_BY(mutex_);
+  AgentLiveness liveness_;
 
   absl::Mutex tick_mutex_;
   std::thread loop_;

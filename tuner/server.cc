@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
@@ -69,6 +70,13 @@ absl::StatusOr<std::string> DefaultAgentPath() {
 
 }  // namespace
 
+std::chrono::milliseconds HeartbeatIntervalFor(absl::Duration agent_timeout) {
+  constexpr absl::Duration kLongest = absl::Seconds(5);
+  if (agent_timeout <= absl::ZeroDuration()) return absl::ToChronoMilliseconds(kLongest);
+  return absl::ToChronoMilliseconds(
+      std::clamp(agent_timeout / 4, absl::Milliseconds(100), kLongest));
+}
+
 absl::Status RunServer(const ServerOptions& given) {
   ServerOptions options = given;
   if (options.data_dir.empty()) options.data_dir = DefaultDataDir();
@@ -102,6 +110,8 @@ absl::Status RunServer(const ServerOptions& given) {
   controller_options.launch.agent_path = options.agent_path;
   controller_options.launch.grace_period = options.grace_period;
   controller_options.poll_interval = options.poll_interval;
+  controller_options.agent_timeout = options.agent_timeout;
+  controller_options.launch.heartbeat_interval = HeartbeatIntervalFor(options.agent_timeout);
   controller_options.default_job_root = absl::StrCat(options.data_dir, "/jobs");
   JobController jobs(**store, studies, backend, controller_options, SystemClock());
 
@@ -126,7 +136,7 @@ absl::Status RunServer(const ServerOptions& given) {
   const std::string bound_address = absl::StrCat(options.host, ":", bound_port);
   jobs.Start(bound_address);
   spdlog::info("vernier serve listening on {} (store {}, data dir {})", bound_address,
-               options.db_url, options.data_dir);
+               storage::DescribeStorageUrl(options.db_url), options.data_dir);
   std::cout << "vernier serve listening on " << bound_address << std::endl;
 
   WaitForShutdownSignal();

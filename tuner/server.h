@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/time/time.h"
 
 namespace vernier::tuner {
 
@@ -20,12 +21,18 @@ struct ServerOptions {
   std::chrono::milliseconds grace_period{10000};
   // How often the job controller looks at running jobs.
   std::chrono::milliseconds poll_interval{200};
+  // A trial whose agent sends nothing for this long fails; zero: never.
+  absl::Duration agent_timeout = absl::Seconds(60);
 };
 
 // Serves StudyService, JobService and AgentService (with health checking
 // and reflection) until SIGINT or SIGTERM. Returns the reason it could not
 // start, or OK after a clean shutdown.
 absl::Status RunServer(const ServerOptions& options);
+
+// How often agents send heartbeats under `agent_timeout`: a quarter of it,
+// between 100 ms and 5 s, so that a few lost beats never fail a trial.
+std::chrono::milliseconds HeartbeatIntervalFor(absl::Duration agent_timeout);
 
 }  // namespace vernier::tuner
 

@@ -40,11 +40,9 @@ absl::Status RequireRunning(const v1::Trial& trial, std::string_view action) {
       v1::Trial::State_Name(trial.state()), action));
 }
 
-// The designer's view of the study's trials.
-suggest::DesignerHistory BuildHistory(const std::vector<v1::Trial>& trials,
-                                      const suggest::SearchSpace& space,
-                                      const v1::StudySpec& spec) {
-  suggest::DesignerHistory history;
+// Adds the designer's view of `trials` to `history`.
+void AddToHistory(std::span<const v1::Trial> trials, const suggest::SearchSpace& space,
+                  const v1::StudySpec& spec, suggest::DesignerHistory& history) {
   for (const v1::Trial& trial : trials) {
     absl::StatusOr<suggest::ParameterAssignment> parameters =
         space.Canonicalize(trial.parameters());
@@ -54,7 +52,6 @@ suggest::DesignerHistory BuildHistory(const std::vector<v1::Trial>& trials,
     (IsPending(trial.state()) ? history.pending : history.completed)
         .push_back(std::move(observation));
   }
-  return history;
 }
 
 }  // namespace
@@ -99,7 +96,7 @@ absl::Status ValidateMeasurement(const v1::Measurement& measurement, std::string
 }
 
 StudyManager::StudyManager(storage::Storage& storage, Clock clock)
-    : storage_(storage), clock_(std::move(clock)), curves_(storage) {}
+    : storage_(storage), clock_(std::move(clock)), curves_(storage), settled_trials_(storage) {}
 
 absl::Mutex& StudyManager::StudyLock(std::string_view study_name) {
   absl::MutexLock lock(&locks_mutex_);
@@ -154,6 +151,7 @@ absl::StatusOr<storage::Page<v1::Study>> StudyManager::ListStudies(int page_size
 
 absl::Status StudyManager::DeleteStudy(std::string_view study_name) {
   absl::MutexLock lock(&StudyLock(study_name));
+  settled_trials_.Forget(study_name);
   absl::Status status = storage_.DeleteStudy(study_name);
   curves_.Forget(study_name);
   if (status.ok()) spdlog::info("study={} deleted", study_name);
@@ -174,6 +172,9 @@ absl::StatusOr<SuggestResult> StudyManager::SuggestTrials(std::string_view study
                         v1::Study::State_Name(study->state())));
   }
   absl::MutexLock lock(&StudyLock(study_name));
+  // Other servers sharing the store decide for this study in turn with us.
+  absl::StatusOr<std::unique_ptr<storage::StudyLock>> shared = storage_.LockStudy(study_name);
+  if (!shared.ok()) return shared.status();
   return SuggestLocked(*study, count, client_id);
 }
 
@@ -181,10 +182,11 @@ absl::StatusOr<SuggestResult> StudyManager::SuggestLocked(const v1::Study& study
                                                           std::string_view client_id) {
   const v1::StudySpec& spec = study.spec();
   const std::string& name = study.name();
-  storage::TrialQuery everything;
-  absl::StatusOr<storage::Page<v1::Trial>> all = storage_.ListTrials(name, everything);
-  if (!all.ok()) return all.status();
-  std::vector<v1::Trial>& trials = all->items;
+  // Only trials after the settled (all ended) ones come from the store.
+  absl::StatusOr<SettledTrialCache::Snapshot> snapshot = settled_trials_.Read(study);
+  if (!snapshot.ok()) return snapshot.status();
+  // Every trial still pending is among these.
+  std::vector<v1::Trial>& trials = snapshot->recent;
 
   SuggestResult result;
   // A client that comes back (after a crash, say) gets its unfinished trials first.
@@ -227,7 +229,7 @@ absl::StatusOr<SuggestResult> StudyManager::SuggestLocked(const v1::Study& study
     --room;
   }
 
-  const int64_t total = static_cast<int64_t>(trials.size());
+  const int64_t total = snapshot->total();
   if (spec.max_trials() > 0 && total >= spec.max_trials() && room > 0) {
     room = 0;
     result.reason =
@@ -243,7 +245,9 @@ absl::StatusOr<SuggestResult> StudyManager::SuggestLocked(const v1::Study& study
   if (!space.ok()) return space.status();
   absl::StatusOr<std::unique_ptr<suggest::Designer>> designer = suggest::MakeDesigner(spec);
   if (!designer.ok()) return designer.status();
-  const suggest::DesignerHistory history = BuildHistory(trials, *space, spec);
+  suggest::DesignerHistory history;
+  AddToHistory(*snapshot->settled, *space, spec, history);
+  AddToHistory(trials, *space, spec, history);
   // Seeded by the study's seed and how far it has come, so the same history
   // gives the same suggestions, across restarts too.
   std::seed_seq seeds{static_cast<uint32_t>(spec.seed()), static_cast<uint32_t>(spec.seed() >> 32),
@@ -287,6 +291,8 @@ absl::StatusOr<v1::Trial> StudyManager::CreateTrial(std::string_view study_name,
   if (!parameters.ok()) return parameters.status();
 
   absl::MutexLock lock(&StudyLock(study_name));
+  absl::StatusOr<std::unique_ptr<storage::StudyLock>> shared = storage_.LockStudy(study_name);
+  if (!shared.ok()) return shared.status();
   absl::StatusOr<std::map<v1::Trial::State, int64_t>> counts = storage_.CountTrials(study_name);
   if (!counts.ok()) return counts.status();
   int64_t total = 0;
@@ -488,6 +494,8 @@ absl::StatusOr<std::vector<v1::Trial>> StudyManager::ListOptimalTrials(std::stri
   if (top < 0) return absl::InvalidArgumentError("top must not be negative");
   absl::StatusOr<v1::Study> study = storage_.GetStudy(study_name);
   if (!study.ok()) return study.status();
+  // One objective: the store's leaderboard index; a Pareto front needs all.
+  if (study->spec().metrics_size() == 1) return storage_.ListBestTrials(study_name, top);
   storage::TrialQuery ended;
   ended.states = {v1::Trial::SUCCEEDED, v1::Trial::STOPPED_EARLY};
   absl::StatusOr<storage::Page<v1::Trial>> trials = storage_.ListTrials(study_name, ended);

@@ -12,6 +12,7 @@
 #include "absl/synchronization/mutex.h"
 #include "tuner/clock.h"
 #include "tuner/objective_curve_cache.h"
+#include "tuner/settled_trial_cache.h"
 #include "tuner/storage/storage.h"
 #include "vernier/v1/study.pb.h"
 
@@ -30,8 +31,9 @@ struct EarlyStoppingDecision {
 
 // The study state machine over a store: validates specs, hands out trials
 // within max_trials / max_parallel_trials, records measurements and
-// outcomes. Suggestions for one study are serialised by a per-study lock;
-// different studies never wait for each other.
+// outcomes. Suggestions for one study are serialised by a per-study lock,
+// and across servers sharing the store by the store's study lock
+// (Storage::LockStudy); different studies never wait for each other.
 class StudyManager {
  public:
   StudyManager(storage::Storage& storage, Clock clock);
@@ -85,6 +87,7 @@ class StudyManager {
   storage::Storage& storage_;
   Clock clock_;
   ObjectiveCurveCache curves_;
+  SettledTrialCache settled_trials_;
   absl::Mutex locks_mutex_;
   std::map<std::string, std::unique_ptr<absl::Mutex>, std::less<>> study_locks_
       ABSL_GUARDED_BY(locks_mutex_);

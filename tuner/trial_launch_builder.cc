@@ -67,7 +67,14 @@ scheduler::TrialLaunch BuildTrialLaunch(const v1::Job& job, const v1::Study& stu
                  launch.trial_dir,
                  "--grace-period-ms",
                  absl::StrCat(settings.grace_period.count()),
-                 "--"};
+                 "--heartbeat-interval-ms",
+                 absl::StrCat(settings.heartbeat_interval.count())};
+  const std::string& metric_regex = job.training_input().hyperparameters().metric_regex();
+  if (!metric_regex.empty()) {
+    master.argv.push_back("--metric-regex");
+    master.argv.push_back(metric_regex);
+  }
+  master.argv.push_back("--");
   for (const std::string& word : job.command()) master.argv.push_back(word);
   for (const std::string& arg : job.training_input().args()) master.argv.push_back(arg);
   for (const v1::ParameterValue& value : trial.parameters()) {

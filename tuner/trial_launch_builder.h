@@ -15,6 +15,8 @@ struct LaunchSettings {
   // Where agents reach the service, e.g. 127.0.0.1:7730.
   std::string server_address;
   std::chrono::milliseconds grace_period{10000};
+  // How often agents send heartbeats; well inside the service's agent timeout.
+  std::chrono::milliseconds heartbeat_interval{5000};
 };
 
 // The trainer's flag for one hyperparameter: --name=value, numbers in their
@@ -24,6 +26,7 @@ std::string ParameterFlag(const v1::ParameterValue& value);
 // What the scheduler starts for one trial: the master replica, as
 //   AGENT --server ... --study ... --trial N ... -- COMMAND ARGS
 //         --name=value ... --job-dir=JOB_DIR/N
+// (with --metric-regex when the job has a metricRegex)
 // with its log at JOB_DIR/N/logs/master-0.log.
 scheduler::TrialLaunch BuildTrialLaunch(const v1::Job& job, const v1::Study& study,
                                         const v1::Trial& trial, const LaunchSettings& settings,

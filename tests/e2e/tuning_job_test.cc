@@ -27,30 +27,6 @@ std::vector<std::string> ExampleTrainer(int epochs) {
   return {"python3", SourcePath("examples/trainer/train.py"), "--epochs", std::to_string(epochs)};
 }
 
-std::string SmallConfig(int max_trials, int parallel, int max_failed) {
-  return "trainingInput:\n"
-         "  scaleTier: BASIC\n"
-         "  hyperparameters:\n"
-         "    goal: MAXIMIZE\n"
-         "    hyperparameterMetricTag: accuracy\n"
-         "    maxTrials: " +
-         std::to_string(max_trials) +
-         "\n"
-         "    maxParallelTrials: " +
-         std::to_string(parallel) +
-         "\n"
-         "    maxFailedTrials: " +
-         std::to_string(max_failed) +
-         "\n"
-         "    algorithm: RANDOM_SEARCH\n"
-         "    params:\n"
-         "      - parameterName: learning_rate\n"
-         "        type: DOUBLE\n"
-         "        minValue: 0.001\n"
-         "        maxValue: 0.5\n"
-         "        scaleType: UNIT_LOG_SCALE\n";
-}
-
 class TuningJobTest : public ::testing::Test {
  protected:
   TempDir dir_;

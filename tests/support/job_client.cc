@@ -8,6 +8,8 @@
 #include <thread>
 
 #include "tests/support/subprocess.h"
+#include "vernier/v1/job_service.grpc.pb.h"
+#include "vernier/v1/study_service.grpc.pb.h"
 
 namespace vernier::testing {
 
@@ -75,5 +77,31 @@ std::vector<v1::Trial> ListTrials(const ServerProcess& server, const std::string
 }
 
 void WriteFile(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+std::string SmallConfig(int max_trials, int parallel, int max_failed,
+                        const std::string& extra_hyperparameters) {
+  return "trainingInput:\n"
+         "  scaleTier: BASIC\n"
+         "  hyperparameters:\n"
+         "    goal: MAXIMIZE\n"
+         "    hyperparameterMetricTag: accuracy\n"
+         "    maxTrials: " +
+         std::to_string(max_trials) +
+         "\n"
+         "    maxParallelTrials: " +
+         std::to_string(parallel) +
+         "\n"
+         "    maxFailedTrials: " +
+         std::to_string(max_failed) +
+         "\n"
+         "    algorithm: RANDOM_SEARCH\n" +
+         extra_hyperparameters +
+         "    params:\n"
+         "      - parameterName: learning_rate\n"
+         "        type: DOUBLE\n"
+         "        minValue: 0.001\n"
+         "        maxValue: 0.5\n"
+         "        scaleType: UNIT_LOG_SCALE\n";
+}
 
 }  // namespace vernier::testing

@@ -1,9 +1,6 @@
 #ifndef VERNIER_TESTS_SUPPORT_JOB_CLIENT_H_
 #define VERNIER_TESTS_SUPPORT_JOB_CLIENT_H_
 
-// What end-to-end tests do with a running `vernier serve`: build CLI command
-// lines, submit jobs, read jobs and trials over gRPC, wait for a job.
-
 #include <chrono>
 #include <functional>
 #include <string>
@@ -15,30 +12,32 @@
 
 namespace vernier::testing {
 
-// `vernier ARGS... --server ADDRESS`.
-std::vector<std::string> Cli(const ServerProcess& server, std::vector<std::string> args);
+// What end-to-end tests do with a running server: CLI command lines, and
+// job and trial reads over gRPC.
 
-// `vernier jobs submit training JOB_ID --config CONFIG --job-dir JOB_DIR -- COMMAND...`.
+// `vernier ARGS --server ADDRESS`.
+std::vector<std::string> Cli(const ServerProcess& server, std::vector<std::string> args);
+// `vernier jobs submit training JOB_ID --config CONFIG --job-dir JOB_DIR -- COMMAND`.
 std::vector<std::string> Submit(const ServerProcess& server, const std::string& job_id,
                                 const std::string& config, const std::string& job_dir,
                                 const std::vector<std::string>& command);
-
-// JobService.GetJob; throws when the call fails.
+// Throws std::runtime_error when the call fails.
 v1::GetJobResponse GetJob(const ServerProcess& server, const std::string& job_id);
-
 // Polls the job until `done` holds; fails the test with the job and the
 // server log after `timeout`.
 v1::GetJobResponse WaitForJob(const ServerProcess& server, const std::string& job_id,
                               const std::function<bool(const v1::GetJobResponse&)>& done,
                               std::chrono::seconds timeout = std::chrono::seconds(240));
-
 // SUCCEEDED, FAILED or CANCELLED.
 bool Ended(const v1::GetJobResponse& job);
-
-// Every trial of the study, with its measurements; throws when the call fails.
+// Every trial of the study, with its measurements.
 std::vector<v1::Trial> ListTrials(const ServerProcess& server, const std::string& study);
-
 void WriteFile(const std::string& path, const std::string& text);
+// A RANDOM_SEARCH job over one learning_rate that maximizes `accuracy`;
+// `extra_hyperparameters` are lines (indented four columns) added to the
+// hyperparameters block before its params.
+std::string SmallConfig(int max_trials, int parallel, int max_failed,
+                        const std::string& extra_hyperparameters = "");
 
 }  // namespace vernier::testing
 

@@ -108,8 +108,9 @@ class AgentTest : public ::testing::Test {
     ASSERT_EQ(error, 0) << strerror(error);
   }
 
-  void SpawnWithTrainer(const std::string& script) {
+  void SpawnWithTrainer(const std::string& script, const std::vector<std::string>& flags = {}) {
     std::vector<std::string> arguments = AgentFlags();
+    arguments.insert(arguments.end(), flags.begin(), flags.end());
     for (const char* part : {"--", "/bin/sh", "-c"}) arguments.push_back(part);
     arguments.push_back(script);
     Spawn(arguments);
@@ -341,6 +342,169 @@ TEST_F(AgentTest, RunsTheExampleTrainer) {
   EXPECT_TRUE(std::filesystem::exists(job_dir + "/metrics.json"));
   ASSERT_THAT(service_.ExitsCopy(), SizeIs(1));
   EXPECT_THAT(Log(), Not(HasSubstr("warning")));
+}
+
+TEST_F(AgentTest, TrainerGetsTheMetricFileAndAppendedRecordsArriveOnce) {
+  StartServer();
+  SpawnWithTrainer(absl::StrCat(
+      R"(test "$CLOUD_ML_HP_METRIC_FILE" = ')", trial_dir_,
+      R"(/.vernier/hypertune/output.metrics' || exit 9; for i in 1 2 3 4 5 6; do )",
+      R"(printf '{"accuracy": 0.%s, "global_step": %s}\n' $i $i >> "$CLOUD_ML_HP_METRIC_FILE"; )",
+      R"(sleep 0.1; done)"));
+  ASSERT_EQ(WaitForAgent(), 0) << Log();
+  const auto stored = service_.StoredCopy();
+  ASSERT_THAT(stored, SizeIs(6)) << Log();
+  std::vector<int64_t> steps;
+  for (const auto& [sequence_number, measurement] : stored) steps.push_back(measurement.step());
+  EXPECT_THAT(steps, ::testing::ElementsAre(1, 2, 3, 4, 5, 6));
+  EXPECT_EQ(service_.DuplicatesCopy(), 0);
+}
+
+TEST_F(AgentTest, MetricRegexFindsMetricsInTheTrainersOwnFormat) {
+  StartServer();
+  SpawnWithTrainer(
+      "echo 'Epoch 1/2 - loss: 0.9 - val_accuracy: 0.51'; echo 'loss=1 is not read now'; "
+      "echo 'Epoch 2/2 - loss: 0.5 - val_accuracy: 0.62'",
+      {"--metric-regex",
+       R"(Epoch (?P<epoch>\d+)/\d+ - loss: (?P<loss>\S+) - val_accuracy: (?P<accuracy>\S+))"});
+  ASSERT_EQ(WaitForAgent(), 0) << Log();
+  const auto stored = service_.StoredCopy();
+  ASSERT_THAT(stored, SizeIs(2)) << Log();
+  EXPECT_EQ(stored.at(2).step(), 2);
+  ASSERT_THAT(stored.at(2).metrics(), SizeIs(2));
+  EXPECT_EQ(stored.at(2).metrics(0).metric_id(), "accuracy");
+  EXPECT_DOUBLE_EQ(stored.at(2).metrics(0).value(), 0.62);
+  EXPECT_GT(stored.at(2).report_time().seconds(), 0);
+}
+
+TEST_F(AgentTest, InvalidMetricRegexIsASetupFailure) {
+  StartServer();
+  SpawnWithTrainer("echo never", {"--metric-regex", "loss=([0-9.]+"});
+  ASSERT_EQ(WaitForAgent(), 125) << Log();
+  const auto exits = service_.ExitsCopy();
+  ASSERT_THAT(exits, SizeIs(1));
+  EXPECT_THAT(exits[0].log_tail(),
+              HasSubstr("vernier-agent: --metric-regex 'loss=([0-9.]+': not a valid RE2 regular "
+                        "expression: missing )"));
+  EXPECT_THAT(Log(), Not(HasSubstr("program started")));
+}
+
+TEST_F(AgentTest, HeartbeatsCarryAStopToATrainerThatReportsNothing) {
+  StartServer();
+  service_.StopOnHeartbeat("median stopping rule");
+  SpawnWithTrainer("trap 'echo got-term; exit 143' TERM; while :; do sleep 0.05; done",
+                   {"--heartbeat-interval-ms", "100"});
+  ASSERT_EQ(WaitForAgent(), 143) << Log();
+  const auto exits = service_.ExitsCopy();
+  ASSERT_THAT(exits, SizeIs(1));
+  EXPECT_TRUE(exits[0].stopped_by_request());
+  EXPECT_THAT(service_.StoredCopy(), SizeIs(0));
+  EXPECT_GE(service_.HeartbeatsCopy().size(), 1u);
+  EXPECT_THAT(Log(), HasSubstr("the service asked to stop the trial (median stopping rule)"));
+}
+
+TEST_F(AgentTest, AStopEndsTheTrainersWholeTreeIncludingOtherSessions) {
+  StartServer();
+  const std::string dir = sockets_.path();
+  SpawnWithTrainer(absl::StrCat("setsid sh -c 'echo $$ > ", dir, "/worker.pid; exec sleep 60' & ",
+                                "setsid sh -c 'trap \"\" TERM; echo $$ > ", dir,
+                                "/stubborn.pid; while :; do sleep 0.1; done' & ", "while [ ! -s ",
+                                dir, "/worker.pid ] || [ ! -s ", dir,
+                                "/stubborn.pid ]; do sleep 0.05; done; echo accuracy=0.5; wait"));
+  ASSERT_TRUE(WaitForStored(1)) << Log();
+  const pid_t worker = std::stoi(ReadFile(dir + "/worker.pid"));
+  const pid_t stubborn = std::stoi(ReadFile(dir + "/stubborn.pid"));
+  ASSERT_EQ(kill(agent_pid_, SIGTERM), 0);
+  ASSERT_TRUE(WaitForAgent().has_value()) << Log();
+  for (pid_t pid : {worker, stubborn}) {
+    const std::string stat = ReadFile(absl::StrCat("/proc/", pid, "/stat"));
+    EXPECT_TRUE(stat.empty() || stat.find(") Z ") != std::string::npos)
+        << pid << " outlived the stop: " << stat << Log();
+  }
+  EXPECT_THAT(Log(), HasSubstr("did not exit within 2s of SIGTERM; sending SIGKILL"));
+}
+
+TEST_F(AgentTest, ARestartedAgentResendsOnlyWhatWasNotAcknowledged) {
+  StartServer();
+  const std::string go = sockets_.path() + "/go";
+  SpawnWithTrainer(
+      absl::StrCat("for i in 1 2 3; do echo step=$i accuracy=0.$i; done; "
+                   "while [ ! -e ",
+                   go,
+                   " ]; do sleep 0.05; done; echo step=4 accuracy=0.4; "
+                   "echo step=5 accuracy=0.5; echo written; exec sleep 60"));
+  ASSERT_TRUE(WaitForStored(3)) << Log();
+  // Give the acknowledgement time to reach the agent's log, then cut the
+  // service off and let the trainer report twice more.
+  absl::SleepFor(absl::Milliseconds(500));
+  server_->Shutdown();
+  server_.reset();
+  std::ofstream(go) << "go";
+  const absl::Time deadline = absl::Now() + absl::Seconds(10);
+  while (Log().find("written") == std::string::npos && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  absl::SleepFor(absl::Milliseconds(300));
+  ASSERT_EQ(kill(agent_pid_, SIGKILL), 0);
+  ASSERT_TRUE(WaitForAgent().has_value());
+  const size_t requests_before = service_.MeasurementRequestsCopy().size();
+
+  StartServer();
+  SpawnWithTrainer("echo step=6 accuracy=0.6");
+  ASSERT_EQ(WaitForAgent(), 0) << Log();
+  const auto stored = service_.StoredCopy();
+  std::vector<int64_t> steps;
+  for (const auto& [sequence_number, measurement] : stored) steps.push_back(measurement.step());
+  EXPECT_THAT(steps, ::testing::ElementsAre(1, 2, 3, 4, 5, 6)) << Log();
+  EXPECT_EQ(service_.DuplicatesCopy(), 0);
+  const auto requests = service_.MeasurementRequestsCopy();
+  for (size_t i = requests_before; i < requests.size(); ++i) {
+    for (const v1::Measurement& measurement : requests[i].measurements()) {
+      EXPECT_GT(measurement.sequence_number(), 3) << "resent acknowledged measurement";
+    }
+  }
+  EXPECT_THAT(Log(), HasSubstr("holds 2 measurements an earlier agent left unacknowledged "
+                               "(sequence numbers 4..5)"));
+}
+
+TEST_F(AgentTest, ASecondAgentOfTheReplicaWaitsForTheFirstAndDoesNotRunTheTrialAgain) {
+  // As when a restarted service relaunches a trial it thought never started.
+  StartServer();
+  const std::string go = sockets_.path() + "/go";
+  const std::string second_ran = sockets_.path() + "/second-ran";
+  SpawnWithTrainer(absl::StrCat("echo step=1 accuracy=0.5; while [ ! -e ", go,
+                                " ]; do sleep 0.05; done; echo step=2 accuracy=0.6"));
+  ASSERT_TRUE(WaitForStored(1)) << Log();
+  const pid_t first = agent_pid_;
+  const std::string first_log = log_path_;
+  log_path_ = sockets_.path() + "/second.log";
+  SpawnWithTrainer(absl::StrCat("touch ", second_ran, "; echo step=1 accuracy=0.9"),
+                   {"--heartbeat-interval-ms", "100"});
+  const absl::Time deadline = absl::Now() + absl::Seconds(10);
+  while (Log().find("waiting for it to end") == std::string::npos && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  EXPECT_THAT(Log(), HasSubstr(absl::StrCat("another vernier-agent (pid ", first, ") holds ",
+                                            trial_dir_, "/.vernier/master-0/agent.lock")));
+
+  std::ofstream(go) << "go";
+  ASSERT_TRUE(service_.WaitFor([&] { return service_.exits().size() == 1; }, absl::Seconds(10)));
+  // The service decided the trial on the first agent's report.
+  service_.StopOnHeartbeat("the trial is SUCCEEDED");
+  int status = 0;
+  ASSERT_EQ(waitpid(first, &status, 0), first);
+  EXPECT_EQ(WEXITSTATUS(status), 0) << ReadFile(first_log);
+
+  ASSERT_EQ(WaitForAgent(), 0) << Log();
+  EXPECT_FALSE(std::filesystem::exists(second_ran)) << "the trial ran twice";
+  EXPECT_THAT(Log(), HasSubstr("the trial is over (the trial is SUCCEEDED); the program was not "
+                               "started"));
+  std::vector<int64_t> steps;
+  for (const auto& [sequence_number, measurement] : service_.StoredCopy()) {
+    steps.push_back(measurement.step());
+  }
+  EXPECT_THAT(steps, ::testing::ElementsAre(1, 2));
+  EXPECT_THAT(service_.ExitsCopy(), SizeIs(1)) << "the second agent reports no exit";
 }
 
 }  // namespace

@@ -23,6 +23,7 @@ using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 using ::testing::SizeIs;
 
 class HypertuneFileReaderTest : public ::testing::Test {
@@ -42,6 +43,18 @@ class HypertuneFileReaderTest : public ::testing::Test {
     {
       std::ofstream out(path_, std::ios::trunc | std::ios::binary);
       out << content;
+    }
+    ++fake_mtime_;
+    const timespec times[2] = {{fake_mtime_, 0}, {fake_mtime_, 0}};
+    ASSERT_EQ(utimensat(AT_FDCWD, path_.c_str(), times, 0), 0);
+  }
+
+  // Appends as vernier.report and vernier/report.h do; the modification time
+  // moves forward as in Rewrite.
+  void Append(const std::string& text) {
+    {
+      std::ofstream out(path_, std::ios::app | std::ios::binary);
+      out << text;
     }
     ++fake_mtime_;
     const timespec times[2] = {{fake_mtime_, 0}, {fake_mtime_, 0}};
@@ -239,6 +252,79 @@ TEST_F(HypertuneFileReaderTest, AFreshWriterAfterARestartIsRead) {
   EXPECT_THAT(reader.Poll(), IsEmpty());
   Rewrite(Record(7, 0.7) + "\n");
   EXPECT_THAT(Steps(reader.Poll()), ElementsAre(7));
+}
+
+TEST_F(HypertuneFileReaderTest, AppendedRecordsAreReadExactlyOnceWhateverThePollTiming) {
+  HypertuneFileReader reader(path_, log_.logger());
+  std::vector<v1::Measurement> all;
+  // Far past the tail that is compared, so most polls read only new bytes;
+  // some appends are cut in the middle of a record.
+  std::string pending;
+  for (int step = 1; step <= 4000; ++step) {
+    pending += Record(step, step / 4000.0) + "\n";
+    if (step % 7 == 0) {
+      const size_t cut = pending.size() - 13;
+      Append(pending.substr(0, cut));
+      pending = pending.substr(cut);
+    }
+    if (step % 50 == 0) {
+      for (v1::Measurement& m : reader.Poll()) all.push_back(m);
+    }
+  }
+  Append(pending);
+  for (v1::Measurement& m : reader.Finish()) all.push_back(m);
+  ASSERT_THAT(all, SizeIs(4000));
+  for (int i = 0; i < 4000; ++i) ASSERT_EQ(all[static_cast<size_t>(i)].step(), i + 1);
+  EXPECT_GT(std::filesystem::file_size(path_), HypertuneFileReader::kTailCheckBytes);
+  EXPECT_THAT(log_.Text(), Not(HasSubstr("warning")));
+}
+
+TEST_F(HypertuneFileReaderTest, RecordsKeepTheirTimestamps) {
+  HypertuneFileReader reader(path_, log_.logger());
+  Append(R"({"accuracy": 0.5, "global_step": "3", "timestamp": 1700000000.25})"
+         "\n");
+  const std::vector<v1::Measurement> out = reader.Poll();
+  ASSERT_THAT(out, SizeIs(1));
+  EXPECT_EQ(out[0].report_time().seconds(), 1700000000);
+  EXPECT_EQ(out[0].report_time().nanos(), 250000000);
+}
+
+TEST_F(HypertuneFileReaderTest, AMegabytesLongRecordIsSkippedAndReadingGoesOn) {
+  HypertuneFileReader reader(path_, log_.logger());
+  Append(Record(1, 0.1) + "\n");
+  EXPECT_THAT(Steps(reader.Poll()), ElementsAre(1));
+  // A writer gone wrong: 3 MB without a newline, polled as it grows.
+  const std::string junk(512 * 1024, 'x');
+  for (int i = 0; i < 6; ++i) {
+    Append(junk);
+    EXPECT_THAT(reader.Poll(), IsEmpty());
+  }
+  Append("\n" + Record(2, 0.2) + "\n");
+  EXPECT_THAT(Steps(reader.Poll()), ElementsAre(2));
+  EXPECT_THAT(log_.Text(), HasSubstr("grew past 1048576 bytes without a newline; skipped"));
+}
+
+TEST_F(HypertuneFileReaderTest, AWholeOversizedRecordIsSkipped) {
+  HypertuneFileReader reader(path_, log_.logger());
+  Append(absl::StrCat(R"({"accuracy": 0.5, "note": ")", std::string(2 << 20, 'n'), "\"}\n",
+                      Record(4, 0.4), "\n"));
+  EXPECT_THAT(Steps(reader.Finish()), ElementsAre(4));
+  EXPECT_THAT(log_.Text(), HasSubstr("record 1 is 2097181 bytes, over the limit of 1048576"));
+}
+
+TEST_F(HypertuneFileReaderTest, NonNumericMetricValuesAreRejectedWithAReason) {
+  HypertuneFileReader reader(path_, log_.logger());
+  Append(R"({"accuracy": "high", "loss": null, "flag": true, "bad name": 1, "auc": "0.5"})"
+         "\n");
+  const std::vector<v1::Measurement> out = reader.Poll();
+  ASSERT_THAT(out, SizeIs(1));
+  ASSERT_THAT(out[0].metrics(), SizeIs(1));
+  EXPECT_EQ(out[0].metrics(0).metric_id(), "auc");
+  const std::string log = log_.Text();
+  EXPECT_THAT(log, HasSubstr("record 1: metric 'accuracy' is \"high\"; dropped (not a number)"));
+  EXPECT_THAT(log, HasSubstr("record 1: metric 'loss' is null; dropped (not a number)"));
+  EXPECT_THAT(log, HasSubstr("record 1: metric 'flag' is true; dropped (not a number)"));
+  EXPECT_THAT(log, HasSubstr("record 1: key 'bad name' is not a metric name"));
 }
 
 }  // namespace

@@ -10,11 +10,13 @@
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "tests/support/subprocess.h"
 #include "tests/trainer-agent/captured_log.h"
 
 namespace vernier::agent {
@@ -26,6 +28,24 @@ using ::testing::Not;
 using ::testing::StartsWith;
 
 std::vector<std::string> Shell(const std::string& script) { return {"/bin/sh", "-c", script}; }
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return text;
+}
+
+// Gone, or a zombie nobody reaped yet: either way no longer running.
+bool Ended(pid_t pid) {
+  const std::string stat = ReadFile(absl::StrCat("/proc/", pid, "/stat"));
+  return stat.empty() || stat.find(") Z ") != std::string::npos;
+}
+
+bool EndsWithin(pid_t pid, absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + timeout;
+  while (!Ended(pid) && absl::Now() < deadline) absl::SleepFor(absl::Milliseconds(20));
+  return Ended(pid);
+}
 
 class ProcessSupervisorTest : public ::testing::Test {
  protected:
@@ -234,6 +254,64 @@ TEST_F(ProcessSupervisorTest, DestructorKillsARunningProgram) {
   }
   EXPECT_EQ(kill(pid, 0), -1);
   EXPECT_EQ(errno, ESRCH);
+}
+
+class ProcessTreeStopTest : public ProcessSupervisorTest {
+ protected:
+  pid_t PidFrom(const std::string& name) {
+    const std::string text = ReadFile(dir_.path() + "/" + name);
+    return text.empty() ? -1 : std::stoi(text);
+  }
+
+  vernier::testing::TempDir dir_;
+};
+
+TEST_F(ProcessTreeStopTest, StopReachesProcessesInTheirOwnSessionsEvenIfTheyIgnoreSigterm) {
+  // As torchrun's workers: setsid() puts them out of the trainer's group.
+  ProcessSupervisor supervisor(
+      Shell(absl::StrCat("setsid sh -c 'echo $$ > ", dir_.path(), "/plain.pid; exec sleep 60' & ",
+                         "setsid sh -c 'trap \"\" TERM; echo $$ > ", dir_.path(),
+                         "/stubborn.pid; while :; do sleep 0.1; done' & ", "while [ ! -s ",
+                         dir_.path(), "/plain.pid ] || [ ! -s ", dir_.path(),
+                         "/stubborn.pid ]; do sleep 0.05; done; echo ready; wait")),
+      {}, Collect(), log_.logger());
+  ASSERT_TRUE(supervisor.Start().ok());
+  ASSERT_TRUE(PumpUntilOutputHas(supervisor, "ready\n"));
+  const pid_t plain = PidFrom("plain.pid");
+  const pid_t stubborn = PidFrom("stubborn.pid");
+  ASSERT_GT(plain, 0);
+  ASSERT_GT(stubborn, 0);
+  ASSERT_NE(getsid(plain), getsid(supervisor.pid()));
+  ASSERT_NE(getpgid(stubborn), supervisor.pid());
+
+  const ProcessExit exit = supervisor.Stop(absl::Milliseconds(700));
+  EXPECT_EQ(exit.term_signal, SIGTERM);
+  EXPECT_TRUE(EndsWithin(plain, absl::Seconds(5))) << "setsid child " << plain << " survived";
+  EXPECT_TRUE(EndsWithin(stubborn, absl::Seconds(5)))
+      << "setsid child " << stubborn << " ignoring SIGTERM survived";
+  const std::string log = log_.Text();
+  EXPECT_THAT(log, HasSubstr(absl::StrCat("sent signal 15 to pid ", plain,
+                                          ", which the program started outside its group")));
+  EXPECT_THAT(log, HasSubstr("processes started by the program did not exit within 700ms of "
+                             "SIGTERM; sending SIGKILL"));
+}
+
+TEST_F(ProcessTreeStopTest, OrphansInTheirOwnSessionDoNotOutliveTheProgram) {
+  // The intermediate shell exits at once, so the worker is orphaned and comes
+  // to the supervisor (a child subreaper) instead of init.
+  ProcessSupervisor supervisor(
+      Shell(absl::StrCat("sh -c 'setsid sh -c \"echo \\$\\$ > ", dir_.path(),
+                         "/orphan.pid; exec sleep 60\" &'; while [ ! -s ", dir_.path(),
+                         "/orphan.pid ]; do sleep 0.05; done; echo started; exit 0")),
+      {}, Collect(), log_.logger());
+  ASSERT_TRUE(supervisor.Start().ok());
+  ASSERT_TRUE(PumpUntilOutputHas(supervisor, "started\n"));
+  const pid_t orphan = PidFrom("orphan.pid");
+  ASSERT_GT(orphan, 0);
+  const std::string stat = ReadFile(absl::StrCat("/proc/", orphan, "/stat"));
+  EXPECT_THAT(stat, HasSubstr(absl::StrCat(" ", getpid(), " "))) << "not reparented to us";
+  EXPECT_EQ(supervisor.Wait().exit_code, 0);
+  EXPECT_TRUE(EndsWithin(orphan, absl::Seconds(5))) << "orphan " << orphan << " survived";
 }
 
 }  // namespace

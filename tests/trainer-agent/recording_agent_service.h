@@ -66,6 +66,19 @@ class RecordingAgentService final : public v1::AgentService::Service {
     return grpc::Status::OK;
   }
 
+  grpc::Status Heartbeat(grpc::ServerContext*, const v1::HeartbeatRequest* request,
+                         v1::HeartbeatResponse* response) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    heartbeats_.push_back(*request);
+    changed_.notify_all();
+    if (heartbeats_unimplemented_) {
+      return grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "an older service");
+    }
+    response->set_should_stop(should_stop_ || stop_on_heartbeat_);
+    response->set_reason(stop_reason_);
+    return grpc::Status::OK;
+  }
+
   // Waits until `condition` (called under the lock) holds.
   bool WaitFor(const std::function<bool()>& condition, absl::Duration timeout) {
     std::unique_lock<std::mutex> lock(mutex_);
@@ -79,6 +92,7 @@ class RecordingAgentService final : public v1::AgentService::Service {
   }
   const std::vector<v1::ReportExitRequest>& exit_requests() const { return exit_requests_; }
   const std::vector<v1::ReportExitRequest>& exits() const { return exits_; }
+  const std::vector<v1::HeartbeatRequest>& heartbeats() const { return heartbeats_; }
   int duplicates() const { return duplicates_; }
 
   // Snapshot readers that take the lock.
@@ -94,6 +108,10 @@ class RecordingAgentService final : public v1::AgentService::Service {
     std::lock_guard<std::mutex> lock(mutex_);
     return exits_;
   }
+  std::vector<v1::HeartbeatRequest> HeartbeatsCopy() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return heartbeats_;
+  }
   int DuplicatesCopy() {
     std::lock_guard<std::mutex> lock(mutex_);
     return duplicates_;
@@ -103,6 +121,16 @@ class RecordingAgentService final : public v1::AgentService::Service {
     std::lock_guard<std::mutex> lock(mutex_);
     should_stop_ = should_stop;
     stop_reason_ = std::move(reason);
+  }
+  // Only heartbeats answer should_stop, as for a trainer that reports nothing.
+  void StopOnHeartbeat(std::string reason) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_on_heartbeat_ = true;
+    stop_reason_ = std::move(reason);
+  }
+  void AnswerHeartbeatsUnimplemented() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    heartbeats_unimplemented_ = true;
   }
   void AnswerUnavailableAfterStoring(int times) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -128,6 +156,9 @@ class RecordingAgentService final : public v1::AgentService::Service {
   std::vector<v1::ReportMeasurementsRequest> measurement_requests_;
   std::vector<v1::ReportExitRequest> exit_requests_;
   std::vector<v1::ReportExitRequest> exits_;
+  std::vector<v1::HeartbeatRequest> heartbeats_;
+  bool stop_on_heartbeat_ = false;
+  bool heartbeats_unimplemented_ = false;
   int duplicates_ = 0;
   bool should_stop_ = false;
   std::string stop_reason_;

@@ -161,5 +161,101 @@ TEST_F(StdoutMetricParserTest, ProgressBarYieldsItsFinalState) {
               ElementsAre(Pair("loss", DoubleEq(0.3)), Pair("acc", DoubleEq(0.9))));
 }
 
+TEST_F(StdoutMetricParserTest, MegabytesWithoutANewlineKeepOnlyTheCapAndParsingContinues) {
+  // A progress bar without '\r', a dumped tensor: 3 MB before the newline.
+  const std::string chunk(64 * 1024, 'x');
+  std::vector<v1::Measurement> out = parser_.Feed("accuracy=0.25 ");
+  for (int i = 0; i < 48; ++i) {
+    for (v1::Measurement& m : parser_.Feed(chunk)) out.push_back(m);
+  }
+  EXPECT_THAT(out, IsEmpty());
+  for (v1::Measurement& m : parser_.Feed(" loss=9\nstep=7 accuracy=0.5\n")) out.push_back(m);
+  ASSERT_THAT(out, SizeIs(2));
+  EXPECT_THAT(Metrics(out[0]), ElementsAre(Pair("accuracy", DoubleEq(0.25))));
+  EXPECT_EQ(out[1].step(), 7);
+  EXPECT_THAT(log_.Text(), HasSubstr("output line 1 is longer than 65536 bytes"));
+}
+
+TEST_F(StdoutMetricParserTest, NonNumericObjectiveIsRejectedWithAReason) {
+  StdoutMetricParserOptions options;
+  options.objective = "accuracy";
+  StdoutMetricParser parser(log_.logger(), options);
+  EXPECT_THAT(parser.Feed("mode=train accuracy=high loss=0.5\n"), SizeIs(1));
+  const std::string log = log_.Text();
+  EXPECT_THAT(log, HasSubstr("output line 1: metric 'accuracy' is high; dropped (not a number)"));
+  EXPECT_THAT(log, Not(HasSubstr("'mode'"))) << "free text is not a metric";
+}
+
+TEST_F(StdoutMetricParserTest, RepeatedWarningsAreThinnedOut) {
+  std::string text;
+  for (int i = 0; i < 40; ++i) text += "loss=nan accuracy=0.5\n";
+  EXPECT_THAT(parser_.Feed(text), SizeIs(40));
+  const std::string log = log_.Text();
+  size_t warnings = 0;
+  for (size_t at = log.find("metric 'loss' is nan"); at != std::string::npos;
+       at = log.find("metric 'loss' is nan", at + 1)) {
+    ++warnings;
+  }
+  EXPECT_EQ(warnings, 5u);
+  EXPECT_THAT(log, HasSubstr("(5 so far; only some are logged)"));
+}
+
+class PatternParserTest : public StdoutMetricParserTest {
+ protected:
+  StdoutMetricParser Parser(std::string_view regex) {
+    absl::StatusOr<MetricPattern> pattern = MetricPattern::Compile(regex);
+    EXPECT_TRUE(pattern.ok()) << pattern.status();
+    StdoutMetricParserOptions options;
+    options.pattern = std::make_shared<const MetricPattern>(*std::move(pattern));
+    return StdoutMetricParser(log_.logger(), options);
+  }
+};
+
+TEST_F(PatternParserTest, MetricGroupsAndAStepGroupMakeOneMeasurementPerLine) {
+  StdoutMetricParser parser = Parser(R"(Epoch (?P<epoch>\d+)/\d+ .* val_acc: (?P<accuracy>\S+))");
+  const std::vector<v1::Measurement> out = parser.Feed(
+      "Epoch 1/10 - loss: 0.9 - val_acc: 0.51\nsomething else\nEpoch 2/10 - loss: 0.5 - "
+      "val_acc: 0.62\n");
+  ASSERT_THAT(out, SizeIs(2));
+  EXPECT_EQ(out[0].step(), 1);
+  EXPECT_THAT(Metrics(out[0]), ElementsAre(Pair("accuracy", DoubleEq(0.51))));
+  EXPECT_EQ(out[1].step(), 2);
+  EXPECT_THAT(Metrics(out[1]), ElementsAre(Pair("accuracy", DoubleEq(0.62))));
+}
+
+TEST_F(PatternParserTest, NameValuePairsKeepEveryMetricOfTheLine) {
+  StdoutMetricParser parser = Parser(R"((?P<name>[a-z_/]+): (?P<value>[^ |]+))");
+  const std::vector<v1::Measurement> out =
+      parser.Feed("step: 30 | train/loss: 0.4 | eval/acc: 0.8\n");
+  ASSERT_THAT(out, SizeIs(1));
+  EXPECT_EQ(out[0].step(), 30);
+  EXPECT_THAT(Metrics(out[0]),
+              ElementsAre(Pair("train/loss", DoubleEq(0.4)), Pair("eval/acc", DoubleEq(0.8))));
+}
+
+TEST_F(PatternParserTest, MatchesThatAreNotNumbersOrNotFiniteAreRejectedWithAReason) {
+  StdoutMetricParser parser = Parser(R"((?P<name>[\w ]+)=(?P<value>\S+))");
+  const std::vector<v1::Measurement> out =
+      parser.Feed("loss=abc\nacc=nan\nauc=inf\ntop k=0.5\nrecall=0.25\n");
+  ASSERT_THAT(out, SizeIs(1));
+  EXPECT_THAT(Metrics(out[0]), ElementsAre(Pair("recall", DoubleEq(0.25))));
+  const std::string log = log_.Text();
+  EXPECT_THAT(log, HasSubstr("output line 1: metric 'loss' is abc; dropped (not a number)"));
+  EXPECT_THAT(log, HasSubstr("output line 2: metric 'acc' is nan; dropped (only finite"));
+  EXPECT_THAT(log, HasSubstr("output line 3: metric 'auc' is inf; dropped"));
+  EXPECT_THAT(log, HasSubstr("output line 4: metric 'top k' is 0.5; dropped (not a metric name"));
+}
+
+TEST_F(PatternParserTest, PartialLinesWaitForTheirNewline) {
+  StdoutMetricParser parser = Parser(R"(acc (?P<accuracy>[\d.]+))");
+  EXPECT_THAT(parser.Feed("acc 0."), IsEmpty());
+  const std::vector<v1::Measurement> out = parser.Feed("75\nacc 0.8");
+  ASSERT_THAT(out, SizeIs(1));
+  EXPECT_THAT(Metrics(out[0]), ElementsAre(Pair("accuracy", DoubleEq(0.75))));
+  const std::vector<v1::Measurement> rest = parser.Finish();
+  ASSERT_THAT(rest, SizeIs(1));
+  EXPECT_THAT(Metrics(rest[0]), ElementsAre(Pair("accuracy", DoubleEq(0.8))));
+}
+
 }  // namespace
 }  // namespace vernier::agent

@@ -146,6 +146,11 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
                    "Time between SIGTERM and SIGKILL when a replica is stopped")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  serve
+      ->add_option("--agent-timeout", flags.serve.agent_timeout,
+                   "Fail a running trial whose agent sends no heartbeat or report for this long, "
+                   "and end its processes (e.g. 30s, 2m; 0: never)")
+      ->capture_default_str();
   serve->add_option("--log-level", flags.serve.log_level, "Log verbosity")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}))
       ->capture_default_str();

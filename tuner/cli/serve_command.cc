@@ -8,7 +8,9 @@
 #include <system_error>
 #include <utility>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 
 namespace vernier::cli {
 namespace {
@@ -28,6 +30,22 @@ bool IsPlainPath(const std::string& db_url) {
   return db_url.find("://") == std::string::npos && !db_url.starts_with("sqlite:");
 }
 
+absl::StatusOr<absl::Duration> ParseAgentTimeout(const std::string& text) {
+  absl::Duration timeout;
+  int64_t seconds = 0;
+  if (absl::SimpleAtoi(text, &seconds)) {
+    timeout = absl::Seconds(seconds);
+  } else if (!absl::ParseDuration(text, &timeout) || timeout == absl::InfiniteDuration()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--agent-timeout \"", text,
+                     "\" is not a duration; use e.g. 30s, 2m or 1m30s (0 turns the check off)"));
+  }
+  if (timeout < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(absl::StrCat("--agent-timeout ", text, " is negative"));
+  }
+  return timeout;
+}
+
 }  // namespace
 
 ServeCommand::ServeCommand(RunServerFunction run_server) : run_server_(std::move(run_server)) {}
@@ -42,7 +60,10 @@ absl::StatusOr<tuner::ServerOptions> ServeCommand::BuildServerOptions(const Serv
     return absl::InvalidArgumentError(
         absl::StrCat("--grace-period-ms ", flags.grace_period_ms, " is negative"));
   }
+  absl::StatusOr<absl::Duration> agent_timeout = ParseAgentTimeout(flags.agent_timeout);
+  if (!agent_timeout.ok()) return agent_timeout.status();
   tuner::ServerOptions options;
+  options.agent_timeout = *agent_timeout;
   options.host = flags.host;
   options.port = flags.port;
   options.grace_period = std::chrono::milliseconds(flags.grace_period_ms);

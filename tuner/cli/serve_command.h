@@ -19,6 +19,8 @@ struct ServeFlags {
   std::string db_url;
   std::string agent_path;
   int64_t grace_period_ms = 10000;
+  // A duration ("30s", "2m", "500ms") or plain seconds; "0" turns it off.
+  std::string agent_timeout = "60s";
   std::string log_level = "info";
 };
 

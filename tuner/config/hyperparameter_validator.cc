@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "suggest/early_stopping_policy_factory.h"
+#include "trainer-agent/metric_pattern.h"
 
 namespace vernier::config {
 namespace {
@@ -448,6 +449,14 @@ absl::Status ValidateHyperparameterSpec(const v1::HyperparameterSpec& spec, cons
   if (absl::Status status = ValidateAlgorithm(spec.algorithm(), "algorithm", locate);
       !status.ok()) {
     return status;
+  }
+  if (!spec.metric_regex().empty()) {
+    // The agent compiles the same pattern with the same code.
+    if (absl::StatusOr<agent::MetricPattern> pattern =
+            agent::MetricPattern::Compile(spec.metric_regex());
+        !pattern.ok()) {
+      return Invalid(locate, "metric_regex", pattern.status().message());
+    }
   }
   const v1::EarlyStoppingSpec& early_stopping = spec.early_stopping();
   if (absl::Status status = ValidateEarlyStoppingSettings(early_stopping, "early_stopping", locate);

@@ -483,6 +483,7 @@ class TrainingInputParser {
          {"enableTrialEarlyStopping",
           Bool([&spec](bool enabled) { spec.set_enable_trial_early_stopping(enabled); })},
          {"resumePreviousJobId", String(spec.mutable_resume_previous_job_id())},
+         {"metricRegex", String(spec.mutable_metric_regex())},
          {"algorithm", Enum(kAlgorithms, "algorithm",
                             [&spec](int algorithm) {
                               spec.set_algorithm(static_cast<v1::Algorithm>(algorithm));

@@ -1,10 +1,15 @@
 #include "tuner/storage/sqlite_schema.h"
 
 #include <array>
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "spdlog/spdlog.h"
+#include "tuner/storage/status_macros.h"
+#include "tuner/storage/stored_rows.h"
 
 namespace vernier::storage {
 namespace {
@@ -15,6 +20,7 @@ namespace {
 // Name order is byte order (SQLite's BINARY collation; COLLATE "C" there).
 // A trial row keeps latest_measurement and measurement_count in its body, so
 // reading trials never touches `measurements`.
+// Released: never edit a version, append a new one.
 constexpr std::string_view kVersion1 = R"sql(
 CREATE TABLE studies (
   name TEXT NOT NULL PRIMARY KEY,
@@ -63,7 +69,53 @@ CREATE TABLE trial_runs (
 );
 )sql";
 
-constexpr std::array<std::string_view, 1> kMigrations = {kVersion1};
+// The leaderboard's column and index; SqliteDataMigrations fills the column
+// for the trials that already ended.
+constexpr std::string_view kVersion2 = R"sql(
+ALTER TABLE trials ADD COLUMN rank_key REAL;
+CREATE INDEX trials_by_rank ON trials (study_name, rank_key, id) WHERE rank_key IS NOT NULL;
+)sql";
+
+constexpr std::array<std::string_view, 2> kMigrations = {kVersion1, kVersion2};
+
+absl::Status BackfillRankKeys(SqliteConnection& connection) {
+  struct Row {
+    std::string study_name;
+    int64_t id;
+    std::optional<double> rank_key;
+  };
+  std::vector<Row> rows;
+  {
+    VERNIER_STORAGE_ASSIGN_OR_RETURN(
+        SqliteStatement select,
+        connection.Prepare("SELECT t.study_name, t.id, t.body, s.body FROM trials t "
+                           "JOIN studies s ON s.name = t.study_name WHERE t.state IN (?, ?)"));
+    select.BindInt64(1, v1::Trial::SUCCEEDED).BindInt64(2, v1::Trial::STOPPED_EARLY);
+    for (;;) {
+      VERNIER_STORAGE_ASSIGN_OR_RETURN(const bool has_row, select.Step());
+      if (!has_row) break;
+      const std::string study_name = select.ColumnText(0);
+      const int64_t id = select.ColumnInt64(1);
+      VERNIER_STORAGE_ASSIGN_OR_RETURN(
+          const v1::Trial trial,
+          ParseBody<v1::Trial>(select.ColumnBlob(2), DescribeTrial(study_name, id)));
+      VERNIER_STORAGE_ASSIGN_OR_RETURN(
+          const v1::Study study,
+          ParseBody<v1::Study>(select.ColumnBlob(3), absl::StrCat("study \"", study_name, "\"")));
+      rows.push_back({study_name, id, RankKey(trial, study.spec())});
+    }
+  }
+  for (const Row& row : rows) {
+    VERNIER_STORAGE_ASSIGN_OR_RETURN(
+        SqliteStatement update,
+        connection.Prepare("UPDATE trials SET rank_key = ? WHERE study_name = ? AND id = ?"));
+    VERNIER_STORAGE_RETURN_IF_ERROR(update.BindOptionalDouble(1, row.rank_key)
+                                        .BindText(2, row.study_name)
+                                        .BindInt64(3, row.id)
+                                        .Run());
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<int> ReadVersion(SqliteConnection& connection) {
   absl::StatusOr<SqliteStatement> select =
@@ -86,7 +138,8 @@ absl::Status WriteVersion(SqliteConnection& connection, int version) {
 }
 
 absl::StatusOr<int> MigrateInTransaction(SqliteConnection& connection,
-                                         std::span<const std::string_view> migrations) {
+                                         std::span<const std::string_view> migrations,
+                                         const SqliteDataMigration& data_migration) {
   if (absl::Status status = connection.Execute(
           "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
       !status.ok()) {
@@ -110,6 +163,13 @@ absl::StatusOr<int> MigrateInTransaction(SqliteConnection& connection,
     }
   }
   if (*found != known) {
+    if (data_migration) {
+      if (absl::Status status = data_migration(connection, *found); !status.ok()) {
+        return absl::InternalError(absl::StrCat("migrating the rows of SQLite database \"",
+                                                connection.path(), "\" from schema version ",
+                                                *found, " failed: ", status.message()));
+      }
+    }
     if (absl::Status status = WriteVersion(connection, known); !status.ok()) return status;
   }
   return *found;
@@ -119,12 +179,19 @@ absl::StatusOr<int> MigrateInTransaction(SqliteConnection& connection,
 
 std::span<const std::string_view> SqliteSchemaMigrations() { return kMigrations; }
 
+absl::Status SqliteDataMigrations(SqliteConnection& connection, int from_version) {
+  // A new database (version 0) has no rows to fill.
+  if (from_version == 1) return BackfillRankKeys(connection);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<int> MigrateSqliteSchema(SqliteConnection& connection,
-                                        std::span<const std::string_view> migrations) {
+                                        std::span<const std::string_view> migrations,
+                                        const SqliteDataMigration& data_migration) {
   // IMMEDIATE takes the write lock up front, so two processes opening a new
   // database at once migrate it once: the second waits and finds it current.
   if (absl::Status status = connection.Execute("BEGIN IMMEDIATE"); !status.ok()) return status;
-  absl::StatusOr<int> previous = MigrateInTransaction(connection, migrations);
+  absl::StatusOr<int> previous = MigrateInTransaction(connection, migrations, data_migration);
   if (previous.ok()) {
     if (absl::Status status = connection.Execute("COMMIT"); !status.ok()) previous = status;
   }

@@ -46,6 +46,15 @@ SqliteStatement& SqliteStatement::BindText(int index, std::string_view text) {
   return *this;
 }
 
+SqliteStatement& SqliteStatement::BindOptionalDouble(int index, std::optional<double> value) {
+  if (bind_status_.ok()) {
+    bind_status_ = Check(value.has_value() ? sqlite3_bind_double(statement_, index, *value)
+                                           : sqlite3_bind_null(statement_, index),
+                         absl::StrCat("binding #", index));
+  }
+  return *this;
+}
+
 SqliteStatement& SqliteStatement::BindBlob(int index, std::string_view bytes) {
   if (bind_status_.ok()) {
     // A null pointer would bind SQL NULL; an empty message is an empty BLOB.

@@ -2,6 +2,7 @@
 #define VERNIER_TUNER_STORAGE_SQLITE_STATEMENT_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -30,6 +31,8 @@ class SqliteStatement {
   SqliteStatement& BindInt64(int index, int64_t value);
   SqliteStatement& BindText(int index, std::string_view text);
   SqliteStatement& BindBlob(int index, std::string_view bytes);
+  // SQL NULL when `value` is empty.
+  SqliteStatement& BindOptionalDouble(int index, std::optional<double> value);
 
   // True when a row is ready to read, false when the statement is done.
   absl::StatusOr<bool> Step();

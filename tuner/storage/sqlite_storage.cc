@@ -16,72 +16,12 @@
 #include "tuner/storage/sqlite_error.h"
 #include "tuner/storage/sqlite_schema.h"
 #include "tuner/storage/sqlite_statement.h"
-
-// Early returns for the many fallible steps of a transaction body.
-#define VERNIER_STORAGE_RETURN_IF_ERROR(expr)           \
-  do {                                                  \
-    if (absl::Status status_ = (expr); !status_.ok()) { \
-      return status_;                                   \
-    }                                                   \
-  } while (false)
-#define VERNIER_STORAGE_CONCAT_INNER(a, b) a##b
-#define VERNIER_STORAGE_CONCAT(a, b) VERNIER_STORAGE_CONCAT_INNER(a, b)
-#define VERNIER_STORAGE_ASSIGN_OR_RETURN_IMPL(result, lhs, expr) \
-  auto result = (expr);                                          \
-  if (!result.ok()) return result.status();                      \
-  lhs = *std::move(result)
-#define VERNIER_STORAGE_ASSIGN_OR_RETURN(lhs, expr) \
-  VERNIER_STORAGE_ASSIGN_OR_RETURN_IMPL(VERNIER_STORAGE_CONCAT(result_, __LINE__), lhs, expr)
+#include "tuner/storage/sqlite_study_lock.h"
+#include "tuner/storage/status_macros.h"
+#include "tuner/storage/stored_rows.h"
 
 namespace vernier::storage {
 namespace {
-
-constexpr int64_t kNoRowLimit = std::numeric_limits<int64_t>::max();
-
-int64_t ToMicros(const google::protobuf::Timestamp& time) {
-  return time.seconds() * 1000000 + time.nanos() / 1000;
-}
-
-absl::Status StudyNotFound(std::string_view study_name) {
-  return absl::NotFoundError(absl::StrCat("study \"", ToAbslView(study_name), "\" not found"));
-}
-
-absl::Status TrialNotFound(std::string_view study_name, int64_t trial_id) {
-  return absl::NotFoundError(
-      absl::StrCat("study \"", ToAbslView(study_name), "\" has no trial ", trial_id));
-}
-
-absl::Status JobNotFound(std::string_view job_id) {
-  return absl::NotFoundError(absl::StrCat("job \"", ToAbslView(job_id), "\" not found"));
-}
-
-absl::Status CheckPageSize(int page_size) {
-  if (page_size >= 0) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrCat("page_size is ", page_size, "; it must be positive, or 0 for no limit"));
-}
-
-// One row more than the page, to learn whether another page follows.
-int64_t RowLimit(int page_size) {
-  return page_size == 0 ? kNoRowLimit : static_cast<int64_t>(page_size) + 1;
-}
-
-std::string Serialize(const google::protobuf::MessageLite& message) {
-  std::string bytes;
-  message.SerializeToString(&bytes);
-  return bytes;
-}
-
-template <typename Message>
-absl::StatusOr<Message> ParseBody(std::string_view bytes, absl::string_view what) {
-  Message message;
-  if (!message.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    return absl::InternalError(absl::StrCat("the stored ", what, " does not parse as ",
-                                            Message::descriptor()->full_name(),
-                                            "; the database is damaged"));
-  }
-  return message;
-}
 
 absl::StatusOr<bool> RowExists(SqliteConnection& connection, std::string_view sql,
                                std::string_view key) {
@@ -126,12 +66,8 @@ absl::Status InsertStudy(SqliteConnection& connection, const v1::Study& study) {
   return insert.BindText(1, study.name())
       .BindInt64(2, study.state())
       .BindInt64(3, ToMicros(study.create_time()))
-      .BindBlob(4, Serialize(study))
+      .BindBlob(4, SerializeBody(study))
       .Run();
-}
-
-std::string DescribeTrial(std::string_view study_name, int64_t trial_id) {
-  return absl::StrCat("trial ", trial_id, " of study \"", ToAbslView(study_name), "\"");
 }
 
 absl::StatusOr<v1::Trial> ReadTrial(SqliteConnection& connection, std::string_view study_name,
@@ -176,30 +112,45 @@ absl::StatusOr<int64_t> LargestTrialId(SqliteConnection& connection, std::string
   return has_row ? select.ColumnInt64(0) : 0;
 }
 
-absl::Status InsertTrial(SqliteConnection& connection, const v1::Trial& trial) {
+absl::Status InsertTrial(SqliteConnection& connection, const v1::Trial& trial,
+                         const v1::StudySpec& spec) {
   VERNIER_STORAGE_ASSIGN_OR_RETURN(
       SqliteStatement insert,
-      connection.Prepare("INSERT INTO trials (study_name, id, state, client_id, body) "
-                         "VALUES (?, ?, ?, ?, ?)"));
+      connection.Prepare("INSERT INTO trials (study_name, id, state, client_id, rank_key, body) "
+                         "VALUES (?, ?, ?, ?, ?, ?)"));
   return insert.BindText(1, trial.study_name())
       .BindInt64(2, trial.id())
       .BindInt64(3, trial.state())
       .BindText(4, trial.client_id())
-      .BindBlob(5, Serialize(trial))
+      .BindOptionalDouble(5, RankKey(trial, spec))
+      .BindBlob(6, SerializeBody(trial))
       .Run();
 }
 
 // Writes back a trial read in the same transaction; its key is unchanged.
-absl::Status UpdateTrialRow(SqliteConnection& connection, const v1::Trial& trial) {
+absl::Status UpdateTrialRow(SqliteConnection& connection, const v1::Trial& trial,
+                            std::optional<double> rank_key) {
   VERNIER_STORAGE_ASSIGN_OR_RETURN(
       SqliteStatement update,
-      connection.Prepare("UPDATE trials SET state = ?, client_id = ?, body = ? "
+      connection.Prepare("UPDATE trials SET state = ?, client_id = ?, rank_key = ?, body = ? "
                          "WHERE study_name = ? AND id = ?"));
   return update.BindInt64(1, trial.state())
       .BindText(2, trial.client_id())
-      .BindBlob(3, Serialize(trial))
-      .BindText(4, trial.study_name())
-      .BindInt64(5, trial.id())
+      .BindOptionalDouble(3, rank_key)
+      .BindBlob(4, SerializeBody(trial))
+      .BindText(5, trial.study_name())
+      .BindInt64(6, trial.id())
+      .Run();
+}
+
+// Writes back a trial whose state, client and final measurement are as read.
+absl::Status UpdateTrialBody(SqliteConnection& connection, const v1::Trial& trial) {
+  VERNIER_STORAGE_ASSIGN_OR_RETURN(
+      SqliteStatement update,
+      connection.Prepare("UPDATE trials SET body = ? WHERE study_name = ? AND id = ?"));
+  return update.BindBlob(1, SerializeBody(trial))
+      .BindText(2, trial.study_name())
+      .BindInt64(3, trial.id())
       .Run();
 }
 
@@ -226,7 +177,7 @@ absl::Status InsertMeasurement(SqliteConnection& connection, std::string_view st
       .BindInt64(3, ordinal)
       .BindInt64(4, measurement.sequence_number())
       .BindInt64(5, measurement.step())
-      .BindBlob(6, Serialize(measurement))
+      .BindBlob(6, SerializeBody(measurement))
       .Run();
 }
 
@@ -251,14 +202,6 @@ absl::StatusOr<std::vector<Message>> ReadBodies(SqliteStatement& select, int bod
                                      ParseBody<Message>(select.ColumnBlob(body_column), what));
     messages.push_back(std::move(message));
   }
-}
-
-// Cuts the extra row RowLimit() asked for, and says whether there was one.
-template <typename Message>
-bool TrimToPage(std::vector<Message>& items, int page_size) {
-  if (page_size == 0 || static_cast<int64_t>(items.size()) <= page_size) return false;
-  items.resize(page_size);
-  return true;
 }
 
 }  // namespace
@@ -288,8 +231,9 @@ absl::StatusOr<std::unique_ptr<SqliteStorage>> SqliteStorage::Open(
   }
   VERNIER_STORAGE_ASSIGN_OR_RETURN(std::unique_ptr<SqliteConnection> connection,
                                    SqliteConnection::Open(path, options.busy_timeout));
-  VERNIER_STORAGE_ASSIGN_OR_RETURN(const int previous_version,
-                                   MigrateSqliteSchema(*connection, SqliteSchemaMigrations()));
+  VERNIER_STORAGE_ASSIGN_OR_RETURN(
+      const int previous_version,
+      MigrateSqliteSchema(*connection, SqliteSchemaMigrations(), SqliteDataMigrations));
   auto pool =
       std::make_unique<SqliteConnectionPool>(path, options.max_connections, options.busy_timeout);
   pool->Adopt(std::move(connection));
@@ -349,11 +293,8 @@ absl::StatusOr<v1::Study> SqliteStorage::GetStudy(std::string_view study_name) {
 
 absl::StatusOr<Page<v1::Study>> SqliteStorage::ListStudies(int page_size,
                                                            std::string_view page_token) {
-  VERNIER_STORAGE_RETURN_IF_ERROR(CheckPageSize(page_size));
-  std::string after_name;
-  if (!page_token.empty()) {
-    VERNIER_STORAGE_ASSIGN_OR_RETURN(after_name, DecodeStudyPageToken(page_token));
-  }
+  VERNIER_STORAGE_ASSIGN_OR_RETURN(const std::string after_name,
+                                   StudiesAfter(page_size, page_token));
   Page<v1::Study> page;
   VERNIER_STORAGE_RETURN_IF_ERROR(
       RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
@@ -365,9 +306,7 @@ absl::StatusOr<Page<v1::Study>> SqliteStorage::ListStudies(int page_size,
         VERNIER_STORAGE_ASSIGN_OR_RETURN(page.items, ReadBodies<v1::Study>(select, 0, "study"));
         return absl::OkStatus();
       }));
-  if (TrimToPage(page.items, page_size)) {
-    page.next_page_token = EncodeStudyPageToken(page.items.back().name());
-  }
+  FinishStudyPage(page, page_size);
   return page;
 }
 
@@ -385,7 +324,7 @@ absl::StatusOr<v1::Study> SqliteStorage::UpdateStudy(std::string_view study_name
                                "WHERE name = ?"));
         return update.BindInt64(1, study.state())
             .BindInt64(2, ToMicros(study.create_time()))
-            .BindBlob(3, Serialize(study))
+            .BindBlob(3, SerializeBody(study))
             .BindText(4, study_name)
             .Run();
       }));
@@ -411,18 +350,13 @@ absl::StatusOr<std::vector<v1::Trial>> SqliteStorage::CreateTrials(
   VERNIER_STORAGE_RETURN_IF_ERROR(
       RunInTransaction(TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
         created.clear();
-        VERNIER_STORAGE_RETURN_IF_ERROR(RequireStudy(connection, study_name));
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(const v1::Study study, ReadStudy(connection, study_name));
         VERNIER_STORAGE_ASSIGN_OR_RETURN(const int64_t largest_id,
                                          LargestTrialId(connection, study_name));
         int64_t next_id = largest_id + 1;
         for (const v1::Trial& requested : trials) {
-          v1::Trial trial = requested;
-          trial.set_id(next_id++);
-          trial.set_study_name(std::string(study_name));
-          trial.clear_measurements();
-          trial.clear_latest_measurement();
-          trial.set_measurement_count(0);
-          VERNIER_STORAGE_RETURN_IF_ERROR(InsertTrial(connection, trial));
+          v1::Trial trial = NewTrialRow(requested, study_name, next_id++);
+          VERNIER_STORAGE_RETURN_IF_ERROR(InsertTrial(connection, trial, study.spec()));
           created.push_back(std::move(trial));
         }
         return absl::OkStatus();
@@ -444,11 +378,7 @@ absl::StatusOr<v1::Trial> SqliteStorage::GetTrial(std::string_view study_name, i
 
 absl::StatusOr<Page<v1::Trial>> SqliteStorage::ListTrials(std::string_view study_name,
                                                           const TrialQuery& query) {
-  VERNIER_STORAGE_RETURN_IF_ERROR(CheckPageSize(query.page_size));
-  int64_t after_id = 0;
-  if (!query.page_token.empty()) {
-    VERNIER_STORAGE_ASSIGN_OR_RETURN(after_id, DecodeTrialPageToken(query.page_token));
-  }
+  VERNIER_STORAGE_ASSIGN_OR_RETURN(const int64_t after_id, TrialsAfter(query));
   std::string sql = "SELECT body FROM trials WHERE study_name = ? AND id > ?";
   if (!query.states.empty()) {
     sql += " AND state IN (?";
@@ -485,6 +415,27 @@ absl::StatusOr<Page<v1::Trial>> SqliteStorage::ListTrials(std::string_view study
   return page;
 }
 
+absl::StatusOr<std::vector<v1::Trial>> SqliteStorage::ListBestTrials(std::string_view study_name,
+                                                                     int limit) {
+  VERNIER_STORAGE_RETURN_IF_ERROR(CheckLimit(limit));
+  std::vector<v1::Trial> best;
+  VERNIER_STORAGE_RETURN_IF_ERROR(
+      RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
+        VERNIER_STORAGE_RETURN_IF_ERROR(RequireStudy(connection, study_name));
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(
+            SqliteStatement select,
+            connection.Prepare("SELECT body FROM trials "
+                               "WHERE study_name = ? AND rank_key IS NOT NULL "
+                               "ORDER BY rank_key, id LIMIT ?"));
+        select.BindText(1, study_name).BindInt64(2, limit == 0 ? RowLimit(0) : limit);
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(
+            best, ReadBodies<v1::Trial>(
+                      select, 0, absl::StrCat("trial of study \"", ToAbslView(study_name), "\"")));
+        return absl::OkStatus();
+      }));
+  return best;
+}
+
 absl::StatusOr<std::map<v1::Trial::State, int64_t>> SqliteStorage::CountTrials(
     std::string_view study_name) {
   std::map<v1::Trial::State, int64_t> counts;
@@ -515,17 +466,14 @@ absl::StatusOr<v1::Trial> SqliteStorage::UpdateTrial(std::string_view study_name
                                          ReadTrial(connection, study_name, trial_id));
         trial = stored;
         if (mutate) VERNIER_STORAGE_RETURN_IF_ERROR(mutate(trial));
-        // The key and the measurement bookkeeping belong to the store.
-        trial.set_id(stored.id());
-        trial.set_study_name(stored.study_name());
-        trial.clear_measurements();
-        if (stored.has_latest_measurement()) {
-          *trial.mutable_latest_measurement() = stored.latest_measurement();
-        } else {
-          trial.clear_latest_measurement();
+        KeepStoreOwnedFields(stored, trial);
+        std::optional<double> rank_key;
+        if (trial.has_final_measurement()) {
+          VERNIER_STORAGE_ASSIGN_OR_RETURN(const v1::Study study,
+                                           ReadStudy(connection, study_name));
+          rank_key = RankKey(trial, study.spec());
         }
-        trial.set_measurement_count(stored.measurement_count());
-        return UpdateTrialRow(connection, trial);
+        return UpdateTrialRow(connection, trial, rank_key);
       }));
   return trial;
 }
@@ -557,24 +505,13 @@ absl::StatusOr<v1::Trial> SqliteStorage::AddMeasurements(
         if (latest == nullptr) return absl::OkStatus();
         trial.set_measurement_count(count);
         *trial.mutable_latest_measurement() = *latest;
-        return UpdateTrialRow(connection, trial);
+        return UpdateTrialBody(connection, trial);
       }));
   return trial;
 }
 
 absl::StatusOr<v1::Job> SqliteStorage::CreateJob(const v1::Job& job, const v1::Study& study) {
-  if (job.job_id().empty()) return absl::InvalidArgumentError("job.job_id is empty");
-  if (study.name().empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("the study of job \"", job.job_id(), "\" has an empty name"));
-  }
-  if (!job.study_name().empty() && job.study_name() != study.name()) {
-    return absl::InvalidArgumentError(absl::StrCat("job \"", job.job_id(), "\" names study \"",
-                                                   job.study_name(), "\" but comes with study \"",
-                                                   study.name(), "\""));
-  }
-  v1::Job stored = job;
-  stored.set_study_name(study.name());
+  VERNIER_STORAGE_ASSIGN_OR_RETURN(const v1::Job stored, JobToCreate(job, study));
   VERNIER_STORAGE_RETURN_IF_ERROR(
       RunInTransaction(TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
         VERNIER_STORAGE_ASSIGN_OR_RETURN(const bool job_exists,
@@ -598,7 +535,7 @@ absl::StatusOr<v1::Job> SqliteStorage::CreateJob(const v1::Job& job, const v1::S
         return insert.BindText(1, stored.job_id())
             .BindInt64(2, stored.state())
             .BindInt64(3, ToMicros(stored.create_time()))
-            .BindBlob(4, Serialize(stored))
+            .BindBlob(4, SerializeBody(stored))
             .Run();
       }));
   return stored;
@@ -615,11 +552,8 @@ absl::StatusOr<v1::Job> SqliteStorage::GetJob(std::string_view job_id) {
 }
 
 absl::StatusOr<Page<v1::Job>> SqliteStorage::ListJobs(int page_size, std::string_view page_token) {
-  VERNIER_STORAGE_RETURN_IF_ERROR(CheckPageSize(page_size));
-  std::optional<JobPageCursor> after;
-  if (!page_token.empty()) {
-    VERNIER_STORAGE_ASSIGN_OR_RETURN(after, DecodeJobPageToken(page_token));
-  }
+  VERNIER_STORAGE_ASSIGN_OR_RETURN(const std::optional<JobPageCursor> after,
+                                   JobsAfter(page_size, page_token));
   Page<v1::Job> page;
   VERNIER_STORAGE_RETURN_IF_ERROR(
       RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
@@ -645,11 +579,7 @@ absl::StatusOr<Page<v1::Job>> SqliteStorage::ListJobs(int page_size, std::string
         VERNIER_STORAGE_ASSIGN_OR_RETURN(page.items, ReadBodies<v1::Job>(select, 0, "job"));
         return absl::OkStatus();
       }));
-  if (TrimToPage(page.items, page_size)) {
-    const v1::Job& last = page.items.back();
-    page.next_page_token = EncodeJobPageToken(
-        JobPageCursor{.create_time_micros = ToMicros(last.create_time()), .job_id = last.job_id()});
-  }
+  FinishJobPage(page, page_size);
   return page;
 }
 
@@ -688,7 +618,7 @@ absl::StatusOr<v1::Job> SqliteStorage::UpdateJob(std::string_view job_id,
                                "WHERE job_id = ?"));
         return update.BindInt64(1, job.state())
             .BindInt64(2, ToMicros(job.create_time()))
-            .BindBlob(3, Serialize(job))
+            .BindBlob(3, SerializeBody(job))
             .BindText(4, job_id)
             .Run();
       }));
@@ -706,9 +636,16 @@ absl::Status SqliteStorage::PutTrialRun(std::string_view job_id, const v1::Trial
                 "ON CONFLICT (job_id, trial_id) DO UPDATE SET body = excluded.body"));
         return upsert.BindText(1, job_id)
             .BindInt64(2, run.trial_id())
-            .BindBlob(3, Serialize(run))
+            .BindBlob(3, SerializeBody(run))
             .Run();
       });
+}
+
+absl::StatusOr<std::unique_ptr<StudyLock>> SqliteStorage::LockStudy(std::string_view study_name) {
+  absl::StatusOr<std::unique_ptr<SqliteStudyLock>> lock =
+      SqliteStudyLock::Acquire(path_ + "-study-locks", study_name, options_.study_lock_timeout);
+  if (!lock.ok()) return lock.status();
+  return std::unique_ptr<StudyLock>(*std::move(lock));
 }
 
 absl::StatusOr<std::vector<v1::TrialRun>> SqliteStorage::ListTrialRuns(std::string_view job_id) {
@@ -729,9 +666,3 @@ absl::StatusOr<std::vector<v1::TrialRun>> SqliteStorage::ListTrialRuns(std::stri
 }
 
 }  // namespace vernier::storage
-
-#undef VERNIER_STORAGE_ASSIGN_OR_RETURN
-#undef VERNIER_STORAGE_ASSIGN_OR_RETURN_IMPL
-#undef VERNIER_STORAGE_CONCAT
-#undef VERNIER_STORAGE_CONCAT_INNER
-#undef VERNIER_STORAGE_RETURN_IF_ERROR

@@ -24,6 +24,8 @@ struct SqliteStorageOptions {
   int max_connections = 8;
   // How long a writer waits for another writer's lock before failing.
   absl::Duration busy_timeout = absl::Seconds(10);
+  // How long LockStudy waits for another holder (a suggestion in progress).
+  absl::Duration study_lock_timeout = absl::Seconds(60);
 };
 
 // The embedded store: one SQLite file in WAL mode, every commit synced
@@ -58,6 +60,8 @@ class SqliteStorage : public Storage {
                                      bool include_measurements) override;
   absl::StatusOr<Page<v1::Trial>> ListTrials(std::string_view study_name,
                                              const TrialQuery& query) override;
+  absl::StatusOr<std::vector<v1::Trial>> ListBestTrials(std::string_view study_name,
+                                                        int limit) override;
   absl::StatusOr<std::map<v1::Trial::State, int64_t>> CountTrials(
       std::string_view study_name) override;
   absl::StatusOr<v1::Trial> UpdateTrial(std::string_view study_name, int64_t trial_id,
@@ -75,6 +79,10 @@ class SqliteStorage : public Storage {
 
   absl::Status PutTrialRun(std::string_view job_id, const v1::TrialRun& run) override;
   absl::StatusOr<std::vector<v1::TrialRun>> ListTrialRuns(std::string_view job_id) override;
+
+  // An OFD lock (fcntl F_OFD_SETLK) on one byte of the file PATH-study-locks,
+  // chosen by the study name's hash: released when the process dies too.
+  absl::StatusOr<std::unique_ptr<StudyLock>> LockStudy(std::string_view study_name) override;
 
   const std::string& path() const { return path_; }
   // Connections open now; never more than options.max_connections.

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -11,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "tuner/storage/study_lock.h"
 #include "vernier/v1/job.pb.h"
 #include "vernier/v1/study.pb.h"
 
@@ -43,7 +45,9 @@ using StudyMutator = std::function<absl::Status(v1::Study&)>;
 // one transaction, committed durably before it returns OK, and safe to call
 // from many threads at once. Errors: NOT_FOUND for a missing study, trial or
 // job; ALREADY_EXISTS for a duplicate name; INVALID_ARGUMENT for a bad page
-// token; INTERNAL for a store failure (with the store's message).
+// token; UNAVAILABLE when a database server cannot be reached or a commit's
+// outcome is unknown (retry); INTERNAL for another store failure (with the
+// store's message). Several processes may share one store.
 class Storage {
  public:
   virtual ~Storage() = default;
@@ -69,6 +73,13 @@ class Storage {
   // Ordered by id.
   virtual absl::StatusOr<Page<v1::Trial>> ListTrials(std::string_view study_name,
                                                      const TrialQuery& query) = 0;
+  // The leaderboard of a study with one objective, from an index: its
+  // SUCCEEDED and STOPPED_EARLY trials whose final measurement holds the
+  // study's first metric, best first under that metric's goal (MINIMIZE, or
+  // else maximize), ties by id; at most `limit` (0: all). Without
+  // measurements.
+  virtual absl::StatusOr<std::vector<v1::Trial>> ListBestTrials(std::string_view study_name,
+                                                                int limit) = 0;
   // Number of trials per state, zero counts omitted.
   virtual absl::StatusOr<std::map<v1::Trial::State, int64_t>> CountTrials(
       std::string_view study_name) = 0;
@@ -80,8 +91,7 @@ class Storage {
   // Runs `check` on the trial, then appends the measurements in order. One
   // whose sequence_number (> 0) is already stored for the trial is skipped,
   // so retries store nothing twice. Returns the trial after the append.
-  virtual absl::StatusOr<v1::Trial> AddMeasurements(std::string_view study_name,
-                                                    int64_t trial_id,
+  virtual absl::StatusOr<v1::Trial> AddMeasurements(std::string_view study_name, int64_t trial_id,
                                                     std::span<const v1::Measurement> measurements,
                                                     const TrialCheck& check) = 0;
 
@@ -99,6 +109,15 @@ class Storage {
   virtual absl::Status PutTrialRun(std::string_view job_id, const v1::TrialRun& run) = 0;
   // Ordered by trial id.
   virtual absl::StatusOr<std::vector<v1::TrialRun>> ListTrialRuns(std::string_view job_id) = 0;
+
+  // Waits until no one else, in this process or in another sharing the
+  // store, holds `study_name`'s lock, and takes it until the returned object
+  // goes. For decisions over several transactions that must not interleave
+  // with another server's (which trials to hand out). Locks of different
+  // studies are independent; a holder must not take a second one. Does not
+  // check that the study exists. UNAVAILABLE naming the study when the lock
+  // stays taken past the store's lock timeout.
+  virtual absl::StatusOr<std::unique_ptr<StudyLock>> LockStudy(std::string_view study_name) = 0;
 };
 
 }  // namespace vernier::storage

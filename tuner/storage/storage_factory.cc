@@ -7,14 +7,16 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "tuner/storage/absl_string_view.h"
+#include "tuner/storage/postgres_storage.h"
+#include "tuner/storage/postgres_url.h"
 #include "tuner/storage/sqlite_storage.h"
 
 namespace vernier::storage {
 namespace {
 
 constexpr absl::string_view kAcceptedForms =
-    "use sqlite:PATH or a plain file path for the embedded SQLite store "
-    "(postgresql://... is reserved for PostgreSQL)";
+    "use sqlite:PATH or a plain file path for the embedded SQLite store, or "
+    "postgresql://USER@HOST:PORT/DATABASE for PostgreSQL";
 
 // The scheme of "scheme:rest" as RFC 3986 spells one (a letter, then letters,
 // digits, '+', '-' or '.'), lower-cased; empty when `url` has none.
@@ -33,14 +35,22 @@ std::string SchemeOf(std::string_view url) {
 
 }  // namespace
 
+std::string DescribeStorageUrl(std::string_view url) {
+  const std::string scheme = SchemeOf(url);
+  if (scheme == "postgresql" || scheme == "postgres") return RedactPostgresUrl(url);
+  return std::string(url);
+}
+
 absl::StatusOr<std::unique_ptr<Storage>> OpenStorage(std::string_view url) {
   if (url.empty()) {
     return absl::InvalidArgumentError(absl::StrCat("--db is empty; ", kAcceptedForms));
   }
   const std::string scheme = SchemeOf(url);
   if (scheme == "postgresql" || scheme == "postgres") {
-    return absl::UnimplementedError(
-        "PostgreSQL storage is not built into this version of Vernier; use --db sqlite:PATH");
+    absl::StatusOr<std::unique_ptr<PostgresStorage>> store =
+        PostgresStorage::Open(std::string(url));
+    if (!store.ok()) return store.status();
+    return std::unique_ptr<Storage>(*std::move(store));
   }
   std::string_view path = url;
   if (scheme == "sqlite") {

@@ -2,6 +2,7 @@
 #define VERNIER_TUNER_STORAGE_STORAGE_FACTORY_H_
 
 #include <memory>
+#include <string>
 #include <string_view>
 
 #include "absl/status/statusor.h"
@@ -13,6 +14,9 @@ namespace vernier::storage {
 // the embedded SQLite store; "postgresql://..." for PostgreSQL. Creates or
 // migrates the schema; refuses a schema newer than this binary knows.
 absl::StatusOr<std::unique_ptr<Storage>> OpenStorage(std::string_view url);
+
+// A `--db` value fit for logs: a PostgreSQL URL loses its password.
+std::string DescribeStorageUrl(std::string_view url);
 
 }  // namespace vernier::storage
 

@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -217,10 +219,11 @@ TEST_F(CliArgumentsTest, ServeFillsServerOptionsWithAbsolutePaths) {
   };
   const std::filesystem::path previous = std::filesystem::current_path();
   std::filesystem::current_path(dir_);
-  const CliRun run = RunCli(
-      {"serve", "--host", "0.0.0.0", "--port", "0", "--data-dir", "data", "--db", "state/v.db",
-       "--agent-path", "bin/vernier-agent", "--grace-period-ms", "1500", "--log-level", "warn"},
-      dependencies);
+  const CliRun run =
+      RunCli({"serve", "--host", "0.0.0.0", "--port", "0", "--data-dir", "data", "--db",
+              "state/v.db", "--agent-path", "bin/vernier-agent", "--grace-period-ms", "1500",
+              "--agent-timeout", "3s", "--log-level", "warn"},
+             dependencies);
   std::filesystem::current_path(previous);
 
   ASSERT_EQ(run.exit_code, kExitSuccess) << run.err;
@@ -231,6 +234,7 @@ TEST_F(CliArgumentsTest, ServeFillsServerOptionsWithAbsolutePaths) {
   EXPECT_EQ(received.db_url, (dir_ / "state" / "v.db").string());
   EXPECT_EQ(received.agent_path, (dir_ / "bin" / "vernier-agent").string());
   EXPECT_EQ(received.grace_period, std::chrono::milliseconds(1500));
+  EXPECT_EQ(received.agent_timeout, absl::Seconds(3));
 }
 
 TEST_F(CliArgumentsTest, ServePassesDatabaseUrlsThrough) {
@@ -299,6 +303,52 @@ TEST(ServeCommandTest, RejectsPortsAndGracePeriodsOutOfRange) {
   options = ServeCommand::BuildServerOptions(flags, nullptr);
   EXPECT_EQ(options.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(options.status().message(), HasSubstr("--grace-period-ms -5 is negative"));
+}
+
+TEST(ServeCommandTest, AgentTimeoutTakesDurationsOrPlainSeconds) {
+  ServeFlags flags;
+  flags.data_dir = "/d";
+  EXPECT_EQ(ServeCommand::BuildServerOptions(flags, nullptr)->agent_timeout, absl::Seconds(60));
+  for (const auto& [text, expected] :
+       std::vector<std::pair<std::string, absl::Duration>>{{"2s", absl::Seconds(2)},
+                                                           {"1m30s", absl::Seconds(90)},
+                                                           {"500ms", absl::Milliseconds(500)},
+                                                           {"45", absl::Seconds(45)},
+                                                           {"0", absl::ZeroDuration()}}) {
+    flags.agent_timeout = text;
+    absl::StatusOr<tuner::ServerOptions> options = ServeCommand::BuildServerOptions(flags, nullptr);
+    ASSERT_TRUE(options.ok()) << text << ": " << options.status();
+    EXPECT_EQ(options->agent_timeout, expected) << text;
+  }
+}
+
+TEST(ServeCommandTest, RejectsAgentTimeoutsThatAreNoDurations) {
+  ServeFlags flags;
+  flags.data_dir = "/d";
+  flags.agent_timeout = "soon";
+  absl::StatusOr<tuner::ServerOptions> options = ServeCommand::BuildServerOptions(flags, nullptr);
+  EXPECT_EQ(options.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(options.status().message(),
+              HasSubstr("--agent-timeout \"soon\" is not a duration; use e.g. 30s, 2m"));
+  flags.agent_timeout = "-5s";
+  options = ServeCommand::BuildServerOptions(flags, nullptr);
+  EXPECT_THAT(options.status().message(), HasSubstr("--agent-timeout -5s is negative"));
+}
+
+TEST_F(CliArgumentsTest, ServeNamesABadAgentTimeout) {
+  CliDependencies dependencies;
+  dependencies.run_server = [](const tuner::ServerOptions&) { return absl::OkStatus(); };
+  const CliRun bad =
+      RunCli({"serve", "--data-dir", "/srv/v", "--agent-timeout", "x"}, dependencies);
+  EXPECT_EQ(bad.exit_code, kExitFailure);
+  EXPECT_THAT(bad.err, HasSubstr("--agent-timeout \"x\" is not a duration"));
+}
+
+TEST(HeartbeatIntervalTest, IsAQuarterOfTheTimeoutWithinBounds) {
+  EXPECT_EQ(tuner::HeartbeatIntervalFor(absl::Seconds(60)), std::chrono::milliseconds(5000));
+  EXPECT_EQ(tuner::HeartbeatIntervalFor(absl::Seconds(2)), std::chrono::milliseconds(500));
+  EXPECT_EQ(tuner::HeartbeatIntervalFor(absl::Milliseconds(100)), std::chrono::milliseconds(100));
+  EXPECT_EQ(tuner::HeartbeatIntervalFor(absl::ZeroDuration()), std::chrono::milliseconds(5000));
 }
 
 }  // namespace

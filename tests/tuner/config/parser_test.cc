@@ -81,6 +81,7 @@ TEST(TrainingInputParserTest, ReadsEveryField) {
       "    maxFailedTrials: 3",
       "    enableTrialEarlyStopping: True",
       "    resumePreviousJobId: mnist_v1",
+      "    metricRegex: 'val_loss=(?P<val_loss>[-+.0-9eE]+)'",
       "    algorithm: GAUSSIAN_PROCESS_BANDIT",
       "    earlyStopping:",
       "      policy: ASHA",
@@ -142,6 +143,7 @@ TEST(TrainingInputParserTest, ReadsEveryField) {
       max_failed_trials: 3
       enable_trial_early_stopping: true
       resume_previous_job_id: "mnist_v1"
+      metric_regex: "val_loss=(?P<val_loss>[-+.0-9eE]+)"
       algorithm: GAUSSIAN_PROCESS_BANDIT
       early_stopping {
         policy: ASHA
@@ -402,7 +404,7 @@ std::vector<ErrorCase> ErrorCases() {
        hp + "3:5: " + field + "colour",
        "unknown key \"colour\"; allowed: goal, hyperparameterMetricTag, maxTrials, "
        "maxParallelTrials, maxFailedTrials, enableTrialEarlyStopping, resumePreviousJobId, "
-       "algorithm, params, earlyStopping"},
+       "metricRegex, algorithm, params, earlyStopping"},
       {"UnknownParameterKeyDidYouMean",
        WithParam({}, {"  - parameterName: lr", "    type: DOUBLE", "    minValue: 0.001",
                       "    maxValeu: 0.1"}),
@@ -651,6 +653,13 @@ std::vector<ErrorCase> ErrorCases() {
        WithParam({"enableTrialEarlyStopping: true", "earlyStopping:", "  reductionFactor: half"},
                  kLearningRate),
        hp + "5:24: " + field + "earlyStopping.reductionFactor", "expected a number, got \"half\""},
+      {"MetricRegexInvalid", WithParam({"metricRegex: 'loss=([0-9.]+'"}, kLearningRate),
+       hp + "3:5: " + field + "metricRegex",
+       "not a valid RE2 regular expression: missing ): loss=([0-9.]+"},
+      {"MetricRegexNameWithoutValue",
+       WithParam({R"(metricRegex: '(?P<name>\w+) is \S+')"}, kLearningRate),
+       hp + "3:5: " + field + "metricRegex",
+       "the pattern has a group named 'name' but none named 'value'"},
       {"ResumeJobIdInvalid", WithParam({"resumePreviousJobId: 1st_run"}, kLearningRate),
        hp + "3:5: " + field + "resumePreviousJobId", "job id \"1st_run\" must start with a letter"},
       // Replicas.

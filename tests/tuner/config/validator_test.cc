@@ -167,6 +167,10 @@ std::vector<SpecCase> SpecCases() {
       {"EarlyStoppingAshaSettingsWithoutSwitch", "early_stopping { policy: ASHA max_step: 9 }",
        at + "early_stopping: is set but trial early stopping is not enabled; enable it or "
             "remove these settings"},
+      {"MetricRegexWithoutMetricGroups", "metric_regex: 'loss=[0-9.]+'",
+       at + "metric_regex: the pattern has 0 capturing group(s) and no named ones; use "
+            "(?P<name>...) and (?P<value>...), a group named after each metric such as "
+            "(?P<loss>...), or two groups: name, then value"},
       {"EarlyStoppingEnabledInsideButNotSwitchedOn", "early_stopping { enabled: true }",
        at + "early_stopping: is set but trial early stopping is not enabled; enable it or "
             "remove these settings"},

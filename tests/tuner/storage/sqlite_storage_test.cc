@@ -31,7 +31,9 @@ namespace vernier::storage::testing {
 
 class SqliteStorageFactory {
  public:
-  absl::StatusOr<std::unique_ptr<Storage>> Create() {
+  absl::StatusOr<std::unique_ptr<Storage>> Create() { return Reopen(); }
+
+  absl::StatusOr<std::unique_ptr<Storage>> Reopen() {
     absl::StatusOr<std::unique_ptr<SqliteStorage>> store =
         SqliteStorage::Open(dir_.File("conformance/store.db"));
     if (!store.ok()) return store.status();
@@ -50,6 +52,7 @@ namespace {
 using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::SizeIs;
 
 // Runs SQL on its own connection, as another program would.
@@ -327,12 +330,12 @@ TEST(SqliteStorageTest, RefusesADatabaseWithANewerSchema) {
   EXPECT_THAT(SqliteStorage::Open(path),
               StatusIs(absl::StatusCode::kFailedPrecondition,
                        AllOf(HasSubstr(path), HasSubstr("schema version 99"),
-                             HasSubstr("newer than version 1"))));
+                             HasSubstr("newer than version 2"))));
   // Refusing left the database as it was.
   absl::StatusOr<std::string> version = QueryRaw(path, "SELECT version FROM schema_version");
   ASSERT_THAT(version, IsOk());
   EXPECT_EQ(*version, "99");
-  ASSERT_THAT(ExecuteRaw(path, "UPDATE schema_version SET version = 1"), IsOk());
+  ASSERT_THAT(ExecuteRaw(path, "UPDATE schema_version SET version = 2"), IsOk());
   EXPECT_THAT(SqliteStorage::Open(path), IsOk());
 }
 
@@ -348,6 +351,45 @@ TEST(SqliteStorageTest, ReopeningDoesNotMigrateAgain) {
   std::unique_ptr<SqliteStorage> reopened = OpenOrDie(path);
   ASSERT_NE(reopened, nullptr);
   EXPECT_THAT(reopened->GetStudy("s1"), IsOk());
+}
+
+TEST(SqliteStorageTest, MigratingFromVersion1FillsTheLeaderboard) {
+  ScopedTempDir dir;
+  const std::string path = dir.File("store.db");
+  v1::Study study = MakeStudy("s1");
+  v1::MetricSpec* metric = study.mutable_spec()->add_metrics();
+  metric->set_metric_id("loss");
+  metric->set_goal(v1::MetricSpec::MINIMIZE);
+  std::vector<v1::Trial> trials;
+  for (const double loss : {0.5, 0.2, 0.9}) {
+    v1::Trial trial = MakeTrial(v1::Trial::SUCCEEDED);
+    v1::Metric* value = trial.mutable_final_measurement()->add_metrics();
+    value->set_metric_id("loss");
+    value->set_value(loss);
+    trials.push_back(trial);
+  }
+  trials.push_back(MakeTrial(v1::Trial::ACTIVE));
+  {
+    std::unique_ptr<SqliteStorage> store = OpenOrDie(path);
+    ASSERT_NE(store, nullptr);
+    ASSERT_THAT(store->CreateStudy(study), IsOk());
+    ASSERT_THAT(store->CreateTrials("s1", trials), IsOk());
+  }
+  // Back to how version 1 stored it: no rank column.
+  ASSERT_THAT(ExecuteRaw(path,
+                         "DROP INDEX trials_by_rank; ALTER TABLE trials DROP COLUMN rank_key; "
+                         "UPDATE schema_version SET version = 1"),
+              IsOk());
+  std::unique_ptr<SqliteStorage> migrated = OpenOrDie(path);
+  ASSERT_NE(migrated, nullptr);
+  absl::StatusOr<std::vector<v1::Trial>> best = migrated->ListBestTrials("s1", 0);
+  ASSERT_THAT(best, IsOk());
+  std::vector<int64_t> ids;
+  for (const v1::Trial& trial : *best) ids.push_back(trial.id());
+  EXPECT_THAT(ids, ElementsAre(2, 1, 3));
+  absl::StatusOr<std::string> version = QueryRaw(path, "SELECT version FROM schema_version");
+  ASSERT_THAT(version, IsOk());
+  EXPECT_EQ(*version, "2");
 }
 
 // -------------------------------------------------------------- open errors
@@ -608,14 +650,19 @@ TEST(OpenStorageTest, OpensSqliteUrlsAndPlainPaths) {
   EXPECT_TRUE(std::filesystem::exists(dir.File("c/store.db")));
 }
 
-TEST(OpenStorageTest, PostgresqlIsNotBuiltIn) {
-  for (const char* url : {"postgresql://vernier@db/vernier", "postgres://db/vernier"}) {
-    EXPECT_THAT(OpenStorage(url),
-                StatusIs(absl::StatusCode::kUnimplemented,
-                         "PostgreSQL storage is not built into this version of Vernier; use "
-                         "--db sqlite:PATH"))
+TEST(OpenStorageTest, PostgresqlUrlsOpenThePostgresStore) {
+  // Port 1 refuses at once: the PostgreSQL store was tried, and its error
+  // names the server without the password.
+  for (const char* url :
+       {"postgresql://vernier:secret@127.0.0.1:1/vernier", "postgres://127.0.0.1:1/vernier"}) {
+    absl::StatusOr<std::unique_ptr<Storage>> store = OpenStorage(url);
+    EXPECT_THAT(store, StatusIs(absl::StatusCode::kUnavailable,
+                                AllOf(HasSubstr("127.0.0.1:1/vernier"), Not(HasSubstr("secret")))))
         << url;
   }
+  EXPECT_EQ(DescribeStorageUrl("postgresql://vernier:secret@db:5432/v"),
+            "postgresql://vernier:***@db:5432/v");
+  EXPECT_EQ(DescribeStorageUrl("sqlite:/tmp/a:b@c"), "sqlite:/tmp/a:b@c");
 }
 
 TEST(OpenStorageTest, RejectsEmptyUnknownAndPathlessUrls) {

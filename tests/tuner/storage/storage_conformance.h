@@ -2,12 +2,18 @@
 #define VERNIER_TESTS_TUNER_STORAGE_STORAGE_CONFORMANCE_H_
 
 // The behaviour every Storage implementation must show, written against the
-// Storage interface alone. A store joins by defining a factory type:
+// Storage interface (and StudyManager over it, for what servers sharing a
+// store must get right together). A store joins by defining a factory type:
 //
 //   struct MyStoreFactory {
+//     // Optional: non-empty to skip every test (no server to test against).
+//     static std::string SkipReason();
 //     // A fresh, empty store; called once per test.
 //     absl::StatusOr<std::unique_ptr<Storage>> Create();
-//   };  // Destroying the factory cleans up after the store it made.
+//     // Another store over the same database, as a second server process
+//     // would open it; called after Create.
+//     absl::StatusOr<std::unique_ptr<Storage>> Reopen();
+//   };  // Destroying the factory cleans up after the stores it made.
 //
 //   INSTANTIATE_TYPED_TEST_SUITE_P(MyStore, StorageConformanceTest,
 //                                  ::testing::Types<MyStoreFactory>);
@@ -33,10 +39,12 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/tuner/storage/storage_test_matchers.h"
 #include "tuner/storage/storage.h"
+#include "tuner/study_manager.h"
 #include "vernier/v1/job.pb.h"
 #include "vernier/v1/study.pb.h"
 
@@ -66,12 +74,24 @@ template <typename Factory>
 class StorageConformanceTest : public ::testing::Test {
  protected:
   void SetUp() override {
+    if constexpr (requires { Factory::SkipReason(); }) {
+      if (const std::string reason = Factory::SkipReason(); !reason.empty()) GTEST_SKIP() << reason;
+    }
     absl::StatusOr<std::unique_ptr<Storage>> store = factory_.Create();
     ASSERT_TRUE(store.ok()) << store.status();
     store_ = *std::move(store);
   }
 
   Storage& store() { return *store_; }
+  // The same database through a second store, as another server sees it.
+  Storage& other_store() {
+    if (other_store_ == nullptr) {
+      absl::StatusOr<std::unique_ptr<Storage>> store = factory_.Reopen();
+      EXPECT_THAT(store, IsOk());
+      if (store.ok()) other_store_ = *std::move(store);
+    }
+    return *other_store_;
+  }
 
   static v1::Study MakeStudy(const std::string& name) {
     v1::Study study;
@@ -152,9 +172,29 @@ class StorageConformanceTest : public ::testing::Test {
     return ids;
   }
 
+  static v1::Trial SucceededTrial(double value, const std::string& metric_id = "accuracy") {
+    v1::Trial trial = MakeTrial(v1::Trial::SUCCEEDED);
+    v1::Metric* metric = trial.mutable_final_measurement()->add_metrics();
+    metric->set_metric_id(metric_id);
+    metric->set_value(value);
+    return trial;
+  }
+
+  // The ids of ListBestTrials(study_name, limit).
+  std::vector<int64_t> BestTrialIds(const std::string& study_name, int limit) {
+    absl::StatusOr<std::vector<v1::Trial>> best = store().ListBestTrials(study_name, limit);
+    EXPECT_THAT(best, IsOk());
+    std::vector<int64_t> ids;
+    if (best.ok()) {
+      for (const v1::Trial& trial : *best) ids.push_back(trial.id());
+    }
+    return ids;
+  }
+
   Factory factory_;
-  // Declared after the factory, so the store goes first.
+  // Declared after the factory, so the stores go first.
   std::unique_ptr<Storage> store_;
+  std::unique_ptr<Storage> other_store_;
 };
 
 TYPED_TEST_SUITE_P(StorageConformanceTest);
@@ -1083,6 +1123,228 @@ TYPED_TEST_P(StorageConformanceTest, ConcurrentCreateTrialsNeverDuplicateIds) {
   EXPECT_EQ(this->ListAllTrialIds("s1", PageOf(7)), expected);
 }
 
+// ------------------------------------------------------------ leaderboard
+
+TYPED_TEST_P(StorageConformanceTest, ListBestTrialsRanksEndedTrialsByTheObjective) {
+  ASSERT_THAT(this->store().CreateStudy(this->MakeStudy("s1")), IsOk());  // accuracy, MAXIMIZE
+  v1::Trial stopped = this->SucceededTrial(0.9);
+  stopped.set_state(v1::Trial::STOPPED_EARLY);
+  v1::Trial failed = this->SucceededTrial(0.99);
+  failed.set_state(v1::Trial::FAILED);
+  const std::vector<v1::Trial> trials = {this->SucceededTrial(0.5),  // 1
+                                         stopped,                    // 2
+                                         this->SucceededTrial(0.9),  // 3: ties with 2, after it
+                                         failed,                     // 4: not ended well
+                                         this->MakeTrial(v1::Trial::ACTIVE),    // 5
+                                         this->SucceededTrial(0.7, "latency"),  // 6: no objective
+                                         this->SucceededTrial(-2.0)};           // 7
+  ASSERT_THAT(this->store().CreateTrials("s1", trials), IsOk());
+  EXPECT_THAT(this->BestTrialIds("s1", 0), ElementsAre(2, 3, 1, 7));
+  EXPECT_THAT(this->BestTrialIds("s1", 2), ElementsAre(2, 3));
+
+  // Completing a trial puts it in its place; the rows are whole trials.
+  ASSERT_THAT(this->store().UpdateTrial("s1", 5,
+                                        [](v1::Trial& trial) {
+                                          trial.set_state(v1::Trial::SUCCEEDED);
+                                          v1::Metric* metric =
+                                              trial.mutable_final_measurement()->add_metrics();
+                                          metric->set_metric_id("accuracy");
+                                          metric->set_value(0.95);
+                                          return absl::OkStatus();
+                                        }),
+              IsOk());
+  absl::StatusOr<std::vector<v1::Trial>> best = this->store().ListBestTrials("s1", 1);
+  ASSERT_THAT(best, IsOk());
+  ASSERT_THAT(*best, SizeIs(1));
+  EXPECT_EQ((*best)[0].id(), 5);
+  EXPECT_EQ((*best)[0].study_name(), "s1");
+  EXPECT_EQ((*best)[0].final_measurement().metrics(0).value(), 0.95);
+
+  // A minimized objective ranks the other way; studies do not mix.
+  v1::Study minimized = this->MakeStudy("s2");
+  minimized.mutable_spec()->mutable_metrics(0)->set_goal(v1::MetricSpec::MINIMIZE);
+  ASSERT_THAT(this->store().CreateStudy(minimized), IsOk());
+  ASSERT_THAT(this->store().CreateTrials(
+                  "s2", std::vector<v1::Trial>{this->SucceededTrial(0.5), this->SucceededTrial(0.1),
+                                               this->SucceededTrial(0.3)}),
+              IsOk());
+  EXPECT_THAT(this->BestTrialIds("s2", 0), ElementsAre(2, 3, 1));
+}
+
+TYPED_TEST_P(StorageConformanceTest, ListBestTrialsRejectsNegativeLimitAndMissingStudy) {
+  ASSERT_THAT(this->store().CreateStudy(this->MakeStudy("s1")), IsOk());
+  EXPECT_THAT(this->BestTrialIds("s1", 5), IsEmpty());
+  EXPECT_THAT(this->store().ListBestTrials("s1", -1),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("limit is -1")));
+  EXPECT_THAT(this->store().ListBestTrials("nope", 5),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("study \"nope\" not found")));
+}
+
+// ------------------------------------------------------------ study locks
+
+TYPED_TEST_P(StorageConformanceTest, LockStudyExcludesEveryOtherHolderAcrossStores) {
+  constexpr int kThreads = 6;
+  constexpr int kRounds = 15;
+  Storage* stores[2] = {&this->store(), &this->other_store()};
+  std::atomic<int> inside = 0;
+  std::atomic<int> overlaps = 0;
+  std::atomic<int> failures = 0;
+  int entries = 0;  // Guarded by the study lock under test.
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, store = stores[t % 2]] {
+      for (int round = 0; round < kRounds; ++round) {
+        absl::StatusOr<std::unique_ptr<StudyLock>> lock = store->LockStudy("s1");
+        if (!lock.ok()) {
+          ++failures;
+          continue;
+        }
+        if (inside.fetch_add(1) != 0) ++overlaps;
+        const int seen = entries;
+        std::this_thread::yield();
+        entries = seen + 1;
+        inside.fetch_sub(1);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(overlaps.load(), 0);
+  EXPECT_EQ(entries, kThreads * kRounds);
+}
+
+TYPED_TEST_P(StorageConformanceTest, LocksOfDifferentStudiesAreIndependent) {
+  absl::StatusOr<std::unique_ptr<StudyLock>> first = this->store().LockStudy("study_a");
+  ASSERT_THAT(first, IsOk());
+  // Would wait for the first (and time out) if the studies shared a lock.
+  absl::StatusOr<std::unique_ptr<StudyLock>> second = this->other_store().LockStudy("study_b");
+  ASSERT_THAT(second, IsOk());
+  first->reset();
+  absl::StatusOr<std::unique_ptr<StudyLock>> again = this->other_store().LockStudy("study_a");
+  EXPECT_THAT(again, IsOk());
+}
+
+// ------------------------------------- servers sharing a store (StudyManager)
+
+TYPED_TEST_P(StorageConformanceTest, TwoServersSuggestingAtOnceNeverDuplicateOrOverrun) {
+  constexpr int kMaxTrials = 24;
+  constexpr int kMaxParallel = 3;
+  constexpr int kClientsPerServer = 3;
+  tuner::StudyManager servers[2] = {tuner::StudyManager(this->store(), tuner::SystemClock()),
+                                    tuner::StudyManager(this->other_store(), tuner::SystemClock())};
+  v1::Study study = this->MakeStudy("shared");
+  study.mutable_spec()->set_max_trials(kMaxTrials);
+  study.mutable_spec()->set_max_parallel_trials(kMaxParallel);
+  ASSERT_THAT(servers[0].CreateStudy(study), IsOk());
+
+  absl::Mutex mutex;
+  std::map<int64_t, std::string> owner;  // trial id -> client
+  std::vector<std::string> errors;
+  std::vector<std::thread> clients;
+  for (int c = 0; c < 2 * kClientsPerServer; ++c) {
+    clients.emplace_back([&, c] {
+      tuner::StudyManager& server = servers[c % 2];
+      const std::string client_id = absl::StrCat("client-", c);
+      for (int attempt = 0; attempt < 2000; ++attempt) {
+        absl::StatusOr<tuner::SuggestResult> suggested =
+            server.SuggestTrials("shared", 2, client_id);
+        absl::MutexLock lock(&mutex);
+        if (!suggested.ok()) {
+          errors.push_back(suggested.status().ToString());
+          return;
+        }
+        absl::StatusOr<std::map<v1::Trial::State, int64_t>> counts =
+            this->store().CountTrials("shared");
+        if (counts.ok() && (*counts)[v1::Trial::ACTIVE] > kMaxParallel) {
+          errors.push_back(absl::StrCat((*counts)[v1::Trial::ACTIVE], " trials ACTIVE at once"));
+        }
+        if (suggested->trials.empty()) {
+          int64_t total = 0;
+          if (counts.ok()) {
+            for (const auto& [state, n] : *counts) total += n;
+          }
+          if (total >= kMaxTrials && (*counts)[v1::Trial::ACTIVE] == 0) return;
+          continue;  // Others hold every parallel slot: ask again.
+        }
+        for (const v1::Trial& trial : suggested->trials) {
+          auto [it, inserted] = owner.emplace(trial.id(), client_id);
+          if (!inserted && it->second != client_id) {
+            errors.push_back(
+                absl::StrCat("trial ", trial.id(), " went to ", it->second, " and to ", client_id));
+          }
+          v1::Measurement final;
+          v1::Metric* metric = final.add_metrics();
+          metric->set_metric_id("accuracy");
+          metric->set_value(0.5);
+          absl::StatusOr<v1::Trial> completed = server.CompleteTrial("shared", trial.id(), final);
+          if (!completed.ok()) errors.push_back(completed.status().ToString());
+        }
+      }
+      absl::MutexLock lock(&mutex);
+      errors.push_back(absl::StrCat(client_id, " never saw the study finish"));
+    });
+  }
+  for (std::thread& client : clients) client.join();
+  EXPECT_THAT(errors, IsEmpty());
+  EXPECT_EQ(owner.size(), static_cast<size_t>(kMaxTrials));
+  std::vector<int64_t> expected(kMaxTrials);
+  for (int i = 0; i < kMaxTrials; ++i) expected[i] = i + 1;
+  EXPECT_EQ(this->ListAllTrialIds("shared", TrialQuery{}), expected);
+}
+
+TYPED_TEST_P(StorageConformanceTest, AClientGetsItsUnfinishedTrialBackFromAnyServer) {
+  tuner::StudyManager first(this->store(), tuner::SystemClock());
+  tuner::StudyManager second(this->other_store(), tuner::SystemClock());
+  ASSERT_THAT(first.CreateStudy(this->MakeStudy("s1")), IsOk());
+  absl::StatusOr<tuner::SuggestResult> given = first.SuggestTrials("s1", 1, "worker-7");
+  ASSERT_THAT(given, IsOk());
+  ASSERT_THAT(given->trials, SizeIs(1));
+  // worker-7 restarted and asks the other server.
+  absl::StatusOr<tuner::SuggestResult> again = second.SuggestTrials("s1", 1, "worker-7");
+  ASSERT_THAT(again, IsOk());
+  ASSERT_THAT(again->trials, SizeIs(1));
+  EXPECT_EQ(again->trials[0].id(), given->trials[0].id());
+  absl::StatusOr<tuner::SuggestResult> other = second.SuggestTrials("s1", 1, "worker-8");
+  ASSERT_THAT(other, IsOk());
+  ASSERT_THAT(other->trials, SizeIs(1));
+  EXPECT_NE(other->trials[0].id(), given->trials[0].id());
+}
+
+TYPED_TEST_P(StorageConformanceTest, CompleteTrialIsIdempotentOnTheSameResultOnly) {
+  tuner::StudyManager first(this->store(), tuner::SystemClock());
+  tuner::StudyManager second(this->other_store(), tuner::SystemClock());
+  ASSERT_THAT(first.CreateStudy(this->MakeStudy("s1")), IsOk());
+  absl::StatusOr<tuner::SuggestResult> given = first.SuggestTrials("s1", 1, "worker");
+  ASSERT_THAT(given, IsOk());
+  ASSERT_THAT(given->trials, SizeIs(1));
+  const int64_t id = given->trials[0].id();
+  const v1::Measurement result = this->MakeMeasurement(10, 3, 0.8);
+  // A measurement retried after a timeout, through the other server.
+  const std::vector<v1::Measurement> report = {this->MakeMeasurement(10, 3, 0.8)};
+  ASSERT_THAT(first.AddMeasurements("s1", id, report), IsOk());
+  absl::StatusOr<v1::Trial> retried = second.AddMeasurements("s1", id, report);
+  ASSERT_THAT(retried, IsOk());
+  EXPECT_EQ(retried->measurement_count(), 1);
+
+  absl::StatusOr<v1::Trial> completed = first.CompleteTrial("s1", id, result);
+  ASSERT_THAT(completed, IsOk());
+  EXPECT_EQ(completed->state(), v1::Trial::SUCCEEDED);
+  // The agent's retry of the same completion, through the other server.
+  absl::StatusOr<v1::Trial> repeated = second.CompleteTrial("s1", id, result);
+  ASSERT_THAT(repeated, IsOk());
+  EXPECT_THAT(*repeated, EqualsProto(*completed));
+  EXPECT_THAT(second.CompleteTrial("s1", id, this->MakeMeasurement(10, 3, 0.1)),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       AllOf(HasSubstr("study \"s1\" trial 1"), HasSubstr("another"))));
+  absl::StatusOr<v1::Trial> stored = this->store().GetTrial("s1", id, false);
+  ASSERT_THAT(stored, IsOk());
+  EXPECT_THAT(stored->final_measurement(), EqualsProto(result));
+  absl::StatusOr<std::vector<v1::Trial>> leaderboard = second.ListOptimalTrials("s1", 10);
+  ASSERT_THAT(leaderboard, IsOk());
+  ASSERT_THAT(*leaderboard, SizeIs(1));
+  EXPECT_EQ((*leaderboard)[0].id(), id);
+}
+
 REGISTER_TYPED_TEST_SUITE_P(
     StorageConformanceTest, CreateStudyThenGetReturnsIt,
     CreateStudyTwiceIsAlreadyExistsAndKeepsTheFirst, CreateStudyWithEmptyNameIsInvalidArgument,
@@ -1109,7 +1371,11 @@ REGISTER_TYPED_TEST_SUITE_P(
     UpdateJobAppliesTheMutatorButKeepsTheId, UpdateJobMutatorErrorRollsBackAndIsReturnedUnchanged,
     UpdateMissingJobIsNotFound, PutTrialRunUpsertsAndListsByTrialId,
     TrialRunsOfMissingJobAreNotFound, ConcurrentAddMeasurementsOnDifferentTrialsLoseNothing,
-    ConcurrentRetriesOfOneReportStoreItOnce, ConcurrentCreateTrialsNeverDuplicateIds);
+    ConcurrentRetriesOfOneReportStoreItOnce, ConcurrentCreateTrialsNeverDuplicateIds,
+    ListBestTrialsRanksEndedTrialsByTheObjective, ListBestTrialsRejectsNegativeLimitAndMissingStudy,
+    LockStudyExcludesEveryOtherHolderAcrossStores, LocksOfDifferentStudiesAreIndependent,
+    TwoServersSuggestingAtOnceNeverDuplicateOrOverrun,
+    AClientGetsItsUnfinishedTrialBackFromAnyServer, CompleteTrialIsIdempotentOnTheSameResultOnly);
 
 }  // namespace vernier::storage::testing
 

@@ -23,6 +23,15 @@ MATCHER(IsOk, "is OK") {
   return status.ok();
 }
 
+// An OK absl::StatusOr whose value matches `value_matcher`.
+MATCHER_P(IsOkAndHolds, value_matcher, "is OK and holds a matching value") {
+  if (!arg.ok()) {
+    *result_listener << "whose status is " << arg.status();
+    return false;
+  }
+  return ::testing::ExplainMatchResult(value_matcher, *arg, result_listener);
+}
+
 // An absl::Status or absl::StatusOr with `code` whose message matches
 // `message_matcher`, e.g. StatusIs(absl::StatusCode::kNotFound, HasSubstr("s1")).
 MATCHER_P2(StatusIs, code, message_matcher,

@@ -1,0 +1,237 @@
+"""Trials: one point of the search space, its measurements and its outcome."""
+
+from __future__ import annotations
+
+import datetime
+import numbers
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Union
+
+from vernier._stubs import study_pb2, study_service_pb2
+from vernier.errors import InvalidArgument
+
+if TYPE_CHECKING:  # pragma: no cover
+    from vernier.study import Study
+
+ParameterValue = Union[float, int, str]
+"""A parameter's value: float for DOUBLE, int for INTEGER, str for
+CATEGORICAL; DISCRETE values are int when every allowed value is a whole
+number (batch sizes, layer counts) and float otherwise."""
+
+
+def timestamp_to_datetime(stamp: Any) -> Optional[datetime.datetime]:
+    """A protobuf Timestamp as an aware UTC datetime; None when unset."""
+    if stamp.seconds == 0 and stamp.nanos == 0:
+        return None
+    return stamp.ToDatetime(tzinfo=datetime.timezone.utc)
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """Metrics reported at one step of a trial."""
+
+    step: int
+    metrics: Dict[str, float] = field(default_factory=dict)
+    elapsed_seconds: float = 0.0
+
+    @classmethod
+    def from_proto(cls, proto: study_pb2.Measurement) -> "Measurement":
+        return cls(
+            step=proto.step,
+            metrics={metric.metric_id: metric.value for metric in proto.metrics},
+            elapsed_seconds=proto.elapsed_seconds,
+        )
+
+
+def metric_values(metrics: Optional[Mapping[str, Any]], keyword_metrics: Mapping[str, Any],
+                  what: str) -> Dict[str, float]:
+    """Merges a metrics mapping with keyword metrics and makes every value a
+    float. Non-numbers are refused here; NaN and infinities are left for the
+    server, whose message names the trial and the metric."""
+    merged: Dict[str, Any] = dict(metrics or {})
+    merged.update(keyword_metrics)
+    values: Dict[str, float] = {}
+    for name, value in merged.items():
+        if not isinstance(name, str) or not name:
+            raise InvalidArgument(f"{what}: metric names must be non-empty strings, got {name!r}")
+        if isinstance(value, (str, bytes, bool)) or value is None:
+            raise InvalidArgument(f'{what}: metric "{name}" must be a number, got {value!r}')
+        try:
+            values[name] = float(value)
+        except (TypeError, ValueError):
+            raise InvalidArgument(
+                f'{what}: metric "{name}" must be a number, got {value!r}') from None
+    return values
+
+
+def measurement_proto(step: int, metrics: Mapping[str, float],
+                      elapsed_seconds: float = 0.0) -> study_pb2.Measurement:
+    proto = study_pb2.Measurement(step=step, elapsed_seconds=elapsed_seconds)
+    for name, value in metrics.items():
+        proto.metrics.add(metric_id=name, value=value)
+    return proto
+
+
+def check_step(step: Any, what: str) -> int:
+    if isinstance(step, bool) or not isinstance(step, numbers.Integral):
+        raise InvalidArgument(f"{what}: step must be an integer, got {step!r}")
+    return int(step)
+
+
+class Trial:
+    """One trial of a study, as the server last described it.
+
+    Attributes:
+        id: the trial's number in its study, from 1.
+        study_name: the study it belongs to.
+        state: ``"ACTIVE"``, ``"STOPPING"``, ``"SUCCEEDED"``, ``"FAILED"``,
+            ``"INFEASIBLE"``, ``"STOPPED_EARLY"`` or ``"REQUESTED"``.
+        parameters: name to typed value (see :data:`ParameterValue`).
+        final_measurement: the measurement the trial was completed with.
+        latest_measurement: the most recent measurement reported.
+        measurements: every measurement, filled by :meth:`refresh`
+            (and by ``study.trials(include_measurements=True)``).
+        measurement_count: how many measurements the server holds.
+        client_id: the client the trial was handed to.
+        status_reason: why it is INFEASIBLE, FAILED or STOPPED_EARLY.
+        start_time, end_time: aware UTC datetimes, or None.
+    """
+
+    def __init__(self, study: "Study", proto: study_pb2.Trial) -> None:
+        self._study = study
+        self.stop_reason: str = ""
+        self._update(proto)
+
+    def _update(self, proto: study_pb2.Trial) -> None:
+        self._proto = proto
+        self.id: int = proto.id
+        self.study_name: str = proto.study_name or self._study.name
+        self.state: str = study_pb2.Trial.State.Name(proto.state)
+        self.parameters: Dict[str, ParameterValue] = self._study._decode_parameters(
+            proto.parameters)
+        self.final_measurement: Optional[Measurement] = (
+            Measurement.from_proto(proto.final_measurement)
+            if proto.HasField("final_measurement") else None)
+        self.latest_measurement: Optional[Measurement] = (
+            Measurement.from_proto(proto.latest_measurement)
+            if proto.HasField("latest_measurement") else None)
+        self.measurements: List[Measurement] = [
+            Measurement.from_proto(measurement) for measurement in proto.measurements]
+        self.measurement_count: int = proto.measurement_count
+        self.client_id: str = proto.client_id
+        self.status_reason: str = proto.status_reason
+        self.start_time = timestamp_to_datetime(proto.start_time)
+        self.end_time = timestamp_to_datetime(proto.end_time)
+
+    @property
+    def proto(self) -> study_pb2.Trial:
+        """The ``vernier.v1.Trial`` message behind this object."""
+        return self._proto
+
+    @property
+    def metrics(self) -> Dict[str, float]:
+        """The final measurement's metrics; empty until the trial succeeds."""
+        return dict(self.final_measurement.metrics) if self.final_measurement else {}
+
+    @property
+    def value(self) -> Optional[float]:
+        """The objective (the study's first metric) of the final measurement."""
+        return self.metrics.get(self._study.objective)
+
+    @property
+    def is_done(self) -> bool:
+        """True once the trial has ended, whichever way."""
+        return self.state in ("SUCCEEDED", "FAILED", "INFEASIBLE", "STOPPED_EARLY")
+
+    def _elapsed_seconds(self) -> float:
+        if self.start_time is None:
+            return 0.0
+        now = datetime.datetime.now(datetime.timezone.utc)
+        return max(0.0, (now - self.start_time).total_seconds())
+
+    def report(self, step: int, metrics: Optional[Mapping[str, float]] = None, /,
+               **keyword_metrics: float) -> None:
+        """Records intermediate metrics at a training step.
+
+        Args:
+            step: the training step (or epoch), not negative.
+            metrics: metrics whose names are not Python identifiers, e.g.
+                ``{"training/hptuning/metric": 0.3}``.
+            **keyword_metrics: metrics by name, e.g. ``loss=0.3, accuracy=0.9``.
+
+        Raises:
+            InvalidArgument: no metric, a value that is not a finite number, a
+                negative step.
+            FailedPrecondition: the trial has ended.
+            NotFound: the trial or its study no longer exists.
+        """
+        what = f"trial {self.id}: report"
+        step = check_step(step, what)
+        values = metric_values(metrics, keyword_metrics, what)
+        if not values:
+            raise InvalidArgument(f"{what}: give at least one metric, e.g. report(step, loss=0.3)")
+        request = study_service_pb2.AddMeasurementRequest(
+            study_name=self.study_name, trial_id=self.id,
+            measurement=measurement_proto(step, values, self._elapsed_seconds()))
+        self._update(self._study._client._call("AddMeasurement", request))
+
+    def should_stop(self) -> bool:
+        """Asks the server whether this trial should stop early (its early
+        stopping policy says so, someone stopped it, or it has ended). The
+        reason is kept in :attr:`stop_reason`."""
+        request = study_service_pb2.CheckEarlyStoppingRequest(
+            study_name=self.study_name, trial_id=self.id)
+        response = self._study._client._call("CheckEarlyStopping", request)
+        self.stop_reason = response.reason
+        return response.should_stop
+
+    def complete(self, metrics: Optional[Mapping[str, float]] = None, /, *,
+                 infeasible: Optional[str] = None, **keyword_metrics: float) -> "Trial":
+        """Ends the trial.
+
+        ``trial.complete(accuracy=0.93)`` completes it with that final
+        measurement (it must hold the study's objective metric);
+        ``trial.complete()`` completes it with its latest reported measurement;
+        ``trial.complete(infeasible="diverged")`` marks it INFEASIBLE: the
+        point could not be evaluated, and the designer learns to avoid it.
+
+        Completing again with the same result is a no-op, so a retry after a
+        lost answer is safe; completing with another result raises
+        :class:`FailedPrecondition`.
+
+        Returns:
+            this trial, updated (state SUCCEEDED, STOPPED_EARLY when it had been
+            asked to stop, or INFEASIBLE).
+
+        Raises:
+            InvalidArgument: metrics and ``infeasible`` together; a value that
+                is not a finite number; the objective metric missing.
+            FailedPrecondition: already ended otherwise, or nothing to complete
+                with (no metrics given and none reported).
+        """
+        what = f"trial {self.id}: complete"
+        values = metric_values(metrics, keyword_metrics, what)
+        request = study_service_pb2.CompleteTrialRequest(
+            study_name=self.study_name, trial_id=self.id)
+        if infeasible is not None:
+            if values:
+                raise InvalidArgument(f"{what}: give metrics or infeasible=REASON, not both")
+            request.trial_infeasible = True
+            request.infeasible_reason = infeasible
+        elif values:
+            # Elapsed time stays 0 so that a retried completion is identical.
+            step = self.latest_measurement.step if self.latest_measurement else 0
+            request.final_measurement.CopyFrom(measurement_proto(step, values))
+        self._update(self._study._client._call("CompleteTrial", request))
+        return self
+
+    def refresh(self) -> "Trial":
+        """Reloads the trial from the server, with all its measurements."""
+        request = study_service_pb2.GetTrialRequest(study_name=self.study_name, trial_id=self.id)
+        self._update(self._study._client._call("GetTrial", request))
+        return self
+
+    def __repr__(self) -> str:
+        value = "" if self.value is None else f" {self._study.objective}={self.value:g}"
+        return (f"Trial(id={self.id}, state={self.state}, parameters={self.parameters}{value})")
+

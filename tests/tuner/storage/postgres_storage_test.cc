@@ -1,0 +1,196 @@
+#include "tuner/storage/postgres_storage.h"
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/support/postgres_test_database.h"
+#include "tests/tuner/storage/storage_conformance.h"
+#include "tests/tuner/storage/storage_test_matchers.h"
+#include "tuner/storage/storage_factory.h"
+
+namespace vernier::storage::testing {
+
+using ::vernier::testing::kNoPostgresServer;
+using ::vernier::testing::PostgresTestDatabase;
+using ::vernier::testing::PostgresTestServerUrl;
+
+// Each test gets a database of its own on the server scripts/test.sh starts,
+// so tests run in parallel.
+class PostgresStorageFactory {
+ public:
+  static std::string SkipReason() {
+    return PostgresTestServerUrl().empty() ? kNoPostgresServer : "";
+  }
+
+  absl::StatusOr<std::unique_ptr<Storage>> Create() {
+    absl::StatusOr<std::unique_ptr<PostgresTestDatabase>> database = PostgresTestDatabase::Create();
+    if (!database.ok()) return database.status();
+    database_ = *std::move(database);
+    return Reopen();
+  }
+
+  absl::StatusOr<std::unique_ptr<Storage>> Reopen() {
+    absl::StatusOr<std::unique_ptr<PostgresStorage>> store =
+        PostgresStorage::Open(database_->url());
+    if (!store.ok()) return store.status();
+    return std::unique_ptr<Storage>(*std::move(store));
+  }
+
+ private:
+  std::unique_ptr<PostgresTestDatabase> database_;
+};
+
+INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, StorageConformanceTest,
+                               ::testing::Types<PostgresStorageFactory>);
+
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+v1::Study MakeStudy(const std::string& name) {
+  v1::Study study;
+  study.set_name(name);
+  study.set_state(v1::Study::ACTIVE);
+  study.mutable_create_time()->set_seconds(1'700'000'000);
+  return study;
+}
+
+class PostgresStorageTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (PostgresTestServerUrl().empty()) GTEST_SKIP() << kNoPostgresServer;
+    absl::StatusOr<std::unique_ptr<PostgresTestDatabase>> database = PostgresTestDatabase::Create();
+    ASSERT_THAT(database, IsOk());
+    database_ = *std::move(database);
+  }
+
+  std::unique_ptr<PostgresStorage> OpenOrDie(
+      const PostgresStorageOptions& options = PostgresStorageOptions()) {
+    absl::StatusOr<std::unique_ptr<PostgresStorage>> store =
+        PostgresStorage::Open(database_->url(), options);
+    EXPECT_THAT(store, IsOk());
+    return store.ok() ? *std::move(store) : nullptr;
+  }
+
+  std::unique_ptr<PostgresTestDatabase> database_;
+};
+
+TEST_F(PostgresStorageTest, RecordsTheSchemaVersionAndDoesNotMigrateTwice) {
+  {
+    std::unique_ptr<PostgresStorage> store = OpenOrDie();
+    ASSERT_NE(store, nullptr);
+    ASSERT_THAT(store->CreateStudy(MakeStudy("s1")), IsOk());
+  }
+  EXPECT_THAT(database_->QueryValue("SELECT version FROM schema_version"), IsOkAndHolds("1"));
+  // A second migration run would fail on CREATE TABLE studies.
+  std::unique_ptr<PostgresStorage> reopened = OpenOrDie();
+  ASSERT_NE(reopened, nullptr);
+  EXPECT_THAT(reopened->GetStudy("s1"), IsOk());
+  EXPECT_THAT(database_->QueryValue("SELECT COUNT(*) FROM schema_version"), IsOkAndHolds("1"));
+}
+
+TEST_F(PostgresStorageTest, RefusesADatabaseWithANewerSchema) {
+  ASSERT_NE(OpenOrDie(), nullptr);
+  ASSERT_THAT(database_->Execute("UPDATE schema_version SET version = 99"), IsOk());
+  EXPECT_THAT(PostgresStorage::Open(database_->url()),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       AllOf(HasSubstr(database_->name()), HasSubstr("schema version 99"),
+                             HasSubstr("newer than version 1"))));
+  // Refusing left the database as it was.
+  EXPECT_THAT(database_->QueryValue("SELECT version FROM schema_version"), IsOkAndHolds("99"));
+  ASSERT_THAT(database_->Execute("UPDATE schema_version SET version = 1"), IsOk());
+  EXPECT_THAT(PostgresStorage::Open(database_->url()), IsOk());
+}
+
+TEST_F(PostgresStorageTest, ServersOpeningANewDatabaseTogetherMigrateItOnce) {
+  constexpr int kServers = 4;
+  std::atomic<int> failures = 0;
+  std::vector<std::thread> servers;
+  for (int i = 0; i < kServers; ++i) {
+    servers.emplace_back([&] {
+      absl::StatusOr<std::unique_ptr<PostgresStorage>> store =
+          PostgresStorage::Open(database_->url());
+      if (!store.ok()) {
+        ADD_FAILURE() << store.status();
+        ++failures;
+      }
+    });
+  }
+  for (std::thread& server : servers) server.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_THAT(database_->QueryValue("SELECT COUNT(*) FROM schema_version"), IsOkAndHolds("1"));
+}
+
+TEST_F(PostgresStorageTest, RidesOutTheServerEndingItsConnections) {
+  std::unique_ptr<PostgresStorage> store = OpenOrDie();
+  ASSERT_NE(store, nullptr);
+  ASSERT_THAT(store->CreateStudy(MakeStudy("s1")), IsOk());
+  absl::StatusOr<std::unique_ptr<StudyLock>> lock = store->LockStudy("s1");
+  ASSERT_THAT(lock, IsOk());
+  // What a server restart does to every open session, the lock's included.
+  ASSERT_THAT(database_->TerminateOtherSessions(), IsOk());
+  EXPECT_THAT(store->GetStudy("s1"), IsOk());
+  EXPECT_THAT(store->CreateStudy(MakeStudy("s2")), IsOk());
+  lock->reset();  // Its session is gone: releasing only logs.
+  EXPECT_THAT(store->LockStudy("s1"), IsOk());
+  EXPECT_LE(store->open_connections(), PostgresStorageOptions().max_connections);
+}
+
+TEST_F(PostgresStorageTest, NeverOpensMoreConnectionsThanAllowed) {
+  PostgresStorageOptions options;
+  options.max_connections = 2;
+  std::unique_ptr<PostgresStorage> store = OpenOrDie(options);
+  ASSERT_NE(store, nullptr);
+  ASSERT_THAT(store->CreateStudy(MakeStudy("s1")), IsOk());
+  std::atomic<int> failures = 0;
+  std::vector<std::thread> readers;
+  for (int i = 0; i < 6; ++i) {
+    readers.emplace_back([&] {
+      for (int j = 0; j < 20; ++j) {
+        if (!store->GetStudy("s1").ok()) ++failures;
+        if (store->open_connections() > 2) ++failures;
+      }
+    });
+  }
+  for (std::thread& reader : readers) reader.join();
+  EXPECT_EQ(failures.load(), 0);
+}
+
+TEST_F(PostgresStorageTest, AMissingDatabaseIsUnavailableAndNamed) {
+  const std::string missing = database_->url() + "_missing";
+  EXPECT_THAT(
+      PostgresStorage::Open(missing),
+      StatusIs(absl::StatusCode::kUnavailable,
+               AllOf(HasSubstr(database_->name() + "_missing"), HasSubstr("does not exist"))));
+}
+
+TEST(PostgresStorageOpenTest, AnUnreachableServerIsUnavailableWithoutThePassword) {
+  EXPECT_THAT(PostgresStorage::Open("postgresql://vernier:hunter2@127.0.0.1:1/vernier"),
+              StatusIs(absl::StatusCode::kUnavailable,
+                       AllOf(HasSubstr("postgresql://vernier:***@127.0.0.1:1/vernier"),
+                             Not(HasSubstr("hunter2")))));
+  EXPECT_THAT(PostgresStorage::Open(""),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("URL is empty")));
+}
+
+TEST(PostgresStorageOpenTest, OpenStorageOpensPostgresqlUrls) {
+  if (PostgresTestServerUrl().empty()) GTEST_SKIP() << kNoPostgresServer;
+  absl::StatusOr<std::unique_ptr<PostgresTestDatabase>> database = PostgresTestDatabase::Create();
+  ASSERT_THAT(database, IsOk());
+  absl::StatusOr<std::unique_ptr<Storage>> store = OpenStorage((*database)->url());
+  ASSERT_THAT(store, IsOk());
+  EXPECT_NE(dynamic_cast<PostgresStorage*>(store->get()), nullptr);
+  EXPECT_THAT((*store)->CreateStudy(MakeStudy("s1")), IsOk());
+}
+
+}  // namespace
+}  // namespace vernier::storage::testing

@@ -1,0 +1,60 @@
+#include "tuner/settled_trial_cache.h"
+
+#include <utility>
+
+#include "google/protobuf/util/message_differencer.h"
+#include "tuner/storage/page_token.h"
+
+namespace vernier::tuner {
+namespace {
+
+bool HasEnded(v1::Trial::State state) {
+  return state == v1::Trial::SUCCEEDED || state == v1::Trial::STOPPED_EARLY ||
+         state == v1::Trial::INFEASIBLE || state == v1::Trial::FAILED;
+}
+
+}  // namespace
+
+SettledTrialCache::SettledTrialCache(storage::Storage& storage) : storage_(storage) {}
+
+SettledTrialCache::Entry& SettledTrialCache::EntryFor(const v1::Study& study) {
+  absl::MutexLock lock(&mutex_);
+  std::unique_ptr<Entry>& entry = entries_[study.name()];
+  if (entry == nullptr ||
+      !google::protobuf::util::MessageDifferencer::Equals(entry->create_time,
+                                                          study.create_time()) ||
+      entry->seed != study.spec().seed()) {
+    entry = std::make_unique<Entry>();
+    entry->create_time = study.create_time();
+    entry->seed = study.spec().seed();
+  }
+  return *entry;
+}
+
+absl::StatusOr<SettledTrialCache::Snapshot> SettledTrialCache::Read(const v1::Study& study) {
+  Entry& entry = EntryFor(study);
+  storage::TrialQuery after_settled;
+  if (!entry.settled.empty()) {
+    after_settled.page_token = storage::EncodeTrialPageToken(entry.settled.back().id());
+  }
+  absl::StatusOr<storage::Page<v1::Trial>> page = storage_.ListTrials(study.name(), after_settled);
+  if (!page.ok()) return page.status();
+  std::vector<v1::Trial>& recent = page->items;
+  // Move the ended trials at the front over to the settled ones.
+  size_t newly_settled = 0;
+  while (newly_settled < recent.size() && HasEnded(recent[newly_settled].state())) {
+    v1::Trial& trial = recent[newly_settled++];
+    trial.clear_latest_measurement();
+    trial.clear_status_reason();
+    entry.settled.push_back(std::move(trial));
+  }
+  recent.erase(recent.begin(), recent.begin() + static_cast<std::ptrdiff_t>(newly_settled));
+  return Snapshot{.settled = &entry.settled, .recent = std::move(recent)};
+}
+
+void SettledTrialCache::Forget(std::string_view study_name) {
+  absl::MutexLock lock(&mutex_);
+  if (auto it = entries_.find(study_name); it != entries_.end()) entries_.erase(it);
+}
+
+}  // namespace vernier::tuner

@@ -1,0 +1,701 @@
+#include "tuner/storage/postgres_storage.h"
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <limits>
+#include <optional>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "pqxx/binarystring"
+#include "pqxx/connection"
+#include "pqxx/nontransaction"
+#include "pqxx/result"
+#include "pqxx/transaction"
+#include "spdlog/spdlog.h"
+#include "tuner/storage/absl_string_view.h"
+#include "tuner/storage/page_token.h"
+#include "tuner/storage/postgres_error.h"
+#include "tuner/storage/postgres_schema.h"
+#include "tuner/storage/postgres_study_lock.h"
+#include "tuner/storage/postgres_url.h"
+#include "tuner/storage/status_macros.h"
+#include "tuner/storage/stored_rows.h"
+
+namespace vernier::storage {
+namespace {
+
+using Transaction = pqxx::transaction_base;
+using ReadOnlySnapshot =
+    pqxx::transaction<pqxx::isolation_level::repeatable_read, pqxx::readwrite_policy::read_only>;
+
+// Every statement the store runs, prepared once per connection. Row locks
+// are FOR NO KEY UPDATE: they exclude other writers of the row but not the
+// foreign-key checks of rows inserted beside it (a trial's measurements).
+// `rank_key` parameters are NaN for "none" (objectives are always finite).
+constexpr std::pair<const char*, const char*> kStatements[] = {
+    {"get_study", "SELECT body FROM studies WHERE name = $1"},
+    {"get_study_for_update", "SELECT body FROM studies WHERE name = $1 FOR NO KEY UPDATE"},
+    {"study_exists", "SELECT 1 FROM studies WHERE name = $1"},
+    {"insert_study",
+     "INSERT INTO studies (name, state, create_time_micros, body) VALUES ($1, $2, $3, $4) "
+     "ON CONFLICT (name) DO NOTHING"},
+    {"list_studies", "SELECT body FROM studies WHERE name > $1 ORDER BY name LIMIT $2"},
+    {"update_study",
+     "UPDATE studies SET state = $2, create_time_micros = $3, body = $4 WHERE name = $1"},
+    {"delete_study", "DELETE FROM studies WHERE name = $1"},
+
+    {"largest_trial_id", "SELECT COALESCE(MAX(id), 0) FROM trials WHERE study_name = $1"},
+    {"insert_trial",
+     "INSERT INTO trials (study_name, id, state, client_id, rank_key, body) "
+     "VALUES ($1, $2, $3, $4, NULLIF($5::double precision, 'NaN'), $6)"},
+    {"get_trial", "SELECT body FROM trials WHERE study_name = $1 AND id = $2"},
+    {"get_trial_for_update",
+     "SELECT body FROM trials WHERE study_name = $1 AND id = $2 FOR NO KEY UPDATE"},
+    {"list_trials",
+     "SELECT body FROM trials WHERE study_name = $1 AND id > $2 ORDER BY id LIMIT $3"},
+    {"list_trials_in_states",
+     "SELECT body FROM trials WHERE study_name = $1 AND id > $2 AND state = ANY($3::integer[]) "
+     "ORDER BY id LIMIT $4"},
+    {"list_best_trials",
+     "SELECT body FROM trials WHERE study_name = $1 AND rank_key IS NOT NULL "
+     "ORDER BY rank_key, id LIMIT $2"},
+    {"count_trials", "SELECT state, COUNT(*) FROM trials WHERE study_name = $1 GROUP BY state"},
+    {"update_trial",
+     "UPDATE trials SET state = $3, client_id = $4, "
+     "rank_key = NULLIF($5::double precision, 'NaN'), body = $6 "
+     "WHERE study_name = $1 AND id = $2"},
+
+    // One round trip per measurement: the trial's new body ($7, counting this
+    // measurement) is written only if the measurement was.
+    {"append_measurement",
+     "WITH inserted AS ("
+     " INSERT INTO measurements (study_name, trial_id, ordinal, sequence_number, step, body)"
+     " VALUES ($1, $2, $3, $4, $5, $6)"
+     " ON CONFLICT (study_name, trial_id, sequence_number) WHERE sequence_number > 0 DO NOTHING"
+     " RETURNING 1) "
+     "UPDATE trials SET body = $7 "
+     "WHERE study_name = $1 AND id = $2 AND EXISTS (SELECT 1 FROM inserted)"},
+    {"list_measurements",
+     "SELECT trial_id, body FROM measurements "
+     "WHERE study_name = $1 AND trial_id = ANY($2::bigint[]) ORDER BY trial_id, ordinal"},
+
+    {"get_job", "SELECT body FROM jobs WHERE job_id = $1"},
+    {"get_job_for_update", "SELECT body FROM jobs WHERE job_id = $1 FOR NO KEY UPDATE"},
+    {"job_exists", "SELECT 1 FROM jobs WHERE job_id = $1"},
+    {"insert_job",
+     "INSERT INTO jobs (job_id, state, create_time_micros, body) VALUES ($1, $2, $3, $4) "
+     "ON CONFLICT (job_id) DO NOTHING"},
+    {"list_jobs", "SELECT body FROM jobs ORDER BY create_time_micros DESC, job_id DESC LIMIT $1"},
+    {"list_jobs_after",
+     "SELECT body FROM jobs "
+     "WHERE (create_time_micros, job_id) < ($1, $2) "
+     "ORDER BY create_time_micros DESC, job_id DESC LIMIT $3"},
+    {"list_all_jobs_oldest_first", "SELECT body FROM jobs ORDER BY create_time_micros, job_id"},
+    {"list_jobs_in_states_oldest_first",
+     "SELECT body FROM jobs WHERE state = ANY($1::integer[]) "
+     "ORDER BY create_time_micros, job_id"},
+    {"update_job",
+     "UPDATE jobs SET state = $2, create_time_micros = $3, body = $4 WHERE job_id = $1"},
+    {"upsert_trial_run",
+     "INSERT INTO trial_runs (job_id, trial_id, body) VALUES ($1, $2, $3) "
+     "ON CONFLICT (job_id, trial_id) DO UPDATE SET body = excluded.body"},
+    {"list_trial_runs", "SELECT body FROM trial_runs WHERE job_id = $1 ORDER BY trial_id"},
+};
+
+void PrepareStatements(pqxx::connection& connection) {
+  for (const auto& [name, sql] : kStatements) connection.prepare(name, sql);
+}
+
+void PrepareLockSession(pqxx::connection& connection, absl::Duration lock_timeout) {
+  connection.prepare("lock_study", "SELECT pg_advisory_lock($1, hashtext($2))");
+  connection.prepare("unlock_study", "SELECT pg_advisory_unlock($1, hashtext($2))");
+  pqxx::nontransaction session(connection);
+  session.exec(absl::StrFormat("SET lock_timeout = %d", absl::ToInt64Milliseconds(lock_timeout)));
+}
+
+pqxx::binarystring Bytes(const google::protobuf::MessageLite& message) {
+  return pqxx::binarystring(SerializeBody(message));
+}
+
+// Full precision; NaN, which the statements read as NULL, for none.
+std::string RankKeyParameter(std::optional<double> rank_key) {
+  if (!rank_key.has_value()) return "NaN";
+  return absl::StrFormat("%.17g", *rank_key);
+}
+
+// A PostgreSQL array literal of the enum values, "{1,3}".
+template <typename Enum>
+std::string IntegerArray(std::span<const Enum> values) {
+  return absl::StrCat("{",
+                      absl::StrJoin(values, ",",
+                                    [](std::string* out, Enum value) {
+                                      absl::StrAppend(out, static_cast<int>(value));
+                                    }),
+                      "}");
+}
+
+template <typename Message>
+absl::StatusOr<Message> ParseField(const pqxx::field& field, absl::string_view what) {
+  const pqxx::binarystring bytes(field);
+  return ParseBody<Message>(
+      std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), what);
+}
+
+// The first column of every row as `Message`, in the order given.
+template <typename Message>
+absl::StatusOr<std::vector<Message>> ParseBodies(const pqxx::result& rows, absl::string_view what) {
+  std::vector<Message> messages;
+  messages.reserve(rows.size());
+  for (const pqxx::row& row : rows) {
+    VERNIER_STORAGE_ASSIGN_OR_RETURN(Message message, ParseField<Message>(row[0], what));
+    messages.push_back(std::move(message));
+  }
+  return messages;
+}
+
+std::string StudyWhat(std::string_view study_name) {
+  return absl::StrCat("study \"", ToAbslView(study_name), "\"");
+}
+
+std::string JobWhat(std::string_view job_id) {
+  return absl::StrCat("job \"", ToAbslView(job_id), "\"");
+}
+
+absl::StatusOr<v1::Study> ReadStudy(Transaction& transaction, std::string_view study_name,
+                                    bool for_update) {
+  const pqxx::result rows = transaction.exec_prepared(
+      for_update ? "get_study_for_update" : "get_study", std::string(study_name));
+  if (rows.empty()) return StudyNotFound(study_name);
+  return ParseField<v1::Study>(rows[0][0], StudyWhat(study_name));
+}
+
+absl::Status RequireStudy(Transaction& transaction, std::string_view study_name) {
+  if (transaction.exec_prepared("study_exists", std::string(study_name)).empty()) {
+    return StudyNotFound(study_name);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<v1::Trial> ReadTrial(Transaction& transaction, std::string_view study_name,
+                                    int64_t trial_id, bool for_update) {
+  const pqxx::result rows = transaction.exec_prepared(
+      for_update ? "get_trial_for_update" : "get_trial", std::string(study_name), trial_id);
+  if (rows.empty()) {
+    // Say which is missing: the study, or only the trial.
+    VERNIER_STORAGE_RETURN_IF_ERROR(RequireStudy(transaction, study_name));
+    return TrialNotFound(study_name, trial_id);
+  }
+  return ParseField<v1::Trial>(rows[0][0], DescribeTrial(study_name, trial_id));
+}
+
+// Fills the measurements of `trials` (all of one study) with one query.
+absl::Status ReadMeasurements(Transaction& transaction, std::string_view study_name,
+                              std::span<v1::Trial> trials) {
+  if (trials.empty()) return absl::OkStatus();
+  std::vector<int64_t> ids;
+  for (v1::Trial& trial : trials) {
+    trial.clear_measurements();
+    ids.push_back(trial.id());
+  }
+  const pqxx::result rows =
+      transaction.exec_prepared("list_measurements", std::string(study_name),
+                                absl::StrCat("{", absl::StrJoin(ids, ","), "}"));
+  // Both in id order: walk them together.
+  auto trial = trials.begin();
+  for (const pqxx::row& row : rows) {
+    const int64_t trial_id = row[0].as<int64_t>();
+    while (trial != trials.end() && trial->id() < trial_id) ++trial;
+    if (trial == trials.end() || trial->id() != trial_id) {
+      return absl::InternalError(absl::StrCat(
+          "measurements of ", DescribeTrial(study_name, trial_id), " came back out of order"));
+    }
+    VERNIER_STORAGE_ASSIGN_OR_RETURN(
+        *trial->add_measurements(),
+        ParseField<v1::Measurement>(
+            row[1], absl::StrCat("measurement of ", DescribeTrial(study_name, trial_id))));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status WriteTrial(Transaction& transaction, const char* statement, const v1::Trial& trial,
+                        std::optional<double> rank_key) {
+  transaction.exec_prepared(statement, trial.study_name(), trial.id(),
+                            static_cast<int>(trial.state()), trial.client_id(),
+                            RankKeyParameter(rank_key), Bytes(trial));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<v1::Job> ReadJob(Transaction& transaction, std::string_view job_id,
+                                bool for_update) {
+  const pqxx::result rows =
+      transaction.exec_prepared(for_update ? "get_job_for_update" : "get_job", std::string(job_id));
+  if (rows.empty()) return JobNotFound(job_id);
+  return ParseField<v1::Job>(rows[0][0], JobWhat(job_id));
+}
+
+absl::Status RequireJob(Transaction& transaction, std::string_view job_id) {
+  if (transaction.exec_prepared("job_exists", std::string(job_id)).empty()) {
+    return JobNotFound(job_id);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+PostgresStorage::PostgresStorage(std::string description, const PostgresStorageOptions& options,
+                                 std::unique_ptr<PostgresConnectionPool> pool,
+                                 std::unique_ptr<PostgresConnectionPool> lock_pool)
+    : description_(std::move(description)),
+      options_(options),
+      pool_(std::move(pool)),
+      lock_pool_(std::move(lock_pool)) {}
+
+absl::StatusOr<std::unique_ptr<PostgresStorage>> PostgresStorage::Open(const std::string& url) {
+  return Open(url, PostgresStorageOptions());
+}
+
+absl::StatusOr<std::unique_ptr<PostgresStorage>> PostgresStorage::Open(
+    const std::string& url, const PostgresStorageOptions& options) {
+  if (url.empty()) return absl::InvalidArgumentError("the PostgreSQL URL is empty");
+  const std::string description = RedactPostgresUrl(url);
+  const std::string connect_url = WithUrlParameter(
+      url, "connect_timeout",
+      absl::StrCat(std::max<int64_t>(1, absl::ToInt64Seconds(options.connect_timeout))));
+  auto pool = std::make_unique<PostgresConnectionPool>(
+      connect_url, description, options.max_connections, options.retry_timeout, PrepareStatements);
+  const absl::Duration lock_timeout = options.study_lock_timeout;
+  auto lock_pool = std::make_unique<PostgresConnectionPool>(
+      connect_url, description, options.max_lock_connections, options.study_lock_timeout,
+      [lock_timeout](pqxx::connection& connection) {
+        PrepareLockSession(connection, lock_timeout);
+      });
+  int previous_version = 0;
+  {
+    // The first connection migrates, then serves transactions like the rest.
+    VERNIER_STORAGE_ASSIGN_OR_RETURN(PostgresConnectionPool::Lease connection, pool->Acquire());
+    absl::StatusOr<int> migrated =
+        MigratePostgresSchema(*connection, PostgresSchemaMigrations(), description);
+    if (!migrated.ok()) return migrated.status();
+    previous_version = *migrated;
+  }
+  spdlog::info("opened PostgreSQL store {} (schema version {}, was {})", description,
+               PostgresSchemaMigrations().size(), previous_version);
+  return std::unique_ptr<PostgresStorage>(
+      new PostgresStorage(description, options, std::move(pool), std::move(lock_pool)));
+}
+
+absl::Status PostgresStorage::RunOnce(TransactionKind kind, std::string_view doing,
+                                      const TransactionBody& body) {
+  VERNIER_STORAGE_ASSIGN_OR_RETURN(PostgresConnectionPool::Lease connection, pool_->Acquire());
+  try {
+    if (kind == TransactionKind::kReadOne) {
+      // One statement sees one snapshot anyway: no BEGIN and COMMIT.
+      pqxx::nontransaction transaction(*connection);
+      return body(transaction);
+    }
+    if (kind == TransactionKind::kRead) {
+      ReadOnlySnapshot transaction(*connection);
+      absl::Status status = body(transaction);
+      if (status.ok()) transaction.commit();
+      return status;
+    }
+    pqxx::work transaction(*connection);
+    absl::Status status = body(transaction);
+    // On an error the transaction's destructor rolls it back.
+    if (status.ok()) transaction.commit();
+    return status;
+  } catch (const std::exception& error) {
+    // A broken connection is closed when the lease ends (the pool's check).
+    return PostgresError(error, doing);
+  }
+}
+
+absl::Status PostgresStorage::RunInTransaction(TransactionKind kind, std::string_view doing,
+                                               const TransactionBody& body) {
+  const absl::Time deadline = absl::Now() + options_.retry_timeout;
+  absl::Duration backoff = absl::Milliseconds(2);
+  for (int attempt = 1;; ++attempt) {
+    absl::Status status = RunOnce(kind, doing, body);
+    // Retryable failures include a refused connection: a server restarting.
+    if (status.ok() || !IsRetryablePostgresError(status) || absl::Now() >= deadline) {
+      return status;
+    }
+    spdlog::debug("PostgreSQL store {}: {} (attempt {}); running it again", description_,
+                  std::string(status.message()), attempt);
+    absl::SleepFor(backoff);
+    backoff = std::min(backoff * 2, absl::Milliseconds(200));
+  }
+}
+
+// ---------------------------------------------------------------- studies
+
+absl::StatusOr<v1::Study> PostgresStorage::CreateStudy(const v1::Study& study) {
+  if (study.name().empty()) return absl::InvalidArgumentError("study.name is empty");
+  VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kWrite, absl::StrCat("creating ", StudyWhat(study.name())),
+      [&](Transaction& transaction) -> absl::Status {
+        const pqxx::result inserted =
+            transaction.exec_prepared("insert_study", study.name(), static_cast<int>(study.state()),
+                                      ToMicros(study.create_time()), Bytes(study));
+        if (inserted.affected_rows() == 0) {
+          return absl::AlreadyExistsError(
+              absl::StrCat("study \"", study.name(), "\" already exists"));
+        }
+        return absl::OkStatus();
+      }));
+  return study;
+}
+
+absl::StatusOr<v1::Study> PostgresStorage::GetStudy(std::string_view study_name) {
+  v1::Study study;
+  VERNIER_STORAGE_RETURN_IF_ERROR(
+      RunInTransaction(TransactionKind::kReadOne, absl::StrCat("reading ", StudyWhat(study_name)),
+                       [&](Transaction& transaction) -> absl::Status {
+                         VERNIER_STORAGE_ASSIGN_OR_RETURN(
+                             study, ReadStudy(transaction, study_name, /*for_update=*/false));
+                         return absl::OkStatus();
+                       }));
+  return study;
+}
+
+absl::StatusOr<Page<v1::Study>> PostgresStorage::ListStudies(int page_size,
+                                                             std::string_view page_token) {
+  VERNIER_STORAGE_ASSIGN_OR_RETURN(const std::string after_name,
+                                   StudiesAfter(page_size, page_token));
+  Page<v1::Study> page;
+  VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kReadOne, "listing studies", [&](Transaction& transaction) -> absl::Status {
+        // Study names are never empty, so "" comes before every one.
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(
+            page.items, ParseBodies<v1::Study>(transaction.exec_prepared("list_studies", after_name,
+                                                                         RowLimit(page_size)),
+                                               "study"));
+        return absl::OkStatus();
+      }));
+  FinishStudyPage(page, page_size);
+  return page;
+}
+
+absl::StatusOr<v1::Study> PostgresStorage::UpdateStudy(std::string_view study_name,
+                                                       const StudyMutator& mutate) {
+  v1::Study study;
+  VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kWrite, absl::StrCat("updating ", StudyWhat(study_name)),
+      [&](Transaction& transaction) -> absl::Status {
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(study,
+                                         ReadStudy(transaction, study_name, /*for_update=*/true));
+        if (mutate) VERNIER_STORAGE_RETURN_IF_ERROR(mutate(study));
+        study.set_name(std::string(study_name));
+        transaction.exec_prepared("update_study", study.name(), static_cast<int>(study.state()),
+                                  ToMicros(study.create_time()), Bytes(study));
+        return absl::OkStatus();
+      }));
+  return study;
+}
+
+absl::Status PostgresStorage::DeleteStudy(std::string_view study_name) {
+  VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kWrite, absl::StrCat("deleting ", StudyWhat(study_name)),
+      [&](Transaction& transaction) -> absl::Status {
+        // Trials and their measurements go by ON DELETE CASCADE.
+        const pqxx::result deleted =
+            transaction.exec_prepared("delete_study", std::string(study_name));
+        return deleted.affected_rows() == 0 ? StudyNotFound(study_name) : absl::OkStatus();
+      }));
+  spdlog::info("deleted study {} with its trials from PostgreSQL store {}", study_name,
+               description_);
+  return absl::OkStatus();
+}
+
+// ----------------------------------------------------------------- trials
+
+absl::StatusOr<std::vector<v1::Trial>> PostgresStorage::CreateTrials(
+    std::string_view study_name, std::span<const v1::Trial> trials) {
+  std::vector<v1::Trial> created;
+  VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kWrite, absl::StrCat("creating trials in ", StudyWhat(study_name)),
+      [&](Transaction& transaction) -> absl::Status {
+        created.clear();
+        // The study row's lock makes concurrent creators take turns, so
+        // each sees the ids the one before it committed.
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(const v1::Study study,
+                                         ReadStudy(transaction, study_name, /*for_update=*/true));
+        int64_t next_id =
+            transaction.exec_prepared("largest_trial_id", study.name())[0][0].as<int64_t>() + 1;
+        for (const v1::Trial& requested : trials) {
+          v1::Trial trial = NewTrialRow(requested, study_name, next_id++);
+          VERNIER_STORAGE_RETURN_IF_ERROR(
+              WriteTrial(transaction, "insert_trial", trial, RankKey(trial, study.spec())));
+          created.push_back(std::move(trial));
+        }
+        return absl::OkStatus();
+      }));
+  return created;
+}
+
+absl::StatusOr<v1::Trial> PostgresStorage::GetTrial(std::string_view study_name, int64_t trial_id,
+                                                    bool include_measurements) {
+  v1::Trial trial;
+  VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
+      include_measurements ? TransactionKind::kRead : TransactionKind::kReadOne,
+      absl::StrCat("reading ", DescribeTrial(study_name, trial_id)),
+      [&](Transaction& transaction) -> absl::Status {
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(
+            trial, ReadTrial(transaction, study_name, trial_id, /*for_update=*/false));
+        if (!include_measurements) return absl::OkStatus();
+        return ReadMeasurements(transaction, study_name, std::span<v1::Trial>(&trial, 1));
+      }));
+  return trial;
+}
+
+absl::StatusOr<Page<v1::Trial>> PostgresStorage::ListTrials(std::string_view study_name,
+                                                            const TrialQuery& query) {
+  VERNIER_STORAGE_ASSIGN_OR_RETURN(const int64_t after_id, TrialsAfter(query));
+  Page<v1::Trial> page;
+  bool more_pages = false;
+  VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kRead, absl::StrCat("listing the trials of ", StudyWhat(study_name)),
+      [&](Transaction& transaction) -> absl::Status {
+        VERNIER_STORAGE_RETURN_IF_ERROR(RequireStudy(transaction, study_name));
+        const std::string study(study_name);
+        const pqxx::result rows =
+            query.states.empty()
+                ? transaction.exec_prepared("list_trials", study, after_id,
+                                            RowLimit(query.page_size))
+                : transaction.exec_prepared(
+                      "list_trials_in_states", study, after_id,
+                      IntegerArray(std::span<const v1::Trial::State>(query.states)),
+                      RowLimit(query.page_size));
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(
+            page.items, ParseBodies<v1::Trial>(rows, absl::StrCat("trial of ", StudyWhat(study))));
+        more_pages = TrimToPage(page.items, query.page_size);
+        if (!query.include_measurements) return absl::OkStatus();
+        return ReadMeasurements(transaction, study_name, std::span<v1::Trial>(page.items));
+      }));
+  if (more_pages) page.next_page_token = EncodeTrialPageToken(page.items.back().id());
+  return page;
+}
+
+absl::StatusOr<std::vector<v1::Trial>> PostgresStorage::ListBestTrials(std::string_view study_name,
+                                                                       int limit) {
+  VERNIER_STORAGE_RETURN_IF_ERROR(CheckLimit(limit));
+  std::vector<v1::Trial> best;
+  VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kRead, absl::StrCat("ranking the trials of ", StudyWhat(study_name)),
+      [&](Transaction& transaction) -> absl::Status {
+        VERNIER_STORAGE_RETURN_IF_ERROR(RequireStudy(transaction, study_name));
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(
+            best, ParseBodies<v1::Trial>(
+                      transaction.exec_prepared("list_best_trials", std::string(study_name),
+                                                limit == 0 ? RowLimit(0) : limit),
+                      absl::StrCat("trial of ", StudyWhat(study_name))));
+        return absl::OkStatus();
+      }));
+  return best;
+}
+
+absl::StatusOr<std::map<v1::Trial::State, int64_t>> PostgresStorage::CountTrials(
+    std::string_view study_name) {
+  std::map<v1::Trial::State, int64_t> counts;
+  VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kRead, absl::StrCat("counting the trials of ", StudyWhat(study_name)),
+      [&](Transaction& transaction) -> absl::Status {
+        counts.clear();
+        VERNIER_STORAGE_RETURN_IF_ERROR(RequireStudy(transaction, study_name));
+        for (const pqxx::row& row :
+             transaction.exec_prepared("count_trials", std::string(study_name))) {
+          counts[static_cast<v1::Trial::State>(row[0].as<int>())] = row[1].as<int64_t>();
+        }
+        return absl::OkStatus();
+      }));
+  return counts;
+}
+
+absl::StatusOr<v1::Trial> PostgresStorage::UpdateTrial(std::string_view study_name,
+                                                       int64_t trial_id,
+                                                       const TrialMutator& mutate) {
+  v1::Trial trial;
+  VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kWrite, absl::StrCat("updating ", DescribeTrial(study_name, trial_id)),
+      [&](Transaction& transaction) -> absl::Status {
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(
+            const v1::Trial stored,
+            ReadTrial(transaction, study_name, trial_id, /*for_update=*/true));
+        trial = stored;
+        if (mutate) VERNIER_STORAGE_RETURN_IF_ERROR(mutate(trial));
+        KeepStoreOwnedFields(stored, trial);
+        std::optional<double> rank_key;
+        if (trial.has_final_measurement()) {
+          VERNIER_STORAGE_ASSIGN_OR_RETURN(
+              const v1::Study study, ReadStudy(transaction, study_name, /*for_update=*/false));
+          rank_key = RankKey(trial, study.spec());
+        }
+        return WriteTrial(transaction, "update_trial", trial, rank_key);
+      }));
+  return trial;
+}
+
+absl::StatusOr<v1::Trial> PostgresStorage::AddMeasurements(
+    std::string_view study_name, int64_t trial_id, std::span<const v1::Measurement> measurements,
+    const TrialCheck& check) {
+  v1::Trial trial;
+  VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kWrite,
+      absl::StrCat("adding measurements to ", DescribeTrial(study_name, trial_id)),
+      [&](Transaction& transaction) -> absl::Status {
+        // The trial row's lock orders the appends to one trial.
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(
+            trial, ReadTrial(transaction, study_name, trial_id, /*for_update=*/true));
+        if (check) VERNIER_STORAGE_RETURN_IF_ERROR(check(trial));
+        for (const v1::Measurement& measurement : measurements) {
+          v1::Trial appended = trial;
+          appended.set_measurement_count(trial.measurement_count() + 1);
+          *appended.mutable_latest_measurement() = measurement;
+          // A sequence number already stored, earlier in this batch too,
+          // changes nothing.
+          const pqxx::result written =
+              transaction.exec_prepared("append_measurement", trial.study_name(), trial_id,
+                                        trial.measurement_count(), measurement.sequence_number(),
+                                        measurement.step(), Bytes(measurement), Bytes(appended));
+          if (written.affected_rows() == 1) trial = std::move(appended);
+        }
+        return absl::OkStatus();
+      }));
+  return trial;
+}
+
+// ------------------------------------------------------------------- jobs
+
+absl::StatusOr<v1::Job> PostgresStorage::CreateJob(const v1::Job& job, const v1::Study& study) {
+  VERNIER_STORAGE_ASSIGN_OR_RETURN(const v1::Job stored, JobToCreate(job, study));
+  VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kWrite, absl::StrCat("creating ", JobWhat(stored.job_id())),
+      [&](Transaction& transaction) -> absl::Status {
+        if (!transaction.exec_prepared("job_exists", stored.job_id()).empty()) {
+          return absl::AlreadyExistsError(
+              absl::StrCat("job \"", stored.job_id(), "\" already exists"));
+        }
+        const pqxx::result study_inserted =
+            transaction.exec_prepared("insert_study", study.name(), static_cast<int>(study.state()),
+                                      ToMicros(study.create_time()), Bytes(study));
+        if (study_inserted.affected_rows() == 0) {
+          return absl::AlreadyExistsError(absl::StrCat("study \"", study.name(),
+                                                       "\" already exists, so job \"",
+                                                       stored.job_id(), "\" cannot use it"));
+        }
+        // Another server may have created the job since the check above.
+        const pqxx::result job_inserted = transaction.exec_prepared(
+            "insert_job", stored.job_id(), static_cast<int>(stored.state()),
+            ToMicros(stored.create_time()), Bytes(stored));
+        if (job_inserted.affected_rows() == 0) {
+          return absl::AlreadyExistsError(
+              absl::StrCat("job \"", stored.job_id(), "\" already exists"));
+        }
+        return absl::OkStatus();
+      }));
+  return stored;
+}
+
+absl::StatusOr<v1::Job> PostgresStorage::GetJob(std::string_view job_id) {
+  v1::Job job;
+  VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kReadOne, absl::StrCat("reading ", JobWhat(job_id)),
+      [&](Transaction& transaction) -> absl::Status {
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(job, ReadJob(transaction, job_id, /*for_update=*/false));
+        return absl::OkStatus();
+      }));
+  return job;
+}
+
+absl::StatusOr<Page<v1::Job>> PostgresStorage::ListJobs(int page_size,
+                                                        std::string_view page_token) {
+  VERNIER_STORAGE_ASSIGN_OR_RETURN(const std::optional<JobPageCursor> after,
+                                   JobsAfter(page_size, page_token));
+  Page<v1::Job> page;
+  VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kReadOne, "listing jobs", [&](Transaction& transaction) -> absl::Status {
+        const pqxx::result rows =
+            after.has_value()
+                ? transaction.exec_prepared("list_jobs_after", after->create_time_micros,
+                                            after->job_id, RowLimit(page_size))
+                : transaction.exec_prepared("list_jobs", RowLimit(page_size));
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(page.items, ParseBodies<v1::Job>(rows, "job"));
+        return absl::OkStatus();
+      }));
+  FinishJobPage(page, page_size);
+  return page;
+}
+
+absl::StatusOr<std::vector<v1::Job>> PostgresStorage::ListJobsInStates(
+    std::span<const v1::Job::State> states) {
+  std::vector<v1::Job> jobs;
+  VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kReadOne, "listing jobs by state",
+      [&](Transaction& transaction) -> absl::Status {
+        const pqxx::result rows =
+            states.empty() ? transaction.exec_prepared("list_all_jobs_oldest_first")
+                           : transaction.exec_prepared("list_jobs_in_states_oldest_first",
+                                                       IntegerArray(states));
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(jobs, ParseBodies<v1::Job>(rows, "job"));
+        return absl::OkStatus();
+      }));
+  return jobs;
+}
+
+absl::StatusOr<v1::Job> PostgresStorage::UpdateJob(std::string_view job_id,
+                                                   const JobMutator& mutate) {
+  v1::Job job;
+  VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kWrite, absl::StrCat("updating ", JobWhat(job_id)),
+      [&](Transaction& transaction) -> absl::Status {
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(job, ReadJob(transaction, job_id, /*for_update=*/true));
+        if (mutate) VERNIER_STORAGE_RETURN_IF_ERROR(mutate(job));
+        job.set_job_id(std::string(job_id));
+        transaction.exec_prepared("update_job", job.job_id(), static_cast<int>(job.state()),
+                                  ToMicros(job.create_time()), Bytes(job));
+        return absl::OkStatus();
+      }));
+  return job;
+}
+
+absl::Status PostgresStorage::PutTrialRun(std::string_view job_id, const v1::TrialRun& run) {
+  return RunInTransaction(
+      TransactionKind::kWrite,
+      absl::StrCat("storing the run of trial ", run.trial_id(), " of ", JobWhat(job_id)),
+      [&](Transaction& transaction) -> absl::Status {
+        VERNIER_STORAGE_RETURN_IF_ERROR(RequireJob(transaction, job_id));
+        transaction.exec_prepared("upsert_trial_run", std::string(job_id), run.trial_id(),
+                                  Bytes(run));
+        return absl::OkStatus();
+      });
+}
+
+absl::StatusOr<std::vector<v1::TrialRun>> PostgresStorage::ListTrialRuns(std::string_view job_id) {
+  std::vector<v1::TrialRun> runs;
+  VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kRead, absl::StrCat("listing the trial runs of ", JobWhat(job_id)),
+      [&](Transaction& transaction) -> absl::Status {
+        VERNIER_STORAGE_RETURN_IF_ERROR(RequireJob(transaction, job_id));
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(
+            runs, ParseBodies<v1::TrialRun>(
+                      transaction.exec_prepared("list_trial_runs", std::string(job_id)),
+                      absl::StrCat("trial run of ", JobWhat(job_id))));
+        return absl::OkStatus();
+      }));
+  return runs;
+}
+
+absl::StatusOr<std::unique_ptr<StudyLock>> PostgresStorage::LockStudy(std::string_view study_name) {
+  VERNIER_STORAGE_ASSIGN_OR_RETURN(PostgresConnectionPool::Lease connection, lock_pool_->Acquire());
+  absl::StatusOr<std::unique_ptr<PostgresStudyLock>> lock =
+      PostgresStudyLock::Acquire(std::move(connection), study_name);
+  if (!lock.ok()) return lock.status();
+  return std::unique_ptr<StudyLock>(*std::move(lock));
+}
+
+}  // namespace vernier::storage

@@ -1,0 +1,135 @@
+#ifndef VERNIER_TUNER_STORAGE_POSTGRES_STORAGE_H_
+#define VERNIER_TUNER_STORAGE_POSTGRES_STORAGE_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "pqxx/transaction_base"
+#include "tuner/storage/postgres_connection_pool.h"
+#include "tuner/storage/storage.h"
+
+namespace vernier::storage {
+
+struct PostgresStorageOptions {
+  // Connections for transactions; each serves one at a time.
+  int max_connections = 8;
+  // Connections that hold study locks (Storage::LockStudy), apart from the
+  // transaction ones so that a lock holder always finds one for its writes.
+  int max_lock_connections = 8;
+  // How long LockStudy waits for another server's suggestion.
+  absl::Duration study_lock_timeout = absl::Seconds(60);
+  // How long a transaction is run again after a serialization failure, a
+  // deadlock, or a lost connection (a server restart), and a caller waits for
+  // a free connection.
+  absl::Duration retry_timeout = absl::Seconds(10);
+  // libpq's connect_timeout, unless the URL sets one.
+  absl::Duration connect_timeout = absl::Seconds(10);
+};
+
+// The shared store: one PostgreSQL database that several `vernier serve`
+// processes may use at once. Statements are prepared once per pooled
+// connection. Writes run at READ COMMITTED and lock the rows they read and
+// rewrite (FOR NO KEY UPDATE: the study row while trial ids are assigned,
+// the trial row while it is updated or measured), so concurrent writers to
+// different trials never wait for each other. Reads that take several
+// statements run in one REPEATABLE READ READ ONLY snapshot; one-statement
+// reads run without a transaction block. A serialization
+// failure, deadlock or lost connection runs the transaction again on a fresh
+// connection until retry_timeout; a commit whose outcome is unknown is
+// UNAVAILABLE. Every commit waits for the server's WAL flush, so OK means
+// durable (with the server's fsync on).
+//
+// Where storage.h leaves a choice it behaves as the SQLite store does (see
+// sqlite_storage.h).
+class PostgresStorage : public Storage {
+ public:
+  // `url`: a libpq URI (postgresql://USER[:PASSWORD]@HOST:PORT/DATABASE[?...])
+  // or key=value connection string. Connects once, migrates the schema (see
+  // postgres_schema.h) and keeps that connection in the pool. UNAVAILABLE
+  // when the server cannot be reached or refuses the login;
+  // FAILED_PRECONDITION when the schema is newer than this binary. Messages
+  // name the database without its password.
+  static absl::StatusOr<std::unique_ptr<PostgresStorage>> Open(const std::string& url);
+  static absl::StatusOr<std::unique_ptr<PostgresStorage>> Open(
+      const std::string& url, const PostgresStorageOptions& options);
+
+  absl::StatusOr<v1::Study> CreateStudy(const v1::Study& study) override;
+  absl::StatusOr<v1::Study> GetStudy(std::string_view study_name) override;
+  absl::StatusOr<Page<v1::Study>> ListStudies(int page_size, std::string_view page_token) override;
+  absl::StatusOr<v1::Study> UpdateStudy(std::string_view study_name,
+                                        const StudyMutator& mutate) override;
+  absl::Status DeleteStudy(std::string_view study_name) override;
+
+  absl::StatusOr<std::vector<v1::Trial>> CreateTrials(std::string_view study_name,
+                                                      std::span<const v1::Trial> trials) override;
+  absl::StatusOr<v1::Trial> GetTrial(std::string_view study_name, int64_t trial_id,
+                                     bool include_measurements) override;
+  absl::StatusOr<Page<v1::Trial>> ListTrials(std::string_view study_name,
+                                             const TrialQuery& query) override;
+  absl::StatusOr<std::vector<v1::Trial>> ListBestTrials(std::string_view study_name,
+                                                        int limit) override;
+  absl::StatusOr<std::map<v1::Trial::State, int64_t>> CountTrials(
+      std::string_view study_name) override;
+  absl::StatusOr<v1::Trial> UpdateTrial(std::string_view study_name, int64_t trial_id,
+                                        const TrialMutator& mutate) override;
+  absl::StatusOr<v1::Trial> AddMeasurements(std::string_view study_name, int64_t trial_id,
+                                            std::span<const v1::Measurement> measurements,
+                                            const TrialCheck& check) override;
+
+  absl::StatusOr<v1::Job> CreateJob(const v1::Job& job, const v1::Study& study) override;
+  absl::StatusOr<v1::Job> GetJob(std::string_view job_id) override;
+  absl::StatusOr<Page<v1::Job>> ListJobs(int page_size, std::string_view page_token) override;
+  absl::StatusOr<std::vector<v1::Job>> ListJobsInStates(
+      std::span<const v1::Job::State> states) override;
+  absl::StatusOr<v1::Job> UpdateJob(std::string_view job_id, const JobMutator& mutate) override;
+
+  absl::Status PutTrialRun(std::string_view job_id, const v1::TrialRun& run) override;
+  absl::StatusOr<std::vector<v1::TrialRun>> ListTrialRuns(std::string_view job_id) override;
+
+  // A session-level advisory lock on a connection of its own (see
+  // postgres_study_lock.h).
+  absl::StatusOr<std::unique_ptr<StudyLock>> LockStudy(std::string_view study_name) override;
+
+  // The database, for logs: the URL without its password.
+  const std::string& description() const { return description_; }
+  // Transaction connections open now; never more than max_connections.
+  int open_connections() const { return pool_->open_connections(); }
+
+ private:
+  // kReadOne: a read that needs one statement (two only to name what is
+  // missing), run without BEGIN and COMMIT; kRead: several statements in one
+  // REPEATABLE READ READ ONLY snapshot; kWrite: READ COMMITTED.
+  enum class TransactionKind { kReadOne, kRead, kWrite };
+  using TransactionBody = std::function<absl::Status(pqxx::transaction_base&)>;
+
+  PostgresStorage(std::string description, const PostgresStorageOptions& options,
+                  std::unique_ptr<PostgresConnectionPool> pool,
+                  std::unique_ptr<PostgresConnectionPool> lock_pool);
+
+  // Runs `body` in one transaction on a pooled connection and commits it, or
+  // rolls it back and returns body's error unchanged. libpqxx errors become
+  // statuses naming `doing`; retryable ones run `body` again from its start
+  // until the retry timeout, so `body` must assign its results rather than
+  // accumulate them.
+  absl::Status RunInTransaction(TransactionKind kind, std::string_view doing,
+                                const TransactionBody& body);
+  absl::Status RunOnce(TransactionKind kind, std::string_view doing, const TransactionBody& body);
+
+  const std::string description_;
+  const PostgresStorageOptions options_;
+  std::unique_ptr<PostgresConnectionPool> pool_;
+  std::unique_ptr<PostgresConnectionPool> lock_pool_;
+};
+
+}  // namespace vernier::storage
+
+#endif  // VERNIER_TUNER_STORAGE_POSTGRES_STORAGE_H_

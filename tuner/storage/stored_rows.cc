@@ -1,0 +1,129 @@
+#include "tuner/storage/stored_rows.h"
+
+#include "tuner/storage/absl_string_view.h"
+#include "tuner/trial_ranking.h"
+
+namespace vernier::storage {
+
+int64_t ToMicros(const google::protobuf::Timestamp& time) {
+  return time.seconds() * 1000000 + time.nanos() / 1000;
+}
+
+absl::Status StudyNotFound(std::string_view study_name) {
+  return absl::NotFoundError(absl::StrCat("study \"", ToAbslView(study_name), "\" not found"));
+}
+
+absl::Status TrialNotFound(std::string_view study_name, int64_t trial_id) {
+  return absl::NotFoundError(
+      absl::StrCat("study \"", ToAbslView(study_name), "\" has no trial ", trial_id));
+}
+
+absl::Status JobNotFound(std::string_view job_id) {
+  return absl::NotFoundError(absl::StrCat("job \"", ToAbslView(job_id), "\" not found"));
+}
+
+std::string DescribeTrial(std::string_view study_name, int64_t trial_id) {
+  return absl::StrCat("trial ", trial_id, " of study \"", ToAbslView(study_name), "\"");
+}
+
+absl::Status CheckPageSize(int page_size) {
+  if (page_size >= 0) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("page_size is ", page_size, "; it must be positive, or 0 for no limit"));
+}
+
+absl::Status CheckLimit(int limit) {
+  if (limit >= 0) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("limit is ", limit, "; it must be positive, or 0 for no limit"));
+}
+
+int64_t RowLimit(int page_size) {
+  return page_size == 0 ? std::numeric_limits<int64_t>::max() : static_cast<int64_t>(page_size) + 1;
+}
+
+absl::StatusOr<std::string> StudiesAfter(int page_size, std::string_view page_token) {
+  if (absl::Status status = CheckPageSize(page_size); !status.ok()) return status;
+  if (page_token.empty()) return "";
+  return DecodeStudyPageToken(page_token);
+}
+
+absl::StatusOr<int64_t> TrialsAfter(const TrialQuery& query) {
+  if (absl::Status status = CheckPageSize(query.page_size); !status.ok()) return status;
+  if (query.page_token.empty()) return 0;
+  return DecodeTrialPageToken(query.page_token);
+}
+
+absl::StatusOr<std::optional<JobPageCursor>> JobsAfter(int page_size, std::string_view page_token) {
+  if (absl::Status status = CheckPageSize(page_size); !status.ok()) return status;
+  if (page_token.empty()) return std::nullopt;
+  absl::StatusOr<JobPageCursor> cursor = DecodeJobPageToken(page_token);
+  if (!cursor.ok()) return cursor.status();
+  return *std::move(cursor);
+}
+
+void FinishStudyPage(Page<v1::Study>& page, int page_size) {
+  if (TrimToPage(page.items, page_size)) {
+    page.next_page_token = EncodeStudyPageToken(page.items.back().name());
+  }
+}
+
+void FinishJobPage(Page<v1::Job>& page, int page_size) {
+  if (TrimToPage(page.items, page_size)) {
+    const v1::Job& last = page.items.back();
+    page.next_page_token = EncodeJobPageToken(
+        JobPageCursor{.create_time_micros = ToMicros(last.create_time()), .job_id = last.job_id()});
+  }
+}
+
+std::string SerializeBody(const google::protobuf::MessageLite& message) {
+  std::string bytes;
+  message.SerializeToString(&bytes);
+  return bytes;
+}
+
+std::optional<double> RankKey(const v1::Trial& trial, const v1::StudySpec& spec) {
+  const std::optional<double> objective = tuner::FinalObjective(trial, spec);
+  if (!objective.has_value()) return std::nullopt;
+  return spec.metrics(0).goal() == v1::MetricSpec::MINIMIZE ? *objective : -*objective;
+}
+
+v1::Trial NewTrialRow(const v1::Trial& requested, std::string_view study_name, int64_t id) {
+  v1::Trial trial = requested;
+  trial.set_id(id);
+  trial.set_study_name(std::string(study_name));
+  trial.clear_measurements();
+  trial.clear_latest_measurement();
+  trial.set_measurement_count(0);
+  return trial;
+}
+
+void KeepStoreOwnedFields(const v1::Trial& stored, v1::Trial& mutated) {
+  mutated.set_id(stored.id());
+  mutated.set_study_name(stored.study_name());
+  mutated.clear_measurements();
+  if (stored.has_latest_measurement()) {
+    *mutated.mutable_latest_measurement() = stored.latest_measurement();
+  } else {
+    mutated.clear_latest_measurement();
+  }
+  mutated.set_measurement_count(stored.measurement_count());
+}
+
+absl::StatusOr<v1::Job> JobToCreate(const v1::Job& job, const v1::Study& study) {
+  if (job.job_id().empty()) return absl::InvalidArgumentError("job.job_id is empty");
+  if (study.name().empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the study of job \"", job.job_id(), "\" has an empty name"));
+  }
+  if (!job.study_name().empty() && job.study_name() != study.name()) {
+    return absl::InvalidArgumentError(absl::StrCat("job \"", job.job_id(), "\" names study \"",
+                                                   job.study_name(), "\" but comes with study \"",
+                                                   study.name(), "\""));
+  }
+  v1::Job stored = job;
+  stored.set_study_name(study.name());
+  return stored;
+}
+
+}  // namespace vernier::storage

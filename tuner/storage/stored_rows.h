@@ -1,0 +1,90 @@
+#ifndef VERNIER_TUNER_STORAGE_STORED_ROWS_H_
+#define VERNIER_TUNER_STORAGE_STORED_ROWS_H_
+
+// What every store shares about its rows: the serialized vernier.v1 message
+// in a `body` column, the columns derived from it, the store-owned fields of
+// a trial, and the errors that name what is missing.
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "google/protobuf/timestamp.pb.h"
+#include "tuner/storage/page_token.h"
+#include "tuner/storage/storage.h"
+#include "vernier/v1/job.pb.h"
+#include "vernier/v1/study.pb.h"
+
+namespace vernier::storage {
+
+int64_t ToMicros(const google::protobuf::Timestamp& time);
+
+absl::Status StudyNotFound(std::string_view study_name);
+absl::Status TrialNotFound(std::string_view study_name, int64_t trial_id);
+absl::Status JobNotFound(std::string_view job_id);
+// "trial 3 of study \"s1\"".
+std::string DescribeTrial(std::string_view study_name, int64_t trial_id);
+
+// INVALID_ARGUMENT for a negative page size.
+absl::Status CheckPageSize(int page_size);
+// INVALID_ARGUMENT for a negative limit.
+absl::Status CheckLimit(int limit);
+// Rows to ask for: one more than the page, to learn whether another page
+// follows; no limit for page size 0.
+int64_t RowLimit(int page_size);
+// Cuts the extra row RowLimit() asked for, and says whether there was one.
+template <typename Message>
+bool TrimToPage(std::vector<Message>& items, int page_size) {
+  if (page_size == 0 || static_cast<int64_t>(items.size()) <= page_size) return false;
+  items.resize(page_size);
+  return true;
+}
+
+// Where a listing resumes, from its page size and token (both checked):
+// after this study name ("" on the first page), trial id (0 on the first
+// page), or job (none on the first page).
+absl::StatusOr<std::string> StudiesAfter(int page_size, std::string_view page_token);
+absl::StatusOr<int64_t> TrialsAfter(const TrialQuery& query);
+absl::StatusOr<std::optional<JobPageCursor>> JobsAfter(int page_size, std::string_view page_token);
+// Trims the extra row of RowLimit() and sets next_page_token when there was one.
+void FinishStudyPage(Page<v1::Study>& page, int page_size);
+void FinishJobPage(Page<v1::Job>& page, int page_size);
+
+std::string SerializeBody(const google::protobuf::MessageLite& message);
+// INTERNAL naming `what` when the bytes are not a `Message`.
+template <typename Message>
+absl::StatusOr<Message> ParseBody(std::string_view bytes, absl::string_view what) {
+  Message message;
+  if (!message.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return absl::InternalError(absl::StrCat("the stored ", what, " does not parse as ",
+                                            Message::descriptor()->full_name(),
+                                            "; the database is damaged"));
+  }
+  return message;
+}
+
+// The `rank_key` column of a trial row, which orders the leaderboard
+// ascending: the final value of the study's first metric, negated unless the
+// goal is MINIMIZE; none for a trial without a final objective.
+std::optional<double> RankKey(const v1::Trial& trial, const v1::StudySpec& spec);
+
+// A trial as CreateTrials stores it: the given id and study, no measurements.
+v1::Trial NewTrialRow(const v1::Trial& requested, std::string_view study_name, int64_t id);
+// Undoes a mutator's changes to the fields the store owns (id, study name,
+// measurements, latest_measurement, measurement_count).
+void KeepStoreOwnedFields(const v1::Trial& stored, v1::Trial& mutated);
+
+// The argument checks CreateJob makes before touching the store; returns the
+// job as stored, its study_name filled from `study`.
+absl::StatusOr<v1::Job> JobToCreate(const v1::Job& job, const v1::Study& study);
+
+}  // namespace vernier::storage
+
+#endif  // VERNIER_TUNER_STORAGE_STORED_ROWS_H_
