@@ -1,5 +1,6 @@
 #include "tuner/study_manager.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <random>
@@ -9,6 +10,7 @@
 #include "google/protobuf/util/message_differencer.h"
 #include "spdlog/spdlog.h"
 #include "suggest/designer_factory.h"
+#include "suggest/early_stopping_policy_factory.h"
 #include "suggest/search_space.h"
 #include "tuner/config/hyperparameter_validator.h"
 #include "tuner/trial_ranking.h"
@@ -94,7 +96,7 @@ absl::Status ValidateMeasurement(const v1::Measurement& measurement, std::string
 }
 
 StudyManager::StudyManager(storage::Storage& storage, Clock clock)
-    : storage_(storage), clock_(std::move(clock)), settled_trials_(storage) {}
+    : storage_(storage), clock_(std::move(clock)), curves_(storage), settled_trials_(storage) {}
 
 absl::Mutex& StudyManager::StudyLock(std::string_view study_name) {
   absl::MutexLock lock(&locks_mutex_);
@@ -151,6 +153,7 @@ absl::Status StudyManager::DeleteStudy(std::string_view study_name) {
   absl::MutexLock lock(&StudyLock(study_name));
   settled_trials_.Forget(study_name);
   absl::Status status = storage_.DeleteStudy(study_name);
+  curves_.Forget(study_name);
   if (status.ok()) spdlog::info("study={} deleted", study_name);
   return status;
 }
@@ -447,8 +450,43 @@ absl::StatusOr<EarlyStoppingDecision> StudyManager::CheckEarlyStopping(std::stri
   } else if (!IsRunning(trial->state())) {
     decision.should_stop = true;
     decision.reason = absl::StrCat("the trial is ", v1::Trial::State_Name(trial->state()));
+  } else {
+    return ApplyEarlyStoppingPolicy(*trial);
   }
   return decision;
+}
+
+absl::StatusOr<EarlyStoppingDecision> StudyManager::ApplyEarlyStoppingPolicy(
+    const v1::Trial& trial) {
+  const std::string& study_name = trial.study_name();
+  absl::StatusOr<v1::Study> study = storage_.GetStudy(study_name);
+  if (!study.ok()) return study.status();
+  absl::StatusOr<std::unique_ptr<suggest::EarlyStoppingPolicy>> policy =
+      suggest::MakeEarlyStoppingPolicy(study->spec());
+  if (!policy.ok()) return policy.status();
+  if (*policy == nullptr) return EarlyStoppingDecision{};
+  absl::StatusOr<std::vector<suggest::LearningCurve>> curves = curves_.Curves(*study);
+  if (!curves.ok()) return curves.status();
+  auto mine = std::find_if(curves->begin(), curves->end(), [&](const suggest::LearningCurve& c) {
+    return c.trial_id == trial.id();
+  });
+  if (mine == curves->end()) return EarlyStoppingDecision{};
+  const suggest::StoppingDecision verdict = (*policy)->Decide(*mine, *curves);
+  if (!verdict.should_stop) return EarlyStoppingDecision{};
+
+  absl::StatusOr<v1::Trial> stopping =
+      storage_.UpdateTrial(study_name, trial.id(), [&](v1::Trial& stored) -> absl::Status {
+        // Another report may have decided first; keep its reason.
+        if (stored.state() != v1::Trial::ACTIVE) return absl::OkStatus();
+        stored.set_state(v1::Trial::STOPPING);
+        stored.set_status_reason(verdict.reason);
+        return absl::OkStatus();
+      });
+  if (!stopping.ok()) return stopping.status();
+  if (stopping->status_reason() == verdict.reason) {
+    spdlog::info("study={} trial={} stopping early: {}", study_name, trial.id(), verdict.reason);
+  }
+  return EarlyStoppingDecision{.should_stop = true, .reason = stopping->status_reason()};
 }
 
 absl::StatusOr<std::vector<v1::Trial>> StudyManager::ListOptimalTrials(std::string_view study_name,

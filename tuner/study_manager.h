@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "tuner/clock.h"
+#include "tuner/objective_curve_cache.h"
 #include "tuner/settled_trial_cache.h"
 #include "tuner/storage/storage.h"
 #include "vernier/v1/study.pb.h"
@@ -65,6 +66,10 @@ class StudyManager {
   absl::StatusOr<v1::Trial> FailTrial(std::string_view study_name, int64_t trial_id,
                                       std::string reason);
   absl::StatusOr<v1::Trial> StopTrial(std::string_view study_name, int64_t trial_id);
+  // Whether the trial should stop: yes once it is STOPPING or has ended;
+  // for an ACTIVE trial of a study with early stopping on, the study's policy
+  // decides from the objective curves, and a trial it stops goes STOPPING
+  // (ending STOPPED_EARLY when its program exits or it completes).
   absl::StatusOr<EarlyStoppingDecision> CheckEarlyStopping(std::string_view study_name,
                                                            int64_t trial_id);
   // Best first; the Pareto front with several metrics.
@@ -77,8 +82,11 @@ class StudyManager {
   absl::StatusOr<v1::Trial> EndTrial(std::string_view study_name, int64_t trial_id,
                                      v1::Trial::State state, std::string reason);
 
+  absl::StatusOr<EarlyStoppingDecision> ApplyEarlyStoppingPolicy(const v1::Trial& trial);
+
   storage::Storage& storage_;
   Clock clock_;
+  ObjectiveCurveCache curves_;
   SettledTrialCache settled_trials_;
   absl::Mutex locks_mutex_;
   std::map<std::string, std::unique_ptr<absl::Mutex>, std::less<>> study_locks_

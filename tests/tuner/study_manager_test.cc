@@ -304,5 +304,101 @@ TEST_F(StudyManagerTest, SuggestRejectsBadCountsAndUnknownStudies) {
   EXPECT_EQ(manager_->GetStudy("s").status().code(), absl::StatusCode::kNotFound);
 }
 
+v1::Study WithEarlyStopping(v1::Study study, v1::EarlyStoppingSpec::Policy policy, int min_trials) {
+  v1::EarlyStoppingSpec& early_stopping = *study.mutable_spec()->mutable_early_stopping();
+  early_stopping.set_enabled(true);
+  early_stopping.set_policy(policy);
+  early_stopping.set_min_trials(min_trials);
+  return study;
+}
+
+// Reports `values` at steps first_step, first_step + 1, ... one
+// measurement per call.
+void Report(StudyManager& manager, int64_t trial_id, const std::vector<double>& values,
+            int64_t first_step = 1) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    ASSERT_TRUE(
+        manager
+            .AddMeasurements("s", trial_id,
+                             std::vector<v1::Measurement>{Accuracy(first_step + i, values[i])})
+            .ok());
+  }
+}
+
+TEST_F(StudyManagerTest, MedianStoppingStopsALaggingTrialAsItReportsAndItEndsStoppedEarly) {
+  ASSERT_TRUE(manager_
+                  ->CreateStudy(
+                      WithEarlyStopping(MakeStudy("s"), v1::EarlyStoppingSpec::MEDIAN_STOPPING, 2))
+                  .ok());
+  std::vector<v1::Trial> trials = manager_->SuggestTrials("s", 4, "")->trials;
+  Report(*manager_, trials[0].id(), {0.8, 0.85, 0.9});
+  Report(*manager_, trials[1].id(), {0.7, 0.75, 0.8});
+  // With one completed trial (min_trials 2) nothing is stopped yet.
+  ASSERT_TRUE(manager_->CompleteTrial("s", trials[0].id(), std::nullopt).ok());
+  Report(*manager_, trials[2].id(), {0.1});
+  EXPECT_FALSE(manager_->CheckEarlyStopping("s", trials[2].id())->should_stop);
+  ASSERT_TRUE(manager_->CompleteTrial("s", trials[1].id(), std::nullopt).ok());
+
+  // The median of 0.825 and 0.725 (running averages up to step 2) is 0.775.
+  Report(*manager_, trials[3].id(), {0.8, 0.85});
+  EXPECT_FALSE(manager_->CheckEarlyStopping("s", trials[3].id())->should_stop);
+  Report(*manager_, trials[2].id(), {0.2}, /*first_step=*/2);
+  absl::StatusOr<EarlyStoppingDecision> decision =
+      manager_->CheckEarlyStopping("s", trials[2].id());
+  ASSERT_TRUE(decision.ok()) << decision.status();
+  EXPECT_TRUE(decision->should_stop);
+  EXPECT_THAT(decision->reason, HasSubstr("best value 0.2 by step 2 is worse than 0.775"));
+  absl::StatusOr<v1::Trial> stopping = manager_->GetTrial("s", trials[2].id(), false);
+  EXPECT_EQ(stopping->state(), v1::Trial::STOPPING);
+  EXPECT_EQ(stopping->status_reason(), decision->reason);
+  // Asked again (another replica, a retried report), the answer holds.
+  EXPECT_EQ(manager_->CheckEarlyStopping("s", trials[2].id())->reason, decision->reason);
+
+  absl::StatusOr<v1::Trial> stopped = manager_->CompleteTrial("s", trials[2].id(), std::nullopt);
+  ASSERT_TRUE(stopped.ok()) << stopped.status();
+  EXPECT_EQ(stopped->state(), v1::Trial::STOPPED_EARLY);
+  EXPECT_EQ(stopped->final_measurement().step(), 2);
+  EXPECT_EQ(stopped->final_measurement().metrics(0).value(), 0.2);
+  EXPECT_EQ(stopped->status_reason(), decision->reason);
+  absl::StatusOr<std::vector<v1::Trial>> board = manager_->ListOptimalTrials("s", 0);
+  ASSERT_TRUE(board.ok());
+  ASSERT_EQ(board->size(), 3u);
+  EXPECT_EQ(board->back().id(), trials[2].id());
+}
+
+TEST_F(StudyManagerTest, AshaStopsTheWorseTrialAtARungFromBatchedReports) {
+  v1::Study study = WithEarlyStopping(MakeStudy("s"), v1::EarlyStoppingSpec::ASHA, 0);
+  study.mutable_spec()->mutable_early_stopping()->set_grace_period(2);
+  ASSERT_TRUE(manager_->CreateStudy(study).ok());
+  std::vector<v1::Trial> trials = manager_->SuggestTrials("s", 2, "")->trials;
+  // One batch: the cache reads the whole trial; then one at a time.
+  ASSERT_TRUE(
+      manager_
+          ->AddMeasurements("s", trials[0].id(),
+                            std::vector<v1::Measurement>{Accuracy(1, 0.5), Accuracy(2, 0.6)})
+          .ok());
+  EXPECT_FALSE(manager_->CheckEarlyStopping("s", trials[0].id())->should_stop);
+  Report(*manager_, trials[1].id(), {0.3});  // Before the first rung.
+  EXPECT_FALSE(manager_->CheckEarlyStopping("s", trials[1].id())->should_stop);
+  Report(*manager_, trials[1].id(), {0.4}, /*first_step=*/2);
+  absl::StatusOr<EarlyStoppingDecision> decision =
+      manager_->CheckEarlyStopping("s", trials[1].id());
+  ASSERT_TRUE(decision.ok()) << decision.status();
+  EXPECT_TRUE(decision->should_stop);
+  EXPECT_THAT(decision->reason, HasSubstr("ASHA: at the rung at step 2, value 0.4 ranks 2 of the "
+                                          "2 trials that reached it; the best 1 (1/2) continue"));
+  EXPECT_EQ(manager_->GetTrial("s", trials[0].id(), false)->state(), v1::Trial::ACTIVE);
+}
+
+TEST_F(StudyManagerTest, WithoutEarlyStoppingOnlyAStopRequestStopsATrial) {
+  ASSERT_TRUE(manager_->CreateStudy(MakeStudy("s")).ok());
+  std::vector<v1::Trial> trials = manager_->SuggestTrials("s", 2, "")->trials;
+  Report(*manager_, trials[0].id(), {0.9, 0.9, 0.9});
+  ASSERT_TRUE(manager_->CompleteTrial("s", trials[0].id(), std::nullopt).ok());
+  Report(*manager_, trials[1].id(), {0.0, 0.0, 0.0});
+  EXPECT_FALSE(manager_->CheckEarlyStopping("s", trials[1].id())->should_stop);
+  EXPECT_EQ(manager_->GetTrial("s", trials[1].id(), false)->state(), v1::Trial::ACTIVE);
+}
+
 }  // namespace
 }  // namespace vernier::tuner

@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "suggest/early_stopping_policy_factory.h"
 #include "suggest/search_space.h"
 #include "tuner/cli/table_printer.h"
 #include "tuner/cli/time_format.h"
@@ -91,15 +92,6 @@ std::string FormatScale(const v1::ParameterSpec& parameter) {
 
 std::string FormatLimit(int32_t limit) {
   return limit == 0 ? std::string("unlimited") : absl::StrCat(limit);
-}
-
-std::string FormatEarlyStopping(const v1::EarlyStoppingSpec& early_stopping) {
-  if (!early_stopping.enabled()) return "off";
-  const std::string policy = early_stopping.policy() == v1::EarlyStoppingSpec::POLICY_UNSPECIFIED
-                                 ? std::string("default policy")
-                                 : v1::EarlyStoppingSpec::Policy_Name(early_stopping.policy());
-  return absl::StrCat(policy, ", from step ", early_stopping.start_step(), ", after ",
-                      early_stopping.min_trials(), " completed trials");
 }
 
 // Several proto messages as the fields of one JSON document.
@@ -290,7 +282,7 @@ absl::Status StudyCommands::Describe(const std::string& study_name) {
   fields.AddRow({"Limits:", absl::StrCat("max trials ", FormatLimit(spec.max_trials()),
                                          ", max parallel ", FormatLimit(spec.max_parallel_trials()),
                                          ", max failed ", FormatLimit(spec.max_failed_trials()))});
-  fields.AddRow({"Early stopping:", FormatEarlyStopping(spec.early_stopping())});
+  fields.AddRow({"Early stopping:", suggest::DescribeEarlyStopping(spec.early_stopping())});
   fields.AddRow(
       {"Trials:", absl::StrCat(trials->size(), " (", counts.requested(), " requested, ",
                                counts.active(), " active, ", counts.succeeded(), " succeeded, ",

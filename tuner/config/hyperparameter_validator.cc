@@ -11,6 +11,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "suggest/early_stopping_policy_factory.h"
 #include "trainer-agent/metric_pattern.h"
 
 namespace vernier::config {
@@ -71,6 +72,52 @@ absl::Status ValidateAlgorithm(v1::Algorithm algorithm, std::string_view path,
                               "QUASI_RANDOM_SEARCH, GAUSSIAN_PROCESS_BANDIT"));
 }
 
+// reduction_factor, grace_period and max_step shape ASHA's rungs; with
+// another policy they would be silently ignored.
+absl::Status ValidateAshaSettings(const v1::EarlyStoppingSpec& early_stopping,
+                                  std::string_view path, const Locator& locate) {
+  const double factor = early_stopping.reduction_factor();
+  if (factor != 0 && !(factor > 1 && std::isfinite(factor))) {
+    return Invalid(locate, Child(path, "reduction_factor"),
+                   absl::StrCat("must be greater than 1 (0 or absent means ",
+                                FormatNumber(suggest::kDefaultReductionFactor), "), got ",
+                                FormatNumber(factor)));
+  }
+  for (const auto& [value, field] : {std::pair{early_stopping.grace_period(), "grace_period"},
+                                     std::pair{early_stopping.max_step(), "max_step"}}) {
+    if (value < 0) {
+      return Invalid(locate, Child(path, field), absl::StrCat("must not be negative, got ", value));
+    }
+  }
+  const v1::EarlyStoppingSpec effective = suggest::EffectiveEarlyStopping(early_stopping);
+  if (effective.policy() != v1::EarlyStoppingSpec::ASHA) {
+    for (const auto& [set, field] : {std::pair{factor != 0, "reduction_factor"},
+                                     std::pair{early_stopping.grace_period() != 0, "grace_period"},
+                                     std::pair{early_stopping.max_step() != 0, "max_step"}}) {
+      if (!set) continue;
+      return Invalid(
+          locate, Child(path, field),
+          absl::StrCat("only the ASHA policy uses it, and the policy is ",
+                       v1::EarlyStoppingSpec::Policy_Name(effective.policy()),
+                       early_stopping.policy() == v1::EarlyStoppingSpec::POLICY_UNSPECIFIED
+                           ? " (the default); set the policy to ASHA or remove it"
+                           : "; set the policy to ASHA or remove it"));
+    }
+    return absl::OkStatus();
+  }
+  // The first rung must leave room to train reduction_factor times longer.
+  const double needed =
+      static_cast<double>(effective.grace_period()) * effective.reduction_factor();
+  if (effective.max_step() > 0 && static_cast<double>(effective.max_step()) < needed) {
+    return Invalid(locate, Child(path, "max_step"),
+                   absl::StrCat("must be at least ", FormatNumber(needed), " (the grace period ",
+                                effective.grace_period(), " times the reduction factor ",
+                                FormatNumber(effective.reduction_factor()),
+                                ") for a rung to stand before it, got ", effective.max_step()));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ValidateEarlyStoppingSettings(const v1::EarlyStoppingSpec& early_stopping,
                                            std::string_view path, const Locator& locate) {
   if (!v1::EarlyStoppingSpec::Policy_IsValid(early_stopping.policy())) {
@@ -87,7 +134,7 @@ absl::Status ValidateEarlyStoppingSettings(const v1::EarlyStoppingSpec& early_st
     return Invalid(locate, Child(path, "start_step"),
                    absl::StrCat("must not be negative, got ", early_stopping.start_step()));
   }
-  return absl::OkStatus();
+  return ValidateAshaSettings(early_stopping, path, locate);
 }
 
 bool IsValidParameterName(std::string_view name) {
@@ -416,9 +463,8 @@ absl::Status ValidateHyperparameterSpec(const v1::HyperparameterSpec& spec, cons
       !status.ok()) {
     return status;
   }
-  const bool early_stopping_configured = early_stopping.enabled() || early_stopping.policy() != 0 ||
-                                         early_stopping.min_trials() != 0 ||
-                                         early_stopping.start_step() != 0;
+  // Proto3 serialises only the fields that differ from their defaults.
+  const bool early_stopping_configured = early_stopping.ByteSizeLong() != 0;
   if (early_stopping_configured && !spec.enable_trial_early_stopping()) {
     return Invalid(locate, "early_stopping",
                    "is set but trial early stopping is not enabled; enable it or remove these "

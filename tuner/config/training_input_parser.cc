@@ -508,9 +508,16 @@ class TrainingInputParser {
                  {"minTrials", Int32([early_stopping](int32_t count) {
                     early_stopping->set_min_trials(count);
                   })},
-                 {"startStep", Int64([early_stopping](int64_t step) {
-                    early_stopping->set_start_step(step);
-                  })}});
+                 {"startStep",
+                  Int64([early_stopping](int64_t step) { early_stopping->set_start_step(step); })},
+                 {"reductionFactor", Double([early_stopping](double factor) {
+                    early_stopping->set_reduction_factor(factor);
+                  })},
+                 {"gracePeriod", Int64([early_stopping](int64_t step) {
+                    early_stopping->set_grace_period(step);
+                  })},
+                 {"maxStep",
+                  Int64([early_stopping](int64_t step) { early_stopping->set_max_step(step); })}});
           }}});
   }
 

@@ -87,6 +87,9 @@ TEST(TrainingInputParserTest, ReadsEveryField) {
       "      policy: ASHA",
       "      minTrials: 5",
       "      startStep: 100",
+      "      reductionFactor: 2",
+      "      gracePeriod: 10",
+      "      maxStep: 1000",
       "    params:",
       "      - parameterName: learning_rate",
       "        type: DOUBLE",
@@ -142,7 +145,14 @@ TEST(TrainingInputParserTest, ReadsEveryField) {
       resume_previous_job_id: "mnist_v1"
       metric_regex: "val_loss=(?P<val_loss>[-+.0-9eE]+)"
       algorithm: GAUSSIAN_PROCESS_BANDIT
-      early_stopping { policy: ASHA min_trials: 5 start_step: 100 }
+      early_stopping {
+        policy: ASHA
+        min_trials: 5
+        start_step: 100
+        reduction_factor: 2
+        grace_period: 10
+        max_step: 1000
+      }
       params {
         parameter_name: "learning_rate"
         type: DOUBLE
@@ -319,6 +329,13 @@ TEST(TrainingInputParserTest, ReadsTheShippedExampleWhenPresent) {
   absl::StatusOr<v1::TrainingInput> input = ParseTrainingInputFile(example.string());
   ASSERT_TRUE(input.ok()) << input.status();
   EXPECT_TRUE(input->has_hyperparameters());
+}
+
+TEST(TrainingInputParserTest, ReadsTheEarlyStoppingExample) {
+  const std::filesystem::path example = SourceDir() / "examples" / "hptuning_early_stopping.yaml";
+  absl::StatusOr<v1::TrainingInput> input = ParseTrainingInputFile(example.string());
+  ASSERT_TRUE(input.ok()) << input.status();
+  EXPECT_TRUE(input->hyperparameters().enable_trial_early_stopping());
 }
 
 TEST(TrainingInputParserTest, MissingFileIsNotFound) {
@@ -589,6 +606,53 @@ std::vector<ErrorCase> ErrorCases() {
       {"EarlyStoppingSettingsWithoutSwitch",
        WithParam({"earlyStopping:", "  policy: MEDIAN_STOPPING"}, kLearningRate),
        hp + "3:5: " + field + "earlyStopping", "is set but trial early stopping is not enabled"},
+      // Early stopping: the ASHA settings (keys on line 6, column 7).
+      {"ReductionFactorNotAboveOne",
+       WithParam({"enableTrialEarlyStopping: true", "earlyStopping:", "  policy: ASHA",
+                  "  reductionFactor: 1"},
+                 kLearningRate),
+       hp + "6:7: " + field + "earlyStopping.reductionFactor",
+       "must be greater than 1 (0 or absent means 2), got 1"},
+      {"GracePeriodNegative",
+       WithParam({"enableTrialEarlyStopping: true", "earlyStopping:", "  policy: ASHA",
+                  "  gracePeriod: -5"},
+                 kLearningRate),
+       hp + "6:7: " + field + "earlyStopping.gracePeriod", "must not be negative, got -5"},
+      {"MaxStepWithoutRoomForARung",
+       WithParam({"enableTrialEarlyStopping: true", "earlyStopping:", "  policy: ASHA",
+                  "  maxStep: 10", "  gracePeriod: 10"},
+                 kLearningRate),
+       hp + "6:7: " + field + "earlyStopping.maxStep",
+       "must be at least 20 (the grace period 10 times the reduction factor 2) for a rung to "
+       "stand before it, got 10"},
+      {"MaxStepNotPastTheStartStep",
+       WithParam({"enableTrialEarlyStopping: true", "earlyStopping:", "  policy: ASHA",
+                  "  maxStep: 4", "  startStep: 8"},
+                 kLearningRate),
+       hp + "6:7: " + field + "earlyStopping.maxStep",
+       "must be at least 16 (the grace period 8 times the reduction factor 2) for a rung to "
+       "stand before it, got 4"},
+      {"AshaSettingWithMedianStopping",
+       WithParam({"enableTrialEarlyStopping: true", "earlyStopping:", "  policy: MEDIAN_STOPPING",
+                  "  reductionFactor: 2"},
+                 kLearningRate),
+       hp + "6:7: " + field + "earlyStopping.reductionFactor",
+       "only the ASHA policy uses it, and the policy is MEDIAN_STOPPING; set the policy to ASHA "
+       "or remove it"},
+      {"AshaSettingWithTheDefaultPolicy",
+       WithParam({"enableTrialEarlyStopping: true", "earlyStopping:", "  maxStep: 50"},
+                 kLearningRate),
+       hp + "5:7: " + field + "earlyStopping.maxStep",
+       "only the ASHA policy uses it, and the policy is MEDIAN_STOPPING (the default)"},
+      {"EarlyStoppingKeyDidYouMean",
+       WithParam({"enableTrialEarlyStopping: true", "earlyStopping:", "  gracePeriods: 3"},
+                 kLearningRate),
+       hp + "5:7: " + field + "earlyStopping.gracePeriods",
+       "unknown key \"gracePeriods\"; did you mean \"gracePeriod\"?"},
+      {"ReductionFactorNotANumber",
+       WithParam({"enableTrialEarlyStopping: true", "earlyStopping:", "  reductionFactor: half"},
+                 kLearningRate),
+       hp + "5:24: " + field + "earlyStopping.reductionFactor", "expected a number, got \"half\""},
       {"MetricRegexInvalid", WithParam({"metricRegex: 'loss=([0-9.]+'"}, kLearningRate),
        hp + "3:5: " + field + "metricRegex",
        "not a valid RE2 regular expression: missing ): loss=([0-9.]+"},

@@ -152,6 +152,21 @@ std::vector<SpecCase> SpecCases() {
       {"EarlyStoppingStartStepNegative",
        "enable_trial_early_stopping: true early_stopping { start_step: -1 }",
        at + "early_stopping.start_step: must not be negative, got -1"},
+      {"EarlyStoppingReductionFactorNotANumber",
+       "enable_trial_early_stopping: true early_stopping { policy: ASHA reduction_factor: nan }",
+       at + "early_stopping.reduction_factor: must be greater than 1 (0 or absent means 2), got "
+            "nan"},
+      {"EarlyStoppingMaxStepNegative",
+       "enable_trial_early_stopping: true early_stopping { policy: ASHA max_step: -1 }",
+       at + "early_stopping.max_step: must not be negative, got -1"},
+      {"EarlyStoppingGracePeriodWithMedian",
+       "enable_trial_early_stopping: true early_stopping { policy: MEDIAN_STOPPING "
+       "grace_period: 3 }",
+       at + "early_stopping.grace_period: only the ASHA policy uses it, and the policy is "
+            "MEDIAN_STOPPING; set the policy to ASHA or remove it"},
+      {"EarlyStoppingAshaSettingsWithoutSwitch", "early_stopping { policy: ASHA max_step: 9 }",
+       at + "early_stopping: is set but trial early stopping is not enabled; enable it or "
+            "remove these settings"},
       {"MetricRegexWithoutMetricGroups", "metric_regex: 'loss=[0-9.]+'",
        at + "metric_regex: the pattern has 0 capturing group(s) and no named ones; use "
             "(?P<name>...) and (?P<value>...), a group named after each metric such as "

@@ -1,0 +1,38 @@
+#ifndef VERNIER_TESTS_SUGGEST_LEARNING_CURVES_H_
+#define VERNIER_TESTS_SUGGEST_LEARNING_CURVES_H_
+
+// Short builders for hand-made learning curves in the early-stopping tests.
+
+#include <cstdint>
+#include <initializer_list>
+#include <vector>
+
+#include "suggest/learning_curve.h"
+
+namespace vernier::suggest::testing {
+
+// A curve with values at steps 1, 2, 3, ...
+inline LearningCurve Steps(int64_t trial_id, std::initializer_list<double> values, bool completed) {
+  LearningCurve curve{.trial_id = trial_id, .points = {}, .completed = completed};
+  int64_t step = 0;
+  for (double value : values) curve.points.push_back({++step, value});
+  return curve;
+}
+
+inline LearningCurve Running(int64_t trial_id, std::initializer_list<double> values) {
+  return Steps(trial_id, values, /*completed=*/false);
+}
+
+inline LearningCurve Completed(int64_t trial_id, std::initializer_list<double> values) {
+  return Steps(trial_id, values, /*completed=*/true);
+}
+
+// A curve with the given (step, value) points, in the order given.
+inline LearningCurve At(int64_t trial_id, std::initializer_list<CurvePoint> points,
+                        bool completed = false) {
+  return LearningCurve{.trial_id = trial_id, .points = points, .completed = completed};
+}
+
+}  // namespace vernier::suggest::testing
+
+#endif  // VERNIER_TESTS_SUGGEST_LEARNING_CURVES_H_

@@ -1,0 +1,133 @@
+#include "tuner/objective_curve_cache.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+#include "google/protobuf/text_format.h"
+#include "tests/support/subprocess.h"
+#include "tuner/storage/sqlite_storage.h"
+
+namespace vernier::tuner {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::Field;
+
+v1::Measurement At(int64_t step, const std::string& metric, double value) {
+  v1::Measurement measurement;
+  measurement.set_step(step);
+  v1::Metric& reported = *measurement.add_metrics();
+  reported.set_metric_id(metric);
+  reported.set_value(value);
+  return measurement;
+}
+
+// The curve's points as (step, value) pairs, for matching.
+std::vector<std::pair<int64_t, double>> Points(const suggest::LearningCurve& curve) {
+  std::vector<std::pair<int64_t, double>> points;
+  for (const suggest::CurvePoint& point : curve.points)
+    points.emplace_back(point.step, point.value);
+  return points;
+}
+
+std::unique_ptr<storage::SqliteStorage> OpenStore(const std::string& path) {
+  absl::StatusOr<std::unique_ptr<storage::SqliteStorage>> store =
+      storage::SqliteStorage::Open(path);
+  if (!store.ok()) throw std::runtime_error(store.status().ToString());
+  return *std::move(store);
+}
+
+class ObjectiveCurveCacheTest : public ::testing::Test {
+ protected:
+  void SetUp() override { CreateStudy(1); }
+
+  void CreateStudy(int64_t created_at) {
+    ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+        R"pb(name: "s"
+             spec { metrics { metric_id: "accuracy" goal: MAXIMIZE } })pb",
+        &study_));
+    study_.mutable_create_time()->set_seconds(created_at);
+    ASSERT_TRUE(storage_->CreateStudy(study_).ok());
+  }
+
+  // New trials in these states, ids from 1.
+  void CreateTrials(std::vector<v1::Trial::State> states) {
+    std::vector<v1::Trial> trials(states.size());
+    for (size_t i = 0; i < states.size(); ++i) trials[i].set_state(states[i]);
+    ASSERT_TRUE(storage_->CreateTrials("s", trials).ok());
+  }
+
+  void Add(int64_t trial_id, std::vector<v1::Measurement> measurements) {
+    ASSERT_TRUE(storage_
+                    ->AddMeasurements("s", trial_id, measurements,
+                                      [](const v1::Trial&) { return absl::OkStatus(); })
+                    .ok());
+  }
+
+  std::vector<suggest::LearningCurve> Curves() {
+    absl::StatusOr<std::vector<suggest::LearningCurve>> curves = cache_->Curves(study_);
+    EXPECT_TRUE(curves.ok()) << curves.status();
+    return curves.ok() ? *curves : std::vector<suggest::LearningCurve>{};
+  }
+
+  testing::TempDir dir_;
+  std::unique_ptr<storage::SqliteStorage> storage_ = OpenStore(dir_.path() + "/vernier.db");
+  std::unique_ptr<ObjectiveCurveCache> cache_ = std::make_unique<ObjectiveCurveCache>(*storage_);
+  v1::Study study_;
+};
+
+TEST_F(ObjectiveCurveCacheTest, HoldsTheObjectiveOfRunningAndCompletedTrialsOnly) {
+  CreateTrials({v1::Trial::ACTIVE, v1::Trial::SUCCEEDED, v1::Trial::FAILED, v1::Trial::STOPPING,
+                v1::Trial::STOPPED_EARLY, v1::Trial::INFEASIBLE, v1::Trial::REQUESTED});
+  for (int64_t id = 1; id <= 7; ++id) Add(id, {At(1, "accuracy", 0.1 * id), At(1, "loss", 9)});
+  const std::vector<suggest::LearningCurve> curves = Curves();
+  EXPECT_THAT(curves, ElementsAre(Field(&suggest::LearningCurve::trial_id, 1),
+                                  Field(&suggest::LearningCurve::trial_id, 2),
+                                  Field(&suggest::LearningCurve::trial_id, 4),
+                                  Field(&suggest::LearningCurve::trial_id, 5)));
+  EXPECT_THAT(curves, ElementsAre(Field(&suggest::LearningCurve::completed, false),
+                                  Field(&suggest::LearningCurve::completed, true),
+                                  Field(&suggest::LearningCurve::completed, false),
+                                  Field(&suggest::LearningCurve::completed, true)));
+  EXPECT_THAT(Points(curves[1]), ElementsAre(std::pair<int64_t, double>{1, 0.2}));
+}
+
+TEST_F(ObjectiveCurveCacheTest, FollowsMeasurementsAddedOneAtATimeAndInBatches) {
+  CreateTrials({v1::Trial::ACTIVE});
+  EXPECT_TRUE(Curves()[0].points.empty());
+  Add(1, {At(1, "accuracy", 0.5)});
+  Add(1, {At(2, "loss", 0.5)});  // Counted, but no point.
+  EXPECT_THAT(Points(Curves()[0]), ElementsAre(std::pair<int64_t, double>{1, 0.5}));
+  Add(1, {At(3, "accuracy", 0.6)});
+  EXPECT_THAT(Points(Curves()[0]),
+              ElementsAre(std::pair<int64_t, double>{1, 0.5}, std::pair<int64_t, double>{3, 0.6}));
+  Add(1, {At(4, "accuracy", 0.7), At(5, "accuracy", 0.8)});
+  EXPECT_THAT(Points(Curves()[0]),
+              ElementsAre(std::pair<int64_t, double>{1, 0.5}, std::pair<int64_t, double>{3, 0.6},
+                          std::pair<int64_t, double>{4, 0.7}, std::pair<int64_t, double>{5, 0.8}));
+  // Unchanged counts: the same curve, read again from the cache.
+  EXPECT_EQ(Curves()[0].points.size(), 4u);
+}
+
+TEST_F(ObjectiveCurveCacheTest, AStudyCreatedAgainUnderTheSameNameStartsAfresh) {
+  CreateTrials({v1::Trial::ACTIVE});
+  Add(1, {At(1, "accuracy", 0.5)});
+  EXPECT_THAT(Points(Curves()[0]), ElementsAre(std::pair<int64_t, double>{1, 0.5}));
+
+  // Without Forget (another server replica deleted it): same trial id, same
+  // measurement count, another curve.
+  ASSERT_TRUE(storage_->DeleteStudy("s").ok());
+  CreateStudy(2);
+  CreateTrials({v1::Trial::ACTIVE});
+  Add(1, {At(1, "accuracy", 0.9)});
+  EXPECT_THAT(Points(Curves()[0]), ElementsAre(std::pair<int64_t, double>{1, 0.9}));
+
+  cache_->Forget("s");
+  EXPECT_THAT(Points(Curves()[0]), ElementsAre(std::pair<int64_t, double>{1, 0.9}));
+  EXPECT_EQ(cache_->Curves(v1::Study()).status().code(), absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace vernier::tuner
