@@ -17,6 +17,8 @@ namespace {
 // draws near, half a little farther.
 constexpr double kNearScale = 0.02;
 constexpr double kFarScale = 0.1;
+// Sweeps of the discrete coordinate search after L-BFGS.
+constexpr int kDiscretePasses = 3;
 
 double Finite(double value) {
   return std::isfinite(value) ? value : -std::numeric_limits<double>::infinity();
@@ -110,19 +112,24 @@ AcquisitionOptimizer::Candidate AcquisitionOptimizer::Refine(
   }
   point = encoder_.Snap(point);
   double value = Score(model, acquisition, point);
-  // One sweep over the categories of each categorical parameter.
-  for (int j = 0; j < d; ++j) {
-    if (!encoder_.categorical()[j]) continue;
-    Eigen::VectorXd trial = point;
-    for (int category = 0; category < encoder_.category_count(j); ++category) {
-      if (category == static_cast<int>(point[j])) continue;
-      trial[j] = category;
-      const double trial_value = Score(model, acquisition, trial);
-      if (trial_value > value) {
-        value = trial_value;
-        point[j] = category;
+  // Coordinate search over the values L-BFGS cannot reach: other categories,
+  // and the neighbouring values of integer and discrete parameters (the
+  // continuous optimum may round to the worse side).
+  for (int pass = 0; pass < kDiscretePasses; ++pass) {
+    bool improved = false;
+    for (int j = 0; j < d; ++j) {
+      for (double neighbour : encoder_.Neighbours(point, j)) {
+        Eigen::VectorXd trial = point;
+        trial[j] = neighbour;
+        const double trial_value = Score(model, acquisition, trial);
+        if (trial_value > value) {
+          value = trial_value;
+          point = std::move(trial);
+          improved = true;
+        }
       }
     }
+    if (!improved) break;
   }
   return {std::move(point), value, {}};
 }

@@ -21,8 +21,9 @@ namespace vernier::suggest {
 //    of the best observed points, all snapped to points the space can take,
 //    scored in one batch;
 // 2. the best few become starts of L-BFGS over the continuous coordinates
-//    (analytic gradients; categorical coordinates held), followed by a sweep
-//    over every category of each categorical parameter, then snapping;
+//    (analytic gradients; categorical coordinates held), then snapping and a
+//    coordinate search over other categories and neighbouring integer and
+//    discrete values;
 // 3. the best point, optimised or screened, whose decoded parameters are
 //    not already used wins, so a study never sees the same point twice.
 class AcquisitionOptimizer {
@@ -56,8 +57,8 @@ class AcquisitionOptimizer {
  private:
   double Score(const GaussianProcess& model, const LogExpectedImprovement& acquisition,
                const Eigen::VectorXd& point) const;
-  // L-BFGS over the continuous coordinates, then the categorical sweep,
-  // then snapping.
+  // L-BFGS over the continuous coordinates, snapping, then the coordinate
+  // search over discrete values.
   Candidate Refine(const GaussianProcess& model, const LogExpectedImprovement& acquisition,
                    Eigen::VectorXd start) const;
   Eigen::MatrixXd ScreeningPoints(std::span<const Eigen::VectorXd> incumbents,

@@ -64,4 +64,43 @@ Eigen::VectorXd GpInputEncoder::FromUnit(std::span<const double> unit_point) con
   return *std::move(point);
 }
 
+std::vector<double> GpInputEncoder::Neighbours(const Eigen::VectorXd& point, int j) const {
+  std::vector<double> neighbours;
+  const v1::ParameterSpec& parameter = space_.parameters()[j];
+  switch (parameter.type()) {
+    case v1::ParameterSpec::CATEGORICAL:
+      for (int category = 0; category < category_counts_[j]; ++category) {
+        if (category != static_cast<int>(point[j])) neighbours.push_back(category);
+      }
+      break;
+    case v1::ParameterSpec::INTEGER:
+    case v1::ParameterSpec::DISCRETE: {
+      ParameterAssignment assignment = Decode(point);
+      const v1::ParameterValue current = assignment[j];
+      for (int step : {-1, 1}) {
+        if (parameter.type() == v1::ParameterSpec::INTEGER) {
+          const int64_t value = current.int_value();
+          if ((step < 0 && value <= static_cast<int64_t>(parameter.min_value())) ||
+              (step > 0 && value >= static_cast<int64_t>(parameter.max_value()))) {
+            continue;
+          }
+          assignment[j].set_int_value(value + step);
+        } else {
+          const auto& allowed = parameter.discrete_values();
+          const auto at = std::lower_bound(allowed.begin(), allowed.end(), current.double_value());
+          const int index = static_cast<int>(at - allowed.begin()) + step;
+          if (index < 0 || index >= allowed.size()) continue;
+          assignment[j].set_double_value(allowed[index]);
+        }
+        absl::StatusOr<Eigen::VectorXd> moved = Encode(assignment);
+        if (moved.ok()) neighbours.push_back((*moved)[j]);
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  return neighbours;
+}
+
 }  // namespace vernier::suggest

@@ -37,6 +37,10 @@ class GpInputEncoder {
   Eigen::VectorXd Snap(const Eigen::VectorXd& point) const;
   // A snapped model point from unit-cube coordinates (a quasi-random draw).
   Eigen::VectorXd FromUnit(std::span<const double> unit_point) const;
+  // The values coordinate j of a snapped point can move to in one step: every
+  // other category of a CATEGORICAL parameter, the next lower and higher
+  // value of an INTEGER or DISCRETE one, none for DOUBLE.
+  std::vector<double> Neighbours(const Eigen::VectorXd& point, int j) const;
 
  private:
   std::vector<double> UnitPoint(const Eigen::VectorXd& point) const;

@@ -12,10 +12,11 @@
 namespace vernier::suggest {
 namespace {
 
+constexpr double kLengthScalePriorMedianPerRootDimension = 0.34;
 constexpr double kSignalVariancePriorMean = 0.0;
 constexpr double kSignalVariancePriorDeviation = 1.0;
-constexpr double kNoiseVariancePriorMean = -4.0;
-constexpr double kNoiseVariancePriorDeviation = 1.0;
+constexpr double kNoiseVariancePriorMean = -6.0;
+constexpr double kNoiseVariancePriorDeviation = 2.0;
 // Boxes, in log space: length scales 0.01 to 1000 unit-cube widths, signal
 // variance 0.01 to 100, noise variance 1e-6 to 1.
 constexpr double kMinLogLengthScale = -4.605170185988091;  // log(0.01)
@@ -48,7 +49,8 @@ GpLogPosterior::GpLogPosterior(std::vector<bool> categorical, const Eigen::Matri
 
 Eigen::VectorXd GpLogPosterior::PriorMean() const {
   Eigen::VectorXd mean(parameter_count());
-  mean.head(dimension()).setConstant(std::numbers::sqrt2 + 0.5 * std::log(dimension()));
+  mean.head(dimension())
+      .setConstant(std::log(kLengthScalePriorMedianPerRootDimension) + 0.5 * std::log(dimension()));
   mean[dimension()] = kSignalVariancePriorMean;
   mean[dimension() + 1] = kNoiseVariancePriorMean;
   return mean;

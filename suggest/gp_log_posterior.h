@@ -12,11 +12,17 @@ namespace vernier::suggest {
 // observations, for MAP fitting. The hyper-parameters are
 //   theta = (log l_1, ..., log l_d, log signal variance, log noise variance)
 // with independent normal priors on each (log-normal on the parameters):
-//   log l_j ~ N(sqrt(2) + log(d) / 2, 3): the dimension-scaled prior of
-//     Hvarfner et al. (2024), which expects smoother functions the more
-//     dimensions there are, so a GP does not overfit in 20-d with 30 points;
+//   log l_j ~ N(log(0.34 sqrt(d)), 3): dimension-scaled as in Hvarfner et
+//     al. (2024), so that a GP expects smoother functions the more
+//     dimensions there are and does not overfit in 20-d with 30 points, but
+//     centred on shorter length scales than theirs (median 0.34 sqrt(d)
+//     unit-cube widths, not 4.1 sqrt(d)): with their centre the fitted
+//     model was too smooth and expected improvement stayed in the first
+//     good basin it found (Hartmann6's local optimum in half the studies of
+//     bench/suggest_quality_bench, Ackley and Rastrigin 1.5x worse);
 //   log signal variance ~ N(0, 1): the values are standardised;
-//   log noise variance ~ N(-4, 1): little noise, but some.
+//   log noise variance ~ N(-6, 2): little noise (2.5e-3 of the variance),
+//     with room for a noisy objective (0.14 is two deviations up).
 // Value and analytic gradient from one Cholesky factorisation:
 //   -log p = y^T a / 2 + sum log L_ii + n/2 log(2 pi) + prior,  a = K^-1 y,
 //   d/dtheta = -tr((a a^T - K^-1) dK/dtheta) / 2 + d prior.

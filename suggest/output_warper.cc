@@ -9,9 +9,6 @@
 namespace vernier::suggest {
 namespace {
 
-// Log warping's curvature: larger compresses the bad end more.
-constexpr double kLogWarpOffset = 1.5;
-
 // Inverse of the standard normal CDF, p in (0, 1): Acklam's rational
 // approximation (relative error 1.2e-9), plenty for ranks.
 double NormalQuantile(double p) {
@@ -86,17 +83,6 @@ void OutputWarper::HalfRankWarp(Eigen::VectorXd& values) {
   values = warped;
 }
 
-void OutputWarper::LogWarp(Eigen::VectorXd& values) {
-  const double best = values.maxCoeff();
-  const double range = best - values.minCoeff();
-  if (!(range > 0.0)) return;
-  const double log_offset = std::log(kLogWarpOffset);
-  for (double& v : values) {
-    const double shortfall = (best - v) / range;  // In [0, 1].
-    v = 0.5 - std::log1p(shortfall * (kLogWarpOffset - 1.0)) / log_offset;
-  }
-}
-
 Eigen::VectorXd OutputWarper::Warp(std::span<const std::optional<double>> values) const {
   std::vector<double> present;
   for (const std::optional<double>& value : values) {
@@ -106,7 +92,6 @@ Eigen::VectorXd OutputWarper::Warp(std::span<const std::optional<double>> values
   double missing_value = -1.0;
   if (warped.size() > 0) {
     HalfRankWarp(warped);
-    LogWarp(warped);
     const double mean = warped.mean();
     const double deviation = std::sqrt((warped.array() - mean).square().mean());
     if (deviation > 0.0 && std::isfinite(deviation)) {

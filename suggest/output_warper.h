@@ -12,10 +12,9 @@ namespace vernier::suggest {
 // 1. half-rank warping: values below the median are replaced by normal
 //    quantiles of their rank, scaled by the spread of the upper half, so a
 //    few disastrous trials (a diverged run at 1e9) cannot flatten the
-//    differences among the good ones;
-// 2. log warping: the distance below the best is compressed by a
-//    logarithm, stretching the top where the optimum is sought;
-// 3. standardising to mean 0 and variance 1.
+//    differences among the good ones (a further log warping of the top, as
+//    in Vizier, made no difference on bench/suggest_quality_bench);
+// 2. standardising to mean 0 and variance 1.
 // Trials without a value (INFEASIBLE, FAILED, no objective reported) get a
 // value below the worst warped one, so the model learns to avoid where they
 // were instead of ignoring them. All values equal (or a single one) become
@@ -30,7 +29,6 @@ class OutputWarper {
 
  private:
   static void HalfRankWarp(Eigen::VectorXd& values);
-  static void LogWarp(Eigen::VectorXd& values);
 };
 
 }  // namespace vernier::suggest

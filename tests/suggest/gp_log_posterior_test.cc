@@ -80,7 +80,8 @@ TEST(GpLogPosteriorTest, GradientMatchesFiniteDifferences) {
 TEST(GpLogPosteriorTest, ThePriorScalesLengthScalesWithTheDimension) {
   const Data data = MixedData(4);
   const GpLogPosterior three({false, true, false}, data.points, data.values);
-  EXPECT_NEAR(three.PriorMean()[0], std::numbers::sqrt2 + 0.5 * std::log(3.0), 1e-15);
+  // Median length scale 0.34 sqrt(d).
+  EXPECT_NEAR(std::exp(three.PriorMean()[0]), 0.34 * std::sqrt(3.0), 1e-12);
   Eigen::MatrixXd points20 = Eigen::MatrixXd::Zero(20, 4);
   const GpLogPosterior twenty(std::vector<bool>(20, false), points20, data.values);
   EXPECT_GT(twenty.PriorMean()[0], three.PriorMean()[0]);
