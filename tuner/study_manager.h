@@ -1,6 +1,7 @@
 #ifndef VERNIER_TUNER_STUDY_MANAGER_H_
 #define VERNIER_TUNER_STUDY_MANAGER_H_
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -10,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "suggest/designer.h"
 #include "tuner/clock.h"
 #include "tuner/storage/storage.h"
 #include "vernier/v1/study.pb.h"
@@ -30,10 +32,18 @@ struct EarlyStoppingDecision {
 // The study state machine over a store: validates specs, hands out trials
 // within max_trials / max_parallel_trials, records measurements and
 // outcomes. Suggestions for one study are serialised by a per-study lock;
-// different studies never wait for each other.
+// different studies never wait for each other. While a designer computes,
+// only its study's lock is held: every other call, and other studies'
+// suggestions, go on.
 class StudyManager {
  public:
+  // Builds the designer for a study's spec; suggest::MakeDesigner in the
+  // service, a fake in tests.
+  using DesignerFactory =
+      std::function<absl::StatusOr<std::unique_ptr<suggest::Designer>>(const v1::StudySpec&)>;
+
   StudyManager(storage::Storage& storage, Clock clock);
+  StudyManager(storage::Storage& storage, Clock clock, DesignerFactory designers);
 
   // Idempotent on name: the same spec returns the stored study; another
   // spec is ALREADY_EXISTS.
@@ -77,6 +87,7 @@ class StudyManager {
 
   storage::Storage& storage_;
   Clock clock_;
+  DesignerFactory designers_;
   absl::Mutex locks_mutex_;
   std::map<std::string, std::unique_ptr<absl::Mutex>, std::less<>> study_locks_
       ABSL_GUARDED_BY(locks_mutex_);
