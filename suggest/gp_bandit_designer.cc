@@ -193,15 +193,12 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
     suggestions.points.push_back(std::move(candidate->parameters));
   }
 
-  const int missing = count - static_cast<int>(suggestions.points.size());
-  if (missing > 0) {
-    // Every good candidate was taken (a small finite space): the rest from
-    // the quasi-random design, which knows when the space is exhausted.
-    absl::StatusOr<Suggestions> rest =
-        initial_design_.Suggest(WithPendingPoints(history, suggestions.points), missing, rng);
-    if (!rest.ok()) return rest.status();
-    for (ParameterAssignment& point : rest->points) suggestions.points.push_back(std::move(point));
-    suggestions.shortfall_reason = std::move(rest->shortfall_reason);
+  // When every good candidate was taken (a small finite space), the rest
+  // come from the quasi-random design, which knows when the space is
+  // exhausted.
+  if (absl::Status status = CompleteBatch(initial_design_, history, count, rng, suggestions);
+      !status.ok()) {
+    return status;
   }
   return suggestions;
 }

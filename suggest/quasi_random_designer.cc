@@ -41,14 +41,10 @@ absl::StatusOr<Suggestions> QuasiRandomDesigner::Suggest(const DesignerHistory& 
       ++skipped;
     }
   }
-  const int missing = count - static_cast<int>(suggestions.points.size());
-  if (missing == 0) return suggestions;
-
-  absl::StatusOr<Suggestions> rest =
-      random_.Suggest(WithPendingPoints(history, suggestions.points), missing, rng);
-  if (!rest.ok()) return rest.status();
-  for (ParameterAssignment& point : rest->points) suggestions.points.push_back(std::move(point));
-  suggestions.shortfall_reason = std::move(rest->shortfall_reason);
+  if (absl::Status status = CompleteBatch(random_, history, count, rng, suggestions);
+      !status.ok()) {
+    return status;
+  }
   return suggestions;
 }
 

@@ -21,24 +21,10 @@ using ::testing::HasSubstr;
 using v1::ParameterSpec;
 using namespace vernier::suggest::testing;  // NOLINT: spec builders.
 
-SearchSpace MustMakeSpace(const std::vector<ParameterSpec>& specs) {
-  absl::StatusOr<SearchSpace> space = MakeSpace(specs);
-  EXPECT_TRUE(space.ok()) << space.status();
-  return *std::move(space);
-}
-
 SearchSpace UnitSquare(int d = 2) {
   std::vector<ParameterSpec> specs;
   for (int i = 0; i < d; ++i) specs.push_back(DoubleSpec("x" + std::to_string(i), 0, 1));
   return MustMakeSpace(specs);
-}
-
-Suggestions MustSuggest(Designer& designer, const DesignerHistory& history, int count,
-                        uint64_t seed = 1) {
-  std::mt19937_64 rng(seed);
-  absl::StatusOr<Suggestions> suggestions = designer.Suggest(history, count, rng);
-  EXPECT_TRUE(suggestions.ok()) << suggestions.status();
-  return suggestions.ok() ? *std::move(suggestions) : Suggestions();
 }
 
 using Objective = std::function<double(const ParameterAssignment&)>;

@@ -25,14 +25,6 @@ SearchSpace MixedSpace() {
   return *std::move(space);
 }
 
-Suggestions MustSuggest(Designer& designer, const DesignerHistory& history, int count,
-                        uint64_t seed = 1) {
-  std::mt19937_64 rng(seed);
-  absl::StatusOr<Suggestions> suggestions = designer.Suggest(history, count, rng);
-  EXPECT_TRUE(suggestions.ok()) << suggestions.status();
-  return suggestions.ok() ? *std::move(suggestions) : Suggestions();
-}
-
 TEST(QuasiRandomDesignerTest, PointsAreValidAndDistinct) {
   const SearchSpace space = MixedSpace();
   QuasiRandomDesigner designer(space, 3);

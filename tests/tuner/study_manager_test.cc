@@ -45,6 +45,20 @@ v1::Study MakeStudy(const std::string& name, int max_trials = 0, int parallel = 
   return study;
 }
 
+// A user-chosen trial: the given parameters, in the given order.
+v1::Trial RequestedTrial(double lr, int64_t layers, bool layers_first = false) {
+  v1::Trial trial;
+  v1::ParameterValue lr_value;
+  lr_value.set_parameter_name("lr");
+  lr_value.set_double_value(lr);
+  v1::ParameterValue layers_value;
+  layers_value.set_parameter_name("layers");
+  layers_value.set_int_value(layers);
+  *trial.add_parameters() = layers_first ? layers_value : lr_value;
+  *trial.add_parameters() = layers_first ? lr_value : layers_value;
+  return trial;
+}
+
 v1::Measurement Accuracy(int64_t step, double value, int64_t sequence = 0) {
   v1::Measurement measurement;
   measurement.set_step(step);
@@ -153,13 +167,7 @@ TEST_F(StudyManagerTest, SameClientGetsItsUnfinishedTrialBack) {
 
 TEST_F(StudyManagerTest, RequestedTrialsGoOutFirst) {
   ASSERT_TRUE(manager_->CreateStudy(MakeStudy("s")).ok());
-  v1::Trial mine;
-  v1::ParameterValue& layers = *mine.add_parameters();
-  layers.set_parameter_name("layers");
-  layers.set_int_value(3);
-  v1::ParameterValue& lr = *mine.add_parameters();
-  lr.set_parameter_name("lr");
-  lr.set_double_value(0.01);
+  const v1::Trial mine = RequestedTrial(0.01, 3, /*layers_first=*/true);
   absl::StatusOr<v1::Trial> created = manager_->CreateTrial("s", mine);
   ASSERT_TRUE(created.ok()) << created.status();
   EXPECT_EQ(created->state(), v1::Trial::REQUESTED);
@@ -366,14 +374,7 @@ TEST_F(StudyManagerTest, EverythingElseProceedsWhileOneStudysDesignerComputes) {
   ASSERT_TRUE(manager.CreateStudy(slow).ok());
   ASSERT_TRUE(manager.CreateStudy(MakeStudy("fast")).ok());
   // A running trial of the slow study, handed out without its designer.
-  v1::Trial requested;
-  v1::ParameterValue& lr = *requested.add_parameters();
-  lr.set_parameter_name("lr");
-  lr.set_double_value(0.01);
-  v1::ParameterValue& layers = *requested.add_parameters();
-  layers.set_parameter_name("layers");
-  layers.set_int_value(2);
-  ASSERT_TRUE(manager.CreateTrial("slow", requested).ok());
+  ASSERT_TRUE(manager.CreateTrial("slow", RequestedTrial(0.01, 2)).ok());
   absl::StatusOr<SuggestResult> handed_out = manager.SuggestTrials("slow", 1, "");
   ASSERT_TRUE(handed_out.ok()) << handed_out.status();
   const int64_t running_id = handed_out->trials.at(0).id();
