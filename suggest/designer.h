@@ -35,6 +35,11 @@ struct Suggestions {
   // Why fewer points than asked for came back (e.g. "the grid of 24 points
   // is exhausted"); empty otherwise.
   std::string shortfall_reason;
+  // Why a model-based designer fell back to a simpler one for this call
+  // (e.g. "the Gaussian-process model failed: ..."); empty otherwise. The
+  // points are still valid suggestions. (The initializer keeps
+  // `Suggestions{points, reason}` free of missing-initializer warnings.)
+  std::string fallback_reason = {};
 };
 
 // Proposes new points from the history of a study. Pure: no I/O, no clock,

@@ -4,7 +4,9 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "suggest/gp_bandit_designer.h"
 #include "suggest/grid_search_designer.h"
+#include "suggest/quasi_random_designer.h"
 #include "suggest/random_search_designer.h"
 #include "suggest/search_space.h"
 
@@ -28,33 +30,36 @@ absl::StatusOr<std::unique_ptr<Designer>> MakeDesigner(const v1::StudySpec& spec
       if (!grid.ok()) return grid.status();
       return std::unique_ptr<Designer>(*std::move(grid));
     }
-    case v1::ALGORITHM_UNSPECIFIED:
     case v1::RANDOM_SEARCH:
       return std::make_unique<RandomSearchDesigner>(*std::move(space));
     case v1::QUASI_RANDOM_SEARCH:
-    case v1::GAUSSIAN_PROCESS_BANDIT:
-      return absl::UnimplementedError(
-          absl::StrCat(AlgorithmName(spec.algorithm()),
-                       " is not available in this version of Vernier; use RANDOM_SEARCH or "
-                       "GRID_SEARCH"));
+      return std::make_unique<QuasiRandomDesigner>(*std::move(space), spec.seed());
+    case v1::ALGORITHM_UNSPECIFIED:
+    case v1::GAUSSIAN_PROCESS_BANDIT: {
+      const v1::MetricSpec::Goal goal =
+          spec.metrics().empty() ? v1::MetricSpec::MAXIMIZE : spec.metrics(0).goal();
+      return std::make_unique<GpBanditDesigner>(*std::move(space), goal, spec.seed());
+    }
     default:
-      return absl::InvalidArgumentError(
-          absl::StrCat("unknown algorithm ", static_cast<int>(spec.algorithm()),
-                       "; use GRID_SEARCH, RANDOM_SEARCH or leave it unspecified"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unknown algorithm ", static_cast<int>(spec.algorithm()),
+          "; use GRID_SEARCH, RANDOM_SEARCH, QUASI_RANDOM_SEARCH, GAUSSIAN_PROCESS_BANDIT or leave "
+          "it unspecified"));
   }
 }
 
 std::string DescribeAlgorithm(const v1::StudySpec& spec) {
   switch (spec.algorithm()) {
     case v1::ALGORITHM_UNSPECIFIED:
-      return "RANDOM_SEARCH (ALGORITHM_UNSPECIFIED uses random search until the "
-             "Gaussian-process designer lands)";
+      return "GAUSSIAN_PROCESS_BANDIT (ALGORITHM_UNSPECIFIED uses Gaussian-process Bayesian "
+             "optimisation after a quasi-random start)";
+    case v1::GAUSSIAN_PROCESS_BANDIT:
+      return "GAUSSIAN_PROCESS_BANDIT (Gaussian-process Bayesian optimisation after a "
+             "quasi-random start)";
     case v1::GRID_SEARCH:
     case v1::RANDOM_SEARCH:
-      return AlgorithmName(spec.algorithm());
     case v1::QUASI_RANDOM_SEARCH:
-    case v1::GAUSSIAN_PROCESS_BANDIT:
-      return absl::StrCat(AlgorithmName(spec.algorithm()), " (not available in this version)");
+      return AlgorithmName(spec.algorithm());
     default:
       return absl::StrCat(AlgorithmName(spec.algorithm()), " (unknown)");
   }

@@ -15,8 +15,8 @@ namespace vernier::suggest {
 absl::StatusOr<std::unique_ptr<Designer>> MakeDesigner(const v1::StudySpec& spec);
 
 // What runs for a spec's algorithm, in words for `jobs describe`, e.g.
-// "RANDOM_SEARCH (ALGORITHM_UNSPECIFIED: random search until the
-// Gaussian-process designer lands)".
+// "GAUSSIAN_PROCESS_BANDIT (ALGORITHM_UNSPECIFIED uses Gaussian-process
+// Bayesian optimisation after a quasi-random start)".
 std::string DescribeAlgorithm(const v1::StudySpec& spec);
 
 }  // namespace vernier::suggest

@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "suggest/history_points.h"
 
 namespace vernier::suggest {
 namespace {
@@ -85,10 +86,7 @@ absl::StatusOr<Suggestions> GridSearchDesigner::Suggest(const DesignerHistory& h
   }
   Suggestions suggestions;
   if (count == 0) return suggestions;
-  absl::flat_hash_set<std::string> used;
-  for (const auto* trials : {&history.completed, &history.pending}) {
-    for (const TrialObservation& trial : *trials) used.insert(SearchSpace::Key(trial.parameters));
-  }
+  absl::flat_hash_set<std::string> used = UsedPointKeys(history);
   // Each history point is passed over at most once, so the walk ends within
   // |history| + count positions however large the grid is.
   const size_t wanted = static_cast<size_t>(count);

@@ -6,6 +6,8 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "suggest/history_points.h"
+#include "suggest/random_numbers.h"
 
 namespace vernier::suggest {
 namespace {
@@ -14,20 +16,6 @@ namespace {
 // enumerating the unused points, or gives up on a space too large for that.
 constexpr int kDrawsPerPoint = 1000;
 constexpr int64_t kMaxEnumeratedPoints = int64_t{1} << 16;
-
-// 53 random bits; unlike std::uniform_real_distribution the same on every
-// standard library, so a seed means the same suggestions everywhere.
-double UnitUniform(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
-
-// Uniform in [0, bound) without modulo bias.
-uint64_t UniformIndex(std::mt19937_64& rng, uint64_t bound) {
-  const uint64_t limit = UINT64_MAX - UINT64_MAX % bound;
-  uint64_t draw;
-  do {
-    draw = rng();
-  } while (draw >= limit);
-  return draw % bound;
-}
 
 std::optional<int64_t> FiniteSize(const SearchSpace& space) {
   int64_t size = 1;
@@ -67,10 +55,7 @@ absl::StatusOr<Suggestions> RandomSearchDesigner::Suggest(const DesignerHistory&
   if (count < 0) {
     return absl::InvalidArgumentError(absl::StrCat("count must not be negative, got ", count));
   }
-  absl::flat_hash_set<std::string> used;
-  for (const auto* trials : {&history.completed, &history.pending}) {
-    for (const TrialObservation& trial : *trials) used.insert(SearchSpace::Key(trial.parameters));
-  }
+  absl::flat_hash_set<std::string> used = UsedPointKeys(history);
 
   Suggestions suggestions;
   const size_t wanted = static_cast<size_t>(count);

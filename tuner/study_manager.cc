@@ -96,7 +96,14 @@ absl::Status ValidateMeasurement(const v1::Measurement& measurement, std::string
 }
 
 StudyManager::StudyManager(storage::Storage& storage, Clock clock)
-    : storage_(storage), clock_(std::move(clock)), curves_(storage), settled_trials_(storage) {}
+    : StudyManager(storage, std::move(clock), suggest::MakeDesigner) {}
+
+StudyManager::StudyManager(storage::Storage& storage, Clock clock, DesignerFactory designers)
+    : storage_(storage),
+      clock_(std::move(clock)),
+      designers_(std::move(designers)),
+      curves_(storage),
+      settled_trials_(storage) {}
 
 absl::Mutex& StudyManager::StudyLock(std::string_view study_name) {
   absl::MutexLock lock(&locks_mutex_);
@@ -111,8 +118,7 @@ absl::StatusOr<v1::Study> StudyManager::CreateStudy(v1::Study study) {
   if (absl::Status status = ValidateStudyName(study.name()); !status.ok()) return status;
   if (absl::Status status = config::ValidateStudySpec(study.spec()); !status.ok()) return status;
   // Also validates the search space: the designer is built over it.
-  if (absl::StatusOr<std::unique_ptr<suggest::Designer>> designer =
-          suggest::MakeDesigner(study.spec());
+  if (absl::StatusOr<std::unique_ptr<suggest::Designer>> designer = designers_(study.spec());
       !designer.ok()) {
     return designer.status();
   }
@@ -243,7 +249,7 @@ absl::StatusOr<SuggestResult> StudyManager::SuggestLocked(const v1::Study& study
 
   absl::StatusOr<suggest::SearchSpace> space = suggest::SearchSpace::Create(spec.parameters());
   if (!space.ok()) return space.status();
-  absl::StatusOr<std::unique_ptr<suggest::Designer>> designer = suggest::MakeDesigner(spec);
+  absl::StatusOr<std::unique_ptr<suggest::Designer>> designer = designers_(spec);
   if (!designer.ok()) return designer.status();
   suggest::DesignerHistory history;
   AddToHistory(*snapshot->settled, *space, spec, history);
@@ -257,6 +263,9 @@ absl::StatusOr<SuggestResult> StudyManager::SuggestLocked(const v1::Study& study
   if (!suggestions.ok()) {
     spdlog::error("study={} designer failed: {}", name, suggestions.status().ToString());
     return suggestions.status();
+  }
+  if (!suggestions->fallback_reason.empty()) {
+    spdlog::warn("study={} designer fell back: {}", name, suggestions->fallback_reason);
   }
   if (!suggestions->shortfall_reason.empty()) result.reason = suggestions->shortfall_reason;
 

@@ -1,6 +1,7 @@
 #ifndef VERNIER_TUNER_STUDY_MANAGER_H_
 #define VERNIER_TUNER_STUDY_MANAGER_H_
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -10,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "suggest/designer.h"
 #include "tuner/clock.h"
 #include "tuner/objective_curve_cache.h"
 #include "tuner/settled_trial_cache.h"
@@ -33,10 +35,18 @@ struct EarlyStoppingDecision {
 // within max_trials / max_parallel_trials, records measurements and
 // outcomes. Suggestions for one study are serialised by a per-study lock,
 // and across servers sharing the store by the store's study lock
-// (Storage::LockStudy); different studies never wait for each other.
+// (Storage::LockStudy); different studies never wait for each other. While a
+// designer computes, only its study's locks are held: every other call, and
+// other studies' suggestions, go on.
 class StudyManager {
  public:
+  // Builds the designer for a study's spec; suggest::MakeDesigner in the
+  // service, a fake in tests.
+  using DesignerFactory =
+      std::function<absl::StatusOr<std::unique_ptr<suggest::Designer>>(const v1::StudySpec&)>;
+
   StudyManager(storage::Storage& storage, Clock clock);
+  StudyManager(storage::Storage& storage, Clock clock, DesignerFactory designers);
 
   // Idempotent on name: the same spec returns the stored study; another
   // spec is ALREADY_EXISTS.
@@ -86,6 +96,7 @@ class StudyManager {
 
   storage::Storage& storage_;
   Clock clock_;
+  DesignerFactory designers_;
   ObjectiveCurveCache curves_;
   SettledTrialCache settled_trials_;
   absl::Mutex locks_mutex_;

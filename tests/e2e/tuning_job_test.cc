@@ -45,7 +45,9 @@ TEST_F(TuningJobTest, ExampleJobFinishesAndItsLeaderboardRanksTheTrials) {
   ASSERT_EQ(job.job().state(), v1::Job::SUCCEEDED) << job.DebugString() << server.log();
   EXPECT_EQ(job.job().training_output().completed_trial_count(), 12);
   EXPECT_EQ(job.trial_counts().succeeded(), 12);
-  EXPECT_THAT(job.job().algorithm_description(), HasSubstr("RANDOM_SEARCH"));
+  // The example config names no algorithm: the default is the GP designer.
+  EXPECT_THAT(job.job().algorithm_description(),
+              HasSubstr("GAUSSIAN_PROCESS_BANDIT (ALGORITHM_UNSPECIFIED"));
 
   // Best first, and the best beats the median trial.
   std::vector<double> objectives;
@@ -77,6 +79,7 @@ TEST_F(TuningJobTest, ExampleJobFinishesAndItsLeaderboardRanksTheTrials) {
   CommandResult describe = RunCommand(Cli(server, {"jobs", "describe", "example_job"}));
   ASSERT_EQ(describe.exit_code, 0) << describe.err;
   EXPECT_THAT(describe.out, HasSubstr("SUCCEEDED"));
+  EXPECT_THAT(describe.out, HasSubstr("GAUSSIAN_PROCESS_BANDIT"));
 
   CommandResult logs =
       RunCommand(Cli(server, {"jobs", "stream-logs", "example_job", "--trial", "2"}));

@@ -24,8 +24,8 @@
 #include "gtest/gtest.h"
 #include "scheduler/local/local_handle.h"
 #include "scheduler/local/process_table.h"
-#include "spdlog/sinks/ostream_sink.h"
 #include "spdlog/spdlog.h"
+#include "tests/support/log_capture.h"
 
 namespace vernier::scheduler {
 namespace {
@@ -118,24 +118,6 @@ pid_t StartDetachedSleeper() {
   });
   return sleeper;
 }
-
-// Sends this process's log lines to a string while alive.
-class LogCapture {
- public:
-  LogCapture() : previous_(spdlog::default_logger()) {
-    auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(stream_);
-    spdlog::set_default_logger(std::make_shared<spdlog::logger>("capture", sink));
-  }
-  ~LogCapture() { spdlog::set_default_logger(previous_); }
-  std::string Text() {
-    spdlog::default_logger()->flush();
-    return stream_.str();
-  }
-
- private:
-  std::shared_ptr<spdlog::logger> previous_;
-  std::ostringstream stream_;
-};
 
 class LocalBackendTest : public ::testing::Test {
  protected:
@@ -294,7 +276,7 @@ TEST_F(LocalBackendTest, DescribeKeepsEndedReplicasAsTheyAre) {
 }
 
 TEST_F(LocalBackendTest, ExecFailureOfTheSecondReplicaKillsTheFirst) {
-  LogCapture log;
+  vernier::testing::LogCapture log;
   const std::string missing = (dir_ / "no-such-trainer").string();
   absl::StatusOr<v1::TrialRun> run = backend_.Submit(
       Trial({Replica("master", 0, {"sleep", "30"}), Replica("worker", 1, {missing, "--x=1"})}));

@@ -5,7 +5,9 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "suggest/gp_bandit_designer.h"
 #include "suggest/grid_search_designer.h"
+#include "suggest/quasi_random_designer.h"
 #include "suggest/random_search_designer.h"
 #include "tests/suggest/parameter_specs.h"
 
@@ -34,23 +36,28 @@ TEST(DesignerFactoryTest, GridSearchMakesAGridDesigner) {
   EXPECT_EQ(suggestions->shortfall_reason, "the grid of 8 points is exhausted");
 }
 
-TEST(DesignerFactoryTest, RandomSearchAndUnspecifiedMakeARandomDesigner) {
-  for (v1::Algorithm algorithm : {v1::RANDOM_SEARCH, v1::ALGORITHM_UNSPECIFIED}) {
-    absl::StatusOr<std::unique_ptr<Designer>> designer = MakeDesigner(Spec(algorithm));
-    ASSERT_TRUE(designer.ok()) << designer.status();
-    EXPECT_NE(dynamic_cast<RandomSearchDesigner*>(designer->get()), nullptr)
-        << v1::Algorithm_Name(algorithm);
-  }
+TEST(DesignerFactoryTest, RandomSearchMakesARandomDesigner) {
+  absl::StatusOr<std::unique_ptr<Designer>> designer = MakeDesigner(Spec(v1::RANDOM_SEARCH));
+  ASSERT_TRUE(designer.ok()) << designer.status();
+  EXPECT_NE(dynamic_cast<RandomSearchDesigner*>(designer->get()), nullptr);
 }
 
-TEST(DesignerFactoryTest, LaterAlgorithmsAreUnimplemented) {
-  for (v1::Algorithm algorithm : {v1::QUASI_RANDOM_SEARCH, v1::GAUSSIAN_PROCESS_BANDIT}) {
+TEST(DesignerFactoryTest, QuasiRandomSearchMakesAQuasiRandomDesigner) {
+  absl::StatusOr<std::unique_ptr<Designer>> designer = MakeDesigner(Spec(v1::QUASI_RANDOM_SEARCH));
+  ASSERT_TRUE(designer.ok()) << designer.status();
+  EXPECT_NE(dynamic_cast<QuasiRandomDesigner*>(designer->get()), nullptr);
+}
+
+TEST(DesignerFactoryTest, GaussianProcessBanditAndUnspecifiedMakeTheGpDesigner) {
+  for (v1::Algorithm algorithm : {v1::GAUSSIAN_PROCESS_BANDIT, v1::ALGORITHM_UNSPECIFIED}) {
     absl::StatusOr<std::unique_ptr<Designer>> designer = MakeDesigner(Spec(algorithm));
-    ASSERT_FALSE(designer.ok());
-    EXPECT_EQ(designer.status().code(), absl::StatusCode::kUnimplemented);
-    EXPECT_THAT(
-        std::string(designer.status().message()),
-        HasSubstr(v1::Algorithm_Name(algorithm) + " is not available in this version of Vernier"));
+    ASSERT_TRUE(designer.ok()) << designer.status();
+    EXPECT_NE(dynamic_cast<GpBanditDesigner*>(designer->get()), nullptr)
+        << v1::Algorithm_Name(algorithm);
+    std::mt19937_64 rng(1);
+    absl::StatusOr<Suggestions> suggestions = (*designer)->Suggest({}, 3, rng);
+    ASSERT_TRUE(suggestions.ok()) << suggestions.status();
+    EXPECT_EQ(suggestions->points.size(), 3u);
   }
 }
 
@@ -84,12 +91,14 @@ TEST(DesignerFactoryTest, RejectsAnInvalidSearchSpace) {
 
 TEST(DesignerFactoryTest, DescribesTheAlgorithmThatRuns) {
   EXPECT_EQ(DescribeAlgorithm(Spec(v1::ALGORITHM_UNSPECIFIED)),
-            "RANDOM_SEARCH (ALGORITHM_UNSPECIFIED uses random search until the Gaussian-process "
-            "designer lands)");
+            "GAUSSIAN_PROCESS_BANDIT (ALGORITHM_UNSPECIFIED uses Gaussian-process Bayesian "
+            "optimisation after a quasi-random start)");
   EXPECT_EQ(DescribeAlgorithm(Spec(v1::GRID_SEARCH)), "GRID_SEARCH");
   EXPECT_EQ(DescribeAlgorithm(Spec(v1::RANDOM_SEARCH)), "RANDOM_SEARCH");
+  EXPECT_EQ(DescribeAlgorithm(Spec(v1::QUASI_RANDOM_SEARCH)), "QUASI_RANDOM_SEARCH");
   EXPECT_EQ(DescribeAlgorithm(Spec(v1::GAUSSIAN_PROCESS_BANDIT)),
-            "GAUSSIAN_PROCESS_BANDIT (not available in this version)");
+            "GAUSSIAN_PROCESS_BANDIT (Gaussian-process Bayesian optimisation after a "
+            "quasi-random start)");
   EXPECT_EQ(DescribeAlgorithm(Spec(static_cast<v1::Algorithm>(17))), "algorithm 17 (unknown)");
 }
 

@@ -18,24 +18,11 @@ using ::testing::HasSubstr;
 using v1::ParameterSpec;
 using namespace vernier::suggest::testing;  // NOLINT: spec builders.
 
-SearchSpace MustMakeSpace(const std::vector<ParameterSpec>& specs) {
-  absl::StatusOr<SearchSpace> space = MakeSpace(specs);
-  EXPECT_TRUE(space.ok()) << space.status();
-  return *std::move(space);
-}
-
 std::unique_ptr<GridSearchDesigner> MustMakeGrid(const std::vector<ParameterSpec>& specs) {
   absl::StatusOr<std::unique_ptr<GridSearchDesigner>> grid =
       GridSearchDesigner::Create(MustMakeSpace(specs));
   EXPECT_TRUE(grid.ok()) << grid.status();
   return grid.ok() ? *std::move(grid) : nullptr;
-}
-
-Suggestions MustSuggest(Designer& designer, const DesignerHistory& history, int count,
-                        std::mt19937_64& rng) {
-  absl::StatusOr<Suggestions> suggestions = designer.Suggest(history, count, rng);
-  EXPECT_TRUE(suggestions.ok()) << suggestions.status();
-  return suggestions.ok() ? *std::move(suggestions) : Suggestions();
 }
 
 // A grid of integers 0..radix-1 per parameter.

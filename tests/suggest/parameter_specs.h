@@ -5,9 +5,11 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <random>
 #include <string>
 #include <vector>
 
+#include "gtest/gtest.h"
 #include "suggest/designer.h"
 #include "suggest/search_space.h"
 #include "vernier/v1/study.pb.h"
@@ -86,6 +88,28 @@ inline TrialObservation Observation(int64_t trial_id, ParameterAssignment parame
   observation.parameters = std::move(parameters);
   observation.state = state;
   return observation;
+}
+
+// The space of `specs`, failing the test when it is invalid.
+inline SearchSpace MustMakeSpace(const std::vector<v1::ParameterSpec>& specs) {
+  absl::StatusOr<SearchSpace> space = MakeSpace(specs);
+  EXPECT_TRUE(space.ok()) << space.status();
+  return *std::move(space);
+}
+
+// The designer's suggestions, failing the test (and returning none) on an
+// error.
+inline Suggestions MustSuggest(Designer& designer, const DesignerHistory& history, int count,
+                               std::mt19937_64& rng) {
+  absl::StatusOr<Suggestions> suggestions = designer.Suggest(history, count, rng);
+  EXPECT_TRUE(suggestions.ok()) << suggestions.status();
+  return suggestions.ok() ? *std::move(suggestions) : Suggestions();
+}
+
+inline Suggestions MustSuggest(Designer& designer, const DesignerHistory& history, int count,
+                               uint64_t seed = 1) {
+  std::mt19937_64 rng(seed);
+  return MustSuggest(designer, history, count, rng);
 }
 
 }  // namespace vernier::suggest::testing

@@ -20,19 +20,6 @@ using v1::ParameterSpec;
 using v1::ParameterValue;
 using namespace vernier::suggest::testing;  // NOLINT: spec builders.
 
-SearchSpace MustMakeSpace(const std::vector<ParameterSpec>& specs) {
-  absl::StatusOr<SearchSpace> space = MakeSpace(specs);
-  EXPECT_TRUE(space.ok()) << space.status();
-  return *std::move(space);
-}
-
-Suggestions MustSuggest(Designer& designer, const DesignerHistory& history, int count,
-                        std::mt19937_64& rng) {
-  absl::StatusOr<Suggestions> suggestions = designer.Suggest(history, count, rng);
-  EXPECT_TRUE(suggestions.ok()) << suggestions.status();
-  return suggestions.ok() ? *std::move(suggestions) : Suggestions();
-}
-
 std::set<std::string> Keys(const std::vector<ParameterAssignment>& points) {
   std::set<std::string> keys;
   for (const ParameterAssignment& point : points) keys.insert(SearchSpace::Key(point));

@@ -25,12 +25,6 @@ constexpr auto kLinear = ParameterSpec::UNIT_LINEAR_SCALE;
 constexpr auto kLog = ParameterSpec::UNIT_LOG_SCALE;
 constexpr auto kReverseLog = ParameterSpec::UNIT_REVERSE_LOG_SCALE;
 
-SearchSpace MustMakeSpace(const std::vector<ParameterSpec>& specs) {
-  absl::StatusOr<SearchSpace> space = MakeSpace(specs);
-  EXPECT_TRUE(space.ok()) << space.status();
-  return *std::move(space);
-}
-
 void ExpectInvalid(const std::vector<ParameterSpec>& specs, const std::string& message) {
   absl::StatusOr<SearchSpace> space = MakeSpace(specs);
   ASSERT_FALSE(space.ok()) << "accepted a space that should fail with: " << message;

@@ -3,10 +3,15 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
+#include <future>
 #include <set>
 #include <thread>
 
+#include "absl/synchronization/notification.h"
+#include "suggest/designer_factory.h"
+#include "tests/support/log_capture.h"
 #include "tests/support/subprocess.h"
 #include "tuner/storage/sqlite_storage.h"
 
@@ -38,6 +43,20 @@ v1::Study MakeStudy(const std::string& name, int max_trials = 0, int parallel = 
   spec.set_max_parallel_trials(parallel);
   spec.set_seed(42);
   return study;
+}
+
+// A user-chosen trial: the given parameters, in the given order.
+v1::Trial RequestedTrial(double lr, int64_t layers, bool layers_first = false) {
+  v1::Trial trial;
+  v1::ParameterValue lr_value;
+  lr_value.set_parameter_name("lr");
+  lr_value.set_double_value(lr);
+  v1::ParameterValue layers_value;
+  layers_value.set_parameter_name("layers");
+  layers_value.set_int_value(layers);
+  *trial.add_parameters() = layers_first ? layers_value : lr_value;
+  *trial.add_parameters() = layers_first ? lr_value : layers_value;
+  return trial;
 }
 
 v1::Measurement Accuracy(int64_t step, double value, int64_t sequence = 0) {
@@ -148,13 +167,7 @@ TEST_F(StudyManagerTest, SameClientGetsItsUnfinishedTrialBack) {
 
 TEST_F(StudyManagerTest, RequestedTrialsGoOutFirst) {
   ASSERT_TRUE(manager_->CreateStudy(MakeStudy("s")).ok());
-  v1::Trial mine;
-  v1::ParameterValue& layers = *mine.add_parameters();
-  layers.set_parameter_name("layers");
-  layers.set_int_value(3);
-  v1::ParameterValue& lr = *mine.add_parameters();
-  lr.set_parameter_name("lr");
-  lr.set_double_value(0.01);
+  const v1::Trial mine = RequestedTrial(0.01, 3, /*layers_first=*/true);
   absl::StatusOr<v1::Trial> created = manager_->CreateTrial("s", mine);
   ASSERT_TRUE(created.ok()) << created.status();
   EXPECT_EQ(created->state(), v1::Trial::REQUESTED);
@@ -398,6 +411,134 @@ TEST_F(StudyManagerTest, WithoutEarlyStoppingOnlyAStopRequestStopsATrial) {
   Report(*manager_, trials[1].id(), {0.0, 0.0, 0.0});
   EXPECT_FALSE(manager_->CheckEarlyStopping("s", trials[1].id())->should_stop);
   EXPECT_EQ(manager_->GetTrial("s", trials[1].id(), false)->state(), v1::Trial::ACTIVE);
+}
+
+TEST_F(StudyManagerTest, SuggestedTrialsFollowTheDefaultGaussianProcessDesigner) {
+  v1::Study study = MakeStudy("gp", /*max_trials=*/12);
+  study.mutable_spec()->set_algorithm(v1::ALGORITHM_UNSPECIFIED);
+  ASSERT_TRUE(manager_->CreateStudy(study).ok());
+  std::set<std::string> seen;
+  for (int round = 0; round < 4; ++round) {
+    absl::StatusOr<SuggestResult> result = manager_->SuggestTrials("gp", 3, "");
+    ASSERT_TRUE(result.ok()) << result.status();
+    ASSERT_EQ(result->trials.size(), 3u);
+    for (const v1::Trial& trial : result->trials) {
+      EXPECT_TRUE(seen.insert(trial.parameters(0).DebugString() + trial.parameters(1).DebugString())
+                      .second);
+      const double lr = trial.parameters(0).double_value();
+      ASSERT_TRUE(
+          manager_->CompleteTrial("gp", trial.id(), Accuracy(1, -std::abs(std::log10(lr) + 2)))
+              .ok());
+    }
+  }
+}
+
+// Blocks in Suggest until released, so a test can look at who waits for a
+// designer that is computing.
+class BlockingDesigner : public suggest::Designer {
+ public:
+  BlockingDesigner(std::unique_ptr<suggest::Designer> inner, absl::Notification* entered,
+                   absl::Notification* release)
+      : inner_(std::move(inner)), entered_(entered), release_(release) {}
+
+  absl::StatusOr<suggest::Suggestions> Suggest(const suggest::DesignerHistory& history, int count,
+                                               std::mt19937_64& rng) override {
+    entered_->Notify();
+    release_->WaitForNotification();
+    return inner_->Suggest(history, count, rng);
+  }
+
+ private:
+  std::unique_ptr<suggest::Designer> inner_;
+  absl::Notification* entered_;
+  absl::Notification* release_;
+};
+
+TEST_F(StudyManagerTest, EverythingElseProceedsWhileOneStudysDesignerComputes) {
+  absl::Notification entered;
+  absl::Notification release;
+  // GAUSSIAN_PROCESS_BANDIT studies get the blocking designer.
+  StudyManager manager(
+      *storage_, [this] { return now_; },
+      [&](const v1::StudySpec& spec) -> absl::StatusOr<std::unique_ptr<suggest::Designer>> {
+        absl::StatusOr<std::unique_ptr<suggest::Designer>> designer = suggest::MakeDesigner(spec);
+        if (!designer.ok() || spec.algorithm() != v1::GAUSSIAN_PROCESS_BANDIT) return designer;
+        return std::make_unique<BlockingDesigner>(*std::move(designer), &entered, &release);
+      });
+  v1::Study slow = MakeStudy("slow");
+  slow.mutable_spec()->set_algorithm(v1::GAUSSIAN_PROCESS_BANDIT);
+  ASSERT_TRUE(manager.CreateStudy(slow).ok());
+  ASSERT_TRUE(manager.CreateStudy(MakeStudy("fast")).ok());
+  // A running trial of the slow study, handed out without its designer.
+  ASSERT_TRUE(manager.CreateTrial("slow", RequestedTrial(0.01, 2)).ok());
+  absl::StatusOr<SuggestResult> handed_out = manager.SuggestTrials("slow", 1, "");
+  ASSERT_TRUE(handed_out.ok()) << handed_out.status();
+  const int64_t running_id = handed_out->trials.at(0).id();
+
+  std::future<absl::StatusOr<SuggestResult>> slow_suggestion =
+      std::async(std::launch::async, [&] { return manager.SuggestTrials("slow", 1, ""); });
+  entered.WaitForNotification();
+
+  // While the slow study's designer is blocked: the same study's other
+  // calls, another study's suggestions and new studies all complete.
+  std::future<void> others = std::async(std::launch::async, [&] {
+    EXPECT_TRUE(manager.GetStudy("slow").ok());
+    EXPECT_TRUE(manager.ListTrials("slow", storage::TrialQuery()).ok());
+    EXPECT_TRUE(manager.AddMeasurements("slow", running_id, std::vector{Accuracy(1, 0.5)}).ok());
+    EXPECT_TRUE(manager.CheckEarlyStopping("slow", running_id).ok());
+    EXPECT_TRUE(manager.CompleteTrial("slow", running_id, Accuracy(2, 0.6)).ok());
+    EXPECT_TRUE(manager.ListOptimalTrials("slow", 1).ok());
+    absl::StatusOr<SuggestResult> fast = manager.SuggestTrials("fast", 2, "");
+    EXPECT_TRUE(fast.ok()) << fast.status();
+    if (fast.ok()) {
+      EXPECT_EQ(fast->trials.size(), 2u);
+    }
+    EXPECT_TRUE(manager.CreateStudy(MakeStudy("third")).ok());
+  });
+  // Not a timing assertion: a deadline so that a regression fails instead
+  // of hanging the suite.
+  const bool finished = others.wait_for(std::chrono::seconds(60)) == std::future_status::ready;
+  EXPECT_TRUE(finished) << "calls waited for another study's designer";
+  EXPECT_EQ(slow_suggestion.wait_for(std::chrono::seconds(0)), std::future_status::timeout);
+  release.Notify();
+  others.wait();
+  absl::StatusOr<SuggestResult> slow_result = slow_suggestion.get();
+  ASSERT_TRUE(slow_result.ok()) << slow_result.status();
+  EXPECT_EQ(slow_result->trials.size(), 1u);
+}
+
+// Passes its inner designer's points on as a fallback's.
+class FallingBackDesigner : public suggest::Designer {
+ public:
+  explicit FallingBackDesigner(std::unique_ptr<suggest::Designer> inner)
+      : inner_(std::move(inner)) {}
+
+  absl::StatusOr<suggest::Suggestions> Suggest(const suggest::DesignerHistory& history, int count,
+                                               std::mt19937_64& rng) override {
+    absl::StatusOr<suggest::Suggestions> suggestions = inner_->Suggest(history, count, rng);
+    if (suggestions.ok()) suggestions->fallback_reason = "the model failed (test)";
+    return suggestions;
+  }
+
+ private:
+  std::unique_ptr<suggest::Designer> inner_;
+};
+
+TEST_F(StudyManagerTest, ADesignerFallbackIsLoggedWithTheStudyAndStillSuggests) {
+  StudyManager manager(
+      *storage_, [this] { return now_; },
+      [](const v1::StudySpec& spec) -> absl::StatusOr<std::unique_ptr<suggest::Designer>> {
+        absl::StatusOr<std::unique_ptr<suggest::Designer>> designer = suggest::MakeDesigner(spec);
+        if (!designer.ok()) return designer;
+        return std::make_unique<FallingBackDesigner>(*std::move(designer));
+      });
+  ASSERT_TRUE(manager.CreateStudy(MakeStudy("s")).ok());
+  testing::LogCapture log;
+  absl::StatusOr<SuggestResult> result = manager.SuggestTrials("s", 2, "");
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->trials.size(), 2u);
+  EXPECT_EQ(result->reason, "");
+  EXPECT_THAT(log.Text(), HasSubstr("study=s designer fell back: the model failed (test)"));
 }
 
 }  // namespace

@@ -1,0 +1,102 @@
+// How long one SuggestTrials takes in the designer: a fresh designer from
+// MakeDesigner (as StudyManager builds one per call) over a history of n
+// ended trials in 10 dimensions, count 1 or 8. Random search is the baseline.
+// Results and machine in docs/benchmarks.md ("Suggestion speed"):
+//
+//   scripts/bench.sh suggest_speed_bench -- --benchmark_repetitions=10
+//       --benchmark_report_aggregates_only=true   (one line)
+//
+// Read the _median rows: p50 over the repetitions.
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+
+#include "suggest/designer_factory.h"
+#include "suggest/random_search_designer.h"
+#include "suggest/search_space.h"
+
+namespace vernier::suggest {
+namespace {
+
+constexpr int kDimension = 10;
+
+v1::StudySpec Spec(v1::Algorithm algorithm) {
+  v1::StudySpec spec;
+  for (int i = 0; i < kDimension; ++i) {
+    v1::ParameterSpec& parameter = *spec.add_parameters();
+    parameter.set_parameter_name("x" + std::to_string(i));
+    parameter.set_type(v1::ParameterSpec::DOUBLE);
+    parameter.set_min_value(0);
+    parameter.set_max_value(1);
+  }
+  v1::MetricSpec& metric = *spec.add_metrics();
+  metric.set_metric_id("loss");
+  metric.set_goal(v1::MetricSpec::MINIMIZE);
+  spec.set_algorithm(algorithm);
+  spec.set_seed(7);
+  return spec;
+}
+
+// n ended trials at random points, with a smooth, bumpy loss.
+DesignerHistory History(int n) {
+  const v1::StudySpec spec = Spec(v1::RANDOM_SEARCH);
+  absl::StatusOr<SearchSpace> space = SearchSpace::Create(spec.parameters());
+  RandomSearchDesigner random(*space);
+  std::mt19937_64 rng(11);
+  DesignerHistory history;
+  absl::StatusOr<Suggestions> points = random.Suggest({}, n, rng);
+  for (ParameterAssignment& point : points->points) {
+    double loss = 0;
+    for (int i = 0; i < kDimension; ++i) {
+      const double x = point[i].double_value();
+      loss += (x - 0.3) * (x - 0.3) + 0.1 * std::sin(7 * x + i);
+    }
+    TrialObservation trial;
+    trial.trial_id = static_cast<int64_t>(history.completed.size()) + 1;
+    trial.parameters = std::move(point);
+    trial.state = v1::Trial::SUCCEEDED;
+    trial.objective = loss;
+    history.completed.push_back(std::move(trial));
+  }
+  return history;
+}
+
+void Suggest(benchmark::State& state, v1::Algorithm algorithm) {
+  const int history_size = static_cast<int>(state.range(0));
+  const int count = static_cast<int>(state.range(1));
+  const DesignerHistory history = History(history_size);
+  const v1::StudySpec spec = Spec(algorithm);
+  for (auto _ : state) {
+    absl::StatusOr<std::unique_ptr<Designer>> designer = MakeDesigner(spec);
+    std::mt19937_64 rng(static_cast<uint64_t>(history_size));
+    absl::StatusOr<Suggestions> suggestions = (*designer)->Suggest(history, count, rng);
+    if (!suggestions.ok() || static_cast<int>(suggestions->points.size()) != count ||
+        !suggestions->fallback_reason.empty()) {
+      state.SkipWithError("the designer did not give its points from the model");
+      break;
+    }
+    benchmark::DoNotOptimize(suggestions->points.data());
+  }
+}
+
+void BM_GaussianProcessSuggest(benchmark::State& state) {
+  Suggest(state, v1::GAUSSIAN_PROCESS_BANDIT);
+}
+void BM_RandomSearchSuggest(benchmark::State& state) { Suggest(state, v1::RANDOM_SEARCH); }
+
+void Sizes(benchmark::internal::Benchmark* benchmark) {
+  benchmark->ArgNames({"history", "count"});
+  for (int n : {50, 200, 1000, 2000}) benchmark->Args({n, 1});
+  benchmark->Args({200, 8});
+  benchmark->Unit(benchmark::kMillisecond);
+}
+
+BENCHMARK(BM_GaussianProcessSuggest)->Apply(Sizes);
+BENCHMARK(BM_RandomSearchSuggest)->Apply(Sizes);
+
+}  // namespace
+}  // namespace vernier::suggest
+
+BENCHMARK_MAIN();

@@ -1,0 +1,124 @@
+// The StudyService over gRPC against a real `vernier serve`: what an ask/tell
+// client sees of the default designer and of bad measurements.
+#include <gmock/gmock.h>
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <set>
+#include <string>
+
+#include "tests/support/server_process.h"
+#include "tests/support/subprocess.h"
+
+namespace vernier::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+v1::Study LossStudy(const std::string& name) {
+  v1::Study study;
+  study.set_name(name);
+  v1::ParameterSpec& x = *study.mutable_spec()->add_parameters();
+  x.set_parameter_name("x");
+  x.set_type(v1::ParameterSpec::DOUBLE);
+  x.set_min_value(-2);
+  x.set_max_value(2);
+  v1::MetricSpec& loss = *study.mutable_spec()->add_metrics();
+  loss.set_metric_id("loss");
+  loss.set_goal(v1::MetricSpec::MINIMIZE);
+  return study;
+}
+
+v1::Measurement Loss(double value) {
+  v1::Measurement measurement;
+  measurement.set_step(1);
+  v1::Metric& metric = *measurement.add_metrics();
+  metric.set_metric_id("loss");
+  metric.set_value(value);
+  return measurement;
+}
+
+class StudyServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    server_.Start();
+    stub_ = server_.StudyStub();
+    grpc::ClientContext context;
+    v1::CreateStudyRequest request;
+    *request.mutable_study() = LossStudy("ask_tell");
+    v1::Study created;
+    ASSERT_TRUE(stub_->CreateStudy(&context, request, &created).ok());
+  }
+
+  std::vector<v1::Trial> Suggest(int count) {
+    grpc::ClientContext context;
+    v1::SuggestTrialsRequest request;
+    request.set_study_name("ask_tell");
+    request.set_count(count);
+    v1::SuggestTrialsResponse response;
+    const grpc::Status status = stub_->SuggestTrials(&context, request, &response);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return {response.trials().begin(), response.trials().end()};
+  }
+
+  grpc::Status Complete(int64_t trial_id, double loss) {
+    grpc::ClientContext context;
+    v1::CompleteTrialRequest request;
+    request.set_study_name("ask_tell");
+    request.set_trial_id(trial_id);
+    *request.mutable_final_measurement() = Loss(loss);
+    v1::Trial trial;
+    return stub_->CompleteTrial(&context, request, &trial);
+  }
+
+  TempDir dir_;
+  ServerProcess server_{dir_.path() + "/data"};
+  std::unique_ptr<v1::StudyService::Stub> stub_;
+};
+
+TEST_F(StudyServiceTest, NonFiniteMetricValuesAreInvalidArguments) {
+  const int64_t id = Suggest(1).at(0).id();
+  for (double bad :
+       {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
+        -std::numeric_limits<double>::infinity()}) {
+    grpc::ClientContext context;
+    v1::AddMeasurementRequest request;
+    request.set_study_name("ask_tell");
+    request.set_trial_id(id);
+    *request.mutable_measurement() = Loss(bad);
+    v1::Trial trial;
+    const grpc::Status added = stub_->AddMeasurement(&context, request, &trial);
+    EXPECT_EQ(added.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << bad;
+    EXPECT_THAT(added.error_message(), HasSubstr("metric \"loss\""));
+    EXPECT_THAT(added.error_message(), HasSubstr("values must be finite"));
+
+    const grpc::Status completed = Complete(id, bad);
+    EXPECT_EQ(completed.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << bad;
+    EXPECT_THAT(completed.error_message(), HasSubstr("final measurement"));
+  }
+  // The trial is still running and takes a finite value.
+  EXPECT_TRUE(Complete(id, 0.5).ok());
+}
+
+TEST_F(StudyServiceTest, TheDefaultDesignerHomesInOnTheOptimum) {
+  // loss = (x - 0.7)^2: after a quasi-random start the Gaussian process
+  // proposes points close to 0.7.
+  std::set<double> seen;
+  double best = INFINITY;
+  for (int round = 0; round < 8; ++round) {
+    for (const v1::Trial& trial : Suggest(2)) {
+      const double x = trial.parameters(0).double_value();
+      EXPECT_TRUE(seen.insert(x).second) << x;
+      best = std::min(best, std::abs(x - 0.7));
+      ASSERT_TRUE(Complete(trial.id(), (x - 0.7) * (x - 0.7)).ok());
+    }
+  }
+  EXPECT_LT(best, 0.02);
+  EXPECT_THAT(server_.log(), Not(HasSubstr("fell back")));
+}
+
+}  // namespace
+}  // namespace vernier::testing
