@@ -26,6 +26,14 @@ grpc::Status Handle(Body body) {
   return ToGrpcStatus(body());
 }
 
+// Moves the manager's result into the gRPC response, or passes its error on.
+template <typename T>
+absl::Status Reply(absl::StatusOr<T> result, T* response) {
+  if (!result.ok()) return result.status();
+  *response = *std::move(result);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 grpc::Status StudyServiceImpl::CreateStudy(grpc::ServerContext*,
@@ -33,9 +41,7 @@ grpc::Status StudyServiceImpl::CreateStudy(grpc::ServerContext*,
                                            v1::Study* response) {
   return Handle([&]() -> absl::Status {
     absl::StatusOr<v1::Study> study = studies_.CreateStudy(request->study());
-    if (!study.ok()) return study.status();
-    *response = std::move(*study);
-    return absl::OkStatus();
+    return Reply(std::move(study), response);
   });
 }
 
@@ -44,9 +50,7 @@ grpc::Status StudyServiceImpl::GetStudy(grpc::ServerContext*, const v1::GetStudy
   return Handle([&]() -> absl::Status {
     if (absl::Status status = RequireStudyName(request->study_name()); !status.ok()) return status;
     absl::StatusOr<v1::Study> study = studies_.GetStudy(request->study_name());
-    if (!study.ok()) return study.status();
-    *response = std::move(*study);
-    return absl::OkStatus();
+    return Reply(std::move(study), response);
   });
 }
 
@@ -92,9 +96,7 @@ grpc::Status StudyServiceImpl::CreateTrial(grpc::ServerContext*,
   return Handle([&]() -> absl::Status {
     if (absl::Status status = RequireStudyName(request->study_name()); !status.ok()) return status;
     absl::StatusOr<v1::Trial> trial = studies_.CreateTrial(request->study_name(), request->trial());
-    if (!trial.ok()) return trial.status();
-    *response = std::move(*trial);
-    return absl::OkStatus();
+    return Reply(std::move(trial), response);
   });
 }
 
@@ -107,9 +109,7 @@ grpc::Status StudyServiceImpl::GetTrial(grpc::ServerContext*, const v1::GetTrial
     }
     absl::StatusOr<v1::Trial> trial =
         studies_.GetTrial(request->study_name(), request->trial_id(), true);
-    if (!trial.ok()) return trial.status();
-    *response = std::move(*trial);
-    return absl::OkStatus();
+    return Reply(std::move(trial), response);
   });
 }
 
@@ -144,9 +144,7 @@ grpc::Status StudyServiceImpl::AddMeasurement(grpc::ServerContext*,
     if (!request->has_measurement()) return absl::InvalidArgumentError("measurement is required");
     absl::StatusOr<v1::Trial> trial = studies_.AddMeasurements(
         request->study_name(), request->trial_id(), {&request->measurement(), 1});
-    if (!trial.ok()) return trial.status();
-    *response = std::move(*trial);
-    return absl::OkStatus();
+    return Reply(std::move(trial), response);
   });
 }
 
@@ -167,9 +165,7 @@ grpc::Status StudyServiceImpl::CompleteTrial(grpc::ServerContext*,
       if (request->has_final_measurement()) final = request->final_measurement();
       trial = studies_.CompleteTrial(request->study_name(), request->trial_id(), final);
     }
-    if (!trial.ok()) return trial.status();
-    *response = std::move(*trial);
-    return absl::OkStatus();
+    return Reply(std::move(trial), response);
   });
 }
 
@@ -182,9 +178,7 @@ grpc::Status StudyServiceImpl::StopTrial(grpc::ServerContext*, const v1::StopTri
     }
     absl::StatusOr<v1::Trial> trial =
         studies_.StopTrial(request->study_name(), request->trial_id());
-    if (!trial.ok()) return trial.status();
-    *response = std::move(*trial);
-    return absl::OkStatus();
+    return Reply(std::move(trial), response);
   });
 }
 
