@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "tuner/cli/fetch_all_pages.h"
 #include "tuner/cli/table_printer.h"
 #include "tuner/cli/time_format.h"
 #include "tuner/config/hyperparameter_validator.h"
@@ -233,18 +234,13 @@ absl::Status JobCommands::Describe(const std::string& job_id) {
 
 absl::Status JobCommands::List(int page_size) {
   v1::ListJobsResponse all;
-  std::string page_token;
-  do {
-    absl::StatusOr<v1::ListJobsResponse> page = client_->ListJobs(page_size, page_token);
-    if (!page.ok()) return page.status();
-    for (v1::Job& job : *page->mutable_jobs()) *all.add_jobs() = std::move(job);
-    if (!page->next_page_token().empty() && page->next_page_token() == page_token) {
-      return absl::InternalError(absl::StrCat("the server at ", client_->address(),
-                                              " returned the same page token \"", page_token,
-                                              "\" twice"));
-    }
-    page_token = page->next_page_token();
-  } while (!page_token.empty());
+  absl::Status fetched = FetchAllPages(
+      client_->address(),
+      [&](const std::string& page_token) { return client_->ListJobs(page_size, page_token); },
+      [&](v1::ListJobsResponse& page) {
+        for (v1::Job& job : *page.mutable_jobs()) *all.add_jobs() = std::move(job);
+      });
+  if (!fetched.ok()) return fetched;
 
   if (context_.format == OutputFormat::kJson) return PrintJson(all);
   if (all.jobs_size() == 0) {

@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "suggest/early_stopping_policy_factory.h"
 #include "suggest/search_space.h"
+#include "tuner/cli/fetch_all_pages.h"
 #include "tuner/cli/table_printer.h"
 #include "tuner/cli/time_format.h"
 #include "tuner/training_output_builder.h"
@@ -145,17 +146,16 @@ absl::StatusOr<std::vector<v1::Trial>> StudyCommands::FetchTrials(
   request.set_page_size(kPageSize);
   for (v1::Trial::State state : states) request.add_states(state);
   std::vector<v1::Trial> trials;
-  do {
-    absl::StatusOr<v1::ListTrialsResponse> page = client_->ListTrials(request);
-    if (!page.ok()) return page.status();
-    for (v1::Trial& trial : *page->mutable_trials()) trials.push_back(std::move(trial));
-    if (!page->next_page_token().empty() && page->next_page_token() == request.page_token()) {
-      return absl::InternalError(absl::StrCat("the server at ", client_->address(),
-                                              " returned the same page token \"",
-                                              request.page_token(), "\" twice"));
-    }
-    request.set_page_token(page->next_page_token());
-  } while (!request.page_token().empty());
+  absl::Status fetched = FetchAllPages(
+      client_->address(),
+      [&](const std::string& page_token) {
+        request.set_page_token(page_token);
+        return client_->ListTrials(request);
+      },
+      [&](v1::ListTrialsResponse& page) {
+        for (v1::Trial& trial : *page.mutable_trials()) trials.push_back(std::move(trial));
+      });
+  if (!fetched.ok()) return fetched;
   return trials;
 }
 
@@ -226,18 +226,13 @@ absl::Status StudyCommands::ListTrials(const std::string& study_name,
 
 absl::Status StudyCommands::ListStudies() {
   v1::ListStudiesResponse all;
-  std::string page_token;
-  do {
-    absl::StatusOr<v1::ListStudiesResponse> page = client_->ListStudies(kPageSize, page_token);
-    if (!page.ok()) return page.status();
-    for (v1::Study& study : *page->mutable_studies()) *all.add_studies() = std::move(study);
-    if (!page->next_page_token().empty() && page->next_page_token() == page_token) {
-      return absl::InternalError(absl::StrCat("the server at ", client_->address(),
-                                              " returned the same page token \"", page_token,
-                                              "\" twice"));
-    }
-    page_token = page->next_page_token();
-  } while (!page_token.empty());
+  absl::Status fetched = FetchAllPages(
+      client_->address(),
+      [&](const std::string& page_token) { return client_->ListStudies(kPageSize, page_token); },
+      [&](v1::ListStudiesResponse& page) {
+        for (v1::Study& study : *page.mutable_studies()) *all.add_studies() = std::move(study);
+      });
+  if (!fetched.ok()) return fetched;
 
   if (context_.format == OutputFormat::kJson) return PrintJson(all);
   if (all.studies().empty()) {
