@@ -25,6 +25,10 @@ struct ReplicaLaunch {
   std::string working_dir;
   // stdout and stderr of the replica, appended.
   std::string log_path;
+  // How many GPUs the replica needs.
+  int gpu_count = 0;
+  // The GPUs granted to it (device indexes as this server sees them), when
+  // the server allocates them; empty when the backend allocates them itself.
   std::vector<int> gpus;
 };
 
@@ -51,6 +55,16 @@ class Backend {
   // Asks every replica to end (SIGTERM to each process group), waits up to
   // `grace`, then kills what is left. Returns once all have ended.
   virtual absl::Status Cancel(const v1::TrialRun& run, std::chrono::milliseconds grace) = 0;
+
+  // Whether the backend grants GPUs itself (Slurm); otherwise the server's
+  // gang allocator grants them from its local inventory before Submit.
+  virtual bool AllocatesGpus() const { return false; }
+  // For a backend that allocates GPUs: OK when a trial whose replicas need
+  // `gpus_per_replica` can ever start; InvalidArgument saying why not.
+  virtual absl::Status CheckCapacity(const std::vector<int>& gpus_per_replica) {
+    (void)gpus_per_replica;
+    return absl::OkStatus();
+  }
 };
 
 }  // namespace vernier::scheduler

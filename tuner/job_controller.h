@@ -36,6 +36,10 @@ struct JobControllerOptions {
   absl::Duration agent_timeout = absl::Seconds(60);
   // Jobs submitted without a job dir get DEFAULT_JOB_ROOT/JOB_ID.
   std::string default_job_root;
+  // This machine's GPUs (device indexes, as CUDA_VISIBLE_DEVICES names them)
+  // that the gang allocator grants to replicas; empty: none. Unused when the
+  // backend allocates GPUs itself.
+  std::vector<int> gpus;
 };
 
 // Runs tuning jobs: keeps max_parallel_trials trials running, launches each
