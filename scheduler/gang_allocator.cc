@@ -162,79 +162,115 @@ void GangAllocator::TakeSlots(Gang& gang, std::vector<ReplicaPlacement> replicas
   gang.placed = true;
 }
 
+void GangAllocator::ReserveSlot(int node, int gpu) {
+  reserved_[node][gpu] = 1;
+  ++reserved_slots_;
+  if (!held_[node][gpu]) {
+    ++reserved_free_;
+    --open_gpus_;
+    open_buckets_.Add(node, -1);
+  }
+}
+
+void GangAllocator::UnreserveSlot(int node, int gpu) {
+  reserved_[node][gpu] = 0;
+  --reserved_slots_;
+  if (!held_[node][gpu]) {
+    --reserved_free_;
+    ++open_gpus_;
+    open_buckets_.Add(node, 1);
+  }
+}
+
+int GangAllocator::UnreservedSlots(int node) const {
+  return static_cast<int>(std::count(reserved_[node].begin(), reserved_[node].end(), 0));
+}
+
+void GangAllocator::ReserveOn(ReplicaPlacement& replica, int node, int gpus) {
+  replica.node = node;
+  // Free slots first, so that the head waits for as few gangs as can be.
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int gpu = 0; gpu < capacity_[node] && static_cast<int>(replica.gpus.size()) < gpus;
+         ++gpu) {
+      if (reserved_[node][gpu] || (pass == 0 && held_[node][gpu])) continue;
+      ReserveSlot(node, gpu);
+      replica.gpus.push_back(gpu);
+    }
+  }
+}
+
 void GangAllocator::Reserve(const Gang& head) {
   const std::vector<int>& wanted = head.request.gpus_per_replica;
   reservation_.assign(wanted.size(), ReplicaPlacement{});
-  std::vector<int> unreserved = capacity_;  // Per touched node, lazily true.
-  auto reserve_on = [&](int replica, int node) {
-    ReplicaPlacement& placement = reservation_[replica];
-    placement.node = node;
-    // Free slots first, so that the head waits for as few gangs as can be.
-    for (int pass = 0; pass < 2; ++pass) {
-      for (int gpu = 0;
-           gpu < capacity_[node] && static_cast<int>(placement.gpus.size()) < wanted[replica];
-           ++gpu) {
-        if (reserved_[node][gpu] || (pass == 0 && held_[node][gpu])) continue;
-        reserved_[node][gpu] = 1;
-        placement.gpus.push_back(gpu);
-        ++reserved_slots_;
-        if (!held_[node][gpu]) {
-          ++reserved_free_;
-          --open_gpus_;
-          open_buckets_.Add(node, -1);
-        }
-      }
-    }
-    unreserved[node] -= wanted[replica];
-  };
-  // The nodes with the most open GPUs whose unreserved slots can hold the
-  // replica.
-  std::vector<std::pair<int, int>> chosen;
+  bool packed = true;
   for (int replica : head.replica_order) {
     if (wanted[replica] == 0) break;
+    // The node with the most open GPUs whose unreserved slots can hold the
+    // replica.
     int found = -1;
     for (int count = open_buckets_.max_count(); count >= 0 && found < 0; --count) {
       for (int node : open_buckets_.NodesWith(count)) {
-        if (unreserved[node] >= wanted[replica]) {
+        if (UnreservedSlots(node) >= wanted[replica]) {
           found = node;
           break;
         }
       }
     }
-    if (found < 0) break;
-    chosen.emplace_back(replica, found);
-    reserve_on(replica, found);
+    if (found < 0) {
+      packed = false;
+      break;
+    }
+    ReserveOn(reservation_[replica], found, wanted[replica]);
   }
-  if (static_cast<int>(chosen.size()) <
-      static_cast<int>(std::count_if(wanted.begin(), wanted.end(), [](int g) { return g > 0; }))) {
-    // Greedy choice failed to pack: fall back to the packing that
-    // CheckFeasible proved on the empty cluster.
+  if (!packed) {
+    // That greedy choice failed to pack: take the packing that CheckFeasible
+    // found on the empty cluster.
     ClearReservation();
     reservation_.assign(wanted.size(), ReplicaPlacement{});
-    unreserved = capacity_;
     std::vector<int> nodes;
     Plan(wanted, head.replica_order, capacity_buckets_, nodes, plan_taken_);
     for (int replica : head.replica_order) {
       if (wanted[replica] == 0) break;
-      reserve_on(replica, nodes[replica]);
+      ReserveOn(reservation_[replica], nodes[replica], wanted[replica]);
     }
   }
   reserved_for_ = &head;
 }
 
+void GangAllocator::ImproveReservation() {
+  for (ReplicaPlacement& replica : reservation_) {
+    const int gpus = static_cast<int>(replica.gpus.size());
+    const int held =
+        static_cast<int>(std::count_if(replica.gpus.begin(), replica.gpus.end(),
+                                       [&](int gpu) { return held_[replica.node][gpu]; }));
+    if (held == 0) continue;
+    const int elsewhere = open_buckets_.SmallestAtLeast(gpus);
+    if (elsewhere >= 0 && elsewhere != replica.node) {
+      for (int gpu : replica.gpus) UnreserveSlot(replica.node, gpu);
+      replica.gpus.clear();
+      ReserveOn(replica, elsewhere, gpus);
+      continue;
+    }
+    // Swap held slots for open ones on the same node.
+    const int node = replica.node;
+    for (int& slot : replica.gpus) {
+      if (open_buckets_.count(node) == 0) break;
+      if (!held_[node][slot]) continue;
+      int open = 0;
+      while (reserved_[node][open] || held_[node][open]) ++open;
+      UnreserveSlot(node, slot);
+      ReserveSlot(node, open);
+      slot = open;
+    }
+    std::sort(replica.gpus.begin(), replica.gpus.end());
+  }
+}
+
 void GangAllocator::ClearReservation() {
   for (const ReplicaPlacement& replica : reservation_) {
-    for (int gpu : replica.gpus) {
-      reserved_[replica.node][gpu] = 0;
-      if (!held_[replica.node][gpu]) {
-        ++open_gpus_;
-        open_buckets_.Add(replica.node, 1);
-      }
-    }
+    for (int gpu : replica.gpus) UnreserveSlot(replica.node, gpu);
   }
   reservation_.clear();
-  reserved_slots_ = 0;
-  reserved_free_ = 0;
   reserved_for_ = nullptr;
 }
 
@@ -283,7 +319,10 @@ std::vector<GangPlacement> GangAllocator::Schedule() {
       if (reserved_for_ != &head) {
         if (reserved_for_ != nullptr) ClearReservation();
         Reserve(head);
+      } else {
+        ImproveReservation();
       }
+      if (reserved_free_ == reserved_slots_) continue;  // Placed on it next.
       break;
     }
     report(head);

@@ -46,16 +46,21 @@ struct GangPlacement {
 // - Schedule places the head whenever it fits, then the next head, and so on.
 // - When the head does not fit, it reserves GPU slots for each of its
 //   replicas, on the nodes with the most free GPUs (so that it waits for as
-//   few running gangs as possible). The reservation holds until the head is
-//   placed or released; it is placed on it, at the latest, once every
-//   reserved slot is free.
+//   few running gangs as possible), and at every later Schedule moves
+//   reserved slots that running gangs still hold onto GPUs that are free
+//   and unreserved then (a replica to a node with room for it whole, or a
+//   slot to a free one on its node). It is placed as soon as it fits, and
+//   at the latest once every reserved slot is free.
 // - The other waiting gangs, oldest first, are placed only onto free GPUs
 //   that are not reserved (backfill). Without run-time estimates that is the
 //   only backfill that can never delay the head.
-// Bound: a gang at the head waits only for the gangs that held its reserved
-// slots when it became the head (at most one per slot it reserved); no gang
-// placed later can take them. So each gang becomes the head after finitely
-// many placements and then waits for at most `its GPUs` running gangs.
+// Bound: a gang at the head waits at most for the gangs that held its
+// reserved slots when it became the head (at most one per GPU it asks for):
+// no gang placed later can take a reserved slot, and a reservation only
+// moves onto free GPUs, so that set only shrinks. Hence each gang becomes
+// the head after finitely many placements and then waits for at most `its
+// GPUs` running gangs. The price: at most the head's GPUs stand idle while
+// it waits.
 //
 // Placement is best fit: each replica, most GPUs first, goes to the fullest
 // node it fits on, which keeps large holes large (less fragmentation).
@@ -117,7 +122,15 @@ class GangAllocator {
   // reservation).
   void TakeSlots(Gang& gang, std::vector<ReplicaPlacement> replicas);
   void HoldSlot(int node, int gpu);
+  void ReserveSlot(int node, int gpu);
+  void UnreserveSlot(int node, int gpu);
+  int UnreservedSlots(int node) const;
+  // Reserves `gpus` slots of `node` for `replica`, free ones first.
+  void ReserveOn(ReplicaPlacement& replica, int node, int gpus);
   void Reserve(const Gang& head);
+  // Moves the head's reserved slots that running gangs hold onto GPUs that
+  // are open now (on the same node, or the whole replica onto another).
+  void ImproveReservation();
   void ClearReservation();
   bool TryPlaceHead(Gang& head);
   bool TryBackfill(Gang& gang);
