@@ -153,6 +153,25 @@ TEST(GangAllocatorTest, BackfillsOntoGpusTheHeadDoesNotNeed) {
   EXPECT_THAT(Ids(allocator.Schedule()), ElementsAre("c"));
 }
 
+TEST(GangAllocatorTest, TheReservationMovesOntoGpusThatFreeUp) {
+  // Whichever running gang ends first, the head moves a replica's
+  // reservation onto its node instead of letting "later" take it, and so
+  // starts after any two ends.
+  for (const std::string first : {"x", "y", "z"}) {
+    SCOPED_TRACE(first);
+    GangAllocator allocator({4, 4, 4});
+    for (const std::string id : {"x", "y", "z"}) ASSERT_TRUE(allocator.Enqueue(Gang(id, {3})).ok());
+    ASSERT_THAT(allocator.Schedule(), SizeIs(3));
+    ASSERT_TRUE(allocator.Enqueue(Gang("head", {4, 4})).ok());
+    ASSERT_TRUE(allocator.Enqueue(Gang("later", {4})).ok());
+    EXPECT_THAT(allocator.Schedule(), IsEmpty());
+    allocator.Release(first);
+    EXPECT_THAT(allocator.Schedule(), IsEmpty());
+    allocator.Release(first == "z" ? "x" : "z");
+    EXPECT_THAT(Ids(allocator.Schedule()), ElementsAre("head"));
+  }
+}
+
 TEST(GangAllocatorTest, ReleasingTheWaitingHeadLetsTheNextOneGo) {
   GangAllocator allocator({4});
   ASSERT_TRUE(allocator.Enqueue(Gang("running", {3})).ok());
