@@ -43,8 +43,8 @@ absl::StatusOr<std::vector<GpuDevice>> ListNvmlGpus() {
   const Library nvml(kLibrary);
   if (!nvml.loaded()) {
     const char* error = dlerror();
-    return absl::UnavailableError(
-        absl::StrCat("cannot load ", kLibrary, ": ", error != nullptr ? error : "not found"));
+    return absl::UnavailableError(error != nullptr ? std::string(error)
+                                                   : absl::StrCat("cannot load ", kLibrary));
   }
   auto* init = nvml.Find<NvmlReturn()>("nvmlInit_v2");
   auto* shutdown = nvml.Find<NvmlReturn()>("nvmlShutdown");
