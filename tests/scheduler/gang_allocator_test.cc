@@ -116,19 +116,34 @@ TEST(GangAllocatorTest, ReleaseIgnoresUnknownIdsAndDropsQueuedGangs) {
   EXPECT_TRUE(allocator.Enqueue(Gang("b", {1})).ok());
 }
 
-TEST(GangAllocatorTest, SmallGangsDoNotOvertakeTheWaitingHead) {
-  GangAllocator allocator({4});
-  ASSERT_TRUE(allocator.Enqueue(Gang("running", {3})).ok());
-  ASSERT_THAT(allocator.Schedule(), SizeIs(1));
-  ASSERT_TRUE(allocator.Enqueue(Gang("large", {4})).ok());
-  ASSERT_TRUE(allocator.Enqueue(Gang("small", {1})).ok());
+// One node of 4 GPUs: "running" holds 3, "large" (4) waits at the head,
+// "small" (1) behind it.
+class WaitingHeadTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(allocator_.Enqueue(Gang("running", {3})).ok());
+    ASSERT_THAT(allocator_.Schedule(), SizeIs(1));
+    ASSERT_TRUE(allocator_.Enqueue(Gang("large", {4})).ok());
+    ASSERT_TRUE(allocator_.Enqueue(Gang("small", {1})).ok());
+  }
+
+  GangAllocator allocator_{{4}};
+};
+
+TEST_F(WaitingHeadTest, SmallGangsDoNotOvertakeIt) {
   // The free GPU is reserved for the large gang.
-  EXPECT_THAT(allocator.Schedule(), IsEmpty());
-  EXPECT_EQ(allocator.free_gpus(), 1);
-  allocator.Release("running");
-  EXPECT_THAT(Ids(allocator.Schedule()), ElementsAre("large"));
-  allocator.Release("large");
-  EXPECT_THAT(Ids(allocator.Schedule()), ElementsAre("small"));
+  EXPECT_THAT(allocator_.Schedule(), IsEmpty());
+  EXPECT_EQ(allocator_.free_gpus(), 1);
+  allocator_.Release("running");
+  EXPECT_THAT(Ids(allocator_.Schedule()), ElementsAre("large"));
+  allocator_.Release("large");
+  EXPECT_THAT(Ids(allocator_.Schedule()), ElementsAre("small"));
+}
+
+TEST_F(WaitingHeadTest, ReleasingItLetsTheNextOneGo) {
+  EXPECT_THAT(allocator_.Schedule(), IsEmpty());
+  allocator_.Release("large");
+  EXPECT_THAT(Ids(allocator_.Schedule()), ElementsAre("small"));
 }
 
 TEST(GangAllocatorTest, BackfillsOntoGpusTheHeadDoesNotNeed) {
@@ -170,17 +185,6 @@ TEST(GangAllocatorTest, TheReservationMovesOntoGpusThatFreeUp) {
     allocator.Release(first == "z" ? "x" : "z");
     EXPECT_THAT(Ids(allocator.Schedule()), ElementsAre("head"));
   }
-}
-
-TEST(GangAllocatorTest, ReleasingTheWaitingHeadLetsTheNextOneGo) {
-  GangAllocator allocator({4});
-  ASSERT_TRUE(allocator.Enqueue(Gang("running", {3})).ok());
-  ASSERT_THAT(allocator.Schedule(), SizeIs(1));
-  ASSERT_TRUE(allocator.Enqueue(Gang("large", {4})).ok());
-  ASSERT_TRUE(allocator.Enqueue(Gang("small", {1})).ok());
-  EXPECT_THAT(allocator.Schedule(), IsEmpty());
-  allocator.Release("large");
-  EXPECT_THAT(Ids(allocator.Schedule()), ElementsAre("small"));
 }
 
 TEST(GangAllocatorTest, ReplicasWithoutGpusNeedNoFreeGpu) {
