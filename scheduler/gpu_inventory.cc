@@ -157,7 +157,8 @@ absl::StatusOr<GpuInventory> TakeGpuInventory(std::string_view gpus_flag,
 }
 
 std::vector<GpuSource> LocalGpuSources() {
-  return {GpuSource{"NVML", ListNvmlGpus}, GpuSource{"nvidia-smi", ListNvidiaSmiGpus}};
+  return {GpuSource{"NVML", [] { return ListNvmlGpus(); }},
+          GpuSource{"nvidia-smi", ListNvidiaSmiGpus}};
 }
 
 }  // namespace vernier::scheduler

@@ -38,13 +38,12 @@ class Library {
 
 }  // namespace
 
-absl::StatusOr<std::vector<GpuDevice>> ListNvmlGpus() {
-  constexpr char kLibrary[] = "libnvidia-ml.so.1";
-  const Library nvml(kLibrary);
+absl::StatusOr<std::vector<GpuDevice>> ListNvmlGpus(const char* library) {
+  const Library nvml(library);
   if (!nvml.loaded()) {
     const char* error = dlerror();
     return absl::UnavailableError(error != nullptr ? std::string(error)
-                                                   : absl::StrCat("cannot load ", kLibrary));
+                                                   : absl::StrCat("cannot load ", library));
   }
   auto* init = nvml.Find<NvmlReturn()>("nvmlInit_v2");
   auto* shutdown = nvml.Find<NvmlReturn()>("nvmlShutdown");
@@ -54,7 +53,7 @@ absl::StatusOr<std::vector<GpuDevice>> ListNvmlGpus() {
   auto* get_uuid = nvml.Find<NvmlReturn(NvmlDevice, char*, unsigned int)>("nvmlDeviceGetUUID");
   if (init == nullptr || shutdown == nullptr || get_count == nullptr) {
     return absl::UnavailableError(
-        absl::StrCat(kLibrary, " lacks nvmlInit_v2, nvmlShutdown or nvmlDeviceGetCount_v2"));
+        absl::StrCat(library, " lacks nvmlInit_v2, nvmlShutdown or nvmlDeviceGetCount_v2"));
   }
   if (const NvmlReturn status = init(); status != kNvmlSuccess) {
     return absl::UnavailableError(absl::StrCat("nvmlInit_v2 failed with NVML error ", status));

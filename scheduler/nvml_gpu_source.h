@@ -11,8 +11,9 @@ namespace vernier::scheduler {
 // This machine's GPUs through NVML, loaded with dlopen (never linked, so
 // that Vernier runs where no NVIDIA driver is installed): nvmlInit_v2,
 // nvmlDeviceGetCount_v2, the UUID of each device, nvmlShutdown.
-// Unavailable when libnvidia-ml.so.1 is absent or NVML fails to start.
-absl::StatusOr<std::vector<GpuDevice>> ListNvmlGpus();
+// Unavailable when the library is absent or NVML fails to start.
+// `library`: the driver's, found as dlopen finds it; tests name a fake.
+absl::StatusOr<std::vector<GpuDevice>> ListNvmlGpus(const char* library = "libnvidia-ml.so.1");
 
 }  // namespace vernier::scheduler
 

@@ -102,5 +102,17 @@ TEST_F(GpuInventoryTest, DiscoveryRespectsCudaVisibleDevices) {
               HasSubstr("CUDA_VISIBLE_DEVICES names GPU 5, but this machine's GPUs are 0,1,2,3"));
 }
 
+TEST_F(GpuInventoryTest, DiscoveryAsksNvmlFirstAndMapsUuids) {
+  // The fake NVML comes first on the library path, driver or not.
+  SetEnv("LD_LIBRARY_PATH", BinaryPath("fake_nvml"));
+  SetEnv("FAKE_NVML_UUIDS", "GPU-aaaa1111,GPU-bbbb2222,GPU-cccc3333");
+  SetEnv("CUDA_VISIBLE_DEVICES", "GPU-cccc,GPU-aaaa1111");
+  ServerProcess server(dir_.path() + "/data", 0);
+  server.Start();
+  EXPECT_THAT(server.log(), HasSubstr("GPUs: 2,0 (source: NVML; of GPUs 0,1,2, "
+                                      "CUDA_VISIBLE_DEVICES=\"GPU-cccc,GPU-aaaa1111\""));
+  server.Stop();
+}
+
 }  // namespace
 }  // namespace vernier::testing
