@@ -5,6 +5,7 @@
 #include <deque>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <random>
 #include <set>
 #include <string>
@@ -379,7 +380,7 @@ TEST_F(GangAllocatorPropertyTest, RandomJobMixesKeepEveryInvariant) {
     const int max_gpus = std::vector<int>{1, 2, 4, 8}[Uniform(0, 3)];
     model.nodes.resize(Uniform(1, 10));
     for (int& gpus : model.nodes) gpus = Uniform(0, 1) == 0 ? max_gpus : Uniform(0, max_gpus);
-    GangAllocator allocator(model.nodes);
+    auto allocator = std::make_unique<GangAllocator>(model.nodes);
     int next_id = 0;
     for (int step = 0; step < 300; ++step) {
       const int action = Uniform(0, 9);
@@ -389,8 +390,8 @@ TEST_F(GangAllocatorPropertyTest, RandomJobMixesKeepEveryInvariant) {
         const bool large = Uniform(0, 9) == 0;
         for (int& count : gpus) count = large ? max_gpus : Uniform(0, std::max(1, max_gpus / 2));
         const std::string id = "g" + std::to_string(next_id++);
-        const absl::Status feasible = allocator.CheckFeasible(gpus);
-        const absl::Status status = allocator.Enqueue(Gang(id, gpus));
+        const absl::Status feasible = allocator->CheckFeasible(gpus);
+        const absl::Status status = allocator->Enqueue(Gang(id, gpus));
         ASSERT_EQ(status.ok(), feasible.ok()) << status;
         if (!status.ok()) {
           ASSERT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
@@ -399,28 +400,41 @@ TEST_F(GangAllocatorPropertyTest, RandomJobMixesKeepEveryInvariant) {
         model.asked[id] = gpus;
         model.waiting.push_back(id);
       } else if (action < 7) {
-        ASSERT_NO_FATAL_FAILURE(ScheduleAndCheck(allocator, model));
+        ASSERT_NO_FATAL_FAILURE(ScheduleAndCheck(*allocator, model));
       } else if (action < 9 && !model.placed.empty()) {
         auto it = model.placed.begin();
         std::advance(it, Uniform(0, static_cast<int>(model.placed.size()) - 1));
         const std::string id = it->first;
-        ASSERT_NO_FATAL_FAILURE(Release(allocator, model, id));
+        ASSERT_NO_FATAL_FAILURE(Release(*allocator, model, id));
+      } else if (action == 9 && Uniform(0, 7) == 0) {
+        // A server restart: what was placed is restored, what waited is
+        // queued again in its order.
+        allocator = std::make_unique<GangAllocator>(model.nodes);
+        for (const auto& [id, placement] : model.placed) {
+          ASSERT_TRUE(allocator->Restore(placement).ok()) << id;
+        }
+        for (const std::string& id : model.waiting) {
+          ASSERT_TRUE(allocator->Enqueue(Gang(id, model.asked[id])).ok()) << id;
+        }
+        // The head reserves anew, for gangs placed since it became the head too.
+        model.head.clear();
+        ASSERT_NO_FATAL_FAILURE(CheckInvariants(*allocator, model));
       } else if (!model.waiting.empty() && Uniform(0, 3) == 0) {
         // A cancel of a waiting gang (the head included), or of no one.
         const std::string id =
             model.waiting[Uniform(0, static_cast<int>(model.waiting.size()) - 1)];
-        ASSERT_NO_FATAL_FAILURE(Release(allocator, model, id));
-        ASSERT_NO_FATAL_FAILURE(Release(allocator, model, "unknown"));
+        ASSERT_NO_FATAL_FAILURE(Release(*allocator, model, id));
+        ASSERT_NO_FATAL_FAILURE(Release(*allocator, model, "unknown"));
       }
     }
-    // Drain: release all that runs, oldest first; every gang gets placed.
+    // Drain: release what runs, one gang at a time; every gang gets placed.
     for (int pass = 0; !model.waiting.empty(); ++pass) {
       ASSERT_LT(pass, 1000) << "gangs starve: " << model.waiting.size() << " still wait";
-      ASSERT_NO_FATAL_FAILURE(ScheduleAndCheck(allocator, model));
+      ASSERT_NO_FATAL_FAILURE(ScheduleAndCheck(*allocator, model));
       if (!model.placed.empty()) {
         const std::string id = model.placed.begin()->first;
         for (int gpus : model.asked[id]) placed_large += gpus == max_gpus ? 1 : 0;
-        ASSERT_NO_FATAL_FAILURE(Release(allocator, model, id));
+        ASSERT_NO_FATAL_FAILURE(Release(*allocator, model, id));
       }
     }
   }
