@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
@@ -23,6 +24,8 @@ struct ServerOptions {
   std::chrono::milliseconds poll_interval{200};
   // A trial whose agent sends nothing for this long fails; zero: never.
   absl::Duration agent_timeout = absl::Seconds(60);
+  // This machine's GPUs that replicas may be granted (device indexes).
+  std::vector<int> gpus;
 };
 
 // Serves StudyService, JobService and AgentService (with health checking

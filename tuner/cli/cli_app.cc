@@ -151,6 +151,10 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
                    "Fail a running trial whose agent sends no heartbeat or report for this long, "
                    "and end its processes (e.g. 30s, 2m; 0: never)")
       ->capture_default_str();
+  serve->add_option("--gpus", flags.serve.gpus,
+                    "GPUs replicas may be granted: indexes such as 0,1,2,3 (used as given), or "
+                    "none (default: discovered through NVML or nvidia-smi, within "
+                    "CUDA_VISIBLE_DEVICES)");
   serve->add_option("--log-level", flags.serve.log_level, "Log verbosity")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}))
       ->capture_default_str();
