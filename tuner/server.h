@@ -23,6 +23,8 @@ struct ServerOptions {
   std::chrono::milliseconds poll_interval{200};
   // A trial whose agent sends nothing for this long fails; zero: never.
   absl::Duration agent_timeout = absl::Seconds(60);
+  // Machine types and scale tiers (YAML); empty: the built-in ones.
+  std::string machine_types_path;
 };
 
 // Serves StudyService, JobService and AgentService (with health checking

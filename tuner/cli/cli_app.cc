@@ -151,6 +151,9 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
                    "Fail a running trial whose agent sends no heartbeat or report for this long, "
                    "and end its processes (e.g. 30s, 2m; 0: never)")
       ->capture_default_str();
+  serve->add_option("--machine-types", flags.serve.machine_types,
+                    "YAML of the machine types and scale tiers jobs may ask for, replacing the "
+                    "built-in config/machine-types.yaml");
   serve->add_option("--log-level", flags.serve.log_level, "Log verbosity")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}))
       ->capture_default_str();
