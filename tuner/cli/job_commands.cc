@@ -331,8 +331,9 @@ absl::Status JobCommands::StreamLogs(const std::string& job_id, bool follow, int
       std::string_view text = line.text();
       if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
       *context_.out << "[trial " << line.trial_id() << " "
-                    << (line.role().empty() ? "replica" : line.role()) << "-" << line.index()
-                    << "] " << text << '\n';
+                    << (line.role().empty() ? "replica" : line.role()) << "-" << line.index();
+      if (line.attempt() > 0) *context_.out << " retry " << line.attempt();
+      *context_.out << "] " << text << '\n';
     }
     // Followed logs are read live, often through a pipe.
     context_.out->flush();

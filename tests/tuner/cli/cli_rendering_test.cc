@@ -301,9 +301,10 @@ class FakeVernierServer final : public v1::JobService::Service, public v1::Study
       absl::MutexLock lock(&mutex_);
       logs_request_ = *request;
     }
-    const auto line = [](int64_t trial, const std::string& role, int index,
-                         const std::string& text) {
+    const auto line = [](int64_t trial, const std::string& role, int index, const std::string& text,
+                         int attempt = 0) {
       v1::LogLine log_line;
+      log_line.set_attempt(attempt);
       log_line.set_trial_id(trial);
       log_line.set_role(role);
       log_line.set_index(index);
@@ -312,7 +313,7 @@ class FakeVernierServer final : public v1::JobService::Service, public v1::Study
     };
     for (const v1::LogLine& log_line :
          {line(3, "master", 0, "epoch=1 accuracy=0.5"), line(3, "worker", 1, "ready\n"),
-          line(4, "master", 0, "epoch=1 accuracy=0.6")}) {
+          line(4, "master", 0, "epoch=1 accuracy=0.6"), line(4, "ps", 0, "resumed", 2)}) {
       if (request->trial_id() != 0 && log_line.trial_id() != request->trial_id()) continue;
       writer->Write(log_line);
     }
@@ -548,7 +549,8 @@ TEST_F(CliRenderingTest, StreamLogsPrefixesTrialRoleAndIndex) {
   EXPECT_EQ(run.out,
             "[trial 3 master-0] epoch=1 accuracy=0.5\n"
             "[trial 3 worker-1] ready\n"
-            "[trial 4 master-0] epoch=1 accuracy=0.6\n");
+            "[trial 4 master-0] epoch=1 accuracy=0.6\n"
+            "[trial 4 ps-0 retry 2] resumed\n");
   EXPECT_TRUE(server_.logs_request().follow());
   EXPECT_EQ(server_.logs_request().job_id(), "mnist");
 }
