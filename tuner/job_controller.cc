@@ -10,6 +10,7 @@
 #include "suggest/designer_factory.h"
 #include "suggest/search_space.h"
 #include "tuner/config/hyperparameter_validator.h"
+#include "tuner/config/replica_spec_builder.h"
 #include "tuner/config/study_spec_builder.h"
 #include "tuner/config/training_input_defaults.h"
 #include "tuner/training_output_builder.h"
@@ -133,6 +134,12 @@ absl::StatusOr<v1::Job> JobController::SubmitJob(v1::Job job) {
       !status.ok()) {
     return status;
   }
+  absl::StatusOr<std::vector<v1::ReplicaSpec>> replicas = config::PlanReplicas(
+      job.training_input(),
+      options_.machine_types ? *options_.machine_types : config::MachineTypeCatalog::Default(),
+      backend_, static_cast<int>(options_.gpus.size()), config::ProtoPathLocator("training_input"));
+  if (!replicas.ok()) return replicas.status();
+  job.mutable_replica_specs()->Assign(replicas->begin(), replicas->end());
   if (job.job_dir().empty()) job.set_job_dir(job.training_input().job_dir());
   if (job.job_dir().empty() && !options_.default_job_root.empty()) {
     job.set_job_dir(absl::StrCat(options_.default_job_root, "/", job.job_id()));

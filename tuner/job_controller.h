@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <thread>
@@ -15,6 +16,7 @@
 #include "scheduler/backend.h"
 #include "tuner/agent_liveness.h"
 #include "tuner/clock.h"
+#include "tuner/config/machine_type_catalog.h"
 #include "tuner/storage/storage.h"
 #include "tuner/study_manager.h"
 #include "tuner/trial_launch_builder.h"
@@ -40,6 +42,9 @@ struct JobControllerOptions {
   // that the gang allocator grants to replicas; empty: none. Unused when the
   // backend allocates GPUs itself.
   std::vector<int> gpus;
+  // The machine types and scale tiers jobs may ask for; null: the built-in
+  // config/machine-types.yaml.
+  std::shared_ptr<const config::MachineTypeCatalog> machine_types;
 };
 
 // Runs tuning jobs: keeps max_parallel_trials trials running, launches each

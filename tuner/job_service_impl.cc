@@ -76,7 +76,8 @@ grpc::Status JobServiceImpl::StreamLogs(grpc::ServerContext* context,
     for (const v1::TrialRun& run : *runs) {
       if (request->trial_id() != 0 && run.trial_id() != request->trial_id()) continue;
       for (const v1::ReplicaStatus& replica : run.replicas()) {
-        follower.AddSource(run.trial_id(), replica.role(), replica.index(), replica.log_path());
+        follower.AddSource(run.trial_id(), replica.role(), replica.index(), replica.log_path(),
+                           run.attempt());
       }
     }
     // Once the job has ended, its files are complete: send the rest and stop.

@@ -26,6 +26,8 @@ struct ServerOptions {
   absl::Duration agent_timeout = absl::Seconds(60);
   // This machine's GPUs that replicas may be granted (device indexes).
   std::vector<int> gpus;
+  // Machine types and scale tiers (YAML); empty: the built-in ones.
+  std::string machine_types_path;
 };
 
 // Serves StudyService, JobService and AgentService (with health checking

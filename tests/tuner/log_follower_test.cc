@@ -35,5 +35,33 @@ TEST(LogFollowerTest, SendsWholeLinesAsFilesGrowAndThePartialLastOneOnDrain) {
   EXPECT_TRUE(follower.Drain().empty());
 }
 
+TEST(LogFollowerTest, ARetryTagsLaterLinesWithItsAttempt) {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/worker-0.log";
+  LogFollower follower;
+  follower.AddSource(3, "worker", 0, path, 0);
+  std::ofstream(path, std::ios::app) << "first\ncut off";
+  ASSERT_EQ(Texts(follower.Poll()), std::vector<std::string>{"first"});
+
+  follower.AddSource(3, "worker", 0, path, 1);  // the retry appends to the same file
+  std::ofstream(path, std::ios::app) << "again\n";
+  const std::vector<v1::LogLine> lines = follower.Poll();
+  ASSERT_EQ(Texts(lines), (std::vector<std::string>{"cut off", "again"}));
+  EXPECT_EQ(lines[0].attempt(), 0);
+  EXPECT_EQ(lines[1].attempt(), 1);
+  EXPECT_EQ(lines[1].role(), "worker");
+}
+
+TEST(LogFollowerTest, AFileThatShrankIsReadFromItsStart) {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/master-0.log";
+  LogFollower follower;
+  follower.AddSource(1, "master", 0, path);
+  std::ofstream(path) << "a long first line\n";
+  ASSERT_EQ(Texts(follower.Poll()), std::vector<std::string>{"a long first line"});
+  std::ofstream(path, std::ios::trunc) << "new\n";
+  EXPECT_EQ(Texts(follower.Poll()), std::vector<std::string>{"new"});
+}
+
 }  // namespace
 }  // namespace vernier::tuner

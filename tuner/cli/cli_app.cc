@@ -155,6 +155,9 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
                     "GPUs replicas may be granted: indexes such as 0,1,2,3 (used as given), or "
                     "none (default: discovered through NVML or nvidia-smi, within "
                     "CUDA_VISIBLE_DEVICES)");
+  serve->add_option("--machine-types", flags.serve.machine_types,
+                    "YAML of the machine types and scale tiers jobs may ask for, replacing the "
+                    "built-in config/machine-types.yaml");
   serve->add_option("--log-level", flags.serve.log_level, "Log verbosity")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}))
       ->capture_default_str();

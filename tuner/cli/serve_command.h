@@ -25,6 +25,7 @@ struct ServeFlags {
   // The GPUs to grant: "0,1,2,3" (trusted as given), "none", or empty to
   // discover them (NVML, then nvidia-smi; CUDA_VISIBLE_DEVICES respected).
   std::string gpus;
+  std::string machine_types;  // empty: the built-in config/machine-types.yaml
 };
 
 // `vernier serve`: turns the flags into tuner::ServerOptions and runs the
