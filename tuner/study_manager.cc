@@ -344,9 +344,8 @@ absl::StatusOr<v1::Trial> StudyManager::AddMeasurements(
       return status;
     }
   }
-  return storage_.AddMeasurements(study_name, trial_id, measurements, [](const v1::Trial& trial) {
-    return RequireRunning(trial, "it accepts measurements");
-  });
+  static constexpr v1::Trial::State kRunning[] = {v1::Trial::ACTIVE, v1::Trial::STOPPING};
+  return storage_.AddMeasurements(study_name, trial_id, measurements, kRunning);
 }
 
 absl::StatusOr<v1::Trial> StudyManager::CompleteTrial(

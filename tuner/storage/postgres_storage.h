@@ -81,9 +81,9 @@ class PostgresStorage : public Storage {
       std::string_view study_name) override;
   absl::StatusOr<v1::Trial> UpdateTrial(std::string_view study_name, int64_t trial_id,
                                         const TrialMutator& mutate) override;
-  absl::StatusOr<v1::Trial> AddMeasurements(std::string_view study_name, int64_t trial_id,
-                                            std::span<const v1::Measurement> measurements,
-                                            const TrialCheck& check) override;
+  absl::StatusOr<v1::Trial> AddMeasurements(
+      std::string_view study_name, int64_t trial_id, std::span<const v1::Measurement> measurements,
+      std::span<const v1::Trial::State> accepting_states) override;
 
   absl::StatusOr<v1::Job> CreateJob(const v1::Job& job, const v1::Study& study) override;
   absl::StatusOr<v1::Job> GetJob(std::string_view job_id) override;
@@ -107,8 +107,9 @@ class PostgresStorage : public Storage {
  private:
   // kReadOne: a read that needs one statement (two only to name what is
   // missing), run without BEGIN and COMMIT; kRead: several statements in one
-  // REPEATABLE READ READ ONLY snapshot; kWrite: READ COMMITTED.
-  enum class TransactionKind { kReadOne, kRead, kWrite };
+  // REPEATABLE READ READ ONLY snapshot; kWrite: READ COMMITTED; kWriteOne: a
+  // write in one statement (two only to name what is missing), autocommitted.
+  enum class TransactionKind { kReadOne, kRead, kWrite, kWriteOne };
   using TransactionBody = std::function<absl::Status(pqxx::transaction_base&)>;
 
   PostgresStorage(std::string description, const PostgresStorageOptions& options,
