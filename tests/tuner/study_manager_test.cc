@@ -507,6 +507,102 @@ TEST_F(StudyManagerTest, EverythingElseProceedsWhileOneStudysDesignerComputes) {
   EXPECT_EQ(slow_result->trials.size(), 1u);
 }
 
+// Counts its calls and the points asked for; the first call waits for
+// `release` (after notifying `entered`).
+class CountingDesigner : public suggest::Designer {
+ public:
+  CountingDesigner(std::unique_ptr<suggest::Designer> inner, absl::Notification* entered,
+                   absl::Notification* release, std::vector<int>* asked, absl::Mutex* mutex)
+      : inner_(std::move(inner)),
+        entered_(entered),
+        release_(release),
+        asked_(asked),
+        mutex_(mutex) {}
+
+  absl::StatusOr<suggest::Suggestions> Suggest(const suggest::DesignerHistory& history, int count,
+                                               std::mt19937_64& rng) override {
+    bool first = false;
+    {
+      absl::MutexLock lock(mutex_);
+      first = asked_->empty();
+      asked_->push_back(count);
+    }
+    if (first) {
+      entered_->Notify();
+      release_->WaitForNotification();
+    }
+    return inner_->Suggest(history, count, rng);
+  }
+
+ private:
+  std::unique_ptr<suggest::Designer> inner_;
+  absl::Notification* entered_;
+  absl::Notification* release_;
+  std::vector<int>* asked_;
+  absl::Mutex* mutex_;
+};
+
+TEST_F(StudyManagerTest, SuggestionsWaitingTogetherGetOneDesignerCallAndTheSerialOutcome) {
+  absl::Notification entered;
+  absl::Notification release;
+  absl::Mutex mutex;
+  std::vector<int> asked;
+  StudyManager manager(
+      *storage_, [this] { return now_; },
+      [&](const v1::StudySpec& spec) -> absl::StatusOr<std::unique_ptr<suggest::Designer>> {
+        absl::StatusOr<std::unique_ptr<suggest::Designer>> designer = suggest::MakeDesigner(spec);
+        if (!designer.ok()) return designer;
+        return std::make_unique<CountingDesigner>(*std::move(designer), &entered, &release, &asked,
+                                                  &mutex);
+      });
+  ASSERT_TRUE(manager.CreateStudy(MakeStudy("s", 0, /*parallel=*/6)).ok());
+  std::future<absl::StatusOr<SuggestResult>> first =
+      std::async(std::launch::async, [&] { return manager.SuggestTrials("s", 1, "first"); });
+  entered.WaitForNotification();
+
+  // While the first pass computes: seven clients, and the first of them again.
+  const std::vector<std::string> clients = {"c0", "c1", "c2", "c3", "c4", "c5", "c6", "c0"};
+  std::vector<std::future<absl::StatusOr<SuggestResult>>> waiting;
+  for (const std::string& client : clients) {
+    waiting.push_back(std::async(std::launch::async,
+                                 [&, client] { return manager.SuggestTrials("s", 1, client); }));
+    // Queued one after another, so the passes below are known.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (manager.WaitingSuggestions("s") < static_cast<int>(waiting.size()) &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+  ASSERT_EQ(manager.WaitingSuggestions("s"), static_cast<int>(clients.size()));
+  release.Notify();
+
+  absl::StatusOr<SuggestResult> first_result = first.get();
+  ASSERT_TRUE(first_result.ok()) << first_result.status();
+  ASSERT_EQ(first_result->trials.size(), 1u);
+  std::set<int64_t> ids = {first_result->trials[0].id()};
+  std::vector<SuggestResult> results;
+  for (auto& future : waiting) {
+    absl::StatusOr<SuggestResult> result = future.get();
+    ASSERT_TRUE(result.ok()) << result.status();
+    results.push_back(*result);
+  }
+  // One designer call for c0..c4 (c5 and c6 find max_parallel_trials=6
+  // reached); the repeated c0 waits for a third pass and gets c0's trial.
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_EQ(results[i].trials.size(), 1u) << clients[i];
+    EXPECT_EQ(results[i].trials[0].client_id(), clients[i]);
+    EXPECT_TRUE(ids.insert(results[i].trials[0].id()).second) << "duplicate trial id";
+  }
+  for (int i = 5; i < 7; ++i) {
+    EXPECT_TRUE(results[i].trials.empty()) << clients[i];
+    EXPECT_EQ(results[i].reason, "6 of max_parallel_trials=6 trials are running");
+  }
+  ASSERT_EQ(results[7].trials.size(), 1u);
+  EXPECT_EQ(results[7].trials[0].id(), results[0].trials[0].id());
+  absl::MutexLock lock(&mutex);
+  EXPECT_EQ(asked, (std::vector<int>{1, 5}));
+}
+
 // Passes its inner designer's points on as a fallback's.
 class FallingBackDesigner : public suggest::Designer {
  public:
