@@ -108,11 +108,11 @@ StudyManager::StudyManager(storage::Storage& storage, Clock clock, DesignerFacto
       curves_(storage),
       settled_trials_(storage) {}
 
-absl::Mutex& StudyManager::StudyLock(std::string_view study_name) {
+StudyManager::StudyState& StudyManager::State(std::string_view study_name) {
   absl::MutexLock lock(&locks_mutex_);
-  auto it = study_locks_.find(study_name);
-  if (it == study_locks_.end()) {
-    it = study_locks_.emplace(std::string(study_name), std::make_unique<absl::Mutex>()).first;
+  auto it = studies_.find(study_name);
+  if (it == studies_.end()) {
+    it = studies_.emplace(std::string(study_name), std::make_unique<StudyState>()).first;
   }
   return *it->second;
 }
@@ -167,17 +167,8 @@ absl::Status StudyManager::DeleteStudy(std::string_view study_name) {
   return status;
 }
 
-StudyManager::SuggestQueue& StudyManager::SuggestQueueFor(std::string_view study_name) {
-  absl::MutexLock lock(&locks_mutex_);
-  auto it = suggest_queues_.find(study_name);
-  if (it == suggest_queues_.end()) {
-    it = suggest_queues_.emplace(std::string(study_name), std::make_unique<SuggestQueue>()).first;
-  }
-  return *it->second;
-}
-
 int StudyManager::WaitingSuggestions(std::string_view study_name) {
-  SuggestQueue& queue = SuggestQueueFor(study_name);
+  SuggestQueue& queue = State(study_name).suggestions;
   absl::MutexLock lock(&queue.mutex);
   return static_cast<int>(queue.waiting.size());
 }
@@ -195,7 +186,7 @@ absl::StatusOr<SuggestResult> StudyManager::SuggestTrials(std::string_view study
         absl::StrFormat("study \"%s\" is %s; only ACTIVE studies suggest trials", study_name,
                         v1::Study::State_Name(study->state())));
   }
-  SuggestQueue& queue = SuggestQueueFor(study_name);
+  SuggestQueue& queue = State(study_name).suggestions;
   SuggestRequest request;
   request.count = count;
   request.client_id = std::string(client_id);

@@ -111,8 +111,14 @@ class StudyManager {
     bool serving ABSL_GUARDED_BY(mutex) = false;
   };
 
-  absl::Mutex& StudyLock(std::string_view study_name);
-  SuggestQueue& SuggestQueueFor(std::string_view study_name);
+  // What the server keeps per study: its lock and its waiting suggestions.
+  struct StudyState {
+    absl::Mutex lock;
+    SuggestQueue suggestions;
+  };
+
+  StudyState& State(std::string_view study_name);
+  absl::Mutex& StudyLock(std::string_view study_name) { return State(study_name).lock; }
   void ServeSuggestions(const v1::Study& study, std::span<SuggestRequest* const> batch);
   void SuggestLocked(const v1::Study& study, std::span<SuggestRequest* const> batch);
   absl::StatusOr<v1::Trial> EndTrial(std::string_view study_name, int64_t trial_id,
@@ -126,9 +132,7 @@ class StudyManager {
   ObjectiveCurveCache curves_;
   SettledTrialCache settled_trials_;
   absl::Mutex locks_mutex_;
-  std::map<std::string, std::unique_ptr<absl::Mutex>, std::less<>> study_locks_
-      ABSL_GUARDED_BY(locks_mutex_);
-  std::map<std::string, std::unique_ptr<SuggestQueue>, std::less<>> suggest_queues_
+  std::map<std::string, std::unique_ptr<StudyState>, std::less<>> studies_
       ABSL_GUARDED_BY(locks_mutex_);
 };
 

@@ -433,37 +433,51 @@ TEST_F(StudyManagerTest, SuggestedTrialsFollowTheDefaultGaussianProcessDesigner)
   }
 }
 
-// Blocks in Suggest until released, so a test can look at who waits for a
-// designer that is computing.
-class BlockingDesigner : public suggest::Designer {
+// What a DesignerCallLog designer saw.
+struct DesignerCalls {
+  absl::Notification entered;
+  absl::Notification release;
+  absl::Mutex mutex;
+  // The count of each call, in order.
+  std::vector<int> asked ABSL_GUARDED_BY(mutex);
+};
+
+// Records its calls in `calls`; the first one notifies `entered` and waits
+// for `release`.
+class DesignerCallLog : public suggest::Designer {
  public:
-  BlockingDesigner(std::unique_ptr<suggest::Designer> inner, absl::Notification* entered,
-                   absl::Notification* release)
-      : inner_(std::move(inner)), entered_(entered), release_(release) {}
+  DesignerCallLog(std::unique_ptr<suggest::Designer> inner, DesignerCalls* calls)
+      : inner_(std::move(inner)), calls_(calls) {}
 
   absl::StatusOr<suggest::Suggestions> Suggest(const suggest::DesignerHistory& history, int count,
                                                std::mt19937_64& rng) override {
-    entered_->Notify();
-    release_->WaitForNotification();
+    bool first = false;
+    {
+      absl::MutexLock lock(&calls_->mutex);
+      first = calls_->asked.empty();
+      calls_->asked.push_back(count);
+    }
+    if (first) {
+      calls_->entered.Notify();
+      calls_->release.WaitForNotification();
+    }
     return inner_->Suggest(history, count, rng);
   }
 
  private:
   std::unique_ptr<suggest::Designer> inner_;
-  absl::Notification* entered_;
-  absl::Notification* release_;
+  DesignerCalls* calls_;
 };
 
 TEST_F(StudyManagerTest, EverythingElseProceedsWhileOneStudysDesignerComputes) {
-  absl::Notification entered;
-  absl::Notification release;
+  DesignerCalls calls;
   // GAUSSIAN_PROCESS_BANDIT studies get the blocking designer.
   StudyManager manager(
       *storage_, [this] { return now_; },
       [&](const v1::StudySpec& spec) -> absl::StatusOr<std::unique_ptr<suggest::Designer>> {
         absl::StatusOr<std::unique_ptr<suggest::Designer>> designer = suggest::MakeDesigner(spec);
         if (!designer.ok() || spec.algorithm() != v1::GAUSSIAN_PROCESS_BANDIT) return designer;
-        return std::make_unique<BlockingDesigner>(*std::move(designer), &entered, &release);
+        return std::make_unique<DesignerCallLog>(*std::move(designer), &calls);
       });
   v1::Study slow = MakeStudy("slow");
   slow.mutable_spec()->set_algorithm(v1::GAUSSIAN_PROCESS_BANDIT);
@@ -477,7 +491,7 @@ TEST_F(StudyManagerTest, EverythingElseProceedsWhileOneStudysDesignerComputes) {
 
   std::future<absl::StatusOr<SuggestResult>> slow_suggestion =
       std::async(std::launch::async, [&] { return manager.SuggestTrials("slow", 1, ""); });
-  entered.WaitForNotification();
+  calls.entered.WaitForNotification();
 
   // While the slow study's designer is blocked: the same study's other
   // calls, another study's suggestions and new studies all complete.
@@ -500,65 +514,26 @@ TEST_F(StudyManagerTest, EverythingElseProceedsWhileOneStudysDesignerComputes) {
   const bool finished = others.wait_for(std::chrono::seconds(60)) == std::future_status::ready;
   EXPECT_TRUE(finished) << "calls waited for another study's designer";
   EXPECT_EQ(slow_suggestion.wait_for(std::chrono::seconds(0)), std::future_status::timeout);
-  release.Notify();
+  calls.release.Notify();
   others.wait();
   absl::StatusOr<SuggestResult> slow_result = slow_suggestion.get();
   ASSERT_TRUE(slow_result.ok()) << slow_result.status();
   EXPECT_EQ(slow_result->trials.size(), 1u);
 }
 
-// Counts its calls and the points asked for; the first call waits for
-// `release` (after notifying `entered`).
-class CountingDesigner : public suggest::Designer {
- public:
-  CountingDesigner(std::unique_ptr<suggest::Designer> inner, absl::Notification* entered,
-                   absl::Notification* release, std::vector<int>* asked, absl::Mutex* mutex)
-      : inner_(std::move(inner)),
-        entered_(entered),
-        release_(release),
-        asked_(asked),
-        mutex_(mutex) {}
-
-  absl::StatusOr<suggest::Suggestions> Suggest(const suggest::DesignerHistory& history, int count,
-                                               std::mt19937_64& rng) override {
-    bool first = false;
-    {
-      absl::MutexLock lock(mutex_);
-      first = asked_->empty();
-      asked_->push_back(count);
-    }
-    if (first) {
-      entered_->Notify();
-      release_->WaitForNotification();
-    }
-    return inner_->Suggest(history, count, rng);
-  }
-
- private:
-  std::unique_ptr<suggest::Designer> inner_;
-  absl::Notification* entered_;
-  absl::Notification* release_;
-  std::vector<int>* asked_;
-  absl::Mutex* mutex_;
-};
-
 TEST_F(StudyManagerTest, SuggestionsWaitingTogetherGetOneDesignerCallAndTheSerialOutcome) {
-  absl::Notification entered;
-  absl::Notification release;
-  absl::Mutex mutex;
-  std::vector<int> asked;
+  DesignerCalls calls;
   StudyManager manager(
       *storage_, [this] { return now_; },
       [&](const v1::StudySpec& spec) -> absl::StatusOr<std::unique_ptr<suggest::Designer>> {
         absl::StatusOr<std::unique_ptr<suggest::Designer>> designer = suggest::MakeDesigner(spec);
         if (!designer.ok()) return designer;
-        return std::make_unique<CountingDesigner>(*std::move(designer), &entered, &release, &asked,
-                                                  &mutex);
+        return std::make_unique<DesignerCallLog>(*std::move(designer), &calls);
       });
   ASSERT_TRUE(manager.CreateStudy(MakeStudy("s", 0, /*parallel=*/6)).ok());
   std::future<absl::StatusOr<SuggestResult>> first =
       std::async(std::launch::async, [&] { return manager.SuggestTrials("s", 1, "first"); });
-  entered.WaitForNotification();
+  calls.entered.WaitForNotification();
 
   // While the first pass computes: seven clients, and the first of them again.
   const std::vector<std::string> clients = {"c0", "c1", "c2", "c3", "c4", "c5", "c6", "c0"};
@@ -574,7 +549,7 @@ TEST_F(StudyManagerTest, SuggestionsWaitingTogetherGetOneDesignerCallAndTheSeria
     }
   }
   ASSERT_EQ(manager.WaitingSuggestions("s"), static_cast<int>(clients.size()));
-  release.Notify();
+  calls.release.Notify();
 
   absl::StatusOr<SuggestResult> first_result = first.get();
   ASSERT_TRUE(first_result.ok()) << first_result.status();
@@ -599,8 +574,8 @@ TEST_F(StudyManagerTest, SuggestionsWaitingTogetherGetOneDesignerCallAndTheSeria
   }
   ASSERT_EQ(results[7].trials.size(), 1u);
   EXPECT_EQ(results[7].trials[0].id(), results[0].trials[0].id());
-  absl::MutexLock lock(&mutex);
-  EXPECT_EQ(asked, (std::vector<int>{1, 5}));
+  absl::MutexLock lock(&calls.mutex);
+  EXPECT_EQ(calls.asked, (std::vector<int>{1, 5}));
 }
 
 // Passes its inner designer's points on as a fallback's.
