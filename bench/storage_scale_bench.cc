@@ -326,7 +326,7 @@ void AddMeasurement(benchmark::State& state, Fixture* fixture) {
     v1::Measurement measurement = MakeMeasurement(0, 0.5);
     measurement.set_sequence_number(++sequence);
     absl::StatusOr<v1::Trial> trial = fixture->store->AddMeasurements(
-        kStudy, trial_id, std::span<const v1::Measurement>(&measurement, 1), nullptr);
+        kStudy, trial_id, std::span<const v1::Measurement>(&measurement, 1), {});
     if (!trial.ok()) state.SkipWithError("AddMeasurements failed");
   }
   state.SetItemsProcessed(state.iterations());

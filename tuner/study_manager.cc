@@ -29,6 +29,9 @@ bool IsRunning(v1::Trial::State state) {
   return state == v1::Trial::ACTIVE || state == v1::Trial::STOPPING;
 }
 
+// The most trials one SuggestTrials call, and one designer call, asks for.
+constexpr int kMaxSuggestCount = 1000;
+
 std::string TrialName(std::string_view study_name, int64_t trial_id) {
   return absl::StrFormat("study \"%s\" trial %d", study_name, trial_id);
 }
@@ -105,11 +108,11 @@ StudyManager::StudyManager(storage::Storage& storage, Clock clock, DesignerFacto
       curves_(storage),
       settled_trials_(storage) {}
 
-absl::Mutex& StudyManager::StudyLock(std::string_view study_name) {
+StudyManager::StudyState& StudyManager::State(std::string_view study_name) {
   absl::MutexLock lock(&locks_mutex_);
-  auto it = study_locks_.find(study_name);
-  if (it == study_locks_.end()) {
-    it = study_locks_.emplace(std::string(study_name), std::make_unique<absl::Mutex>()).first;
+  auto it = studies_.find(study_name);
+  if (it == studies_.end()) {
+    it = studies_.emplace(std::string(study_name), std::make_unique<StudyState>()).first;
   }
   return *it->second;
 }
@@ -164,11 +167,17 @@ absl::Status StudyManager::DeleteStudy(std::string_view study_name) {
   return status;
 }
 
+int StudyManager::WaitingSuggestions(std::string_view study_name) {
+  SuggestQueue& queue = State(study_name).suggestions;
+  absl::MutexLock lock(&queue.mutex);
+  return static_cast<int>(queue.waiting.size());
+}
+
 absl::StatusOr<SuggestResult> StudyManager::SuggestTrials(std::string_view study_name, int count,
                                                           std::string_view client_id) {
-  if (count < 1 || count > 1000) {
+  if (count < 1 || count > kMaxSuggestCount) {
     return absl::InvalidArgumentError(
-        absl::StrFormat("count is %d; ask for 1 to 1000 trials", count));
+        absl::StrFormat("count is %d; ask for 1 to %d trials", count, kMaxSuggestCount));
   }
   absl::StatusOr<v1::Study> study = storage_.GetStudy(study_name);
   if (!study.ok()) return study.status();
@@ -177,116 +186,203 @@ absl::StatusOr<SuggestResult> StudyManager::SuggestTrials(std::string_view study
         absl::StrFormat("study \"%s\" is %s; only ACTIVE studies suggest trials", study_name,
                         v1::Study::State_Name(study->state())));
   }
-  absl::MutexLock lock(&StudyLock(study_name));
-  // Other servers sharing the store decide for this study in turn with us.
-  absl::StatusOr<std::unique_ptr<storage::StudyLock>> shared = storage_.LockStudy(study_name);
-  if (!shared.ok()) return shared.status();
-  return SuggestLocked(*study, count, client_id);
+  SuggestQueue& queue = State(study_name).suggestions;
+  SuggestRequest request;
+  request.count = count;
+  request.client_id = std::string(client_id);
+  queue.mutex.Lock();
+  queue.waiting.push_back(&request);
+  while (!request.done) {
+    if (queue.serving) {
+      queue.served.Wait(&queue.mutex);
+      continue;
+    }
+    // Take the waiting calls in order, up to what one designer call may be
+    // asked for; a client_id already taken waits for the next pass, which
+    // sees the trials this one gives it.
+    std::vector<SuggestRequest*> batch;
+    std::deque<SuggestRequest*> later;
+    int batch_count = 0;
+    for (SuggestRequest* waiting : queue.waiting) {
+      const bool client_taken =
+          !waiting->client_id.empty() &&
+          std::any_of(batch.begin(), batch.end(), [&](const SuggestRequest* taken) {
+            return taken->client_id == waiting->client_id;
+          });
+      if (client_taken || (!batch.empty() && batch_count + waiting->count > kMaxSuggestCount)) {
+        later.push_back(waiting);
+      } else {
+        batch.push_back(waiting);
+        batch_count += waiting->count;
+      }
+    }
+    queue.waiting = std::move(later);
+    queue.serving = true;
+    queue.mutex.Unlock();
+    ServeSuggestions(*study, batch);
+    queue.mutex.Lock();
+    for (SuggestRequest* served : batch) served->done = true;
+    queue.serving = false;
+    queue.served.SignalAll();
+  }
+  queue.mutex.Unlock();
+  if (!request.status.ok()) return request.status;
+  return std::move(request.result);
 }
 
-absl::StatusOr<SuggestResult> StudyManager::SuggestLocked(const v1::Study& study, int count,
-                                                          std::string_view client_id) {
+void StudyManager::ServeSuggestions(const v1::Study& study,
+                                    std::span<SuggestRequest* const> batch) {
+  absl::MutexLock lock(&StudyLock(study.name()));
+  // Other servers sharing the store decide for this study in turn with us.
+  absl::StatusOr<std::unique_ptr<storage::StudyLock>> shared = storage_.LockStudy(study.name());
+  if (!shared.ok()) {
+    for (SuggestRequest* request : batch) request->status = shared.status();
+    return;
+  }
+  SuggestLocked(study, batch);
+}
+
+void StudyManager::SuggestLocked(const v1::Study& study, std::span<SuggestRequest* const> batch) {
   const v1::StudySpec& spec = study.spec();
   const std::string& name = study.name();
   // Only trials after the settled (all ended) ones come from the store.
   absl::StatusOr<SettledTrialCache::Snapshot> snapshot = settled_trials_.Read(study);
-  if (!snapshot.ok()) return snapshot.status();
-  // Every trial still pending is among these.
-  std::vector<v1::Trial>& trials = snapshot->recent;
-
-  SuggestResult result;
-  // A client that comes back (after a crash, say) gets its unfinished trials first.
-  if (!client_id.empty()) {
-    for (const v1::Trial& trial : trials) {
-      if (static_cast<int>(result.trials.size()) == count) break;
-      if (IsRunning(trial.state()) && trial.client_id() == client_id) {
-        result.trials.push_back(trial);
-      }
-    }
-    if (static_cast<int>(result.trials.size()) == count) return result;
+  if (!snapshot.ok()) {
+    for (SuggestRequest* request : batch) request->status = snapshot.status();
+    return;
   }
-
+  // Every trial still pending is among these; kept as each request changes them.
+  std::vector<v1::Trial>& trials = snapshot->recent;
   int running = 0;
   for (const v1::Trial& trial : trials) running += IsRunning(trial.state()) ? 1 : 0;
-  int room = count - static_cast<int>(result.trials.size());
-  if (spec.max_parallel_trials() > 0 && spec.max_parallel_trials() - running < room) {
-    room = std::max(0, spec.max_parallel_trials() - running);
-    result.reason = absl::StrFormat("%d of max_parallel_trials=%d trials are running", running,
-                                    spec.max_parallel_trials());
-  }
-
+  int64_t total = snapshot->total();
   const absl::Time now = clock_();
-  // Trials users created with their own parameters go out before new ones.
-  for (const v1::Trial& trial : trials) {
-    if (room == 0) break;
-    if (trial.state() != v1::Trial::REQUESTED) continue;
-    absl::StatusOr<v1::Trial> assigned =
-        storage_.UpdateTrial(name, trial.id(), [&](v1::Trial& stored) -> absl::Status {
-          if (stored.state() != v1::Trial::REQUESTED) {
-            return absl::AbortedError("trial was handed out concurrently");
-          }
-          stored.set_state(v1::Trial::ACTIVE);
-          stored.set_client_id(std::string(client_id));
-          *stored.mutable_start_time() = ToTimestamp(now);
-          return absl::OkStatus();
-        });
-    if (!assigned.ok()) return assigned.status();
-    result.trials.push_back(*assigned);
-    --room;
-  }
 
-  const int64_t total = snapshot->total();
-  if (spec.max_trials() > 0 && total >= spec.max_trials() && room > 0) {
-    room = 0;
-    result.reason =
-        absl::StrFormat("the study has all its max_trials=%d trials", spec.max_trials());
-  } else if (spec.max_trials() > 0 && total + room > spec.max_trials()) {
-    room = static_cast<int>(spec.max_trials() - total);
-    result.reason =
-        absl::StrFormat("the study reaches its max_trials=%d trials", spec.max_trials());
-  }
-  if (room == 0) return result;
+  // What each request gets in turn, as if it came alone after the ones
+  // before it: new trials only counted here, made below for all at once.
+  std::vector<int> fresh_counts(batch.size(), 0);
+  int fresh_total = 0;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    SuggestRequest& request = *batch[i];
+    SuggestResult& result = request.result;
+    // A client that comes back (after a crash, say) gets its unfinished trials first.
+    if (!request.client_id.empty()) {
+      for (const v1::Trial& trial : trials) {
+        if (static_cast<int>(result.trials.size()) == request.count) break;
+        if (IsRunning(trial.state()) && trial.client_id() == request.client_id) {
+          result.trials.push_back(trial);
+        }
+      }
+      if (static_cast<int>(result.trials.size()) == request.count) continue;
+    }
 
+    int room = request.count - static_cast<int>(result.trials.size());
+    if (spec.max_parallel_trials() > 0 && spec.max_parallel_trials() - running < room) {
+      room = std::max(0, spec.max_parallel_trials() - running);
+      result.reason = absl::StrFormat("%d of max_parallel_trials=%d trials are running", running,
+                                      spec.max_parallel_trials());
+    }
+
+    // Trials users created with their own parameters go out before new ones.
+    for (v1::Trial& trial : trials) {
+      if (room == 0) break;
+      if (trial.state() != v1::Trial::REQUESTED) continue;
+      absl::StatusOr<v1::Trial> assigned =
+          storage_.UpdateTrial(name, trial.id(), [&](v1::Trial& stored) -> absl::Status {
+            if (stored.state() != v1::Trial::REQUESTED) {
+              return absl::AbortedError("trial was handed out concurrently");
+            }
+            stored.set_state(v1::Trial::ACTIVE);
+            stored.set_client_id(request.client_id);
+            *stored.mutable_start_time() = ToTimestamp(now);
+            return absl::OkStatus();
+          });
+      if (!assigned.ok()) {
+        request.status = assigned.status();
+        break;
+      }
+      trial = *assigned;
+      result.trials.push_back(*std::move(assigned));
+      ++running;
+      --room;
+    }
+    if (!request.status.ok()) continue;
+
+    if (spec.max_trials() > 0 && total >= spec.max_trials() && room > 0) {
+      room = 0;
+      result.reason =
+          absl::StrFormat("the study has all its max_trials=%d trials", spec.max_trials());
+    } else if (spec.max_trials() > 0 && total + room > spec.max_trials()) {
+      room = static_cast<int>(spec.max_trials() - total);
+      result.reason =
+          absl::StrFormat("the study reaches its max_trials=%d trials", spec.max_trials());
+    }
+    fresh_counts[i] = room;
+    fresh_total += room;
+    total += room;
+    running += room;
+  }
+  if (fresh_total == 0) return;
+
+  const auto fail_fresh = [&](const absl::Status& status) {
+    for (size_t i = 0; i < batch.size(); ++i) {
+      if (fresh_counts[i] > 0) batch[i]->status = status;
+    }
+  };
   absl::StatusOr<suggest::SearchSpace> space = suggest::SearchSpace::Create(spec.parameters());
-  if (!space.ok()) return space.status();
+  if (!space.ok()) return fail_fresh(space.status());
   absl::StatusOr<std::unique_ptr<suggest::Designer>> designer = designers_(spec);
-  if (!designer.ok()) return designer.status();
+  if (!designer.ok()) return fail_fresh(designer.status());
   suggest::DesignerHistory history;
   AddToHistory(*snapshot->settled, *space, spec, history);
   AddToHistory(trials, *space, spec, history);
   // Seeded by the study's seed and how far it has come, so the same history
   // gives the same suggestions, across restarts too.
   std::seed_seq seeds{static_cast<uint32_t>(spec.seed()), static_cast<uint32_t>(spec.seed() >> 32),
-                      static_cast<uint32_t>(total)};
+                      static_cast<uint32_t>(snapshot->total())};
   std::mt19937_64 rng(seeds);
-  absl::StatusOr<suggest::Suggestions> suggestions = (*designer)->Suggest(history, room, rng);
+  absl::StatusOr<suggest::Suggestions> suggestions =
+      (*designer)->Suggest(history, fresh_total, rng);
   if (!suggestions.ok()) {
     spdlog::error("study={} designer failed: {}", name, suggestions.status().ToString());
-    return suggestions.status();
+    return fail_fresh(suggestions.status());
   }
   if (!suggestions->fallback_reason.empty()) {
     spdlog::warn("study={} designer fell back: {}", name, suggestions->fallback_reason);
   }
-  if (!suggestions->shortfall_reason.empty()) result.reason = suggestions->shortfall_reason;
 
+  // The points go to the requests in order; owners[k] asked for fresh[k].
   std::vector<v1::Trial> fresh;
-  for (const suggest::ParameterAssignment& point : suggestions->points) {
-    v1::Trial trial;
-    trial.set_state(v1::Trial::ACTIVE);
-    trial.set_client_id(std::string(client_id));
-    *trial.mutable_start_time() = ToTimestamp(now);
-    for (const v1::ParameterValue& value : point) *trial.add_parameters() = value;
-    fresh.push_back(std::move(trial));
+  std::vector<SuggestRequest*> owners;
+  size_t point = 0;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    for (int k = 0; k < fresh_counts[i]; ++k, ++point) {
+      if (point == suggestions->points.size()) {
+        if (!suggestions->shortfall_reason.empty()) {
+          batch[i]->result.reason = suggestions->shortfall_reason;
+        }
+        break;
+      }
+      v1::Trial trial;
+      trial.set_state(v1::Trial::ACTIVE);
+      trial.set_client_id(batch[i]->client_id);
+      *trial.mutable_start_time() = ToTimestamp(now);
+      for (const v1::ParameterValue& value : suggestions->points[point]) {
+        *trial.add_parameters() = value;
+      }
+      fresh.push_back(std::move(trial));
+      owners.push_back(batch[i]);
+    }
   }
-  if (fresh.empty()) return result;
+  if (fresh.empty()) return;
   absl::StatusOr<std::vector<v1::Trial>> created = storage_.CreateTrials(name, fresh);
-  if (!created.ok()) return created.status();
-  for (v1::Trial& trial : *created) {
+  if (!created.ok()) return fail_fresh(created.status());
+  for (size_t k = 0; k < created->size(); ++k) {
+    v1::Trial& trial = (*created)[k];
     spdlog::info("study={} trial={} suggested: {}", name, trial.id(),
                  suggest::FormatAssignment({trial.parameters().begin(), trial.parameters().end()}));
-    result.trials.push_back(std::move(trial));
+    owners[k]->result.trials.push_back(std::move(trial));
   }
-  return result;
 }
 
 absl::StatusOr<v1::Trial> StudyManager::CreateTrial(std::string_view study_name,
@@ -344,9 +440,8 @@ absl::StatusOr<v1::Trial> StudyManager::AddMeasurements(
       return status;
     }
   }
-  return storage_.AddMeasurements(study_name, trial_id, measurements, [](const v1::Trial& trial) {
-    return RequireRunning(trial, "it accepts measurements");
-  });
+  static constexpr v1::Trial::State kRunning[] = {v1::Trial::ACTIVE, v1::Trial::STOPPING};
+  return storage_.AddMeasurements(study_name, trial_id, measurements, kRunning);
 }
 
 absl::StatusOr<v1::Trial> StudyManager::CompleteTrial(

@@ -1,6 +1,7 @@
 #ifndef VERNIER_TUNER_STUDY_MANAGER_H_
 #define VERNIER_TUNER_STUDY_MANAGER_H_
 
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -37,7 +38,11 @@ struct EarlyStoppingDecision {
 // and across servers sharing the store by the store's study lock
 // (Storage::LockStudy); different studies never wait for each other. While a
 // designer computes, only its study's locks are held: every other call, and
-// other studies' suggestions, go on.
+// other studies' suggestions, go on. SuggestTrials calls of one study that
+// arrive while a suggestion is being made wait together and are then served
+// in one pass (one designer call, one CreateTrials), in arrival order, with
+// the same outcome as one after another (calls with the same client_id stay
+// in separate passes).
 class StudyManager {
  public:
   // Builds the designer for a study's spec; suggest::MakeDesigner in the
@@ -84,11 +89,38 @@ class StudyManager {
                                                            int64_t trial_id);
   // Best first; the Pareto front with several metrics.
   absl::StatusOr<std::vector<v1::Trial>> ListOptimalTrials(std::string_view study_name, int top);
+  // SuggestTrials calls of the study waiting for the next pass (not the
+  // ones being served): for tests.
+  int WaitingSuggestions(std::string_view study_name);
 
  private:
-  absl::Mutex& StudyLock(std::string_view study_name);
-  absl::StatusOr<SuggestResult> SuggestLocked(const v1::Study& study, int count,
-                                              std::string_view client_id);
+  // One SuggestTrials call waiting for its study's next pass.
+  struct SuggestRequest {
+    int count = 0;
+    std::string client_id;
+    SuggestResult result;
+    absl::Status status;
+    bool done = false;
+  };
+  // A study's waiting SuggestTrials calls; the first to find no pass running
+  // serves the waiting ones, itself among them.
+  struct SuggestQueue {
+    absl::Mutex mutex;
+    absl::CondVar served;
+    std::deque<SuggestRequest*> waiting ABSL_GUARDED_BY(mutex);
+    bool serving ABSL_GUARDED_BY(mutex) = false;
+  };
+
+  // What the server keeps per study: its lock and its waiting suggestions.
+  struct StudyState {
+    absl::Mutex lock;
+    SuggestQueue suggestions;
+  };
+
+  StudyState& State(std::string_view study_name);
+  absl::Mutex& StudyLock(std::string_view study_name) { return State(study_name).lock; }
+  void ServeSuggestions(const v1::Study& study, std::span<SuggestRequest* const> batch);
+  void SuggestLocked(const v1::Study& study, std::span<SuggestRequest* const> batch);
   absl::StatusOr<v1::Trial> EndTrial(std::string_view study_name, int64_t trial_id,
                                      v1::Trial::State state, std::string reason);
 
@@ -100,7 +132,7 @@ class StudyManager {
   ObjectiveCurveCache curves_;
   SettledTrialCache settled_trials_;
   absl::Mutex locks_mutex_;
-  std::map<std::string, std::unique_ptr<absl::Mutex>, std::less<>> study_locks_
+  std::map<std::string, std::unique_ptr<StudyState>, std::less<>> studies_
       ABSL_GUARDED_BY(locks_mutex_);
 };
 

@@ -60,10 +60,7 @@ class ObjectiveCurveCacheTest : public ::testing::Test {
   }
 
   void Add(int64_t trial_id, std::vector<v1::Measurement> measurements) {
-    ASSERT_TRUE(storage_
-                    ->AddMeasurements("s", trial_id, measurements,
-                                      [](const v1::Trial&) { return absl::OkStatus(); })
-                    .ok());
+    ASSERT_TRUE(storage_->AddMeasurements("s", trial_id, measurements, {}).ok());
   }
 
   std::vector<suggest::LearningCurve> Curves() {

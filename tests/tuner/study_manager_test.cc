@@ -433,37 +433,51 @@ TEST_F(StudyManagerTest, SuggestedTrialsFollowTheDefaultGaussianProcessDesigner)
   }
 }
 
-// Blocks in Suggest until released, so a test can look at who waits for a
-// designer that is computing.
-class BlockingDesigner : public suggest::Designer {
+// What a DesignerCallLog designer saw.
+struct DesignerCalls {
+  absl::Notification entered;
+  absl::Notification release;
+  absl::Mutex mutex;
+  // The count of each call, in order.
+  std::vector<int> asked ABSL_GUARDED_BY(mutex);
+};
+
+// Records its calls in `calls`; the first one notifies `entered` and waits
+// for `release`.
+class DesignerCallLog : public suggest::Designer {
  public:
-  BlockingDesigner(std::unique_ptr<suggest::Designer> inner, absl::Notification* entered,
-                   absl::Notification* release)
-      : inner_(std::move(inner)), entered_(entered), release_(release) {}
+  DesignerCallLog(std::unique_ptr<suggest::Designer> inner, DesignerCalls* calls)
+      : inner_(std::move(inner)), calls_(calls) {}
 
   absl::StatusOr<suggest::Suggestions> Suggest(const suggest::DesignerHistory& history, int count,
                                                std::mt19937_64& rng) override {
-    entered_->Notify();
-    release_->WaitForNotification();
+    bool first = false;
+    {
+      absl::MutexLock lock(&calls_->mutex);
+      first = calls_->asked.empty();
+      calls_->asked.push_back(count);
+    }
+    if (first) {
+      calls_->entered.Notify();
+      calls_->release.WaitForNotification();
+    }
     return inner_->Suggest(history, count, rng);
   }
 
  private:
   std::unique_ptr<suggest::Designer> inner_;
-  absl::Notification* entered_;
-  absl::Notification* release_;
+  DesignerCalls* calls_;
 };
 
 TEST_F(StudyManagerTest, EverythingElseProceedsWhileOneStudysDesignerComputes) {
-  absl::Notification entered;
-  absl::Notification release;
+  DesignerCalls calls;
   // GAUSSIAN_PROCESS_BANDIT studies get the blocking designer.
   StudyManager manager(
       *storage_, [this] { return now_; },
       [&](const v1::StudySpec& spec) -> absl::StatusOr<std::unique_ptr<suggest::Designer>> {
         absl::StatusOr<std::unique_ptr<suggest::Designer>> designer = suggest::MakeDesigner(spec);
         if (!designer.ok() || spec.algorithm() != v1::GAUSSIAN_PROCESS_BANDIT) return designer;
-        return std::make_unique<BlockingDesigner>(*std::move(designer), &entered, &release);
+        return std::make_unique<DesignerCallLog>(*std::move(designer), &calls);
       });
   v1::Study slow = MakeStudy("slow");
   slow.mutable_spec()->set_algorithm(v1::GAUSSIAN_PROCESS_BANDIT);
@@ -477,7 +491,7 @@ TEST_F(StudyManagerTest, EverythingElseProceedsWhileOneStudysDesignerComputes) {
 
   std::future<absl::StatusOr<SuggestResult>> slow_suggestion =
       std::async(std::launch::async, [&] { return manager.SuggestTrials("slow", 1, ""); });
-  entered.WaitForNotification();
+  calls.entered.WaitForNotification();
 
   // While the slow study's designer is blocked: the same study's other
   // calls, another study's suggestions and new studies all complete.
@@ -500,11 +514,68 @@ TEST_F(StudyManagerTest, EverythingElseProceedsWhileOneStudysDesignerComputes) {
   const bool finished = others.wait_for(std::chrono::seconds(60)) == std::future_status::ready;
   EXPECT_TRUE(finished) << "calls waited for another study's designer";
   EXPECT_EQ(slow_suggestion.wait_for(std::chrono::seconds(0)), std::future_status::timeout);
-  release.Notify();
+  calls.release.Notify();
   others.wait();
   absl::StatusOr<SuggestResult> slow_result = slow_suggestion.get();
   ASSERT_TRUE(slow_result.ok()) << slow_result.status();
   EXPECT_EQ(slow_result->trials.size(), 1u);
+}
+
+TEST_F(StudyManagerTest, SuggestionsWaitingTogetherGetOneDesignerCallAndTheSerialOutcome) {
+  DesignerCalls calls;
+  StudyManager manager(
+      *storage_, [this] { return now_; },
+      [&](const v1::StudySpec& spec) -> absl::StatusOr<std::unique_ptr<suggest::Designer>> {
+        absl::StatusOr<std::unique_ptr<suggest::Designer>> designer = suggest::MakeDesigner(spec);
+        if (!designer.ok()) return designer;
+        return std::make_unique<DesignerCallLog>(*std::move(designer), &calls);
+      });
+  ASSERT_TRUE(manager.CreateStudy(MakeStudy("s", 0, /*parallel=*/6)).ok());
+  std::future<absl::StatusOr<SuggestResult>> first =
+      std::async(std::launch::async, [&] { return manager.SuggestTrials("s", 1, "first"); });
+  calls.entered.WaitForNotification();
+
+  // While the first pass computes: seven clients, and the first of them again.
+  const std::vector<std::string> clients = {"c0", "c1", "c2", "c3", "c4", "c5", "c6", "c0"};
+  std::vector<std::future<absl::StatusOr<SuggestResult>>> waiting;
+  for (const std::string& client : clients) {
+    waiting.push_back(std::async(std::launch::async,
+                                 [&, client] { return manager.SuggestTrials("s", 1, client); }));
+    // Queued one after another, so the passes below are known.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (manager.WaitingSuggestions("s") < static_cast<int>(waiting.size()) &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+  ASSERT_EQ(manager.WaitingSuggestions("s"), static_cast<int>(clients.size()));
+  calls.release.Notify();
+
+  absl::StatusOr<SuggestResult> first_result = first.get();
+  ASSERT_TRUE(first_result.ok()) << first_result.status();
+  ASSERT_EQ(first_result->trials.size(), 1u);
+  std::set<int64_t> ids = {first_result->trials[0].id()};
+  std::vector<SuggestResult> results;
+  for (auto& future : waiting) {
+    absl::StatusOr<SuggestResult> result = future.get();
+    ASSERT_TRUE(result.ok()) << result.status();
+    results.push_back(*result);
+  }
+  // One designer call for c0..c4 (c5 and c6 find max_parallel_trials=6
+  // reached); the repeated c0 waits for a third pass and gets c0's trial.
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_EQ(results[i].trials.size(), 1u) << clients[i];
+    EXPECT_EQ(results[i].trials[0].client_id(), clients[i]);
+    EXPECT_TRUE(ids.insert(results[i].trials[0].id()).second) << "duplicate trial id";
+  }
+  for (int i = 5; i < 7; ++i) {
+    EXPECT_TRUE(results[i].trials.empty()) << clients[i];
+    EXPECT_EQ(results[i].reason, "6 of max_parallel_trials=6 trials are running");
+  }
+  ASSERT_EQ(results[7].trials.size(), 1u);
+  EXPECT_EQ(results[7].trials[0].id(), results[0].trials[0].id());
+  absl::MutexLock lock(&calls.mutex);
+  EXPECT_EQ(calls.asked, (std::vector<int>{1, 5}));
 }
 
 // Passes its inner designer's points on as a fallback's.

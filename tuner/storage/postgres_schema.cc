@@ -16,9 +16,9 @@ namespace {
 // The SQLite store's design (sqlite_schema.cc) in PostgreSQL's types:
 // serialized vernier.v1 messages in `body`, the columns queries filter or
 // order on beside them. Names compare byte by byte (COLLATE "C"), as in
-// SQLite. A trial row keeps latest_measurement and measurement_count in its
-// body, so reading trials never touches `measurements`; `rank_key` orders the
-// leaderboard (stored_rows.h).
+// SQLite. A trial row keeps latest_measurement and measurement_count (in
+// its body in version 1, in columns from version 2), so reading trials never
+// touches `measurements`; `rank_key` orders the leaderboard (stored_rows.h).
 constexpr std::string_view kVersion1 = R"sql(
 CREATE TABLE studies (
   name TEXT COLLATE "C" NOT NULL PRIMARY KEY,
@@ -69,7 +69,22 @@ CREATE TABLE trial_runs (
 );
 )sql";
 
-constexpr std::array<std::string_view, 1> kMigrations = {kVersion1};
+// A trial's measurement_count and latest_measurement move from its body to
+// columns (authoritative from now on; the body's copies are ignored), so
+// that one statement appends a measurement, checks the trial's state and
+// updates both, without reading the body into the server first.
+constexpr std::string_view kVersion2 = R"sql(
+ALTER TABLE trials
+  ADD COLUMN measurement_count BIGINT NOT NULL DEFAULT 0,
+  ADD COLUMN latest_measurement BYTEA;
+UPDATE trials
+SET measurement_count = latest.ordinal + 1, latest_measurement = latest.body
+FROM (SELECT DISTINCT ON (study_name, trial_id) study_name, trial_id, ordinal, body
+      FROM measurements ORDER BY study_name, trial_id, ordinal DESC) AS latest
+WHERE trials.study_name = latest.study_name AND trials.id = latest.trial_id;
+)sql";
+
+constexpr std::array<std::string_view, 2> kMigrations = {kVersion1, kVersion2};
 
 // pg_advisory_xact_lock's key for migrations: "VERNIERM" in ASCII.
 constexpr int64_t kMigrationLockKey = 0x5645524E4945524D;

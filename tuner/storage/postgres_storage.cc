@@ -33,6 +33,10 @@ using Transaction = pqxx::transaction_base;
 using ReadOnlySnapshot =
     pqxx::transaction<pqxx::isolation_level::repeatable_read, pqxx::readwrite_policy::read_only>;
 
+// A trial row: its body, then the columns that override the body's
+// measurement_count and latest_measurement (schema version 2).
+#define TRIAL_COLUMNS "body, measurement_count, latest_measurement"
+
 // Every statement the store runs, prepared once per connection. Row locks
 // are FOR NO KEY UPDATE: they exclude other writers of the row but not the
 // foreign-key checks of rows inserted beside it (a trial's measurements).
@@ -53,16 +57,18 @@ constexpr std::pair<const char*, const char*> kStatements[] = {
     {"insert_trial",
      "INSERT INTO trials (study_name, id, state, client_id, rank_key, body) "
      "VALUES ($1, $2, $3, $4, NULLIF($5::double precision, 'NaN'), $6)"},
-    {"get_trial", "SELECT body FROM trials WHERE study_name = $1 AND id = $2"},
+    // Trial rows are read as TrialRow() parses them.
+    {"get_trial", "SELECT " TRIAL_COLUMNS " FROM trials WHERE study_name = $1 AND id = $2"},
     {"get_trial_for_update",
-     "SELECT body FROM trials WHERE study_name = $1 AND id = $2 FOR NO KEY UPDATE"},
+     "SELECT " TRIAL_COLUMNS " FROM trials WHERE study_name = $1 AND id = $2 FOR NO KEY UPDATE"},
     {"list_trials",
-     "SELECT body FROM trials WHERE study_name = $1 AND id > $2 ORDER BY id LIMIT $3"},
+     "SELECT " TRIAL_COLUMNS " FROM trials WHERE study_name = $1 AND id > $2 ORDER BY id LIMIT $3"},
     {"list_trials_in_states",
-     "SELECT body FROM trials WHERE study_name = $1 AND id > $2 AND state = ANY($3::integer[]) "
+     "SELECT " TRIAL_COLUMNS
+     " FROM trials WHERE study_name = $1 AND id > $2 AND state = ANY($3::integer[]) "
      "ORDER BY id LIMIT $4"},
     {"list_best_trials",
-     "SELECT body FROM trials WHERE study_name = $1 AND rank_key IS NOT NULL "
+     "SELECT " TRIAL_COLUMNS " FROM trials WHERE study_name = $1 AND rank_key IS NOT NULL "
      "ORDER BY rank_key, id LIMIT $2"},
     {"count_trials", "SELECT state, COUNT(*) FROM trials WHERE study_name = $1 GROUP BY state"},
     {"update_trial",
@@ -70,16 +76,26 @@ constexpr std::pair<const char*, const char*> kStatements[] = {
      "rank_key = NULLIF($5::double precision, 'NaN'), body = $6 "
      "WHERE study_name = $1 AND id = $2"},
 
-    // One round trip per measurement: the trial's new body ($7, counting this
-    // measurement) is written only if the measurement was.
+    // One round trip per measurement, autocommitted: the trial row's lock
+    // orders the appends to one trial (a waiting append reads the count the
+    // one before it wrote), the measurement goes in only while the trial is
+    // in one of the states $6 (empty: any) and only if its sequence number
+    // ($3 > 0) is new, and the trial's count and latest measurement follow
+    // it. Returns the trial as it was, and its new count if appended.
     {"append_measurement",
-     "WITH inserted AS ("
+     "WITH trial AS ("
+     " SELECT " TRIAL_COLUMNS ", state FROM trials"
+     " WHERE study_name = $1 AND id = $2 FOR NO KEY UPDATE), "
+     "inserted AS ("
      " INSERT INTO measurements (study_name, trial_id, ordinal, sequence_number, step, body)"
-     " VALUES ($1, $2, $3, $4, $5, $6)"
+     " SELECT $1, $2, measurement_count, $3, $4, $5 FROM trial"
+     " WHERE cardinality($6::integer[]) = 0 OR state = ANY($6::integer[])"
      " ON CONFLICT (study_name, trial_id, sequence_number) WHERE sequence_number > 0 DO NOTHING"
-     " RETURNING 1) "
-     "UPDATE trials SET body = $7 "
-     "WHERE study_name = $1 AND id = $2 AND EXISTS (SELECT 1 FROM inserted)"},
+     " RETURNING ordinal), "
+     "appended AS ("
+     " UPDATE trials SET measurement_count = inserted.ordinal + 1, latest_measurement = $5"
+     " FROM inserted WHERE study_name = $1 AND id = $2 RETURNING trials.measurement_count) "
+     "SELECT trial.*, appended.measurement_count FROM trial LEFT JOIN appended ON true"},
     {"list_measurements",
      "SELECT trial_id, body FROM measurements "
      "WHERE study_name = $1 AND trial_id = ANY($2::bigint[]) ORDER BY trial_id, ordinal"},
@@ -106,6 +122,8 @@ constexpr std::pair<const char*, const char*> kStatements[] = {
      "ON CONFLICT (job_id, trial_id) DO UPDATE SET body = excluded.body"},
     {"list_trial_runs", "SELECT body FROM trial_runs WHERE job_id = $1 ORDER BY trial_id"},
 };
+
+#undef TRIAL_COLUMNS
 
 void PrepareStatements(pqxx::connection& connection) {
   for (const auto& [name, sql] : kStatements) connection.prepare(name, sql);
@@ -158,6 +176,29 @@ absl::StatusOr<std::vector<Message>> ParseBodies(const pqxx::result& rows, absl:
   return messages;
 }
 
+// A trial from the first three columns of `row` (TRIAL_COLUMNS).
+absl::StatusOr<v1::Trial> TrialRow(const pqxx::row& row, absl::string_view what) {
+  VERNIER_STORAGE_ASSIGN_OR_RETURN(v1::Trial trial, ParseField<v1::Trial>(row[0], what));
+  trial.set_measurement_count(row[1].as<int64_t>());
+  if (row[2].is_null()) {
+    trial.clear_latest_measurement();
+  } else {
+    VERNIER_STORAGE_ASSIGN_OR_RETURN(*trial.mutable_latest_measurement(),
+                                     ParseField<v1::Measurement>(row[2], what));
+  }
+  return trial;
+}
+
+absl::StatusOr<std::vector<v1::Trial>> TrialRows(const pqxx::result& rows, absl::string_view what) {
+  std::vector<v1::Trial> trials;
+  trials.reserve(rows.size());
+  for (const pqxx::row& row : rows) {
+    VERNIER_STORAGE_ASSIGN_OR_RETURN(v1::Trial trial, TrialRow(row, what));
+    trials.push_back(std::move(trial));
+  }
+  return trials;
+}
+
 std::string StudyWhat(std::string_view study_name) {
   return absl::StrCat("study \"", ToAbslView(study_name), "\"");
 }
@@ -190,7 +231,7 @@ absl::StatusOr<v1::Trial> ReadTrial(Transaction& transaction, std::string_view s
     VERNIER_STORAGE_RETURN_IF_ERROR(RequireStudy(transaction, study_name));
     return TrialNotFound(study_name, trial_id);
   }
-  return ParseField<v1::Trial>(rows[0][0], DescribeTrial(study_name, trial_id));
+  return TrialRow(rows[0], DescribeTrial(study_name, trial_id));
 }
 
 // Fills the measurements of `trials` (all of one study) with one query.
@@ -222,11 +263,16 @@ absl::Status ReadMeasurements(Transaction& transaction, std::string_view study_n
   return absl::OkStatus();
 }
 
+// The measurement count and latest measurement stay in their columns,
+// which only appends write.
 absl::Status WriteTrial(Transaction& transaction, const char* statement, const v1::Trial& trial,
                         std::optional<double> rank_key) {
+  v1::Trial body = trial;
+  body.clear_measurement_count();
+  body.clear_latest_measurement();
   transaction.exec_prepared(statement, trial.study_name(), trial.id(),
                             static_cast<int>(trial.state()), trial.client_id(),
-                            RankKeyParameter(rank_key), Bytes(trial));
+                            RankKeyParameter(rank_key), Bytes(body));
   return absl::OkStatus();
 }
 
@@ -293,8 +339,8 @@ absl::Status PostgresStorage::RunOnce(TransactionKind kind, std::string_view doi
                                       const TransactionBody& body) {
   VERNIER_STORAGE_ASSIGN_OR_RETURN(PostgresConnectionPool::Lease connection, pool_->Acquire());
   try {
-    if (kind == TransactionKind::kReadOne) {
-      // One statement sees one snapshot anyway: no BEGIN and COMMIT.
+    if (kind == TransactionKind::kReadOne || kind == TransactionKind::kWriteOne) {
+      // One statement sees one snapshot, and commits, alone: no BEGIN and COMMIT.
       pqxx::nontransaction transaction(*connection);
       return body(transaction);
     }
@@ -472,7 +518,7 @@ absl::StatusOr<Page<v1::Trial>> PostgresStorage::ListTrials(std::string_view stu
                       IntegerArray(std::span<const v1::Trial::State>(query.states)),
                       RowLimit(query.page_size));
         VERNIER_STORAGE_ASSIGN_OR_RETURN(
-            page.items, ParseBodies<v1::Trial>(rows, absl::StrCat("trial of ", StudyWhat(study))));
+            page.items, TrialRows(rows, absl::StrCat("trial of ", StudyWhat(study))));
         more_pages = TrimToPage(page.items, query.page_size);
         if (!query.include_measurements) return absl::OkStatus();
         return ReadMeasurements(transaction, study_name, std::span<v1::Trial>(page.items));
@@ -490,10 +536,9 @@ absl::StatusOr<std::vector<v1::Trial>> PostgresStorage::ListBestTrials(std::stri
       [&](Transaction& transaction) -> absl::Status {
         VERNIER_STORAGE_RETURN_IF_ERROR(RequireStudy(transaction, study_name));
         VERNIER_STORAGE_ASSIGN_OR_RETURN(
-            best, ParseBodies<v1::Trial>(
-                      transaction.exec_prepared("list_best_trials", std::string(study_name),
-                                                limit == 0 ? RowLimit(0) : limit),
-                      absl::StrCat("trial of ", StudyWhat(study_name))));
+            best, TrialRows(transaction.exec_prepared("list_best_trials", std::string(study_name),
+                                                      limit == 0 ? RowLimit(0) : limit),
+                            absl::StrCat("trial of ", StudyWhat(study_name))));
         return absl::OkStatus();
       }));
   return best;
@@ -542,27 +587,49 @@ absl::StatusOr<v1::Trial> PostgresStorage::UpdateTrial(std::string_view study_na
 
 absl::StatusOr<v1::Trial> PostgresStorage::AddMeasurements(
     std::string_view study_name, int64_t trial_id, std::span<const v1::Measurement> measurements,
-    const TrialCheck& check) {
+    std::span<const v1::Trial::State> accepting_states) {
+  if (measurements.empty()) {
+    absl::StatusOr<v1::Trial> trial =
+        GetTrial(study_name, trial_id, /*include_measurements=*/false);
+    if (trial.ok() && !AcceptsMeasurements(trial->state(), accepting_states)) {
+      return NotAcceptingMeasurements(study_name, trial_id, trial->state(), accepting_states);
+    }
+    return trial;
+  }
+  const std::string states = IntegerArray(accepting_states);
+  // One statement needs no BEGIN and COMMIT, but its retry after a lost
+  // connection must be harmless: only a sequence number makes it so.
+  const bool one_idempotent_statement =
+      measurements.size() == 1 && measurements[0].sequence_number() > 0;
   v1::Trial trial;
   VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
-      TransactionKind::kWrite,
+      one_idempotent_statement ? TransactionKind::kWriteOne : TransactionKind::kWrite,
       absl::StrCat("adding measurements to ", DescribeTrial(study_name, trial_id)),
       [&](Transaction& transaction) -> absl::Status {
-        // The trial row's lock orders the appends to one trial.
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(
-            trial, ReadTrial(transaction, study_name, trial_id, /*for_update=*/true));
-        if (check) VERNIER_STORAGE_RETURN_IF_ERROR(check(trial));
-        for (const v1::Measurement& measurement : measurements) {
-          v1::Trial appended = trial;
-          appended.set_measurement_count(trial.measurement_count() + 1);
-          *appended.mutable_latest_measurement() = measurement;
+        for (size_t i = 0; i < measurements.size(); ++i) {
+          const v1::Measurement& measurement = measurements[i];
+          const pqxx::result rows = transaction.exec_prepared(
+              "append_measurement", std::string(study_name), trial_id,
+              measurement.sequence_number(), measurement.step(), Bytes(measurement), states);
+          if (rows.empty()) {
+            VERNIER_STORAGE_RETURN_IF_ERROR(RequireStudy(transaction, study_name));
+            return TrialNotFound(study_name, trial_id);
+          }
+          const pqxx::row row = rows[0];
+          const auto state = static_cast<v1::Trial::State>(row[3].as<int>());
+          if (!AcceptsMeasurements(state, accepting_states)) {
+            return NotAcceptingMeasurements(study_name, trial_id, state, accepting_states);
+          }
+          if (i == 0) {
+            VERNIER_STORAGE_ASSIGN_OR_RETURN(trial,
+                                             TrialRow(row, DescribeTrial(study_name, trial_id)));
+          }
           // A sequence number already stored, earlier in this batch too,
           // changes nothing.
-          const pqxx::result written =
-              transaction.exec_prepared("append_measurement", trial.study_name(), trial_id,
-                                        trial.measurement_count(), measurement.sequence_number(),
-                                        measurement.step(), Bytes(measurement), Bytes(appended));
-          if (written.affected_rows() == 1) trial = std::move(appended);
+          if (!row[4].is_null()) {
+            trial.set_measurement_count(row[4].as<int64_t>());
+            *trial.mutable_latest_measurement() = measurement;
+          }
         }
         return absl::OkStatus();
       }));

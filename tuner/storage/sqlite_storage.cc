@@ -480,12 +480,14 @@ absl::StatusOr<v1::Trial> SqliteStorage::UpdateTrial(std::string_view study_name
 
 absl::StatusOr<v1::Trial> SqliteStorage::AddMeasurements(
     std::string_view study_name, int64_t trial_id, std::span<const v1::Measurement> measurements,
-    const TrialCheck& check) {
+    std::span<const v1::Trial::State> accepting_states) {
   v1::Trial trial;
   VERNIER_STORAGE_RETURN_IF_ERROR(
       RunInTransaction(TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
         VERNIER_STORAGE_ASSIGN_OR_RETURN(trial, ReadTrial(connection, study_name, trial_id));
-        if (check) VERNIER_STORAGE_RETURN_IF_ERROR(check(trial));
+        if (!AcceptsMeasurements(trial.state(), accepting_states)) {
+          return NotAcceptingMeasurements(study_name, trial_id, trial.state(), accepting_states);
+        }
         int64_t count = trial.measurement_count();
         const v1::Measurement* latest = nullptr;
         for (const v1::Measurement& measurement : measurements) {

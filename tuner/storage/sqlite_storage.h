@@ -66,9 +66,9 @@ class SqliteStorage : public Storage {
       std::string_view study_name) override;
   absl::StatusOr<v1::Trial> UpdateTrial(std::string_view study_name, int64_t trial_id,
                                         const TrialMutator& mutate) override;
-  absl::StatusOr<v1::Trial> AddMeasurements(std::string_view study_name, int64_t trial_id,
-                                            std::span<const v1::Measurement> measurements,
-                                            const TrialCheck& check) override;
+  absl::StatusOr<v1::Trial> AddMeasurements(
+      std::string_view study_name, int64_t trial_id, std::span<const v1::Measurement> measurements,
+      std::span<const v1::Trial::State> accepting_states) override;
 
   absl::StatusOr<v1::Job> CreateJob(const v1::Job& job, const v1::Study& study) override;
   absl::StatusOr<v1::Job> GetJob(std::string_view job_id) override;

@@ -37,7 +37,6 @@ struct TrialQuery {
 // Applied inside the store's transaction; a non-OK status aborts it and is
 // returned unchanged, so the stored row is never half-updated.
 using TrialMutator = std::function<absl::Status(v1::Trial&)>;
-using TrialCheck = std::function<absl::Status(const v1::Trial&)>;
 using JobMutator = std::function<absl::Status(v1::Job&)>;
 using StudyMutator = std::function<absl::Status(v1::Study&)>;
 
@@ -88,12 +87,16 @@ class Storage {
   // changes to them are ignored.
   virtual absl::StatusOr<v1::Trial> UpdateTrial(std::string_view study_name, int64_t trial_id,
                                                 const TrialMutator& mutate) = 0;
-  // Runs `check` on the trial, then appends the measurements in order. One
-  // whose sequence_number (> 0) is already stored for the trial is skipped,
-  // so retries store nothing twice. Returns the trial after the append.
-  virtual absl::StatusOr<v1::Trial> AddMeasurements(std::string_view study_name, int64_t trial_id,
-                                                    std::span<const v1::Measurement> measurements,
-                                                    const TrialCheck& check) = 0;
+  // Appends the measurements in order if the trial is in one of
+  // `accepting_states` (empty: any state), else FAILED_PRECONDITION naming
+  // the trial, its state and the accepted ones, storing nothing. One whose
+  // sequence_number (> 0) is already stored for the trial is skipped, so
+  // retries store nothing twice. Returns the trial after the append (without
+  // measurements). The state is checked by the statement that appends, so a
+  // single measurement costs one round trip to a database server.
+  virtual absl::StatusOr<v1::Trial> AddMeasurements(
+      std::string_view study_name, int64_t trial_id, std::span<const v1::Measurement> measurements,
+      std::span<const v1::Trial::State> accepting_states) = 0;
 
   // Stores the job and its study together, or neither. ALREADY_EXISTS when
   // the job id (or the study name) is taken.

@@ -1,5 +1,8 @@
 #include "tuner/storage/stored_rows.h"
 
+#include <algorithm>
+
+#include "absl/strings/str_join.h"
 #include "tuner/storage/absl_string_view.h"
 #include "tuner/trial_ranking.h"
 
@@ -24,6 +27,22 @@ absl::Status JobNotFound(std::string_view job_id) {
 
 std::string DescribeTrial(std::string_view study_name, int64_t trial_id) {
   return absl::StrCat("trial ", trial_id, " of study \"", ToAbslView(study_name), "\"");
+}
+
+bool AcceptsMeasurements(v1::Trial::State state, std::span<const v1::Trial::State> accepting) {
+  return accepting.empty() ||
+         std::find(accepting.begin(), accepting.end(), state) != accepting.end();
+}
+
+absl::Status NotAcceptingMeasurements(std::string_view study_name, int64_t trial_id,
+                                      v1::Trial::State state,
+                                      std::span<const v1::Trial::State> accepting) {
+  return absl::FailedPreconditionError(absl::StrCat(
+      "study \"", ToAbslView(study_name), "\" trial ", trial_id, " is ",
+      v1::Trial::State_Name(state), "; it accepts measurements only while it is ",
+      absl::StrJoin(accepting, " or ", [](std::string* out, v1::Trial::State accepted) {
+        absl::StrAppend(out, v1::Trial::State_Name(accepted));
+      })));
 }
 
 absl::Status CheckPageSize(int page_size) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,13 @@ absl::Status TrialNotFound(std::string_view study_name, int64_t trial_id);
 absl::Status JobNotFound(std::string_view job_id);
 // "trial 3 of study \"s1\"".
 std::string DescribeTrial(std::string_view study_name, int64_t trial_id);
+// Whether AddMeasurements takes measurements for a trial in `state`.
+bool AcceptsMeasurements(v1::Trial::State state, std::span<const v1::Trial::State> accepting);
+// FAILED_PRECONDITION: "study \"s1\" trial 3 is SUCCEEDED; it accepts
+// measurements only while it is ACTIVE or STOPPING".
+absl::Status NotAcceptingMeasurements(std::string_view study_name, int64_t trial_id,
+                                      v1::Trial::State state,
+                                      std::span<const v1::Trial::State> accepting);
 
 // INVALID_ARGUMENT for a negative page size.
 absl::Status CheckPageSize(int page_size);

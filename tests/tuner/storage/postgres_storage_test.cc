@@ -8,11 +8,15 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "pqxx/connection"
 #include "tests/support/postgres_test_database.h"
 #include "tests/tuner/storage/storage_conformance.h"
 #include "tests/tuner/storage/storage_test_matchers.h"
+#include "tuner/storage/postgres_schema.h"
 #include "tuner/storage/storage_factory.h"
 
 namespace vernier::storage::testing {
@@ -64,6 +68,8 @@ v1::Study MakeStudy(const std::string& name) {
   return study;
 }
 
+const std::string kSchemaVersion = std::to_string(PostgresSchemaMigrations().size());
+
 class PostgresStorageTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -90,7 +96,8 @@ TEST_F(PostgresStorageTest, RecordsTheSchemaVersionAndDoesNotMigrateTwice) {
     ASSERT_NE(store, nullptr);
     ASSERT_THAT(store->CreateStudy(MakeStudy("s1")), IsOk());
   }
-  EXPECT_THAT(database_->QueryValue("SELECT version FROM schema_version"), IsOkAndHolds("1"));
+  EXPECT_THAT(database_->QueryValue("SELECT version FROM schema_version"),
+              IsOkAndHolds(kSchemaVersion));
   // A second migration run would fail on CREATE TABLE studies.
   std::unique_ptr<PostgresStorage> reopened = OpenOrDie();
   ASSERT_NE(reopened, nullptr);
@@ -104,11 +111,73 @@ TEST_F(PostgresStorageTest, RefusesADatabaseWithANewerSchema) {
   EXPECT_THAT(PostgresStorage::Open(database_->url()),
               StatusIs(absl::StatusCode::kFailedPrecondition,
                        AllOf(HasSubstr(database_->name()), HasSubstr("schema version 99"),
-                             HasSubstr("newer than version 1"))));
+                             HasSubstr(absl::StrCat("newer than version ", kSchemaVersion)))));
   // Refusing left the database as it was.
   EXPECT_THAT(database_->QueryValue("SELECT version FROM schema_version"), IsOkAndHolds("99"));
-  ASSERT_THAT(database_->Execute("UPDATE schema_version SET version = 1"), IsOk());
+  ASSERT_THAT(
+      database_->Execute(absl::StrCat("UPDATE schema_version SET version = ", kSchemaVersion)),
+      IsOk());
   EXPECT_THAT(PostgresStorage::Open(database_->url()), IsOk());
+}
+
+// A bytea literal of the message's bytes.
+std::string ByteaLiteral(const google::protobuf::MessageLite& message) {
+  return absl::StrCat("'\\x", absl::BytesToHexString(message.SerializeAsString()), "'");
+}
+
+TEST_F(PostgresStorageTest, Version2MovesTheMeasurementCountAndLatestMeasurementToColumns) {
+  {
+    pqxx::connection connection(database_->url());
+    ASSERT_THAT(MigratePostgresSchema(connection, PostgresSchemaMigrations().first(1), "test"),
+                IsOkAndHolds(0));
+  }
+  // Version 1 rows: trial 1 with two measurements, its count and latest
+  // measurement in its body; trial 2 without any.
+  v1::Measurement first;
+  first.set_step(1);
+  first.set_sequence_number(1);
+  v1::Measurement second = first;
+  second.set_step(2);
+  second.set_sequence_number(2);
+  v1::Trial measured;
+  measured.set_study_name("s1");
+  measured.set_id(1);
+  measured.set_state(v1::Trial::ACTIVE);
+  measured.set_measurement_count(2);
+  *measured.mutable_latest_measurement() = second;
+  v1::Trial unmeasured = measured;
+  unmeasured.set_id(2);
+  unmeasured.set_measurement_count(0);
+  unmeasured.clear_latest_measurement();
+  ASSERT_THAT(database_->Execute(absl::StrCat(
+                  "INSERT INTO studies VALUES ('s1', 1, 0, ", ByteaLiteral(MakeStudy("s1")), ");",
+                  "INSERT INTO trials VALUES ('s1', 1, 2, '', NULL, ", ByteaLiteral(measured),
+                  "), ('s1', 2, 2, '', NULL, ", ByteaLiteral(unmeasured), ");",
+                  "INSERT INTO measurements VALUES ('s1', 1, 0, 1, 1, ", ByteaLiteral(first),
+                  "), ('s1', 1, 1, 2, 2, ", ByteaLiteral(second), ")")),
+              IsOk());
+
+  std::unique_ptr<PostgresStorage> store = OpenOrDie();
+  ASSERT_NE(store, nullptr);
+  absl::StatusOr<v1::Trial> migrated = store->GetTrial("s1", 1, true);
+  ASSERT_THAT(migrated, IsOk());
+  EXPECT_EQ(migrated->measurement_count(), 2);
+  EXPECT_EQ(migrated->latest_measurement().step(), 2);
+  EXPECT_EQ(migrated->measurements_size(), 2);
+  absl::StatusOr<v1::Trial> empty = store->GetTrial("s1", 2, false);
+  ASSERT_THAT(empty, IsOk());
+  EXPECT_EQ(empty->measurement_count(), 0);
+  EXPECT_FALSE(empty->has_latest_measurement());
+
+  // Appends continue after the migrated measurements.
+  v1::Measurement third = first;
+  third.set_step(3);
+  third.set_sequence_number(3);
+  absl::StatusOr<v1::Trial> appended =
+      store->AddMeasurements("s1", 1, std::vector<v1::Measurement>{second, third}, {});
+  ASSERT_THAT(appended, IsOk());
+  EXPECT_EQ(appended->measurement_count(), 3);
+  EXPECT_EQ(appended->latest_measurement().step(), 3);
 }
 
 TEST_F(PostgresStorageTest, ServersOpeningANewDatabaseTogetherMigrateItOnce) {

@@ -161,7 +161,7 @@ int WriteEverything(Storage& store) {
   if (!store
            .AddMeasurements(
                "s1", 1, std::vector<v1::Measurement>{MakeMeasurement(1, 1), MakeMeasurement(2, 2)},
-               nullptr)
+               {})
            .ok()) {
     return 3;
   }
@@ -476,7 +476,7 @@ TEST(SqliteStorageTest, FailureAfterAWriteRollsBackTheWholeTransaction) {
                          "BEGIN SELECT RAISE(ABORT, 'injected job failure'); END;"),
               IsOk());
   const std::vector<v1::Measurement> report = {MakeMeasurement(1, 1), MakeMeasurement(2, 2)};
-  EXPECT_THAT(store->AddMeasurements("s1", 1, report, nullptr),
+  EXPECT_THAT(store->AddMeasurements("s1", 1, report, {}),
               StatusIs(absl::StatusCode::kInternal,
                        AllOf(HasSubstr(path), HasSubstr("injected trial failure"))));
   EXPECT_THAT(store->CreateJob(MakeJob("job_1"), MakeStudy("job_1")),
@@ -489,7 +489,7 @@ TEST(SqliteStorageTest, FailureAfterAWriteRollsBackTheWholeTransaction) {
 
   ASSERT_THAT(ExecuteRaw(path, "DROP TRIGGER fail_trial_update; DROP TRIGGER fail_job_insert;"),
               IsOk());
-  absl::StatusOr<v1::Trial> trial = store->AddMeasurements("s1", 1, report, nullptr);
+  absl::StatusOr<v1::Trial> trial = store->AddMeasurements("s1", 1, report, {});
   ASSERT_THAT(trial, IsOk());
   EXPECT_EQ(trial->measurement_count(), 2);
   EXPECT_THAT(store->CreateJob(MakeJob("job_1"), MakeStudy("job_1")), IsOk());

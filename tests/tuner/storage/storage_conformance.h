@@ -357,8 +357,8 @@ TYPED_TEST_P(StorageConformanceTest, DeleteStudyRemovesItsTrialsAndMeasurementsO
   ASSERT_THAT(kept, SizeIs(1));
   const std::vector<v1::Measurement> measurements = {this->MakeMeasurement(1, 1, 0.5),
                                                      this->MakeMeasurement(2, 2, 0.6)};
-  ASSERT_THAT(this->store().AddMeasurements("doomed", 1, measurements, nullptr), IsOk());
-  ASSERT_THAT(this->store().AddMeasurements("kept", 1, measurements, nullptr), IsOk());
+  ASSERT_THAT(this->store().AddMeasurements("doomed", 1, measurements, {}), IsOk());
+  ASSERT_THAT(this->store().AddMeasurements("kept", 1, measurements, {}), IsOk());
 
   ASSERT_THAT(this->store().DeleteStudy("doomed"), IsOk());
   EXPECT_THAT(this->store().GetStudy("doomed"),
@@ -382,8 +382,7 @@ TYPED_TEST_P(StorageConformanceTest, DeleteStudyRemovesItsTrialsAndMeasurementsO
   EXPECT_THAT(fresh->measurements(), IsEmpty());
   EXPECT_EQ(fresh->measurement_count(), 0);
   // Two measurements with the old sequence numbers are new to the new trial.
-  absl::StatusOr<v1::Trial> appended =
-      this->store().AddMeasurements("doomed", 1, measurements, nullptr);
+  absl::StatusOr<v1::Trial> appended = this->store().AddMeasurements("doomed", 1, measurements, {});
   ASSERT_THAT(appended, IsOk());
   EXPECT_EQ(appended->measurement_count(), 2);
 
@@ -553,7 +552,7 @@ TYPED_TEST_P(StorageConformanceTest, ListTrialsIncludesMeasurementsOnlyWhenAsked
   this->CreateStudyWithTrials("s1", {v1::Trial::ACTIVE, v1::Trial::ACTIVE});
   const std::vector<v1::Measurement> measurements = {this->MakeMeasurement(10, 1, 0.1),
                                                      this->MakeMeasurement(20, 2, 0.2)};
-  ASSERT_THAT(this->store().AddMeasurements("s1", 2, measurements, nullptr), IsOk());
+  ASSERT_THAT(this->store().AddMeasurements("s1", 2, measurements, {}), IsOk());
 
   absl::StatusOr<Page<v1::Trial>> lean = this->store().ListTrials("s1", TrialQuery{});
   ASSERT_THAT(lean, IsOk());
@@ -586,9 +585,8 @@ TYPED_TEST_P(StorageConformanceTest, CountTrialsGroupsByStateOmittingZeros) {
 TYPED_TEST_P(StorageConformanceTest, UpdateTrialAppliesTheMutatorButNotStoreFields) {
   this->CreateStudyWithTrials("s1", {v1::Trial::ACTIVE, v1::Trial::ACTIVE});
   const v1::Measurement measurement = this->MakeMeasurement(5, 1, 0.9);
-  ASSERT_THAT(
-      this->store().AddMeasurements("s1", 1, std::vector<v1::Measurement>{measurement}, nullptr),
-      IsOk());
+  ASSERT_THAT(this->store().AddMeasurements("s1", 1, std::vector<v1::Measurement>{measurement}, {}),
+              IsOk());
   absl::StatusOr<v1::Trial> updated =
       this->store().UpdateTrial("s1", 1, [&](v1::Trial& trial) -> absl::Status {
         // The mutator sees the stored trial.
@@ -669,14 +667,14 @@ TYPED_TEST_P(StorageConformanceTest, AddMeasurementsAppendsInOrder) {
   this->CreateStudyWithTrials("s1", {v1::Trial::ACTIVE});
   const std::vector<v1::Measurement> first = {this->MakeMeasurement(1, 1, 0.1),
                                               this->MakeMeasurement(2, 2, 0.2)};
-  absl::StatusOr<v1::Trial> after_first = this->store().AddMeasurements("s1", 1, first, nullptr);
+  absl::StatusOr<v1::Trial> after_first = this->store().AddMeasurements("s1", 1, first, {});
   ASSERT_THAT(after_first, IsOk());
   EXPECT_EQ(after_first->measurement_count(), 2);
   EXPECT_THAT(after_first->latest_measurement(), EqualsProto(first[1]));
   EXPECT_THAT(after_first->measurements(), IsEmpty());
 
   const std::vector<v1::Measurement> second = {this->MakeMeasurement(3, 3, 0.3)};
-  absl::StatusOr<v1::Trial> after_second = this->store().AddMeasurements("s1", 1, second, nullptr);
+  absl::StatusOr<v1::Trial> after_second = this->store().AddMeasurements("s1", 1, second, {});
   ASSERT_THAT(after_second, IsOk());
   EXPECT_EQ(after_second->measurement_count(), 3);
   EXPECT_THAT(after_second->latest_measurement(), EqualsProto(second[0]));
@@ -697,10 +695,10 @@ TYPED_TEST_P(StorageConformanceTest, AddMeasurementsSkipsStoredSequenceNumbers) 
   this->CreateStudyWithTrials("s1", {v1::Trial::ACTIVE, v1::Trial::ACTIVE});
   const std::vector<v1::Measurement> batch = {this->MakeMeasurement(1, 1, 0.1),
                                               this->MakeMeasurement(2, 2, 0.2)};
-  ASSERT_THAT(this->store().AddMeasurements("s1", 1, batch, nullptr), IsOk());
+  ASSERT_THAT(this->store().AddMeasurements("s1", 1, batch, {}), IsOk());
 
   // The same batch again: a retry stores nothing and changes nothing.
-  absl::StatusOr<v1::Trial> retried = this->store().AddMeasurements("s1", 1, batch, nullptr);
+  absl::StatusOr<v1::Trial> retried = this->store().AddMeasurements("s1", 1, batch, {});
   ASSERT_THAT(retried, IsOk());
   EXPECT_EQ(retried->measurement_count(), 2);
   EXPECT_THAT(retried->latest_measurement(), EqualsProto(batch[1]));
@@ -712,7 +710,7 @@ TYPED_TEST_P(StorageConformanceTest, AddMeasurementsSkipsStoredSequenceNumbers) 
       this->MakeMeasurement(2, 2, 0.25), this->MakeMeasurement(3, 3, 0.3),
       this->MakeMeasurement(3, 3, 0.35), this->MakeMeasurement(4, 0, 0.4),
       this->MakeMeasurement(4, 0, 0.45)};
-  absl::StatusOr<v1::Trial> after_mixed = this->store().AddMeasurements("s1", 1, mixed, nullptr);
+  absl::StatusOr<v1::Trial> after_mixed = this->store().AddMeasurements("s1", 1, mixed, {});
   ASSERT_THAT(after_mixed, IsOk());
   EXPECT_EQ(after_mixed->measurement_count(), 5);
   EXPECT_THAT(after_mixed->latest_measurement(), EqualsProto(mixed[4]));
@@ -723,49 +721,55 @@ TYPED_TEST_P(StorageConformanceTest, AddMeasurementsSkipsStoredSequenceNumbers) 
                           EqualsProto(mixed[3]), EqualsProto(mixed[4])));
 
   // Sequence numbers are per trial.
-  absl::StatusOr<v1::Trial> other = this->store().AddMeasurements("s1", 2, batch, nullptr);
+  absl::StatusOr<v1::Trial> other = this->store().AddMeasurements("s1", 2, batch, {});
   ASSERT_THAT(other, IsOk());
   EXPECT_EQ(other->measurement_count(), 2);
 }
 
-TYPED_TEST_P(StorageConformanceTest, AddMeasurementsCheckSeesTheTrialAndItsErrorStoresNothing) {
+TYPED_TEST_P(StorageConformanceTest, AddMeasurementsRefusesATrialOutsideTheAcceptingStates) {
   this->CreateStudyWithTrials("s1", {v1::Trial::ACTIVE});
   ASSERT_THAT(this->store().UpdateTrial("s1", 1,
                                         [](v1::Trial& trial) {
-                                          trial.set_state(v1::Trial::STOPPING);
+                                          trial.set_state(v1::Trial::SUCCEEDED);
                                           return absl::OkStatus();
                                         }),
               IsOk());
-  v1::Trial::State seen = v1::Trial::STATE_UNSPECIFIED;
-  const TrialCheck refuse = [&](const v1::Trial& trial) {
-    seen = trial.state();
-    return absl::FailedPreconditionError("trial 1 of study s1 is STOPPING");
-  };
-  absl::StatusOr<v1::Trial> refused = this->store().AddMeasurements(
-      "s1", 1, std::vector<v1::Measurement>{this->MakeMeasurement(1, 1, 0.5)}, refuse);
-  EXPECT_EQ(refused.status(), absl::FailedPreconditionError("trial 1 of study s1 is STOPPING"));
-  EXPECT_EQ(seen, v1::Trial::STOPPING);
+  constexpr v1::Trial::State kRunning[] = {v1::Trial::ACTIVE, v1::Trial::STOPPING};
+  const std::vector<v1::Measurement> report = {this->MakeMeasurement(1, 1, 0.5)};
+  const absl::Status refusal = absl::FailedPreconditionError(
+      "study \"s1\" trial 1 is SUCCEEDED; it accepts measurements only while it is ACTIVE or "
+      "STOPPING");
+  EXPECT_EQ(this->store().AddMeasurements("s1", 1, report, kRunning).status(), refusal);
+  // A batch is refused whole, and so is an empty one.
+  const std::vector<v1::Measurement> batch = {this->MakeMeasurement(2, 2, 0.4),
+                                              this->MakeMeasurement(3, 3, 0.3)};
+  EXPECT_EQ(this->store().AddMeasurements("s1", 1, batch, kRunning).status(), refusal);
+  EXPECT_EQ(this->store().AddMeasurements("s1", 1, {}, kRunning).status(), refusal);
   absl::StatusOr<v1::Trial> got = this->store().GetTrial("s1", 1, true);
   ASSERT_THAT(got, IsOk());
   EXPECT_EQ(got->measurement_count(), 0);
   EXPECT_THAT(got->measurements(), IsEmpty());
   EXPECT_FALSE(got->has_latest_measurement());
 
-  // The same report passes once the check does, so the refusal left no trace
-  // of its sequence number.
-  absl::StatusOr<v1::Trial> accepted = this->store().AddMeasurements(
-      "s1", 1, std::vector<v1::Measurement>{this->MakeMeasurement(1, 1, 0.5)},
-      [](const v1::Trial&) { return absl::OkStatus(); });
+  // The same report is taken in an accepted state, so the refusal left no
+  // trace of its sequence number; no accepting states means any state.
+  constexpr v1::Trial::State kSucceeded[] = {v1::Trial::SUCCEEDED};
+  absl::StatusOr<v1::Trial> accepted = this->store().AddMeasurements("s1", 1, report, kSucceeded);
   ASSERT_THAT(accepted, IsOk());
   EXPECT_EQ(accepted->measurement_count(), 1);
+  EXPECT_EQ(accepted->state(), v1::Trial::SUCCEEDED);
+  absl::StatusOr<v1::Trial> any = this->store().AddMeasurements("s1", 1, batch, {});
+  ASSERT_THAT(any, IsOk());
+  EXPECT_EQ(any->measurement_count(), 3);
+  EXPECT_EQ(any->latest_measurement().step(), 3);
 }
 
 TYPED_TEST_P(StorageConformanceTest, AddMeasurementsToMissingTrialIsNotFound) {
   this->CreateStudyWithTrials("s1", {v1::Trial::ACTIVE});
   const std::vector<v1::Measurement> measurements = {this->MakeMeasurement(1, 1, 0.5)};
-  EXPECT_THAT(this->store().AddMeasurements("s1", 3, measurements, nullptr),
+  EXPECT_THAT(this->store().AddMeasurements("s1", 3, measurements, {}),
               StatusIs(absl::StatusCode::kNotFound, "study \"s1\" has no trial 3"));
-  EXPECT_THAT(this->store().AddMeasurements("s9", 1, measurements, nullptr),
+  EXPECT_THAT(this->store().AddMeasurements("s9", 1, measurements, {}),
               StatusIs(absl::StatusCode::kNotFound, HasSubstr("study \"s9\" not found")));
 }
 
@@ -1024,8 +1028,7 @@ TYPED_TEST_P(StorageConformanceTest, ConcurrentAddMeasurementsOnDifferentTrialsL
     threads.emplace_back([&, trial_id = t + 1] {
       for (int i = 1; i <= kReportsPerThread; ++i) {
         const std::vector<v1::Measurement> report = {this->MakeMeasurement(i * 10, i, i * 0.01)};
-        absl::StatusOr<v1::Trial> trial =
-            this->store().AddMeasurements("s1", trial_id, report, nullptr);
+        absl::StatusOr<v1::Trial> trial = this->store().AddMeasurements("s1", trial_id, report, {});
         if (!trial.ok() || trial->measurement_count() != i) ++failures;
       }
     });
@@ -1065,7 +1068,7 @@ TYPED_TEST_P(StorageConformanceTest, ConcurrentRetriesOfOneReportStoreItOnce) {
     threads.emplace_back([&] {
       for (int i = 1; i <= kReports; ++i) {
         const std::vector<v1::Measurement> report = {this->MakeMeasurement(i, i, 0.5)};
-        if (!this->store().AddMeasurements("s1", 1, report, nullptr).ok()) ++failures;
+        if (!this->store().AddMeasurements("s1", 1, report, {}).ok()) ++failures;
       }
     });
   }
@@ -1363,11 +1366,11 @@ REGISTER_TYPED_TEST_SUITE_P(
     UpdateTrialAppliesTheMutatorButNotStoreFields,
     UpdateTrialMutatorErrorRollsBackAndIsReturnedUnchanged, UpdateMissingTrialIsNotFound,
     AddMeasurementsAppendsInOrder, AddMeasurementsSkipsStoredSequenceNumbers,
-    AddMeasurementsCheckSeesTheTrialAndItsErrorStoresNothing,
-    AddMeasurementsToMissingTrialIsNotFound, CreateJobStoresTheJobAndItsStudy,
-    CreateJobFillsAnEmptyStudyNameAndRefusesAnother, CreateJobWithEmptyIdsIsInvalidArgument,
-    CreateJobWithTakenJobIdStoresNothing, CreateJobWithTakenStudyNameStoresNothing,
-    GetMissingJobIsNotFound, ListJobsIsNewestFirstAcrossPages, ListJobsInStatesFiltersOldestFirst,
+    AddMeasurementsRefusesATrialOutsideTheAcceptingStates, AddMeasurementsToMissingTrialIsNotFound,
+    CreateJobStoresTheJobAndItsStudy, CreateJobFillsAnEmptyStudyNameAndRefusesAnother,
+    CreateJobWithEmptyIdsIsInvalidArgument, CreateJobWithTakenJobIdStoresNothing,
+    CreateJobWithTakenStudyNameStoresNothing, GetMissingJobIsNotFound,
+    ListJobsIsNewestFirstAcrossPages, ListJobsInStatesFiltersOldestFirst,
     UpdateJobAppliesTheMutatorButKeepsTheId, UpdateJobMutatorErrorRollsBackAndIsReturnedUnchanged,
     UpdateMissingJobIsNotFound, PutTrialRunUpsertsAndListsByTrialId,
     TrialRunsOfMissingJobAreNotFound, ConcurrentAddMeasurementsOnDifferentTrialsLoseNothing,
