@@ -17,7 +17,20 @@ is_ours() {
   [ -r "/proc/$pid/comm" ] && [ "$(cat "/proc/$pid/comm")" = "$program" ]
 }
 
-# slurmd first: it ends the job steps still running.
+# Jobs first: a stopped slurmd leaves its job steps running.
+export SLURM_CONF=$dir/slurm.conf
+jobs=$(squeue -h -o %i 2>/dev/null || true)
+if [ -n "$jobs" ]; then
+  # shellcheck disable=SC2086
+  scancel --signal=KILL --full $jobs 2>/dev/null || true
+  # shellcheck disable=SC2086
+  scancel $jobs 2>/dev/null || true
+  for _ in $(seq 150); do
+    [ -z "$(squeue -h -o %i 2>/dev/null)" ] && break
+    sleep 0.1
+  done
+fi
+
 for program in slurmd slurmctld munged; do
   pid=$(cat "$dir/$program.pid" 2>/dev/null) || continue
   is_ours "$pid" "$program" || continue

@@ -15,8 +15,16 @@
 # exceed the real cores).
 set -euo pipefail
 
+dir=
 fail() {
   echo "slurm-up: $*" >&2
+  # Stop whatever already started, and keep the logs for a look.
+  if [ -n "$dir" ]; then
+    keep=$(mktemp -d "${TMPDIR:-/tmp}/vernier-slurm-failed.XXXXXX")
+    cp "$dir"/*.log "$dir"/munge/*.log "$keep"/ 2>/dev/null || true
+    "$(dirname "$0")/slurm-down.sh" "$dir" >/dev/null 2>&1 || true
+    echo "slurm-up: logs kept in $keep" >&2
+  fi
   exit 1
 }
 
@@ -94,7 +102,7 @@ chmod 0400 "$dir/munge/munge.key"
 runuser -u munge -- munged --socket="$munge_socket" --key-file="$dir/munge/munge.key" \
   --pid-file="$dir/munge/munged.pid" --log-file="$dir/munge/munged.log" \
   --seed-file="$dir/munge/munged.seed" ||
-  fail "munged did not start; see $dir/munge/munged.log"
+  fail "munged did not start"
 cp "$dir/munge/munged.pid" "$dir/munged.pid"
 for _ in $(seq 50); do
   munge --socket="$munge_socket" -n </dev/null | unmunge --socket="$munge_socket" >/dev/null 2>&1 && break
@@ -102,8 +110,8 @@ for _ in $(seq 50); do
 done
 
 # -c: a clean start, no jobs recovered from an earlier state.
-/usr/sbin/slurmctld -c || fail "slurmctld did not start; see $dir/slurmctld.log"
-/usr/sbin/slurmd || fail "slurmd did not start; see $dir/slurmd.log"
+/usr/sbin/slurmctld -c || fail "slurmctld did not start"
+/usr/sbin/slurmd || fail "slurmd did not start"
 state=
 for _ in $(seq 300); do
   state=$(sinfo -h -N -o %t 2>/dev/null || true)
@@ -111,5 +119,5 @@ for _ in $(seq 300); do
   sleep 0.1
 done
 [ "$state" = idle ] ||
-  fail "node $node is '${state:-unknown}', not idle, after 30 s; see $dir/slurmctld.log and $dir/slurmd.log (stop it with scripts/slurm-down.sh $dir)"
+  fail "node $node is '${state:-unknown}', not idle, after 30 s"
 echo "$dir"

@@ -121,6 +121,9 @@ absl::StatusOr<std::string> BuildSbatchScript(const TrialLaunch& launch,
       if (name == "CUDA_VISIBLE_DEVICES") continue;  // Slurm sets it per step.
       absl::StrAppend(&script, "  export ", name, "=", ShellQuote(value), "\n");
     }
+    // Slurm leaves it unset in a step without GPUs, which CUDA reads as
+    // "every GPU of the node".
+    if (replica.gpu_count == 0) script += "  export CUDA_VISIBLE_DEVICES=\n";
     const std::string exit_path = ShellQuote(ReplicaExitPath(replica.log_path));
     // The step first records the GPUs Slurm gave it, then becomes the
     // replica's command.

@@ -156,11 +156,13 @@ absl::StatusOr<v1::Job> JobCommands::BuildJob(const SubmitJobOptions& options) {
 absl::Status JobCommands::Submit(const SubmitJobOptions& options) {
   absl::StatusOr<v1::Job> job = BuildJob(options);
   if (!job.ok()) return job.status();
-  if (options.dry_run) return PrintJson(*job);
-
-  absl::StatusOr<v1::Job> submitted = client_->SubmitTrainingJob(*job);
+  absl::StatusOr<v1::Job> submitted = client_->SubmitTrainingJob(*job, options.dry_run);
   if (!submitted.ok()) return submitted.status();
   if (context_.format == OutputFormat::kJson) return PrintJson(*submitted);
+  if (options.dry_run) {
+    *context_.out << submitted->launch_preview();
+    return absl::OkStatus();
+  }
   *context_.out << "Submitted job " << submitted->job_id() << " (state "
                 << v1::Job::State_Name(submitted->state()) << ").\n"
                 << "Follow it with: vernier jobs describe " << submitted->job_id() << "\n";
