@@ -440,8 +440,9 @@ absl::Status JobController::ReconcileRuns(const v1::Job& job, std::vector<v1::Tr
     auto run = runs.find(trial.id());
     if (run == runs.end()) continue;
     const v1::ReplicaStatus* before = MasterOf(run->second);
-    if (before == nullptr || before->pid() == 0) {
-      // Recorded but never started: the server died between the two.
+    if (before == nullptr || run->second.backend_handle().empty()) {
+      // Recorded but never started: the server died between the two. (A
+      // Slurm replica has no PID of ours; the handle tells a submitted run.)
       runs.erase(run);
       continue;
     }

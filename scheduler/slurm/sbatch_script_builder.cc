@@ -121,21 +121,24 @@ absl::StatusOr<std::string> BuildSbatchScript(const TrialLaunch& launch,
       if (name == "CUDA_VISIBLE_DEVICES") continue;  // Slurm sets it per step.
       absl::StrAppend(&script, "  export ", name, "=", ShellQuote(value), "\n");
     }
-    // Slurm leaves it unset in a step without GPUs, which CUDA reads as
-    // "every GPU of the node".
-    if (replica.gpu_count == 0) script += "  export CUDA_VISIBLE_DEVICES=\n";
     const std::string exit_path = ShellQuote(ReplicaExitPath(replica.log_path));
     // The step first records the GPUs Slurm gave it, then becomes the
-    // replica's command.
+    // replica's command. Slurm removes CUDA_VISIBLE_DEVICES from a step
+    // without GPUs, which CUDA would read as "every GPU of the node": such
+    // a step sets it empty.
+    const std::string step_wrapper =
+        replica.gpu_count == 0
+            ? "'printf \"%s\\n\" \"${SLURM_STEP_GPUS-}\" >\"$0\"; export CUDA_VISIBLE_DEVICES=; "
+              "exec \"$@\"'"
+            : "'printf \"%s\\n\" \"${SLURM_STEP_GPUS-}\" >\"$0\"; exec \"$@\"'";
     absl::StrAppend(
         &script, "  srun --exact --nodes=1 --ntasks=1 --gpus-per-task=", replica.gpu_count,
         " --job-name=", ShellQuote(ReplicaName(replica)), " --chdir=",
         ShellQuote(replica.working_dir.empty() ? launch.trial_dir : replica.working_dir),
-        " \\\n    /bin/sh -c 'printf \"%s\\n\" \"${SLURM_STEP_GPUS-}\" >\"$0\"; exec \"$@\"' ",
-        ShellQuote(ReplicaGpusPath(replica.log_path)), " \\\n    ", Quoted(replica.argv), "\n",
-        "  code=$?\n", "  printf '%s\\n' \"$code\" >", exit_path, ".tmp && mv ", exit_path, ".tmp ",
-        exit_path, "\n", "  exit \"$code\"\n", ") >>", ShellQuote(replica.log_path),
-        " 2>&1 </dev/null &\n", "pids+=($!)\n");
+        " \\\n    /bin/sh -c ", step_wrapper, " ", ShellQuote(ReplicaGpusPath(replica.log_path)),
+        " \\\n    ", Quoted(replica.argv), "\n", "  code=$?\n", "  printf '%s\\n' \"$code\" >",
+        exit_path, ".tmp && mv ", exit_path, ".tmp ", exit_path, "\n", "  exit \"$code\"\n", ") >>",
+        ShellQuote(replica.log_path), " 2>&1 </dev/null &\n", "pids+=($!)\n");
   }
   script +=
       "\n"

@@ -28,8 +28,8 @@ std::string BatchOutputPath(const TrialLaunch& launch);
 // allocation holds one task per replica and the trial's GPUs all or
 // nothing, then each replica runs as an `srun --exact -n1
 // --gpus-per-task=K` step in the background with exactly its env exported
-// (CUDA_VISIBLE_DEVICES is Slurm's to set; empty for a replica without
-// GPUs), its working dir, and its output
+// (CUDA_VISIBLE_DEVICES is Slurm's to set, and set empty for a replica
+// without GPUs), its working dir, and its output
 // appended to its log_path; the script waits for all of them and exits with
 // the first replica's status. Pure: the same launch gives the same text.
 // InvalidArgument for what a shell script cannot carry (an env name that is

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "scheduler/slurm/slurm_handle.h"
+#include "scheduler/trial_run_start.h"
 #include "spdlog/spdlog.h"
 
 namespace vernier::scheduler {
@@ -146,15 +147,7 @@ absl::StatusOr<v1::TrialRun> SlurmBackend::Submit(const TrialLaunch& launch) {
     return labelled(slurm_job_id.status());
   }
 
-  v1::TrialRun run;
-  run.set_trial_id(launch.trial_id);
-  run.set_attempt(launch.attempt);
-  run.set_trial_dir(launch.trial_dir);
-  const auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
-  const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(since_epoch);
-  run.mutable_launch_time()->set_seconds(seconds.count());
-  run.mutable_launch_time()->set_nanos(static_cast<int32_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(since_epoch - seconds).count()));
+  v1::TrialRun run = StartTrialRun(launch);
   for (const ReplicaLaunch& replica : launch.replicas) {
     v1::ReplicaStatus& status = *run.add_replicas();
     status.set_role(replica.role);
@@ -177,6 +170,27 @@ absl::StatusOr<std::optional<SlurmJobInfo>> SlurmBackend::FindJob(
   return commands_.AccountedJob(slurm_job_id);
 }
 
+absl::StatusOr<std::optional<SlurmJobInfo>> SlurmBackend::RecentJob(
+    const std::string& slurm_job_id) {
+  const steady_clock::time_point now = steady_clock::now();
+  {
+    std::lock_guard lock(mutex_);
+    const auto cached = recent_jobs_.find(slurm_job_id);
+    if (cached != recent_jobs_.end() && now - cached->second.asked < options_.describe_interval) {
+      return cached->second.job;
+    }
+  }
+  absl::StatusOr<std::optional<SlurmJobInfo>> job = FindJob(slurm_job_id);
+  if (!job.ok()) return job;
+  std::lock_guard lock(mutex_);
+  if (job->has_value() && !IsEndedJobState((*job)->state)) {
+    recent_jobs_[slurm_job_id] = {now, **job};
+  } else {
+    recent_jobs_.erase(slurm_job_id);
+  }
+  return job;
+}
+
 absl::StatusOr<v1::TrialRun> SlurmBackend::Describe(const v1::TrialRun& run) {
   absl::StatusOr<SlurmHandle> handle = SlurmHandle::Parse(run.backend_handle());
   if (!handle.ok()) {
@@ -184,7 +198,7 @@ absl::StatusOr<v1::TrialRun> SlurmBackend::Describe(const v1::TrialRun& run) {
         absl::StrCat("trial ", run.trial_id(), ": ", handle.status().message()));
   }
   const std::string trial_label = TrialLabel(handle->job_id, run.trial_id());
-  absl::StatusOr<std::optional<SlurmJobInfo>> job = FindJob(handle->slurm_job_id);
+  absl::StatusOr<std::optional<SlurmJobInfo>> job = RecentJob(handle->slurm_job_id);
   if (!job.ok()) {
     return absl::Status(job.status().code(),
                         absl::StrCat(trial_label, " slurm_job=", handle->slurm_job_id, ": ",

@@ -2,6 +2,8 @@
 #define VERNIER_SCHEDULER_SLURM_SLURM_BACKEND_H_
 
 #include <chrono>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +25,11 @@ struct SlurmBackendOptions {
   std::chrono::milliseconds kill_wait = std::chrono::seconds(60);
   // How often Cancel looks at the job while it waits.
   std::chrono::milliseconds poll_interval = std::chrono::milliseconds(200);
+  // Describe asks slurmctld about a job at most this often and answers from
+  // the last answer in between (the job controller describes every running
+  // trial several times a second); the replicas' exit files are read every
+  // time.
+  std::chrono::milliseconds describe_interval = std::chrono::seconds(1);
 };
 
 // Runs each trial as one Slurm batch job on one node (see
@@ -56,12 +63,22 @@ class SlurmBackend : public Backend {
   // The job's state from scontrol, else sacct; nullopt when Slurm keeps no
   // trace of it.
   absl::StatusOr<std::optional<SlurmJobInfo>> FindJob(const std::string& slurm_job_id) const;
+  // FindJob, at most once per describe_interval for a job still running.
+  absl::StatusOr<std::optional<SlurmJobInfo>> RecentJob(const std::string& slurm_job_id);
   // Polls until the job ended or `deadline`; whether it ended.
   absl::StatusOr<bool> WaitUntilEnded(const std::string& slurm_job_id,
                                       std::chrono::steady_clock::time_point deadline) const;
 
   const SlurmBackendOptions options_;
   const SlurmCommands commands_;
+
+  struct CachedJob {
+    std::chrono::steady_clock::time_point asked;
+    SlurmJobInfo job;
+  };
+  std::mutex mutex_;
+  // Jobs not yet ended, by Slurm job id. Guarded by mutex_.
+  std::map<std::string, CachedJob> recent_jobs_;
 };
 
 }  // namespace vernier::scheduler

@@ -8,10 +8,12 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "tests/support/job_client.h"
 #include "tests/support/server_process.h"
+#include "tests/support/slurm_test_cluster.h"
 #include "tests/support/subprocess.h"
 
 namespace vernier::testing {
@@ -22,13 +24,10 @@ using ::testing::HasSubstr;
 class SlurmJobTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const char* conf = std::getenv("VERNIER_TEST_SLURM_CONF");
-    if (conf == nullptr || *conf == '\0') {
-      GTEST_SKIP() << "VERNIER_TEST_SLURM_CONF is unset: no Slurm test cluster "
-                      "(scripts/test.sh starts one with scripts/slurm-up.sh)";
-    }
+    const std::string conf = SlurmTestConf();
+    if (conf.empty()) GTEST_SKIP() << kNoSlurmTestCluster;
     // The server, its Slurm commands and through sbatch the jobs read it.
-    setenv("SLURM_CONF", conf, 1);
+    setenv("SLURM_CONF", conf.c_str(), 1);
   }
 
   TempDir dir_;
@@ -64,9 +63,14 @@ TEST_F(SlurmJobTest, TuningJobRunsEveryTrialAsASlurmJob) {
   for (const v1::TrialRun& run : job.trial_runs()) {
     EXPECT_THAT(run.backend_handle(), ::testing::StartsWith("slurm:"));
     ASSERT_EQ(run.replicas_size(), 1);
-    EXPECT_FALSE(run.replicas(0).host().empty()) << run.DebugString();
-    const std::string trial_dir = job_dir + "/" + std::to_string(run.trial_id());
-    EXPECT_TRUE(std::filesystem::exists(trial_dir + "/logs/slurm-job.sh"));
+    // The batch script ran the replica as a step and recorded its exit.
+    const std::string logs = job_dir + "/" + std::to_string(run.trial_id()) + "/logs/";
+    EXPECT_TRUE(std::filesystem::exists(logs + "slurm-job.sh"));
+    EXPECT_TRUE(std::filesystem::exists(logs + "master-0.log.gpus"));
+    std::ifstream exit_file(logs + "master-0.log.exit");
+    std::string exit_status;
+    EXPECT_TRUE(std::getline(exit_file, exit_status));
+    EXPECT_EQ(exit_status, "0");
   }
   const CommandResult logs = RunCommand(Cli(server, {"jobs", "stream-logs", "slurm_job"}));
   ASSERT_EQ(logs.exit_code, 0) << logs.err;

@@ -84,10 +84,10 @@ TEST(SbatchScriptBuilderTest, ExportsEachReplicasOwnEnvQuotedAndNoGpusToAReplica
   EXPECT_THAT(*script, HasSubstr("export RANK=1\n"));
   // Slurm's own choice of GPUs wins over the server's.
   EXPECT_THAT(*script, Not(HasSubstr("CUDA_VISIBLE_DEVICES=5")));
-  EXPECT_EQ(LinesWith(*script, "export CUDA_VISIBLE_DEVICES=").size(), 1u);
+  EXPECT_EQ(LinesWith(*script, "export CUDA_VISIBLE_DEVICES=; exec").size(), 1u);
   const size_t ps = script->find("# ps-0");
   ASSERT_NE(ps, std::string::npos);
-  EXPECT_NE(script->find("export CUDA_VISIBLE_DEVICES=\n", ps), std::string::npos);
+  EXPECT_NE(script->find("export CUDA_VISIBLE_DEVICES=; exec", ps), std::string::npos);
 }
 
 TEST(SbatchScriptBuilderTest, IsValidBashThatCarriesTheEnvironmentThrough) {

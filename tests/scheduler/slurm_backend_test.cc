@@ -23,6 +23,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "scheduler/slurm/slurm_handle.h"
+#include "tests/support/slurm_test_cluster.h"
 #include "tests/support/subprocess.h"
 
 namespace vernier::scheduler {
@@ -45,11 +46,8 @@ std::string ReadFile(const fs::path& path) {
 class SlurmBackendTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const char* conf = std::getenv("VERNIER_TEST_SLURM_CONF");
-    if (conf == nullptr || *conf == '\0') {
-      GTEST_SKIP() << "VERNIER_TEST_SLURM_CONF is unset: no Slurm test cluster "
-                      "(scripts/test.sh starts one with scripts/slurm-up.sh)";
-    }
+    const std::string conf = testing::SlurmTestConf();
+    if (conf.empty()) GTEST_SKIP() << testing::kNoSlurmTestCluster;
     options_.commands.env["SLURM_CONF"] = conf;
     options_.kill_wait = std::chrono::seconds(30);
     backend_ = std::make_unique<SlurmBackend>(options_);

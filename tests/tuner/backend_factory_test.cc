@@ -4,6 +4,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/slurm_test_cluster.h"
 
 namespace vernier::tuner {
 namespace {
@@ -42,9 +43,9 @@ TEST(BackendFactoryTest, SlurmThatDoesNotAnswerFailsAtStartNamingTheCommand) {
 }
 
 TEST(BackendFactoryTest, SlurmAnswersWithTheTestCluster) {
-  const char* conf = std::getenv("VERNIER_TEST_SLURM_CONF");
-  if (conf == nullptr || *conf == '\0') GTEST_SKIP() << "VERNIER_TEST_SLURM_CONF is unset";
-  setenv("SLURM_CONF", conf, 1);
+  const std::string conf = testing::SlurmTestConf();
+  if (conf.empty()) GTEST_SKIP() << testing::kNoSlurmTestCluster;
+  setenv("SLURM_CONF", conf.c_str(), 1);
   ServerOptions options;
   options.scheduler = "slurm";
   absl::StatusOr<std::unique_ptr<scheduler::Backend>> backend = MakeBackend(options);
