@@ -208,18 +208,26 @@ TEST_F(CliArgumentsTest, DryRunPrintsTheCheckedJobAndItsLaunchAndCreatesNothing)
 TEST_F(CliArgumentsTest, DryRunErrorsAreTheServersChecks) {
   vernier::testing::ServerProcess server((dir_ / "data").string());
   server.Start();
-  const std::string config = WriteFile("no_params.yaml",
+  // Only the server knows which jobs exist.
+  const std::string config = WriteFile("resume.yaml",
                                        "trainingInput:\n"
                                        "  hyperparameters:\n"
                                        "    goal: MAXIMIZE\n"
                                        "    hyperparameterMetricTag: accuracy\n"
-                                       "    maxTrials: 4\n");
+                                       "    maxTrials: 4\n"
+                                       "    resumePreviousJobId: no_such_job\n"
+                                       "    params:\n"
+                                       "      - parameterName: lr\n"
+                                       "        type: DOUBLE\n"
+                                       "        minValue: 0.1\n"
+                                       "        maxValue: 1\n");
   const CliRun run =
       RunCli({"jobs", "submit", "training", "job1", "--config", config, "--job-dir", "/tmp/j",
               "--dry-run", "--server", server.address(), "--", "/bin/true"});
   EXPECT_EQ(run.exit_code, kExitFailure);
-  EXPECT_THAT(run.err, HasSubstr("INVALID_ARGUMENT"));
-  EXPECT_THAT(run.err, HasSubstr("params is empty"));
+  EXPECT_THAT(run.err, HasSubstr("NOT_FOUND"));
+  EXPECT_THAT(run.err, HasSubstr("job \"no_such_job\" not found"));
+  EXPECT_THAT(run.out, IsEmpty());
 }
 
 TEST_F(CliArgumentsTest, UnreachableServerIsNamed) {
