@@ -14,7 +14,7 @@ dir=${1:?usage: scripts/slurm-down.sh DIR (the directory slurm-up.sh printed)}
 # reused since.
 is_ours() {
   local pid=$1 program=$2
-  [ -r "/proc/$pid/comm" ] && [ "$(cat "/proc/$pid/comm")" = "$program" ]
+  [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$program" ]
 }
 
 # Jobs first: a stopped slurmd leaves its job steps running.
