@@ -1,11 +1,15 @@
 #ifndef VERNIER_SCHEDULER_GANG_ALLOCATOR_H_
 #define VERNIER_SCHEDULER_GANG_ALLOCATOR_H_
 
+#include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "scheduler/node_buckets.h"
 
 namespace vernier::scheduler {
 
@@ -36,6 +40,37 @@ struct GangPlacement {
 // each of its replicas asks for (each replica on one node) or nothing, no
 // GPU is ever held by two gangs, and the queue order never lets a stream of
 // small gangs starve a large one. Pure logic: no I/O, no clock.
+//
+// Policy: first come, first served with a reservation for the head of the
+// queue (the oldest waiting gang) and backfill that cannot delay it.
+// - Schedule places the head whenever it fits, then the next head, and so on.
+// - When the head does not fit, it reserves GPU slots for each of its
+//   replicas, on the nodes with the most free GPUs (so that it waits for as
+//   few running gangs as possible), and at every later Schedule moves
+//   reserved slots that running gangs still hold onto GPUs that are free
+//   and unreserved then (a replica to a node with room for it whole, or a
+//   slot to a free one on its node). It is placed as soon as it fits, and
+//   at the latest once every reserved slot is free.
+// - The other waiting gangs, oldest first, are placed only onto free GPUs
+//   that are not reserved (backfill). Without run-time estimates that is the
+//   only backfill that can never delay the head.
+// Bound: a gang at the head waits at most for the gangs that held its
+// reserved slots when it became the head (at most one per GPU it asks for):
+// no gang placed later can take a reserved slot, and a reservation only
+// moves onto free GPUs, so that set only shrinks. Hence each gang becomes
+// the head after finitely many placements and then waits for at most `its
+// GPUs` running gangs. The price: at most the head's GPUs stand idle while
+// it waits.
+//
+// Placement is best fit: each replica, most GPUs first, goes to the fullest
+// node it fits on, which keeps large holes large (less fragmentation).
+// Nodes are kept in buckets by free count, so a decision costs
+// O(replicas x GPUs per node), not a scan of the nodes. A replica without
+// GPUs is placed on node 0 with no GPUs (its node is meaningless).
+// Feasible (CheckFeasible) means: this best fit packs the gang on the empty
+// cluster; a gang that fails it is refused at Enqueue, never left waiting.
+//
+// Not thread-safe: the caller serialises calls.
 class GangAllocator {
  public:
   // gpus_per_node[i]: how many GPUs node i has.
@@ -60,6 +95,75 @@ class GangAllocator {
   int total_gpus() const;
   int free_gpus() const;
   int queued_gangs() const;
+
+ private:
+  struct Gang {
+    GangRequest request;
+    // Replica indexes, most GPUs first.
+    std::vector<int> replica_order;
+    int total_gpus = 0;
+    uint64_t sequence = 0;
+    bool placed = false;
+    std::vector<ReplicaPlacement> placement;
+  };
+  struct Slot {
+    int node;
+    int gpu;
+  };
+
+  // Chooses a node for each replica from `pool` (best fit, most GPUs
+  // first) without taking anything; false when some replica does not fit.
+  static bool Plan(const std::vector<int>& gpus_per_replica, const std::vector<int>& order,
+                   NodeBuckets& pool, std::vector<int>& nodes, std::vector<Slot>& taken);
+  // Takes the GPUs of a plan: any free GPU of the node for the head, only
+  // unreserved ones for a backfilled gang.
+  void Take(Gang& gang, const std::vector<int>& nodes, bool may_use_reserved);
+  // Takes exactly the slots of `replicas` (Restore, or the head's
+  // reservation).
+  void TakeSlots(Gang& gang, std::vector<ReplicaPlacement> replicas);
+  void HoldSlot(int node, int gpu);
+  void ReserveSlot(int node, int gpu);
+  void UnreserveSlot(int node, int gpu);
+  int UnreservedSlots(int node) const;
+  // Reserves `gpus` slots of `node` for `replica`, free ones first.
+  void ReserveOn(ReplicaPlacement& replica, int node, int gpus);
+  void Reserve(const Gang& head);
+  // Moves the head's reserved slots that running gangs hold onto GPUs that
+  // are open now (on the same node, or the whole replica onto another).
+  void ImproveReservation();
+  void ClearReservation();
+  bool TryPlaceHead(Gang& head);
+  bool TryBackfill(Gang& gang);
+  void Dequeue(Gang& gang);
+
+  std::vector<int> capacity_;
+  int total_gpus_ = 0;
+  int free_gpus_ = 0;
+  // Free and not reserved.
+  int open_gpus_ = 0;
+  std::vector<std::vector<char>> held_;
+  std::vector<std::vector<char>> reserved_;
+  NodeBuckets free_buckets_;
+  NodeBuckets open_buckets_;
+  // Node capacities, for packing onto the empty cluster (CheckFeasible);
+  // Plan leaves it as it found it.
+  mutable NodeBuckets capacity_buckets_;
+
+  std::unordered_map<std::string, Gang> gangs_;
+  // The waiting gangs, oldest first.
+  std::map<uint64_t, Gang*> queue_;
+  int queued_without_gpus_ = 0;
+  uint64_t next_sequence_ = 0;
+
+  // The head's reservation, while it waits.
+  const Gang* reserved_for_ = nullptr;
+  std::vector<ReplicaPlacement> reservation_;
+  int reserved_slots_ = 0;
+  int reserved_free_ = 0;
+
+  // Scratch space of Plan, kept to spare allocations per decision.
+  mutable std::vector<Slot> plan_taken_;
+  std::vector<int> plan_nodes_;
 };
 
 }  // namespace vernier::scheduler

@@ -114,6 +114,7 @@ absl::Status RunServer(const ServerOptions& given) {
   controller_options.agent_timeout = options.agent_timeout;
   controller_options.launch.heartbeat_interval = HeartbeatIntervalFor(options.agent_timeout);
   controller_options.default_job_root = absl::StrCat(options.data_dir, "/jobs");
+  controller_options.gpus = options.gpus;
   JobController jobs(**store, studies, **backend, controller_options, SystemClock());
 
   StudyServiceImpl study_service(studies);

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
@@ -31,6 +32,8 @@ struct ServerOptions {
   // The host that agents (on Slurm, on the compute nodes) dial to reach
   // this server; empty: `host`.
   std::string advertise_host;
+  // This machine's GPUs that replicas may be granted (device indexes).
+  std::vector<int> gpus;
 };
 
 // Serves StudyService, JobService and AgentService (with health checking

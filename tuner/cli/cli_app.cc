@@ -161,6 +161,10 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
   serve->add_option("--advertise-host", flags.serve.advertise_host,
                     "Host the agents dial to reach this server, e.g. its name on the cluster "
                     "network (default: --host)");
+  serve->add_option("--gpus", flags.serve.gpus,
+                    "GPUs replicas may be granted: indexes such as 0,1,2,3 (used as given), or "
+                    "none (default: discovered through NVML or nvidia-smi, within "
+                    "CUDA_VISIBLE_DEVICES)");
   serve->add_option("--log-level", flags.serve.log_level, "Log verbosity")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}))
       ->capture_default_str();

@@ -10,7 +10,9 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/time.h"
+#include "scheduler/gpu_inventory.h"
 
 namespace vernier::cli {
 namespace {
@@ -108,6 +110,13 @@ absl::Status ServeCommand::Run(const ServeFlags& flags) const {
   absl::StatusOr<tuner::ServerOptions> options = BuildServerOptions(flags, std::getenv("HOME"));
   if (!options.ok()) return options.status();
   spdlog::set_level(spdlog::level::from_str(flags.log_level));
+  absl::StatusOr<scheduler::GpuInventory> gpus = scheduler::TakeGpuInventory(
+      flags.gpus, std::getenv("CUDA_VISIBLE_DEVICES"), scheduler::LocalGpuSources());
+  if (!gpus.ok()) return gpus.status();
+  options->gpus = gpus->gpus;
+  spdlog::info("GPUs: {} (source: {}{}{})",
+               gpus->gpus.empty() ? "none" : absl::StrJoin(gpus->gpus, ","), gpus->source,
+               gpus->detail.empty() ? "" : "; ", gpus->detail);
   return run_server_(*options);
 }
 

@@ -25,6 +25,9 @@ struct ServeFlags {
   std::string scheduler = "local";
   std::string slurm_partition;
   std::string advertise_host;
+  // The GPUs to grant: "0,1,2,3" (trusted as given), "none", or empty to
+  // discover them (NVML, then nvidia-smi; CUDA_VISIBLE_DEVICES respected).
+  std::string gpus;
 };
 
 // `vernier serve`: turns the flags into tuner::ServerOptions and runs the
@@ -42,7 +45,8 @@ class ServeCommand {
   static absl::StatusOr<tuner::ServerOptions> BuildServerOptions(const ServeFlags& flags,
                                                                  const char* home);
 
-  // Sets the spdlog level, then blocks in the server until it stops.
+  // Sets the spdlog level, takes the GPU inventory (logged with its
+  // source), then blocks in the server until it stops.
   absl::Status Run(const ServeFlags& flags) const;
 
  private:
