@@ -193,12 +193,11 @@ TEST_F(SlurmBackendTest, SecondTrialWaitsPendingUntilTheFirstFreesItsGpus) {
              Replica("worker", 1, 1, "exit 0")});
   absl::StatusOr<v1::TrialRun> first_run = backend_->Submit(first);
   ASSERT_TRUE(first_run.ok()) << first_run.status();
-  absl::StatusOr<v1::TrialRun> second_run = backend_->Submit(second);
-  ASSERT_TRUE(second_run.ok()) << second_run.status();
-
   const v1::TrialRun first_running = DescribeUntil(
       *first_run, [](const v1::TrialRun& run) { return AllIn(run, v1::ReplicaStatus::RUNNING); });
   ASSERT_TRUE(AllIn(first_running, v1::ReplicaStatus::RUNNING));
+  absl::StatusOr<v1::TrialRun> second_run = backend_->Submit(second);
+  ASSERT_TRUE(second_run.ok()) << second_run.status();
   // While the first holds 3 of the 4 GPUs, the second (3 more) never starts,
   // not even partly: every look finds all of its replicas pending.
   for (int look = 0; look < 10; ++look) {
@@ -261,10 +260,15 @@ TEST_F(SlurmBackendTest, CancelTakesAPendingTrialOutOfTheQueue) {
   const TrialLaunch queued = Trial({Replica("master", 0, 1, "exit 0")});
   absl::StatusOr<v1::TrialRun> holder_run = backend_->Submit(holder);
   ASSERT_TRUE(holder_run.ok()) << holder_run.status();
+  // Once the holder runs it has every GPU, so the next trial must wait.
+  const v1::TrialRun holding = DescribeUntil(
+      *holder_run, [](const v1::TrialRun& run) { return AllIn(run, v1::ReplicaStatus::RUNNING); });
+  ASSERT_TRUE(AllIn(holding, v1::ReplicaStatus::RUNNING)) << holding.DebugString();
   absl::StatusOr<v1::TrialRun> queued_run = backend_->Submit(queued);
   ASSERT_TRUE(queued_run.ok()) << queued_run.status();
-  DescribeUntil(*holder_run,
-                [](const v1::TrialRun& run) { return AllIn(run, v1::ReplicaStatus::RUNNING); });
+  absl::StatusOr<v1::TrialRun> waiting = backend_->Describe(*queued_run);
+  ASSERT_TRUE(waiting.ok()) << waiting.status();
+  EXPECT_TRUE(AllIn(*waiting, v1::ReplicaStatus::PENDING)) << waiting->DebugString();
   ASSERT_TRUE(backend_->Cancel(*queued_run, milliseconds(1000)).ok());
   const v1::TrialRun cancelled = DescribeUntil(*queued_run, AllEnded);
   EXPECT_TRUE(AllEnded(cancelled)) << cancelled.DebugString();
