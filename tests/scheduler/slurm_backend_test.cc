@@ -277,6 +277,28 @@ TEST_F(SlurmBackendTest, CancelTakesAPendingTrialOutOfTheQueue) {
   DescribeUntil(*holder_run, AllEnded);
 }
 
+TEST_F(SlurmBackendTest, JobsSlurmForgotAndAClusterWithoutAccountingAnswerNothing) {
+  const SlurmCommands commands(options_.commands);
+  absl::StatusOr<std::optional<SlurmJobInfo>> shown = commands.ShowJob("999999");
+  ASSERT_TRUE(shown.ok()) << shown.status();
+  EXPECT_FALSE(shown->has_value());
+  // The test cluster has no slurmdbd: "accounting storage is disabled".
+  absl::StatusOr<std::optional<SlurmJobInfo>> accounted = commands.AccountedJob("1");
+  ASSERT_TRUE(accounted.ok()) << accounted.status();
+  EXPECT_FALSE(accounted->has_value());
+  // A run whose job Slurm no longer knows and that recorded no exit is lost.
+  v1::TrialRun forgotten;
+  forgotten.set_trial_id(9);
+  forgotten.set_backend_handle(SlurmHandle{"999999", "slurm_test"}.Format());
+  v1::ReplicaStatus* replica = forgotten.add_replicas();
+  replica->set_role("master");
+  replica->set_state(v1::ReplicaStatus::RUNNING);
+  replica->set_log_path(dir_.path() + "/nowhere/master-0.log");
+  absl::StatusOr<v1::TrialRun> described = backend_->Describe(forgotten);
+  ASSERT_TRUE(described.ok()) << described.status();
+  EXPECT_EQ(described->replicas(0).state(), v1::ReplicaStatus::LOST);
+}
+
 TEST_F(SlurmBackendTest, CapacityIsTheLargestNodesGpus) {
   EXPECT_TRUE(backend_->CheckCapacity({1, 1, 1, 1}).ok());
   EXPECT_TRUE(backend_->CheckCapacity({0}).ok());
