@@ -37,9 +37,15 @@ function(vernier_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LABELS" ${ARGN})
   vernier_executable(${name} SOURCES ${ARG_SOURCES} DEPS ${ARG_DEPS} GTest::gtest GTest::gmock GTest::gtest_main)
   include(GoogleTest)
+  # Tests on the one Slurm test cluster take turns: they count its GPUs.
+  set(extra_properties "")
+  if(name MATCHES "slurm")
+    list(APPEND extra_properties RESOURCE_LOCK slurm_test_cluster)
+  endif()
   gtest_discover_tests(${name}
     DISCOVERY_MODE PRE_TEST
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
     PROPERTIES LABELS "${ARG_LABELS}"
-               ENVIRONMENT "VERNIER_BUILD_DIR=${PROJECT_BINARY_DIR}\\;VERNIER_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+               ENVIRONMENT "VERNIER_BUILD_DIR=${PROJECT_BINARY_DIR}\\;VERNIER_SOURCE_DIR=${PROJECT_SOURCE_DIR}"
+               ${extra_properties})
 endfunction()

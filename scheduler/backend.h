@@ -65,6 +65,11 @@ class Backend {
     (void)gpus_per_replica;
     return absl::OkStatus();
   }
+  // What Submit would start for `launch`, as text to check before
+  // submitting (`vernier jobs submit --dry-run`); starts nothing. By
+  // default each replica's environment additions and command line, as shell
+  // words; the Slurm backend gives its sbatch script.
+  virtual absl::StatusOr<std::string> PreviewLaunch(const TrialLaunch& launch) const;
 };
 
 }  // namespace vernier::scheduler

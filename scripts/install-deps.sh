@@ -9,6 +9,7 @@ packages=(
   libeigen3-dev libnlopt-cxx-dev libnlopt-dev libpqxx-dev libspdlog-dev libyaml-cpp-dev
   libcli11-dev libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev libre2-dev
   postgresql
+  slurm-wlm munge
   python3
   python3-grpcio python3-protobuf python3-yaml python3-setuptools python3-pip python3-wheel
   python3-venv python3-pytest python3-nbclient python3-ipykernel python3-matplotlib

@@ -10,4 +10,9 @@ postgres_dir=$(scripts/postgres-up.sh)
 trap 'scripts/postgres-down.sh "$postgres_dir"' EXIT
 VERNIER_TEST_POSTGRES_URL=$(cat "$postgres_dir/url")
 export VERNIER_TEST_POSTGRES_URL
+# A throw-away single-node Slurm cluster with 4 fake GPUs for the Slurm
+# backend's tests, stopped on exit too.
+slurm_dir=$(scripts/slurm-up.sh)
+trap 'scripts/slurm-down.sh "$slurm_dir"; scripts/postgres-down.sh "$postgres_dir"' EXIT
+export VERNIER_TEST_SLURM_CONF=$slurm_dir/slurm.conf
 ctest --test-dir "${VERNIER_BUILD_DIR:-build}" --output-on-failure -j "$(nproc)" --timeout 600

@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <random>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -116,7 +117,7 @@ void JobController::Tick() {
   }
 }
 
-absl::StatusOr<v1::Job> JobController::SubmitJob(v1::Job job) {
+absl::StatusOr<v1::Study> JobController::CheckSubmission(v1::Job& job) {
   if (absl::Status status = config::ValidateJobId(job.job_id()); !status.ok()) return status;
   if (job.command().empty()) {
     return absl::InvalidArgumentError(
@@ -183,9 +184,15 @@ absl::StatusOr<v1::Job> JobController::SubmitJob(v1::Job job) {
           previous_id));
     }
   }
-
-  const absl::Time now = clock_();
   study.mutable_spec()->set_seed(std::random_device{}() | 1);
+  return study;
+}
+
+absl::StatusOr<v1::Job> JobController::SubmitJob(v1::Job job) {
+  absl::StatusOr<v1::Study> checked = CheckSubmission(job);
+  if (!checked.ok()) return checked.status();
+  v1::Study& study = *checked;
+  const absl::Time now = clock_();
   study.set_state(v1::Study::ACTIVE);
   *study.mutable_create_time() = ToTimestamp(now);
   job.set_state(v1::Job::QUEUED);
@@ -201,6 +208,35 @@ absl::StatusOr<v1::Job> JobController::SubmitJob(v1::Job job) {
                  job.algorithm_description());
   }
   return created;
+}
+
+absl::StatusOr<v1::Job> JobController::PreviewJob(v1::Job job) {
+  absl::StatusOr<v1::Study> study = CheckSubmission(job);
+  if (!study.ok()) return study.status();
+  study->set_state(v1::Study::ACTIVE);
+  job.set_state(v1::Job::QUEUED);
+  job.set_study_name(study->name());
+  job.set_algorithm_description(suggest::DescribeAlgorithm(study->spec()));
+  absl::StatusOr<std::unique_ptr<suggest::Designer>> designer =
+      suggest::MakeDesigner(study->spec());
+  if (!designer.ok()) return designer.status();
+  std::mt19937_64 rng(study->spec().seed());
+  absl::StatusOr<suggest::Suggestions> first = (*designer)->Suggest({}, 1, rng);
+  if (!first.ok()) return first.status();
+  v1::Trial trial;
+  trial.set_id(1);
+  if (!first->points.empty()) {
+    for (const v1::ParameterValue& value : first->points.front()) *trial.add_parameters() = value;
+  }
+  absl::StatusOr<std::string> preview = backend_.PreviewLaunch(MakeLaunch(job, *study, trial, 0));
+  if (!preview.ok()) return preview.status();
+  job.set_launch_preview(*std::move(preview));
+  return job;
+}
+
+scheduler::TrialLaunch JobController::MakeLaunch(const v1::Job& job, const v1::Study& study,
+                                                 const v1::Trial& trial, int attempt) const {
+  return BuildTrialLaunch(job, study, trial, options_.launch, attempt);
 }
 
 absl::StatusOr<v1::GetJobResponse> JobController::GetJob(std::string_view job_id) {
@@ -411,8 +447,9 @@ absl::Status JobController::ReconcileRuns(const v1::Job& job, std::vector<v1::Tr
     auto run = runs.find(trial.id());
     if (run == runs.end()) continue;
     const v1::ReplicaStatus* before = MasterOf(run->second);
-    if (before == nullptr || before->pid() == 0) {
-      // Recorded but never started: the server died between the two.
+    if (before == nullptr || run->second.backend_handle().empty()) {
+      // Recorded but never started: the server died between the two. (A
+      // Slurm replica has no PID of ours; the handle tells a submitted run.)
       runs.erase(run);
       continue;
     }
@@ -506,7 +543,7 @@ void JobController::FailSilentAgents(const v1::Job& job, std::vector<v1::Trial>&
 
 absl::Status JobController::LaunchTrial(const v1::Job& job, const v1::Study& study,
                                         const v1::Trial& trial) {
-  scheduler::TrialLaunch launch = BuildTrialLaunch(job, study, trial, options_.launch, 0);
+  scheduler::TrialLaunch launch = MakeLaunch(job, study, trial, 0);
   v1::TrialRun pending;
   pending.set_trial_id(trial.id());
   pending.set_trial_dir(launch.trial_dir);

@@ -62,6 +62,10 @@ class JobController {
   void Stop();
 
   absl::StatusOr<v1::Job> SubmitJob(v1::Job job);
+  // Checks `job` as SubmitJob does and returns it as it would be stored,
+  // with launch_preview: what the backend would start for a first trial
+  // (parameters from a fresh designer). Creates and starts nothing.
+  absl::StatusOr<v1::Job> PreviewJob(v1::Job job);
   absl::StatusOr<v1::GetJobResponse> GetJob(std::string_view job_id);
   absl::StatusOr<storage::Page<v1::Job>> ListJobs(int page_size, std::string_view page_token);
   absl::StatusOr<v1::Job> CancelJob(std::string_view job_id);
@@ -79,6 +83,11 @@ class JobController {
   absl::Status ReconcileRuns(const v1::Job& job, std::vector<v1::Trial>& trials,
                              std::map<int64_t, v1::TrialRun>& runs);
   absl::Status LaunchTrial(const v1::Job& job, const v1::Study& study, const v1::Trial& trial);
+  // Fills in the job's defaults and checks it; the study it would get.
+  absl::StatusOr<v1::Study> CheckSubmission(v1::Job& job);
+  // The one place a trial's launch is built, for real launches and dry runs.
+  scheduler::TrialLaunch MakeLaunch(const v1::Job& job, const v1::Study& study,
+                                    const v1::Trial& trial, int attempt) const;
   void CancelTrialsInBackground(const v1::Job& job, const std::vector<v1::Trial>& trials,
                                 const std::map<int64_t, v1::TrialRun>& runs, std::string reason);
   absl::Status FinishJob(const v1::Job& job, v1::Job::State state, std::string error,

@@ -23,7 +23,8 @@ bool HasEnded(v1::Job::State state) {
 grpc::Status JobServiceImpl::SubmitTrainingJob(grpc::ServerContext*,
                                                const v1::SubmitTrainingJobRequest* request,
                                                v1::Job* response) {
-  absl::StatusOr<v1::Job> job = jobs_.SubmitJob(request->job());
+  absl::StatusOr<v1::Job> job =
+      request->dry_run() ? jobs_.PreviewJob(request->job()) : jobs_.SubmitJob(request->job());
   if (!job.ok()) return ToGrpcStatus(job.status());
   *response = std::move(*job);
   return grpc::Status::OK;

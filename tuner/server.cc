@@ -16,9 +16,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
-#include "scheduler/local/local_backend.h"
 #include "spdlog/spdlog.h"
 #include "tuner/agent_service_impl.h"
+#include "tuner/backend_factory.h"
 #include "tuner/job_controller.h"
 #include "tuner/job_service_impl.h"
 #include "tuner/storage/storage_factory.h"
@@ -116,8 +116,9 @@ absl::Status RunServer(const ServerOptions& given) {
   if (!store.ok()) return store.status();
   if (absl::Status status = InstallShutdownHandlers(); !status.ok()) return status;
 
+  absl::StatusOr<std::unique_ptr<scheduler::Backend>> backend = MakeBackend(options);
+  if (!backend.ok()) return backend.status();
   StudyManager studies(**store, SystemClock());
-  scheduler::LocalBackend backend;
   JobControllerOptions controller_options;
   controller_options.launch.agent_path = options.agent_path;
   controller_options.launch.grace_period = options.grace_period;
@@ -127,7 +128,7 @@ absl::Status RunServer(const ServerOptions& given) {
   controller_options.default_job_root = absl::StrCat(options.data_dir, "/jobs");
   controller_options.gpus = options.gpus;
   controller_options.machine_types = std::move(machine_types);
-  JobController jobs(**store, studies, backend, controller_options, SystemClock());
+  JobController jobs(**store, studies, **backend, controller_options, SystemClock());
 
   StudyServiceImpl study_service(studies);
   JobServiceImpl job_service(jobs, **store, options.poll_interval);
@@ -148,7 +149,9 @@ absl::Status RunServer(const ServerOptions& given) {
         absl::StrFormat("cannot listen on %s (is another server using the port?)", address));
   }
   const std::string bound_address = absl::StrCat(options.host, ":", bound_port);
-  jobs.Start(bound_address);
+  jobs.Start(options.advertise_host.empty()
+                 ? bound_address
+                 : absl::StrCat(options.advertise_host, ":", bound_port));
   spdlog::info("vernier serve listening on {} (store {}, data dir {})", bound_address,
                storage::DescribeStorageUrl(options.db_url), options.data_dir);
   std::cout << "vernier serve listening on " << bound_address << std::endl;

@@ -24,6 +24,14 @@ struct ServerOptions {
   std::chrono::milliseconds poll_interval{200};
   // A trial whose agent sends nothing for this long fails; zero: never.
   absl::Duration agent_timeout = absl::Seconds(60);
+  // Where trials run: "local" (this machine) or "slurm" (one sbatch job per
+  // trial; see docs/slurm.md).
+  std::string scheduler = "local";
+  // The Slurm partition trials go to; empty: the cluster's default.
+  std::string slurm_partition;
+  // The host that agents (on Slurm, on the compute nodes) dial to reach
+  // this server; empty: `host`.
+  std::string advertise_host;
   // This machine's GPUs that replicas may be granted (device indexes).
   std::vector<int> gpus;
   // Machine types and scale tiers (YAML); empty: the built-in ones.

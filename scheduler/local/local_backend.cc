@@ -15,6 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "scheduler/local/spawn_replica.h"
+#include "scheduler/trial_run_start.h"
 #include "spdlog/spdlog.h"
 
 namespace vernier::scheduler {
@@ -89,15 +90,7 @@ absl::StatusOr<v1::TrialRun> LocalBackend::Submit(const TrialLaunch& launch) {
   if (launch.replicas.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(trial_label, ": the launch has no replicas"));
   }
-  v1::TrialRun run;
-  run.set_trial_id(launch.trial_id);
-  run.set_attempt(launch.attempt);
-  run.set_trial_dir(launch.trial_dir);
-  const auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
-  const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(since_epoch);
-  run.mutable_launch_time()->set_seconds(seconds.count());
-  run.mutable_launch_time()->set_nanos(static_cast<int32_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(since_epoch - seconds).count()));
+  v1::TrialRun run = StartTrialRun(launch);
 
   LocalHandle handle{.replicas = {}, .job_id = launch.job_id};
   for (const ReplicaLaunch& replica : launch.replicas) {

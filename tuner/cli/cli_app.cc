@@ -151,6 +151,16 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
                    "Fail a running trial whose agent sends no heartbeat or report for this long, "
                    "and end its processes (e.g. 30s, 2m; 0: never)")
       ->capture_default_str();
+  serve
+      ->add_option("--scheduler", flags.serve.scheduler,
+                   "Where trials run: local (this machine) or slurm (one sbatch job per trial, "
+                   "see docs/slurm.md)")
+      ->capture_default_str();
+  serve->add_option("--slurm-partition", flags.serve.slurm_partition,
+                    "Slurm partition for the trials (default: the cluster's default)");
+  serve->add_option("--advertise-host", flags.serve.advertise_host,
+                    "Host the agents dial to reach this server, e.g. its name on the cluster "
+                    "network (default: --host)");
   serve->add_option("--gpus", flags.serve.gpus,
                     "GPUs replicas may be granted: indexes such as 0,1,2,3 (used as given), or "
                     "none (default: discovered through NVML or nvidia-smi, within "
@@ -187,7 +197,8 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
                    "Output directory; trial N writes to JOB_DIR/N")
       ->required();
   training->add_flag("--dry-run", flags.submit.dry_run,
-                     "Print the job that would be submitted (JSON) and send nothing");
+                     "Print what the server would start for the first trial (the sbatch "
+                     "script on Slurm) and create nothing");
   AddClientOptions(training, &flags.client);
   // Collected rather than refused, to say where the trainer command goes.
   training->allow_extras();

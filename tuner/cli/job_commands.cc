@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "scheduler/shell_quote.h"
 #include "tuner/cli/fetch_all_pages.h"
 #include "tuner/cli/table_printer.h"
 #include "tuner/cli/time_format.h"
@@ -34,29 +35,10 @@ absl::StatusOr<std::string> AbsoluteDirectory(const std::string& directory) {
   return normal;
 }
 
-// Quotes an argument the way a POSIX shell would need it, so that the
-// printed command can be pasted back into a terminal.
-std::string ShellQuote(const std::string& argument) {
-  const bool plain = !argument.empty() && std::all_of(argument.begin(), argument.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) ||
-           std::string_view("_-./=:,+@%").find(c) != std::string_view::npos;
-  });
-  if (plain) return argument;
-  std::string quoted = "'";
-  for (char c : argument) {
-    if (c == '\'') {
-      quoted += "'\\''";
-    } else {
-      quoted += c;
-    }
-  }
-  return quoted + "'";
-}
-
 std::string ShellCommand(const google::protobuf::RepeatedPtrField<std::string>& command) {
   if (command.empty()) return "-";
   return absl::StrJoin(command, " ", [](std::string* out, const std::string& argument) {
-    out->append(ShellQuote(argument));
+    out->append(scheduler::ShellQuote(argument));
   });
 }
 
@@ -217,13 +199,15 @@ absl::StatusOr<v1::Job> JobCommands::BuildJob(const SubmitJobOptions& options) {
 absl::Status JobCommands::Submit(const SubmitJobOptions& options) {
   absl::StatusOr<v1::Job> job = BuildJob(options);
   if (!job.ok()) return job.status();
-  if (options.dry_run) return PrintJson(*job);
-
-  absl::StatusOr<v1::Job> submitted = client_->SubmitTrainingJob(*job);
+  absl::StatusOr<v1::Job> submitted = client_->SubmitTrainingJob(*job, options.dry_run);
   if (!submitted.ok()) {
     return config::LocateInTrainingInputFile(submitted.status(), options.config_path);
   }
   if (context_.format == OutputFormat::kJson) return PrintJson(*submitted);
+  if (options.dry_run) {
+    *context_.out << submitted->launch_preview();
+    return absl::OkStatus();
+  }
   *context_.out << "Submitted job " << submitted->job_id() << " (state "
                 << v1::Job::State_Name(submitted->state()) << ").\n"
                 << "Follow it with: vernier jobs describe " << submitted->job_id() << "\n";

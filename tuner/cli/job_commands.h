@@ -31,7 +31,9 @@ class JobCommands {
   // so that mistakes are reported as FILE:LINE:COLUMN.
   static absl::StatusOr<v1::Job> BuildJob(const SubmitJobOptions& options);
 
-  // With dry_run, prints the job as JSON and sends nothing.
+  // With dry_run, the server checks the job and this prints what it would
+  // start for the first trial (the job with launch_preview in JSON), and
+  // nothing is created.
   absl::Status Submit(const SubmitJobOptions& options);
   absl::Status Describe(const std::string& job_id);
   // Follows page tokens until the server has no more jobs.

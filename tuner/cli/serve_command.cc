@@ -69,6 +69,16 @@ absl::StatusOr<tuner::ServerOptions> ServeCommand::BuildServerOptions(const Serv
   options.host = flags.host;
   options.port = flags.port;
   options.grace_period = std::chrono::milliseconds(flags.grace_period_ms);
+  if (flags.scheduler != "local" && flags.scheduler != "slurm") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--scheduler \"", flags.scheduler, "\" is not local or slurm"));
+  }
+  if (!flags.slurm_partition.empty() && flags.scheduler != "slurm") {
+    return absl::InvalidArgumentError("--slurm-partition needs --scheduler slurm");
+  }
+  options.scheduler = flags.scheduler;
+  options.slurm_partition = flags.slurm_partition;
+  options.advertise_host = flags.advertise_host;
 
   std::string data_dir = flags.data_dir;
   if (data_dir.empty()) {

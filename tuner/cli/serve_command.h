@@ -22,6 +22,9 @@ struct ServeFlags {
   // A duration ("30s", "2m", "500ms") or plain seconds; "0" turns it off.
   std::string agent_timeout = "60s";
   std::string log_level = "info";
+  std::string scheduler = "local";
+  std::string slurm_partition;
+  std::string advertise_host;
   // The GPUs to grant: "0,1,2,3" (trusted as given), "none", or empty to
   // discover them (NVML, then nvidia-smi; CUDA_VISIBLE_DEVICES respected).
   std::string gpus;

@@ -67,9 +67,10 @@ absl::StatusOr<Response> VernierClient::CallUnary(
   return response;
 }
 
-absl::StatusOr<v1::Job> VernierClient::SubmitTrainingJob(const v1::Job& job) {
+absl::StatusOr<v1::Job> VernierClient::SubmitTrainingJob(const v1::Job& job, bool dry_run) {
   v1::SubmitTrainingJobRequest request;
   *request.mutable_job() = job;
+  request.set_dry_run(dry_run);
   return CallUnary<v1::Job>([&](grpc::ClientContext* context, v1::Job* response) {
     return jobs_->SubmitTrainingJob(context, request, response);
   });

@@ -30,7 +30,9 @@ class VernierClient {
 
   const std::string& address() const { return options_.address; }
 
-  absl::StatusOr<v1::Job> SubmitTrainingJob(const v1::Job& job);
+  // With `dry_run` the server checks the job and answers it with
+  // launch_preview, creating nothing.
+  absl::StatusOr<v1::Job> SubmitTrainingJob(const v1::Job& job, bool dry_run = false);
   absl::StatusOr<v1::GetJobResponse> GetJob(const std::string& job_id);
   absl::StatusOr<v1::ListJobsResponse> ListJobs(int page_size, const std::string& page_token);
   absl::StatusOr<v1::Job> CancelJob(const std::string& job_id);

@@ -13,6 +13,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/server_process.h"
 #include "tests/tuner/cli/cli_test_runner.h"
 #include "tuner/cli/cli_app.h"
 #include "tuner/cli/serve_command.h"
@@ -155,13 +156,20 @@ TEST_F(CliArgumentsTest, ConfigErrorsNameFileLineAndColumn) {
   EXPECT_THAT(run.err, HasSubstr("maxValue"));
 }
 
-TEST_F(CliArgumentsTest, DryRunPrintsTheJobAsJsonWithAnAbsoluteJobDir) {
+TEST_F(CliArgumentsTest, DryRunPrintsTheCheckedJobAndItsLaunchAndCreatesNothing) {
+  vernier::testing::ServerProcess server((dir_ / "data").string());
+  server.Start();
   const std::string config = SourcePath("examples/hptuning_config.yaml");
   const std::filesystem::path previous = std::filesystem::current_path();
   std::filesystem::current_path(dir_);
-  const CliRun run = RunCli({"jobs", "submit", "training", "moons_001", "--config", config,
-                             "--job-dir", "runs/moons/", "--dry-run", "--server", "127.0.0.1:1",
-                             "--", "python3", "train.py", "--format", "json5", "--epochs", "5"});
+  const std::vector<std::string> submit = {
+      "jobs",      "submit",      "training",  "moons_001", "--config",       config,
+      "--job-dir", "runs/moons/", "--dry-run", "--server",  server.address(), "--",
+      "python3",   "train.py",    "--format",  "json5",     "--epochs",       "5"};
+  std::vector<std::string> as_json = submit;
+  as_json.insert(as_json.begin() + 11, {"--format", "json"});
+  const CliRun run = RunCli(as_json);
+  const CliRun text = RunCli(submit);
   std::filesystem::current_path(previous);
 
   ASSERT_EQ(run.exit_code, kExitSuccess) << run.err;
@@ -180,8 +188,46 @@ TEST_F(CliArgumentsTest, DryRunPrintsTheJobAsJsonWithAnAbsoluteJobDir) {
   ASSERT_EQ(hyperparameters.params_size(), 4);
   EXPECT_EQ(hyperparameters.params(0).parameter_name(), "learning_rate");
   EXPECT_EQ(hyperparameters.params(0).scale_type(), v1::ParameterSpec::UNIT_LOG_SCALE);
-  // Nothing listens on port 1: the dry run never tried.
-  EXPECT_THAT(run.err, IsEmpty());
+  // The local backend's preview: the master's command line, as the
+  // controller builds it for trial 1.
+  EXPECT_THAT(job.launch_preview(), HasSubstr("# master-0: 0 GPU(s)"));
+  EXPECT_THAT(job.launch_preview(), HasSubstr("-- python3 train.py --format json5 --epochs 5 "));
+  EXPECT_THAT(job.launch_preview(), HasSubstr("--learning_rate="));
+  EXPECT_THAT(job.launch_preview(),
+              HasSubstr("--job-dir=" + (dir_ / "runs" / "moons" / "1").string()));
+
+  ASSERT_EQ(text.exit_code, kExitSuccess) << text.err;
+  EXPECT_THAT(text.out, HasSubstr("# master-0: 0 GPU(s)"));
+  EXPECT_THAT(text.out, HasSubstr("--job-dir=" + (dir_ / "runs" / "moons" / "1").string()));
+
+  const CliRun describe = RunCli({"jobs", "describe", "moons_001", "--server", server.address()});
+  EXPECT_EQ(describe.exit_code, kExitFailure);
+  EXPECT_THAT(describe.err, HasSubstr("NOT_FOUND"));
+}
+
+TEST_F(CliArgumentsTest, DryRunErrorsAreTheServersChecks) {
+  vernier::testing::ServerProcess server((dir_ / "data").string());
+  server.Start();
+  // Only the server knows which jobs exist.
+  const std::string config = WriteFile("resume.yaml",
+                                       "trainingInput:\n"
+                                       "  hyperparameters:\n"
+                                       "    goal: MAXIMIZE\n"
+                                       "    hyperparameterMetricTag: accuracy\n"
+                                       "    maxTrials: 4\n"
+                                       "    resumePreviousJobId: no_such_job\n"
+                                       "    params:\n"
+                                       "      - parameterName: lr\n"
+                                       "        type: DOUBLE\n"
+                                       "        minValue: 0.1\n"
+                                       "        maxValue: 1\n");
+  const CliRun run =
+      RunCli({"jobs", "submit", "training", "job1", "--config", config, "--job-dir", "/tmp/j",
+              "--dry-run", "--server", server.address(), "--", "/bin/true"});
+  EXPECT_EQ(run.exit_code, kExitFailure);
+  EXPECT_THAT(run.err, HasSubstr("NOT_FOUND"));
+  EXPECT_THAT(run.err, HasSubstr("job \"no_such_job\" not found"));
+  EXPECT_THAT(run.out, IsEmpty());
 }
 
 TEST_F(CliArgumentsTest, UnreachableServerIsNamed) {
@@ -288,6 +334,32 @@ TEST(ServeCommandTest, WithoutHomeTheDataDirMustBeGiven) {
       ServeCommand::BuildServerOptions(ServeFlags(), nullptr);
   EXPECT_EQ(options.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(options.status().message(), HasSubstr("--data-dir is required when HOME is not set"));
+}
+
+TEST(ServeCommandTest, SchedulerIsLocalOrSlurmAndSlurmFlagsNeedSlurm) {
+  ServeFlags flags;
+  flags.data_dir = "/d";
+  absl::StatusOr<tuner::ServerOptions> options = ServeCommand::BuildServerOptions(flags, nullptr);
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->scheduler, "local");
+
+  flags.scheduler = "slurm";
+  flags.slurm_partition = "gpu";
+  flags.advertise_host = "login1";
+  options = ServeCommand::BuildServerOptions(flags, nullptr);
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->scheduler, "slurm");
+  EXPECT_EQ(options->slurm_partition, "gpu");
+  EXPECT_EQ(options->advertise_host, "login1");
+
+  flags.scheduler = "pbs";
+  options = ServeCommand::BuildServerOptions(flags, nullptr);
+  EXPECT_EQ(options.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(options.status().message(), HasSubstr("--scheduler \"pbs\" is not local or slurm"));
+
+  flags.scheduler = "local";
+  options = ServeCommand::BuildServerOptions(flags, nullptr);
+  EXPECT_THAT(options.status().message(), HasSubstr("--slurm-partition needs --scheduler slurm"));
 }
 
 TEST(ServeCommandTest, RejectsPortsAndGracePeriodsOutOfRange) {

@@ -1,0 +1,145 @@
+#include "scheduler/slurm/command_runner.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+extern char** environ;
+
+namespace vernier::scheduler {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::steady_clock;
+
+// The environment as NAME=VALUE strings: ours, with `overrides` replacing
+// or adding entries.
+std::vector<std::string> MergedEnvironment(const std::map<std::string, std::string>& overrides) {
+  std::vector<std::string> merged;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    const std::string text = *entry;
+    const std::string name = text.substr(0, text.find('='));
+    if (!overrides.contains(name)) merged.push_back(text);
+  }
+  for (const auto& [name, value] : overrides) merged.push_back(absl::StrCat(name, "=", value));
+  return merged;
+}
+
+std::vector<char*> Pointers(std::vector<std::string>& strings) {
+  std::vector<char*> pointers;
+  for (std::string& text : strings) pointers.push_back(text.data());
+  pointers.push_back(nullptr);
+  return pointers;
+}
+
+int WaitForExit(pid_t pid) {
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return WEXITSTATUS(status);
+}
+
+}  // namespace
+
+absl::StatusOr<CommandOutput> RunCommand(const std::vector<std::string>& argv,
+                                         const std::map<std::string, std::string>& env,
+                                         milliseconds timeout) {
+  const std::string command = absl::StrJoin(argv, " ");
+  if (argv.empty()) return absl::InvalidArgumentError("RunCommand: empty command line");
+  int out_pipe[2];
+  int err_pipe[2];
+  if (pipe2(out_pipe, O_CLOEXEC) != 0) {
+    return absl::InternalError(absl::StrCat("`", command, "`: pipe: ", std::strerror(errno)));
+  }
+  if (pipe2(err_pipe, O_CLOEXEC) != 0) {
+    const int error = errno;
+    close(out_pipe[0]);
+    close(out_pipe[1]);
+    return absl::InternalError(absl::StrCat("`", command, "`: pipe: ", std::strerror(error)));
+  }
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, err_pipe[1], STDERR_FILENO);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t no_signals;
+  sigemptyset(&no_signals);
+  sigset_t all_signals;
+  sigfillset(&all_signals);
+  posix_spawnattr_setsigmask(&attributes, &no_signals);
+  posix_spawnattr_setsigdefault(&attributes, &all_signals);
+  // A group of its own, so that a timeout kills what it started too.
+  posix_spawnattr_setpgroup(&attributes, 0);
+  posix_spawnattr_setflags(&attributes,
+                           POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+
+  std::vector<std::string> arguments = argv;
+  std::vector<std::string> environment = MergedEnvironment(env);
+  pid_t pid = 0;
+  const int spawn_error = posix_spawnp(&pid, arguments[0].c_str(), &actions, &attributes,
+                                       Pointers(arguments).data(), Pointers(environment).data());
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  if (spawn_error != 0) {
+    close(out_pipe[0]);
+    close(err_pipe[0]);
+    return absl::UnavailableError(
+        absl::StrCat("cannot run `", command, "`: ", std::strerror(spawn_error)));
+  }
+
+  CommandOutput output;
+  const steady_clock::time_point deadline = steady_clock::now() + timeout;
+  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  int open_fds = 2;
+  bool timed_out = false;
+  while (open_fds > 0) {
+    const auto left =
+        std::chrono::duration_cast<milliseconds>(deadline - steady_clock::now()).count();
+    if (left <= 0) {
+      timed_out = true;
+      break;
+    }
+    if (poll(fds, 2, static_cast<int>(left)) < 0) continue;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
+      char buffer[4096];
+      const ssize_t n = read(fds[i].fd, buffer, sizeof(buffer));
+      if (n > 0) {
+        (i == 0 ? output.out : output.err).append(buffer, static_cast<size_t>(n));
+      } else if (n == 0 || errno != EINTR) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+      }
+    }
+  }
+  for (pollfd& fd : fds) {
+    if (fd.fd >= 0) close(fd.fd);
+  }
+  if (timed_out) {
+    killpg(pid, SIGKILL);
+    WaitForExit(pid);
+    return absl::DeadlineExceededError(
+        absl::StrCat("`", command, "` did not finish in ", timeout.count(), " ms; killed it"));
+  }
+  output.exit_code = WaitForExit(pid);
+  return output;
+}
+
+}  // namespace vernier::scheduler

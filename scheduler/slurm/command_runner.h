@@ -1,0 +1,32 @@
+#ifndef VERNIER_SCHEDULER_SLURM_COMMAND_RUNNER_H_
+#define VERNIER_SCHEDULER_SLURM_COMMAND_RUNNER_H_
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace vernier::scheduler {
+
+struct CommandOutput {
+  // The program's exit code; 128+N when signal N ended it.
+  int exit_code = 0;
+  std::string out;
+  std::string err;
+};
+
+// Runs argv (no shell; argv[0] looked up in PATH) to completion with its
+// stdout and stderr captured, stdin from /dev/null, this process's
+// environment plus `env`. After `timeout` its process group is killed and
+// DeadlineExceeded names the command. Unavailable when it cannot be started
+// (say, not installed). A non-zero exit is not an error here: the caller
+// reads exit_code and err.
+absl::StatusOr<CommandOutput> RunCommand(const std::vector<std::string>& argv,
+                                         const std::map<std::string, std::string>& env,
+                                         std::chrono::milliseconds timeout);
+
+}  // namespace vernier::scheduler
+
+#endif  // VERNIER_SCHEDULER_SLURM_COMMAND_RUNNER_H_

@@ -1,0 +1,156 @@
+#include "scheduler/slurm/sbatch_script_builder.h"
+
+#include <cctype>
+#include <filesystem>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "scheduler/shell_quote.h"
+
+namespace vernier::scheduler {
+namespace {
+
+// Job names show in squeue; Slurm cuts them at 1024 characters.
+std::string SlurmJobName(const TrialLaunch& launch) {
+  return absl::StrCat("vernier-", launch.job_id, "-", launch.trial_id);
+}
+
+bool IsShellIdentifier(const std::string& name) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+  for (char c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  }
+  return true;
+}
+
+std::string ReplicaName(const ReplicaLaunch& replica) {
+  return absl::StrCat(replica.role, "-", replica.index);
+}
+
+absl::Status CheckWord(const ReplicaLaunch& replica, const std::string& what,
+                       const std::string& word) {
+  if (word.find('\0') == std::string::npos) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat("replica ", ReplicaName(replica), ": ", what,
+                                                 " holds a NUL byte, which a script cannot carry"));
+}
+
+std::string Quoted(const std::vector<std::string>& words) {
+  return absl::StrJoin(
+      words, " ", [](std::string* out, const std::string& word) { out->append(ShellQuote(word)); });
+}
+
+}  // namespace
+
+std::string ReplicaExitPath(const std::string& log_path) { return absl::StrCat(log_path, ".exit"); }
+
+std::string ReplicaGpusPath(const std::string& log_path) { return absl::StrCat(log_path, ".gpus"); }
+
+std::string BatchOutputPath(const TrialLaunch& launch) {
+  const std::string log_dir =
+      launch.replicas.empty()
+          ? absl::StrCat(launch.trial_dir, "/logs")
+          : std::filesystem::path(launch.replicas.front().log_path).parent_path().string();
+  return absl::StrCat(log_dir, "/slurm-batch.out");
+}
+
+absl::StatusOr<std::string> BuildSbatchScript(const TrialLaunch& launch,
+                                              const SbatchOptions& options) {
+  if (launch.replicas.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "job=", launch.job_id, " trial=", launch.trial_id, ": the launch has no replicas"));
+  }
+  int total_gpus = 0;
+  for (const ReplicaLaunch& replica : launch.replicas) {
+    if (replica.argv.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("replica ", ReplicaName(replica), " has an empty command line"));
+    }
+    if (replica.gpu_count < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("replica ", ReplicaName(replica), " asks for ", replica.gpu_count, " GPUs"));
+    }
+    for (const std::string& word : replica.argv) {
+      if (absl::Status status = CheckWord(replica, "an argument", word); !status.ok()) {
+        return status;
+      }
+    }
+    for (const auto& [name, value] : replica.env) {
+      if (!IsShellIdentifier(name)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("replica ", ReplicaName(replica), ": environment variable name '", name,
+                         "' is not a shell identifier (letters, digits, _; not first a digit)"));
+      }
+      if (absl::Status status = CheckWord(replica, absl::StrCat("$", name), value); !status.ok()) {
+        return status;
+      }
+    }
+    total_gpus += replica.gpu_count;
+  }
+
+  std::string script = "#!/bin/bash\n";
+  absl::StrAppend(&script, "# Trial ", launch.trial_id, " of job ", launch.job_id, " (study ",
+                  launch.study_name, ", attempt ", launch.attempt,
+                  "), written by vernier serve.\n");
+  const auto directive = [&script](const std::string& option) {
+    absl::StrAppend(&script, "#SBATCH ", option, "\n");
+  };
+  directive(absl::StrCat("--job-name=", ShellQuote(SlurmJobName(launch))));
+  // One node: the replicas reach each other on it, and the allocation is
+  // all or nothing.
+  directive("--nodes=1");
+  directive(absl::StrCat("--ntasks=", launch.replicas.size()));
+  if (total_gpus > 0) directive(absl::StrCat("--gpus=", total_gpus));
+  if (!options.partition.empty()) {
+    directive(absl::StrCat("--partition=", ShellQuote(options.partition)));
+  }
+  directive(absl::StrCat("--chdir=", ShellQuote(launch.trial_dir)));
+  directive(absl::StrCat("--output=", ShellQuote(BatchOutputPath(launch))));
+  directive("--open-mode=append");
+  // Retries are the server's decision, not Slurm's.
+  directive("--no-requeue");
+  script +=
+      "\n"
+      "# sbatch's GPU request would otherwise leak into every step below.\n"
+      "unset SLURM_GPUS SLURM_TRES_PER_JOB SLURM_GPUS_PER_TASK SLURM_TRES_PER_TASK\n"
+      "pids=()\n";
+
+  for (const ReplicaLaunch& replica : launch.replicas) {
+    absl::StrAppend(&script, "\n# ", ReplicaName(replica), ": ", replica.gpu_count, " GPU(s)\n(\n");
+    for (const auto& [name, value] : replica.env) {
+      if (name == "CUDA_VISIBLE_DEVICES") continue;  // Slurm sets it per step.
+      absl::StrAppend(&script, "  export ", name, "=", ShellQuote(value), "\n");
+    }
+    const std::string exit_path = ShellQuote(ReplicaExitPath(replica.log_path));
+    // The step first records the GPUs Slurm gave it, then becomes the
+    // replica's command. Slurm removes CUDA_VISIBLE_DEVICES from a step
+    // without GPUs, which CUDA would read as "every GPU of the node": such
+    // a step sets it empty.
+    const std::string step_wrapper =
+        replica.gpu_count == 0
+            ? "'printf \"%s\\n\" \"${SLURM_STEP_GPUS-}\" >\"$0\"; export CUDA_VISIBLE_DEVICES=; "
+              "exec \"$@\"'"
+            : "'printf \"%s\\n\" \"${SLURM_STEP_GPUS-}\" >\"$0\"; exec \"$@\"'";
+    absl::StrAppend(
+        &script, "  srun --exact --nodes=1 --ntasks=1 --gpus-per-task=", replica.gpu_count,
+        " --job-name=", ShellQuote(ReplicaName(replica)), " --chdir=",
+        ShellQuote(replica.working_dir.empty() ? launch.trial_dir : replica.working_dir),
+        " \\\n    /bin/sh -c ", step_wrapper, " ", ShellQuote(ReplicaGpusPath(replica.log_path)),
+        " \\\n    ", Quoted(replica.argv), "\n", "  code=$?\n", "  printf '%s\\n' \"$code\" >",
+        exit_path, ".tmp && mv ", exit_path, ".tmp ", exit_path, "\n", "  exit \"$code\"\n", ") >>",
+        ShellQuote(replica.log_path), " 2>&1 </dev/null &\n", "pids+=($!)\n");
+  }
+  script +=
+      "\n"
+      "# The trial's status is its first replica's (master or chief).\n"
+      "status=0\n"
+      "for i in \"${!pids[@]}\"; do\n"
+      "  wait \"${pids[$i]}\"\n"
+      "  code=$?\n"
+      "  if [ \"$i\" = 0 ]; then status=$code; fi\n"
+      "done\n"
+      "exit \"$status\"\n";
+  return script;
+}
+
+}  // namespace vernier::scheduler

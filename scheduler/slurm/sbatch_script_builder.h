@@ -1,0 +1,42 @@
+#ifndef VERNIER_SCHEDULER_SLURM_SBATCH_SCRIPT_BUILDER_H_
+#define VERNIER_SCHEDULER_SLURM_SBATCH_SCRIPT_BUILDER_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "scheduler/backend.h"
+
+namespace vernier::scheduler {
+
+struct SbatchOptions {
+  // --partition; empty: the cluster's default partition.
+  std::string partition;
+};
+
+// The file beside a replica's log where its batch script records how it
+// ended: srun's exit status (the task's exit code, 128+N for signal N).
+std::string ReplicaExitPath(const std::string& log_path);
+// The file beside a replica's log where its step records the GPUs Slurm
+// gave it (SLURM_STEP_GPUS: the node's device indexes, comma separated).
+std::string ReplicaGpusPath(const std::string& log_path);
+// The batch shell's own output (Slurm's messages about the allocation).
+std::string BatchOutputPath(const TrialLaunch& launch);
+
+// The sbatch script that runs a trial as ONE Slurm allocation on one node
+// (--nodes=1, so that every replica reaches the others over the node's
+// loopback; heterogeneous jobs never start on a one-node cluster): the
+// allocation holds one task per replica and the trial's GPUs all or
+// nothing, then each replica runs as an `srun --exact -n1
+// --gpus-per-task=K` step in the background with exactly its env exported
+// (CUDA_VISIBLE_DEVICES is Slurm's to set, and set empty for a replica
+// without GPUs), its working dir, and its output
+// appended to its log_path; the script waits for all of them and exits with
+// the first replica's status. Pure: the same launch gives the same text.
+// InvalidArgument for what a shell script cannot carry (an env name that is
+// no shell identifier, a NUL byte).
+absl::StatusOr<std::string> BuildSbatchScript(const TrialLaunch& launch,
+                                              const SbatchOptions& options);
+
+}  // namespace vernier::scheduler
+
+#endif  // VERNIER_SCHEDULER_SLURM_SBATCH_SCRIPT_BUILDER_H_

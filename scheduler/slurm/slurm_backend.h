@@ -1,0 +1,86 @@
+#ifndef VERNIER_SCHEDULER_SLURM_SLURM_BACKEND_H_
+#define VERNIER_SCHEDULER_SLURM_SLURM_BACKEND_H_
+
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "scheduler/backend.h"
+#include "scheduler/slurm/sbatch_script_builder.h"
+#include "scheduler/slurm/slurm_commands.h"
+#include "vernier/v1/job.pb.h"
+
+namespace vernier::scheduler {
+
+struct SlurmBackendOptions {
+  SbatchOptions sbatch;
+  SlurmCommandsOptions commands;
+  // How long Cancel waits for the job to end after SIGKILL (Slurm may take
+  // its KillWait and the node's clean-up) before it gives up with an error.
+  std::chrono::milliseconds kill_wait = std::chrono::seconds(60);
+  // How often Cancel looks at the job while it waits.
+  std::chrono::milliseconds poll_interval = std::chrono::milliseconds(200);
+  // Describe asks slurmctld about a job at most this often and answers from
+  // the last answer in between (the job controller describes every running
+  // trial several times a second); the replicas' exit files are read every
+  // time.
+  std::chrono::milliseconds describe_interval = std::chrono::seconds(1);
+};
+
+// Runs each trial as one Slurm batch job on one node (see
+// BuildSbatchScript): Slurm grants the GPUs, all or nothing, so a trial that
+// does not fit waits in Slurm's queue (its replicas PENDING). Everything
+// Describe and Cancel need comes from Slurm, the handle (slurm:JOBID) and
+// the files the batch script writes beside each replica's log (its exit
+// status and GPUs), so a later server process, or one on another machine
+// sharing the job directory, takes over runs an earlier one submitted.
+// The job directory must be on a file system the nodes share with the
+// server (logs, exit statuses).
+class SlurmBackend : public Backend {
+ public:
+  explicit SlurmBackend(SlurmBackendOptions options = {});
+
+  absl::StatusOr<v1::TrialRun> Submit(const TrialLaunch& launch) override;
+  absl::StatusOr<v1::TrialRun> Describe(const v1::TrialRun& run) override;
+  // SIGTERM to every task of every step, up to `grace` for the job to end,
+  // then SIGKILL to everything and scancel; returns once Slurm says the job
+  // ended (not while it is COMPLETING).
+  absl::Status Cancel(const v1::TrialRun& run, std::chrono::milliseconds grace) override;
+
+  bool AllocatesGpus() const override { return true; }
+  // OK when one node of the partition has as many GPUs as the whole trial
+  // asks for (a trial runs on one node).
+  absl::Status CheckCapacity(const std::vector<int>& gpus_per_replica) override;
+  // The sbatch script Submit would send.
+  absl::StatusOr<std::string> PreviewLaunch(const TrialLaunch& launch) const override;
+
+ private:
+  // The job's state from scontrol, else sacct; nullopt when Slurm keeps no
+  // trace of it.
+  absl::StatusOr<std::optional<SlurmJobInfo>> FindJob(const std::string& slurm_job_id) const;
+  // FindJob, at most once per describe_interval for a job still running.
+  absl::StatusOr<std::optional<SlurmJobInfo>> RecentJob(const std::string& slurm_job_id);
+  // Polls until the job ended or `deadline`; whether it ended.
+  absl::StatusOr<bool> WaitUntilEnded(const std::string& slurm_job_id,
+                                      std::chrono::steady_clock::time_point deadline) const;
+
+  const SlurmBackendOptions options_;
+  const SlurmCommands commands_;
+
+  struct CachedJob {
+    std::chrono::steady_clock::time_point asked;
+    SlurmJobInfo job;
+  };
+  std::mutex mutex_;
+  // Jobs not yet ended, by Slurm job id. Guarded by mutex_.
+  std::map<std::string, CachedJob> recent_jobs_;
+};
+
+}  // namespace vernier::scheduler
+
+#endif  // VERNIER_SCHEDULER_SLURM_SLURM_BACKEND_H_

@@ -1,0 +1,81 @@
+// End to end on Slurm: the real `vernier serve --scheduler slurm`, the real
+// CLI, agent and example trainer, each trial one sbatch job on the test
+// cluster (scripts/slurm-up.sh; scripts/test.sh starts one and sets
+// VERNIER_TEST_SLURM_CONF). Skipped when that variable is unset.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "tests/support/job_client.h"
+#include "tests/support/server_process.h"
+#include "tests/support/slurm_test_cluster.h"
+#include "tests/support/subprocess.h"
+
+namespace vernier::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+class SlurmJobTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string conf = SlurmTestConf();
+    if (conf.empty()) GTEST_SKIP() << kNoSlurmTestCluster;
+    // The server, its Slurm commands and through sbatch the jobs read it.
+    setenv("SLURM_CONF", conf.c_str(), 1);
+  }
+
+  TempDir dir_;
+};
+
+TEST_F(SlurmJobTest, TuningJobRunsEveryTrialAsASlurmJob) {
+  ServerProcess server(dir_.path() + "/data", 0, {"--scheduler", "slurm"});
+  server.Start();
+  const std::string config = dir_.path() + "/config.yaml";
+  WriteFile(config, SmallConfig(/*max_trials=*/3, /*parallel=*/2, /*max_failed=*/0));
+  const std::string job_dir = dir_.path() + "/runs";
+  const std::vector<std::string> trainer = {"python3", SourcePath("examples/trainer/train.py"),
+                                            "--epochs", "2"};
+
+  // The dry run prints the sbatch script of the first trial and creates
+  // nothing.
+  std::vector<std::string> dry_run = Submit(server, "slurm_job", config, job_dir, trainer);
+  dry_run.insert(std::find(dry_run.begin(), dry_run.end(), "--"), "--dry-run");
+  const CommandResult preview = RunCommand(dry_run);
+  ASSERT_EQ(preview.exit_code, 0) << preview.out << preview.err;
+  EXPECT_THAT(preview.out, ::testing::StartsWith("#!/bin/bash\n"));
+  EXPECT_THAT(preview.out, HasSubstr("#SBATCH --nodes=1\n"));
+  EXPECT_THAT(preview.out, HasSubstr("srun --exact --nodes=1 --ntasks=1 --gpus-per-task=0 "
+                                     "--job-name=master-0"));
+  EXPECT_THAT(preview.out, HasSubstr("--job-dir=" + job_dir + "/1"));
+  EXPECT_NE(RunCommand(Cli(server, {"jobs", "describe", "slurm_job"})).exit_code, 0);
+
+  const CommandResult submit = RunCommand(Submit(server, "slurm_job", config, job_dir, trainer));
+  ASSERT_EQ(submit.exit_code, 0) << submit.out << submit.err;
+  const v1::GetJobResponse job = WaitForJob(server, "slurm_job", Ended);
+  ASSERT_EQ(job.job().state(), v1::Job::SUCCEEDED) << job.DebugString() << server.log();
+  EXPECT_EQ(job.trial_counts().succeeded(), 3);
+  for (const v1::TrialRun& run : job.trial_runs()) {
+    EXPECT_THAT(run.backend_handle(), ::testing::StartsWith("slurm:"));
+    ASSERT_EQ(run.replicas_size(), 1);
+    // The batch script ran the replica as a step and recorded its exit.
+    const std::string logs = job_dir + "/" + std::to_string(run.trial_id()) + "/logs/";
+    EXPECT_TRUE(std::filesystem::exists(logs + "slurm-job.sh"));
+    EXPECT_TRUE(std::filesystem::exists(logs + "master-0.log.gpus"));
+    std::ifstream exit_file(logs + "master-0.log.exit");
+    std::string exit_status;
+    EXPECT_TRUE(std::getline(exit_file, exit_status));
+    EXPECT_EQ(exit_status, "0");
+  }
+  const CommandResult logs = RunCommand(Cli(server, {"jobs", "stream-logs", "slurm_job"}));
+  ASSERT_EQ(logs.exit_code, 0) << logs.err;
+  EXPECT_THAT(logs.out, HasSubstr("[trial 1 master-0] epoch=1"));
+}
+
+}  // namespace
+}  // namespace vernier::testing

@@ -1,0 +1,52 @@
+#include "scheduler/slurm/command_runner.h"
+
+#include <chrono>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace vernier::scheduler {
+namespace {
+
+using std::chrono::milliseconds;
+using ::testing::HasSubstr;
+
+TEST(CommandRunnerTest, CapturesOutputsExitCodeAndEnvironmentWithoutAShell) {
+  absl::StatusOr<CommandOutput> output =
+      RunCommand({"/bin/sh", "-c", "printf '%s' \"$GREETING\"; echo oops >&2; exit 3"},
+                 {{"GREETING", "a b;$c"}}, milliseconds(10000));
+  ASSERT_TRUE(output.ok()) << output.status();
+  EXPECT_EQ(output->out, "a b;$c");
+  EXPECT_EQ(output->err, "oops\n");
+  EXPECT_EQ(output->exit_code, 3);
+  // Arguments are passed as they are, never through a shell.
+  output = RunCommand({"echo", "$HOME", "; ls"}, {}, milliseconds(10000));
+  ASSERT_TRUE(output.ok()) << output.status();
+  EXPECT_EQ(output->out, "$HOME ; ls\n");
+}
+
+TEST(CommandRunnerTest, ASignalGives128PlusItsNumber) {
+  absl::StatusOr<CommandOutput> output =
+      RunCommand({"/bin/sh", "-c", "kill -KILL $$"}, {}, milliseconds(10000));
+  ASSERT_TRUE(output.ok()) << output.status();
+  EXPECT_EQ(output->exit_code, 137);
+}
+
+TEST(CommandRunnerTest, AMissingProgramIsUnavailableAndNamed) {
+  absl::StatusOr<CommandOutput> output =
+      RunCommand({"vernier-no-such-program", "x"}, {}, milliseconds(10000));
+  EXPECT_EQ(output.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(output.status().message(), HasSubstr("cannot run `vernier-no-such-program x`"));
+}
+
+TEST(CommandRunnerTest, ATimeoutKillsTheCommandAndItsChildren) {
+  // The grandchild holds the pipes open; it must be killed with its group.
+  absl::StatusOr<CommandOutput> output =
+      RunCommand({"/bin/sh", "-c", "sleep 30 & wait"}, {}, milliseconds(300));
+  EXPECT_EQ(output.status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_THAT(output.status().message(),
+              HasSubstr("`/bin/sh -c sleep 30 & wait` did not finish in 300 ms"));
+}
+
+}  // namespace
+}  // namespace vernier::scheduler

@@ -1,0 +1,157 @@
+#include "scheduler/slurm/sbatch_script_builder.h"
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/support/subprocess.h"
+
+namespace vernier::scheduler {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+ReplicaLaunch Replica(const std::string& role, int index, int gpus) {
+  ReplicaLaunch replica;
+  replica.role = role;
+  replica.index = index;
+  replica.argv = {"/opt/vernier-agent", "--role", role, "--", "python3", "train.py", "--lr=0.1"};
+  replica.working_dir = "/work dir";
+  replica.log_path = absl::StrCat("/jobs/j/7/logs/", role, "-", index, ".log");
+  replica.gpu_count = gpus;
+  return replica;
+}
+
+TrialLaunch ThreeReplicas() {
+  TrialLaunch launch;
+  launch.job_id = "job_1";
+  launch.study_name = "job_1";
+  launch.trial_id = 7;
+  launch.trial_dir = "/jobs/j/7";
+  launch.replicas = {Replica("master", 0, 1), Replica("worker", 0, 2), Replica("ps", 0, 0)};
+  launch.replicas[1].env["TF_CONFIG"] = R"({"task": {"type": "worker", "index": 0}, "x": "it's"})";
+  launch.replicas[1].env["RANK"] = "1";
+  launch.replicas[1].env["CUDA_VISIBLE_DEVICES"] = "5";
+  return launch;
+}
+
+std::vector<std::string> LinesWith(const std::string& text, const std::string& part) {
+  std::vector<std::string> lines;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (line.find(part) != absl::string_view::npos) lines.emplace_back(line);
+  }
+  return lines;
+}
+
+TEST(SbatchScriptBuilderTest, OneAllocationOnOneNodeWithEveryGpuOfTheTrial) {
+  absl::StatusOr<std::string> script = BuildSbatchScript(ThreeReplicas(), {});
+  ASSERT_TRUE(script.ok()) << script.status();
+  EXPECT_THAT(*script, ::testing::StartsWith("#!/bin/bash\n"));
+  EXPECT_THAT(*script, HasSubstr("#SBATCH --job-name=vernier-job_1-7\n"));
+  EXPECT_THAT(*script, HasSubstr("#SBATCH --nodes=1\n#SBATCH --ntasks=3\n#SBATCH --gpus=3\n"));
+  EXPECT_THAT(*script, HasSubstr("#SBATCH --chdir=/jobs/j/7\n"));
+  EXPECT_THAT(*script, HasSubstr("#SBATCH --output=/jobs/j/7/logs/slurm-batch.out\n"));
+  EXPECT_THAT(*script, HasSubstr("#SBATCH --no-requeue\n"));
+  EXPECT_THAT(*script, Not(HasSubstr("--partition")));
+  EXPECT_THAT(*script, HasSubstr("unset SLURM_GPUS SLURM_TRES_PER_JOB"));
+}
+
+TEST(SbatchScriptBuilderTest, EverySrunLineNamesItsGpusPerTask) {
+  absl::StatusOr<std::string> script = BuildSbatchScript(ThreeReplicas(), {});
+  ASSERT_TRUE(script.ok()) << script.status();
+  const std::vector<std::string> srun_lines = LinesWith(*script, "srun ");
+  ASSERT_EQ(srun_lines.size(), 3u) << *script;
+  EXPECT_EQ(srun_lines[0],
+            "  srun --exact --nodes=1 --ntasks=1 --gpus-per-task=1 --job-name=master-0 "
+            "--chdir='/work dir' \\");
+  EXPECT_THAT(srun_lines[1], HasSubstr("--gpus-per-task=2 --job-name=worker-0"));
+  EXPECT_THAT(srun_lines[2], HasSubstr("--gpus-per-task=0 --job-name=ps-0"));
+  EXPECT_THAT(*script, HasSubstr(") >>/jobs/j/7/logs/worker-0.log 2>&1 </dev/null &\n"));
+  EXPECT_THAT(*script, HasSubstr("/opt/vernier-agent --role worker -- python3 train.py --lr=0.1"));
+}
+
+TEST(SbatchScriptBuilderTest, ExportsEachReplicasOwnEnvQuotedAndNoGpusToAReplicaWithout) {
+  absl::StatusOr<std::string> script = BuildSbatchScript(ThreeReplicas(), {});
+  ASSERT_TRUE(script.ok()) << script.status();
+  EXPECT_EQ(LinesWith(*script, "export TF_CONFIG=").size(), 1u);
+  EXPECT_THAT(*script, HasSubstr(R"(export TF_CONFIG='{"task": {"type": "worker", "index": 0}, )"
+                                 R"("x": "it'\''s"}')"));
+  EXPECT_THAT(*script, HasSubstr("export RANK=1\n"));
+  // Slurm's own choice of GPUs wins over the server's.
+  EXPECT_THAT(*script, Not(HasSubstr("CUDA_VISIBLE_DEVICES=5")));
+  EXPECT_EQ(LinesWith(*script, "export CUDA_VISIBLE_DEVICES=; exec").size(), 1u);
+  const size_t ps = script->find("# ps-0");
+  ASSERT_NE(ps, std::string::npos);
+  EXPECT_NE(script->find("export CUDA_VISIBLE_DEVICES=; exec", ps), std::string::npos);
+}
+
+TEST(SbatchScriptBuilderTest, IsValidBashThatCarriesTheEnvironmentThrough) {
+  // The script's export lines, run by bash, give back the exact values.
+  TrialLaunch launch = ThreeReplicas();
+  const std::string tricky = "a'b\"c $HOME `x` \\ \n{\"k\": [1, 2]}";
+  launch.replicas[0].env["TRICKY"] = tricky;
+  absl::StatusOr<std::string> script = BuildSbatchScript(launch, {.partition = "gpu"});
+  ASSERT_TRUE(script.ok()) << script.status();
+  EXPECT_THAT(*script, HasSubstr("#SBATCH --partition=gpu\n"));
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/job.sh";
+  std::ofstream(path) << *script;
+  const testing::CommandResult syntax = testing::RunCommand({"bash", "-n", path});
+  EXPECT_EQ(syntax.exit_code, 0) << syntax.err;
+  const size_t start = script->find("  export TRICKY=");
+  const size_t end = script->find("\n  srun", start);
+  const testing::CommandResult echoed = testing::RunCommand(
+      {"bash", "-c", script->substr(start, end - start) + "\nprintf %s \"$TRICKY\""});
+  EXPECT_EQ(echoed.out, tricky);
+}
+
+TEST(SbatchScriptBuilderTest, NoGpuDirectiveWhenNoReplicaHasGpus) {
+  TrialLaunch launch = ThreeReplicas();
+  for (ReplicaLaunch& replica : launch.replicas) replica.gpu_count = 0;
+  absl::StatusOr<std::string> script = BuildSbatchScript(launch, {});
+  ASSERT_TRUE(script.ok()) << script.status();
+  EXPECT_THAT(*script, Not(HasSubstr("--gpus=")));
+  EXPECT_EQ(LinesWith(*script, "--gpus-per-task=0").size(), 3u);
+}
+
+TEST(SbatchScriptBuilderTest, RejectsWhatAScriptCannotCarry) {
+  TrialLaunch bad_name = ThreeReplicas();
+  bad_name.replicas[1].env["NOT-A-NAME"] = "x";
+  absl::StatusOr<std::string> script = BuildSbatchScript(bad_name, {});
+  EXPECT_EQ(script.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(script.status().message(),
+              HasSubstr("replica worker-0: environment variable name 'NOT-A-NAME'"));
+
+  TrialLaunch nul = ThreeReplicas();
+  nul.replicas[0].argv.push_back(std::string("a\0b", 3));
+  script = BuildSbatchScript(nul, {});
+  EXPECT_EQ(script.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(script.status().message(), HasSubstr("replica master-0: an argument holds a NUL"));
+
+  TrialLaunch empty = ThreeReplicas();
+  empty.replicas.clear();
+  EXPECT_EQ(BuildSbatchScript(empty, {}).status().code(), absl::StatusCode::kInvalidArgument);
+
+  TrialLaunch no_command = ThreeReplicas();
+  no_command.replicas[2].argv.clear();
+  script = BuildSbatchScript(no_command, {});
+  EXPECT_THAT(script.status().message(), HasSubstr("replica ps-0 has an empty command line"));
+
+  TrialLaunch negative = ThreeReplicas();
+  negative.replicas[2].gpu_count = -1;
+  script = BuildSbatchScript(negative, {});
+  EXPECT_THAT(script.status().message(), HasSubstr("replica ps-0 asks for -1 GPUs"));
+}
+
+TEST(SbatchScriptBuilderTest, StatusFilesSitBesideTheLog) {
+  EXPECT_EQ(ReplicaExitPath("/d/logs/master-0.log"), "/d/logs/master-0.log.exit");
+  EXPECT_EQ(ReplicaGpusPath("/d/logs/master-0.log"), "/d/logs/master-0.log.gpus");
+}
+
+}  // namespace
+}  // namespace vernier::scheduler

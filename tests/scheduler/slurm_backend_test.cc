@@ -1,0 +1,321 @@
+// The Slurm backend against a real single-node cluster with 4 fake GPUs
+// (scripts/slurm-up.sh; scripts/test.sh starts one and sets
+// VERNIER_TEST_SLURM_CONF). Skipped when that variable is unset.
+#include "scheduler/slurm/slurm_backend.h"
+
+#include <signal.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "scheduler/slurm/slurm_handle.h"
+#include "tests/support/slurm_test_cluster.h"
+#include "tests/support/subprocess.h"
+
+namespace vernier::scheduler {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::steady_clock;
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+constexpr milliseconds kPatience{60000};
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class SlurmBackendTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string conf = testing::SlurmTestConf();
+    if (conf.empty()) GTEST_SKIP() << testing::kNoSlurmTestCluster;
+    options_.commands.env["SLURM_CONF"] = conf;
+    options_.kill_wait = std::chrono::seconds(30);
+    backend_ = std::make_unique<SlurmBackend>(options_);
+  }
+
+  // A replica running `/bin/sh -c SCRIPT` in the trial's directory.
+  ReplicaLaunch Replica(const std::string& role, int index, int gpus, const std::string& script) {
+    ReplicaLaunch replica;
+    replica.role = role;
+    replica.index = index;
+    replica.argv = {"/bin/sh", "-c", script};
+    replica.working_dir = dir_.path();
+    replica.log_path =
+        absl::StrCat(dir_.path(), "/trial", next_trial_, "/logs/", role, "-", index, ".log");
+    replica.gpu_count = gpus;
+    replica.env["VERNIER_TEST_REPLICA"] = absl::StrCat(role, "-", index);
+    return replica;
+  }
+
+  TrialLaunch Trial(std::vector<ReplicaLaunch> replicas) {
+    TrialLaunch launch;
+    launch.job_id = "slurm_test";
+    launch.study_name = "slurm_test";
+    launch.trial_id = next_trial_++;
+    launch.trial_dir = absl::StrCat(dir_.path(), "/trial", launch.trial_id);
+    launch.replicas = std::move(replicas);
+    return launch;
+  }
+
+  // Describes `run` until `done` holds for it; the last description.
+  v1::TrialRun DescribeUntil(const v1::TrialRun& run,
+                             const std::function<bool(const v1::TrialRun&)>& done) {
+    const auto deadline = steady_clock::now() + kPatience;
+    v1::TrialRun current = run;
+    while (true) {
+      absl::StatusOr<v1::TrialRun> described = backend_->Describe(current);
+      EXPECT_TRUE(described.ok()) << described.status();
+      if (!described.ok()) return current;
+      current = *described;
+      if (done(current) || steady_clock::now() >= deadline) return current;
+      std::this_thread::sleep_for(milliseconds(200));
+    }
+  }
+
+  static bool AllIn(const v1::TrialRun& run, v1::ReplicaStatus::State state) {
+    for (const v1::ReplicaStatus& replica : run.replicas()) {
+      if (replica.state() != state) return false;
+    }
+    return true;
+  }
+
+  static bool AllEnded(const v1::TrialRun& run) {
+    for (const v1::ReplicaStatus& replica : run.replicas()) {
+      if (replica.state() != v1::ReplicaStatus::EXITED &&
+          replica.state() != v1::ReplicaStatus::LOST) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  testing::TempDir dir_;
+  SlurmBackendOptions options_;
+  std::unique_ptr<SlurmBackend> backend_;
+  int64_t next_trial_ = 1;
+};
+
+TEST_F(SlurmBackendTest, ThreeReplicaTrialSeesItsOwnGpusEnvAndLogs) {
+  // Each replica writes what it sees into its working directory, says hello
+  // on stdout (its log) and ends with its own exit code.
+  const std::string report =
+      "printf '%s\\n' \"${CUDA_VISIBLE_DEVICES-unset}\" \"$TF_CONFIG\" \"$SLURM_JOB_ID\" "
+      "> \"seen-$VERNIER_TEST_REPLICA\"; echo \"hello from $VERNIER_TEST_REPLICA\"; ";
+  const std::string tf_config =
+      R"({"cluster": {"master": ["127.0.0.1:2222"], "worker": ["127.0.0.1:2223"]}, )"
+      R"("task": {"type": "worker", "index": 0}, "note": "it's $HOME, `x`"})";
+  ReplicaLaunch master = Replica("master", 0, 1, report + "sleep 1; exit 0");
+  ReplicaLaunch worker = Replica("worker", 0, 2, report + "sleep 1; exit 3");
+  ReplicaLaunch ps = Replica("ps", 0, 0, report + "sleep 1; kill -TERM $$");
+  worker.env["TF_CONFIG"] = tf_config;
+  const TrialLaunch launch = Trial({master, worker, ps});
+
+  absl::StatusOr<std::string> script = backend_->PreviewLaunch(launch);
+  ASSERT_TRUE(script.ok()) << script.status();
+  EXPECT_THAT(*script, HasSubstr("#SBATCH --nodes=1\n"));
+  EXPECT_THAT(*script, HasSubstr("#SBATCH --ntasks=3\n"));
+  EXPECT_THAT(*script, HasSubstr("#SBATCH --gpus=3\n"));
+  for (const std::string gpus : {"1", "2", "0"}) {
+    EXPECT_THAT(*script, HasSubstr("srun --exact --nodes=1 --ntasks=1 --gpus-per-task=" + gpus));
+  }
+
+  absl::StatusOr<v1::TrialRun> run = backend_->Submit(launch);
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_THAT(run->backend_handle(), ::testing::StartsWith("slurm:"));
+  EXPECT_EQ(ReadFile(launch.trial_dir + "/logs/slurm-job.sh"), *script);
+
+  // A backend of a later server process knows the run from its handle alone.
+  backend_ = std::make_unique<SlurmBackend>(options_);
+  const v1::TrialRun ended = DescribeUntil(*run, AllEnded);
+  ASSERT_EQ(ended.replicas_size(), 3);
+  EXPECT_EQ(ended.replicas(0).state(), v1::ReplicaStatus::EXITED);
+  EXPECT_EQ(ended.replicas(0).exit_code(), 0);
+  EXPECT_EQ(ended.replicas(1).state(), v1::ReplicaStatus::EXITED);
+  EXPECT_EQ(ended.replicas(1).exit_code(), 3);
+  EXPECT_EQ(ended.replicas(2).state(), v1::ReplicaStatus::EXITED);
+  EXPECT_EQ(ended.replicas(2).term_signal(), SIGTERM);
+
+  std::set<std::string> all_gpus;
+  const std::vector<int> expected_counts = {1, 2, 0};
+  for (int i = 0; i < 3; ++i) {
+    const v1::ReplicaStatus& replica = ended.replicas(i);
+    const std::string name = absl::StrCat(replica.role(), "-", replica.index());
+    SCOPED_TRACE(name);
+    const std::vector<std::string> seen = absl::StrSplit(
+        absl::StripSuffix(ReadFile(fs::path(dir_.path()) / ("seen-" + name)), "\n"), '\n');
+    ASSERT_EQ(seen.size(), 3u);
+    const std::vector<std::string> gpus = absl::StrSplit(seen[0], ',', absl::SkipEmpty());
+    EXPECT_EQ(static_cast<int>(gpus.size()), expected_counts[i]) << seen[0];
+    for (const std::string& gpu : gpus) EXPECT_TRUE(all_gpus.insert(gpu).second) << gpu;
+    EXPECT_EQ(replica.gpus_size(), expected_counts[i]);
+    for (int gpu : replica.gpus()) {
+      EXPECT_THAT(seen[0], HasSubstr(absl::StrCat(gpu)));
+    }
+    EXPECT_EQ(seen[2], SlurmHandle::Parse(run->backend_handle())->slurm_job_id);
+    EXPECT_FALSE(replica.host().empty());
+    EXPECT_THAT(ReadFile(replica.log_path()), HasSubstr("hello from " + name));
+  }
+  const std::vector<std::string> worker_seen = absl::StrSplit(
+      absl::StripSuffix(ReadFile(fs::path(dir_.path()) / "seen-worker-0"), "\n"), '\n');
+  ASSERT_EQ(worker_seen.size(), 3u);
+  EXPECT_EQ(worker_seen[1], tf_config) << "TF_CONFIG byte for byte";
+}
+
+TEST_F(SlurmBackendTest, SecondTrialWaitsPendingUntilTheFirstFreesItsGpus) {
+  const std::string release = dir_.path() + "/release";
+  const std::string wait_for_release =
+      absl::StrCat("while [ ! -e ", release, " ]; do sleep 0.1; done");
+  const TrialLaunch first =
+      Trial({Replica("master", 0, 1, wait_for_release), Replica("worker", 0, 1, wait_for_release),
+             Replica("worker", 1, 1, wait_for_release)});
+  const TrialLaunch second =
+      Trial({Replica("master", 0, 1, "exit 0"), Replica("worker", 0, 1, "exit 0"),
+             Replica("worker", 1, 1, "exit 0")});
+  absl::StatusOr<v1::TrialRun> first_run = backend_->Submit(first);
+  ASSERT_TRUE(first_run.ok()) << first_run.status();
+  const v1::TrialRun first_running = DescribeUntil(
+      *first_run, [](const v1::TrialRun& run) { return AllIn(run, v1::ReplicaStatus::RUNNING); });
+  ASSERT_TRUE(AllIn(first_running, v1::ReplicaStatus::RUNNING));
+  absl::StatusOr<v1::TrialRun> second_run = backend_->Submit(second);
+  ASSERT_TRUE(second_run.ok()) << second_run.status();
+  // While the first holds 3 of the 4 GPUs, the second (3 more) never starts,
+  // not even partly: every look finds all of its replicas pending.
+  for (int look = 0; look < 10; ++look) {
+    absl::StatusOr<v1::TrialRun> waiting = backend_->Describe(*second_run);
+    ASSERT_TRUE(waiting.ok()) << waiting.status();
+    EXPECT_TRUE(AllIn(*waiting, v1::ReplicaStatus::PENDING)) << waiting->DebugString();
+    std::this_thread::sleep_for(milliseconds(300));
+  }
+  std::ofstream(release).put('\n');
+  const v1::TrialRun first_ended = DescribeUntil(first_running, AllEnded);
+  EXPECT_TRUE(AllIn(first_ended, v1::ReplicaStatus::EXITED)) << first_ended.DebugString();
+  const v1::TrialRun second_ended = DescribeUntil(*second_run, AllEnded);
+  EXPECT_TRUE(AllIn(second_ended, v1::ReplicaStatus::EXITED)) << second_ended.DebugString();
+  for (const v1::ReplicaStatus& replica : second_ended.replicas()) {
+    EXPECT_EQ(replica.exit_code(), 0);
+    EXPECT_EQ(replica.gpus_size(), 1);
+  }
+}
+
+TEST_F(SlurmBackendTest, CancelEndsEveryStepAndAChildInItsOwnSession) {
+  // The worker ignores SIGTERM (it needs the SIGKILL after the grace); the
+  // master starts a child in a session of its own, as torchrun's workers.
+  const std::string escaped_pid_file = dir_.path() + "/escaped.pid";
+  ReplicaLaunch master = Replica(
+      "master", 0, 1,
+      absl::StrCat("setsid sleep 300 & echo $! > ", escaped_pid_file, "; echo started; wait"));
+  ReplicaLaunch worker =
+      Replica("worker", 0, 1, "trap '' TERM; echo started; while :; do sleep 0.1; done");
+  const TrialLaunch launch = Trial({master, worker});
+  absl::StatusOr<v1::TrialRun> run = backend_->Submit(launch);
+  ASSERT_TRUE(run.ok()) << run.status();
+  const v1::TrialRun running = DescribeUntil(*run, [&](const v1::TrialRun& described) {
+    return AllIn(described, v1::ReplicaStatus::RUNNING) && fs::exists(escaped_pid_file) &&
+           ReadFile(described.replicas(1).log_path()).find("started") != std::string::npos;
+  });
+  ASSERT_TRUE(AllIn(running, v1::ReplicaStatus::RUNNING));
+  int escaped_pid = 0;
+  ASSERT_TRUE(
+      absl::SimpleAtoi(absl::StripAsciiWhitespace(ReadFile(escaped_pid_file)), &escaped_pid));
+  ASSERT_TRUE(testing::ProcessAlive(escaped_pid));
+
+  ASSERT_TRUE(backend_->Cancel(running, milliseconds(2000)).ok());
+  EXPECT_FALSE(testing::ProcessAlive(escaped_pid)) << "the child in its own session survived";
+  const testing::CommandResult squeue = testing::RunCommand(
+      {"squeue", "-h", "-j", SlurmHandle::Parse(run->backend_handle())->slurm_job_id},
+      std::chrono::seconds(30), options_.commands.env);
+  EXPECT_EQ(squeue.out, "") << "the job still runs or completes";
+  const v1::TrialRun ended = DescribeUntil(running, AllEnded);
+  EXPECT_TRUE(AllEnded(ended)) << ended.DebugString();
+  EXPECT_EQ(ended.replicas(0).state(), v1::ReplicaStatus::EXITED);
+  EXPECT_NE(ended.replicas(0).term_signal(), 0) << ended.DebugString();
+  // Cancelling an ended trial is a no-op.
+  EXPECT_TRUE(backend_->Cancel(ended, milliseconds(100)).ok());
+}
+
+TEST_F(SlurmBackendTest, CancelTakesAPendingTrialOutOfTheQueue) {
+  const std::string release = dir_.path() + "/release";
+  const TrialLaunch holder = Trial(
+      {Replica("master", 0, 4, absl::StrCat("while [ ! -e ", release, " ]; do sleep 0.1; done"))});
+  const TrialLaunch queued = Trial({Replica("master", 0, 1, "exit 0")});
+  absl::StatusOr<v1::TrialRun> holder_run = backend_->Submit(holder);
+  ASSERT_TRUE(holder_run.ok()) << holder_run.status();
+  // Once the holder runs it has every GPU, so the next trial must wait.
+  const v1::TrialRun holding = DescribeUntil(
+      *holder_run, [](const v1::TrialRun& run) { return AllIn(run, v1::ReplicaStatus::RUNNING); });
+  ASSERT_TRUE(AllIn(holding, v1::ReplicaStatus::RUNNING)) << holding.DebugString();
+  absl::StatusOr<v1::TrialRun> queued_run = backend_->Submit(queued);
+  ASSERT_TRUE(queued_run.ok()) << queued_run.status();
+  absl::StatusOr<v1::TrialRun> waiting = backend_->Describe(*queued_run);
+  ASSERT_TRUE(waiting.ok()) << waiting.status();
+  EXPECT_TRUE(AllIn(*waiting, v1::ReplicaStatus::PENDING)) << waiting->DebugString();
+  ASSERT_TRUE(backend_->Cancel(*queued_run, milliseconds(1000)).ok());
+  const v1::TrialRun cancelled = DescribeUntil(*queued_run, AllEnded);
+  EXPECT_TRUE(AllEnded(cancelled)) << cancelled.DebugString();
+  EXPECT_FALSE(fs::exists(ReplicaExitPath(queued.replicas[0].log_path))) << "it never ran";
+  std::ofstream(release).put('\n');
+  DescribeUntil(*holder_run, AllEnded);
+}
+
+TEST_F(SlurmBackendTest, JobsSlurmForgotAndAClusterWithoutAccountingAnswerNothing) {
+  const SlurmCommands commands(options_.commands);
+  absl::StatusOr<std::optional<SlurmJobInfo>> shown = commands.ShowJob("999999");
+  ASSERT_TRUE(shown.ok()) << shown.status();
+  EXPECT_FALSE(shown->has_value());
+  // The test cluster has no slurmdbd: "accounting storage is disabled".
+  absl::StatusOr<std::optional<SlurmJobInfo>> accounted = commands.AccountedJob("1");
+  ASSERT_TRUE(accounted.ok()) << accounted.status();
+  EXPECT_FALSE(accounted->has_value());
+  // A run whose job Slurm no longer knows and that recorded no exit is lost.
+  v1::TrialRun forgotten;
+  forgotten.set_trial_id(9);
+  forgotten.set_backend_handle(SlurmHandle{"999999", "slurm_test"}.Format());
+  v1::ReplicaStatus* replica = forgotten.add_replicas();
+  replica->set_role("master");
+  replica->set_state(v1::ReplicaStatus::RUNNING);
+  replica->set_log_path(dir_.path() + "/nowhere/master-0.log");
+  absl::StatusOr<v1::TrialRun> described = backend_->Describe(forgotten);
+  ASSERT_TRUE(described.ok()) << described.status();
+  EXPECT_EQ(described->replicas(0).state(), v1::ReplicaStatus::LOST);
+}
+
+TEST_F(SlurmBackendTest, CapacityIsTheLargestNodesGpus) {
+  EXPECT_TRUE(backend_->CheckCapacity({1, 1, 1, 1}).ok());
+  EXPECT_TRUE(backend_->CheckCapacity({0}).ok());
+  const absl::Status too_big = backend_->CheckCapacity({2, 2, 1});
+  EXPECT_EQ(too_big.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(too_big.message(), HasSubstr("need 5 GPUs together (2+2+1)"));
+  EXPECT_THAT(too_big.message(), HasSubstr(") has 4"));
+}
+
+TEST_F(SlurmBackendTest, UnknownPartitionFailsSubmitWithSbatchsError) {
+  options_.sbatch.partition = "no_such_partition";
+  SlurmBackend backend(options_);
+  absl::StatusOr<v1::TrialRun> run = backend.Submit(Trial({Replica("master", 0, 0, "exit 0")}));
+  ASSERT_FALSE(run.ok());
+  EXPECT_THAT(run.status().message(), HasSubstr("sbatch --parsable"));
+  EXPECT_THAT(run.status().message(), HasSubstr("invalid partition"));
+}
+
+}  // namespace
+}  // namespace vernier::scheduler
