@@ -1,6 +1,8 @@
 #ifndef VERNIER_SCHEDULER_GANG_ALLOCATOR_H_
 #define VERNIER_SCHEDULER_GANG_ALLOCATOR_H_
 
+#include <deque>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -60,6 +62,15 @@ class GangAllocator {
   int total_gpus() const;
   int free_gpus() const;
   int queued_gangs() const;
+
+ private:
+  // Interim first-fit, strictly first-come implementation until branch
+  // `gang` lands; replaced by it at merge.
+  std::vector<int> gpus_per_node_;
+  // held_[node][slot]: the gang holding the GPU, empty when free.
+  std::vector<std::vector<std::string>> held_;
+  std::deque<GangRequest> queue_;
+  std::map<std::string, GangPlacement, std::less<>> placed_;
 };
 
 }  // namespace vernier::scheduler

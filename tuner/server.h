@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "scheduler/port_allocator.h"
 
 namespace vernier::tuner {
 
@@ -23,6 +24,8 @@ struct ServerOptions {
   std::chrono::milliseconds poll_interval{200};
   // A trial whose agent sends nothing for this long fails; zero: never.
   absl::Duration agent_timeout = absl::Seconds(60);
+  // The TCP ports trials' replicas get (TF_CONFIG, MASTER_PORT).
+  scheduler::PortRange replica_ports;
 };
 
 // Serves StudyService, JobService and AgentService (with health checking

@@ -151,6 +151,11 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
                    "Fail a running trial whose agent sends no heartbeat or report for this long, "
                    "and end its processes (e.g. 30s, 2m; 0: never)")
       ->capture_default_str();
+  serve
+      ->add_option("--replica-ports", flags.serve.replica_ports,
+                   "TCP ports (FIRST-LAST) for trials' replicas: TF_CONFIG addresses and "
+                   "MASTER_PORT; no two running trials share one")
+      ->capture_default_str();
   serve->add_option("--log-level", flags.serve.log_level, "Log verbosity")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}))
       ->capture_default_str();

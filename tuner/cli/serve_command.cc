@@ -67,6 +67,13 @@ absl::StatusOr<tuner::ServerOptions> ServeCommand::BuildServerOptions(const Serv
   options.host = flags.host;
   options.port = flags.port;
   options.grace_period = std::chrono::milliseconds(flags.grace_period_ms);
+  absl::StatusOr<scheduler::PortRange> replica_ports =
+      scheduler::PortRange::Parse(flags.replica_ports);
+  if (!replica_ports.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--replica-ports: ", replica_ports.status().message()));
+  }
+  options.replica_ports = *replica_ports;
 
   std::string data_dir = flags.data_dir;
   if (data_dir.empty()) {

@@ -22,6 +22,8 @@ struct ServeFlags {
   // A duration ("30s", "2m", "500ms") or plain seconds; "0" turns it off.
   std::string agent_timeout = "60s";
   std::string log_level = "info";
+  // FIRST-LAST: the TCP ports trials' replicas get.
+  std::string replica_ports = "20000-29999";
 };
 
 // `vernier serve`: turns the flags into tuner::ServerOptions and runs the

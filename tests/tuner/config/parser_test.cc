@@ -264,6 +264,13 @@ TEST(TrainingInputParserTest, NoHyperparametersIsAPlainTrainingJob) {
   EXPECT_EQ(input->scale_tier(), "BASIC");
 }
 
+TEST(TrainingInputParserTest, ReadsMaxRetries) {
+  absl::StatusOr<v1::TrainingInput> input = ParseTrainingInputYaml(
+      Lines({"trainingInput:", "  scheduling:", "    maxRetries: 2"}), kFile);
+  ASSERT_TRUE(input.ok()) << input.status();
+  EXPECT_EQ(input->scheduling().max_retries(), 2);
+}
+
 TEST(TrainingInputParserTest, MasterTypeWithoutScaleTierMeansCustom) {
   absl::StatusOr<v1::TrainingInput> input =
       ParseTrainingInputYaml(Lines({"trainingInput:", "  masterType: n1-standard-8",
@@ -710,6 +717,10 @@ std::vector<ErrorCase> ErrorCases() {
        {"trainingInput:", "  scaleTier: STANDARD_1", "  workerType: n1-standard-4"},
        "hptuning.yaml:3:3: trainingInput.workerType",
        "a worker machine type is only used with the CUSTOM scale tier, not \"STANDARD_1\""},
+      {"NegativeMaxRetries",
+       {"trainingInput:", "  scheduling:", "    maxRetries: -1"},
+       "hptuning.yaml:3:5: trainingInput.scheduling.maxRetries",
+       "must not be negative (0: no retries), got -1"},
       {"WorkersOutsideCustom",
        {"trainingInput:", "  workerCount: 3"},
        "hptuning.yaml:2:3: trainingInput.workerCount",
