@@ -11,6 +11,7 @@
 #include "suggest/designer_factory.h"
 #include "suggest/search_space.h"
 #include "tuner/config/hyperparameter_validator.h"
+#include "tuner/config/replica_spec_builder.h"
 #include "tuner/config/study_spec_builder.h"
 #include "tuner/config/training_input_defaults.h"
 #include "tuner/training_output_builder.h"
@@ -160,6 +161,12 @@ absl::StatusOr<v1::Job> JobController::SubmitJob(v1::Job job) {
       !status.ok()) {
     return status;
   }
+  absl::StatusOr<std::vector<v1::ReplicaSpec>> replicas = config::PlanReplicas(
+      job.training_input(),
+      options_.machine_types ? *options_.machine_types : config::MachineTypeCatalog::Default(),
+      backend_, static_cast<int>(options_.gpus.size()), config::ProtoPathLocator("training_input"));
+  if (!replicas.ok()) return replicas.status();
+  job.mutable_replica_specs()->Assign(replicas->begin(), replicas->end());
   if (job.job_dir().empty()) job.set_job_dir(job.training_input().job_dir());
   if (job.job_dir().empty() && !options_.default_job_root.empty()) {
     job.set_job_dir(absl::StrCat(options_.default_job_root, "/", job.job_id()));
@@ -597,7 +604,16 @@ absl::Status JobController::ReconcileRuns(const v1::Job& job, std::vector<v1::Tr
       }
       const std::string name = ReplicaName(replica.role(), replica.index());
       if (replica.state() == v1::ReplicaStatus::LOST) {
-        failure = absl::StrFormat("%s vanished; see %s", name, replica.log_path());
+        // Started by an earlier server, its exit status is unknown: a
+        // failure only if its agent sends no report and the master still
+        // runs a while later.
+        const auto lost_key = std::make_pair(absl::StrCat(job.job_id(), "#", name), trial.id());
+        absl::MutexLock lock(&mutex_);
+        auto [since, inserted] = exited_since_.emplace(lost_key, now);
+        if (now - since->second >= options_.lost_replica_timeout) {
+          exited_since_.erase(since);
+          failure = absl::StrFormat("%s vanished; see %s", name, replica.log_path());
+        }
       } else if (replica.state() == v1::ReplicaStatus::EXITED &&
                  (replica.exit_code() != 0 || replica.term_signal() != 0)) {
         failure = absl::StrFormat("%s; see %s",

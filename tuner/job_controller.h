@@ -4,6 +4,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <thread>
@@ -17,6 +18,7 @@
 #include "scheduler/port_allocator.h"
 #include "tuner/agent_liveness.h"
 #include "tuner/clock.h"
+#include "tuner/config/machine_type_catalog.h"
 #include "tuner/replica_resources.h"
 #include "tuner/storage/storage.h"
 #include "tuner/study_manager.h"
@@ -48,6 +50,9 @@ struct JobControllerOptions {
   scheduler::PortRange replica_ports;
   // Whether no other program uses a port; empty: PortProbe::IsFree.
   std::function<bool(int)> port_usable;
+  // The machine types and scale tiers jobs may ask for; null: the built-in
+  // config/machine-types.yaml.
+  std::shared_ptr<const config::MachineTypeCatalog> machine_types;
 };
 
 // Runs tuning jobs: keeps max_parallel_trials trials running, launches each

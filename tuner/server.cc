@@ -100,6 +100,14 @@ absl::Status RunServer(const ServerOptions& given) {
         options.agent_path));
   }
 
+  std::shared_ptr<const config::MachineTypeCatalog> machine_types;
+  if (!options.machine_types_path.empty()) {
+    absl::StatusOr<config::MachineTypeCatalog> catalog =
+        config::MachineTypeCatalog::Load(options.machine_types_path);
+    if (!catalog.ok()) return catalog.status();
+    machine_types = std::make_shared<const config::MachineTypeCatalog>(*std::move(catalog));
+  }
+
   absl::StatusOr<std::unique_ptr<storage::Storage>> store = storage::OpenStorage(options.db_url);
   if (!store.ok()) return store.status();
   if (absl::Status status = InstallShutdownHandlers(); !status.ok()) return status;
@@ -114,6 +122,7 @@ absl::Status RunServer(const ServerOptions& given) {
   controller_options.agent_timeout = options.agent_timeout;
   controller_options.launch.heartbeat_interval = HeartbeatIntervalFor(options.agent_timeout);
   controller_options.default_job_root = absl::StrCat(options.data_dir, "/jobs");
+  controller_options.machine_types = std::move(machine_types);
   JobController jobs(**store, studies, backend, controller_options, SystemClock());
 
   StudyServiceImpl study_service(studies);

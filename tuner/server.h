@@ -26,6 +26,8 @@ struct ServerOptions {
   absl::Duration agent_timeout = absl::Seconds(60);
   // The TCP ports trials' replicas get (TF_CONFIG, MASTER_PORT).
   scheduler::PortRange replica_ports;
+  // Machine types and scale tiers (YAML); empty: the built-in ones.
+  std::string machine_types_path;
 };
 
 // Serves StudyService, JobService and AgentService (with health checking

@@ -156,6 +156,9 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
                    "TCP ports (FIRST-LAST) for trials' replicas: TF_CONFIG addresses and "
                    "MASTER_PORT; no two running trials share one")
       ->capture_default_str();
+  serve->add_option("--machine-types", flags.serve.machine_types,
+                    "YAML of the machine types and scale tiers jobs may ask for, replacing the "
+                    "built-in config/machine-types.yaml");
   serve->add_option("--log-level", flags.serve.log_level, "Log verbosity")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}))
       ->capture_default_str();

@@ -9,7 +9,9 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "tuner/cli/fetch_all_pages.h"
 #include "tuner/cli/table_printer.h"
@@ -116,6 +118,47 @@ std::string ReplicaName(const v1::ReplicaStatus& replica) {
   return absl::StrCat(replica.role().empty() ? "replica" : replica.role(), "-", replica.index());
 }
 
+std::string FormatGpus(int count, const std::string& type) {
+  if (count == 0) return "-";
+  return type.empty() ? absl::StrCat(count) : absl::StrCat(count, " x ", type);
+}
+
+std::string FormatMemory(int64_t memory_mb) {
+  if (memory_mb <= 0) return "-";
+  std::string gigabytes = absl::StrFormat("%.1f", static_cast<double>(memory_mb) / 1024);
+  if (absl::EndsWith(gigabytes, ".0")) gigabytes.resize(gigabytes.size() - 2);
+  return absl::StrCat(gigabytes, " GB");
+}
+
+// One row per run of replicas that differ only in their index
+// ("worker-0..18"), so that a PREMIUM_1 job stays readable.
+void PrintReplicaSpecs(const v1::Job& job, std::ostream& out) {
+  TablePrinter table({"REPLICA", "MACHINE_TYPE", "CPUS", "MEMORY", "GPUS"});
+  table.SetIndent(2);
+  table.SetAlignment(2, TablePrinter::Alignment::kRight);
+  table.SetAlignment(3, TablePrinter::Alignment::kRight);
+  const auto& specs = job.replica_specs();
+  for (int first = 0; first < specs.size();) {
+    const v1::ReplicaSpec& spec = specs[first];
+    int last = first;
+    while (last + 1 < specs.size() && specs[last + 1].role() == spec.role() &&
+           specs[last + 1].machine_type() == spec.machine_type() &&
+           specs[last + 1].gpu_count() == spec.gpu_count() &&
+           specs[last + 1].gpu_type() == spec.gpu_type()) {
+      ++last;
+    }
+    const std::string name =
+        last == first ? absl::StrCat(spec.role(), "-", spec.index())
+                      : absl::StrCat(spec.role(), "-", spec.index(), "..", specs[last].index());
+    table.AddRow({name, OrDash(spec.machine_type()),
+                  spec.cpu_count() > 0 ? absl::StrCat(spec.cpu_count()) : "-",
+                  FormatMemory(spec.memory_mb()), FormatGpus(spec.gpu_count(), spec.gpu_type())});
+    first = last + 1;
+  }
+  out << "\nReplicas of each trial:\n";
+  table.Print(out);
+}
+
 }  // namespace
 
 const v1::HyperparameterOutput* FindBestTrial(const v1::Job& job) {
@@ -177,7 +220,9 @@ absl::Status JobCommands::Submit(const SubmitJobOptions& options) {
   if (options.dry_run) return PrintJson(*job);
 
   absl::StatusOr<v1::Job> submitted = client_->SubmitTrainingJob(*job);
-  if (!submitted.ok()) return submitted.status();
+  if (!submitted.ok()) {
+    return config::LocateInTrainingInputFile(submitted.status(), options.config_path);
+  }
   if (context_.format == OutputFormat::kJson) return PrintJson(*submitted);
   *context_.out << "Submitted job " << submitted->job_id() << " (state "
                 << v1::Job::State_Name(submitted->state()) << ").\n"
@@ -208,11 +253,13 @@ absl::Status JobCommands::Describe(const std::string& job_id) {
                                job.training_input().hyperparameters().max_trials(), " max)")});
   fields.AddRow({"Best trial:", FormatBestTrial(job)});
   fields.Print(*context_.out);
+  // Jobs stored before the job model have none: one master without GPUs.
+  if (job.replica_specs_size() > 0) PrintReplicaSpecs(job, *context_.out);
 
   const std::vector<const v1::TrialRun*> running = RunningTrialRuns(*response);
   if (running.empty()) return absl::OkStatus();
   *context_.out << "\nRunning trials:\n";
-  TablePrinter replicas({"TRIAL", "REPLICA", "STATE", "HOST", "PID", "LOG"});
+  TablePrinter replicas({"TRIAL", "REPLICA", "STATE", "HOST", "PID", "GPUS", "LOG"});
   replicas.SetIndent(2);
   replicas.SetAlignment(0, TablePrinter::Alignment::kRight);
   replicas.SetAlignment(4, TablePrinter::Alignment::kRight);
@@ -222,10 +269,11 @@ absl::Status JobCommands::Describe(const std::string& job_id) {
       replicas.AddRow({absl::StrCat(run.trial_id()), ReplicaName(replica),
                        v1::ReplicaStatus::State_Name(replica.state()), OrDash(replica.host()),
                        replica.pid() > 0 ? absl::StrCat(replica.pid()) : "-",
+                       replica.gpus().empty() ? "-" : absl::StrJoin(replica.gpus(), ","),
                        OrDash(replica.log_path())});
     }
     if (run.replicas_size() == 0) {
-      replicas.AddRow({absl::StrCat(run.trial_id()), "-", "PENDING", "-", "-", "-"});
+      replicas.AddRow({absl::StrCat(run.trial_id()), "-", "PENDING", "-", "-", "-", "-"});
     }
   }
   replicas.Print(*context_.out);

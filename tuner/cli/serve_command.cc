@@ -98,6 +98,12 @@ absl::StatusOr<tuner::ServerOptions> ServeCommand::BuildServerOptions(const Serv
     if (!absolute_agent.ok()) return absolute_agent.status();
     options.agent_path = *absolute_agent;
   }
+  if (!flags.machine_types.empty()) {
+    absl::StatusOr<std::string> machine_types =
+        AbsolutePath("--machine-types", flags.machine_types);
+    if (!machine_types.ok()) return machine_types.status();
+    options.machine_types_path = *machine_types;
+  }
   return options;
 }
 

@@ -24,6 +24,7 @@ struct ServeFlags {
   std::string log_level = "info";
   // FIRST-LAST: the TCP ports trials' replicas get.
   std::string replica_ports = "20000-29999";
+  std::string machine_types;  // empty: the built-in config/machine-types.yaml
 };
 
 // `vernier serve`: turns the flags into tuner::ServerOptions and runs the

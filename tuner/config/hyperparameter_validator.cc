@@ -381,9 +381,16 @@ absl::Status ValidateReplicaConfig(const v1::ReplicaConfig& config, std::string_
   return absl::OkStatus();
 }
 
-// Workers and parameter servers follow the same rules: a count that is not
-// negative, a machine type whenever the count is positive, and both only in
-// the CUSTOM scale tier.
+// "a worker", "an evaluator".
+std::string WithArticle(absl::string_view noun) {
+  const bool vowel =
+      !noun.empty() && absl::string_view("aeiou").find(noun[0]) != absl::string_view::npos;
+  return absl::StrCat(vowel ? "an " : "a ", noun);
+}
+
+// Workers, parameter servers and evaluators follow the same rules: a count
+// that is not negative, a machine type exactly when the count is positive,
+// and both only in the CUSTOM scale tier.
 absl::Status ValidateReplicaGroup(absl::string_view role, int64_t count, std::string_view type,
                                   std::string_view count_path, std::string_view type_path,
                                   absl::string_view scale_tier, const Locator& locate) {
@@ -393,7 +400,7 @@ absl::Status ValidateReplicaGroup(absl::string_view role, int64_t count, std::st
   const bool custom = scale_tier == "CUSTOM";
   if (!type.empty() && !custom) {
     return Invalid(locate, type_path,
-                   absl::StrCat("a ", role,
+                   absl::StrCat(WithArticle(role),
                                 " machine type is only used with the CUSTOM scale "
                                 "tier, not \"",
                                 scale_tier, "\""));
@@ -404,8 +411,14 @@ absl::Status ValidateReplicaGroup(absl::string_view role, int64_t count, std::st
         absl::StrCat(role, "s are only used with the CUSTOM scale tier, not \"", scale_tier, "\""));
   }
   if (count > 0 && type.empty()) {
-    return Invalid(locate, count_path,
-                   absl::StrCat("a positive count needs a ", role, " machine type, got ", count));
+    return Invalid(
+        locate, count_path,
+        absl::StrCat("a positive count needs ", WithArticle(role), " machine type, got ", count));
+  }
+  if (count == 0 && !type.empty()) {
+    return Invalid(locate, type_path,
+                   absl::StrCat(WithArticle(role), " machine type needs a positive ", role,
+                                " count (how many each trial runs), got none"));
   }
   return absl::OkStatus();
 }
@@ -505,10 +518,17 @@ absl::Status ValidateTrainingInput(const v1::TrainingInput& input, const Locator
       !status.ok()) {
     return status;
   }
+  if (absl::Status status =
+          ValidateReplicaGroup("evaluator", input.evaluator_count(), input.evaluator_type(),
+                               "evaluator_count", "evaluator_type", tier, locate);
+      !status.ok()) {
+    return status;
+  }
   for (const auto& [config, path] :
        {std::pair{&input.master_config(), "master_config"},
         std::pair{&input.worker_config(), "worker_config"},
-        std::pair{&input.parameter_server_config(), "parameter_server_config"}}) {
+        std::pair{&input.parameter_server_config(), "parameter_server_config"},
+        std::pair{&input.evaluator_config(), "evaluator_config"}}) {
     if (absl::Status status = ValidateReplicaConfig(*config, path, locate); !status.ok()) {
       return status;
     }

@@ -19,6 +19,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "tuner/config/closest_match.h"
@@ -159,6 +160,12 @@ class TrainingInputParser {
       return valid;
     }
     return input;
+  }
+
+  // After Parse: "FILE:LINE:COLUMN: FIELD" for a proto field path relative
+  // to the trainingInput ("worker_config.accelerator_config.count").
+  std::string LocateProtoField(absl::string_view proto_path) const {
+    return Locate(CamelCasePath(proto_path));
   }
 
  private:
@@ -535,6 +542,9 @@ class TrainingInputParser {
           Int64([&input](int64_t count) { input.set_parameter_server_count(count); })},
          {"parameterServerConfig",
           ReplicaConfig([&input] { return input.mutable_parameter_server_config(); })},
+         {"evaluatorType", String(input.mutable_evaluator_type())},
+         {"evaluatorCount", Int64([&input](int64_t count) { input.set_evaluator_count(count); })},
+         {"evaluatorConfig", ReplicaConfig([&input] { return input.mutable_evaluator_config(); })},
          {"useChiefInTfConfig",
           Bool([&input](bool use_chief) { input.set_use_chief_in_tf_config(use_chief); })},
          {"hyperparameters",
@@ -573,7 +583,9 @@ absl::StatusOr<v1::TrainingInput> ParseTrainingInputYaml(std::string_view yaml_t
       .Parse(absl::string_view(yaml_text.data(), yaml_text.size()));
 }
 
-absl::StatusOr<v1::TrainingInput> ParseTrainingInputFile(const std::string& path) {
+namespace {
+
+absl::StatusOr<std::string> ReadConfigFile(const std::string& path) {
   std::error_code error;
   const std::filesystem::file_status status = std::filesystem::status(path, error);
   if (status.type() == std::filesystem::file_type::not_found) {
@@ -598,7 +610,32 @@ absl::StatusOr<v1::TrainingInput> ParseTrainingInputFile(const std::string& path
     return absl::InvalidArgumentError(
         absl::StrCat("cannot read config file \"", path, "\": ", std::strerror(errno)));
   }
-  return ParseTrainingInputYaml(text.str(), path);
+  return text.str();
+}
+
+}  // namespace
+
+absl::StatusOr<v1::TrainingInput> ParseTrainingInputFile(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadConfigFile(path);
+  if (!text.ok()) return text.status();
+  return ParseTrainingInputYaml(*text, path);
+}
+
+absl::Status LocateInTrainingInputFile(const absl::Status& server_error, const std::string& path) {
+  constexpr absl::string_view kPrefix = "training_input.";
+  const absl::string_view message = server_error.message();
+  const size_t separator = message.find(": ");
+  if (server_error.code() != absl::StatusCode::kInvalidArgument ||
+      !absl::StartsWith(message, kPrefix) || separator == absl::string_view::npos) {
+    return server_error;
+  }
+  const absl::string_view field = message.substr(kPrefix.size(), separator - kPrefix.size());
+  absl::StatusOr<std::string> text = ReadConfigFile(path);
+  if (!text.ok()) return server_error;
+  TrainingInputParser parser(path);
+  if (!parser.Parse(*text).ok()) return server_error;
+  return absl::InvalidArgumentError(
+      absl::StrCat(parser.LocateProtoField(field), message.substr(separator)));
 }
 
 }  // namespace vernier::config

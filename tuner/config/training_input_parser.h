@@ -27,6 +27,13 @@ absl::StatusOr<v1::TrainingInput> ParseTrainingInputYaml(std::string_view yaml_t
 // INVALID_ARGUMENT naming the path when it cannot be read.
 absl::StatusOr<v1::TrainingInput> ParseTrainingInputFile(const std::string& path);
 
+// The server checks what only it knows (its machine types, its GPUs) and
+// names the field in proto terms: "training_input.worker_type: PROBLEM".
+// This points such an error at the YAML file the input was read from:
+// "FILE:LINE:COLUMN: trainingInput.workerType: PROBLEM". Other errors, and
+// any error when the file no longer parses, come back unchanged.
+absl::Status LocateInTrainingInputFile(const absl::Status& server_error, const std::string& path);
+
 }  // namespace vernier::config
 
 #endif  // VERNIER_TUNER_CONFIG_TRAINING_INPUT_PARSER_H_

@@ -160,6 +160,20 @@ v1::GetJobResponse CannedJob() {
   hyperparameters.set_goal(v1::MetricSpec::MINIMIZE);
   hyperparameters.set_hyperparameter_metric_tag("loss");
   hyperparameters.set_max_trials(10);
+  const auto add_spec = [&](const std::string& role, int index, const std::string& type, int gpus) {
+    v1::ReplicaSpec* spec = job.add_replica_specs();
+    spec->set_role(role);
+    spec->set_index(index);
+    spec->set_machine_type(type);
+    spec->set_cpu_count(8);
+    spec->set_memory_mb(30720);
+    spec->set_gpu_count(gpus);
+    if (gpus > 0) spec->set_gpu_type("NVIDIA_TESLA_T4");
+  };
+  add_spec("master", 0, "n1-standard-8", 1);
+  add_spec("worker", 0, "n1-standard-8", 1);
+  add_spec("worker", 1, "n1-standard-8", 1);
+  add_spec("ps", 0, "complex_model_s", 0);
   v1::TrainingOutput& output = *job.mutable_training_output();
   const auto add_output = [&](const std::string& id, double loss, v1::Trial::State state) {
     v1::HyperparameterOutput* trial = output.add_trials();
@@ -197,7 +211,9 @@ v1::GetJobResponse CannedJob() {
     replica.set_host("localhost");
     replica.set_pid(4100 + index);
     replica.set_log_path("/runs/mnist/6/logs/" + replica.role() + "-0.log");
+    replica.add_gpus(2 * index);
   }
+  run.mutable_replicas(1)->add_gpus(3);
   return response;
 }
 
@@ -431,10 +447,16 @@ TEST_F(CliRenderingTest, JobsDescribePrintsStateCountsBestTrialAndReplicas) {
             "early (of 10 max)\n"
             "Best trial:  trial 4: loss=0.25 at step 50 (layers=2, lr=0.01)\n"
             "\n"
+            "Replicas of each trial:\n"
+            "  REPLICA      MACHINE_TYPE     CPUS  MEMORY  GPUS\n"
+            "  master-0     n1-standard-8       8   30 GB  1 x NVIDIA_TESLA_T4\n"
+            "  worker-0..1  n1-standard-8       8   30 GB  1 x NVIDIA_TESLA_T4\n"
+            "  ps-0         complex_model_s     8   30 GB  -\n"
+            "\n"
             "Running trials:\n"
-            "  TRIAL  REPLICA   STATE    HOST        PID  LOG\n"
-            "      6  master-0  RUNNING  localhost  4100  /runs/mnist/6/logs/master-0.log\n"
-            "      6  worker-0  RUNNING  localhost  4101  /runs/mnist/6/logs/worker-0.log\n");
+            "  TRIAL  REPLICA   STATE    HOST        PID  GPUS  LOG\n"
+            "      6  master-0  RUNNING  localhost  4100  0     /runs/mnist/6/logs/master-0.log\n"
+            "      6  worker-0  RUNNING  localhost  4101  2,3   /runs/mnist/6/logs/worker-0.log\n");
   EXPECT_THAT(run.err, IsEmpty());
 }
 

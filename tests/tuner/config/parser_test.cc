@@ -67,6 +67,10 @@ TEST(TrainingInputParserTest, ReadsEveryField) {
       "  parameterServerCount: '3'",
       "  parameterServerConfig:",
       "    imageUri: gcr.io/project/ps:1",
+      "  evaluatorType: n1-standard-4",
+      "  evaluatorCount: 1",
+      "  evaluatorConfig:",
+      "    acceleratorConfig: {count: 1, type: NVIDIA_TESLA_T4}",
       "  useChiefInTfConfig: true",
       "  args: [--epochs=3, 10, --verbose]",
       "  jobDir: /data/jobs/mnist",
@@ -129,6 +133,9 @@ TEST(TrainingInputParserTest, ReadsEveryField) {
     parameter_server_type: "large_model"
     parameter_server_count: 3
     parameter_server_config { image_uri: "gcr.io/project/ps:1" }
+    evaluator_type: "n1-standard-4"
+    evaluator_count: 1
+    evaluator_config { accelerator_config { count: 1 type: "NVIDIA_TESLA_T4" } }
     use_chief_in_tf_config: true
     args: [ "--epochs=3", "10", "--verbose" ]
     job_dir: "/data/jobs/mnist"
@@ -721,6 +728,27 @@ std::vector<ErrorCase> ErrorCases() {
        {"trainingInput:", "  scheduling:", "    maxRetries: -1"},
        "hptuning.yaml:3:5: trainingInput.scheduling.maxRetries",
        "must not be negative (0: no retries), got -1"},
+      {"WorkerTypeWithoutCount",
+       {"trainingInput:", "  scaleTier: CUSTOM", "  masterType: n1-standard-8",
+        "  workerType: n1-standard-4"},
+       "hptuning.yaml:4:3: trainingInput.workerType",
+       "a worker machine type needs a positive worker count (how many each trial runs), got "
+       "none"},
+      {"EvaluatorCountWithoutType",
+       {"trainingInput:", "  scaleTier: CUSTOM", "  masterType: n1-standard-8",
+        "  evaluatorCount: 1"},
+       "hptuning.yaml:4:3: trainingInput.evaluatorCount",
+       "a positive count needs an evaluator machine type, got 1"},
+      {"EvaluatorsOutsideCustom",
+       {"trainingInput:", "  scaleTier: BASIC", "  evaluatorCount: 1"},
+       "hptuning.yaml:3:3: trainingInput.evaluatorCount",
+       "evaluators are only used with the CUSTOM scale tier, not \"BASIC\""},
+      {"EvaluatorAcceleratorCountNegative",
+       {"trainingInput:", "  scaleTier: CUSTOM", "  masterType: n1-standard-8",
+        "  evaluatorType: n1-standard-4", "  evaluatorCount: 1",
+        "  evaluatorConfig:", "    acceleratorConfig: {count: -1, type: NVIDIA_TESLA_T4}"},
+       "hptuning.yaml:7:25: trainingInput.evaluatorConfig.acceleratorConfig.count",
+       "must not be negative, got -1"},
       {"WorkersOutsideCustom",
        {"trainingInput:", "  workerCount: 3"},
        "hptuning.yaml:2:3: trainingInput.workerCount",
