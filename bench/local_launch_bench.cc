@@ -147,8 +147,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   vernier::testing::TempDir dir;
-  vernier::testing::ServerProcess server(dir.path() + "/data", 0,
-                                         {"--gpus", "0,1,2,3", "--grace-period-ms", "1000"});
+  vernier::testing::ServerProcess server(dir.path() + "/data", 0, {"--gpus", "0,1,2,3"});
   server.Start();
   std::vector<double> single;
   std::vector<double> distributed;

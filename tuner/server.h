@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
@@ -26,6 +27,8 @@ struct ServerOptions {
   absl::Duration agent_timeout = absl::Seconds(60);
   // The TCP ports trials' replicas get (TF_CONFIG, MASTER_PORT).
   scheduler::PortRange replica_ports;
+  // GPU device indexes granted to replicas; empty: none.
+  std::vector<int> gpus;
   // Machine types and scale tiers (YAML); empty: the built-in ones.
   std::string machine_types_path;
 };

@@ -107,6 +107,35 @@ bool IsLive(const v1::ReplicaStatus& replica) {
          replica.state() == v1::ReplicaStatus::PENDING;
 }
 
+bool AllReplicasOfTheFirstTrialRun(const v1::GetJobResponse& job) {
+  if (job.trial_runs_size() == 0) return false;
+  for (const v1::ReplicaStatus& replica : job.trial_runs(0).replicas()) {
+    if (replica.state() != v1::ReplicaStatus::RUNNING) return false;
+  }
+  return true;
+}
+
+// Fails the test when a GPU is held by the live replicas of two trials;
+// returns how many trials have live replicas.
+int CheckNoGpuHeldTwice(const v1::GetJobResponse& job) {
+  std::map<int, int64_t> holder;  // GPU -> trial
+  int live_trials = 0;
+  for (const v1::TrialRun& run : job.trial_runs()) {
+    bool live = false;
+    for (const v1::ReplicaStatus& replica : run.replicas()) {
+      if (!IsLive(replica)) continue;
+      live = true;
+      for (int gpu : replica.gpus()) {
+        auto [it, inserted] = holder.emplace(gpu, run.trial_id());
+        EXPECT_TRUE(inserted) << "GPU " << gpu << " held by trials " << it->second << " and "
+                              << run.trial_id() << " at once: " << job.DebugString();
+      }
+    }
+    live_trials += live ? 1 : 0;
+  }
+  return live_trials;
+}
+
 class DistributedJobTest : public ::testing::Test {
  protected:
   void Submit(ServerProcess& server, const std::string& job_id, const std::string& config_path,
@@ -135,22 +164,12 @@ TEST_F(DistributedJobTest, ExampleRunsWithFourFakeGpusAndNeverGrantsAGpuTwice) {
   int most_live_trials = 0;
   std::set<int64_t> pids_seen;
   const v1::GetJobResponse done = WaitForJob(server, "dist", [&](const v1::GetJobResponse& job) {
-    std::map<int, int64_t> holder;  // GPU -> trial
-    int live_trials = 0;
     for (const v1::TrialRun& run : job.trial_runs()) {
-      bool live = false;
       for (const v1::ReplicaStatus& replica : run.replicas()) {
-        if (!IsLive(replica)) continue;
-        live = true;
-        if (replica.pid() != 0) pids_seen.insert(replica.pid());
-        for (int gpu : replica.gpus()) {
-          auto [it, inserted] = holder.emplace(gpu, run.trial_id());
-          EXPECT_TRUE(inserted) << "GPU " << gpu << " held by trials " << it->second << " and "
-                                << run.trial_id() << " at once: " << job.DebugString();
-        }
+        if (IsLive(replica) && replica.pid() != 0) pids_seen.insert(replica.pid());
       }
-      live_trials += live ? 1 : 0;
     }
+    const int live_trials = CheckNoGpuHeldTwice(job);
     most_live_trials = std::max(most_live_trials, live_trials);
     return Ended(job);
   });
@@ -266,18 +285,11 @@ TEST_F(DistributedJobTest, RetriesRunOutAndTheTrialFails) {
 }
 
 TEST_F(DistributedJobTest, CancelEndsEveryReplicaAndFreesTheGpus) {
-  ServerProcess server(dir_.path() + "/data", 0,
-                       {"--gpus", "0,1,2,3", "--grace-period-ms", "2000"});
+  ServerProcess server(dir_.path() + "/data", 0, {"--gpus", "0,1,2,3"});
   server.Start();
   Submit(server, "cancelled", SourcePath("examples/hptuning_distributed.yaml"),
          {"--steps", "1000", "--step_seconds", "0.2"});
-  v1::GetJobResponse running = WaitForJob(server, "cancelled", [](const v1::GetJobResponse& job) {
-    if (job.trial_runs_size() == 0) return false;
-    for (const v1::ReplicaStatus& replica : job.trial_runs(0).replicas()) {
-      if (replica.state() != v1::ReplicaStatus::RUNNING) return false;
-    }
-    return true;
-  });
+  v1::GetJobResponse running = WaitForJob(server, "cancelled", AllReplicasOfTheFirstTrialRun);
   std::vector<int64_t> pids;
   for (const v1::ReplicaStatus& replica : running.trial_runs(0).replicas()) {
     pids.push_back(replica.pid());
@@ -296,21 +308,14 @@ TEST_F(DistributedJobTest, CancelEndsEveryReplicaAndFreesTheGpus) {
 }
 
 TEST_F(DistributedJobTest, ALostAgentEndsItsTrialAndGivesTheGpusBack) {
-  ServerProcess server(dir_.path() + "/data", 0,
-                       {"--gpus", "0,1,2,3", "--agent-timeout", "3s", "--grace-period-ms", "1000"});
+  ServerProcess server(dir_.path() + "/data", 0, {"--gpus", "0,1,2,3", "--agent-timeout", "3s"});
   server.Start();
   const std::string config = WriteConfig(
       "lost.yaml",
       absl::StrReplaceAll(ReadFile(SourcePath("examples/hptuning_distributed.yaml")),
                           {{"maxTrials: 4", "maxTrials: 2"}, {"maxRetries: 1", "maxRetries: 0"}}));
   Submit(server, "lost", config, {"--steps", "30", "--step_seconds", "0.2"});
-  v1::GetJobResponse running = WaitForJob(server, "lost", [](const v1::GetJobResponse& job) {
-    if (job.trial_runs_size() == 0) return false;
-    for (const v1::ReplicaStatus& replica : job.trial_runs(0).replicas()) {
-      if (replica.state() != v1::ReplicaStatus::RUNNING) return false;
-    }
-    return true;
-  });
+  v1::GetJobResponse running = WaitForJob(server, "lost", AllReplicasOfTheFirstTrialRun);
   // A worker's agent stops answering (as if its machine hung).
   const int64_t stopped = running.trial_runs(0).replicas(1).pid();
   ASSERT_EQ(kill(static_cast<pid_t>(stopped), SIGSTOP), 0);
@@ -335,20 +340,9 @@ TEST_F(DistributedJobTest, ARestartedServerKeepsTheGrantsOfRunningTrials) {
   server = std::make_unique<ServerProcess>(dir_.path() + "/data", port,
                                            std::vector<std::string>{"--gpus", "0,1,2,3"});
   server->Start();
-  std::map<int, std::set<int64_t>> holders;
   const v1::GetJobResponse done =
       WaitForJob(*server, "restarted", [&](const v1::GetJobResponse& job) {
-        std::map<int, int64_t> holder;
-        for (const v1::TrialRun& run : job.trial_runs()) {
-          for (const v1::ReplicaStatus& replica : run.replicas()) {
-            if (!IsLive(replica)) continue;
-            for (int gpu : replica.gpus()) {
-              auto [it, inserted] = holder.emplace(gpu, run.trial_id());
-              EXPECT_TRUE(inserted || it->second == run.trial_id())
-                  << "GPU " << gpu << " held by two trials after the restart";
-            }
-          }
-        }
+        CheckNoGpuHeldTwice(job);
         return Ended(job);
       });
   EXPECT_EQ(done.job().state(), v1::Job::SUCCEEDED) << done.DebugString() << server->log();

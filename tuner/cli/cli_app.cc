@@ -151,6 +151,8 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
                    "Fail a running trial whose agent sends no heartbeat or report for this long, "
                    "and end its processes (e.g. 30s, 2m; 0: never)")
       ->capture_default_str();
+  serve->add_option("--gpus", flags.serve.gpus,
+                    "GPU device indexes the server grants to trials' replicas, e.g. 0,1,2,3");
   serve
       ->add_option("--replica-ports", flags.serve.replica_ports,
                    "TCP ports (FIRST-LAST) for trials' replicas: TF_CONFIG addresses and "

@@ -10,6 +10,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 
 namespace vernier::cli {
@@ -74,6 +75,14 @@ absl::StatusOr<tuner::ServerOptions> ServeCommand::BuildServerOptions(const Serv
         absl::StrCat("--replica-ports: ", replica_ports.status().message()));
   }
   options.replica_ports = *replica_ports;
+  for (absl::string_view device : absl::StrSplit(flags.gpus, ',', absl::SkipEmpty())) {
+    int index = 0;
+    if (!absl::SimpleAtoi(device, &index) || index < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--gpus: \"", device, "\" is not a GPU index (e.g. --gpus 0,1,2,3)"));
+    }
+    options.gpus.push_back(index);
+  }
 
   std::string data_dir = flags.data_dir;
   if (data_dir.empty()) {

@@ -24,6 +24,8 @@ struct ServeFlags {
   std::string log_level = "info";
   // FIRST-LAST: the TCP ports trials' replicas get.
   std::string replica_ports = "20000-29999";
+  // Comma-separated GPU device indexes the server grants; empty: none.
+  std::string gpus;
   std::string machine_types;  // empty: the built-in config/machine-types.yaml
 };
 
