@@ -13,6 +13,7 @@
 // round.
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -145,6 +146,12 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
+  // ServerProcess runs the `vernier` of this binary's build tree.
+  if (std::getenv("VERNIER_BUILD_DIR") == nullptr) {
+    const auto build_dir =
+        std::filesystem::read_symlink("/proc/self/exe").parent_path().parent_path();
+    setenv("VERNIER_BUILD_DIR", build_dir.c_str(), 1);
+  }
 
   vernier::testing::TempDir dir;
   vernier::testing::ServerProcess server(dir.path() + "/data", 0, {"--gpus", "0,1,2,3"});
