@@ -211,16 +211,6 @@ absl::StatusOr<v1::Job> JobController::SubmitJob(v1::Job job) {
     }
   }
 
-  std::vector<int> gpus_per_replica;
-  for (const v1::ReplicaSpec& spec : ReplicaSpecsOf(job))
-    gpus_per_replica.push_back(spec.gpu_count());
-  if (absl::Status capacity = backend_.AllocatesGpus() ? backend_.CheckCapacity(gpus_per_replica)
-                                                       : resources_.CheckFeasible(gpus_per_replica);
-      !capacity.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("job \"%s\" can never start: %s", job.job_id(), capacity.message()));
-  }
-
   const absl::Time now = clock_();
   study.mutable_spec()->set_seed(std::random_device{}() | 1);
   study.set_state(v1::Study::ACTIVE);

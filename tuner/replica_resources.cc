@@ -20,23 +20,6 @@ ReplicaResources::ReplicaResources(std::vector<int> gpus, scheduler::PortRange p
       gangs_(std::vector<int>{static_cast<int>(gpus_.size())}),
       ports_(ports) {}
 
-absl::Status ReplicaResources::CheckFeasible(const std::vector<int>& gpus_per_replica) const {
-  int wanted = 0;
-  for (int gpus : gpus_per_replica) wanted += gpus;
-  if (wanted == 0) return absl::OkStatus();
-  if (gpus_.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("each trial needs ", wanted,
-                     " GPUs but this server has none (see `vernier serve --gpus`)"));
-  }
-  if (wanted > static_cast<int>(gpus_.size())) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("each trial needs ", wanted, " GPUs but this server has only ", gpus_.size()));
-  }
-  absl::MutexLock lock(&mutex_);
-  return gangs_.CheckFeasible(gpus_per_replica);
-}
-
 absl::Status ReplicaResources::Enqueue(const std::string& key,
                                        const std::vector<int>& gpus_per_replica) {
   absl::MutexLock lock(&mutex_);

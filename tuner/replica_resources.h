@@ -31,8 +31,6 @@ class ReplicaResources {
                    std::function<bool(int)> usable);
 
   bool has_gpus() const { return !gpus_.empty(); }
-  // OK when a trial of `gpus_per_replica` can ever start here.
-  absl::Status CheckFeasible(const std::vector<int>& gpus_per_replica) const;
 
   // Queues a gang; it waits until Schedule grants it.
   absl::Status Enqueue(const std::string& key, const std::vector<int>& gpus_per_replica);
