@@ -1,6 +1,7 @@
 #include "scheduler/port_allocator.h"
 
 #include <charconv>
+#include <cstdlib>
 
 #include "absl/strings/str_cat.h"
 
@@ -29,7 +30,8 @@ absl::StatusOr<PortRange> PortRange::Parse(std::string_view text) {
   return range;
 }
 
-PortAllocator::PortAllocator(PortRange range) : range_(range), next_(range.first) {}
+PortAllocator::PortAllocator(PortRange range, int start_offset)
+    : range_(range), next_(range.first + std::abs(start_offset) % (range.last - range.first + 1)) {}
 
 absl::StatusOr<std::vector<int>> PortAllocator::Acquire(const std::string& owner, int count,
                                                         const std::function<bool(int)>& usable) {

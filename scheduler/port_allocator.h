@@ -29,7 +29,10 @@ struct PortRange {
 // I/O of its own. Not thread-safe.
 class PortAllocator {
  public:
-  explicit PortAllocator(PortRange range);
+  // The first search starts `start_offset` ports into the range (mod its
+  // size): servers of one machine that start at random offsets rarely pick
+  // the same port at the same time.
+  explicit PortAllocator(PortRange range, int start_offset = 0);
 
   // `count` free ports for `owner`, each passing `usable`, searched from
   // after the last port handed out so that a just-released port is not

@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <random>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -94,7 +95,8 @@ JobController::JobController(storage::Storage& storage, StudyManager& studies,
       options_(std::move(options)),
       clock_(std::move(clock)),
       resources_(options_.gpus, options_.replica_ports,
-                 options_.port_usable ? options_.port_usable : &scheduler::PortProbe::IsFree) {}
+                 options_.port_usable ? options_.port_usable : &scheduler::PortProbe::IsFree,
+                 static_cast<int>(std::random_device{}() % 65536)) {}
 
 JobController::~JobController() { Stop(); }
 

@@ -14,11 +14,11 @@ bool HasPrefix(std::string_view text, std::string_view prefix) {
 }  // namespace
 
 ReplicaResources::ReplicaResources(std::vector<int> gpus, scheduler::PortRange ports,
-                                   std::function<bool(int)> usable)
+                                   std::function<bool(int)> usable, int port_offset)
     : gpus_(std::move(gpus)),
       usable_(std::move(usable)),
       gangs_(std::vector<int>{static_cast<int>(gpus_.size())}),
-      ports_(ports) {}
+      ports_(ports, port_offset) {}
 
 absl::Status ReplicaResources::Enqueue(const std::string& key,
                                        const std::vector<int>& gpus_per_replica) {

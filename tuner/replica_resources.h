@@ -27,8 +27,10 @@ class ReplicaResources {
  public:
   // `gpus`: device indexes (as CUDA_VISIBLE_DEVICES names them); `usable`:
   // whether another program leaves a port free (PortProbe::IsFree).
+  // `port_offset`: where in the range the port search starts (see
+  // PortAllocator).
   ReplicaResources(std::vector<int> gpus, scheduler::PortRange ports,
-                   std::function<bool(int)> usable);
+                   std::function<bool(int)> usable, int port_offset = 0);
 
   bool has_gpus() const { return !gpus_.empty(); }
 

@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -107,6 +108,15 @@ bool IsLive(const v1::ReplicaStatus& replica) {
          replica.state() == v1::ReplicaStatus::PENDING;
 }
 
+// `vernier serve` flags with replica ports of this test process's own, so
+// that tests run in parallel never hand their trainers the same port.
+std::vector<std::string> ServeArgs(std::vector<std::string> flags) {
+  const int first = 20000 + static_cast<int>(getpid() % 400) * 100;
+  flags.push_back("--replica-ports");
+  flags.push_back(absl::StrCat(first, "-", first + 99));
+  return flags;
+}
+
 bool AllReplicasOfTheFirstTrialRun(const v1::GetJobResponse& job) {
   if (job.trial_runs_size() == 0) return false;
   for (const v1::ReplicaStatus& replica : job.trial_runs(0).replicas()) {
@@ -157,7 +167,7 @@ class DistributedJobTest : public ::testing::Test {
 // The "done when" of issue 5: 1 master, 2 workers, 1 ps, 1 GPU each, 2
 // trials in parallel, with 4 fake GPUs.
 TEST_F(DistributedJobTest, ExampleRunsWithFourFakeGpusAndNeverGrantsAGpuTwice) {
-  ServerProcess server(dir_.path() + "/data", 0, {"--gpus", "0,1,2,3"});
+  ServerProcess server(dir_.path() + "/data", 0, ServeArgs({"--gpus", "0,1,2,3"}));
   server.Start();
   Submit(server, "dist", SourcePath("examples/hptuning_distributed.yaml"), {"--steps", "10"});
 
@@ -228,14 +238,10 @@ TEST_F(DistributedJobTest, ExampleRunsWithFourFakeGpusAndNeverGrantsAGpuTwice) {
     EXPECT_THAT(visible, UnorderedElementsAre("0", "1", "2", "3"));
   }
   for (int64_t pid : pids_seen) EXPECT_FALSE(ProcessRuns(pid)) << "pid " << pid;
-
-  // jobs describe shows the grants.
-  CommandResult describe = RunCommand(Cli(server, {"jobs", "describe", "dist"}));
-  EXPECT_EQ(describe.exit_code, 0) << describe.err;
 }
 
 TEST_F(DistributedJobTest, FailedWorkerFailsTheTrialAndEndsTheOtherReplicas) {
-  ServerProcess server(dir_.path() + "/data");
+  ServerProcess server(dir_.path() + "/data", 0, ServeArgs({}));
   server.Start();
   Submit(server, "worker_fails", WriteConfig("fails.yaml", CpuConfig(2, 1, 0)),
          {"--steps", "40", "--crash-role", "worker", "--crash-step", "3"});
@@ -250,7 +256,7 @@ TEST_F(DistributedJobTest, FailedWorkerFailsTheTrialAndEndsTheOtherReplicas) {
 }
 
 TEST_F(DistributedJobTest, RetryRelaunchesEveryReplicaAndResumesFromTheCheckpoint) {
-  ServerProcess server(dir_.path() + "/data");
+  ServerProcess server(dir_.path() + "/data", 0, ServeArgs({}));
   server.Start();
   // The master crashes at step 7 of the first attempt, after the checkpoint
   // of step 5; the retry resumes from it.
@@ -272,7 +278,7 @@ TEST_F(DistributedJobTest, RetryRelaunchesEveryReplicaAndResumesFromTheCheckpoin
 }
 
 TEST_F(DistributedJobTest, RetriesRunOutAndTheTrialFails) {
-  ServerProcess server(dir_.path() + "/data");
+  ServerProcess server(dir_.path() + "/data", 0, ServeArgs({}));
   server.Start();
   // The worker crashes before any checkpoint, so every attempt fails.
   Submit(server, "hopeless", WriteConfig("hopeless.yaml", CpuConfig(1, 1, 1)),
@@ -285,7 +291,7 @@ TEST_F(DistributedJobTest, RetriesRunOutAndTheTrialFails) {
 }
 
 TEST_F(DistributedJobTest, CancelEndsEveryReplicaAndFreesTheGpus) {
-  ServerProcess server(dir_.path() + "/data", 0, {"--gpus", "0,1,2,3"});
+  ServerProcess server(dir_.path() + "/data", 0, ServeArgs({"--gpus", "0,1,2,3"}));
   server.Start();
   Submit(server, "cancelled", SourcePath("examples/hptuning_distributed.yaml"),
          {"--steps", "1000", "--step_seconds", "0.2"});
@@ -295,6 +301,15 @@ TEST_F(DistributedJobTest, CancelEndsEveryReplicaAndFreesTheGpus) {
     pids.push_back(replica.pid());
   }
   ASSERT_EQ(pids.size(), 4u);
+  // jobs describe shows which GPUs each replica was granted.
+  CommandResult describe = RunCommand(Cli(server, {"jobs", "describe", "cancelled"}));
+  EXPECT_EQ(describe.exit_code, 0) << describe.err;
+  for (const v1::ReplicaStatus& replica : running.trial_runs(0).replicas()) {
+    ASSERT_EQ(replica.gpus_size(), 1);
+    EXPECT_THAT(describe.out, ::testing::ContainsRegex(absl::StrCat(
+                                  replica.role(), "-", replica.index(),
+                                  " +RUNNING +[^ ]+ +[0-9]+ +", replica.gpus(0), " ")));
+  }
   CommandResult cancel = RunCommand(Cli(server, {"jobs", "cancel", "cancelled"}));
   ASSERT_EQ(cancel.exit_code, 0) << cancel.err;
   const v1::GetJobResponse done = WaitForJob(server, "cancelled", Ended);
@@ -308,7 +323,8 @@ TEST_F(DistributedJobTest, CancelEndsEveryReplicaAndFreesTheGpus) {
 }
 
 TEST_F(DistributedJobTest, ALostAgentEndsItsTrialAndGivesTheGpusBack) {
-  ServerProcess server(dir_.path() + "/data", 0, {"--gpus", "0,1,2,3", "--agent-timeout", "3s"});
+  ServerProcess server(dir_.path() + "/data", 0,
+                       ServeArgs({"--gpus", "0,1,2,3", "--agent-timeout", "3s"}));
   server.Start();
   const std::string config = WriteConfig(
       "lost.yaml",
@@ -327,8 +343,8 @@ TEST_F(DistributedJobTest, ALostAgentEndsItsTrialAndGivesTheGpusBack) {
 }
 
 TEST_F(DistributedJobTest, ARestartedServerKeepsTheGrantsOfRunningTrials) {
-  auto server = std::make_unique<ServerProcess>(dir_.path() + "/data", 0,
-                                                std::vector<std::string>{"--gpus", "0,1,2,3"});
+  auto server =
+      std::make_unique<ServerProcess>(dir_.path() + "/data", 0, ServeArgs({"--gpus", "0,1,2,3"}));
   server->Start();
   const int port = server->port();
   Submit(*server, "restarted", SourcePath("examples/hptuning_distributed.yaml"),
@@ -338,7 +354,7 @@ TEST_F(DistributedJobTest, ARestartedServerKeepsTheGrantsOfRunningTrials) {
   });
   server->Kill();
   server = std::make_unique<ServerProcess>(dir_.path() + "/data", port,
-                                           std::vector<std::string>{"--gpus", "0,1,2,3"});
+                                           ServeArgs({"--gpus", "0,1,2,3"}));
   server->Start();
   const v1::GetJobResponse done =
       WaitForJob(*server, "restarted", [&](const v1::GetJobResponse& job) {

@@ -54,6 +54,11 @@ TEST(PortAllocatorTest, OwnersGetDistinctPortsUntilReleased) {
   EXPECT_EQ(ports.held_count(), 4);
 }
 
+TEST(PortAllocatorTest, TheFirstSearchStartsAtTheOffset) {
+  PortAllocator ports({100, 109}, 23);
+  EXPECT_THAT(*ports.Acquire("job/1", 2, AnyPort), ElementsAre(103, 104));
+}
+
 TEST(PortAllocatorTest, SkipsPortsOtherProgramsUse) {
   PortAllocator ports({100, 109});
   absl::StatusOr<std::vector<int>> got =
