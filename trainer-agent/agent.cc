@@ -61,8 +61,15 @@ std::shared_ptr<spdlog::logger> Agent::CreateLogger(const AgentOptions& options)
   return logger;
 }
 
-std::string Agent::MetricFilePath(const std::string& trial_dir) {
-  return (std::filesystem::path(trial_dir) / ".vernier" / "hypertune" / "output.metrics").string();
+std::string Agent::MetricFilePath(const AgentOptions& options) {
+  // Each replica of a distributed trial has its own file: a worker starting
+  // must not remove what the master already wrote.
+  const bool master = options.role == "master" || options.role == "chief";
+  const std::filesystem::path directory =
+      master ? std::filesystem::path("hypertune")
+             : std::filesystem::path(absl::StrCat(options.role, "-", options.index)) / "hypertune";
+  return (std::filesystem::path(options.trial_dir) / ".vernier" / directory / "output.metrics")
+      .string();
 }
 
 std::string Agent::MeasurementLogPath(const AgentOptions& options) {
@@ -84,7 +91,7 @@ absl::StatusOr<std::string> Agent::PrepareMetricFile() {
     options_.trial_dir = pattern;
     logger_->info("no --trial-dir given; using {}", options_.trial_dir);
   }
-  const std::filesystem::path file = MetricFilePath(options_.trial_dir);
+  const std::filesystem::path file = MetricFilePath(options_);
   std::error_code error;
   std::filesystem::create_directories(file.parent_path(), error);
   if (error) {

@@ -72,8 +72,9 @@ class Agent {
   static std::string LogPrefix(const AgentOptions& options);
   // A logger writing to stderr with that prefix.
   static std::shared_ptr<spdlog::logger> CreateLogger(const AgentOptions& options);
-  // The file the program's cloudml-hypertune library writes, under trial_dir.
-  static std::string MetricFilePath(const std::string& trial_dir);
+  // The file the program's cloudml-hypertune library writes, under trial_dir:
+  // one per replica.
+  static std::string MetricFilePath(const AgentOptions& options);
   // The replica's durable measurement buffer, under trial_dir.
   static std::string MeasurementLogPath(const AgentOptions& options);
 

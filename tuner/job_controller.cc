@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "google/protobuf/util/message_differencer.h"
+#include "scheduler/port_probe.h"
 #include "spdlog/spdlog.h"
 #include "suggest/designer_factory.h"
 #include "suggest/search_space.h"
@@ -57,6 +58,26 @@ std::optional<v1::Measurement> LastObjectiveMeasurement(const v1::Trial& trial,
   return std::nullopt;
 }
 
+// What a trial holds (GPUs, ports) is kept under this key.
+std::string ResourceKey(const std::string& job_id, int64_t trial_id) {
+  return absl::StrCat(job_id, "/", trial_id);
+}
+
+// Gangs waiting for GPUs before their trial is suggested.
+std::string PendingPrefix(const std::string& job_id) { return absl::StrCat(job_id, "/pending-"); }
+
+bool IsLive(const v1::ReplicaStatus& replica) {
+  return replica.pid() != 0 && (replica.state() == v1::ReplicaStatus::RUNNING ||
+                                replica.state() == v1::ReplicaStatus::PENDING);
+}
+
+bool HasLiveReplica(const v1::TrialRun& run) {
+  for (const v1::ReplicaStatus& replica : run.replicas()) {
+    if (IsLive(replica)) return true;
+  }
+  return false;
+}
+
 absl::StatusOr<std::vector<v1::Trial>> AllTrials(storage::Storage& storage,
                                                  std::string_view study_name) {
   absl::StatusOr<storage::Page<v1::Trial>> page = storage.ListTrials(study_name, {});
@@ -72,7 +93,10 @@ JobController::JobController(storage::Storage& storage, StudyManager& studies,
       studies_(studies),
       backend_(backend),
       options_(std::move(options)),
-      clock_(std::move(clock)) {}
+      clock_(std::move(clock)),
+      resources_(options_.gpus, options_.replica_ports,
+                 options_.port_usable ? options_.port_usable : &scheduler::PortProbe::IsFree,
+                 static_cast<int>(std::random_device{}() % 65536)) {}
 
 JobController::~JobController() { Stop(); }
 
@@ -108,6 +132,10 @@ void JobController::Tick() {
   if (!jobs.ok()) {
     spdlog::error("job controller cannot list jobs: {}", jobs.status().ToString());
     return;
+  }
+  if (!grants_restored_) {
+    RestoreGrants(*jobs);
+    grants_restored_ = true;
   }
   for (v1::Job& job : *jobs) {
     const std::string job_id = job.job_id();
@@ -228,15 +256,19 @@ absl::StatusOr<v1::Job> JobController::PreviewJob(v1::Job job) {
   if (!first->points.empty()) {
     for (const v1::ParameterValue& value : first->points.front()) *trial.add_parameters() = value;
   }
-  absl::StatusOr<std::string> preview = backend_.PreviewLaunch(MakeLaunch(job, *study, trial, 0));
+  ReplicaGrants grants;
+  grants.server_grants_gpus = resources_.has_gpus() && !backend_.AllocatesGpus();
+  absl::StatusOr<std::string> preview =
+      backend_.PreviewLaunch(MakeLaunch(job, *study, trial, 0, grants));
   if (!preview.ok()) return preview.status();
   job.set_launch_preview(*std::move(preview));
   return job;
 }
 
 scheduler::TrialLaunch JobController::MakeLaunch(const v1::Job& job, const v1::Study& study,
-                                                 const v1::Trial& trial, int attempt) const {
-  return BuildTrialLaunch(job, study, trial, options_.launch, attempt);
+                                                 const v1::Trial& trial, int attempt,
+                                                 const ReplicaGrants& grants) const {
+  return BuildTrialLaunch(job, study, trial, options_.launch, attempt, grants);
 }
 
 absl::StatusOr<v1::GetJobResponse> JobController::GetJob(std::string_view job_id) {
@@ -315,6 +347,7 @@ absl::Status JobController::AdvanceJob(v1::Job job) {
   for (v1::TrialRun& run : *stored_runs) runs[run.trial_id()] = std::move(run);
   if (absl::Status status = ReconcileRuns(job, *trials, runs); !status.ok()) return status;
   FailSilentAgents(job, *trials, runs);
+  const bool settled = SettleEndedTrials(job, *trials, runs);
 
   std::vector<v1::Trial> running;
   for (const v1::Trial& trial : *trials) {
@@ -322,7 +355,9 @@ absl::Status JobController::AdvanceJob(v1::Job job) {
   }
 
   if (job.state() == v1::Job::CANCELLING) {
+    resources_.ReleasePrefix(PendingPrefix(job_id));
     if (running.empty()) {
+      if (!settled) return absl::OkStatus();
       return FinishJob(job, job.error_message().empty() ? v1::Job::CANCELLED : v1::Job::FAILED,
                        job.error_message(), spec, *trials);
     }
@@ -354,36 +389,59 @@ absl::Status JobController::AdvanceJob(v1::Job job) {
     return failing.status();
   }
 
-  // Trials handed out but never started (the server died in between).
+  // Trials handed out but never started (the server died in between), and
+  // trials whose failed attempt has ended and that run again.
+  const bool gangs = UsesGangs(job);
   for (const v1::Trial& trial : running) {
-    if (!runs.contains(trial.id())) {
-      if (absl::Status status = LaunchTrial(job, *study, trial); !status.ok()) return status;
+    const auto key = std::make_pair(job_id, trial.id());
+    bool restart = false;
+    {
+      absl::MutexLock lock(&mutex_);
+      auto restarting = restarting_.find(key);
+      if (restarting != restarting_.end()) {
+        if (!restarting->second) continue;
+        restarting_.erase(restarting);
+        restart = true;
+      }
+    }
+    if (restart) {
+      const int attempt = runs.contains(trial.id()) ? runs[trial.id()].attempt() + 1 : 0;
+      if (absl::Status status = LaunchTrial(job, *study, trial, attempt); !status.ok()) {
+        return status;
+      }
+      continue;
+    }
+    if (runs.contains(trial.id())) continue;
+    if (!gangs) {
+      if (absl::Status status = LaunchTrial(job, *study, trial, 0); !status.ok()) return status;
+      continue;
+    }
+    const std::string resource_key = ResourceKey(job_id, trial.id());
+    if (!resources_.Holds(resource_key)) {
+      std::vector<int> gpus_per_replica;
+      for (const v1::ReplicaSpec& spec : ReplicaSpecsOf(job)) {
+        gpus_per_replica.push_back(spec.gpu_count());
+      }
+      if (absl::Status status = resources_.Enqueue(resource_key, gpus_per_replica); !status.ok()) {
+        spdlog::error("job={} trial={} cannot queue for GPUs: {}", job_id, trial.id(),
+                      status.ToString());
+      }
     }
   }
 
   int active = static_cast<int>(running.size());
   std::string shortfall;
-  const int free_slots = spec.max_parallel_trials() - active;
-  if (free_slots > 0) {
-    absl::StatusOr<SuggestResult> suggested =
-        studies_.SuggestTrials(job.study_name(), free_slots, "");
-    if (!suggested.ok()) {
-      spdlog::error("job={} cannot get suggestions: {}", job_id, suggested.status().ToString());
-      if (active == 0) {
-        return FinishJob(
-            job, v1::Job::FAILED,
-            absl::StrCat("the suggestion engine failed: ", suggested.status().message()), spec,
-            *trials);
-      }
-      return absl::OkStatus();
+  absl::Status started = StartTrials(job, *study, running, runs, active, shortfall);
+  if (!started.ok()) {
+    spdlog::error("job={} cannot get suggestions: {}", job_id, started.ToString());
+    if (active == 0) {
+      return FinishJob(job, v1::Job::FAILED,
+                       absl::StrCat("the suggestion engine failed: ", started.message()), spec,
+                       *trials);
     }
-    shortfall = suggested->reason;
-    for (const v1::Trial& trial : suggested->trials) {
-      if (absl::Status status = LaunchTrial(job, *study, trial); !status.ok()) return status;
-      ++active;
-    }
+    return absl::OkStatus();
   }
-  if (active > 0) return absl::OkStatus();
+  if (active > 0 || !settled) return absl::OkStatus();
 
   absl::StatusOr<std::vector<v1::Trial>> final_trials = AllTrials(storage_, job.study_name());
   if (!final_trials.ok()) return final_trials.status();
@@ -395,6 +453,96 @@ absl::Status JobController::AdvanceJob(v1::Job job) {
   }
   if (!shortfall.empty()) spdlog::info("job={} has no more trials to run: {}", job_id, shortfall);
   return FinishJob(job, v1::Job::SUCCEEDED, "", spec, *final_trials);
+}
+
+bool JobController::UsesGangs(const v1::Job& job) const {
+  if (backend_.AllocatesGpus()) return false;
+  for (const v1::ReplicaSpec& spec : ReplicaSpecsOf(job)) {
+    if (spec.gpu_count() > 0) return true;
+  }
+  return false;
+}
+
+absl::Status JobController::StartTrials(const v1::Job& job, const v1::Study& study,
+                                        const std::vector<v1::Trial>& running,
+                                        const std::map<int64_t, v1::TrialRun>& runs, int& active,
+                                        std::string& shortfall) {
+  const std::string& job_id = job.job_id();
+  if (!UsesGangs(job)) {
+    const int free_slots = study.spec().max_parallel_trials() - active;
+    if (free_slots <= 0) return absl::OkStatus();
+    absl::StatusOr<SuggestResult> suggested =
+        studies_.SuggestTrials(job.study_name(), free_slots, "");
+    if (!suggested.ok()) return suggested.status();
+    shortfall = suggested->reason;
+    for (const v1::Trial& trial : suggested->trials) {
+      if (absl::Status status = LaunchTrial(job, study, trial, 0); !status.ok()) return status;
+      ++active;
+    }
+    return absl::OkStatus();
+  }
+
+  // Each free slot queues a gang for the job's replica shape; only a granted
+  // gang gets a suggestion, so no trial is handed out that cannot start.
+  const std::string pending_prefix = PendingPrefix(job_id);
+  const int pending = resources_.CountGangs(pending_prefix);
+  active += pending;
+  std::vector<int> gpus_per_replica;
+  for (const v1::ReplicaSpec& spec : ReplicaSpecsOf(job)) {
+    gpus_per_replica.push_back(spec.gpu_count());
+  }
+  bool exhausted;
+  {
+    absl::MutexLock lock(&mutex_);
+    exhausted = exhausted_jobs_.contains(job_id);
+  }
+  for (int slot = active; !exhausted && slot < study.spec().max_parallel_trials(); ++slot) {
+    int64_t gang;
+    {
+      absl::MutexLock lock(&mutex_);
+      gang = ++next_gang_;
+    }
+    if (absl::Status status =
+            resources_.Enqueue(absl::StrCat(pending_prefix, gang), gpus_per_replica);
+        !status.ok()) {
+      spdlog::error("job={} cannot queue for GPUs: {}", job_id, status.ToString());
+      break;
+    }
+    ++active;
+  }
+  resources_.Schedule();
+  for (const std::string& key : resources_.TakeGranted(absl::StrCat(job_id, "/"))) {
+    if (key.rfind(pending_prefix, 0) != 0) {
+      // A trial that was handed out before a restart and waited for GPUs.
+      const int64_t trial_id = std::stoll(key.substr(job_id.size() + 1));
+      auto trial = std::find_if(running.begin(), running.end(),
+                                [&](const v1::Trial& t) { return t.id() == trial_id; });
+      if (trial == running.end() || runs.contains(trial_id)) {
+        resources_.Release(key);
+        continue;
+      }
+      if (absl::Status status = LaunchTrial(job, study, *trial, 0); !status.ok()) return status;
+      continue;
+    }
+    absl::StatusOr<SuggestResult> suggested = studies_.SuggestTrials(job.study_name(), 1, "");
+    if (!suggested.ok() || suggested->trials.empty()) {
+      resources_.Release(key);
+      --active;
+      if (!suggested.ok()) return suggested.status();
+      shortfall = suggested->reason;
+      absl::MutexLock lock(&mutex_);
+      exhausted_jobs_.insert(job_id);
+      continue;
+    }
+    const v1::Trial& trial = suggested->trials.front();
+    if (absl::Status status = resources_.Rename(key, ResourceKey(job_id, trial.id()));
+        !status.ok()) {
+      return status;
+    }
+    spdlog::info("job={} trial={} granted GPUs after waiting", job_id, trial.id());
+    if (absl::Status status = LaunchTrial(job, study, trial, 0); !status.ok()) return status;
+  }
+  return absl::OkStatus();
 }
 
 absl::Status JobController::PrepareJob(const v1::Job& job) {
@@ -446,6 +594,11 @@ absl::Status JobController::ReconcileRuns(const v1::Job& job, std::vector<v1::Tr
     if (!IsRunning(trial.state())) continue;
     auto run = runs.find(trial.id());
     if (run == runs.end()) continue;
+    const auto key = std::make_pair(job.job_id(), trial.id());
+    {
+      absl::MutexLock lock(&mutex_);
+      if (restarting_.contains(key)) continue;
+    }
     const v1::ReplicaStatus* before = MasterOf(run->second);
     if (before == nullptr || run->second.backend_handle().empty()) {
       // Recorded but never started: the server died between the two. (A
@@ -465,32 +618,189 @@ absl::Status JobController::ReconcileRuns(const v1::Job& job, std::vector<v1::Tr
       }
       run->second = *described;
     }
+
+    // A worker, parameter server or evaluator that fails fails the trial; one
+    // that exits 0 before the master is fine.
+    std::string failure;
+    bool cancelling;
+    {
+      absl::MutexLock lock(&mutex_);
+      cancelling = cancelling_.contains(key);
+      auto reported = replica_failures_.find(key);
+      if (reported != replica_failures_.end()) failure = reported->second;
+    }
+    if (cancelling) continue;
+    for (const v1::ReplicaStatus& replica : run->second.replicas()) {
+      if (!failure.empty() || trial.state() != v1::Trial::ACTIVE || IsMaster(replica.role())) {
+        continue;
+      }
+      const std::string name = ReplicaName(replica.role(), replica.index());
+      if (replica.state() == v1::ReplicaStatus::LOST) {
+        // Started by an earlier server, its exit status is unknown: a
+        // failure only if its agent sends no report and the master still
+        // runs a while later.
+        const auto lost_key = std::make_pair(absl::StrCat(job.job_id(), "#", name), trial.id());
+        absl::MutexLock lock(&mutex_);
+        auto [since, inserted] = exited_since_.emplace(lost_key, now);
+        if (now - since->second >= options_.lost_replica_timeout) {
+          exited_since_.erase(since);
+          failure = absl::StrFormat("%s vanished; see %s", name, replica.log_path());
+        }
+      } else if (replica.state() == v1::ReplicaStatus::EXITED &&
+                 (replica.exit_code() != 0 || replica.term_signal() != 0)) {
+        failure = absl::StrFormat("%s; see %s",
+                                  ExitDescription(name, replica.exit_code(), replica.term_signal()),
+                                  replica.log_path());
+      }
+    }
+    if (!failure.empty()) {
+      HandleReplicaFailure(job, trial, run->second, failure);
+      continue;
+    }
+
     const v1::ReplicaStatus* master = MasterOf(run->second);
     const bool gone =
         master->state() == v1::ReplicaStatus::EXITED || master->state() == v1::ReplicaStatus::LOST;
-    const auto key = std::make_pair(job.job_id(), trial.id());
-    absl::MutexLock lock(&mutex_);
-    if (!gone || cancelling_.contains(key)) {
-      exited_since_.erase(key);
-      continue;
+    {
+      absl::MutexLock lock(&mutex_);
+      if (!gone) {
+        exited_since_.erase(key);
+        continue;
+      }
+      // The agent reports the outcome before it exits; give a report in
+      // flight a moment before declaring the replica lost.
+      auto [since, inserted] = exited_since_.emplace(key, now);
+      if (now - since->second < options_.lost_replica_timeout) continue;
+      exited_since_.erase(since);
     }
-    // The agent reports the outcome before it exits; give a report in
-    // flight a moment before declaring the replica lost.
-    auto [since, inserted] = exited_since_.emplace(key, now);
-    if (now - since->second < options_.lost_replica_timeout) continue;
-    exited_since_.erase(since);
     const std::string what =
         master->state() == v1::ReplicaStatus::LOST
             ? absl::StrFormat("%s vanished", ReplicaName(master->role(), master->index()))
             : ExitDescription(ReplicaName(master->role(), master->index()), master->exit_code(),
                               master->term_signal());
-    absl::StatusOr<v1::Trial> failed =
-        studies_.FailTrial(job.study_name(), trial.id(),
-                           absl::StrFormat("%s without its agent reporting the outcome; see %s",
-                                           what, master->log_path()));
-    if (failed.ok()) trial = *failed;
+    HandleReplicaFailure(job, trial, run->second,
+                         absl::StrFormat("%s without its agent reporting the outcome; see %s", what,
+                                         master->log_path()));
   }
   return absl::OkStatus();
+}
+
+void JobController::HandleReplicaFailure(const v1::Job& job, v1::Trial& trial,
+                                         const v1::TrialRun& run, const std::string& reason) {
+  const auto key = std::make_pair(job.job_id(), trial.id());
+  const int max_retries = job.training_input().scheduling().max_retries();
+  const bool retry = run.attempt() < max_retries;
+  if (retry) {
+    spdlog::warn(
+        "job={} trial={} attempt {} failed: {}; ending its replicas and relaunching them all "
+        "with the same job dir (retry {} of {})",
+        job.job_id(), trial.id(), run.attempt(), reason, run.attempt() + 1, max_retries);
+  }
+  {
+    absl::MutexLock lock(&mutex_);
+    replica_failures_.erase(key);
+    if (retry) {
+      // The trial keeps its GPUs and ports for the next attempt.
+      restarting_[key] = false;
+      cancelling_.insert(key);
+      cancellers_.emplace_back([this, key, run] {
+        if (absl::Status status = backend_.Cancel(run, options_.launch.grace_period);
+            !status.ok()) {
+          spdlog::error("job={} trial={} cannot end attempt {}: {}", key.first, key.second,
+                        run.attempt(), status.ToString());
+        }
+        RecordEndedRun(key.first, run);
+        absl::MutexLock lock(&mutex_);
+        restarting_[key] = true;
+        cancelling_.erase(key);
+      });
+      return;
+    }
+  }
+  absl::StatusOr<v1::Trial> failed = studies_.FailTrial(
+      job.study_name(), trial.id(),
+      max_retries > 0 ? absl::StrFormat("%s (after %d retries)", reason, max_retries) : reason);
+  // Its other replicas are ended by SettleEndedTrials.
+  if (failed.ok()) trial = *failed;
+}
+
+void JobController::RecordEndedRun(const std::string& job_id, const v1::TrialRun& run) {
+  absl::StatusOr<v1::TrialRun> described = backend_.Describe(run);
+  if (!described.ok()) {
+    spdlog::warn("job={} trial={} cannot describe its ended run: {}", job_id, run.trial_id(),
+                 described.status().ToString());
+    return;
+  }
+  if (absl::Status status = storage_.PutTrialRun(job_id, *described); !status.ok()) {
+    spdlog::error("job={} trial={} cannot store its ended run: {}", job_id, run.trial_id(),
+                  status.ToString());
+  }
+}
+
+bool JobController::SettleEndedTrials(const v1::Job& job, const std::vector<v1::Trial>& trials,
+                                      std::map<int64_t, v1::TrialRun>& runs) {
+  bool settled = true;
+  for (const v1::Trial& trial : trials) {
+    if (IsRunning(trial.state())) continue;
+    const std::string resource_key = ResourceKey(job.job_id(), trial.id());
+    const auto key = std::make_pair(job.job_id(), trial.id());
+    {
+      absl::MutexLock lock(&mutex_);
+      replica_failures_.erase(key);
+      if (cancelling_.contains(key)) {
+        settled = false;
+        continue;
+      }
+    }
+    auto run = runs.find(trial.id());
+    if (run == runs.end() || !HasLiveReplica(run->second)) {
+      resources_.Release(resource_key);
+      continue;
+    }
+    absl::StatusOr<v1::TrialRun> described = backend_.Describe(run->second);
+    if (!described.ok()) {
+      spdlog::warn("job={} trial={} cannot describe its run; freeing its GPUs and ports: {}",
+                   job.job_id(), trial.id(), described.status().ToString());
+      resources_.Release(resource_key);
+      continue;
+    }
+    if (!google::protobuf::util::MessageDifferencer::Equals(*described, run->second)) {
+      (void)storage_.PutTrialRun(job.job_id(), *described);
+      run->second = *described;
+    }
+    bool running = false;
+    for (const v1::ReplicaStatus& replica : run->second.replicas()) {
+      running |= replica.state() == v1::ReplicaStatus::RUNNING;
+    }
+    if (!running) {
+      resources_.Release(resource_key);
+      continue;
+    }
+    // Parameter servers never exit by themselves, and workers may outlive
+    // a master that ended.
+    settled = false;
+    CancelTrialsInBackground(job, {trial}, runs, absl::StrFormat("trial %d ended", trial.id()));
+  }
+  return settled;
+}
+
+void JobController::RestoreGrants(const std::vector<v1::Job>& jobs) {
+  for (const v1::Job& job : jobs) {
+    absl::StatusOr<std::vector<v1::TrialRun>> runs = storage_.ListTrialRuns(job.job_id());
+    if (!runs.ok()) {
+      spdlog::error("job={} cannot restore its GPU and port grants: {}", job.job_id(),
+                    runs.status().ToString());
+      continue;
+    }
+    for (const v1::TrialRun& run : *runs) {
+      if (!HasLiveReplica(run)) continue;
+      if (absl::Status status = resources_.Restore(ResourceKey(job.job_id(), run.trial_id()), run);
+          !status.ok()) {
+        spdlog::error("job={} trial={} cannot restore its GPU and port grants: {}", job.job_id(),
+                      run.trial_id(), status.ToString());
+      }
+    }
+  }
 }
 
 void JobController::OnAgentContact(const v1::ReplicaId& replica) {
@@ -542,28 +852,41 @@ void JobController::FailSilentAgents(const v1::Job& job, std::vector<v1::Trial>&
 }
 
 absl::Status JobController::LaunchTrial(const v1::Job& job, const v1::Study& study,
-                                        const v1::Trial& trial) {
-  scheduler::TrialLaunch launch = MakeLaunch(job, study, trial, 0);
+                                        const v1::Trial& trial, int attempt) {
+  const std::string resource_key = ResourceKey(job.job_id(), trial.id());
+  const size_t replica_count = ReplicaSpecsOf(job).size();
+  ReplicaGrants grants;
+  grants.server_grants_gpus = resources_.has_gpus() && !backend_.AllocatesGpus();
+  grants.gpus = resources_.GpusOf(resource_key, replica_count);
+  absl::StatusOr<std::vector<int>> ports =
+      resources_.Ports(resource_key, static_cast<int>(replica_count));
+  if (ports.ok()) grants.ports = *ports;
+  scheduler::TrialLaunch launch = MakeLaunch(job, study, trial, attempt, grants);
   v1::TrialRun pending;
   pending.set_trial_id(trial.id());
   pending.set_trial_dir(launch.trial_dir);
   pending.set_attempt(launch.attempt);
   *pending.mutable_launch_time() = ToTimestamp(clock_());
-  for (const scheduler::ReplicaLaunch& replica : launch.replicas) {
+  for (size_t i = 0; i < launch.replicas.size(); ++i) {
+    const scheduler::ReplicaLaunch& replica = launch.replicas[i];
     v1::ReplicaStatus* status = pending.add_replicas();
     status->set_role(replica.role);
     status->set_index(replica.index);
     status->set_state(v1::ReplicaStatus::PENDING);
     status->set_log_path(replica.log_path);
+    for (int gpu : replica.gpus) status->add_gpus(gpu);
+    if (i < grants.ports.size()) status->set_port(grants.ports[i]);
   }
   // Recorded first, so a restart knows this trial was being started.
   if (absl::Status status = storage_.PutTrialRun(job.job_id(), pending); !status.ok()) {
     return status;
   }
-  absl::StatusOr<v1::TrialRun> run = backend_.Submit(launch);
+  absl::StatusOr<v1::TrialRun> run =
+      ports.ok() ? backend_.Submit(launch) : absl::StatusOr<v1::TrialRun>(ports.status());
   if (!run.ok()) {
     spdlog::error("job={} trial={} could not start: {}", job.job_id(), trial.id(),
                   run.status().ToString());
+    resources_.Release(resource_key);
     for (v1::ReplicaStatus& replica : *pending.mutable_replicas()) {
       replica.set_state(v1::ReplicaStatus::LOST);
     }
@@ -579,7 +902,11 @@ absl::Status JobController::LaunchTrial(const v1::Job& job, const v1::Study& stu
   run->set_trial_dir(launch.trial_dir);
   run->set_attempt(launch.attempt);
   *run->mutable_launch_time() = pending.launch_time();
-  spdlog::info("job={} trial={} launched: {}", job.job_id(), trial.id(),
+  for (int i = 0; i < run->replicas_size() && i < static_cast<int>(grants.ports.size()); ++i) {
+    run->mutable_replicas(i)->set_port(grants.ports[i]);
+  }
+  spdlog::info("job={} trial={} attempt={} launched {} replica(s): {}", job.job_id(), trial.id(),
+               attempt, launch.replicas.size(),
                suggest::FormatAssignment({trial.parameters().begin(), trial.parameters().end()}));
   return storage_.PutTrialRun(job.job_id(), *run);
 }
@@ -600,9 +927,29 @@ absl::Status JobController::OnReplicaExit(const v1::ReportExitRequest& report) {
   spdlog::info("job={} trial={} {} reported: {}{}", job->job_id(), trial->id(), name,
                ExitDescription(name, report.exit_code(), report.term_signal()),
                report.stopped_by_request() ? " (stop requested)" : "");
-  if (!IsMaster(replica.role()) || !IsRunning(trial->state())) {
-    return absl::OkStatus();  // Decided already, or not a replica that decides.
+  const auto key = std::make_pair(job->job_id(), trial->id());
+  const bool failed = report.exit_code() != 0 || report.term_signal() != 0;
+  std::string failure = ExitDescription(name, report.exit_code(), report.term_signal());
+  if (!report.log_tail().empty()) absl::StrAppend(&failure, "; last output:\n", report.log_tail());
+  // A failure the loop acts on: it ends the other replicas and retries the
+  // trial, or fails it.
+  const auto record_failure = [&] {
+    absl::MutexLock lock(&mutex_);
+    replica_failures_.emplace(key, failure);
+  };
+  {
+    absl::MutexLock lock(&mutex_);
+    // The failed attempt's replicas, ended for a retry.
+    if (restarting_.contains(key)) return absl::OkStatus();
   }
+  if (!IsMaster(replica.role())) {
+    if (failed && !report.stopped_by_request() && trial->state() == v1::Trial::ACTIVE &&
+        job->state() != v1::Job::CANCELLING) {
+      record_failure();
+    }
+    return absl::OkStatus();
+  }
+  if (!IsRunning(trial->state())) return absl::OkStatus();  // Decided already.
 
   const std::string objective =
       study->spec().metrics().empty() ? "" : study->spec().metrics(0).metric_id();
@@ -628,9 +975,11 @@ absl::Status JobController::OnReplicaExit(const v1::ReportExitRequest& report) {
                           name, objective, objective));
     }
   } else {
-    std::string reason = ExitDescription(name, report.exit_code(), report.term_signal());
-    if (!report.log_tail().empty()) absl::StrAppend(&reason, "; last output:\n", report.log_tail());
-    outcome = studies_.FailTrial(job->study_name(), trial->id(), std::move(reason));
+    if (!report.stopped_by_request() && job->training_input().scheduling().max_retries() > 0) {
+      record_failure();
+      return absl::OkStatus();
+    }
+    outcome = studies_.FailTrial(job->study_name(), trial->id(), std::move(failure));
   }
   // Another path may have decided the trial in the meantime; that is fine.
   if (!outcome.ok() && !absl::IsFailedPrecondition(outcome.status())) return outcome.status();
@@ -657,6 +1006,7 @@ void JobController::CancelTrialsInBackground(const v1::Job& job,
         spdlog::error("job={} trial={} cancel failed: {}", key.first, key.second,
                       status.ToString());
       }
+      RecordEndedRun(key.first, run);
       // The agent usually reports first; then this is a no-op.
       (void)studies_.FailTrial(study, key.second, reason);
       absl::MutexLock lock(&mutex_);
@@ -694,6 +1044,11 @@ absl::Status JobController::FinishJob(const v1::Job& job, v1::Job::State state, 
     return absl::OkStatus();
   });
   if (!study.ok() && !absl::IsNotFound(study.status())) return study.status();
+  resources_.ReleasePrefix(absl::StrCat(job.job_id(), "/"));
+  {
+    absl::MutexLock lock(&mutex_);
+    exhausted_jobs_.erase(job.job_id());
+  }
   if (state == v1::Job::SUCCEEDED) {
     spdlog::info("job={} SUCCEEDED with {} trials", job.job_id(), trials.size());
   } else {

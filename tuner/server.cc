@@ -123,6 +123,8 @@ absl::Status RunServer(const ServerOptions& given) {
   controller_options.launch.agent_path = options.agent_path;
   controller_options.launch.grace_period = options.grace_period;
   controller_options.poll_interval = options.poll_interval;
+  controller_options.replica_ports = options.replica_ports;
+  controller_options.gpus = options.gpus;
   controller_options.agent_timeout = options.agent_timeout;
   controller_options.launch.heartbeat_interval = HeartbeatIntervalFor(options.agent_timeout);
   controller_options.default_job_root = absl::StrCat(options.data_dir, "/jobs");

@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "scheduler/port_allocator.h"
 
 namespace vernier::tuner {
 
@@ -32,6 +33,8 @@ struct ServerOptions {
   // The host that agents (on Slurm, on the compute nodes) dial to reach
   // this server; empty: `host`.
   std::string advertise_host;
+  // The TCP ports trials' replicas get (TF_CONFIG, MASTER_PORT).
+  scheduler::PortRange replica_ports;
   // This machine's GPUs that replicas may be granted (device indexes).
   std::vector<int> gpus;
   // Machine types and scale tiers (YAML); empty: the built-in ones.

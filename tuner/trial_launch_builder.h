@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "scheduler/backend.h"
 #include "vernier/v1/job.pb.h"
@@ -23,14 +24,36 @@ struct LaunchSettings {
 // shortest exact form (a DISCRETE 32 is "32", not "32.0").
 std::string ParameterFlag(const v1::ParameterValue& value);
 
-// What the scheduler starts for one trial: the master replica, as
-//   AGENT --server ... --study ... --trial N ... -- COMMAND ARGS
-//         --name=value ... --job-dir=JOB_DIR/N
-// (with --metric-regex when the job has a metricRegex)
-// with its log at JOB_DIR/N/logs/master-0.log.
+// The replicas every trial of `job` runs: its replica_specs, or one master
+// without GPUs for a job stored before they existed.
+std::vector<v1::ReplicaSpec> ReplicaSpecsOf(const v1::Job& job);
+
+// What a trial's replicas were granted, in ReplicaSpecsOf order.
+struct ReplicaGrants {
+  // Where the replicas listen (the local backend runs them all here).
+  std::string host = "127.0.0.1";
+  // One per replica; a missing entry or 0: no port reserved.
+  std::vector<int> ports;
+  // One per replica: the GPU device indexes granted to it.
+  std::vector<std::vector<int>> gpus;
+  // This server grants GPUs: a replica without any then sees
+  // CUDA_VISIBLE_DEVICES="" rather than every GPU of the machine.
+  bool server_grants_gpus = false;
+};
+
+// What the scheduler starts for one trial: one replica per ReplicaSpecsOf,
+//   AGENT --server ... --study ... --trial N --role ROLE --index I ...
+//         -- COMMAND ARGS --name=value ... --job-dir=JOB_DIR/N
+// (with --metric-regex when the job has a metricRegex), its log at
+// JOB_DIR/N/logs/ROLE-I.log, and the environment of a replica on AI
+// Platform: TF_CONFIG (cluster, task, job, environment), MASTER_ADDR,
+// MASTER_PORT, WORLD_SIZE, RANK, LOCAL_RANK, CUDA_VISIBLE_DEVICES and
+// CLOUD_ML_JOB_ID (the agent adds CLOUD_ML_TRIAL_ID and
+// CLOUD_ML_HP_METRIC_FILE). A retry (attempt > 0) keeps the job dir, so
+// the trainer resumes from its checkpoint.
 scheduler::TrialLaunch BuildTrialLaunch(const v1::Job& job, const v1::Study& study,
                                         const v1::Trial& trial, const LaunchSettings& settings,
-                                        int attempt);
+                                        int attempt, const ReplicaGrants& grants = {});
 
 }  // namespace vernier::tuner
 

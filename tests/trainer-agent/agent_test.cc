@@ -1,6 +1,8 @@
 // End-to-end tests of the vernier-agent binary against a recording
 // AgentService, with real trainer processes.
 
+#include "trainer-agent/agent.h"
+
 #include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -183,6 +185,21 @@ TEST_F(AgentTest, ReportsStdoutAndHypertuneMeasurementsAndTheExit) {
   EXPECT_THAT(log, HasSubstr("[vernier-agent study=lr_sweep_001 trial=3 master-0] "));
   EXPECT_THAT(log, HasSubstr("reported exit code 0 and 3 measurements"));
   EXPECT_TRUE(std::filesystem::exists(trial_dir_ + "/.vernier/hypertune/output.metrics"));
+}
+
+TEST(AgentMetricFileTest, EveryReplicaButTheMasterHasItsOwnFile) {
+  AgentOptions options;
+  options.trial_dir = "/runs/4";
+  options.role = "master";
+  EXPECT_EQ(Agent::MetricFilePath(options), "/runs/4/.vernier/hypertune/output.metrics");
+  options.role = "chief";
+  EXPECT_EQ(Agent::MetricFilePath(options), "/runs/4/.vernier/hypertune/output.metrics");
+  options.role = "worker";
+  options.index = 1;
+  EXPECT_EQ(Agent::MetricFilePath(options), "/runs/4/.vernier/worker-1/hypertune/output.metrics");
+  options.role = "ps";
+  options.index = 0;
+  EXPECT_EQ(Agent::MetricFilePath(options), "/runs/4/.vernier/ps-0/hypertune/output.metrics");
 }
 
 TEST_F(AgentTest, FailingTrainerReportsItsCodeAndLogTail) {

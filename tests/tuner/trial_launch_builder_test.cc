@@ -7,10 +7,77 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "google/protobuf/struct.pb.h"
+#include "google/protobuf/util/json_util.h"
+
 namespace vernier::tuner {
 namespace {
 
 using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+v1::ReplicaSpec Spec(const std::string& role, int index, int gpus) {
+  v1::ReplicaSpec spec;
+  spec.set_role(role);
+  spec.set_index(index);
+  spec.set_gpu_count(gpus);
+  return spec;
+}
+
+// A job whose trials run one master (or chief), `workers` workers, `ps`
+// parameter servers and `evaluators` evaluators, one GPU for the master
+// and each worker.
+v1::Job DistributedJob(int workers, int ps, int evaluators, const std::string& master_role) {
+  v1::Job job;
+  job.set_job_id("dist");
+  job.set_job_dir("/runs");
+  job.add_command("train");
+  job.mutable_training_input()->set_scale_tier("CUSTOM");
+  job.mutable_training_input()->set_worker_count(workers);
+  *job.add_replica_specs() = Spec(master_role, 0, 1);
+  for (int i = 0; i < workers; ++i) *job.add_replica_specs() = Spec("worker", i, 1);
+  for (int i = 0; i < ps; ++i) *job.add_replica_specs() = Spec("ps", i, 0);
+  for (int i = 0; i < evaluators; ++i) *job.add_replica_specs() = Spec("evaluator", i, 0);
+  return job;
+}
+
+// Grants ports 5000, 5001, ... and GPUs 0, 1, ... in replica order.
+ReplicaGrants SequentialGrants(const v1::Job& job) {
+  ReplicaGrants grants;
+  grants.server_grants_gpus = true;
+  int next_gpu = 0;
+  for (int i = 0; i < job.replica_specs_size(); ++i) {
+    grants.ports.push_back(5000 + i);
+    std::vector<int> gpus;
+    for (int g = 0; g < job.replica_specs(i).gpu_count(); ++g) gpus.push_back(next_gpu++);
+    grants.gpus.push_back(gpus);
+  }
+  return grants;
+}
+
+google::protobuf::Struct ParseJson(const std::string& json) {
+  google::protobuf::Struct parsed;
+  EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(json, &parsed).ok()) << json;
+  return parsed;
+}
+
+std::vector<std::string> Strings(const google::protobuf::Value& list) {
+  std::vector<std::string> strings;
+  for (const google::protobuf::Value& value : list.list_value().values()) {
+    strings.push_back(value.string_value());
+  }
+  return strings;
+}
+
+const google::protobuf::Value& Field(const google::protobuf::Struct& object,
+                                     const std::string& name) {
+  static const google::protobuf::Value kMissing;
+  auto it = object.fields().find(name);
+  EXPECT_NE(it, object.fields().end()) << "no field " << name;
+  return it == object.fields().end() ? kMissing : it->second;
+}
 
 TEST(TrialLaunchBuilderTest, FlagsUseTheShortestExactForm) {
   v1::ParameterValue value;
@@ -81,6 +148,121 @@ TEST(TrialLaunchBuilderTest, MetricRegexAndHeartbeatIntervalReachTheAgent) {
   EXPECT_THAT(std::vector<std::string>(separator - 4, separator + 2),
               ElementsAre("--heartbeat-interval-ms", "250", "--metric-regex",
                           R"(acc (?P<accuracy>\S+))", "--", "train"));
+}
+
+struct ReplicaCounts {
+  int workers;
+  int ps;
+  int evaluators;
+  std::string master_role;
+};
+
+class DistributedLaunchTest : public testing::TestWithParam<ReplicaCounts> {};
+
+TEST_P(DistributedLaunchTest, EveryReplicaSeesTheClusterItsTaskAndItsGpus) {
+  const ReplicaCounts counts = GetParam();
+  v1::Job job = DistributedJob(counts.workers, counts.ps, counts.evaluators, counts.master_role);
+  v1::Study study;
+  study.set_name("dist");
+  v1::Trial trial;
+  trial.set_id(4);
+  const ReplicaGrants grants = SequentialGrants(job);
+  LaunchSettings settings{"/bin/vernier-agent", "127.0.0.1:9", std::chrono::milliseconds(1500)};
+
+  const scheduler::TrialLaunch launch = BuildTrialLaunch(job, study, trial, settings, 1, grants);
+  EXPECT_EQ(launch.attempt, 1);
+  ASSERT_EQ(launch.replicas.size(),
+            static_cast<size_t>(1 + counts.workers + counts.ps + counts.evaluators));
+  std::vector<std::string> workers;
+  for (int i = 0; i < counts.workers; ++i) workers.push_back(absl::StrCat("127.0.0.1:", 5001 + i));
+  std::vector<std::string> ps;
+  for (int i = 0; i < counts.ps; ++i) {
+    ps.push_back(absl::StrCat("127.0.0.1:", 5001 + counts.workers + i));
+  }
+  for (size_t i = 0; i < launch.replicas.size(); ++i) {
+    const scheduler::ReplicaLaunch& replica = launch.replicas[i];
+    const v1::ReplicaSpec& spec = job.replica_specs(static_cast<int>(i));
+    SCOPED_TRACE(absl::StrCat(spec.role(), "-", spec.index()));
+    EXPECT_EQ(replica.role, spec.role());
+    EXPECT_EQ(replica.index, spec.index());
+    EXPECT_EQ(replica.gpu_count, spec.gpu_count());
+    EXPECT_EQ(replica.gpus, grants.gpus[i]);
+    EXPECT_EQ(replica.log_path,
+              absl::StrCat("/runs/4/logs/", spec.role(), "-", spec.index(), ".log"));
+    EXPECT_EQ(replica.argv.back(), "--job-dir=/runs/4");
+    EXPECT_NE(std::find(replica.argv.begin(), replica.argv.end(), spec.role()), replica.argv.end());
+
+    const google::protobuf::Struct tf_config = ParseJson(replica.env.at("TF_CONFIG"));
+    const google::protobuf::Struct& cluster = Field(tf_config, "cluster").struct_value();
+    EXPECT_THAT(Strings(Field(cluster, counts.master_role)), ElementsAre("127.0.0.1:5000"));
+    EXPECT_EQ(cluster.fields().contains("worker"), counts.workers > 0);
+    if (counts.workers > 0) {
+      EXPECT_EQ(Strings(Field(cluster, "worker")), workers);
+    }
+    EXPECT_EQ(cluster.fields().contains("ps"), counts.ps > 0);
+    if (counts.ps > 0) {
+      EXPECT_EQ(Strings(Field(cluster, "ps")), ps);
+    }
+    EXPECT_FALSE(cluster.fields().contains("evaluator"));
+    const google::protobuf::Struct& task = Field(tf_config, "task").struct_value();
+    EXPECT_EQ(Field(task, "type").string_value(), spec.role());
+    EXPECT_EQ(Field(task, "index").number_value(), spec.index());
+    EXPECT_EQ(Field(task, "trial").string_value(), "4");
+    EXPECT_EQ(Field(tf_config, "environment").string_value(), "cloud");
+    EXPECT_EQ(Field(Field(tf_config, "job").struct_value(), "scaleTier").string_value(), "CUSTOM");
+
+    EXPECT_EQ(replica.env.at("MASTER_ADDR"), "127.0.0.1");
+    EXPECT_EQ(replica.env.at("MASTER_PORT"), "5000");
+    EXPECT_EQ(replica.env.at("WORLD_SIZE"), absl::StrCat(1 + counts.workers));
+    EXPECT_EQ(replica.env.at("CLOUD_ML_JOB_ID"), "dist");
+    if (spec.role() == "worker") {
+      EXPECT_EQ(replica.env.at("RANK"), absl::StrCat(spec.index() + 1));
+      EXPECT_EQ(replica.env.at("LOCAL_RANK"), "0");
+    } else if (spec.role() == counts.master_role) {
+      EXPECT_EQ(replica.env.at("RANK"), "0");
+    } else {
+      EXPECT_FALSE(replica.env.contains("RANK"));
+    }
+    EXPECT_EQ(replica.env.at("CUDA_VISIBLE_DEVICES"), absl::StrJoin(grants.gpus[i], ","));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    ReplicaCounts, DistributedLaunchTest,
+    testing::Values(ReplicaCounts{0, 0, 0, "master"}, ReplicaCounts{2, 1, 0, "master"},
+                    ReplicaCounts{3, 2, 1, "chief"}, ReplicaCounts{1, 0, 2, "master"}),
+    [](const testing::TestParamInfo<ReplicaCounts>& info) {
+      return absl::StrCat(info.param.master_role, "_", info.param.workers, "w_", info.param.ps,
+                          "ps_", info.param.evaluators, "e");
+    });
+
+TEST(TrialLaunchBuilderTest, ReplicaWithoutGpusSeesNoneWhenTheServerGrantsThem) {
+  v1::Job job = DistributedJob(1, 1, 0, "master");
+  v1::Study study;
+  study.set_name("dist");
+  v1::Trial trial;
+  trial.set_id(1);
+  const scheduler::TrialLaunch launch =
+      BuildTrialLaunch(job, study, trial, LaunchSettings{}, 0, SequentialGrants(job));
+  ASSERT_EQ(launch.replicas.size(), 3u);
+  EXPECT_EQ(launch.replicas[0].env.at("CUDA_VISIBLE_DEVICES"), "0");
+  EXPECT_EQ(launch.replicas[1].env.at("CUDA_VISIBLE_DEVICES"), "1");
+  EXPECT_EQ(launch.replicas[2].env.at("CUDA_VISIBLE_DEVICES"), "");
+
+  // Without a GPU inventory the machine's own setting is left alone.
+  const scheduler::TrialLaunch plain = BuildTrialLaunch(job, study, trial, LaunchSettings{}, 0);
+  EXPECT_FALSE(plain.replicas[2].env.contains("CUDA_VISIBLE_DEVICES"));
+  EXPECT_THAT(plain.replicas[0].gpus, IsEmpty());
+}
+
+TEST(TrialLaunchBuilderTest, OldJobsRunOneMasterWithoutGpus) {
+  v1::Job job;
+  job.set_job_id("old");
+  const std::vector<v1::ReplicaSpec> specs = ReplicaSpecsOf(job);
+  ASSERT_EQ(specs.size(), 1u);
+  EXPECT_EQ(specs[0].role(), "master");
+  EXPECT_EQ(specs[0].index(), 0);
+  EXPECT_EQ(specs[0].gpu_count(), 0);
 }
 
 }  // namespace

@@ -165,6 +165,11 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
                     "GPUs replicas may be granted: indexes such as 0,1,2,3 (used as given), or "
                     "none (default: discovered through NVML or nvidia-smi, within "
                     "CUDA_VISIBLE_DEVICES)");
+  serve
+      ->add_option("--replica-ports", flags.serve.replica_ports,
+                   "TCP ports (FIRST-LAST) for trials' replicas: TF_CONFIG addresses and "
+                   "MASTER_PORT; no two running trials share one")
+      ->capture_default_str();
   serve->add_option("--machine-types", flags.serve.machine_types,
                     "YAML of the machine types and scale tiers jobs may ask for, replacing the "
                     "built-in config/machine-types.yaml");

@@ -11,6 +11,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "scheduler/gpu_inventory.h"
 
@@ -79,6 +80,13 @@ absl::StatusOr<tuner::ServerOptions> ServeCommand::BuildServerOptions(const Serv
   options.scheduler = flags.scheduler;
   options.slurm_partition = flags.slurm_partition;
   options.advertise_host = flags.advertise_host;
+  absl::StatusOr<scheduler::PortRange> replica_ports =
+      scheduler::PortRange::Parse(flags.replica_ports);
+  if (!replica_ports.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--replica-ports: ", replica_ports.status().message()));
+  }
+  options.replica_ports = *replica_ports;
 
   std::string data_dir = flags.data_dir;
   if (data_dir.empty()) {

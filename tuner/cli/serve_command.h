@@ -25,6 +25,8 @@ struct ServeFlags {
   std::string scheduler = "local";
   std::string slurm_partition;
   std::string advertise_host;
+  // FIRST-LAST: the TCP ports trials' replicas get.
+  std::string replica_ports = "20000-29999";
   // The GPUs to grant: "0,1,2,3" (trusted as given), "none", or empty to
   // discover them (NVML, then nvidia-smi; CUDA_VISIBLE_DEVICES respected).
   std::string gpus;

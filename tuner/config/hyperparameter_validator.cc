@@ -533,6 +533,11 @@ absl::Status ValidateTrainingInput(const v1::TrainingInput& input, const Locator
       return status;
     }
   }
+  if (input.scheduling().max_retries() < 0) {
+    return Invalid(locate, "scheduling.max_retries",
+                   absl::StrCat("must not be negative (0: no retries), got ",
+                                input.scheduling().max_retries()));
+  }
   if (input.has_hyperparameters()) {
     return ValidateHyperparameterSpec(input.hyperparameters(), Nested(locate, "hyperparameters"));
   }

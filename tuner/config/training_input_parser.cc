@@ -555,7 +555,13 @@ class TrainingInputParser {
          {"jobDir", String(input.mutable_job_dir())},
          {"region", String(input.mutable_region())},
          {"runtimeVersion", String(input.mutable_runtime_version())},
-         {"pythonVersion", String(input.mutable_python_version())}});
+         {"pythonVersion", String(input.mutable_python_version())},
+         {"scheduling", [this, &input](const YAML::Node& value, const std::string& path) {
+            v1::Scheduling* scheduling = input.mutable_scheduling();
+            return ReadMapping(value, path, {{"maxRetries", Int32([scheduling](int32_t count) {
+                                                scheduling->set_max_retries(count);
+                                              })}});
+          }}});
     if (!status.ok()) return status;
     if (!marks_.contains("scaleTier")) input.set_scale_tier(DefaultScaleTier(input));
     return absl::OkStatus();

@@ -377,6 +377,21 @@ TEST(ServeCommandTest, RejectsPortsAndGracePeriodsOutOfRange) {
   EXPECT_THAT(options.status().message(), HasSubstr("--grace-period-ms -5 is negative"));
 }
 
+TEST(ServeCommandTest, ReplicaPortsAreARange) {
+  ServeFlags flags;
+  flags.data_dir = "/d";
+  flags.replica_ports = "31000-31009";
+  absl::StatusOr<tuner::ServerOptions> options = ServeCommand::BuildServerOptions(flags, nullptr);
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->replica_ports.first, 31000);
+  EXPECT_EQ(options->replica_ports.last, 31009);
+  flags.replica_ports = "31009-31000";
+  options = ServeCommand::BuildServerOptions(flags, nullptr);
+  EXPECT_EQ(options.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(options.status().message(),
+              HasSubstr("--replica-ports: port range \"31009-31000\" starts after it ends"));
+}
+
 TEST(ServeCommandTest, AgentTimeoutTakesDurationsOrPlainSeconds) {
   ServeFlags flags;
   flags.data_dir = "/d";

@@ -271,6 +271,13 @@ TEST(TrainingInputParserTest, NoHyperparametersIsAPlainTrainingJob) {
   EXPECT_EQ(input->scale_tier(), "BASIC");
 }
 
+TEST(TrainingInputParserTest, ReadsMaxRetries) {
+  absl::StatusOr<v1::TrainingInput> input = ParseTrainingInputYaml(
+      Lines({"trainingInput:", "  scheduling:", "    maxRetries: 2"}), kFile);
+  ASSERT_TRUE(input.ok()) << input.status();
+  EXPECT_EQ(input->scheduling().max_retries(), 2);
+}
+
 TEST(TrainingInputParserTest, MasterTypeWithoutScaleTierMeansCustom) {
   absl::StatusOr<v1::TrainingInput> input =
       ParseTrainingInputYaml(Lines({"trainingInput:", "  masterType: n1-standard-8",
@@ -717,6 +724,10 @@ std::vector<ErrorCase> ErrorCases() {
        {"trainingInput:", "  scaleTier: STANDARD_1", "  workerType: n1-standard-4"},
        "hptuning.yaml:3:3: trainingInput.workerType",
        "a worker machine type is only used with the CUSTOM scale tier, not \"STANDARD_1\""},
+      {"NegativeMaxRetries",
+       {"trainingInput:", "  scheduling:", "    maxRetries: -1"},
+       "hptuning.yaml:3:5: trainingInput.scheduling.maxRetries",
+       "must not be negative (0: no retries), got -1"},
       {"WorkerTypeWithoutCount",
        {"trainingInput:", "  scaleTier: CUSTOM", "  masterType: n1-standard-8",
         "  workerType: n1-standard-4"},
