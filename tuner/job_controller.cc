@@ -67,11 +67,15 @@ std::string ResourceKey(const std::string& job_id, int64_t trial_id) {
 std::string PendingPrefix(const std::string& job_id) { return absl::StrCat(job_id, "/pending-"); }
 
 bool IsLive(const v1::ReplicaStatus& replica) {
-  return replica.pid() != 0 && (replica.state() == v1::ReplicaStatus::RUNNING ||
-                                replica.state() == v1::ReplicaStatus::PENDING);
+  return replica.state() == v1::ReplicaStatus::RUNNING ||
+         replica.state() == v1::ReplicaStatus::PENDING;
 }
 
+// A run without a backend handle was recorded but never submitted (the
+// launch failed, or the server died in between): nothing of it runs. The
+// handle, not a PID, tells: Slurm replicas have no PID of ours.
 bool HasLiveReplica(const v1::TrialRun& run) {
+  if (run.backend_handle().empty()) return false;
   for (const v1::ReplicaStatus& replica : run.replicas()) {
     if (IsLive(replica)) return true;
   }
@@ -768,11 +772,9 @@ bool JobController::SettleEndedTrials(const v1::Job& job, const std::vector<v1::
       (void)storage_.PutTrialRun(job.job_id(), *described);
       run->second = *described;
     }
-    bool running = false;
-    for (const v1::ReplicaStatus& replica : run->second.replicas()) {
-      running |= replica.state() == v1::ReplicaStatus::RUNNING;
-    }
-    if (!running) {
+    // Still PENDING after its trial ended: a backend's queue (Slurm) still
+    // holds it, or its state is not known yet; the cancel settles both.
+    if (!HasLiveReplica(run->second)) {
       resources_.Release(resource_key);
       continue;
     }

@@ -36,24 +36,6 @@ using ::testing::UnorderedElementsAre;
 const std::vector<std::string> kReplicaFiles = {"master-0.json", "ps-0.json", "worker-0.json",
                                                 "worker-1.json"};
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-google::protobuf::Struct ParseJson(const std::string& json) {
-  google::protobuf::Struct parsed;
-  EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(json, &parsed).ok()) << json;
-  return parsed;
-}
-
-std::string StringField(const google::protobuf::Struct& object, const std::string& name) {
-  auto it = object.fields().find(name);
-  return it == object.fields().end() ? "<missing>" : it->second.string_value();
-}
-
 std::vector<std::string> Trainer(const std::vector<std::string>& flags) {
   std::vector<std::string> command = {"/usr/bin/python3",
                                       SourcePath("examples/trainer/train_distributed.py")};

@@ -9,8 +9,11 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "tests/support/job_client.h"
 #include "tests/support/server_process.h"
 #include "tests/support/slurm_test_cluster.h"
@@ -75,6 +78,77 @@ TEST_F(SlurmJobTest, TuningJobRunsEveryTrialAsASlurmJob) {
   const CommandResult logs = RunCommand(Cli(server, {"jobs", "stream-logs", "slurm_job"}));
   ASSERT_EQ(logs.exit_code, 0) << logs.err;
   EXPECT_THAT(logs.out, HasSubstr("[trial 1 master-0] epoch=1"));
+}
+
+// The "done when" of issue 5 on Slurm: 1 master, 2 workers, 1 ps with 1 GPU
+// each, 2 trials in parallel on the test cluster's 4 fake GPUs. Each trial is
+// one sbatch job asking for all 4, so Slurm holds the second one PENDING
+// until the first ends (gang waiting), and the parameter server, which never
+// exits by itself, is ended once its master is done.
+TEST_F(SlurmJobTest, DistributedExampleRunsWithOneGpuPerReplica) {
+  ServerProcess server(dir_.path() + "/data", 0, {"--scheduler", "slurm"});
+  server.Start();
+  const std::string job_dir = dir_.path() + "/dist";
+  const CommandResult submit = RunCommand(
+      Submit(server, "slurm_dist", SourcePath("examples/hptuning_distributed.yaml"), job_dir,
+             {"/usr/bin/python3", SourcePath("examples/trainer/train_distributed.py"), "--steps",
+              "10", "--step_seconds", "0.3"}));
+  ASSERT_EQ(submit.exit_code, 0) << submit.out << submit.err;
+
+  bool saw_pending_beside_running = false;
+  const v1::GetJobResponse job =
+      WaitForJob(server, "slurm_dist", [&](const v1::GetJobResponse& polled) {
+        bool running = false;
+        bool pending = false;
+        for (const v1::TrialRun& run : polled.trial_runs()) {
+          bool all_running = run.replicas_size() > 0;
+          bool all_pending = run.replicas_size() > 0;
+          for (const v1::ReplicaStatus& replica : run.replicas()) {
+            all_running &= replica.state() == v1::ReplicaStatus::RUNNING;
+            all_pending &= replica.state() == v1::ReplicaStatus::PENDING;
+          }
+          running |= all_running;
+          pending |= all_pending && !run.backend_handle().empty();
+        }
+        saw_pending_beside_running |= running && pending;
+        return Ended(polled);
+      });
+  ASSERT_EQ(job.job().state(), v1::Job::SUCCEEDED) << job.DebugString() << server.log();
+  EXPECT_EQ(job.trial_counts().succeeded(), 4);
+  EXPECT_TRUE(saw_pending_beside_running)
+      << "no trial was ever seen waiting for GPUs while another ran: " << job.DebugString()
+      << server.log();
+
+  for (const v1::TrialRun& run : job.trial_runs()) {
+    SCOPED_TRACE(absl::StrCat("trial ", run.trial_id()));
+    EXPECT_THAT(run.backend_handle(), ::testing::StartsWith("slurm:"));
+    ASSERT_EQ(run.replicas_size(), 4);
+    std::set<std::string> visible;
+    for (const v1::ReplicaStatus& replica : run.replicas()) {
+      const std::string name = absl::StrCat(replica.role(), "-", replica.index());
+      SCOPED_TRACE(name);
+      EXPECT_EQ(replica.state(), v1::ReplicaStatus::EXITED) << replica.DebugString();
+      const google::protobuf::Struct seen = ParseJson(
+          ReadFile(absl::StrCat(job_dir, "/", run.trial_id(), "/replicas/", name, ".json")));
+      const std::string devices = StringField(seen, "CUDA_VISIBLE_DEVICES");
+      EXPECT_EQ(devices.find(','), std::string::npos) << "more than one GPU: " << devices;
+      visible.insert(devices);
+      const google::protobuf::Struct tf_config = ParseJson(StringField(seen, "TF_CONFIG"));
+      EXPECT_EQ(StringField(tf_config.fields().at("task").struct_value(), "type"), replica.role());
+      const google::protobuf::Struct& cluster = tf_config.fields().at("cluster").struct_value();
+      EXPECT_EQ(cluster.fields().at("worker").list_value().values_size(), 2);
+      EXPECT_EQ(cluster.fields().at("ps").list_value().values_size(), 1);
+      EXPECT_EQ(StringField(seen, "WORLD_SIZE"), "3");
+    }
+    // Four replicas, four different GPUs: Slurm's global indexes 0 to 3.
+    EXPECT_THAT(visible, ::testing::UnorderedElementsAre("0", "1", "2", "3"));
+  }
+  const CommandResult logs = RunCommand(Cli(server, {"jobs", "stream-logs", "slurm_dist"}));
+  ASSERT_EQ(logs.exit_code, 0) << logs.err;
+  EXPECT_THAT(logs.out, HasSubstr("[trial 1 master-0] step="));
+  const CommandResult describe = RunCommand(Cli(server, {"jobs", "describe", "slurm_dist"}));
+  ASSERT_EQ(describe.exit_code, 0) << describe.err;
+  EXPECT_THAT(describe.out, HasSubstr("worker-0..1"));
 }
 
 }  // namespace

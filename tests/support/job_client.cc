@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 
+#include "google/protobuf/util/json_util.h"
 #include "tests/support/subprocess.h"
 #include "vernier/v1/job_service.grpc.pb.h"
 #include "vernier/v1/study_service.grpc.pb.h"
@@ -102,6 +104,24 @@ std::string SmallConfig(int max_trials, int parallel, int max_failed,
          "        minValue: 0.001\n"
          "        maxValue: 0.5\n"
          "        scaleType: UNIT_LOG_SCALE\n";
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+google::protobuf::Struct ParseJson(const std::string& json) {
+  google::protobuf::Struct parsed;
+  EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(json, &parsed).ok()) << json;
+  return parsed;
+}
+
+std::string StringField(const google::protobuf::Struct& object, const std::string& name) {
+  auto it = object.fields().find(name);
+  return it == object.fields().end() ? "<missing>" : it->second.string_value();
 }
 
 }  // namespace vernier::testing

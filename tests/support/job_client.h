@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "google/protobuf/struct.pb.h"
 #include "tests/support/server_process.h"
 #include "vernier/v1/job_service.pb.h"
 #include "vernier/v1/study.pb.h"
@@ -33,6 +34,12 @@ bool Ended(const v1::GetJobResponse& job);
 // Every trial of the study, with its measurements.
 std::vector<v1::Trial> ListTrials(const ServerProcess& server, const std::string& study);
 void WriteFile(const std::string& path, const std::string& text);
+// The whole file; empty when it cannot be read.
+std::string ReadFile(const std::string& path);
+// Fails the test when `json` is not a JSON object.
+google::protobuf::Struct ParseJson(const std::string& json);
+// The string field `name` of `object`, or "<missing>".
+std::string StringField(const google::protobuf::Struct& object, const std::string& name);
 // A RANDOM_SEARCH job over one learning_rate that maximizes `accuracy`;
 // `extra_hyperparameters` are lines (indented four columns) added to the
 // hyperparameters block before its params.
