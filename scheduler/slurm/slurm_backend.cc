@@ -8,7 +8,6 @@
 #include <thread>
 #include <utility>
 
-#include "absl/cleanup/cleanup.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -276,12 +275,6 @@ absl::Status SlurmBackend::Cancel(const v1::TrialRun& run, milliseconds grace) {
       absl::StrCat(TrialLabel(handle->job_id, run.trial_id()), " slurm_job=", handle->slurm_job_id);
   const auto labelled = [&](const absl::Status& status) {
     return absl::Status(status.code(), absl::StrCat(label, ": ", status.message()));
-  };
-  // A Describe after the cancel must see how the job ended, not what
-  // slurmctld said less than describe_interval before it.
-  absl::Cleanup forget_recent = [this, &handle] {
-    std::lock_guard lock(mutex_);
-    recent_jobs_.erase(handle->slurm_job_id);
   };
   absl::StatusOr<std::optional<SlurmJobInfo>> job = commands_.ShowJob(handle->slurm_job_id);
   if (!job.ok()) return labelled(job.status());
