@@ -260,10 +260,8 @@ absl::StatusOr<v1::Job> JobController::PreviewJob(v1::Job job) {
   if (!first->points.empty()) {
     for (const v1::ParameterValue& value : first->points.front()) *trial.add_parameters() = value;
   }
-  ReplicaGrants grants;
-  grants.server_grants_gpus = resources_.has_gpus() && !backend_.AllocatesGpus();
   absl::StatusOr<std::string> preview =
-      backend_.PreviewLaunch(MakeLaunch(job, *study, trial, 0, grants));
+      backend_.PreviewLaunch(MakeLaunch(job, *study, trial, 0, {}));
   if (!preview.ok()) return preview.status();
   job.set_launch_preview(*std::move(preview));
   return job;
@@ -271,7 +269,8 @@ absl::StatusOr<v1::Job> JobController::PreviewJob(v1::Job job) {
 
 scheduler::TrialLaunch JobController::MakeLaunch(const v1::Job& job, const v1::Study& study,
                                                  const v1::Trial& trial, int attempt,
-                                                 const ReplicaGrants& grants) const {
+                                                 ReplicaGrants grants) const {
+  grants.server_grants_gpus = resources_.has_gpus() && !backend_.AllocatesGpus();
   return BuildTrialLaunch(job, study, trial, options_.launch, attempt, grants);
 }
 
@@ -858,7 +857,6 @@ absl::Status JobController::LaunchTrial(const v1::Job& job, const v1::Study& stu
   const std::string resource_key = ResourceKey(job.job_id(), trial.id());
   const size_t replica_count = ReplicaSpecsOf(job).size();
   ReplicaGrants grants;
-  grants.server_grants_gpus = resources_.has_gpus() && !backend_.AllocatesGpus();
   grants.gpus = resources_.GpusOf(resource_key, replica_count);
   absl::StatusOr<std::vector<int>> ports =
       resources_.Ports(resource_key, static_cast<int>(replica_count));

@@ -115,10 +115,11 @@ class JobController {
   void RecordEndedRun(const std::string& job_id, const v1::TrialRun& run);
   // Fills in the job's defaults and checks it; the study it would get.
   absl::StatusOr<v1::Study> CheckSubmission(v1::Job& job);
-  // The one place a trial's launch is built, for real launches and dry runs.
+  // The one place a trial's launch is built, for real launches and dry runs;
+  // it decides whether replicas without GPUs must be shown none.
   scheduler::TrialLaunch MakeLaunch(const v1::Job& job, const v1::Study& study,
                                     const v1::Trial& trial, int attempt,
-                                    const ReplicaGrants& grants) const;
+                                    ReplicaGrants grants) const;
   void CancelTrialsInBackground(const v1::Job& job, const std::vector<v1::Trial>& trials,
                                 const std::map<int64_t, v1::TrialRun>& runs, std::string reason);
   absl::Status FinishJob(const v1::Job& job, v1::Job::State state, std::string error,

@@ -76,15 +76,6 @@ std::string CpuConfig(int workers, int max_trials, int max_retries) {
       "        maxValue: 0.3\n");
 }
 
-bool ProcessRuns(int64_t pid) {
-  if (pid <= 0) return false;
-  const std::string stat = ReadFile(absl::StrCat("/proc/", pid, "/stat"));
-  if (stat.empty()) return false;
-  // Zombies have ended.
-  const size_t close = stat.rfind(')');
-  return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z';
-}
-
 bool IsLive(const v1::ReplicaStatus& replica) {
   return replica.state() == v1::ReplicaStatus::RUNNING ||
          replica.state() == v1::ReplicaStatus::PENDING;
@@ -102,7 +93,7 @@ std::vector<std::string> ServeArgs(std::vector<std::string> flags) {
 void ExpectEveryReplicaEnded(const v1::TrialRun& run) {
   for (const v1::ReplicaStatus& replica : run.replicas()) {
     EXPECT_EQ(replica.state(), v1::ReplicaStatus::EXITED) << replica.DebugString();
-    EXPECT_FALSE(ProcessRuns(replica.pid())) << replica.DebugString();
+    EXPECT_FALSE(ProcessAlive(replica.pid())) << replica.DebugString();
   }
 }
 
@@ -207,7 +198,7 @@ TEST_F(DistributedJobTest, ExampleRunsWithFourFakeGpusAndNeverGrantsAGpuTwice) {
       // Every replica ended, the parameter server too (it never exits by
       // itself): the service ended it once the master was done.
       EXPECT_EQ(replica.state(), v1::ReplicaStatus::EXITED) << replica.DebugString();
-      EXPECT_FALSE(ProcessRuns(replica.pid())) << replica.DebugString();
+      EXPECT_FALSE(ProcessAlive(replica.pid())) << replica.DebugString();
       ASSERT_EQ(replica.gpus_size(), 1) << replica.DebugString();
       gpus.insert(replica.gpus(0));
       EXPECT_GE(replica.port(), 20000);
@@ -235,7 +226,7 @@ TEST_F(DistributedJobTest, ExampleRunsWithFourFakeGpusAndNeverGrantsAGpuTwice) {
     }
     EXPECT_THAT(visible, UnorderedElementsAre("0", "1", "2", "3"));
   }
-  for (int64_t pid : pids_seen) EXPECT_FALSE(ProcessRuns(pid)) << "pid " << pid;
+  for (int64_t pid : pids_seen) EXPECT_FALSE(ProcessAlive(pid)) << "pid " << pid;
 }
 
 TEST_F(DistributedJobTest, FailedWorkerFailsTheTrialAndEndsTheOtherReplicas) {
@@ -299,7 +290,7 @@ TEST_F(DistributedJobTest, CancelEndsEveryReplicaAndFreesTheGpus) {
   ASSERT_EQ(cancel.exit_code, 0) << cancel.err;
   const v1::GetJobResponse done = WaitForJob(server, "cancelled", Ended);
   EXPECT_EQ(done.job().state(), v1::Job::CANCELLED) << done.DebugString();
-  for (int64_t pid : pids) EXPECT_FALSE(ProcessRuns(pid)) << "pid " << pid << " survived";
+  for (int64_t pid : pids) EXPECT_FALSE(ProcessAlive(pid)) << "pid " << pid << " survived";
 
   // The GPUs are free again: a new job gets all 4.
   Submit(server, "after", SourcePath("examples/hptuning_distributed.yaml"), {"--steps", "3"});
@@ -324,7 +315,7 @@ TEST_F(DistributedJobTest, ALostAgentEndsItsTrialAndGivesTheGpusBack) {
   EXPECT_EQ(done.trial_counts().failed(), 1) << done.DebugString();
   // The second trial got all 4 GPUs once the first one's replicas ended.
   EXPECT_EQ(done.trial_counts().succeeded(), 1) << done.DebugString() << server.log();
-  EXPECT_FALSE(ProcessRuns(stopped));
+  EXPECT_FALSE(ProcessAlive(stopped));
 }
 
 TEST_F(DistributedJobTest, ARestartedServerKeepsTheGrantsOfRunningTrials) {

@@ -26,6 +26,7 @@
 #include "scheduler/local/process_table.h"
 #include "spdlog/spdlog.h"
 #include "tests/support/log_capture.h"
+#include "tests/support/subprocess.h"
 
 namespace vernier::scheduler {
 namespace {
@@ -48,12 +49,7 @@ bool PollUntil(const std::function<bool()>& condition, milliseconds timeout = kP
   return true;
 }
 
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using ::vernier::testing::ReadFile;
 
 std::string Hostname() {
   char name[HOST_NAME_MAX + 1] = {};

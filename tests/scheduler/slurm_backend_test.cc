@@ -36,12 +36,7 @@ namespace fs = std::filesystem;
 
 constexpr milliseconds kPatience{60000};
 
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using ::vernier::testing::ReadFile;
 
 class SlurmBackendTest : public ::testing::Test {
  protected:

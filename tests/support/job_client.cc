@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -104,13 +103,6 @@ std::string SmallConfig(int max_trials, int parallel, int max_failed,
          "        minValue: 0.001\n"
          "        maxValue: 0.5\n"
          "        scaleType: UNIT_LOG_SCALE\n";
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 google::protobuf::Struct ParseJson(const std::string& json) {

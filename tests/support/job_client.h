@@ -34,8 +34,6 @@ bool Ended(const v1::GetJobResponse& job);
 // Every trial of the study, with its measurements.
 std::vector<v1::Trial> ListTrials(const ServerProcess& server, const std::string& study);
 void WriteFile(const std::string& path, const std::string& text);
-// The whole file; empty when it cannot be read.
-std::string ReadFile(const std::string& path);
 // Fails the test when `json` is not a JSON object.
 google::protobuf::Struct ParseJson(const std::string& json);
 // The string field `name` of `object`, or "<missing>".

@@ -38,6 +38,9 @@ class TempDir {
   std::string path_;
 };
 
+// The whole file; empty when it cannot be read.
+std::string ReadFile(const std::string& path);
+
 // Whether a process with this pid exists (and is not a zombie).
 bool ProcessAlive(int pid);
 

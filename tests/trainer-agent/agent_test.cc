@@ -22,6 +22,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "tests/support/subprocess.h"
 #include "tests/trainer-agent/recording_agent_service.h"
 
 extern char** environ;
@@ -33,12 +34,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::SizeIs;
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using ::vernier::testing::ReadFile;
 
 std::string AgentBinary() {
   if (const char* build_dir = std::getenv("VERNIER_BUILD_DIR")) {

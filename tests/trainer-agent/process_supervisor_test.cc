@@ -29,11 +29,7 @@ using ::testing::StartsWith;
 
 std::vector<std::string> Shell(const std::string& script) { return {"/bin/sh", "-c", script}; }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return text;
-}
+using ::vernier::testing::ReadFile;
 
 // Gone, or a zombie nobody reaped yet: either way no longer running.
 bool Ended(pid_t pid) {
