@@ -4,9 +4,12 @@
 #include <cmath>
 #include <exception>
 #include <limits>
+#include <map>
 #include <optional>
+#include <tuple>
 #include <utility>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -96,6 +99,37 @@ constexpr std::pair<const char*, const char*> kStatements[] = {
      " UPDATE trials SET measurement_count = inserted.ordinal + 1, latest_measurement = $5"
      " FROM inserted WHERE study_name = $1 AND id = $2 RETURNING trials.measurement_count) "
      "SELECT trial.*, appended.measurement_count FROM trial LEFT JOIN appended ON true"},
+    // The same for many measurements at once, each to a different trial
+    // (group commit, see AppendMeasurementBatch): arrays of study names,
+    // trial ids, sequence numbers, steps and bodies, one element per
+    // measurement. The trial rows are locked in key order, so two batches
+    // never wait for each other in a cycle. Returns one row per measurement
+    // whose trial exists: the trial as TRIAL_COLUMNS, its state, its new
+    // count if appended, and the measurement's position (from 1).
+    {"append_measurements",
+     "WITH input AS ("
+     " SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bytea[])"
+     " WITH ORDINALITY AS input(study_name, trial_id, sequence_number, step, body, position)), "
+     "trial AS ("
+     " SELECT trials.body, trials.measurement_count, trials.latest_measurement, trials.state,"
+     " trials.study_name, trials.id, input.position FROM input JOIN trials"
+     " ON trials.study_name = input.study_name AND trials.id = input.trial_id"
+     " ORDER BY trials.study_name, trials.id FOR NO KEY UPDATE OF trials), "
+     "inserted AS ("
+     " INSERT INTO measurements (study_name, trial_id, ordinal, sequence_number, step, body)"
+     " SELECT input.study_name, input.trial_id, trial.measurement_count, input.sequence_number,"
+     " input.step, input.body FROM input JOIN trial ON trial.position = input.position"
+     " WHERE cardinality($6::integer[]) = 0 OR trial.state = ANY($6::integer[])"
+     " ON CONFLICT (study_name, trial_id, sequence_number) WHERE sequence_number > 0 DO NOTHING"
+     " RETURNING study_name, trial_id, ordinal, body), "
+     "appended AS ("
+     " UPDATE trials SET measurement_count = inserted.ordinal + 1,"
+     " latest_measurement = inserted.body FROM inserted"
+     " WHERE trials.study_name = inserted.study_name AND trials.id = inserted.trial_id"
+     " RETURNING trials.study_name, trials.id, trials.measurement_count) "
+     "SELECT trial.body, trial.measurement_count, trial.latest_measurement, trial.state,"
+     " appended.measurement_count, trial.position FROM trial LEFT JOIN appended"
+     " ON appended.study_name = trial.study_name AND appended.id = trial.id"},
     {"list_measurements",
      "SELECT trial_id, body FROM measurements "
      "WHERE study_name = $1 AND trial_id = ANY($2::bigint[]) ORDER BY trial_id, ordinal"},
@@ -155,6 +189,36 @@ std::string IntegerArray(std::span<const Enum> values) {
                                       absl::StrAppend(out, static_cast<int>(value));
                                     }),
                       "}");
+}
+
+// A PostgreSQL array literal of strings, every element quoted: {"a","b"}.
+std::string TextArray(std::span<const std::string> values) {
+  std::string literal = "{";
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) literal += ',';
+    literal += '"';
+    for (char c : values[i]) {
+      if (c == '"' || c == '\\') literal += '\\';
+      literal += c;
+    }
+    literal += '"';
+  }
+  return literal + "}";
+}
+
+// A PostgreSQL array literal of integers, {1,2}.
+std::string BigintArray(std::span<const int64_t> values) {
+  return absl::StrCat("{", absl::StrJoin(values, ","), "}");
+}
+
+// A PostgreSQL bytea[] literal of the messages, each in hex: {"\\x0a01"}.
+std::string ByteaArray(std::span<const std::string> serialized) {
+  std::string literal = "{";
+  for (size_t i = 0; i < serialized.size(); ++i) {
+    absl::StrAppend(&literal, i > 0 ? "," : "", "\"\\\\x", absl::BytesToHexString(serialized[i]),
+                    "\"");
+  }
+  return literal + "}";
 }
 
 template <typename Message>
@@ -220,6 +284,33 @@ absl::Status RequireStudy(Transaction& transaction, std::string_view study_name)
     return StudyNotFound(study_name);
   }
   return absl::OkStatus();
+}
+
+// NOT_FOUND for a trial no row was found for, naming the study if it is
+// the study that is missing.
+absl::Status MissingTrial(Transaction& transaction, std::string_view study_name, int64_t trial_id) {
+  VERNIER_STORAGE_RETURN_IF_ERROR(RequireStudy(transaction, study_name));
+  return TrialNotFound(study_name, trial_id);
+}
+
+// What appending `measurement` did, from a row of append_measurement or
+// append_measurements: the trial as TRIAL_COLUMNS, its state, and its new
+// count (NULL if the measurement was not appended).
+absl::StatusOr<v1::Trial> AppendOutcome(const pqxx::row& row, std::string_view study_name,
+                                        int64_t trial_id, const v1::Measurement& measurement,
+                                        std::span<const v1::Trial::State> accepting_states) {
+  const auto state = static_cast<v1::Trial::State>(row[3].as<int>());
+  if (!AcceptsMeasurements(state, accepting_states)) {
+    return NotAcceptingMeasurements(study_name, trial_id, state, accepting_states);
+  }
+  VERNIER_STORAGE_ASSIGN_OR_RETURN(v1::Trial trial,
+                                   TrialRow(row, DescribeTrial(study_name, trial_id)));
+  // A sequence number already stored changes nothing.
+  if (!row[4].is_null()) {
+    trial.set_measurement_count(row[4].as<int64_t>());
+    *trial.mutable_latest_measurement() = measurement;
+  }
+  return trial;
 }
 
 absl::StatusOr<v1::Trial> ReadTrial(Transaction& transaction, std::string_view study_name,
@@ -299,7 +390,11 @@ PostgresStorage::PostgresStorage(std::string description, const PostgresStorageO
     : description_(std::move(description)),
       options_(options),
       pool_(std::move(pool)),
-      lock_pool_(std::move(lock_pool)) {}
+      lock_pool_(std::move(lock_pool)),
+      measurement_commits_(static_cast<size_t>(std::max(1, options.max_measurements_per_commit)),
+                           [this](std::span<const MeasurementAppend* const> batch) {
+                             return AppendMeasurementBatch(batch);
+                           }) {}
 
 absl::StatusOr<std::unique_ptr<PostgresStorage>> PostgresStorage::Open(const std::string& url) {
   return Open(url, PostgresStorageOptions());
@@ -596,14 +691,17 @@ absl::StatusOr<v1::Trial> PostgresStorage::AddMeasurements(
     }
     return trial;
   }
+  // What an agent reports: one measurement with a sequence number, which
+  // makes a batch that ran twice (after a lost connection) harmless.
+  if (measurements.size() == 1 && measurements[0].sequence_number() > 0) {
+    const MeasurementAppend append{study_name, trial_id, &measurements[0], accepting_states};
+    return options_.max_measurements_per_commit > 1 ? measurement_commits_.Write(append)
+                                                    : AppendMeasurement(append);
+  }
   const std::string states = IntegerArray(accepting_states);
-  // One statement needs no BEGIN and COMMIT, but its retry after a lost
-  // connection must be harmless: only a sequence number makes it so.
-  const bool one_idempotent_statement =
-      measurements.size() == 1 && measurements[0].sequence_number() > 0;
   v1::Trial trial;
   VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
-      one_idempotent_statement ? TransactionKind::kWriteOne : TransactionKind::kWrite,
+      TransactionKind::kWrite,
       absl::StrCat("adding measurements to ", DescribeTrial(study_name, trial_id)),
       [&](Transaction& transaction) -> absl::Status {
         for (size_t i = 0; i < measurements.size(); ++i) {
@@ -611,29 +709,125 @@ absl::StatusOr<v1::Trial> PostgresStorage::AddMeasurements(
           const pqxx::result rows = transaction.exec_prepared(
               "append_measurement", std::string(study_name), trial_id,
               measurement.sequence_number(), measurement.step(), Bytes(measurement), states);
-          if (rows.empty()) {
-            VERNIER_STORAGE_RETURN_IF_ERROR(RequireStudy(transaction, study_name));
-            return TrialNotFound(study_name, trial_id);
-          }
-          const pqxx::row row = rows[0];
-          const auto state = static_cast<v1::Trial::State>(row[3].as<int>());
-          if (!AcceptsMeasurements(state, accepting_states)) {
-            return NotAcceptingMeasurements(study_name, trial_id, state, accepting_states);
-          }
+          if (rows.empty()) return MissingTrial(transaction, study_name, trial_id);
+          VERNIER_STORAGE_ASSIGN_OR_RETURN(
+              v1::Trial appended,
+              AppendOutcome(rows[0], study_name, trial_id, measurement, accepting_states));
+          // The trial as it was before the first, with the count after the last.
           if (i == 0) {
-            VERNIER_STORAGE_ASSIGN_OR_RETURN(trial,
-                                             TrialRow(row, DescribeTrial(study_name, trial_id)));
-          }
-          // A sequence number already stored, earlier in this batch too,
-          // changes nothing.
-          if (!row[4].is_null()) {
-            trial.set_measurement_count(row[4].as<int64_t>());
+            trial = std::move(appended);
+          } else if (appended.measurement_count() != trial.measurement_count()) {
+            trial.set_measurement_count(appended.measurement_count());
             *trial.mutable_latest_measurement() = measurement;
           }
         }
         return absl::OkStatus();
       }));
   return trial;
+}
+
+absl::StatusOr<v1::Trial> PostgresStorage::AppendMeasurement(const MeasurementAppend& append) {
+  const v1::Measurement& measurement = *append.measurement;
+  v1::Trial trial;
+  VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kWriteOne,
+      absl::StrCat("adding a measurement to ", DescribeTrial(append.study_name, append.trial_id)),
+      [&](Transaction& transaction) -> absl::Status {
+        const pqxx::result rows = transaction.exec_prepared(
+            "append_measurement", std::string(append.study_name), append.trial_id,
+            measurement.sequence_number(), measurement.step(), Bytes(measurement),
+            IntegerArray(append.accepting_states));
+        if (rows.empty()) return MissingTrial(transaction, append.study_name, append.trial_id);
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(
+            trial, AppendOutcome(rows[0], append.study_name, append.trial_id, measurement,
+                                 append.accepting_states));
+        return absl::OkStatus();
+      }));
+  return trial;
+}
+
+std::vector<absl::StatusOr<v1::Trial>> PostgresStorage::AppendMeasurementBatch(
+    std::span<const MeasurementAppend* const> batch) {
+  if (batch.size() == 1) return {AppendMeasurement(*batch[0])};
+  // One statement for each list of accepting states and each round, where
+  // round r holds the (r+1)-th measurement of every trial in the batch: one
+  // statement appends to a trial at most once, and a later round sees the
+  // count the earlier one wrote.
+  struct Statement {
+    std::string states;
+    std::vector<size_t> appends;  // indexes into `batch`
+    std::vector<std::string> study_names;
+    std::vector<int64_t> trial_ids, sequence_numbers, steps;
+    std::vector<std::string> bodies;
+  };
+  std::vector<Statement> statements;
+  {
+    std::map<std::tuple<std::string, std::string_view, int64_t>, size_t> appends_to_trial;
+    std::map<std::pair<std::string, size_t>, size_t> statement_of_round;
+    for (size_t i = 0; i < batch.size(); ++i) {
+      const MeasurementAppend& append = *batch[i];
+      std::string states = IntegerArray(append.accepting_states);
+      const size_t round = appends_to_trial[{states, append.study_name, append.trial_id}]++;
+      const auto [it, inserted] =
+          statement_of_round.try_emplace({states, round}, statements.size());
+      if (inserted) {
+        statements.emplace_back();
+        statements.back().states = std::move(states);
+      }
+      Statement& statement = statements[it->second];
+      statement.appends.push_back(i);
+      statement.study_names.emplace_back(append.study_name);
+      statement.trial_ids.push_back(append.trial_id);
+      statement.sequence_numbers.push_back(append.measurement->sequence_number());
+      statement.steps.push_back(append.measurement->step());
+      statement.bodies.push_back(SerializeBody(*append.measurement));
+    }
+  }
+
+  std::vector<absl::StatusOr<v1::Trial>> results;
+  const absl::Status status = RunInTransaction(
+      statements.size() == 1 ? TransactionKind::kWriteOne : TransactionKind::kWrite,
+      absl::StrCat("adding ", batch.size(), " measurements"),
+      [&](Transaction& transaction) -> absl::Status {
+        results.assign(batch.size(), absl::InternalError("measurement not appended"));
+        for (const Statement& statement : statements) {
+          const pqxx::result rows = transaction.exec_prepared(
+              "append_measurements", TextArray(statement.study_names),
+              BigintArray(statement.trial_ids), BigintArray(statement.sequence_numbers),
+              BigintArray(statement.steps), ByteaArray(statement.bodies), statement.states);
+          std::vector<bool> found(statement.appends.size(), false);
+          for (const pqxx::row& row : rows) {
+            const int64_t position = row[5].as<int64_t>() - 1;
+            if (position < 0 || position >= static_cast<int64_t>(found.size())) {
+              return absl::InternalError(absl::StrCat("PostgreSQL store ", description_,
+                                                      " returned measurement ", position + 1,
+                                                      " of a batch of ", found.size()));
+            }
+            found[position] = true;
+            const MeasurementAppend& append = *batch[statement.appends[position]];
+            results[statement.appends[position]] =
+                AppendOutcome(row, append.study_name, append.trial_id, *append.measurement,
+                              append.accepting_states);
+          }
+          for (size_t k = 0; k < found.size(); ++k) {
+            if (found[k]) continue;
+            const MeasurementAppend& append = *batch[statement.appends[k]];
+            results[statement.appends[k]] =
+                MissingTrial(transaction, append.study_name, append.trial_id);
+          }
+        }
+        return absl::OkStatus();
+      });
+  if (status.ok()) return results;
+  if (IsRetryablePostgresError(status)) {
+    results.assign(batch.size(), status);
+    return results;
+  }
+  spdlog::warn("PostgreSQL store {}: a batch of {} measurements failed ({}); adding each alone",
+               description_, batch.size(), status.ToString());
+  results.clear();
+  for (const MeasurementAppend* append : batch) results.push_back(AppendMeasurement(*append));
+  return results;
 }
 
 // ------------------------------------------------------------------- jobs

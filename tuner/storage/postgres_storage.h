@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "pqxx/transaction_base"
+#include "tuner/storage/group_commit.h"
 #include "tuner/storage/postgres_connection_pool.h"
 #include "tuner/storage/storage.h"
 
@@ -26,6 +27,10 @@ struct PostgresStorageOptions {
   // Connections that hold study locks (Storage::LockStudy), apart from the
   // transaction ones so that a lock holder always finds one for its writes.
   int max_lock_connections = 8;
+  // Measurements with a sequence number that AddMeasurements calls bring in
+  // at once go out together in one statement and one commit (group commit),
+  // up to this many; 1 writes each alone.
+  int max_measurements_per_commit = 256;
   // How long LockStudy waits for another server's suggestion.
   absl::Duration study_lock_timeout = absl::Seconds(60);
   // How long a transaction is run again after a serialization failure, a
@@ -113,6 +118,15 @@ class PostgresStorage : public Storage {
   enum class TransactionKind { kReadOne, kRead, kWrite, kWriteOne };
   using TransactionBody = std::function<absl::Status(pqxx::transaction_base&)>;
 
+  // One measurement of an AddMeasurements call, queued for group commit.
+  struct MeasurementAppend {
+    std::string_view study_name;
+    int64_t trial_id = 0;
+    const v1::Measurement* measurement = nullptr;
+    std::span<const v1::Trial::State> accepting_states;
+  };
+  using MeasurementGroupCommit = GroupCommit<MeasurementAppend, absl::StatusOr<v1::Trial>>;
+
   PostgresStorage(std::string description, const PostgresStorageOptions& options,
                   std::unique_ptr<PostgresConnectionPool> pool,
                   std::unique_ptr<PostgresConnectionPool> lock_pool);
@@ -126,10 +140,22 @@ class PostgresStorage : public Storage {
                                 const TransactionBody& body);
   absl::Status RunOnce(TransactionKind kind, std::string_view doing, const TransactionBody& body);
 
+  // Appends one measurement (with a sequence number, so that running the
+  // statement again is harmless) in one autocommitted statement.
+  absl::StatusOr<v1::Trial> AppendMeasurement(const MeasurementAppend& append);
+  // Appends a group commit's batch in one transaction: one statement for
+  // each round of distinct trials. Returns each append's result in order, as
+  // AppendMeasurement would; if the batch fails for a reason that is not
+  // worth retrying, each append runs alone, so that one bad append fails no
+  // other.
+  std::vector<absl::StatusOr<v1::Trial>> AppendMeasurementBatch(
+      std::span<const MeasurementAppend* const> batch);
+
   const std::string description_;
   const PostgresStorageOptions options_;
   std::unique_ptr<PostgresConnectionPool> pool_;
   std::unique_ptr<PostgresConnectionPool> lock_pool_;
+  MeasurementGroupCommit measurement_commits_;
 };
 
 }  // namespace vernier::storage

@@ -261,5 +261,75 @@ TEST(PostgresStorageOpenTest, OpenStorageOpensPostgresqlUrls) {
   EXPECT_THAT((*store)->CreateStudy(MakeStudy("s1")), IsOk());
 }
 
+// Concurrent reports go out in one statement (group commit). Study names
+// that need quoting in an array literal survive it, and a report that makes
+// its batch's statement fail (a name that is not UTF-8) fails alone: the
+// others in the batch are run again one by one.
+TEST_F(PostgresStorageTest, AReportThatBreaksItsBatchFailsAlone) {
+  std::unique_ptr<PostgresStorage> store = OpenOrDie();
+  ASSERT_NE(store, nullptr);
+  const std::vector<std::string> studies = {"plain", "with \"quotes\", \\ and {braces}"};
+  for (const std::string& name : studies) {
+    ASSERT_THAT(store->CreateStudy(MakeStudy(name)), IsOk());
+    v1::Trial trial;
+    trial.set_state(v1::Trial::ACTIVE);
+    ASSERT_THAT(store->CreateTrials(name, std::vector<v1::Trial>(2, trial)), IsOk());
+  }
+  constexpr int kReports = 40;
+  std::atomic<int> wrong = 0;
+  const auto report = [&](const std::string& study, int64_t trial_id, bool should_succeed) {
+    for (int i = 1; i <= kReports; ++i) {
+      v1::Measurement measurement;
+      measurement.set_step(i);
+      measurement.set_sequence_number(i);
+      absl::StatusOr<v1::Trial> trial =
+          store->AddMeasurements(study, trial_id, std::vector<v1::Measurement>{measurement}, {});
+      if (trial.ok() != should_succeed) {
+        ADD_FAILURE() << study << " trial " << trial_id << " report " << i << ": "
+                      << trial.status();
+        ++wrong;
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (const std::string& study : studies) {
+    for (int64_t trial_id : {1, 2}) threads.emplace_back(report, study, trial_id, true);
+  }
+  threads.emplace_back(report, std::string("not \xff UTF-8"), 1, false);
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(wrong.load(), 0);
+  for (const std::string& study : studies) {
+    for (int64_t trial_id : {1, 2}) {
+      absl::StatusOr<v1::Trial> trial = store->GetTrial(study, trial_id, true);
+      ASSERT_THAT(trial, IsOk());
+      EXPECT_EQ(trial->measurements_size(), kReports) << study << " trial " << trial_id;
+      EXPECT_EQ(trial->latest_measurement().step(), kReports) << study << " trial " << trial_id;
+    }
+  }
+}
+
+// With group commit off, every report is a statement of its own and the
+// outcomes are the same.
+TEST_F(PostgresStorageTest, GroupCommitCanBeTurnedOff) {
+  PostgresStorageOptions options;
+  options.max_measurements_per_commit = 1;
+  std::unique_ptr<PostgresStorage> store = OpenOrDie(options);
+  ASSERT_NE(store, nullptr);
+  ASSERT_THAT(store->CreateStudy(MakeStudy("s1")), IsOk());
+  v1::Trial active;
+  active.set_state(v1::Trial::ACTIVE);
+  ASSERT_THAT(store->CreateTrials("s1", std::vector<v1::Trial>(1, active)), IsOk());
+  v1::Measurement measurement;
+  measurement.set_step(3);
+  measurement.set_sequence_number(1);
+  const std::vector<v1::Measurement> report = {measurement};
+  EXPECT_THAT(store->AddMeasurements("s1", 1, report, {}), IsOk());
+  absl::StatusOr<v1::Trial> again = store->AddMeasurements("s1", 1, report, {});
+  ASSERT_THAT(again, IsOk());
+  EXPECT_EQ(again->measurement_count(), 1);
+  EXPECT_THAT(store->AddMeasurements("s1", 2, report, {}),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("has no trial 2")));
+}
+
 }  // namespace
 }  // namespace vernier::storage::testing

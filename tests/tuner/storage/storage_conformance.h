@@ -1084,6 +1084,61 @@ TYPED_TEST_P(StorageConformanceTest, ConcurrentRetriesOfOneReportStoreItOnce) {
   EXPECT_EQ(sequence_numbers.size(), static_cast<size_t>(kReports));
 }
 
+// Reports that arrive together (and may be written in one batch) each get
+// their own outcome: one refused or failing report fails no other.
+TYPED_TEST_P(StorageConformanceTest, ConcurrentReportsWithDifferentOutcomesKeepThemApart) {
+  constexpr int kRounds = 30;
+  this->CreateStudyWithTrials("s1", {v1::Trial::ACTIVE, v1::Trial::SUCCEEDED, v1::Trial::ACTIVE});
+  constexpr v1::Trial::State kRunning[] = {v1::Trial::ACTIVE, v1::Trial::STOPPING};
+  struct Reporter {
+    std::string study;
+    int64_t trial_id;
+    std::span<const v1::Trial::State> accepting;
+    absl::StatusCode expected;
+  };
+  const std::vector<Reporter> reporters = {
+      {"s1", 1, kRunning, absl::StatusCode::kOk},
+      {"s1", 1, kRunning, absl::StatusCode::kOk},  // the same reports again: retries
+      {"s1", 2, kRunning, absl::StatusCode::kFailedPrecondition},
+      {"s1", 2, {}, absl::StatusCode::kOk},  // any state accepted
+      {"s1", 3, kRunning, absl::StatusCode::kOk},
+      {"s1", 9, kRunning, absl::StatusCode::kNotFound},
+      {"s9", 1, kRunning, absl::StatusCode::kNotFound},
+  };
+  std::atomic<int> wrong = 0;
+  std::vector<std::thread> threads;
+  for (const Reporter& reporter : reporters) {
+    threads.emplace_back([&, reporter] {
+      for (int i = 1; i <= kRounds; ++i) {
+        const std::vector<v1::Measurement> report = {this->MakeMeasurement(i, i, 0.5)};
+        absl::StatusOr<v1::Trial> trial = this->store().AddMeasurements(
+            reporter.study, reporter.trial_id, report, reporter.accepting);
+        if (trial.status().code() != reporter.expected) {
+          ADD_FAILURE() << reporter.study << " trial " << reporter.trial_id << ": "
+                        << trial.status();
+          ++wrong;
+        } else if (trial.ok() &&
+                   (trial->id() != reporter.trial_id || trial->measurement_count() < i)) {
+          ADD_FAILURE() << "trial " << trial->id() << " count " << trial->measurement_count()
+                        << " after report " << i;
+          ++wrong;
+        }
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(wrong.load(), 0);
+  for (int64_t trial_id : {1, 2, 3}) {
+    absl::StatusOr<v1::Trial> trial = this->store().GetTrial("s1", trial_id, true);
+    ASSERT_THAT(trial, IsOk());
+    EXPECT_EQ(trial->measurement_count(), kRounds) << "trial " << trial_id;
+    ASSERT_EQ(trial->measurements_size(), kRounds) << "trial " << trial_id;
+    for (int i = 0; i < kRounds; ++i) {
+      EXPECT_EQ(trial->measurements(i).sequence_number(), i + 1) << "trial " << trial_id;
+    }
+  }
+}
+
 TYPED_TEST_P(StorageConformanceTest, ConcurrentCreateTrialsNeverDuplicateIds) {
   constexpr int kThreads = 8;
   constexpr int kBatchesPerThread = 10;
@@ -1374,8 +1429,9 @@ REGISTER_TYPED_TEST_SUITE_P(
     UpdateJobAppliesTheMutatorButKeepsTheId, UpdateJobMutatorErrorRollsBackAndIsReturnedUnchanged,
     UpdateMissingJobIsNotFound, PutTrialRunUpsertsAndListsByTrialId,
     TrialRunsOfMissingJobAreNotFound, ConcurrentAddMeasurementsOnDifferentTrialsLoseNothing,
-    ConcurrentRetriesOfOneReportStoreItOnce, ConcurrentCreateTrialsNeverDuplicateIds,
-    ListBestTrialsRanksEndedTrialsByTheObjective, ListBestTrialsRejectsNegativeLimitAndMissingStudy,
+    ConcurrentRetriesOfOneReportStoreItOnce, ConcurrentReportsWithDifferentOutcomesKeepThemApart,
+    ConcurrentCreateTrialsNeverDuplicateIds, ListBestTrialsRanksEndedTrialsByTheObjective,
+    ListBestTrialsRejectsNegativeLimitAndMissingStudy,
     LockStudyExcludesEveryOtherHolderAcrossStores, LocksOfDifferentStudiesAreIndependent,
     TwoServersSuggestingAtOnceNeverDuplicateOrOverrun,
     AClientGetsItsUnfinishedTrialBackFromAnyServer, CompleteTrialIsIdempotentOnTheSameResultOnly);
