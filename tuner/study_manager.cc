@@ -454,13 +454,11 @@ absl::StatusOr<v1::Trial> StudyManager::CompleteTrial(
       return status;
     }
   }
-  absl::StatusOr<v1::Study> study = storage_.GetStudy(study_name);
-  if (!study.ok()) return study.status();
-  const std::string objective =
-      study->spec().metrics().empty() ? "" : study->spec().metrics(0).metric_id();
+  std::string objective;
   const absl::Time now = clock_();
-  absl::StatusOr<v1::Trial> completed =
-      storage_.UpdateTrial(study_name, trial_id, [&](v1::Trial& trial) -> absl::Status {
+  absl::StatusOr<v1::Trial> completed = storage_.UpdateTrialInStudy(
+      study_name, trial_id, [&](v1::Trial& trial, const v1::Study& study) -> absl::Status {
+        objective = study.spec().metrics().empty() ? "" : study.spec().metrics(0).metric_id();
         v1::Measurement final =
             final_measurement.has_value() ? *final_measurement : trial.latest_measurement();
         if (trial.state() == v1::Trial::SUCCEEDED || trial.state() == v1::Trial::STOPPED_EARLY) {

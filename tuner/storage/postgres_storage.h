@@ -45,8 +45,9 @@ struct PostgresStorageOptions {
 // processes may use at once. Statements are prepared once per pooled
 // connection. Writes run at READ COMMITTED and lock the rows they read and
 // rewrite (FOR NO KEY UPDATE: the study row while trial ids are assigned,
-// the trial row while it is updated or measured), so concurrent writers to
-// different trials never wait for each other. Reads that take several
+// the trial row while it is measured), so concurrent writers to different
+// trials never wait for each other; a trial update writes only if the row is
+// still the version it read, and reads again if not. Reads that take several
 // statements run in one REPEATABLE READ READ ONLY snapshot; one-statement
 // reads run without a transaction block. A serialization
 // failure, deadlock or lost connection runs the transaction again on a fresh
@@ -87,6 +88,8 @@ class PostgresStorage : public Storage {
       std::string_view study_name) override;
   absl::StatusOr<v1::Trial> UpdateTrial(std::string_view study_name, int64_t trial_id,
                                         const TrialMutator& mutate) override;
+  absl::StatusOr<v1::Trial> UpdateTrialInStudy(std::string_view study_name, int64_t trial_id,
+                                               const TrialInStudyMutator& mutate) override;
   absl::StatusOr<v1::Trial> AddMeasurements(
       std::string_view study_name, int64_t trial_id, std::span<const v1::Measurement> measurements,
       std::span<const v1::Trial::State> accepting_states) override;

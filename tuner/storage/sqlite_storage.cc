@@ -459,20 +459,26 @@ absl::StatusOr<std::map<v1::Trial::State, int64_t>> SqliteStorage::CountTrials(
 
 absl::StatusOr<v1::Trial> SqliteStorage::UpdateTrial(std::string_view study_name, int64_t trial_id,
                                                      const TrialMutator& mutate) {
+  return UpdateTrialInStudy(study_name, trial_id,
+                            [&](v1::Trial& trial, const v1::Study&) -> absl::Status {
+                              return mutate ? mutate(trial) : absl::OkStatus();
+                            });
+}
+
+absl::StatusOr<v1::Trial> SqliteStorage::UpdateTrialInStudy(std::string_view study_name,
+                                                            int64_t trial_id,
+                                                            const TrialInStudyMutator& mutate) {
   v1::Trial trial;
   VERNIER_STORAGE_RETURN_IF_ERROR(
       RunInTransaction(TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
         VERNIER_STORAGE_ASSIGN_OR_RETURN(const v1::Trial stored,
                                          ReadTrial(connection, study_name, trial_id));
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(const v1::Study study, ReadStudy(connection, study_name));
         trial = stored;
-        if (mutate) VERNIER_STORAGE_RETURN_IF_ERROR(mutate(trial));
+        if (mutate) VERNIER_STORAGE_RETURN_IF_ERROR(mutate(trial, study));
         KeepStoreOwnedFields(stored, trial);
         std::optional<double> rank_key;
-        if (trial.has_final_measurement()) {
-          VERNIER_STORAGE_ASSIGN_OR_RETURN(const v1::Study study,
-                                           ReadStudy(connection, study_name));
-          rank_key = RankKey(trial, study.spec());
-        }
+        if (trial.has_final_measurement()) rank_key = RankKey(trial, study.spec());
         return UpdateTrialRow(connection, trial, rank_key);
       }));
   return trial;

@@ -66,6 +66,8 @@ class SqliteStorage : public Storage {
       std::string_view study_name) override;
   absl::StatusOr<v1::Trial> UpdateTrial(std::string_view study_name, int64_t trial_id,
                                         const TrialMutator& mutate) override;
+  absl::StatusOr<v1::Trial> UpdateTrialInStudy(std::string_view study_name, int64_t trial_id,
+                                               const TrialInStudyMutator& mutate) override;
   absl::StatusOr<v1::Trial> AddMeasurements(
       std::string_view study_name, int64_t trial_id, std::span<const v1::Measurement> measurements,
       std::span<const v1::Trial::State> accepting_states) override;

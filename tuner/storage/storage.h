@@ -37,6 +37,8 @@ struct TrialQuery {
 // Applied inside the store's transaction; a non-OK status aborts it and is
 // returned unchanged, so the stored row is never half-updated.
 using TrialMutator = std::function<absl::Status(v1::Trial&)>;
+// A trial mutator that also sees the trial's study, read with the trial.
+using TrialInStudyMutator = std::function<absl::Status(v1::Trial&, const v1::Study&)>;
 using JobMutator = std::function<absl::Status(v1::Job&)>;
 using StudyMutator = std::function<absl::Status(v1::Study&)>;
 
@@ -87,6 +89,11 @@ class Storage {
   // changes to them are ignored.
   virtual absl::StatusOr<v1::Trial> UpdateTrial(std::string_view study_name, int64_t trial_id,
                                                 const TrialMutator& mutate) = 0;
+  // UpdateTrial for a mutator that needs the study too (the objective
+  // metric, say): the store reads both at once.
+  virtual absl::StatusOr<v1::Trial> UpdateTrialInStudy(std::string_view study_name,
+                                                       int64_t trial_id,
+                                                       const TrialInStudyMutator& mutate) = 0;
   // Appends the measurements in order if the trial is in one of
   // `accepting_states` (empty: any state), else FAILED_PRECONDITION naming
   // the trial, its state and the accepted ones, storing nothing. One whose

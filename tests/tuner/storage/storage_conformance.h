@@ -661,6 +661,78 @@ TYPED_TEST_P(StorageConformanceTest, UpdateMissingTrialIsNotFound) {
               StatusIs(absl::StatusCode::kNotFound, HasSubstr("study \"s2\" not found")));
 }
 
+TYPED_TEST_P(StorageConformanceTest, UpdateTrialInStudyShowsTheMutatorTheStudy) {
+  this->CreateStudyWithTrials("s1", {v1::Trial::ACTIVE});
+  const v1::Study expected = this->MakeStudy("s1");
+  absl::StatusOr<v1::Trial> updated = this->store().UpdateTrialInStudy(
+      "s1", 1, [&](v1::Trial& trial, const v1::Study& study) -> absl::Status {
+        EXPECT_THAT(study, EqualsProto(expected));
+        trial.set_status_reason(study.name());
+        return absl::OkStatus();
+      });
+  ASSERT_THAT(updated, IsOk());
+  EXPECT_EQ(updated->status_reason(), "s1");
+  const TrialInStudyMutator unused = [](v1::Trial&, const v1::Study&) {
+    ADD_FAILURE() << "the mutator ran on a missing trial";
+    return absl::OkStatus();
+  };
+  EXPECT_THAT(this->store().UpdateTrialInStudy("s1", 7, unused),
+              StatusIs(absl::StatusCode::kNotFound, "study \"s1\" has no trial 7"));
+  EXPECT_THAT(this->store().UpdateTrialInStudy("s2", 1, unused),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("study \"s2\" not found")));
+  EXPECT_EQ(this->store()
+                .UpdateTrialInStudy("s1", 1,
+                                    [](v1::Trial& trial, const v1::Study&) {
+                                      trial.set_status_reason("half-written");
+                                      return absl::InvalidArgumentError("refused");
+                                    })
+                .status(),
+            absl::InvalidArgumentError("refused"));
+  absl::StatusOr<v1::Trial> got = this->store().GetTrial("s1", 1, false);
+  ASSERT_THAT(got, IsOk());
+  EXPECT_EQ(got->status_reason(), "s1");
+}
+
+// Read-modify-write updates of one trial from several threads, with
+// measurements arriving meanwhile: no update is lost (each sees the one
+// before it) and no measurement either.
+TYPED_TEST_P(StorageConformanceTest, ConcurrentUpdatesOfOneTrialLoseNoUpdate) {
+  constexpr int kThreads = 4;
+  constexpr int kUpdatesPerThread = 25;
+  constexpr int kReports = 50;
+  this->CreateStudyWithTrials("s1", {v1::Trial::ACTIVE});
+  std::atomic<int> failures = 0;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < kUpdatesPerThread; ++i) {
+        absl::StatusOr<v1::Trial> updated =
+            this->store().UpdateTrial("s1", 1, [](v1::Trial& trial) -> absl::Status {
+              const int count =
+                  trial.status_reason().empty() ? 0 : std::stoi(trial.status_reason());
+              trial.set_status_reason(std::to_string(count + 1));
+              return absl::OkStatus();
+            });
+        if (!updated.ok()) ++failures;
+      }
+    });
+  }
+  threads.emplace_back([&] {
+    for (int i = 1; i <= kReports; ++i) {
+      const std::vector<v1::Measurement> report = {this->MakeMeasurement(i, i, 0.5)};
+      if (!this->store().AddMeasurements("s1", 1, report, {}).ok()) ++failures;
+    }
+  });
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(failures.load(), 0);
+  absl::StatusOr<v1::Trial> trial = this->store().GetTrial("s1", 1, true);
+  ASSERT_THAT(trial, IsOk());
+  EXPECT_EQ(trial->status_reason(), std::to_string(kThreads * kUpdatesPerThread));
+  EXPECT_EQ(trial->measurement_count(), kReports);
+  EXPECT_EQ(trial->measurements_size(), kReports);
+  EXPECT_EQ(trial->latest_measurement().sequence_number(), kReports);
+}
+
 // ----------------------------------------------------------- measurements
 
 TYPED_TEST_P(StorageConformanceTest, AddMeasurementsAppendsInOrder) {
@@ -1420,6 +1492,7 @@ REGISTER_TYPED_TEST_SUITE_P(
     ListTrialsIncludesMeasurementsOnlyWhenAsked, CountTrialsGroupsByStateOmittingZeros,
     UpdateTrialAppliesTheMutatorButNotStoreFields,
     UpdateTrialMutatorErrorRollsBackAndIsReturnedUnchanged, UpdateMissingTrialIsNotFound,
+    UpdateTrialInStudyShowsTheMutatorTheStudy, ConcurrentUpdatesOfOneTrialLoseNoUpdate,
     AddMeasurementsAppendsInOrder, AddMeasurementsSkipsStoredSequenceNumbers,
     AddMeasurementsRefusesATrialOutsideTheAcceptingStates, AddMeasurementsToMissingTrialIsNotFound,
     CreateJobStoresTheJobAndItsStudy, CreateJobFillsAnEmptyStudyNameAndRefusesAnother,
