@@ -56,10 +56,17 @@ constexpr std::pair<const char*, const char*> kStatements[] = {
      "UPDATE studies SET state = $2, create_time_micros = $3, body = $4 WHERE name = $1"},
     {"delete_study", "DELETE FROM studies WHERE name = $1"},
 
+    // Not in the statement that locks the study: under READ COMMITTED that
+    // statement's snapshot predates the lock it waited for, so it would miss
+    // the trials the previous holder added.
     {"largest_trial_id", "SELECT COALESCE(MAX(id), 0) FROM trials WHERE study_name = $1"},
-    {"insert_trial",
+    // Trials from arrays of ids, states, client ids, rank keys ('NaN': none)
+    // and bodies, one element per trial.
+    {"insert_trials",
      "INSERT INTO trials (study_name, id, state, client_id, rank_key, body) "
-     "VALUES ($1, $2, $3, $4, NULLIF($5::double precision, 'NaN'), $6)"},
+     "SELECT $1, id, state, client_id, NULLIF(rank_key, 'NaN'), body FROM unnest("
+     "$2::bigint[], $3::integer[], $4::text[], $5::double precision[], $6::bytea[]) "
+     "AS input(id, state, client_id, rank_key, body)"},
     // Trial rows are read as TrialRow() parses them.
     {"get_trial", "SELECT " TRIAL_COLUMNS " FROM trials WHERE study_name = $1 AND id = $2"},
     {"list_trials",
@@ -356,17 +363,6 @@ absl::Status ReadMeasurements(Transaction& transaction, std::string_view study_n
 
 // The measurement count and latest measurement stay in their columns,
 // which only appends write.
-absl::Status WriteTrial(Transaction& transaction, const char* statement, const v1::Trial& trial,
-                        std::optional<double> rank_key) {
-  v1::Trial body = trial;
-  body.clear_measurement_count();
-  body.clear_latest_measurement();
-  transaction.exec_prepared(statement, trial.study_name(), trial.id(),
-                            static_cast<int>(trial.state()), trial.client_id(),
-                            RankKeyParameter(rank_key), Bytes(body));
-  return absl::OkStatus();
-}
-
 absl::StatusOr<v1::Job> ReadJob(Transaction& transaction, std::string_view job_id,
                                 bool for_update) {
   const pqxx::result rows =
@@ -568,12 +564,25 @@ absl::StatusOr<std::vector<v1::Trial>> PostgresStorage::CreateTrials(
                                          ReadStudy(transaction, study_name, /*for_update=*/true));
         int64_t next_id =
             transaction.exec_prepared("largest_trial_id", study.name())[0][0].as<int64_t>() + 1;
+        std::vector<int64_t> ids;
+        std::vector<int> states;
+        std::vector<std::string> client_ids, rank_keys, bodies;
         for (const v1::Trial& requested : trials) {
           v1::Trial trial = NewTrialRow(requested, study_name, next_id++);
-          VERNIER_STORAGE_RETURN_IF_ERROR(
-              WriteTrial(transaction, "insert_trial", trial, RankKey(trial, study.spec())));
+          ids.push_back(trial.id());
+          states.push_back(static_cast<int>(trial.state()));
+          client_ids.push_back(trial.client_id());
+          rank_keys.push_back(RankKeyParameter(RankKey(trial, study.spec())));
+          v1::Trial body = trial;
+          body.clear_measurement_count();
+          body.clear_latest_measurement();
+          bodies.push_back(SerializeBody(body));
           created.push_back(std::move(trial));
         }
+        if (created.empty()) return absl::OkStatus();
+        transaction.exec_prepared("insert_trials", std::string(study_name), BigintArray(ids),
+                                  IntegerArray(std::span<const int>(states)), TextArray(client_ids),
+                                  TextArray(rank_keys), ByteaArray(bodies));
         return absl::OkStatus();
       }));
   return created;
@@ -598,10 +607,15 @@ absl::StatusOr<Page<v1::Trial>> PostgresStorage::ListTrials(std::string_view stu
   VERNIER_STORAGE_ASSIGN_OR_RETURN(const int64_t after_id, TrialsAfter(query));
   Page<v1::Trial> page;
   bool more_pages = false;
+  // Without measurements one statement reads the page; only an empty page
+  // needs a second, to tell a missing study from one without such trials.
   VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
-      TransactionKind::kRead, absl::StrCat("listing the trials of ", StudyWhat(study_name)),
+      query.include_measurements ? TransactionKind::kRead : TransactionKind::kReadOne,
+      absl::StrCat("listing the trials of ", StudyWhat(study_name)),
       [&](Transaction& transaction) -> absl::Status {
-        VERNIER_STORAGE_RETURN_IF_ERROR(RequireStudy(transaction, study_name));
+        if (query.include_measurements) {
+          VERNIER_STORAGE_RETURN_IF_ERROR(RequireStudy(transaction, study_name));
+        }
         const std::string study(study_name);
         const pqxx::result rows =
             query.states.empty()
@@ -614,7 +628,9 @@ absl::StatusOr<Page<v1::Trial>> PostgresStorage::ListTrials(std::string_view stu
         VERNIER_STORAGE_ASSIGN_OR_RETURN(
             page.items, TrialRows(rows, absl::StrCat("trial of ", StudyWhat(study))));
         more_pages = TrimToPage(page.items, query.page_size);
-        if (!query.include_measurements) return absl::OkStatus();
+        if (!query.include_measurements) {
+          return page.items.empty() ? RequireStudy(transaction, study_name) : absl::OkStatus();
+        }
         return ReadMeasurements(transaction, study_name, std::span<v1::Trial>(page.items));
       }));
   if (more_pages) page.next_page_token = EncodeTrialPageToken(page.items.back().id());
