@@ -55,7 +55,11 @@ absl::StatusOr<Suggestions> RandomSearchDesigner::Suggest(const DesignerHistory&
   if (count < 0) {
     return absl::InvalidArgumentError(absl::StrCat("count must not be negative, got ", count));
   }
-  absl::flat_hash_set<std::string> used = UsedPointKeys(history);
+  // With a continuous dimension a fresh draw repeats an earlier point with a
+  // probability of about 2^-52, so only a finite space pays for collecting
+  // the history's points (O(history) per call); the batch is still checked.
+  absl::flat_hash_set<std::string> used =
+      space_size_.has_value() ? UsedPointKeys(history) : absl::flat_hash_set<std::string>();
 
   Suggestions suggestions;
   const size_t wanted = static_cast<size_t>(count);

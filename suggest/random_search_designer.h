@@ -14,7 +14,9 @@ namespace vernier::suggest {
 
 // RANDOM_SEARCH: points drawn uniformly from the unit cube and decoded, so
 // scales shape the distribution (log scale: log-uniform). A point already in
-// the history or in the batch is drawn again; when a finite space is nearly
+// the batch, or in the history of a finite space, is drawn again (with a
+// continuous dimension a repeat is a 2^-52 event, not worth reading the
+// whole history for on every call); when a finite space is nearly
 // used up, the unused points are enumerated and picked uniformly, and when
 // none is left fewer points come back with a shortfall_reason.
 class RandomSearchDesigner : public Designer {

@@ -49,7 +49,10 @@ absl::StatusOr<SettledTrialCache::Snapshot> SettledTrialCache::Read(const v1::St
     entry.settled.push_back(std::move(trial));
   }
   recent.erase(recent.begin(), recent.begin() + static_cast<std::ptrdiff_t>(newly_settled));
-  return Snapshot{.settled = &entry.settled, .recent = std::move(recent)};
+  return Snapshot{.settled = &entry.settled,
+                  .recent = std::move(recent),
+                  .settled_history = &entry.settled_history,
+                  .settled_in_history = &entry.settled_in_history};
 }
 
 void SettledTrialCache::Forget(std::string_view study_name) {

@@ -11,6 +11,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "suggest/designer.h"
 #include "tuner/storage/storage.h"
 #include "vernier/v1/study.pb.h"
 
@@ -35,6 +36,13 @@ class SettledTrialCache {
     // Every later trial, read from the store just now, in id order, without
     // measurements.
     std::vector<v1::Trial> recent;
+    // The designers' view of the first *settled_in_history settled trials,
+    // kept across reads so that each trial is converted once, not on every
+    // suggestion: the caller converts the settled trials after those, may
+    // add others to it for one designer call, and leaves it holding only the
+    // settled ones again.
+    suggest::DesignerHistory* settled_history = nullptr;
+    size_t* settled_in_history = nullptr;
 
     int64_t total() const { return static_cast<int64_t>(settled->size() + recent.size()); }
   };
@@ -51,6 +59,8 @@ class SettledTrialCache {
     google::protobuf::Timestamp create_time;
     uint64_t seed = 0;
     std::vector<v1::Trial> settled;
+    suggest::DesignerHistory settled_history;
+    size_t settled_in_history = 0;
   };
 
   Entry& EntryFor(const v1::Study& study);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <random>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "google/protobuf/util/message_differencer.h"
@@ -333,9 +334,19 @@ void StudyManager::SuggestLocked(const v1::Study& study, std::span<SuggestReques
   if (!space.ok()) return fail_fresh(space.status());
   absl::StatusOr<std::unique_ptr<suggest::Designer>> designer = designers_(spec);
   if (!designer.ok()) return fail_fresh(designer.status());
-  suggest::DesignerHistory history;
-  AddToHistory(*snapshot->settled, *space, spec, history);
+  // The settled trials' observations stay in the cache's history; the
+  // recent ones are added for this call and taken out again below.
+  suggest::DesignerHistory& history = *snapshot->settled_history;
+  size_t& settled_in_history = *snapshot->settled_in_history;
+  AddToHistory(std::span<const v1::Trial>(*snapshot->settled).subspan(settled_in_history), *space,
+               spec, history);
+  settled_in_history = snapshot->settled->size();
+  const size_t settled_completed = history.completed.size();
   AddToHistory(trials, *space, spec, history);
+  absl::Cleanup keep_only_settled = [&] {
+    history.completed.resize(settled_completed);
+    history.pending.clear();
+  };
   // Seeded by the study's seed and how far it has come, so the same history
   // gives the same suggestions, across restarts too.
   std::seed_seq seeds{static_cast<uint32_t>(spec.seed()), static_cast<uint32_t>(spec.seed() >> 32),

@@ -3,11 +3,15 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <future>
+#include <map>
+#include <optional>
 #include <set>
 #include <thread>
+#include <utility>
 
 #include "absl/synchronization/notification.h"
 #include "suggest/designer_factory.h"
@@ -594,6 +598,76 @@ class FallingBackDesigner : public suggest::Designer {
  private:
   std::unique_ptr<suggest::Designer> inner_;
 };
+
+// Hands the designer's history to `seen` (trial ids, objectives) and
+// suggests with the inner designer.
+class HistoryRecorder : public suggest::Designer {
+ public:
+  struct Seen {
+    std::vector<std::pair<int64_t, std::optional<double>>> completed;
+    std::vector<int64_t> pending;
+  };
+  HistoryRecorder(std::unique_ptr<suggest::Designer> inner, std::vector<Seen>* seen)
+      : inner_(std::move(inner)), seen_(seen) {}
+
+  absl::StatusOr<suggest::Suggestions> Suggest(const suggest::DesignerHistory& history, int count,
+                                               std::mt19937_64& rng) override {
+    Seen& seen = seen_->emplace_back();
+    for (const suggest::TrialObservation& trial : history.completed) {
+      seen.completed.emplace_back(trial.trial_id, trial.objective);
+    }
+    for (const suggest::TrialObservation& trial : history.pending) {
+      seen.pending.push_back(trial.trial_id);
+    }
+    return inner_->Suggest(history, count, rng);
+  }
+
+ private:
+  std::unique_ptr<suggest::Designer> inner_;
+  std::vector<Seen>* seen_;
+};
+
+// The settled trials' observations are kept between suggestions; each
+// designer call still sees exactly the study's trials as stored: every ended
+// one with its objective, in id order, and every pending one, however the
+// trials ended (out of order, some left running across calls).
+TEST_F(StudyManagerTest, EveryDesignerCallSeesTheStoredTrialsWhileSettledOnesAreKept) {
+  std::vector<HistoryRecorder::Seen> seen;
+  StudyManager manager(
+      *storage_, [this] { return now_; },
+      [&](const v1::StudySpec& spec) -> absl::StatusOr<std::unique_ptr<suggest::Designer>> {
+        absl::StatusOr<std::unique_ptr<suggest::Designer>> designer = suggest::MakeDesigner(spec);
+        if (!designer.ok()) return designer;
+        return std::make_unique<HistoryRecorder>(*std::move(designer), &seen);
+      });
+  ASSERT_TRUE(manager.CreateStudy(MakeStudy("s")).ok());
+  std::map<int64_t, std::optional<double>> ended;
+  std::vector<int64_t> running;
+  for (int round = 0; round < 6; ++round) {
+    absl::StatusOr<SuggestResult> result = manager.SuggestTrials("s", 3, "");
+    ASSERT_TRUE(result.ok()) << result.status();
+    ASSERT_EQ(seen.size(), static_cast<size_t>(round + 1));
+    // What the designer saw is what was stored before the call.
+    const HistoryRecorder::Seen& call = seen.back();
+    const std::map<int64_t, std::optional<double>> completed(call.completed.begin(),
+                                                             call.completed.end());
+    EXPECT_EQ(completed, ended);
+    EXPECT_EQ(call.completed.size(), ended.size());
+    EXPECT_TRUE(std::is_sorted(call.completed.begin(), call.completed.end()));
+    EXPECT_THAT(call.pending, ::testing::UnorderedElementsAreArray(running));
+    for (const v1::Trial& trial : result->trials) running.push_back(trial.id());
+    // End the newest trial and the oldest running one, out of id order:
+    // the first as a success, the second as a failure without an objective.
+    const int64_t newest = running.back();
+    running.pop_back();
+    ASSERT_TRUE(manager.CompleteTrial("s", newest, Accuracy(1, 0.1 * newest)).ok());
+    ended[newest] = 0.1 * newest;
+    const int64_t oldest = running.front();
+    running.erase(running.begin());
+    ASSERT_TRUE(manager.FailTrial("s", oldest, "crashed").ok());
+    ended[oldest] = std::nullopt;
+  }
+}
 
 TEST_F(StudyManagerTest, ADesignerFallbackIsLoggedWithTheStudyAndStillSuggests) {
   StudyManager manager(
