@@ -122,6 +122,16 @@ class StorageConformanceTest : public ::testing::Test {
     return trial;
   }
 
+  // Reports steps 1..`reports` to the trial, each with its step as sequence
+  // number, counting the calls that fail.
+  void ReportInOrder(const std::string& study_name, int64_t trial_id, int reports,
+                     std::atomic<int>& failures) {
+    for (int i = 1; i <= reports; ++i) {
+      const std::vector<v1::Measurement> report = {MakeMeasurement(i, i, 0.5)};
+      if (!store().AddMeasurements(study_name, trial_id, report, {}).ok()) ++failures;
+    }
+  }
+
   static v1::Measurement MakeMeasurement(int64_t step, int64_t sequence_number, double value) {
     v1::Measurement measurement;
     measurement.set_step(step);
@@ -717,12 +727,7 @@ TYPED_TEST_P(StorageConformanceTest, ConcurrentUpdatesOfOneTrialLoseNoUpdate) {
       }
     });
   }
-  threads.emplace_back([&] {
-    for (int i = 1; i <= kReports; ++i) {
-      const std::vector<v1::Measurement> report = {this->MakeMeasurement(i, i, 0.5)};
-      if (!this->store().AddMeasurements("s1", 1, report, {}).ok()) ++failures;
-    }
-  });
+  threads.emplace_back([&] { this->ReportInOrder("s1", 1, kReports, failures); });
   for (std::thread& thread : threads) thread.join();
   EXPECT_EQ(failures.load(), 0);
   absl::StatusOr<v1::Trial> trial = this->store().GetTrial("s1", 1, true);
@@ -1137,12 +1142,7 @@ TYPED_TEST_P(StorageConformanceTest, ConcurrentRetriesOfOneReportStoreItOnce) {
   std::atomic<int> failures = 0;
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&] {
-      for (int i = 1; i <= kReports; ++i) {
-        const std::vector<v1::Measurement> report = {this->MakeMeasurement(i, i, 0.5)};
-        if (!this->store().AddMeasurements("s1", 1, report, {}).ok()) ++failures;
-      }
-    });
+    threads.emplace_back([&] { this->ReportInOrder("s1", 1, kReports, failures); });
   }
   for (std::thread& thread : threads) thread.join();
   EXPECT_EQ(failures.load(), 0);
