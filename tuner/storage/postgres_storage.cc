@@ -361,8 +361,15 @@ absl::Status ReadMeasurements(Transaction& transaction, std::string_view study_n
   return absl::OkStatus();
 }
 
-// The measurement count and latest measurement stay in their columns,
-// which only appends write.
+// A trial's body as stored: its measurement count and latest measurement
+// stay in their columns, which only appends write.
+std::string TrialBody(const v1::Trial& trial) {
+  v1::Trial body = trial;
+  body.clear_measurement_count();
+  body.clear_latest_measurement();
+  return SerializeBody(body);
+}
+
 absl::StatusOr<v1::Job> ReadJob(Transaction& transaction, std::string_view job_id,
                                 bool for_update) {
   const pqxx::result rows =
@@ -573,10 +580,7 @@ absl::StatusOr<std::vector<v1::Trial>> PostgresStorage::CreateTrials(
           states.push_back(static_cast<int>(trial.state()));
           client_ids.push_back(trial.client_id());
           rank_keys.push_back(RankKeyParameter(RankKey(trial, study.spec())));
-          v1::Trial body = trial;
-          body.clear_measurement_count();
-          body.clear_latest_measurement();
-          bodies.push_back(SerializeBody(body));
+          bodies.push_back(TrialBody(trial));
           created.push_back(std::move(trial));
         }
         if (created.empty()) return absl::OkStatus();
@@ -708,13 +712,10 @@ absl::StatusOr<v1::Trial> PostgresStorage::UpdateTrialInStudy(std::string_view s
           KeepStoreOwnedFields(stored, trial);
           std::optional<double> rank_key;
           if (trial.has_final_measurement()) rank_key = RankKey(trial, study.spec());
-          v1::Trial body = trial;
-          body.clear_measurement_count();
-          body.clear_latest_measurement();
-          const pqxx::result updated =
-              transaction.exec_prepared("update_trial_if_unchanged", trial.study_name(), trial.id(),
-                                        static_cast<int>(trial.state()), trial.client_id(),
-                                        RankKeyParameter(rank_key), Bytes(body), row[3].c_str());
+          const pqxx::result updated = transaction.exec_prepared(
+              "update_trial_if_unchanged", trial.study_name(), trial.id(),
+              static_cast<int>(trial.state()), trial.client_id(), RankKeyParameter(rank_key),
+              pqxx::binarystring(TrialBody(trial)), row[3].c_str());
           written = updated.affected_rows() == 1;
           return absl::OkStatus();
         }));
