@@ -34,8 +34,8 @@ SettledTrialCache::Entry& SettledTrialCache::EntryFor(const v1::Study& study) {
 absl::StatusOr<SettledTrialCache::Snapshot> SettledTrialCache::Read(const v1::Study& study) {
   Entry& entry = EntryFor(study);
   storage::TrialQuery after_settled;
-  if (!entry.settled.empty()) {
-    after_settled.page_token = storage::EncodeTrialPageToken(entry.settled.back().id());
+  if (entry.settled_count > 0) {
+    after_settled.page_token = storage::EncodeTrialPageToken(entry.last_settled_id);
   }
   absl::StatusOr<storage::Page<v1::Trial>> page = storage_.ListTrials(study.name(), after_settled);
   if (!page.ok()) return page.status();
@@ -46,13 +46,15 @@ absl::StatusOr<SettledTrialCache::Snapshot> SettledTrialCache::Read(const v1::St
     v1::Trial& trial = recent[newly_settled++];
     trial.clear_latest_measurement();
     trial.clear_status_reason();
-    entry.settled.push_back(std::move(trial));
+    entry.last_settled_id = trial.id();
+    ++entry.settled_count;
+    entry.unconverted.push_back(std::move(trial));
   }
   recent.erase(recent.begin(), recent.begin() + static_cast<std::ptrdiff_t>(newly_settled));
-  return Snapshot{.settled = &entry.settled,
-                  .recent = std::move(recent),
+  return Snapshot{.settled_count = entry.settled_count,
                   .settled_history = &entry.settled_history,
-                  .settled_in_history = &entry.settled_in_history};
+                  .unconverted = &entry.unconverted,
+                  .recent = std::move(recent)};
 }
 
 void SettledTrialCache::Forget(std::string_view study_name) {

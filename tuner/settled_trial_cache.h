@@ -20,7 +20,8 @@ namespace vernier::tuner {
 // A study's trials for its suggestions, without reading all of them from the
 // store each time. A trial that ended (SUCCEEDED, STOPPED_EARLY, INFEASIBLE,
 // FAILED) never changes again, so once every trial up to some id has ended,
-// those "settled" trials stay in memory and each read fetches only the
+// those "settled" trials stay in memory (as the designers see them) and each
+// read fetches only the
 // trials after them (ListTrials from a page token): a handful while trials
 // finish roughly in order, however long the study. This holds across
 // servers sharing a store, since what is settled is final everywhere.
@@ -30,21 +31,23 @@ namespace vernier::tuner {
 class SettledTrialCache {
  public:
   struct Snapshot {
-    // Trials 1..N, every one ended, in id order, without latest_measurement
-    // and status_reason. Valid until the study's next Read or Forget.
-    const std::vector<v1::Trial>* settled = nullptr;
+    // Trials 1..settled_count have all ended.
+    int64_t settled_count = 0;
+    // The designers' view of the settled trials, kept across reads so that
+    // each trial is converted once, not on every suggestion. The caller
+    // converts the trials in `unconverted` into it and clears that; it may
+    // add other trials for one designer call and must leave it holding only
+    // the settled ones again. Both valid until the study's next Read or
+    // Forget.
+    suggest::DesignerHistory* settled_history = nullptr;
+    // Settled trials not yet in settled_history, in id order, without
+    // latest_measurement and status_reason.
+    std::vector<v1::Trial>* unconverted = nullptr;
     // Every later trial, read from the store just now, in id order, without
     // measurements.
     std::vector<v1::Trial> recent;
-    // The designers' view of the first *settled_in_history settled trials,
-    // kept across reads so that each trial is converted once, not on every
-    // suggestion: the caller converts the settled trials after those, may
-    // add others to it for one designer call, and leaves it holding only the
-    // settled ones again.
-    suggest::DesignerHistory* settled_history = nullptr;
-    size_t* settled_in_history = nullptr;
 
-    int64_t total() const { return static_cast<int64_t>(settled->size() + recent.size()); }
+    int64_t total() const { return settled_count + static_cast<int64_t>(recent.size()); }
   };
 
   explicit SettledTrialCache(storage::Storage& storage);
@@ -58,9 +61,10 @@ class SettledTrialCache {
   struct Entry {
     google::protobuf::Timestamp create_time;
     uint64_t seed = 0;
-    std::vector<v1::Trial> settled;
+    int64_t settled_count = 0;
+    int64_t last_settled_id = 0;
     suggest::DesignerHistory settled_history;
-    size_t settled_in_history = 0;
+    std::vector<v1::Trial> unconverted;
   };
 
   Entry& EntryFor(const v1::Study& study);

@@ -337,10 +337,8 @@ void StudyManager::SuggestLocked(const v1::Study& study, std::span<SuggestReques
   // The settled trials' observations stay in the cache's history; the
   // recent ones are added for this call and taken out again below.
   suggest::DesignerHistory& history = *snapshot->settled_history;
-  size_t& settled_in_history = *snapshot->settled_in_history;
-  AddToHistory(std::span<const v1::Trial>(*snapshot->settled).subspan(settled_in_history), *space,
-               spec, history);
-  settled_in_history = snapshot->settled->size();
+  AddToHistory(*snapshot->unconverted, *space, spec, history);
+  snapshot->unconverted->clear();
   const size_t settled_completed = history.completed.size();
   AddToHistory(trials, *space, spec, history);
   absl::Cleanup keep_only_settled = [&] {
