@@ -675,15 +675,6 @@ absl::StatusOr<std::map<v1::Trial::State, int64_t>> PostgresStorage::CountTrials
   return counts;
 }
 
-absl::StatusOr<v1::Trial> PostgresStorage::UpdateTrial(std::string_view study_name,
-                                                       int64_t trial_id,
-                                                       const TrialMutator& mutate) {
-  return UpdateTrialInStudy(study_name, trial_id,
-                            [&](v1::Trial& trial, const v1::Study&) -> absl::Status {
-                              return mutate ? mutate(trial) : absl::OkStatus();
-                            });
-}
-
 // Optimistic: the trial and its study in one statement, then the new trial
 // written only if the row is still the version read (its xmin), all without
 // BEGIN and COMMIT: two round trips instead of five. Another writer in

@@ -457,14 +457,6 @@ absl::StatusOr<std::map<v1::Trial::State, int64_t>> SqliteStorage::CountTrials(
   return counts;
 }
 
-absl::StatusOr<v1::Trial> SqliteStorage::UpdateTrial(std::string_view study_name, int64_t trial_id,
-                                                     const TrialMutator& mutate) {
-  return UpdateTrialInStudy(study_name, trial_id,
-                            [&](v1::Trial& trial, const v1::Study&) -> absl::Status {
-                              return mutate ? mutate(trial) : absl::OkStatus();
-                            });
-}
-
 absl::StatusOr<v1::Trial> SqliteStorage::UpdateTrialInStudy(std::string_view study_name,
                                                             int64_t trial_id,
                                                             const TrialInStudyMutator& mutate) {

@@ -64,8 +64,6 @@ class SqliteStorage : public Storage {
                                                         int limit) override;
   absl::StatusOr<std::map<v1::Trial::State, int64_t>> CountTrials(
       std::string_view study_name) override;
-  absl::StatusOr<v1::Trial> UpdateTrial(std::string_view study_name, int64_t trial_id,
-                                        const TrialMutator& mutate) override;
   absl::StatusOr<v1::Trial> UpdateTrialInStudy(std::string_view study_name, int64_t trial_id,
                                                const TrialInStudyMutator& mutate) override;
   absl::StatusOr<v1::Trial> AddMeasurements(

@@ -87,8 +87,13 @@ class Storage {
   // Reads the trial, applies `mutate`, writes it back. `id`, `study_name`,
   // measurements, latest_measurement and measurement_count are the store's:
   // changes to them are ignored.
-  virtual absl::StatusOr<v1::Trial> UpdateTrial(std::string_view study_name, int64_t trial_id,
-                                                const TrialMutator& mutate) = 0;
+  absl::StatusOr<v1::Trial> UpdateTrial(std::string_view study_name, int64_t trial_id,
+                                        const TrialMutator& mutate) {
+    return UpdateTrialInStudy(study_name, trial_id,
+                              [&](v1::Trial& trial, const v1::Study&) -> absl::Status {
+                                return mutate ? mutate(trial) : absl::OkStatus();
+                              });
+  }
   // UpdateTrial for a mutator that needs the study too (the objective
   // metric, say): the store reads both at once.
   virtual absl::StatusOr<v1::Trial> UpdateTrialInStudy(std::string_view study_name,
