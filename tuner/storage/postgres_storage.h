@@ -29,7 +29,7 @@ struct PostgresStorageOptions {
   int max_lock_connections = 8;
   // Measurements with a sequence number that AddMeasurements calls bring in
   // at once go out together in one statement and one commit (group commit),
-  // up to this many; 1 writes each alone.
+  // up to this many, on one connection of their own; 1 writes each alone.
   int max_measurements_per_commit = 256;
   // How long LockStudy waits for another server's suggestion.
   absl::Duration study_lock_timeout = absl::Seconds(60);
@@ -130,7 +130,8 @@ class PostgresStorage : public Storage {
 
   PostgresStorage(std::string description, const PostgresStorageOptions& options,
                   std::unique_ptr<PostgresConnectionPool> pool,
-                  std::unique_ptr<PostgresConnectionPool> lock_pool);
+                  std::unique_ptr<PostgresConnectionPool> lock_pool,
+                  std::unique_ptr<PostgresConnectionPool> measurement_batch_pool);
 
   // Runs `body` in one transaction on a pooled connection and commits it, or
   // rolls it back and returns body's error unchanged. libpqxx errors become
@@ -139,7 +140,11 @@ class PostgresStorage : public Storage {
   // accumulate them.
   absl::Status RunInTransaction(TransactionKind kind, std::string_view doing,
                                 const TransactionBody& body);
-  absl::Status RunOnce(TransactionKind kind, std::string_view doing, const TransactionBody& body);
+  // The same on a connection of `pool`.
+  absl::Status RunInTransaction(PostgresConnectionPool& pool, TransactionKind kind,
+                                std::string_view doing, const TransactionBody& body);
+  absl::Status RunOnce(PostgresConnectionPool& pool, TransactionKind kind, std::string_view doing,
+                       const TransactionBody& body);
 
   // Appends one measurement (with a sequence number, so that running the
   // statement again is harmless) in one autocommitted statement.
@@ -156,6 +161,9 @@ class PostgresStorage : public Storage {
   const PostgresStorageOptions options_;
   std::unique_ptr<PostgresConnectionPool> pool_;
   std::unique_ptr<PostgresConnectionPool> lock_pool_;
+  // The one connection that writes group-commit batches (one at a time), set
+  // up to plan them as primary-key lookups; see MeasurementBatchSession.
+  std::unique_ptr<PostgresConnectionPool> measurement_batch_pool_;
   MeasurementGroupCommit measurement_commits_;
 };
 
