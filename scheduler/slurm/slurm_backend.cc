@@ -50,6 +50,13 @@ std::optional<int> RecordedExitStatus(const std::string& log_path) {
   return status;
 }
 
+// The step wrapper writes the GPUs file first thing, so a replica without
+// one never started and will write no exit status either.
+bool ReplicaStarted(const std::string& log_path) {
+  std::error_code ignored;
+  return std::filesystem::exists(ReplicaGpusPath(log_path), ignored);
+}
+
 std::optional<std::vector<int>> RecordedGpus(const std::string& log_path) {
   const std::optional<std::string> text = ReadSmallFile(ReplicaGpusPath(log_path));
   if (!text.has_value()) return std::nullopt;
@@ -191,6 +198,13 @@ absl::StatusOr<std::optional<SlurmJobInfo>> SlurmBackend::RecentJob(
   return job;
 }
 
+bool SlurmBackend::ExitFilesOverdue(const std::string& slurm_job_id) {
+  const steady_clock::time_point now = steady_clock::now();
+  std::lock_guard lock(mutex_);
+  const auto [wait, first] = exit_file_waits_.try_emplace(slurm_job_id, now);
+  return now - wait->second >= options_.exit_file_grace;
+}
+
 absl::StatusOr<v1::TrialRun> SlurmBackend::Describe(const v1::TrialRun& run) {
   absl::StatusOr<SlurmHandle> handle = SlurmHandle::Parse(run.backend_handle());
   if (!handle.ok()) {
@@ -231,6 +245,9 @@ absl::StatusOr<v1::TrialRun> SlurmBackend::Describe(const v1::TrialRun& run) {
       }
     } else if (!ended) {
       replica.set_state(v1::ReplicaStatus::RUNNING);
+    } else if (ReplicaStarted(replica.log_path()) && !ExitFilesOverdue(handle->slurm_job_id)) {
+      // Its exit status may still be on its way: as it was, for now.
+      continue;
     } else if (job->has_value() && (*job)->term_signal != 0) {
       // The batch shell was killed with its steps (a cancel, a time limit).
       SetExited(0, (*job)->term_signal, replica);
@@ -242,6 +259,14 @@ absl::StatusOr<v1::TrialRun> SlurmBackend::Describe(const v1::TrialRun& run) {
     if (replica.state() != before.state()) {
       LogTransition(trial_label, handle->slurm_job_id, replica);
     }
+  }
+  if (ended && std::all_of(described.replicas().begin(), described.replicas().end(),
+                           [](const v1::ReplicaStatus& replica) {
+                             return replica.state() == v1::ReplicaStatus::EXITED ||
+                                    replica.state() == v1::ReplicaStatus::LOST;
+                           })) {
+    std::lock_guard lock(mutex_);
+    exit_file_waits_.erase(handle->slurm_job_id);
   }
   // With a single replica, the job's GPUs are its GPUs even before its
   // step recorded them.

@@ -30,6 +30,13 @@ struct SlurmBackendOptions {
   // trial several times a second); the replicas' exit files are read every
   // time.
   std::chrono::milliseconds describe_interval = std::chrono::seconds(1);
+  // slurmctld may call a job ended (CANCELLED, TIMEOUT) while its batch
+  // script is still writing the exit statuses of steps that just ended, and
+  // a file written on a node may reach the server's view of the shared file
+  // system a little later. For this long after Describe first sees the job
+  // ended, a replica that started and has no exit file yet stays as it was;
+  // after it, the replica's end is taken from the job's state.
+  std::chrono::milliseconds exit_file_grace = std::chrono::seconds(5);
 };
 
 // Runs each trial as one Slurm batch job on one node (see
@@ -65,6 +72,9 @@ class SlurmBackend : public Backend {
   absl::StatusOr<std::optional<SlurmJobInfo>> FindJob(const std::string& slurm_job_id) const;
   // FindJob, at most once per describe_interval for a job still running.
   absl::StatusOr<std::optional<SlurmJobInfo>> RecentJob(const std::string& slurm_job_id);
+  // Whether exit_file_grace has passed since Describe first found the job
+  // ended with a started replica's exit file missing.
+  bool ExitFilesOverdue(const std::string& slurm_job_id);
   // Polls until the job ended or `deadline`; whether it ended.
   absl::StatusOr<bool> WaitUntilEnded(const std::string& slurm_job_id,
                                       std::chrono::steady_clock::time_point deadline) const;
@@ -79,6 +89,9 @@ class SlurmBackend : public Backend {
   std::mutex mutex_;
   // Jobs not yet ended, by Slurm job id. Guarded by mutex_.
   std::map<std::string, CachedJob> recent_jobs_;
+  // Ended jobs whose exit files Describe waits for: when it first found one
+  // missing. Guarded by mutex_.
+  std::map<std::string, std::chrono::steady_clock::time_point> exit_file_waits_;
 };
 
 }  // namespace vernier::scheduler

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -22,7 +23,10 @@
 #include "absl/strings/strip.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "scheduler/slurm/sbatch_script_builder.h"
+#include "scheduler/slurm/slurm_commands.h"
 #include "scheduler/slurm/slurm_handle.h"
+#include "scheduler/slurm/slurm_output_parser.h"
 #include "tests/support/slurm_test_cluster.h"
 #include "tests/support/subprocess.h"
 
@@ -248,7 +252,62 @@ TEST_F(SlurmBackendTest, CancelEndsEveryStepAndAChildInItsOwnSession) {
   EXPECT_TRUE(backend_->Cancel(ended, milliseconds(100)).ok());
 }
 
+// slurmctld can call a job ended before the batch script has written a step's
+// exit status (or before the shared file system shows it): Describe waits
+// exit_file_grace for the file before it takes the end from the job's state,
+// which here (COMPLETED, the master's exit code 0) would be wrong for the
+// worker.
+TEST_F(SlurmBackendTest, ALateExitFileIsWaitedForBeforeTheJobsStateIsUsed) {
+  options_.exit_file_grace = milliseconds(3000);
+  backend_ = std::make_unique<SlurmBackend>(options_);
+  const TrialLaunch launch =
+      Trial({Replica("master", 0, 1, "exit 0"), Replica("worker", 0, 1, "exit 7")});
+  absl::StatusOr<v1::TrialRun> submitted = backend_->Submit(launch);
+  ASSERT_TRUE(submitted.ok()) << submitted.status();
+  const std::string slurm_job_id = SlurmHandle::Parse(submitted->backend_handle())->slurm_job_id;
+  const SlurmCommands commands(options_.commands);
+  const auto deadline = steady_clock::now() + kPatience;
+  for (;;) {
+    absl::StatusOr<std::optional<SlurmJobInfo>> job = commands.ShowJob(slurm_job_id);
+    ASSERT_TRUE(job.ok()) << job.status();
+    if (!job->has_value() || IsEndedJobState((*job)->state)) break;
+    ASSERT_LT(steady_clock::now(), deadline) << "the job did not end";
+    std::this_thread::sleep_for(milliseconds(200));
+  }
+  // As the controller last saw it: both replicas running; the worker's exit
+  // file not there yet.
+  v1::TrialRun running = *submitted;
+  for (v1::ReplicaStatus& replica : *running.mutable_replicas()) {
+    replica.set_state(v1::ReplicaStatus::RUNNING);
+  }
+  const std::string worker_exit = ReplicaExitPath(launch.replicas[1].log_path);
+  fs::rename(worker_exit, worker_exit + ".late");
+
+  absl::StatusOr<v1::TrialRun> waiting = backend_->Describe(running);
+  ASSERT_TRUE(waiting.ok()) << waiting.status();
+  EXPECT_EQ(waiting->replicas(0).state(), v1::ReplicaStatus::EXITED);
+  EXPECT_EQ(waiting->replicas(1).state(), v1::ReplicaStatus::RUNNING) << waiting->DebugString();
+
+  fs::rename(worker_exit + ".late", worker_exit);
+  absl::StatusOr<v1::TrialRun> ended = backend_->Describe(*waiting);
+  ASSERT_TRUE(ended.ok()) << ended.status();
+  EXPECT_EQ(ended->replicas(1).state(), v1::ReplicaStatus::EXITED);
+  EXPECT_EQ(ended->replicas(1).exit_code(), 7) << ended->DebugString();
+
+  // A file that never comes: after the grace the job's state decides.
+  fs::remove(worker_exit);
+  const auto grace_starts = steady_clock::now();
+  const v1::TrialRun given_up = DescribeUntil(running, AllEnded);
+  EXPECT_GE(steady_clock::now() - grace_starts, options_.exit_file_grace);
+  EXPECT_EQ(given_up.replicas(1).state(), v1::ReplicaStatus::EXITED) << given_up.DebugString();
+  EXPECT_EQ(given_up.replicas(1).exit_code(), 0);
+}
+
 TEST_F(SlurmBackendTest, CancelTakesAPendingTrialOutOfTheQueue) {
+  // A replica whose step never started writes no exit status: Describe ends
+  // it without waiting for one.
+  options_.exit_file_grace = milliseconds(30000);
+  backend_ = std::make_unique<SlurmBackend>(options_);
   const std::string release = dir_.path() + "/release";
   const TrialLaunch holder = Trial(
       {Replica("master", 0, 4, absl::StrCat("while [ ! -e ", release, " ]; do sleep 0.1; done"))});
@@ -265,8 +324,10 @@ TEST_F(SlurmBackendTest, CancelTakesAPendingTrialOutOfTheQueue) {
   ASSERT_TRUE(waiting.ok()) << waiting.status();
   EXPECT_TRUE(AllIn(*waiting, v1::ReplicaStatus::PENDING)) << waiting->DebugString();
   ASSERT_TRUE(backend_->Cancel(*queued_run, milliseconds(1000)).ok());
+  const auto cancelled_at = steady_clock::now();
   const v1::TrialRun cancelled = DescribeUntil(*queued_run, AllEnded);
   EXPECT_TRUE(AllEnded(cancelled)) << cancelled.DebugString();
+  EXPECT_LT(steady_clock::now() - cancelled_at, options_.exit_file_grace);
   EXPECT_FALSE(fs::exists(ReplicaExitPath(queued.replicas[0].log_path))) << "it never ran";
   std::ofstream(release).put('\n');
   DescribeUntil(*holder_run, AllEnded);
