@@ -17,11 +17,15 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -49,6 +53,9 @@ struct Options {
   int studies = 1;
   double seconds = 10;
   double warmup_seconds = 2;
+  // Trials started per second over all clients; 0: each client starts its
+  // next trial as soon as its last one completed (closed loop).
+  double trials_per_second = 0;
   std::string log_level = "info";
 };
 
@@ -72,21 +79,76 @@ struct RunState {
   int running ABSL_GUARDED_BY(mutex) = 0;
 };
 
+// Runs each task at its time, on a thread of its own: the paced clients'
+// next trial.
+class Pacer {
+ public:
+  Pacer() : thread_([this] { Loop(); }) {}
+  ~Pacer() {
+    {
+      std::lock_guard lock(mutex_);
+      done_ = true;
+    }
+    woken_.notify_one();
+    thread_.join();
+  }
+
+  void RunAt(Clock::time_point when, std::function<void()> task) {
+    {
+      std::lock_guard lock(mutex_);
+      tasks_.emplace(when, std::move(task));
+    }
+    woken_.notify_one();
+  }
+
+ private:
+  void Loop() {
+    std::unique_lock lock(mutex_);
+    while (!done_ || !tasks_.empty()) {
+      if (tasks_.empty()) {
+        woken_.wait(lock);
+        continue;
+      }
+      const auto first = tasks_.begin();
+      if (Clock::now() < first->first) {
+        woken_.wait_until(lock, first->first);
+        continue;
+      }
+      std::function<void()> task = std::move(first->second);
+      tasks_.erase(first);
+      lock.unlock();
+      task();
+      lock.lock();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable woken_;
+  std::multimap<Clock::time_point, std::function<void()>> tasks_;
+  bool done_ = false;
+  std::thread thread_;
+};
+
 // One client: its own channel and one call in flight, issuing the next call
 // from the previous one's callback. Its fields are touched by one callback
 // at a time.
 class LoadClient {
  public:
+  // `first_trial` is when a paced client starts its first trial (clients
+  // start spread over one period, not all at once).
   LoadClient(const std::string& address, std::string study, std::string client_id,
-             const Options& options, RunState& state, bool noop)
+             const Options& options, RunState& state, bool noop, Pacer& pacer,
+             Clock::time_point first_trial)
       : stub_(v1::StudyService::NewStub(testing::OwnChannel(address))),
         study_(std::move(study)),
         client_id_(std::move(client_id)),
         options_(options),
         state_(state),
-        noop_(noop) {}
+        noop_(noop),
+        pacer_(pacer),
+        next_trial_(first_trial) {}
 
-  void Start() { noop_ ? Noop() : Suggest(); }
+  void Start() { noop_ ? Noop() : NextTrial(); }
 
   const Latencies& latencies() const { return latencies_; }
   int64_t trials() const { return trials_; }
@@ -134,6 +196,24 @@ class LoadClient {
           End(kNoop, status, status.error_code() == grpc::StatusCode::INVALID_ARGUMENT);
           Noop();
         });
+  }
+
+  // Paced, a client starts trial k at first_trial + k * clients / rate, or
+  // at once when it is behind that schedule; the schedule never slips, so
+  // the offered rate holds whatever the latencies.
+  void NextTrial() {
+    if (options_.trials_per_second <= 0) {
+      Suggest();
+      return;
+    }
+    const Clock::time_point when = next_trial_;
+    next_trial_ += std::chrono::duration_cast<Clock::duration>(
+        std::chrono::duration<double>(options_.clients / options_.trials_per_second));
+    if (when <= Clock::now()) {
+      Suggest();
+    } else {
+      pacer_.RunAt(when, [this] { Suggest(); });
+    }
   }
 
   void Suggest() {
@@ -190,7 +270,7 @@ class LoadClient {
                                       return;
                                     }
                                     if (trial_counted_ && state_.measuring) ++trials_;
-                                    Suggest();
+                                    NextTrial();
                                   });
   }
 
@@ -200,6 +280,8 @@ class LoadClient {
   const Options& options_;
   RunState& state_;
   bool noop_;
+  Pacer& pacer_;
+  Clock::time_point next_trial_;
 
   std::unique_ptr<grpc::ClientContext> context_;
   Clock::time_point started_;
@@ -290,11 +372,18 @@ RunResult Run(const Options& options, const std::string& address, const std::str
     }
   }
   RunState state;
+  Pacer pacer;
   std::vector<std::unique_ptr<LoadClient>> clients;
+  const Clock::time_point now = Clock::now();
   for (int i = 0; i < options.clients; ++i) {
+    const Clock::time_point first_trial =
+        options.trials_per_second <= 0
+            ? now
+            : now + std::chrono::duration_cast<Clock::duration>(
+                        std::chrono::duration<double>(i / options.trials_per_second));
     clients.push_back(std::make_unique<LoadClient>(address, noop ? "" : studies[i % studies.size()],
                                                    absl::StrFormat("client-%d", i), options, state,
-                                                   noop));
+                                                   noop, pacer, first_trial));
   }
   {
     absl::MutexLock lock(&state.mutex);
@@ -351,8 +440,11 @@ double Percentile(std::vector<double>& values, double fraction) {
 }
 
 void Print(const Options& options, RunResult result) {
-  std::cout << absl::StrFormat("\n%s: %d clients, %.1f s measured\n", result.label, options.clients,
-                               result.seconds);
+  std::cout << absl::StrFormat(
+      "\n%s: %d clients, %.1f s measured%s\n", result.label, options.clients, result.seconds,
+      options.trials_per_second > 0 && result.trials > 0
+          ? absl::StrFormat(", %.0f trials/s offered", options.trials_per_second)
+          : "");
   if (result.trials > 0) {
     std::cout << absl::StrFormat(
         "  %.0f trials/s with %d measurements each (%d studies), %.0f measurements/s, %.0f "
@@ -453,6 +545,11 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   app.add_option("--warmup-seconds", options.warmup_seconds, "Unmeasured time before it")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--trials-per-second", options.trials_per_second,
+                 "Offered load: trials started per second over all clients, each client on a "
+                 "fixed schedule (open loop); 0 runs each client's trials back to back")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   app.add_option("--log-level", options.log_level, "The server's --log-level")

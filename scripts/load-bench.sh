@@ -2,16 +2,20 @@
 # The load benchmark of docs/benchmarks.md in one command: N concurrent
 # clients run trials (suggest, k measurements, complete) against a live
 # `vernier serve` on SQLite and on PostgreSQL, then the same load through
-# Optuna's RDB storage on the same PostgreSQL server as the baseline.
+# Optuna's RDB storage on the same PostgreSQL server as the baseline. Between
+# them, PostgreSQL again at a fixed offered load (RATE trials/s over all
+# clients, each client on a fixed schedule; 0 skips it): the latencies below
+# saturation.
 # Starts a throw-away PostgreSQL server (scripts/postgres-up.sh, fsync on)
 # unless VERNIER_TEST_POSTGRES_URL names one, and stops it at the end.
 #
-#   scripts/load-bench.sh [CLIENTS [MEASUREMENTS [SECONDS]]]   # default 32 10 10
+#   scripts/load-bench.sh [CLIENTS [MEASUREMENTS [SECONDS [RATE]]]]   # default 32 10 10 300
 set -euo pipefail
 cd "$(dirname "$0")/.."
 clients=${1:-32}
 measurements=${2:-10}
 seconds=${3:-10}
+rate=${4:-300}
 build=${VERNIER_BUILD_DIR:-build}
 [ -x "$build/bin/load_bench" ] || {
   echo "load-bench: $build/bin/load_bench is missing; run scripts/build.sh first" >&2
@@ -26,6 +30,10 @@ fi
 
 "$build/bin/load_bench" --db sqlite,postgres --clients "$clients" \
   --measurements "$measurements" --seconds "$seconds"
+if [ "$rate" != 0 ]; then
+  "$build/bin/load_bench" --db postgres --clients "$clients" \
+    --measurements "$measurements" --seconds "$seconds" --trials-per-second "$rate"
+fi
 
 echo
 # Debian's Optuna loads only under /usr/bin/python3.
