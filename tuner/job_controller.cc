@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "scheduler/port_probe.h"
+#include "scheduler/replica_state.h"
 #include "spdlog/spdlog.h"
 #include "suggest/designer_factory.h"
 #include "suggest/search_space.h"
@@ -662,8 +663,7 @@ absl::Status JobController::ReconcileRuns(const v1::Job& job, std::vector<v1::Tr
     }
 
     const v1::ReplicaStatus* master = MasterOf(run->second);
-    const bool gone =
-        master->state() == v1::ReplicaStatus::EXITED || master->state() == v1::ReplicaStatus::LOST;
+    const bool gone = scheduler::ReplicaEnded(*master);
     {
       absl::MutexLock lock(&mutex_);
       if (!gone) {

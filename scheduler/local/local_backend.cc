@@ -15,6 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "scheduler/local/spawn_replica.h"
+#include "scheduler/replica_state.h"
 #include "scheduler/trial_run_start.h"
 #include "spdlog/spdlog.h"
 
@@ -142,10 +143,7 @@ absl::StatusOr<v1::TrialRun> LocalBackend::Describe(const v1::TrialRun& run) {
   v1::TrialRun described = run;
   for (int i = 0; i < described.replicas_size(); ++i) {
     v1::ReplicaStatus& replica = *described.mutable_replicas(i);
-    if (replica.state() == v1::ReplicaStatus::EXITED ||
-        replica.state() == v1::ReplicaStatus::LOST) {
-      continue;
-    }
+    if (ReplicaEnded(replica)) continue;
     const ProcessIdentity& identity = handle->replicas[i];
     if (std::optional<ChildRecord> child = ReapIfOurChild(identity)) {
       if (child->wait_status.has_value()) {

@@ -12,6 +12,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "scheduler/replica_state.h"
 #include "scheduler/slurm/slurm_handle.h"
 #include "scheduler/trial_run_start.h"
 #include "spdlog/spdlog.h"
@@ -223,10 +224,7 @@ absl::StatusOr<v1::TrialRun> SlurmBackend::Describe(const v1::TrialRun& run) {
   int replicas_with_gpus = 0;
   v1::TrialRun described = run;
   for (v1::ReplicaStatus& replica : *described.mutable_replicas()) {
-    if (replica.state() == v1::ReplicaStatus::EXITED ||
-        replica.state() == v1::ReplicaStatus::LOST) {
-      continue;
-    }
+    if (ReplicaEnded(replica)) continue;
     const v1::ReplicaStatus before = replica;
     if (waiting) {
       replica.set_state(v1::ReplicaStatus::PENDING);
@@ -260,11 +258,8 @@ absl::StatusOr<v1::TrialRun> SlurmBackend::Describe(const v1::TrialRun& run) {
       LogTransition(trial_label, handle->slurm_job_id, replica);
     }
   }
-  if (ended && std::all_of(described.replicas().begin(), described.replicas().end(),
-                           [](const v1::ReplicaStatus& replica) {
-                             return replica.state() == v1::ReplicaStatus::EXITED ||
-                                    replica.state() == v1::ReplicaStatus::LOST;
-                           })) {
+  if (ended &&
+      std::all_of(described.replicas().begin(), described.replicas().end(), ReplicaEnded)) {
     std::lock_guard lock(mutex_);
     exit_file_waits_.erase(handle->slurm_job_id);
   }
