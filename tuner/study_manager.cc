@@ -58,6 +58,10 @@ void AddToHistory(std::span<const v1::Trial> trials, const suggest::SearchSpace&
   }
 }
 
+// A trial takes measurements while it runs, and while it is being stopped
+// (its agent reports what it had).
+constexpr v1::Trial::State kAcceptingMeasurements[] = {v1::Trial::ACTIVE, v1::Trial::STOPPING};
+
 }  // namespace
 
 absl::Status ValidateStudyName(std::string_view study_name) {
@@ -439,18 +443,38 @@ absl::StatusOr<storage::Page<v1::Trial>> StudyManager::ListTrials(
   return storage_.ListTrials(study_name, query);
 }
 
+namespace {
+
+absl::Status ValidateReportedMeasurement(std::string_view study_name, int64_t trial_id,
+                                         const v1::Measurement& measurement) {
+  return ValidateMeasurement(
+      measurement,
+      absl::StrCat(TrialName(study_name, trial_id), " measurement at step ", measurement.step()));
+}
+
+}  // namespace
+
 absl::StatusOr<v1::Trial> StudyManager::AddMeasurements(
     std::string_view study_name, int64_t trial_id, std::span<const v1::Measurement> measurements) {
   for (const v1::Measurement& measurement : measurements) {
-    if (absl::Status status = ValidateMeasurement(
-            measurement, absl::StrCat(TrialName(study_name, trial_id), " measurement at step ",
-                                      measurement.step()));
+    if (absl::Status status = ValidateReportedMeasurement(study_name, trial_id, measurement);
         !status.ok()) {
       return status;
     }
   }
-  static constexpr v1::Trial::State kRunning[] = {v1::Trial::ACTIVE, v1::Trial::STOPPING};
-  return storage_.AddMeasurements(study_name, trial_id, measurements, kRunning);
+  return storage_.AddMeasurements(study_name, trial_id, measurements, kAcceptingMeasurements);
+}
+
+void StudyManager::AddMeasurementAsync(std::string_view study_name, int64_t trial_id,
+                                       const v1::Measurement& measurement,
+                                       storage::Storage::MeasurementDone done) {
+  if (absl::Status status = ValidateReportedMeasurement(study_name, trial_id, measurement);
+      !status.ok()) {
+    done(status);
+    return;
+  }
+  storage_.AddMeasurementAsync(study_name, trial_id, measurement, kAcceptingMeasurements,
+                               std::move(done));
 }
 
 absl::StatusOr<v1::Trial> StudyManager::CompleteTrial(

@@ -133,19 +133,24 @@ grpc::Status StudyServiceImpl::ListTrials(grpc::ServerContext*,
   });
 }
 
-grpc::Status StudyServiceImpl::AddMeasurement(grpc::ServerContext*,
-                                              const v1::AddMeasurementRequest* request,
-                                              v1::Trial* response) {
-  return Handle([&]() -> absl::Status {
-    if (absl::Status status = RequireTrial(request->study_name(), request->trial_id());
-        !status.ok()) {
-      return status;
-    }
-    if (!request->has_measurement()) return absl::InvalidArgumentError("measurement is required");
-    absl::StatusOr<v1::Trial> trial = studies_.AddMeasurements(
-        request->study_name(), request->trial_id(), {&request->measurement(), 1});
-    return Reply(std::move(trial), response);
-  });
+grpc::ServerUnaryReactor* StudyServiceImpl::AddMeasurement(grpc::CallbackServerContext* context,
+                                                           const v1::AddMeasurementRequest* request,
+                                                           v1::Trial* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  absl::Status invalid = RequireTrial(request->study_name(), request->trial_id());
+  if (invalid.ok() && !request->has_measurement()) {
+    invalid = absl::InvalidArgumentError("measurement is required");
+  }
+  if (!invalid.ok()) {
+    reactor->Finish(ToGrpcStatus(invalid));
+    return reactor;
+  }
+  // The request and response live until Finish has run.
+  studies_.AddMeasurementAsync(request->study_name(), request->trial_id(), request->measurement(),
+                               [reactor, response](absl::StatusOr<v1::Trial> trial) {
+                                 reactor->Finish(ToGrpcStatus(Reply(std::move(trial), response)));
+                               });
+  return reactor;
 }
 
 grpc::Status StudyServiceImpl::CompleteTrial(grpc::ServerContext*,

@@ -7,7 +7,12 @@
 namespace vernier::tuner {
 
 // Thin gRPC handlers over StudyManager; statuses mapped once, here.
-class StudyServiceImpl final : public v1::StudyService::Service {
+// AddMeasurement, the call agents make most, is a callback handler: under
+// group commit it returns when the measurement is queued, and the store's
+// writer answers once it is committed, so no server thread sleeps through
+// the commit.
+class StudyServiceImpl final
+    : public v1::StudyService::WithCallbackMethod_AddMeasurement<v1::StudyService::Service> {
  public:
   explicit StudyServiceImpl(StudyManager& studies) : studies_(studies) {}
 
@@ -27,8 +32,9 @@ class StudyServiceImpl final : public v1::StudyService::Service {
                         v1::Trial* response) override;
   grpc::Status ListTrials(grpc::ServerContext*, const v1::ListTrialsRequest* request,
                           v1::ListTrialsResponse* response) override;
-  grpc::Status AddMeasurement(grpc::ServerContext*, const v1::AddMeasurementRequest* request,
-                              v1::Trial* response) override;
+  grpc::ServerUnaryReactor* AddMeasurement(grpc::CallbackServerContext* context,
+                                           const v1::AddMeasurementRequest* request,
+                                           v1::Trial* response) override;
   grpc::Status CompleteTrial(grpc::ServerContext*, const v1::CompleteTrialRequest* request,
                              v1::Trial* response) override;
   grpc::Status StopTrial(grpc::ServerContext*, const v1::StopTrialRequest* request,

@@ -253,7 +253,7 @@ PostgresStorage::PostgresStorage(std::string description, const PostgresStorageO
       pool_(std::move(pool)),
       lock_pool_(std::move(lock_pool)),
       measurement_batch_pool_(std::move(measurement_batch_pool)),
-      measurement_commits_(static_cast<size_t>(std::max(1, options.max_measurements_per_commit)),
+      measurement_commits_(static_cast<size_t>(std::max(0, options.max_measurements_per_commit)),
                            [this](std::span<const MeasurementAppend* const> batch) {
                              return AppendMeasurementBatch(batch);
                            }) {}
@@ -601,12 +601,12 @@ absl::StatusOr<v1::Trial> PostgresStorage::AddMeasurements(
     }
     return trial;
   }
-  // What an agent reports: one measurement with a sequence number, which
-  // makes a batch that ran twice (after a lost connection) harmless.
+  if (measurement_commits_.Takes(measurements)) {
+    return measurement_commits_.Write({study_name, trial_id, &measurements[0], accepting_states});
+  }
   if (measurements.size() == 1 && measurements[0].sequence_number() > 0) {
-    const MeasurementAppend append{study_name, trial_id, &measurements[0], accepting_states};
-    return options_.max_measurements_per_commit > 1 ? measurement_commits_.Write(append)
-                                                    : AppendMeasurement(append);
+    // One round trip without group commit: running it twice is harmless.
+    return AppendMeasurement({study_name, trial_id, &measurements[0], accepting_states});
   }
   const std::string states = IntegerArray(accepting_states);
   v1::Trial trial;
@@ -634,6 +634,19 @@ absl::StatusOr<v1::Trial> PostgresStorage::AddMeasurements(
         return absl::OkStatus();
       }));
   return trial;
+}
+
+void PostgresStorage::AddMeasurementAsync(std::string_view study_name, int64_t trial_id,
+                                          const v1::Measurement& measurement,
+                                          std::span<const v1::Trial::State> accepting_states,
+                                          MeasurementDone done) {
+  if (!measurement_commits_.Takes({&measurement, 1})) {
+    Storage::AddMeasurementAsync(study_name, trial_id, measurement, accepting_states,
+                                 std::move(done));
+    return;
+  }
+  measurement_commits_.Submit({study_name, trial_id, &measurement, accepting_states},
+                              std::move(done));
 }
 
 absl::StatusOr<v1::Trial> PostgresStorage::AppendMeasurement(const MeasurementAppend& append) {

@@ -14,7 +14,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "pqxx/transaction_base"
-#include "tuner/storage/group_commit.h"
+#include "tuner/storage/measurement_group_commit.h"
 #include "tuner/storage/postgres_connection_pool.h"
 #include "tuner/storage/storage.h"
 
@@ -91,6 +91,12 @@ class PostgresStorage : public Storage {
   absl::StatusOr<v1::Trial> AddMeasurements(
       std::string_view study_name, int64_t trial_id, std::span<const v1::Measurement> measurements,
       std::span<const v1::Trial::State> accepting_states) override;
+  // A measurement with a sequence number joins the next group commit and
+  // `done` runs on the group commit's thread.
+  void AddMeasurementAsync(std::string_view study_name, int64_t trial_id,
+                           const v1::Measurement& measurement,
+                           std::span<const v1::Trial::State> accepting_states,
+                           MeasurementDone done) override;
 
   absl::StatusOr<v1::Job> CreateJob(const v1::Job& job, const v1::Study& study) override;
   absl::StatusOr<v1::Job> GetJob(std::string_view job_id) override;
@@ -118,15 +124,6 @@ class PostgresStorage : public Storage {
   // write in one statement (two only to name what is missing), autocommitted.
   enum class TransactionKind { kReadOne, kRead, kWrite, kWriteOne };
   using TransactionBody = std::function<absl::Status(pqxx::transaction_base&)>;
-
-  // One measurement of an AddMeasurements call, queued for group commit.
-  struct MeasurementAppend {
-    std::string_view study_name;
-    int64_t trial_id = 0;
-    const v1::Measurement* measurement = nullptr;
-    std::span<const v1::Trial::State> accepting_states;
-  };
-  using MeasurementGroupCommit = GroupCommit<MeasurementAppend, absl::StatusOr<v1::Trial>>;
 
   PostgresStorage(std::string description, const PostgresStorageOptions& options,
                   std::unique_ptr<PostgresConnectionPool> pool,

@@ -208,7 +208,13 @@ absl::StatusOr<std::vector<Message>> ReadBodies(SqliteStatement& select, int bod
 
 SqliteStorage::SqliteStorage(std::string path, const SqliteStorageOptions& options,
                              std::unique_ptr<SqliteConnectionPool> pool)
-    : path_(std::move(path)), options_(options), pool_(std::move(pool)) {}
+    : path_(std::move(path)),
+      options_(options),
+      pool_(std::move(pool)),
+      measurement_commits_(static_cast<size_t>(std::max(0, options.max_measurements_per_commit)),
+                           [this](std::span<const MeasurementAppend* const> batch) {
+                             return AppendMeasurementBatch(batch);
+                           }) {}
 
 absl::StatusOr<std::unique_ptr<SqliteStorage>> SqliteStorage::Open(const std::string& path) {
   return Open(path, SqliteStorageOptions());
@@ -476,38 +482,106 @@ absl::StatusOr<v1::Trial> SqliteStorage::UpdateTrialInStudy(std::string_view stu
   return trial;
 }
 
+namespace {
+
+// AddMeasurements' work inside a write transaction: returns the trial after
+// the append, or why nothing may be appended.
+absl::StatusOr<v1::Trial> AppendToTrial(SqliteConnection& connection, std::string_view study_name,
+                                        int64_t trial_id,
+                                        std::span<const v1::Measurement> measurements,
+                                        std::span<const v1::Trial::State> accepting_states) {
+  VERNIER_STORAGE_ASSIGN_OR_RETURN(v1::Trial trial, ReadTrial(connection, study_name, trial_id));
+  if (!AcceptsMeasurements(trial.state(), accepting_states)) {
+    return NotAcceptingMeasurements(study_name, trial_id, trial.state(), accepting_states);
+  }
+  int64_t count = trial.measurement_count();
+  const v1::Measurement* latest = nullptr;
+  for (const v1::Measurement& measurement : measurements) {
+    if (measurement.sequence_number() > 0) {
+      // Also catches a number repeated within this batch: the earlier copy
+      // is already inserted in this transaction.
+      VERNIER_STORAGE_ASSIGN_OR_RETURN(
+          const bool stored,
+          SequenceNumberStored(connection, study_name, trial_id, measurement.sequence_number()));
+      if (stored) continue;
+    }
+    VERNIER_STORAGE_RETURN_IF_ERROR(
+        InsertMeasurement(connection, study_name, trial_id, count, measurement));
+    ++count;
+    latest = &measurement;
+  }
+  if (latest == nullptr) return trial;
+  trial.set_measurement_count(count);
+  *trial.mutable_latest_measurement() = *latest;
+  VERNIER_STORAGE_RETURN_IF_ERROR(UpdateTrialBody(connection, trial));
+  return trial;
+}
+
+}  // namespace
+
 absl::StatusOr<v1::Trial> SqliteStorage::AddMeasurements(
+    std::string_view study_name, int64_t trial_id, std::span<const v1::Measurement> measurements,
+    std::span<const v1::Trial::State> accepting_states) {
+  if (measurement_commits_.Takes(measurements)) {
+    return measurement_commits_.Write({study_name, trial_id, &measurements[0], accepting_states});
+  }
+  return AppendInTransaction(study_name, trial_id, measurements, accepting_states);
+}
+
+absl::StatusOr<v1::Trial> SqliteStorage::AppendInTransaction(
     std::string_view study_name, int64_t trial_id, std::span<const v1::Measurement> measurements,
     std::span<const v1::Trial::State> accepting_states) {
   v1::Trial trial;
   VERNIER_STORAGE_RETURN_IF_ERROR(
       RunInTransaction(TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(trial, ReadTrial(connection, study_name, trial_id));
-        if (!AcceptsMeasurements(trial.state(), accepting_states)) {
-          return NotAcceptingMeasurements(study_name, trial_id, trial.state(), accepting_states);
-        }
-        int64_t count = trial.measurement_count();
-        const v1::Measurement* latest = nullptr;
-        for (const v1::Measurement& measurement : measurements) {
-          if (measurement.sequence_number() > 0) {
-            // Also catches a number repeated within this batch: the earlier
-            // copy is already inserted in this transaction.
-            VERNIER_STORAGE_ASSIGN_OR_RETURN(const bool stored,
-                                             SequenceNumberStored(connection, study_name, trial_id,
-                                                                  measurement.sequence_number()));
-            if (stored) continue;
-          }
-          VERNIER_STORAGE_RETURN_IF_ERROR(
-              InsertMeasurement(connection, study_name, trial_id, count, measurement));
-          ++count;
-          latest = &measurement;
-        }
-        if (latest == nullptr) return absl::OkStatus();
-        trial.set_measurement_count(count);
-        *trial.mutable_latest_measurement() = *latest;
-        return UpdateTrialBody(connection, trial);
+        VERNIER_STORAGE_ASSIGN_OR_RETURN(
+            trial, AppendToTrial(connection, study_name, trial_id, measurements, accepting_states));
+        return absl::OkStatus();
       }));
   return trial;
+}
+
+void SqliteStorage::AddMeasurementAsync(std::string_view study_name, int64_t trial_id,
+                                        const v1::Measurement& measurement,
+                                        std::span<const v1::Trial::State> accepting_states,
+                                        MeasurementDone done) {
+  if (!measurement_commits_.Takes({&measurement, 1})) {
+    Storage::AddMeasurementAsync(study_name, trial_id, measurement, accepting_states,
+                                 std::move(done));
+    return;
+  }
+  measurement_commits_.Submit({study_name, trial_id, &measurement, accepting_states},
+                              std::move(done));
+}
+
+std::vector<absl::StatusOr<v1::Trial>> SqliteStorage::AppendMeasurementBatch(
+    std::span<const MeasurementAppend* const> batch) {
+  std::vector<absl::StatusOr<v1::Trial>> results;
+  const absl::Status status =
+      RunInTransaction(TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
+        results.clear();
+        for (const MeasurementAppend* append : batch) {
+          VERNIER_STORAGE_RETURN_IF_ERROR(connection.Execute("SAVEPOINT measurement"));
+          absl::StatusOr<v1::Trial> trial =
+              AppendToTrial(connection, append->study_name, append->trial_id,
+                            {append->measurement, 1}, append->accepting_states);
+          if (!trial.ok()) {
+            VERNIER_STORAGE_RETURN_IF_ERROR(connection.Execute("ROLLBACK TO measurement"));
+          }
+          VERNIER_STORAGE_RETURN_IF_ERROR(connection.Execute("RELEASE measurement"));
+          results.push_back(std::move(trial));
+        }
+        return absl::OkStatus();
+      });
+  if (status.ok()) return results;
+  spdlog::warn("SQLite store {}: a batch of {} measurements failed ({}); adding each alone", path_,
+               batch.size(), status.ToString());
+  results.clear();
+  for (const MeasurementAppend* append : batch) {
+    results.push_back(AppendInTransaction(append->study_name, append->trial_id,
+                                          {append->measurement, 1}, append->accepting_states));
+  }
+  return results;
 }
 
 absl::StatusOr<v1::Job> SqliteStorage::CreateJob(const v1::Job& job, const v1::Study& study) {

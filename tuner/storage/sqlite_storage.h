@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "tuner/storage/measurement_group_commit.h"
 #include "tuner/storage/sqlite_connection.h"
 #include "tuner/storage/sqlite_connection_pool.h"
 #include "tuner/storage/storage.h"
@@ -26,6 +27,10 @@ struct SqliteStorageOptions {
   absl::Duration busy_timeout = absl::Seconds(10);
   // How long LockStudy waits for another holder (a suggestion in progress).
   absl::Duration study_lock_timeout = absl::Seconds(60);
+  // Measurements with a sequence number that AddMeasurements calls bring in
+  // at once go out together in one write transaction and one sync (group
+  // commit), up to this many; 1 writes each alone.
+  int max_measurements_per_commit = 256;
 };
 
 // The embedded store: one SQLite file in WAL mode, every commit synced
@@ -69,6 +74,12 @@ class SqliteStorage : public Storage {
   absl::StatusOr<v1::Trial> AddMeasurements(
       std::string_view study_name, int64_t trial_id, std::span<const v1::Measurement> measurements,
       std::span<const v1::Trial::State> accepting_states) override;
+  // A measurement with a sequence number joins the next group commit and
+  // `done` runs on the group commit's thread.
+  void AddMeasurementAsync(std::string_view study_name, int64_t trial_id,
+                           const v1::Measurement& measurement,
+                           std::span<const v1::Trial::State> accepting_states,
+                           MeasurementDone done) override;
 
   absl::StatusOr<v1::Job> CreateJob(const v1::Job& job, const v1::Study& study) override;
   absl::StatusOr<v1::Job> GetJob(std::string_view job_id) override;
@@ -101,9 +112,22 @@ class SqliteStorage : public Storage {
   // `body` must assign its results rather than accumulate them.
   absl::Status RunInTransaction(TransactionKind kind, const TransactionBody& body);
 
+  // AddMeasurements in a write transaction of its own.
+  absl::StatusOr<v1::Trial> AppendInTransaction(std::string_view study_name, int64_t trial_id,
+                                                std::span<const v1::Measurement> measurements,
+                                                std::span<const v1::Trial::State> accepting_states);
+  // Appends a group commit's batch in one write transaction, each append
+  // inside a savepoint of its own, so that one refused (trial missing or not
+  // running) or failed append takes back only its own writes. Returns each
+  // append's result in order, as AddMeasurements would; if the transaction
+  // itself fails, each append runs alone.
+  std::vector<absl::StatusOr<v1::Trial>> AppendMeasurementBatch(
+      std::span<const MeasurementAppend* const> batch);
+
   const std::string path_;
   const SqliteStorageOptions options_;
   std::unique_ptr<SqliteConnectionPool> pool_;
+  MeasurementGroupCommit measurement_commits_;
 };
 
 }  // namespace vernier::storage

@@ -121,5 +121,63 @@ TEST(GroupCommitTest, ConcurrentWritersEachGetTheirOwnResult) {
   EXPECT_EQ(commits.batches_written(), sizes.size());
 }
 
+// Submit hands the request over and returns while its batch is still being
+// written; `done` runs with the result once the batch is written, on the
+// group commit's thread.
+TEST(GroupCommitTest, SubmitReturnsAtOnceAndDoneGetsTheResultAfterTheBatch) {
+  absl::Notification batch_started;
+  absl::Notification release_batch;
+  GroupCommit<int, int> commits(8, [&](std::span<const int* const> batch) {
+    batch_started.Notify();
+    release_batch.WaitForNotification();
+    std::vector<int> results;
+    for (const int* request : batch) results.push_back(*request * 3);
+    return results;
+  });
+  const int request = 7;
+  std::atomic<int> result = 0;
+  std::thread::id done_thread;
+  absl::Notification done;
+  commits.Submit(request, [&](int outcome) {
+    done_thread = std::this_thread::get_id();
+    result = outcome;
+    done.Notify();
+  });
+  batch_started.WaitForNotification();
+  EXPECT_FALSE(done.HasBeenNotified());
+  EXPECT_EQ(result.load(), 0);
+  release_batch.Notify();
+  done.WaitForNotification();
+  EXPECT_EQ(result.load(), 21);
+  EXPECT_NE(done_thread, std::this_thread::get_id());
+}
+
+// What is queued when the group commit goes is still written and answered.
+TEST(GroupCommitTest, DestructionWritesWhatIsStillQueued) {
+  constexpr int kQueued = 5;
+  absl::Notification first_batch_started;
+  absl::Notification release_first_batch;
+  std::vector<int> requests(kQueued + 1);
+  std::vector<int> results(kQueued + 1, 0);
+  {
+    GroupCommit<int, int> commits(100, [&](std::span<const int* const> batch) {
+      if (!first_batch_started.HasBeenNotified()) {
+        first_batch_started.Notify();
+        release_first_batch.WaitForNotification();
+      }
+      std::vector<int> written;
+      for (const int* request : batch) written.push_back(*request + 1);
+      return written;
+    });
+    for (int i = 0; i <= kQueued; ++i) {
+      requests[i] = i * 10;
+      commits.Submit(requests[i], [&results, i](int outcome) { results[i] = outcome; });
+      if (i == 0) first_batch_started.WaitForNotification();
+    }
+    release_first_batch.Notify();
+  }
+  EXPECT_THAT(results, ElementsAre(1, 11, 21, 31, 41, 51));
+}
+
 }  // namespace
 }  // namespace vernier::storage

@@ -1211,6 +1211,72 @@ TYPED_TEST_P(StorageConformanceTest, ConcurrentReportsWithDifferentOutcomesKeepT
   }
 }
 
+// AddMeasurementAsync, from one thread without waiting in between, so that
+// a store that groups commits gets them in one batch: reports to several
+// trials (one twice in a row, one a retry of a stored sequence number), to
+// an ended trial and to missing ones. Each `done` gets its own outcome, once.
+// Reports a store groups are written in the order they came in.
+TYPED_TEST_P(StorageConformanceTest, AddMeasurementAsyncAnswersEachReportWithItsOwnOutcome) {
+  this->CreateStudyWithTrials("s1", {v1::Trial::ACTIVE, v1::Trial::SUCCEEDED, v1::Trial::ACTIVE});
+  constexpr v1::Trial::State kRunning[] = {v1::Trial::ACTIVE, v1::Trial::STOPPING};
+  struct Report {
+    std::string study;
+    int64_t trial_id;
+    v1::Measurement measurement;
+    absl::StatusCode expected;
+    int64_t expected_count;  // when OK
+  };
+  const std::vector<Report> reports = {
+      {"s1", 1, this->MakeMeasurement(1, 1, 0.1), absl::StatusCode::kOk, 1},
+      {"s1", 1, this->MakeMeasurement(2, 2, 0.2), absl::StatusCode::kOk, 2},
+      {"s1", 3, this->MakeMeasurement(1, 1, 0.3), absl::StatusCode::kOk, 1},
+      {"s1", 2, this->MakeMeasurement(1, 1, 0.4), absl::StatusCode::kFailedPrecondition, 0},
+      {"s1", 1, this->MakeMeasurement(1, 1, 0.1), absl::StatusCode::kOk, 2},  // a retry
+      {"s1", 9, this->MakeMeasurement(1, 1, 0.5), absl::StatusCode::kNotFound, 0},
+      {"s9", 1, this->MakeMeasurement(1, 1, 0.6), absl::StatusCode::kNotFound, 0},
+  };
+  absl::Mutex mutex;
+  std::vector<std::vector<absl::StatusOr<v1::Trial>>> outcomes(reports.size());
+  int answered = 0;
+  for (size_t i = 0; i < reports.size(); ++i) {
+    this->store().AddMeasurementAsync(reports[i].study, reports[i].trial_id, reports[i].measurement,
+                                      kRunning, [&, i](absl::StatusOr<v1::Trial> trial) {
+                                        absl::MutexLock lock(&mutex);
+                                        outcomes[i].push_back(std::move(trial));
+                                        ++answered;
+                                      });
+  }
+  {
+    absl::MutexLock lock(&mutex);
+    const auto all_answered = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex) {
+      return answered >= static_cast<int>(reports.size());
+    };
+    ASSERT_TRUE(mutex.AwaitWithTimeout(absl::Condition(&all_answered), absl::Seconds(30)))
+        << answered << " of " << reports.size() << " answered";
+  }
+  absl::SleepFor(absl::Milliseconds(20));  // an extra answer would come now
+  absl::MutexLock lock(&mutex);
+  for (size_t i = 0; i < reports.size(); ++i) {
+    ASSERT_EQ(outcomes[i].size(), 1u) << "report " << i;
+    const absl::StatusOr<v1::Trial>& outcome = outcomes[i][0];
+    EXPECT_EQ(outcome.status().code(), reports[i].expected)
+        << "report " << i << ": " << outcome.status();
+    if (!outcome.ok()) continue;
+    EXPECT_EQ(outcome->id(), reports[i].trial_id) << "report " << i;
+    EXPECT_EQ(outcome->measurement_count(), reports[i].expected_count) << "report " << i;
+  }
+  for (const auto& [trial_id, steps] :
+       std::vector<std::pair<int64_t, std::vector<int64_t>>>{{1, {1, 2}}, {2, {}}, {3, {1}}}) {
+    absl::StatusOr<v1::Trial> trial = this->store().GetTrial("s1", trial_id, true);
+    ASSERT_THAT(trial, IsOk());
+    std::vector<int64_t> stored;
+    for (const v1::Measurement& measurement : trial->measurements()) {
+      stored.push_back(measurement.step());
+    }
+    EXPECT_EQ(stored, steps) << "trial " << trial_id;
+  }
+}
+
 TYPED_TEST_P(StorageConformanceTest, ConcurrentCreateTrialsNeverDuplicateIds) {
   constexpr int kThreads = 8;
   constexpr int kBatchesPerThread = 10;
@@ -1503,8 +1569,8 @@ REGISTER_TYPED_TEST_SUITE_P(
     UpdateMissingJobIsNotFound, PutTrialRunUpsertsAndListsByTrialId,
     TrialRunsOfMissingJobAreNotFound, ConcurrentAddMeasurementsOnDifferentTrialsLoseNothing,
     ConcurrentRetriesOfOneReportStoreItOnce, ConcurrentReportsWithDifferentOutcomesKeepThemApart,
-    ConcurrentCreateTrialsNeverDuplicateIds, ListBestTrialsRanksEndedTrialsByTheObjective,
-    ListBestTrialsRejectsNegativeLimitAndMissingStudy,
+    AddMeasurementAsyncAnswersEachReportWithItsOwnOutcome, ConcurrentCreateTrialsNeverDuplicateIds,
+    ListBestTrialsRanksEndedTrialsByTheObjective, ListBestTrialsRejectsNegativeLimitAndMissingStudy,
     LockStudyExcludesEveryOtherHolderAcrossStores, LocksOfDifferentStudiesAreIndependent,
     TwoServersSuggestingAtOnceNeverDuplicateOrOverrun,
     AClientGetsItsUnfinishedTrialBackFromAnyServer, CompleteTrialIsIdempotentOnTheSameResultOnly);

@@ -1,0 +1,128 @@
+// AddMeasurement through gRPC against a real `vernier serve`, on every store:
+// each refusal carries its own status code and names what is wrong, and
+// many agents reporting at once each get their own trial back. The handler
+// answers from the store's callback (group commit on PostgreSQL), so these
+// cover the path that answers later, not only the one that answers at once.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "tests/support/store_test.h"
+#include "tests/support/study_client.h"
+
+namespace vernier::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr char kStudy[] = "reported";
+constexpr char kMetric[] = "loss";
+
+class AddMeasurementTest : public StoreTest {
+ protected:
+  void SetUp() override {
+    StoreTest::SetUp();
+    if (IsSkipped()) return;
+    server_ = MakeServer();
+    server_->Start();
+    client_ = std::make_unique<StudyClient>(server_->address());
+    ASSERT_TRUE(client_->CreateStudy(SimpleStudy(kStudy, kMetric, 0, 0)).ok());
+  }
+
+  int64_t SuggestOne(const std::string& client_id) {
+    v1::SuggestTrialsResponse suggested;
+    grpc::Status status = client_->Suggest(kStudy, 1, client_id, &suggested);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return suggested.trials_size() == 1 ? suggested.trials(0).id() : 0;
+  }
+
+  std::unique_ptr<ServerProcess> server_;
+  std::unique_ptr<StudyClient> client_;
+};
+
+TEST_P(AddMeasurementTest, EachRefusalHasItsCodeAndSaysWhatIsWrong) {
+  const int64_t trial_id = SuggestOne("agent");
+  ASSERT_GT(trial_id, 0);
+  const v1::Measurement good = MakeMeasurement(1, 1, kMetric, 0.5);
+
+  grpc::Status no_trial_id = client_->AddMeasurement(kStudy, 0, good);
+  EXPECT_EQ(no_trial_id.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(no_trial_id.error_message(), HasSubstr("trial_id 0 is not a trial id"));
+
+  grpc::Status no_study = client_->AddMeasurement("", trial_id, good);
+  EXPECT_EQ(no_study.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(no_study.error_message(), HasSubstr("study_name is required"));
+
+  v1::Measurement not_finite = MakeMeasurement(2, 2, kMetric, 0);
+  not_finite.mutable_metrics(0)->set_value(std::numeric_limits<double>::quiet_NaN());
+  grpc::Status invalid = client_->AddMeasurement(kStudy, trial_id, not_finite);
+  EXPECT_EQ(invalid.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(invalid.error_message(), HasSubstr("values must be finite"));
+  EXPECT_THAT(invalid.error_message(), HasSubstr("measurement at step 2"));
+
+  grpc::Status unknown_trial = client_->AddMeasurement(kStudy, trial_id + 100, good);
+  EXPECT_EQ(unknown_trial.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_THAT(unknown_trial.error_message(), HasSubstr(absl::StrFormat("%d", trial_id + 100)));
+
+  grpc::Status unknown_study = client_->AddMeasurement("no-such-study", trial_id, good);
+  EXPECT_EQ(unknown_study.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_THAT(unknown_study.error_message(), HasSubstr("no-such-study"));
+
+  // Nothing refused was stored; the good measurement still goes in.
+  v1::Trial trial;
+  grpc::Status added = client_->AddMeasurement(kStudy, trial_id, good, &trial);
+  ASSERT_TRUE(added.ok()) << added.error_message();
+  EXPECT_EQ(trial.id(), trial_id);
+  EXPECT_EQ(trial.measurement_count(), 1);
+}
+
+// Agents reporting at once, many measurements each: every call is answered
+// with its own trial and count, and every measurement is stored once.
+TEST_P(AddMeasurementTest, ConcurrentReportsEachGetTheirOwnTrialBack) {
+  constexpr int kAgents = 12;
+  constexpr int kMeasurements = 15;
+  std::vector<int64_t> trial_ids;
+  for (int agent = 0; agent < kAgents; ++agent) {
+    trial_ids.push_back(SuggestOne(absl::StrFormat("agent-%d", agent)));
+    ASSERT_GT(trial_ids.back(), 0);
+  }
+  std::atomic<int> wrong = 0;
+  std::vector<std::thread> agents;
+  for (int agent = 0; agent < kAgents; ++agent) {
+    agents.emplace_back([&, agent] {
+      StudyClient client(server_->address());
+      for (int step = 1; step <= kMeasurements; ++step) {
+        v1::Trial trial;
+        grpc::Status status = client.AddMeasurement(
+            kStudy, trial_ids[agent], MakeMeasurement(step, step, kMetric, agent + step / 100.0),
+            &trial);
+        if (!status.ok() || trial.id() != trial_ids[agent] || trial.measurement_count() != step ||
+            trial.latest_measurement().step() != step) {
+          ADD_FAILURE() << "agent " << agent << " step " << step << ": " << status.error_message()
+                        << " trial " << trial.id() << " count " << trial.measurement_count();
+          ++wrong;
+        }
+      }
+    });
+  }
+  for (std::thread& agent : agents) agent.join();
+  EXPECT_EQ(wrong.load(), 0);
+
+  std::vector<v1::Trial> stored;
+  ASSERT_TRUE(client_->ListTrials(kStudy, true, &stored).ok());
+  std::map<int64_t, int> measurements_of;
+  for (const v1::Trial& trial : stored) measurements_of[trial.id()] = trial.measurements_size();
+  for (int64_t trial_id : trial_ids)
+    EXPECT_EQ(measurements_of[trial_id], kMeasurements) << trial_id;
+}
+
+VERNIER_INSTANTIATE_FOR_EVERY_STORE(AddMeasurementTest);
+
+}  // namespace
+}  // namespace vernier::testing

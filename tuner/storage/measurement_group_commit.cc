@@ -1,0 +1,28 @@
+#include "tuner/storage/measurement_group_commit.h"
+
+#include <algorithm>
+#include <memory>
+#include <utility>
+
+namespace vernier::storage {
+
+MeasurementGroupCommit::MeasurementGroupCommit(size_t max_batch, BatchWriter write)
+    : max_batch_(max_batch), commits_(std::max<size_t>(1, max_batch), std::move(write)) {}
+
+bool MeasurementGroupCommit::Takes(std::span<const v1::Measurement> measurements) const {
+  return max_batch_ > 1 && measurements.size() == 1 && measurements[0].sequence_number() > 0;
+}
+
+MeasurementGroupCommit::Result MeasurementGroupCommit::Write(const MeasurementAppend& append) {
+  return commits_.Write(append);
+}
+
+void MeasurementGroupCommit::Submit(const MeasurementAppend& append,
+                                    Storage::MeasurementDone done) {
+  // Lives until the batch is written: the callback owns it.
+  auto queued = std::make_shared<const MeasurementAppend>(append);
+  commits_.Submit(*queued,
+                  [queued, done = std::move(done)](Result trial) { done(std::move(trial)); });
+}
+
+}  // namespace vernier::storage
