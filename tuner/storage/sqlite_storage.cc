@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <limits>
+#include <mutex>
 #include <optional>
 #include <system_error>
 #include <utility>
@@ -249,6 +250,8 @@ absl::StatusOr<std::unique_ptr<SqliteStorage>> SqliteStorage::Open(
 }
 
 absl::Status SqliteStorage::RunInTransaction(TransactionKind kind, const TransactionBody& body) {
+  std::unique_lock writer_turn(writers_, std::defer_lock);
+  if (kind == TransactionKind::kWrite) writer_turn.lock();
   const absl::Time deadline = absl::Now() + options_.busy_timeout;
   absl::Duration backoff = absl::Milliseconds(1);
   for (int attempt = 1;; ++attempt) {

@@ -17,6 +17,7 @@
 #include "tuner/storage/sqlite_connection.h"
 #include "tuner/storage/sqlite_connection_pool.h"
 #include "tuner/storage/storage.h"
+#include "tuner/storage/ticket_lock.h"
 
 namespace vernier::storage {
 
@@ -127,6 +128,12 @@ class SqliteStorage : public Storage {
   const std::string path_;
   const SqliteStorageOptions options_;
   std::unique_ptr<SqliteConnectionPool> pool_;
+  // This process's write transactions take turns here, in arrival order,
+  // before BEGIN IMMEDIATE: left to SQLite's busy retries (sleeps of 1 to
+  // 50 ms), a writer could keep losing the lock to the group commit, which
+  // takes it back batch after batch. Writers in other processes still meet
+  // as busy retries.
+  TicketLock writers_;
   MeasurementGroupCommit measurement_commits_;
 };
 
