@@ -66,6 +66,17 @@ TEST_P(AddMeasurementTest, EachRefusalHasItsCodeAndSaysWhatIsWrong) {
   EXPECT_THAT(invalid.error_message(), HasSubstr("values must be finite"));
   EXPECT_THAT(invalid.error_message(), HasSubstr("measurement at step 2"));
 
+  {
+    grpc::ClientContext context;
+    v1::AddMeasurementRequest request;
+    request.set_study_name(kStudy);
+    request.set_trial_id(trial_id);
+    v1::Trial trial;
+    grpc::Status no_measurement = server_->StudyStub()->AddMeasurement(&context, request, &trial);
+    EXPECT_EQ(no_measurement.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_THAT(no_measurement.error_message(), HasSubstr("measurement is required"));
+  }
+
   grpc::Status unknown_trial = client_->AddMeasurement(kStudy, trial_id + 100, good);
   EXPECT_EQ(unknown_trial.error_code(), grpc::StatusCode::NOT_FOUND);
   EXPECT_THAT(unknown_trial.error_message(), HasSubstr(absl::StrFormat("%d", trial_id + 100)));
