@@ -62,6 +62,13 @@ void AddToHistory(std::span<const v1::Trial> trials, const suggest::SearchSpace&
 // (its agent reports what it had).
 constexpr v1::Trial::State kAcceptingMeasurements[] = {v1::Trial::ACTIVE, v1::Trial::STOPPING};
 
+absl::Status ValidateReportedMeasurement(std::string_view study_name, int64_t trial_id,
+                                         const v1::Measurement& measurement) {
+  return ValidateMeasurement(
+      measurement,
+      absl::StrCat(TrialName(study_name, trial_id), " measurement at step ", measurement.step()));
+}
+
 }  // namespace
 
 absl::Status ValidateStudyName(std::string_view study_name) {
@@ -442,17 +449,6 @@ absl::StatusOr<storage::Page<v1::Trial>> StudyManager::ListTrials(
   }
   return storage_.ListTrials(study_name, query);
 }
-
-namespace {
-
-absl::Status ValidateReportedMeasurement(std::string_view study_name, int64_t trial_id,
-                                         const v1::Measurement& measurement) {
-  return ValidateMeasurement(
-      measurement,
-      absl::StrCat(TrialName(study_name, trial_id), " measurement at step ", measurement.step()));
-}
-
-}  // namespace
 
 absl::StatusOr<v1::Trial> StudyManager::AddMeasurements(
     std::string_view study_name, int64_t trial_id, std::span<const v1::Measurement> measurements) {

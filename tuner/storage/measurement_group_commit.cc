@@ -6,8 +6,9 @@
 
 namespace vernier::storage {
 
-MeasurementGroupCommit::MeasurementGroupCommit(size_t max_batch, BatchWriter write)
-    : max_batch_(max_batch), commits_(std::max<size_t>(1, max_batch), std::move(write)) {}
+MeasurementGroupCommit::MeasurementGroupCommit(int max_batch, BatchWriter write)
+    : max_batch_(max_batch),
+      commits_(static_cast<size_t>(std::max(1, max_batch)), std::move(write)) {}
 
 bool MeasurementGroupCommit::Takes(std::span<const v1::Measurement> measurements) const {
   return max_batch_ > 1 && measurements.size() == 1 && measurements[0].sequence_number() > 0;
@@ -17,8 +18,13 @@ MeasurementGroupCommit::Result MeasurementGroupCommit::Write(const MeasurementAp
   return commits_.Write(append);
 }
 
-void MeasurementGroupCommit::Submit(const MeasurementAppend& append,
-                                    Storage::MeasurementDone done) {
+void MeasurementGroupCommit::SubmitOrAdd(Storage& store, const MeasurementAppend& append,
+                                         Storage::MeasurementDone done) {
+  if (!Takes({append.measurement, 1})) {
+    done(store.AddMeasurements(append.study_name, append.trial_id, {append.measurement, 1},
+                               append.accepting_states));
+    return;
+  }
   // Lives until the batch is written: the callback owns it.
   auto queued = std::make_shared<const MeasurementAppend>(append);
   commits_.Submit(*queued,

@@ -33,22 +33,25 @@ class MeasurementGroupCommit {
   using Result = absl::StatusOr<v1::Trial>;
   using BatchWriter = std::function<std::vector<Result>(std::span<const MeasurementAppend* const>)>;
 
-  // `max_batch` 1 or less: Takes nothing, and no batch is ever written.
-  MeasurementGroupCommit(size_t max_batch, BatchWriter write);
+  // Batches of up to `max_batch`; 1 or less: Takes nothing, and no batch is
+  // ever written.
+  MeasurementGroupCommit(int max_batch, BatchWriter write);
 
   // Whether an AddMeasurements call of these measurements goes through here.
   bool Takes(std::span<const v1::Measurement> measurements) const;
   // Blocks until the append's batch is written.
   Result Write(const MeasurementAppend& append);
-  // Returns at once; `done` runs on the group commit's thread once the
-  // append's batch is written. What `append` points to must stay valid
-  // until then; `append` itself is copied.
-  void Submit(const MeasurementAppend& append, Storage::MeasurementDone done);
+  // Storage::AddMeasurementAsync for the store that owns this: an append it
+  // Takes is queued and this returns at once, `done` running on the group
+  // commit's thread once the batch is written (what `append` points to must
+  // stay valid until then; `append` itself is copied); any other goes
+  // through `store.AddMeasurements` now, on this thread.
+  void SubmitOrAdd(Storage& store, const MeasurementAppend& append, Storage::MeasurementDone done);
 
   size_t batches_written() const { return commits_.batches_written(); }
 
  private:
-  const size_t max_batch_;
+  const int max_batch_;
   GroupCommit<MeasurementAppend, Result> commits_;
 };
 

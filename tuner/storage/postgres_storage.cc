@@ -253,7 +253,7 @@ PostgresStorage::PostgresStorage(std::string description, const PostgresStorageO
       pool_(std::move(pool)),
       lock_pool_(std::move(lock_pool)),
       measurement_batch_pool_(std::move(measurement_batch_pool)),
-      measurement_commits_(static_cast<size_t>(std::max(0, options.max_measurements_per_commit)),
+      measurement_commits_(options.max_measurements_per_commit,
                            [this](std::span<const MeasurementAppend* const> batch) {
                              return AppendMeasurementBatch(batch);
                            }) {}
@@ -640,13 +640,8 @@ void PostgresStorage::AddMeasurementAsync(std::string_view study_name, int64_t t
                                           const v1::Measurement& measurement,
                                           std::span<const v1::Trial::State> accepting_states,
                                           MeasurementDone done) {
-  if (!measurement_commits_.Takes({&measurement, 1})) {
-    Storage::AddMeasurementAsync(study_name, trial_id, measurement, accepting_states,
-                                 std::move(done));
-    return;
-  }
-  measurement_commits_.Submit({study_name, trial_id, &measurement, accepting_states},
-                              std::move(done));
+  measurement_commits_.SubmitOrAdd(*this, {study_name, trial_id, &measurement, accepting_states},
+                                   std::move(done));
 }
 
 absl::StatusOr<v1::Trial> PostgresStorage::AppendMeasurement(const MeasurementAppend& append) {

@@ -212,7 +212,7 @@ SqliteStorage::SqliteStorage(std::string path, const SqliteStorageOptions& optio
     : path_(std::move(path)),
       options_(options),
       pool_(std::move(pool)),
-      measurement_commits_(static_cast<size_t>(std::max(0, options.max_measurements_per_commit)),
+      measurement_commits_(options.max_measurements_per_commit,
                            [this](std::span<const MeasurementAppend* const> batch) {
                              return AppendMeasurementBatch(batch);
                            }) {}
@@ -548,13 +548,8 @@ void SqliteStorage::AddMeasurementAsync(std::string_view study_name, int64_t tri
                                         const v1::Measurement& measurement,
                                         std::span<const v1::Trial::State> accepting_states,
                                         MeasurementDone done) {
-  if (!measurement_commits_.Takes({&measurement, 1})) {
-    Storage::AddMeasurementAsync(study_name, trial_id, measurement, accepting_states,
-                                 std::move(done));
-    return;
-  }
-  measurement_commits_.Submit({study_name, trial_id, &measurement, accepting_states},
-                              std::move(done));
+  measurement_commits_.SubmitOrAdd(*this, {study_name, trial_id, &measurement, accepting_states},
+                                   std::move(done));
 }
 
 std::vector<absl::StatusOr<v1::Trial>> SqliteStorage::AppendMeasurementBatch(
