@@ -13,6 +13,10 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "pqxx/connection"
+#include "pqxx/transaction"
 #include "tests/support/store_test.h"
 #include "tests/support/study_client.h"
 
@@ -134,6 +138,86 @@ TEST_P(AddMeasurementTest, ConcurrentReportsEachGetTheirOwnTrialBack) {
 }
 
 VERNIER_INSTANTIATE_FOR_EVERY_STORE(AddMeasurementTest);
+
+// PostgreSQL only: there a write waits on one trial's row lock and nothing
+// else, where SQLite's write lock stops every writer, group commit included.
+using WaitingWriteTest = AddMeasurementTest;
+
+// A measurement without a sequence number (what the Python client's
+// trial.report sends) is written outside group commit, and that write may
+// wait: here on a trial row another session holds. The reports that wait
+// must hold no gRPC thread, so agents reporting on other trials are
+// answered meanwhile; the waiting ones are stored, once each, when the row
+// is free.
+TEST_P(WaitingWriteTest, ReportsWaitingOnARowDoNotHoldUpOtherTrials) {
+  const int64_t locked_trial = SuggestOne("notebook");
+  const int64_t other_trial = SuggestOne("agent");
+  ASSERT_GT(locked_trial, 0);
+  ASSERT_GT(other_trial, 0);
+
+  pqxx::connection holder(database_->url());
+  auto hold = std::make_unique<pqxx::work>(holder);
+  hold->exec(absl::StrFormat("SELECT id FROM trials WHERE study_name = '%s' AND id = %d FOR UPDATE",
+                             kStudy, locked_trial));
+
+  // More waiting reports than gRPC has threads for callback handlers.
+  constexpr int kWaiting = 8;
+  std::atomic<int> waiting_stored = 0;
+  std::vector<std::thread> notebooks;
+  for (int i = 0; i < kWaiting; ++i) {
+    notebooks.emplace_back([&, i] {
+      StudyClient client(server_->address(), std::chrono::seconds(60));
+      grpc::Status status = client.AddMeasurement(
+          kStudy, locked_trial, MakeMeasurement(i + 1, /*sequence_number=*/0, kMetric, i));
+      if (status.ok()) {
+        ++waiting_stored;
+      } else {
+        ADD_FAILURE() << "report " << i << ": " << status.error_message();
+      }
+    });
+  }
+  // Until some of them wait on the lock in PostgreSQL (the rest may queue
+  // in the server), and a little longer for the others to arrive.
+  const std::string waiting_sessions =
+      "SELECT count(*) FROM pg_stat_activity "
+      "WHERE datname = current_database() AND wait_event_type = 'Lock'";
+  const absl::Time give_up = absl::Now() + absl::Seconds(30);
+  while (database_->postgres()->QueryValue(waiting_sessions).value_or("0") == "0" &&
+         absl::Now() < give_up) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  absl::SleepFor(absl::Milliseconds(300));
+  EXPECT_EQ(waiting_stored.load(), 0) << "the row lock did not hold the reports";
+
+  v1::Trial other;
+  grpc::Status agent_report = client_->AddMeasurement(
+      kStudy, other_trial, MakeMeasurement(1, /*sequence_number=*/1, kMetric, 0.5), &other);
+  EXPECT_TRUE(agent_report.ok()) << agent_report.error_message();
+  EXPECT_EQ(other.measurement_count(), 1);
+  // Another report without a sequence number, to a trial nobody locks.
+  grpc::Status notebook_report = client_->AddMeasurement(
+      kStudy, other_trial, MakeMeasurement(2, /*sequence_number=*/0, kMetric, 0.6), &other);
+  EXPECT_TRUE(notebook_report.ok()) << notebook_report.error_message();
+  EXPECT_EQ(other.measurement_count(), 2);
+
+  hold->abort();
+  hold.reset();
+  for (std::thread& notebook : notebooks) notebook.join();
+  EXPECT_EQ(waiting_stored.load(), kWaiting);
+  std::vector<v1::Trial> stored;
+  ASSERT_TRUE(client_->ListTrials(kStudy, true, &stored).ok());
+  for (const v1::Trial& trial : stored) {
+    if (trial.id() == locked_trial) {
+      EXPECT_EQ(trial.measurements_size(), kWaiting);
+    } else if (trial.id() == other_trial) {
+      EXPECT_EQ(trial.measurements_size(), 2);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Stores, WaitingWriteTest,
+                         ::testing::Values(::vernier::testing::StoreKind::kPostgres),
+                         ::vernier::testing::StoreParamName);
 
 }  // namespace
 }  // namespace vernier::testing

@@ -4,6 +4,9 @@
 #include <memory>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+#include "tuner/storage/absl_string_view.h"
+
 namespace vernier::storage {
 
 MeasurementGroupCommit::MeasurementGroupCommit(int max_batch, BatchWriter write)
@@ -21,8 +24,13 @@ MeasurementGroupCommit::Result MeasurementGroupCommit::Write(const MeasurementAp
 void MeasurementGroupCommit::SubmitOrAdd(Storage& store, const MeasurementAppend& append,
                                          Storage::MeasurementDone done) {
   if (!Takes({append.measurement, 1})) {
-    done(store.AddMeasurements(append.study_name, append.trial_id, {append.measurement, 1},
-                               append.accepting_states));
+    // The trial id first: digits and a space keep any two keys apart.
+    blocking_writes_.Run(
+        absl::StrCat(append.trial_id, " ", ToAbslView(append.study_name)),
+        [&store, append, done = std::move(done)] {
+          done(store.AddMeasurements(append.study_name, append.trial_id, {append.measurement, 1},
+                                     append.accepting_states));
+        });
     return;
   }
   // Lives until the batch is written: the callback owns it.

@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "tuner/storage/group_commit.h"
+#include "tuner/storage/serial_by_key_executor.h"
 #include "tuner/storage/storage.h"
 #include "vernier/v1/study.pb.h"
 
@@ -41,18 +42,28 @@ class MeasurementGroupCommit {
   bool Takes(std::span<const v1::Measurement> measurements) const;
   // Blocks until the append's batch is written.
   Result Write(const MeasurementAppend& append);
-  // Storage::AddMeasurementAsync for the store that owns this: an append it
-  // Takes is queued and this returns at once, `done` running on the group
-  // commit's thread once the batch is written (what `append` points to must
-  // stay valid until then; `append` itself is copied); any other goes
-  // through `store.AddMeasurements` now, on this thread.
+  // Storage::AddMeasurementAsync for the store that owns this; returns at
+  // once. An append it Takes is queued for the next batch, and `done` runs
+  // on the group commit's thread once the batch is written. Any other goes
+  // through `store.AddMeasurements` on a thread of kBlockingWriters, one at
+  // a time per trial: such a write may wait (on the trial's row lock, or
+  // for a connection), and waiting there holds up neither the caller (a
+  // gRPC callback thread, of which there are few) nor other trials' reports.
+  // What `append` points to must stay valid until `done` has run; `append`
+  // itself is copied.
   void SubmitOrAdd(Storage& store, const MeasurementAppend& append, Storage::MeasurementDone done);
+
+  // Threads for the appends group commit does not take: measurements
+  // without a sequence number (the Python client's reports) come from
+  // people at notebooks, not from every replica, so a few suffice.
+  static constexpr int kBlockingWriters = 4;
 
   size_t batches_written() const { return commits_.batches_written(); }
 
  private:
   const int max_batch_;
   GroupCommit<MeasurementAppend, Result> commits_;
+  SerialByKeyExecutor blocking_writes_{kBlockingWriters};
 };
 
 }  // namespace vernier::storage

@@ -1217,8 +1217,11 @@ TYPED_TEST_P(StorageConformanceTest, ConcurrentReportsWithDifferentOutcomesKeepT
 // an ended trial and to missing ones. Each `done` gets its own outcome, once.
 // Reports a store groups are written in the order they came in.
 TYPED_TEST_P(StorageConformanceTest, AddMeasurementAsyncAnswersEachReportWithItsOwnOutcome) {
-  this->CreateStudyWithTrials("s1", {v1::Trial::ACTIVE, v1::Trial::SUCCEEDED, v1::Trial::ACTIVE});
+  this->CreateStudyWithTrials(
+      "s1", {v1::Trial::ACTIVE, v1::Trial::SUCCEEDED, v1::Trial::ACTIVE, v1::Trial::ACTIVE});
   constexpr v1::Trial::State kRunning[] = {v1::Trial::ACTIVE, v1::Trial::STOPPING};
+  // Sequence number 0 (a notebook's report): written outside group commit,
+  // on the store's threads, one at a time per trial and in order.
   struct Report {
     std::string study;
     int64_t trial_id;
@@ -1234,6 +1237,11 @@ TYPED_TEST_P(StorageConformanceTest, AddMeasurementAsyncAnswersEachReportWithIts
       {"s1", 1, this->MakeMeasurement(1, 1, 0.1), absl::StatusCode::kOk, 2},  // a retry
       {"s1", 9, this->MakeMeasurement(1, 1, 0.5), absl::StatusCode::kNotFound, 0},
       {"s9", 1, this->MakeMeasurement(1, 1, 0.6), absl::StatusCode::kNotFound, 0},
+      {"s1", 4, this->MakeMeasurement(1, 0, 0.7), absl::StatusCode::kOk, 1},
+      {"s1", 4, this->MakeMeasurement(2, 0, 0.8), absl::StatusCode::kOk, 2},
+      {"s1", 2, this->MakeMeasurement(2, 0, 0.9), absl::StatusCode::kFailedPrecondition, 0},
+      {"s1", 9, this->MakeMeasurement(2, 0, 1.0), absl::StatusCode::kNotFound, 0},
+      {"s9", 4, this->MakeMeasurement(2, 0, 1.1), absl::StatusCode::kNotFound, 0},
   };
   absl::Mutex mutex;
   std::vector<std::vector<absl::StatusOr<v1::Trial>>> outcomes(reports.size());
@@ -1265,8 +1273,8 @@ TYPED_TEST_P(StorageConformanceTest, AddMeasurementAsyncAnswersEachReportWithIts
     EXPECT_EQ(outcome->id(), reports[i].trial_id) << "report " << i;
     EXPECT_EQ(outcome->measurement_count(), reports[i].expected_count) << "report " << i;
   }
-  for (const auto& [trial_id, steps] :
-       std::vector<std::pair<int64_t, std::vector<int64_t>>>{{1, {1, 2}}, {2, {}}, {3, {1}}}) {
+  for (const auto& [trial_id, steps] : std::vector<std::pair<int64_t, std::vector<int64_t>>>{
+           {1, {1, 2}}, {2, {}}, {3, {1}}, {4, {1, 2}}}) {
     absl::StatusOr<v1::Trial> trial = this->store().GetTrial("s1", trial_id, true);
     ASSERT_THAT(trial, IsOk());
     std::vector<int64_t> stored;
