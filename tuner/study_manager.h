@@ -70,9 +70,10 @@ class StudyManager {
                                                       const storage::TrialQuery& query);
   absl::StatusOr<v1::Trial> AddMeasurements(std::string_view study_name, int64_t trial_id,
                                             std::span<const v1::Measurement> measurements);
-  // AddMeasurements for one measurement without blocking where the store
-  // allows (see Storage::AddMeasurementAsync): `done` gets the result. The
-  // arguments must stay valid until `done` has run.
+  // AddMeasurements for one measurement without blocking (see
+  // Storage::AddMeasurementAsync): `done` gets the result, at once on this
+  // thread when the measurement is invalid. The arguments must stay valid
+  // until `done` has run.
   void AddMeasurementAsync(std::string_view study_name, int64_t trial_id,
                            const v1::Measurement& measurement,
                            storage::Storage::MeasurementDone done);
