@@ -2,6 +2,18 @@
 # README command 2: installs what is missing, builds, and runs every test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# VERNIER_SANITIZE=1: the same suite built with AddressSanitizer and
+# UndefinedBehaviorSanitizer, in build-sanitize (about twice the build time).
+if [ "${VERNIER_SANITIZE:-0}" = 1 ]; then
+  export VERNIER_BUILD_DIR=${VERNIER_BUILD_DIR:-build-sanitize}
+  export VERNIER_CMAKE_FLAGS="${VERNIER_CMAKE_FLAGS:-} -DVERNIER_SANITIZE=ON -DVERNIER_BUILD_BENCH=OFF"
+  # Reports go to files, so those of the servers and agents that tests start
+  # (whose output goes to logs) are seen too: any file fails the run.
+  sanitizer_reports=$(mktemp -d /tmp/vernier-sanitizer.XXXXXX)
+  export ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:log_path=$sanitizer_reports/asan
+  export LSAN_OPTIONS=suppressions=$PWD/tests/sanitizer/lsan.supp:print_suppressions=0
+  export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:log_path=$sanitizer_reports/ubsan
+fi
 scripts/install-deps.sh
 scripts/build.sh
 # A throw-away PostgreSQL server for the PostgreSQL store's tests, stopped on
@@ -15,4 +27,15 @@ export VERNIER_TEST_POSTGRES_URL
 slurm_dir=$(scripts/slurm-up.sh)
 trap 'scripts/slurm-down.sh "$slurm_dir"; scripts/postgres-down.sh "$postgres_dir"' EXIT
 export VERNIER_TEST_SLURM_CONF=$slurm_dir/slurm.conf
-ctest --test-dir "${VERNIER_BUILD_DIR:-build}" --output-on-failure -j "$(nproc)" --timeout 600
+status=0
+ctest --test-dir "${VERNIER_BUILD_DIR:-build}" --output-on-failure -j "$(nproc)" --timeout 600 ||
+  status=$?
+if [ -n "${sanitizer_reports:-}" ] && [ -n "$(ls -A "$sanitizer_reports")" ]; then
+  echo "test.sh: sanitizer reports from the tests or the processes they started:" >&2
+  for report in "$sanitizer_reports"/*; do
+    echo "== $report" >&2
+    cat "$report" >&2
+  done
+  status=1
+fi
+exit "$status"
