@@ -37,5 +37,7 @@ if [ -n "${sanitizer_reports:-}" ] && [ -n "$(ls -A "$sanitizer_reports")" ]; th
     cat "$report" >&2
   done
   status=1
+elif [ -n "${sanitizer_reports:-}" ]; then
+  rmdir "$sanitizer_reports"
 fi
 exit "$status"
