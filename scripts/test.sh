@@ -30,14 +30,16 @@ export VERNIER_TEST_SLURM_CONF=$slurm_dir/slurm.conf
 status=0
 ctest --test-dir "${VERNIER_BUILD_DIR:-build}" --output-on-failure -j "$(nproc)" --timeout 600 ||
   status=$?
-if [ -n "${sanitizer_reports:-}" ] && [ -n "$(ls -A "$sanitizer_reports")" ]; then
-  echo "test.sh: sanitizer reports from the tests or the processes they started:" >&2
-  for report in "$sanitizer_reports"/*; do
-    echo "== $report" >&2
-    cat "$report" >&2
-  done
-  status=1
-elif [ -n "${sanitizer_reports:-}" ]; then
-  rmdir "$sanitizer_reports"
+if [ -n "${sanitizer_reports:-}" ]; then
+  if [ -n "$(ls -A "$sanitizer_reports")" ]; then
+    echo "test.sh: sanitizer reports from the tests or the processes they started:" >&2
+    for report in "$sanitizer_reports"/*; do
+      echo "== $report" >&2
+      cat "$report" >&2
+    done
+    status=1
+  else
+    rmdir "$sanitizer_reports"
+  fi
 fi
 exit "$status"
