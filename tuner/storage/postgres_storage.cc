@@ -27,7 +27,7 @@
 #include "tuner/storage/postgres_statements.h"
 #include "tuner/storage/postgres_study_lock.h"
 #include "tuner/storage/postgres_url.h"
-#include "tuner/storage/status_macros.h"
+#include "common/status_macros.h"
 #include "tuner/storage/stored_rows.h"
 
 namespace vernier::storage {
@@ -101,7 +101,7 @@ absl::StatusOr<std::vector<Message>> ParseBodies(const pqxx::result& rows, absl:
   std::vector<Message> messages;
   messages.reserve(rows.size());
   for (const pqxx::row& row : rows) {
-    VERNIER_STORAGE_ASSIGN_OR_RETURN(Message message, ParseField<Message>(row[0], what));
+    VERNIER_ASSIGN_OR_RETURN(Message message, ParseField<Message>(row[0], what));
     messages.push_back(std::move(message));
   }
   return messages;
@@ -110,12 +110,12 @@ absl::StatusOr<std::vector<Message>> ParseBodies(const pqxx::result& rows, absl:
 // A trial from the first three columns of `row` (TRIAL_COLUMNS in
 // postgres_statements.cc).
 absl::StatusOr<v1::Trial> TrialRow(const pqxx::row& row, absl::string_view what) {
-  VERNIER_STORAGE_ASSIGN_OR_RETURN(v1::Trial trial, ParseField<v1::Trial>(row[0], what));
+  VERNIER_ASSIGN_OR_RETURN(v1::Trial trial, ParseField<v1::Trial>(row[0], what));
   trial.set_measurement_count(row[1].as<int64_t>());
   if (row[2].is_null()) {
     trial.clear_latest_measurement();
   } else {
-    VERNIER_STORAGE_ASSIGN_OR_RETURN(*trial.mutable_latest_measurement(),
+    VERNIER_ASSIGN_OR_RETURN(*trial.mutable_latest_measurement(),
                                      ParseField<v1::Measurement>(row[2], what));
   }
   return trial;
@@ -125,7 +125,7 @@ absl::StatusOr<std::vector<v1::Trial>> TrialRows(const pqxx::result& rows, absl:
   std::vector<v1::Trial> trials;
   trials.reserve(rows.size());
   for (const pqxx::row& row : rows) {
-    VERNIER_STORAGE_ASSIGN_OR_RETURN(v1::Trial trial, TrialRow(row, what));
+    VERNIER_ASSIGN_OR_RETURN(v1::Trial trial, TrialRow(row, what));
     trials.push_back(std::move(trial));
   }
   return trials;
@@ -157,7 +157,7 @@ absl::Status RequireStudy(Transaction& transaction, std::string_view study_name)
 // NOT_FOUND for a trial no row was found for, naming the study if it is
 // the study that is missing.
 absl::Status MissingTrial(Transaction& transaction, std::string_view study_name, int64_t trial_id) {
-  VERNIER_STORAGE_RETURN_IF_ERROR(RequireStudy(transaction, study_name));
+  VERNIER_RETURN_IF_ERROR(RequireStudy(transaction, study_name));
   return TrialNotFound(study_name, trial_id);
 }
 
@@ -171,7 +171,7 @@ absl::StatusOr<v1::Trial> AppendOutcome(const pqxx::row& row, std::string_view s
   if (!AcceptsMeasurements(state, accepting_states)) {
     return NotAcceptingMeasurements(study_name, trial_id, state, accepting_states);
   }
-  VERNIER_STORAGE_ASSIGN_OR_RETURN(v1::Trial trial,
+  VERNIER_ASSIGN_OR_RETURN(v1::Trial trial,
                                    TrialRow(row, DescribeTrial(study_name, trial_id)));
   // A sequence number already stored changes nothing.
   if (!row[4].is_null()) {
@@ -210,7 +210,7 @@ absl::Status ReadMeasurements(Transaction& transaction, std::string_view study_n
       return absl::InternalError(absl::StrCat(
           "measurements of ", DescribeTrial(study_name, trial_id), " came back out of order"));
     }
-    VERNIER_STORAGE_ASSIGN_OR_RETURN(
+    VERNIER_ASSIGN_OR_RETURN(
         *trial->add_measurements(),
         ParseField<v1::Measurement>(
             row[1], absl::StrCat("measurement of ", DescribeTrial(study_name, trial_id))));
@@ -285,7 +285,7 @@ absl::StatusOr<std::unique_ptr<PostgresStorage>> PostgresStorage::Open(
   int previous_version = 0;
   {
     // The first connection migrates, then serves transactions like the rest.
-    VERNIER_STORAGE_ASSIGN_OR_RETURN(PostgresConnectionPool::Lease connection, pool->Acquire());
+    VERNIER_ASSIGN_OR_RETURN(PostgresConnectionPool::Lease connection, pool->Acquire());
     absl::StatusOr<int> migrated =
         MigratePostgresSchema(*connection, PostgresSchemaMigrations(), description);
     if (!migrated.ok()) return migrated.status();
@@ -300,7 +300,7 @@ absl::StatusOr<std::unique_ptr<PostgresStorage>> PostgresStorage::Open(
 
 absl::Status PostgresStorage::RunOnce(PostgresConnectionPool& pool, TransactionKind kind,
                                       std::string_view doing, const TransactionBody& body) {
-  VERNIER_STORAGE_ASSIGN_OR_RETURN(PostgresConnectionPool::Lease connection, pool.Acquire());
+  VERNIER_ASSIGN_OR_RETURN(PostgresConnectionPool::Lease connection, pool.Acquire());
   try {
     if (kind == TransactionKind::kReadOne || kind == TransactionKind::kWriteOne) {
       // One statement sees one snapshot, and commits, alone: no BEGIN and COMMIT.
@@ -351,7 +351,7 @@ absl::Status PostgresStorage::RunInTransaction(PostgresConnectionPool& pool, Tra
 
 absl::StatusOr<v1::Study> PostgresStorage::CreateStudy(const v1::Study& study) {
   if (study.name().empty()) return absl::InvalidArgumentError("study.name is empty");
-  VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
       TransactionKind::kWrite, absl::StrCat("creating ", StudyWhat(study.name())),
       [&](Transaction& transaction) -> absl::Status {
         const pqxx::result inserted =
@@ -368,10 +368,10 @@ absl::StatusOr<v1::Study> PostgresStorage::CreateStudy(const v1::Study& study) {
 
 absl::StatusOr<v1::Study> PostgresStorage::GetStudy(std::string_view study_name) {
   v1::Study study;
-  VERNIER_STORAGE_RETURN_IF_ERROR(
+  VERNIER_RETURN_IF_ERROR(
       RunInTransaction(TransactionKind::kReadOne, absl::StrCat("reading ", StudyWhat(study_name)),
                        [&](Transaction& transaction) -> absl::Status {
-                         VERNIER_STORAGE_ASSIGN_OR_RETURN(
+                         VERNIER_ASSIGN_OR_RETURN(
                              study, ReadStudy(transaction, study_name, /*for_update=*/false));
                          return absl::OkStatus();
                        }));
@@ -380,13 +380,13 @@ absl::StatusOr<v1::Study> PostgresStorage::GetStudy(std::string_view study_name)
 
 absl::StatusOr<Page<v1::Study>> PostgresStorage::ListStudies(int page_size,
                                                              std::string_view page_token) {
-  VERNIER_STORAGE_ASSIGN_OR_RETURN(const std::string after_name,
+  VERNIER_ASSIGN_OR_RETURN(const std::string after_name,
                                    StudiesAfter(page_size, page_token));
   Page<v1::Study> page;
-  VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
       TransactionKind::kReadOne, "listing studies", [&](Transaction& transaction) -> absl::Status {
         // Study names are never empty, so "" comes before every one.
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(
+        VERNIER_ASSIGN_OR_RETURN(
             page.items, ParseBodies<v1::Study>(transaction.exec_prepared("list_studies", after_name,
                                                                          RowLimit(page_size)),
                                                "study"));
@@ -399,12 +399,12 @@ absl::StatusOr<Page<v1::Study>> PostgresStorage::ListStudies(int page_size,
 absl::StatusOr<v1::Study> PostgresStorage::UpdateStudy(std::string_view study_name,
                                                        const StudyMutator& mutate) {
   v1::Study study;
-  VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
       TransactionKind::kWrite, absl::StrCat("updating ", StudyWhat(study_name)),
       [&](Transaction& transaction) -> absl::Status {
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(study,
+        VERNIER_ASSIGN_OR_RETURN(study,
                                          ReadStudy(transaction, study_name, /*for_update=*/true));
-        if (mutate) VERNIER_STORAGE_RETURN_IF_ERROR(mutate(study));
+        if (mutate) VERNIER_RETURN_IF_ERROR(mutate(study));
         study.set_name(std::string(study_name));
         transaction.exec_prepared("update_study", study.name(), static_cast<int>(study.state()),
                                   ToMicros(study.create_time()), Bytes(study));
@@ -414,7 +414,7 @@ absl::StatusOr<v1::Study> PostgresStorage::UpdateStudy(std::string_view study_na
 }
 
 absl::Status PostgresStorage::DeleteStudy(std::string_view study_name) {
-  VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
       TransactionKind::kWrite, absl::StrCat("deleting ", StudyWhat(study_name)),
       [&](Transaction& transaction) -> absl::Status {
         // Trials and their measurements go by ON DELETE CASCADE.
@@ -432,13 +432,13 @@ absl::Status PostgresStorage::DeleteStudy(std::string_view study_name) {
 absl::StatusOr<std::vector<v1::Trial>> PostgresStorage::CreateTrials(
     std::string_view study_name, std::span<const v1::Trial> trials) {
   std::vector<v1::Trial> created;
-  VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
       TransactionKind::kWrite, absl::StrCat("creating trials in ", StudyWhat(study_name)),
       [&](Transaction& transaction) -> absl::Status {
         created.clear();
         // The study row's lock makes concurrent creators take turns, so
         // each sees the ids the one before it committed.
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(const v1::Study study,
+        VERNIER_ASSIGN_OR_RETURN(const v1::Study study,
                                          ReadStudy(transaction, study_name, /*for_update=*/true));
         int64_t next_id =
             transaction.exec_prepared("largest_trial_id", study.name())[0][0].as<int64_t>() + 1;
@@ -466,11 +466,11 @@ absl::StatusOr<std::vector<v1::Trial>> PostgresStorage::CreateTrials(
 absl::StatusOr<v1::Trial> PostgresStorage::GetTrial(std::string_view study_name, int64_t trial_id,
                                                     bool include_measurements) {
   v1::Trial trial;
-  VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
       include_measurements ? TransactionKind::kRead : TransactionKind::kReadOne,
       absl::StrCat("reading ", DescribeTrial(study_name, trial_id)),
       [&](Transaction& transaction) -> absl::Status {
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(trial, ReadTrial(transaction, study_name, trial_id));
+        VERNIER_ASSIGN_OR_RETURN(trial, ReadTrial(transaction, study_name, trial_id));
         if (!include_measurements) return absl::OkStatus();
         return ReadMeasurements(transaction, study_name, std::span<v1::Trial>(&trial, 1));
       }));
@@ -479,17 +479,17 @@ absl::StatusOr<v1::Trial> PostgresStorage::GetTrial(std::string_view study_name,
 
 absl::StatusOr<Page<v1::Trial>> PostgresStorage::ListTrials(std::string_view study_name,
                                                             const TrialQuery& query) {
-  VERNIER_STORAGE_ASSIGN_OR_RETURN(const int64_t after_id, TrialsAfter(query));
+  VERNIER_ASSIGN_OR_RETURN(const int64_t after_id, TrialsAfter(query));
   Page<v1::Trial> page;
   bool more_pages = false;
   // Without measurements one statement reads the page; only an empty page
   // needs a second, to tell a missing study from one without such trials.
-  VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
       query.include_measurements ? TransactionKind::kRead : TransactionKind::kReadOne,
       absl::StrCat("listing the trials of ", StudyWhat(study_name)),
       [&](Transaction& transaction) -> absl::Status {
         if (query.include_measurements) {
-          VERNIER_STORAGE_RETURN_IF_ERROR(RequireStudy(transaction, study_name));
+          VERNIER_RETURN_IF_ERROR(RequireStudy(transaction, study_name));
         }
         const std::string study(study_name);
         const pqxx::result rows =
@@ -500,7 +500,7 @@ absl::StatusOr<Page<v1::Trial>> PostgresStorage::ListTrials(std::string_view stu
                       "list_trials_in_states", study, after_id,
                       IntegerArray(std::span<const v1::Trial::State>(query.states)),
                       RowLimit(query.page_size));
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(
+        VERNIER_ASSIGN_OR_RETURN(
             page.items, TrialRows(rows, absl::StrCat("trial of ", StudyWhat(study))));
         more_pages = TrimToPage(page.items, query.page_size);
         if (!query.include_measurements) {
@@ -514,13 +514,13 @@ absl::StatusOr<Page<v1::Trial>> PostgresStorage::ListTrials(std::string_view stu
 
 absl::StatusOr<std::vector<v1::Trial>> PostgresStorage::ListBestTrials(std::string_view study_name,
                                                                        int limit) {
-  VERNIER_STORAGE_RETURN_IF_ERROR(CheckLimit(limit));
+  VERNIER_RETURN_IF_ERROR(CheckLimit(limit));
   std::vector<v1::Trial> best;
-  VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
       TransactionKind::kRead, absl::StrCat("ranking the trials of ", StudyWhat(study_name)),
       [&](Transaction& transaction) -> absl::Status {
-        VERNIER_STORAGE_RETURN_IF_ERROR(RequireStudy(transaction, study_name));
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(
+        VERNIER_RETURN_IF_ERROR(RequireStudy(transaction, study_name));
+        VERNIER_ASSIGN_OR_RETURN(
             best, TrialRows(transaction.exec_prepared("list_best_trials", std::string(study_name),
                                                       limit == 0 ? RowLimit(0) : limit),
                             absl::StrCat("trial of ", StudyWhat(study_name))));
@@ -532,11 +532,11 @@ absl::StatusOr<std::vector<v1::Trial>> PostgresStorage::ListBestTrials(std::stri
 absl::StatusOr<std::map<v1::Trial::State, int64_t>> PostgresStorage::CountTrials(
     std::string_view study_name) {
   std::map<v1::Trial::State, int64_t> counts;
-  VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
       TransactionKind::kRead, absl::StrCat("counting the trials of ", StudyWhat(study_name)),
       [&](Transaction& transaction) -> absl::Status {
         counts.clear();
-        VERNIER_STORAGE_RETURN_IF_ERROR(RequireStudy(transaction, study_name));
+        VERNIER_RETURN_IF_ERROR(RequireStudy(transaction, study_name));
         for (const pqxx::row& row :
              transaction.exec_prepared("count_trials", std::string(study_name))) {
           counts[static_cast<v1::Trial::State>(row[0].as<int>())] = row[1].as<int64_t>();
@@ -559,18 +559,18 @@ absl::StatusOr<v1::Trial> PostgresStorage::UpdateTrialInStudy(std::string_view s
   for (;;) {
     v1::Trial trial;
     bool written = false;
-    VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
+    VERNIER_RETURN_IF_ERROR(RunInTransaction(
         TransactionKind::kWriteOne, doing, [&](Transaction& transaction) -> absl::Status {
           const pqxx::result rows =
               transaction.exec_prepared("get_trial_with_study", std::string(study_name), trial_id);
           if (rows.empty()) return MissingTrial(transaction, study_name, trial_id);
           const pqxx::row row = rows[0];
-          VERNIER_STORAGE_ASSIGN_OR_RETURN(const v1::Trial stored,
+          VERNIER_ASSIGN_OR_RETURN(const v1::Trial stored,
                                            TrialRow(row, DescribeTrial(study_name, trial_id)));
-          VERNIER_STORAGE_ASSIGN_OR_RETURN(const v1::Study study,
+          VERNIER_ASSIGN_OR_RETURN(const v1::Study study,
                                            ParseField<v1::Study>(row[4], StudyWhat(study_name)));
           trial = stored;
-          if (mutate) VERNIER_STORAGE_RETURN_IF_ERROR(mutate(trial, study));
+          if (mutate) VERNIER_RETURN_IF_ERROR(mutate(trial, study));
           KeepStoreOwnedFields(stored, trial);
           std::optional<double> rank_key;
           if (trial.has_final_measurement()) rank_key = RankKey(trial, study.spec());
@@ -610,7 +610,7 @@ absl::StatusOr<v1::Trial> PostgresStorage::AddMeasurements(
   }
   const std::string states = IntegerArray(accepting_states);
   v1::Trial trial;
-  VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
       TransactionKind::kWrite,
       absl::StrCat("adding measurements to ", DescribeTrial(study_name, trial_id)),
       [&](Transaction& transaction) -> absl::Status {
@@ -620,7 +620,7 @@ absl::StatusOr<v1::Trial> PostgresStorage::AddMeasurements(
               "append_measurement", std::string(study_name), trial_id,
               measurement.sequence_number(), measurement.step(), Bytes(measurement), states);
           if (rows.empty()) return MissingTrial(transaction, study_name, trial_id);
-          VERNIER_STORAGE_ASSIGN_OR_RETURN(
+          VERNIER_ASSIGN_OR_RETURN(
               v1::Trial appended,
               AppendOutcome(rows[0], study_name, trial_id, measurement, accepting_states));
           // The trial as it was before the first, with the count after the last.
@@ -647,7 +647,7 @@ void PostgresStorage::AddMeasurementAsync(std::string_view study_name, int64_t t
 absl::StatusOr<v1::Trial> PostgresStorage::AppendMeasurement(const MeasurementAppend& append) {
   const v1::Measurement& measurement = *append.measurement;
   v1::Trial trial;
-  VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
       TransactionKind::kWriteOne,
       absl::StrCat("adding a measurement to ", DescribeTrial(append.study_name, append.trial_id)),
       [&](Transaction& transaction) -> absl::Status {
@@ -656,7 +656,7 @@ absl::StatusOr<v1::Trial> PostgresStorage::AppendMeasurement(const MeasurementAp
             measurement.sequence_number(), measurement.step(), Bytes(measurement),
             IntegerArray(append.accepting_states));
         if (rows.empty()) return MissingTrial(transaction, append.study_name, append.trial_id);
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(
+        VERNIER_ASSIGN_OR_RETURN(
             trial, AppendOutcome(rows[0], append.study_name, append.trial_id, measurement,
                                  append.accepting_states));
         return absl::OkStatus();
@@ -752,8 +752,8 @@ std::vector<absl::StatusOr<v1::Trial>> PostgresStorage::AppendMeasurementBatch(
 // ------------------------------------------------------------------- jobs
 
 absl::StatusOr<v1::Job> PostgresStorage::CreateJob(const v1::Job& job, const v1::Study& study) {
-  VERNIER_STORAGE_ASSIGN_OR_RETURN(const v1::Job stored, JobToCreate(job, study));
-  VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
+  VERNIER_ASSIGN_OR_RETURN(const v1::Job stored, JobToCreate(job, study));
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
       TransactionKind::kWrite, absl::StrCat("creating ", JobWhat(stored.job_id())),
       [&](Transaction& transaction) -> absl::Status {
         if (!transaction.exec_prepared("job_exists", stored.job_id()).empty()) {
@@ -783,10 +783,10 @@ absl::StatusOr<v1::Job> PostgresStorage::CreateJob(const v1::Job& job, const v1:
 
 absl::StatusOr<v1::Job> PostgresStorage::GetJob(std::string_view job_id) {
   v1::Job job;
-  VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
       TransactionKind::kReadOne, absl::StrCat("reading ", JobWhat(job_id)),
       [&](Transaction& transaction) -> absl::Status {
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(job, ReadJob(transaction, job_id, /*for_update=*/false));
+        VERNIER_ASSIGN_OR_RETURN(job, ReadJob(transaction, job_id, /*for_update=*/false));
         return absl::OkStatus();
       }));
   return job;
@@ -794,17 +794,17 @@ absl::StatusOr<v1::Job> PostgresStorage::GetJob(std::string_view job_id) {
 
 absl::StatusOr<Page<v1::Job>> PostgresStorage::ListJobs(int page_size,
                                                         std::string_view page_token) {
-  VERNIER_STORAGE_ASSIGN_OR_RETURN(const std::optional<JobPageCursor> after,
+  VERNIER_ASSIGN_OR_RETURN(const std::optional<JobPageCursor> after,
                                    JobsAfter(page_size, page_token));
   Page<v1::Job> page;
-  VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
       TransactionKind::kReadOne, "listing jobs", [&](Transaction& transaction) -> absl::Status {
         const pqxx::result rows =
             after.has_value()
                 ? transaction.exec_prepared("list_jobs_after", after->create_time_micros,
                                             after->job_id, RowLimit(page_size))
                 : transaction.exec_prepared("list_jobs", RowLimit(page_size));
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(page.items, ParseBodies<v1::Job>(rows, "job"));
+        VERNIER_ASSIGN_OR_RETURN(page.items, ParseBodies<v1::Job>(rows, "job"));
         return absl::OkStatus();
       }));
   FinishJobPage(page, page_size);
@@ -814,14 +814,14 @@ absl::StatusOr<Page<v1::Job>> PostgresStorage::ListJobs(int page_size,
 absl::StatusOr<std::vector<v1::Job>> PostgresStorage::ListJobsInStates(
     std::span<const v1::Job::State> states) {
   std::vector<v1::Job> jobs;
-  VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
       TransactionKind::kReadOne, "listing jobs by state",
       [&](Transaction& transaction) -> absl::Status {
         const pqxx::result rows =
             states.empty() ? transaction.exec_prepared("list_all_jobs_oldest_first")
                            : transaction.exec_prepared("list_jobs_in_states_oldest_first",
                                                        IntegerArray(states));
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(jobs, ParseBodies<v1::Job>(rows, "job"));
+        VERNIER_ASSIGN_OR_RETURN(jobs, ParseBodies<v1::Job>(rows, "job"));
         return absl::OkStatus();
       }));
   return jobs;
@@ -830,11 +830,11 @@ absl::StatusOr<std::vector<v1::Job>> PostgresStorage::ListJobsInStates(
 absl::StatusOr<v1::Job> PostgresStorage::UpdateJob(std::string_view job_id,
                                                    const JobMutator& mutate) {
   v1::Job job;
-  VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
       TransactionKind::kWrite, absl::StrCat("updating ", JobWhat(job_id)),
       [&](Transaction& transaction) -> absl::Status {
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(job, ReadJob(transaction, job_id, /*for_update=*/true));
-        if (mutate) VERNIER_STORAGE_RETURN_IF_ERROR(mutate(job));
+        VERNIER_ASSIGN_OR_RETURN(job, ReadJob(transaction, job_id, /*for_update=*/true));
+        if (mutate) VERNIER_RETURN_IF_ERROR(mutate(job));
         job.set_job_id(std::string(job_id));
         transaction.exec_prepared("update_job", job.job_id(), static_cast<int>(job.state()),
                                   ToMicros(job.create_time()), Bytes(job));
@@ -848,7 +848,7 @@ absl::Status PostgresStorage::PutTrialRun(std::string_view job_id, const v1::Tri
       TransactionKind::kWrite,
       absl::StrCat("storing the run of trial ", run.trial_id(), " of ", JobWhat(job_id)),
       [&](Transaction& transaction) -> absl::Status {
-        VERNIER_STORAGE_RETURN_IF_ERROR(RequireJob(transaction, job_id));
+        VERNIER_RETURN_IF_ERROR(RequireJob(transaction, job_id));
         transaction.exec_prepared("upsert_trial_run", std::string(job_id), run.trial_id(),
                                   Bytes(run));
         return absl::OkStatus();
@@ -857,11 +857,11 @@ absl::Status PostgresStorage::PutTrialRun(std::string_view job_id, const v1::Tri
 
 absl::StatusOr<std::vector<v1::TrialRun>> PostgresStorage::ListTrialRuns(std::string_view job_id) {
   std::vector<v1::TrialRun> runs;
-  VERNIER_STORAGE_RETURN_IF_ERROR(RunInTransaction(
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
       TransactionKind::kRead, absl::StrCat("listing the trial runs of ", JobWhat(job_id)),
       [&](Transaction& transaction) -> absl::Status {
-        VERNIER_STORAGE_RETURN_IF_ERROR(RequireJob(transaction, job_id));
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(
+        VERNIER_RETURN_IF_ERROR(RequireJob(transaction, job_id));
+        VERNIER_ASSIGN_OR_RETURN(
             runs, ParseBodies<v1::TrialRun>(
                       transaction.exec_prepared("list_trial_runs", std::string(job_id)),
                       absl::StrCat("trial run of ", JobWhat(job_id))));
@@ -871,7 +871,7 @@ absl::StatusOr<std::vector<v1::TrialRun>> PostgresStorage::ListTrialRuns(std::st
 }
 
 absl::StatusOr<std::unique_ptr<StudyLock>> PostgresStorage::LockStudy(std::string_view study_name) {
-  VERNIER_STORAGE_ASSIGN_OR_RETURN(PostgresConnectionPool::Lease connection, lock_pool_->Acquire());
+  VERNIER_ASSIGN_OR_RETURN(PostgresConnectionPool::Lease connection, lock_pool_->Acquire());
   absl::StatusOr<std::unique_ptr<PostgresStudyLock>> lock =
       PostgresStudyLock::Acquire(std::move(connection), study_name);
   if (!lock.ok()) return lock.status();

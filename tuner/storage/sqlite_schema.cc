@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "spdlog/spdlog.h"
-#include "tuner/storage/status_macros.h"
+#include "common/status_macros.h"
 #include "tuner/storage/stored_rows.h"
 
 namespace vernier::storage {
@@ -86,30 +86,30 @@ absl::Status BackfillRankKeys(SqliteConnection& connection) {
   };
   std::vector<Row> rows;
   {
-    VERNIER_STORAGE_ASSIGN_OR_RETURN(
+    VERNIER_ASSIGN_OR_RETURN(
         SqliteStatement select,
         connection.Prepare("SELECT t.study_name, t.id, t.body, s.body FROM trials t "
                            "JOIN studies s ON s.name = t.study_name WHERE t.state IN (?, ?)"));
     select.BindInt64(1, v1::Trial::SUCCEEDED).BindInt64(2, v1::Trial::STOPPED_EARLY);
     for (;;) {
-      VERNIER_STORAGE_ASSIGN_OR_RETURN(const bool has_row, select.Step());
+      VERNIER_ASSIGN_OR_RETURN(const bool has_row, select.Step());
       if (!has_row) break;
       const std::string study_name = select.ColumnText(0);
       const int64_t id = select.ColumnInt64(1);
-      VERNIER_STORAGE_ASSIGN_OR_RETURN(
+      VERNIER_ASSIGN_OR_RETURN(
           const v1::Trial trial,
           ParseBody<v1::Trial>(select.ColumnBlob(2), DescribeTrial(study_name, id)));
-      VERNIER_STORAGE_ASSIGN_OR_RETURN(
+      VERNIER_ASSIGN_OR_RETURN(
           const v1::Study study,
           ParseBody<v1::Study>(select.ColumnBlob(3), absl::StrCat("study \"", study_name, "\"")));
       rows.push_back({study_name, id, RankKey(trial, study.spec())});
     }
   }
   for (const Row& row : rows) {
-    VERNIER_STORAGE_ASSIGN_OR_RETURN(
+    VERNIER_ASSIGN_OR_RETURN(
         SqliteStatement update,
         connection.Prepare("UPDATE trials SET rank_key = ? WHERE study_name = ? AND id = ?"));
-    VERNIER_STORAGE_RETURN_IF_ERROR(update.BindOptionalDouble(1, row.rank_key)
+    VERNIER_RETURN_IF_ERROR(update.BindOptionalDouble(1, row.rank_key)
                                         .BindText(2, row.study_name)
                                         .BindInt64(3, row.id)
                                         .Run());

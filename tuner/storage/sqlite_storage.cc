@@ -18,7 +18,7 @@
 #include "tuner/storage/sqlite_schema.h"
 #include "tuner/storage/sqlite_statement.h"
 #include "tuner/storage/sqlite_study_lock.h"
-#include "tuner/storage/status_macros.h"
+#include "common/status_macros.h"
 #include "tuner/storage/stored_rows.h"
 
 namespace vernier::storage {
@@ -26,7 +26,7 @@ namespace {
 
 absl::StatusOr<bool> RowExists(SqliteConnection& connection, std::string_view sql,
                                std::string_view key) {
-  VERNIER_STORAGE_ASSIGN_OR_RETURN(SqliteStatement select, connection.Prepare(sql));
+  VERNIER_ASSIGN_OR_RETURN(SqliteStatement select, connection.Prepare(sql));
   select.BindText(1, key);
   return select.Step();
 }
@@ -40,27 +40,27 @@ absl::StatusOr<bool> JobExists(SqliteConnection& connection, std::string_view jo
 }
 
 absl::Status RequireStudy(SqliteConnection& connection, std::string_view study_name) {
-  VERNIER_STORAGE_ASSIGN_OR_RETURN(const bool exists, StudyExists(connection, study_name));
+  VERNIER_ASSIGN_OR_RETURN(const bool exists, StudyExists(connection, study_name));
   return exists ? absl::OkStatus() : StudyNotFound(study_name);
 }
 
 absl::Status RequireJob(SqliteConnection& connection, std::string_view job_id) {
-  VERNIER_STORAGE_ASSIGN_OR_RETURN(const bool exists, JobExists(connection, job_id));
+  VERNIER_ASSIGN_OR_RETURN(const bool exists, JobExists(connection, job_id));
   return exists ? absl::OkStatus() : JobNotFound(job_id);
 }
 
 absl::StatusOr<v1::Study> ReadStudy(SqliteConnection& connection, std::string_view study_name) {
-  VERNIER_STORAGE_ASSIGN_OR_RETURN(SqliteStatement select,
+  VERNIER_ASSIGN_OR_RETURN(SqliteStatement select,
                                    connection.Prepare("SELECT body FROM studies WHERE name = ?"));
   select.BindText(1, study_name);
-  VERNIER_STORAGE_ASSIGN_OR_RETURN(const bool found, select.Step());
+  VERNIER_ASSIGN_OR_RETURN(const bool found, select.Step());
   if (!found) return StudyNotFound(study_name);
   return ParseBody<v1::Study>(select.ColumnBlob(0),
                               absl::StrCat("study \"", ToAbslView(study_name), "\""));
 }
 
 absl::Status InsertStudy(SqliteConnection& connection, const v1::Study& study) {
-  VERNIER_STORAGE_ASSIGN_OR_RETURN(
+  VERNIER_ASSIGN_OR_RETURN(
       SqliteStatement insert,
       connection.Prepare(
           "INSERT INTO studies (name, state, create_time_micros, body) VALUES (?, ?, ?, ?)"));
@@ -73,30 +73,30 @@ absl::Status InsertStudy(SqliteConnection& connection, const v1::Study& study) {
 
 absl::StatusOr<v1::Trial> ReadTrial(SqliteConnection& connection, std::string_view study_name,
                                     int64_t trial_id) {
-  VERNIER_STORAGE_ASSIGN_OR_RETURN(
+  VERNIER_ASSIGN_OR_RETURN(
       SqliteStatement select,
       connection.Prepare("SELECT body FROM trials WHERE study_name = ? AND id = ?"));
   select.BindText(1, study_name).BindInt64(2, trial_id);
-  VERNIER_STORAGE_ASSIGN_OR_RETURN(const bool found, select.Step());
+  VERNIER_ASSIGN_OR_RETURN(const bool found, select.Step());
   if (!found) {
     // Say which is missing: the study, or only the trial.
-    VERNIER_STORAGE_RETURN_IF_ERROR(RequireStudy(connection, study_name));
+    VERNIER_RETURN_IF_ERROR(RequireStudy(connection, study_name));
     return TrialNotFound(study_name, trial_id);
   }
   return ParseBody<v1::Trial>(select.ColumnBlob(0), DescribeTrial(study_name, trial_id));
 }
 
 absl::Status ReadMeasurements(SqliteConnection& connection, v1::Trial& trial) {
-  VERNIER_STORAGE_ASSIGN_OR_RETURN(
+  VERNIER_ASSIGN_OR_RETURN(
       SqliteStatement select,
       connection.Prepare("SELECT body FROM measurements WHERE study_name = ? AND trial_id = ? "
                          "ORDER BY ordinal"));
   select.BindText(1, trial.study_name()).BindInt64(2, trial.id());
   trial.clear_measurements();
   for (;;) {
-    VERNIER_STORAGE_ASSIGN_OR_RETURN(const bool has_row, select.Step());
+    VERNIER_ASSIGN_OR_RETURN(const bool has_row, select.Step());
     if (!has_row) return absl::OkStatus();
-    VERNIER_STORAGE_ASSIGN_OR_RETURN(
+    VERNIER_ASSIGN_OR_RETURN(
         *trial.add_measurements(),
         ParseBody<v1::Measurement>(
             select.ColumnBlob(0),
@@ -105,17 +105,17 @@ absl::Status ReadMeasurements(SqliteConnection& connection, v1::Trial& trial) {
 }
 
 absl::StatusOr<int64_t> LargestTrialId(SqliteConnection& connection, std::string_view study_name) {
-  VERNIER_STORAGE_ASSIGN_OR_RETURN(
+  VERNIER_ASSIGN_OR_RETURN(
       SqliteStatement select,
       connection.Prepare("SELECT COALESCE(MAX(id), 0) FROM trials WHERE study_name = ?"));
   select.BindText(1, study_name);
-  VERNIER_STORAGE_ASSIGN_OR_RETURN(const bool has_row, select.Step());
+  VERNIER_ASSIGN_OR_RETURN(const bool has_row, select.Step());
   return has_row ? select.ColumnInt64(0) : 0;
 }
 
 absl::Status InsertTrial(SqliteConnection& connection, const v1::Trial& trial,
                          const v1::StudySpec& spec) {
-  VERNIER_STORAGE_ASSIGN_OR_RETURN(
+  VERNIER_ASSIGN_OR_RETURN(
       SqliteStatement insert,
       connection.Prepare("INSERT INTO trials (study_name, id, state, client_id, rank_key, body) "
                          "VALUES (?, ?, ?, ?, ?, ?)"));
@@ -131,7 +131,7 @@ absl::Status InsertTrial(SqliteConnection& connection, const v1::Trial& trial,
 // Writes back a trial read in the same transaction; its key is unchanged.
 absl::Status UpdateTrialRow(SqliteConnection& connection, const v1::Trial& trial,
                             std::optional<double> rank_key) {
-  VERNIER_STORAGE_ASSIGN_OR_RETURN(
+  VERNIER_ASSIGN_OR_RETURN(
       SqliteStatement update,
       connection.Prepare("UPDATE trials SET state = ?, client_id = ?, rank_key = ?, body = ? "
                          "WHERE study_name = ? AND id = ?"));
@@ -146,7 +146,7 @@ absl::Status UpdateTrialRow(SqliteConnection& connection, const v1::Trial& trial
 
 // Writes back a trial whose state, client and final measurement are as read.
 absl::Status UpdateTrialBody(SqliteConnection& connection, const v1::Trial& trial) {
-  VERNIER_STORAGE_ASSIGN_OR_RETURN(
+  VERNIER_ASSIGN_OR_RETURN(
       SqliteStatement update,
       connection.Prepare("UPDATE trials SET body = ? WHERE study_name = ? AND id = ?"));
   return update.BindBlob(1, SerializeBody(trial))
@@ -157,7 +157,7 @@ absl::Status UpdateTrialBody(SqliteConnection& connection, const v1::Trial& tria
 
 absl::StatusOr<bool> SequenceNumberStored(SqliteConnection& connection, std::string_view study_name,
                                           int64_t trial_id, int64_t sequence_number) {
-  VERNIER_STORAGE_ASSIGN_OR_RETURN(
+  VERNIER_ASSIGN_OR_RETURN(
       SqliteStatement select,
       connection.Prepare("SELECT 1 FROM measurements "
                          "WHERE study_name = ? AND trial_id = ? AND sequence_number = ?"));
@@ -168,7 +168,7 @@ absl::StatusOr<bool> SequenceNumberStored(SqliteConnection& connection, std::str
 absl::Status InsertMeasurement(SqliteConnection& connection, std::string_view study_name,
                                int64_t trial_id, int64_t ordinal,
                                const v1::Measurement& measurement) {
-  VERNIER_STORAGE_ASSIGN_OR_RETURN(
+  VERNIER_ASSIGN_OR_RETURN(
       SqliteStatement insert,
       connection.Prepare("INSERT INTO measurements "
                          "(study_name, trial_id, ordinal, sequence_number, step, body) "
@@ -183,10 +183,10 @@ absl::Status InsertMeasurement(SqliteConnection& connection, std::string_view st
 }
 
 absl::StatusOr<v1::Job> ReadJob(SqliteConnection& connection, std::string_view job_id) {
-  VERNIER_STORAGE_ASSIGN_OR_RETURN(SqliteStatement select,
+  VERNIER_ASSIGN_OR_RETURN(SqliteStatement select,
                                    connection.Prepare("SELECT body FROM jobs WHERE job_id = ?"));
   select.BindText(1, job_id);
-  VERNIER_STORAGE_ASSIGN_OR_RETURN(const bool found, select.Step());
+  VERNIER_ASSIGN_OR_RETURN(const bool found, select.Step());
   if (!found) return JobNotFound(job_id);
   return ParseBody<v1::Job>(select.ColumnBlob(0), absl::StrCat("job \"", ToAbslView(job_id), "\""));
 }
@@ -197,9 +197,9 @@ absl::StatusOr<std::vector<Message>> ReadBodies(SqliteStatement& select, int bod
                                                 absl::string_view what) {
   std::vector<Message> messages;
   for (;;) {
-    VERNIER_STORAGE_ASSIGN_OR_RETURN(const bool has_row, select.Step());
+    VERNIER_ASSIGN_OR_RETURN(const bool has_row, select.Step());
     if (!has_row) return messages;
-    VERNIER_STORAGE_ASSIGN_OR_RETURN(Message message,
+    VERNIER_ASSIGN_OR_RETURN(Message message,
                                      ParseBody<Message>(select.ColumnBlob(body_column), what));
     messages.push_back(std::move(message));
   }
@@ -236,9 +236,9 @@ absl::StatusOr<std::unique_ptr<SqliteStorage>> SqliteStorage::Open(
                        parent.string(), "\" failed: ", error.message()));
     }
   }
-  VERNIER_STORAGE_ASSIGN_OR_RETURN(std::unique_ptr<SqliteConnection> connection,
+  VERNIER_ASSIGN_OR_RETURN(std::unique_ptr<SqliteConnection> connection,
                                    SqliteConnection::Open(path, options.busy_timeout));
-  VERNIER_STORAGE_ASSIGN_OR_RETURN(
+  VERNIER_ASSIGN_OR_RETURN(
       const int previous_version,
       MigrateSqliteSchema(*connection, SqliteSchemaMigrations(), SqliteDataMigrations));
   auto pool =
@@ -255,7 +255,7 @@ absl::Status SqliteStorage::RunInTransaction(TransactionKind kind, const Transac
   const absl::Time deadline = absl::Now() + options_.busy_timeout;
   absl::Duration backoff = absl::Milliseconds(1);
   for (int attempt = 1;; ++attempt) {
-    VERNIER_STORAGE_ASSIGN_OR_RETURN(SqliteConnectionPool::Lease connection, pool_->Acquire());
+    VERNIER_ASSIGN_OR_RETURN(SqliteConnectionPool::Lease connection, pool_->Acquire());
     // IMMEDIATE takes the write lock before reading, so a write transaction
     // never finds its snapshot stale at its first write.
     absl::Status status =
@@ -278,9 +278,9 @@ absl::Status SqliteStorage::RunInTransaction(TransactionKind kind, const Transac
 
 absl::StatusOr<v1::Study> SqliteStorage::CreateStudy(const v1::Study& study) {
   if (study.name().empty()) return absl::InvalidArgumentError("study.name is empty");
-  VERNIER_STORAGE_RETURN_IF_ERROR(
+  VERNIER_RETURN_IF_ERROR(
       RunInTransaction(TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(const bool exists, StudyExists(connection, study.name()));
+        VERNIER_ASSIGN_OR_RETURN(const bool exists, StudyExists(connection, study.name()));
         if (exists) {
           return absl::AlreadyExistsError(
               absl::StrCat("study \"", study.name(), "\" already exists"));
@@ -292,9 +292,9 @@ absl::StatusOr<v1::Study> SqliteStorage::CreateStudy(const v1::Study& study) {
 
 absl::StatusOr<v1::Study> SqliteStorage::GetStudy(std::string_view study_name) {
   v1::Study study;
-  VERNIER_STORAGE_RETURN_IF_ERROR(
+  VERNIER_RETURN_IF_ERROR(
       RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(study, ReadStudy(connection, study_name));
+        VERNIER_ASSIGN_OR_RETURN(study, ReadStudy(connection, study_name));
         return absl::OkStatus();
       }));
   return study;
@@ -302,17 +302,17 @@ absl::StatusOr<v1::Study> SqliteStorage::GetStudy(std::string_view study_name) {
 
 absl::StatusOr<Page<v1::Study>> SqliteStorage::ListStudies(int page_size,
                                                            std::string_view page_token) {
-  VERNIER_STORAGE_ASSIGN_OR_RETURN(const std::string after_name,
+  VERNIER_ASSIGN_OR_RETURN(const std::string after_name,
                                    StudiesAfter(page_size, page_token));
   Page<v1::Study> page;
-  VERNIER_STORAGE_RETURN_IF_ERROR(
+  VERNIER_RETURN_IF_ERROR(
       RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
         // Study names are never empty, so "" comes before every one.
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(
+        VERNIER_ASSIGN_OR_RETURN(
             SqliteStatement select,
             connection.Prepare("SELECT body FROM studies WHERE name > ? ORDER BY name LIMIT ?"));
         select.BindText(1, after_name).BindInt64(2, RowLimit(page_size));
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(page.items, ReadBodies<v1::Study>(select, 0, "study"));
+        VERNIER_ASSIGN_OR_RETURN(page.items, ReadBodies<v1::Study>(select, 0, "study"));
         return absl::OkStatus();
       }));
   FinishStudyPage(page, page_size);
@@ -322,12 +322,12 @@ absl::StatusOr<Page<v1::Study>> SqliteStorage::ListStudies(int page_size,
 absl::StatusOr<v1::Study> SqliteStorage::UpdateStudy(std::string_view study_name,
                                                      const StudyMutator& mutate) {
   v1::Study study;
-  VERNIER_STORAGE_RETURN_IF_ERROR(
+  VERNIER_RETURN_IF_ERROR(
       RunInTransaction(TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(study, ReadStudy(connection, study_name));
-        if (mutate) VERNIER_STORAGE_RETURN_IF_ERROR(mutate(study));
+        VERNIER_ASSIGN_OR_RETURN(study, ReadStudy(connection, study_name));
+        if (mutate) VERNIER_RETURN_IF_ERROR(mutate(study));
         study.set_name(std::string(study_name));
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(
+        VERNIER_ASSIGN_OR_RETURN(
             SqliteStatement update,
             connection.Prepare("UPDATE studies SET state = ?, create_time_micros = ?, body = ? "
                                "WHERE name = ?"));
@@ -341,12 +341,12 @@ absl::StatusOr<v1::Study> SqliteStorage::UpdateStudy(std::string_view study_name
 }
 
 absl::Status SqliteStorage::DeleteStudy(std::string_view study_name) {
-  VERNIER_STORAGE_RETURN_IF_ERROR(
+  VERNIER_RETURN_IF_ERROR(
       RunInTransaction(TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
         // Trials and their measurements go by ON DELETE CASCADE.
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(SqliteStatement remove,
+        VERNIER_ASSIGN_OR_RETURN(SqliteStatement remove,
                                          connection.Prepare("DELETE FROM studies WHERE name = ?"));
-        VERNIER_STORAGE_RETURN_IF_ERROR(remove.BindText(1, study_name).Run());
+        VERNIER_RETURN_IF_ERROR(remove.BindText(1, study_name).Run());
         return connection.Changes() == 0 ? StudyNotFound(study_name) : absl::OkStatus();
       }));
   spdlog::info("deleted study {} with its trials from SQLite store {}", study_name, path_);
@@ -356,16 +356,16 @@ absl::Status SqliteStorage::DeleteStudy(std::string_view study_name) {
 absl::StatusOr<std::vector<v1::Trial>> SqliteStorage::CreateTrials(
     std::string_view study_name, std::span<const v1::Trial> trials) {
   std::vector<v1::Trial> created;
-  VERNIER_STORAGE_RETURN_IF_ERROR(
+  VERNIER_RETURN_IF_ERROR(
       RunInTransaction(TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
         created.clear();
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(const v1::Study study, ReadStudy(connection, study_name));
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(const int64_t largest_id,
+        VERNIER_ASSIGN_OR_RETURN(const v1::Study study, ReadStudy(connection, study_name));
+        VERNIER_ASSIGN_OR_RETURN(const int64_t largest_id,
                                          LargestTrialId(connection, study_name));
         int64_t next_id = largest_id + 1;
         for (const v1::Trial& requested : trials) {
           v1::Trial trial = NewTrialRow(requested, study_name, next_id++);
-          VERNIER_STORAGE_RETURN_IF_ERROR(InsertTrial(connection, trial, study.spec()));
+          VERNIER_RETURN_IF_ERROR(InsertTrial(connection, trial, study.spec()));
           created.push_back(std::move(trial));
         }
         return absl::OkStatus();
@@ -376,9 +376,9 @@ absl::StatusOr<std::vector<v1::Trial>> SqliteStorage::CreateTrials(
 absl::StatusOr<v1::Trial> SqliteStorage::GetTrial(std::string_view study_name, int64_t trial_id,
                                                   bool include_measurements) {
   v1::Trial trial;
-  VERNIER_STORAGE_RETURN_IF_ERROR(
+  VERNIER_RETURN_IF_ERROR(
       RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(trial, ReadTrial(connection, study_name, trial_id));
+        VERNIER_ASSIGN_OR_RETURN(trial, ReadTrial(connection, study_name, trial_id));
         if (include_measurements) return ReadMeasurements(connection, trial);
         return absl::OkStatus();
       }));
@@ -387,7 +387,7 @@ absl::StatusOr<v1::Trial> SqliteStorage::GetTrial(std::string_view study_name, i
 
 absl::StatusOr<Page<v1::Trial>> SqliteStorage::ListTrials(std::string_view study_name,
                                                           const TrialQuery& query) {
-  VERNIER_STORAGE_ASSIGN_OR_RETURN(const int64_t after_id, TrialsAfter(query));
+  VERNIER_ASSIGN_OR_RETURN(const int64_t after_id, TrialsAfter(query));
   std::string sql = "SELECT body FROM trials WHERE study_name = ? AND id > ?";
   if (!query.states.empty()) {
     sql += " AND state IN (?";
@@ -398,16 +398,16 @@ absl::StatusOr<Page<v1::Trial>> SqliteStorage::ListTrials(std::string_view study
 
   Page<v1::Trial> page;
   bool more_pages = false;
-  VERNIER_STORAGE_RETURN_IF_ERROR(
+  VERNIER_RETURN_IF_ERROR(
       RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
-        VERNIER_STORAGE_RETURN_IF_ERROR(RequireStudy(connection, study_name));
+        VERNIER_RETURN_IF_ERROR(RequireStudy(connection, study_name));
         {
-          VERNIER_STORAGE_ASSIGN_OR_RETURN(SqliteStatement select, connection.Prepare(sql));
+          VERNIER_ASSIGN_OR_RETURN(SqliteStatement select, connection.Prepare(sql));
           select.BindText(1, study_name).BindInt64(2, after_id);
           int index = 3;
           for (const v1::Trial::State state : query.states) select.BindInt64(index++, state);
           select.BindInt64(index, RowLimit(query.page_size));
-          VERNIER_STORAGE_ASSIGN_OR_RETURN(
+          VERNIER_ASSIGN_OR_RETURN(
               page.items,
               ReadBodies<v1::Trial>(
                   select, 0, absl::StrCat("trial of study \"", ToAbslView(study_name), "\"")));
@@ -415,7 +415,7 @@ absl::StatusOr<Page<v1::Trial>> SqliteStorage::ListTrials(std::string_view study
         more_pages = TrimToPage(page.items, query.page_size);
         if (query.include_measurements) {
           for (v1::Trial& trial : page.items) {
-            VERNIER_STORAGE_RETURN_IF_ERROR(ReadMeasurements(connection, trial));
+            VERNIER_RETURN_IF_ERROR(ReadMeasurements(connection, trial));
           }
         }
         return absl::OkStatus();
@@ -426,18 +426,18 @@ absl::StatusOr<Page<v1::Trial>> SqliteStorage::ListTrials(std::string_view study
 
 absl::StatusOr<std::vector<v1::Trial>> SqliteStorage::ListBestTrials(std::string_view study_name,
                                                                      int limit) {
-  VERNIER_STORAGE_RETURN_IF_ERROR(CheckLimit(limit));
+  VERNIER_RETURN_IF_ERROR(CheckLimit(limit));
   std::vector<v1::Trial> best;
-  VERNIER_STORAGE_RETURN_IF_ERROR(
+  VERNIER_RETURN_IF_ERROR(
       RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
-        VERNIER_STORAGE_RETURN_IF_ERROR(RequireStudy(connection, study_name));
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(
+        VERNIER_RETURN_IF_ERROR(RequireStudy(connection, study_name));
+        VERNIER_ASSIGN_OR_RETURN(
             SqliteStatement select,
             connection.Prepare("SELECT body FROM trials "
                                "WHERE study_name = ? AND rank_key IS NOT NULL "
                                "ORDER BY rank_key, id LIMIT ?"));
         select.BindText(1, study_name).BindInt64(2, limit == 0 ? RowLimit(0) : limit);
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(
+        VERNIER_ASSIGN_OR_RETURN(
             best, ReadBodies<v1::Trial>(
                       select, 0, absl::StrCat("trial of study \"", ToAbslView(study_name), "\"")));
         return absl::OkStatus();
@@ -448,17 +448,17 @@ absl::StatusOr<std::vector<v1::Trial>> SqliteStorage::ListBestTrials(std::string
 absl::StatusOr<std::map<v1::Trial::State, int64_t>> SqliteStorage::CountTrials(
     std::string_view study_name) {
   std::map<v1::Trial::State, int64_t> counts;
-  VERNIER_STORAGE_RETURN_IF_ERROR(
+  VERNIER_RETURN_IF_ERROR(
       RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
         counts.clear();
-        VERNIER_STORAGE_RETURN_IF_ERROR(RequireStudy(connection, study_name));
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(
+        VERNIER_RETURN_IF_ERROR(RequireStudy(connection, study_name));
+        VERNIER_ASSIGN_OR_RETURN(
             SqliteStatement select,
             connection.Prepare(
                 "SELECT state, COUNT(*) FROM trials WHERE study_name = ? GROUP BY state"));
         select.BindText(1, study_name);
         for (;;) {
-          VERNIER_STORAGE_ASSIGN_OR_RETURN(const bool has_row, select.Step());
+          VERNIER_ASSIGN_OR_RETURN(const bool has_row, select.Step());
           if (!has_row) return absl::OkStatus();
           counts[static_cast<v1::Trial::State>(select.ColumnInt64(0))] = select.ColumnInt64(1);
         }
@@ -470,13 +470,13 @@ absl::StatusOr<v1::Trial> SqliteStorage::UpdateTrialInStudy(std::string_view stu
                                                             int64_t trial_id,
                                                             const TrialInStudyMutator& mutate) {
   v1::Trial trial;
-  VERNIER_STORAGE_RETURN_IF_ERROR(
+  VERNIER_RETURN_IF_ERROR(
       RunInTransaction(TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(const v1::Trial stored,
+        VERNIER_ASSIGN_OR_RETURN(const v1::Trial stored,
                                          ReadTrial(connection, study_name, trial_id));
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(const v1::Study study, ReadStudy(connection, study_name));
+        VERNIER_ASSIGN_OR_RETURN(const v1::Study study, ReadStudy(connection, study_name));
         trial = stored;
-        if (mutate) VERNIER_STORAGE_RETURN_IF_ERROR(mutate(trial, study));
+        if (mutate) VERNIER_RETURN_IF_ERROR(mutate(trial, study));
         KeepStoreOwnedFields(stored, trial);
         std::optional<double> rank_key;
         if (trial.has_final_measurement()) rank_key = RankKey(trial, study.spec());
@@ -493,7 +493,7 @@ absl::StatusOr<v1::Trial> AppendToTrial(SqliteConnection& connection, std::strin
                                         int64_t trial_id,
                                         std::span<const v1::Measurement> measurements,
                                         std::span<const v1::Trial::State> accepting_states) {
-  VERNIER_STORAGE_ASSIGN_OR_RETURN(v1::Trial trial, ReadTrial(connection, study_name, trial_id));
+  VERNIER_ASSIGN_OR_RETURN(v1::Trial trial, ReadTrial(connection, study_name, trial_id));
   if (!AcceptsMeasurements(trial.state(), accepting_states)) {
     return NotAcceptingMeasurements(study_name, trial_id, trial.state(), accepting_states);
   }
@@ -503,12 +503,12 @@ absl::StatusOr<v1::Trial> AppendToTrial(SqliteConnection& connection, std::strin
     if (measurement.sequence_number() > 0) {
       // Also catches a number repeated within this batch: the earlier copy
       // is already inserted in this transaction.
-      VERNIER_STORAGE_ASSIGN_OR_RETURN(
+      VERNIER_ASSIGN_OR_RETURN(
           const bool stored,
           SequenceNumberStored(connection, study_name, trial_id, measurement.sequence_number()));
       if (stored) continue;
     }
-    VERNIER_STORAGE_RETURN_IF_ERROR(
+    VERNIER_RETURN_IF_ERROR(
         InsertMeasurement(connection, study_name, trial_id, count, measurement));
     ++count;
     latest = &measurement;
@@ -516,7 +516,7 @@ absl::StatusOr<v1::Trial> AppendToTrial(SqliteConnection& connection, std::strin
   if (latest == nullptr) return trial;
   trial.set_measurement_count(count);
   *trial.mutable_latest_measurement() = *latest;
-  VERNIER_STORAGE_RETURN_IF_ERROR(UpdateTrialBody(connection, trial));
+  VERNIER_RETURN_IF_ERROR(UpdateTrialBody(connection, trial));
   return trial;
 }
 
@@ -535,9 +535,9 @@ absl::StatusOr<v1::Trial> SqliteStorage::AppendInTransaction(
     std::string_view study_name, int64_t trial_id, std::span<const v1::Measurement> measurements,
     std::span<const v1::Trial::State> accepting_states) {
   v1::Trial trial;
-  VERNIER_STORAGE_RETURN_IF_ERROR(
+  VERNIER_RETURN_IF_ERROR(
       RunInTransaction(TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(
+        VERNIER_ASSIGN_OR_RETURN(
             trial, AppendToTrial(connection, study_name, trial_id, measurements, accepting_states));
         return absl::OkStatus();
       }));
@@ -559,14 +559,14 @@ std::vector<absl::StatusOr<v1::Trial>> SqliteStorage::AppendMeasurementBatch(
       RunInTransaction(TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
         results.clear();
         for (const MeasurementAppend* append : batch) {
-          VERNIER_STORAGE_RETURN_IF_ERROR(connection.Execute("SAVEPOINT measurement"));
+          VERNIER_RETURN_IF_ERROR(connection.Execute("SAVEPOINT measurement"));
           absl::StatusOr<v1::Trial> trial =
               AppendToTrial(connection, append->study_name, append->trial_id,
                             {append->measurement, 1}, append->accepting_states);
           if (!trial.ok()) {
-            VERNIER_STORAGE_RETURN_IF_ERROR(connection.Execute("ROLLBACK TO measurement"));
+            VERNIER_RETURN_IF_ERROR(connection.Execute("ROLLBACK TO measurement"));
           }
-          VERNIER_STORAGE_RETURN_IF_ERROR(connection.Execute("RELEASE measurement"));
+          VERNIER_RETURN_IF_ERROR(connection.Execute("RELEASE measurement"));
           results.push_back(std::move(trial));
         }
         return absl::OkStatus();
@@ -583,24 +583,24 @@ std::vector<absl::StatusOr<v1::Trial>> SqliteStorage::AppendMeasurementBatch(
 }
 
 absl::StatusOr<v1::Job> SqliteStorage::CreateJob(const v1::Job& job, const v1::Study& study) {
-  VERNIER_STORAGE_ASSIGN_OR_RETURN(const v1::Job stored, JobToCreate(job, study));
-  VERNIER_STORAGE_RETURN_IF_ERROR(
+  VERNIER_ASSIGN_OR_RETURN(const v1::Job stored, JobToCreate(job, study));
+  VERNIER_RETURN_IF_ERROR(
       RunInTransaction(TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(const bool job_exists,
+        VERNIER_ASSIGN_OR_RETURN(const bool job_exists,
                                          JobExists(connection, stored.job_id()));
         if (job_exists) {
           return absl::AlreadyExistsError(
               absl::StrCat("job \"", stored.job_id(), "\" already exists"));
         }
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(const bool study_exists,
+        VERNIER_ASSIGN_OR_RETURN(const bool study_exists,
                                          StudyExists(connection, study.name()));
         if (study_exists) {
           return absl::AlreadyExistsError(absl::StrCat("study \"", study.name(),
                                                        "\" already exists, so job \"",
                                                        stored.job_id(), "\" cannot use it"));
         }
-        VERNIER_STORAGE_RETURN_IF_ERROR(InsertStudy(connection, study));
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(
+        VERNIER_RETURN_IF_ERROR(InsertStudy(connection, study));
+        VERNIER_ASSIGN_OR_RETURN(
             SqliteStatement insert,
             connection.Prepare("INSERT INTO jobs (job_id, state, create_time_micros, body) "
                                "VALUES (?, ?, ?, ?)"));
@@ -615,30 +615,30 @@ absl::StatusOr<v1::Job> SqliteStorage::CreateJob(const v1::Job& job, const v1::S
 
 absl::StatusOr<v1::Job> SqliteStorage::GetJob(std::string_view job_id) {
   v1::Job job;
-  VERNIER_STORAGE_RETURN_IF_ERROR(
+  VERNIER_RETURN_IF_ERROR(
       RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(job, ReadJob(connection, job_id));
+        VERNIER_ASSIGN_OR_RETURN(job, ReadJob(connection, job_id));
         return absl::OkStatus();
       }));
   return job;
 }
 
 absl::StatusOr<Page<v1::Job>> SqliteStorage::ListJobs(int page_size, std::string_view page_token) {
-  VERNIER_STORAGE_ASSIGN_OR_RETURN(const std::optional<JobPageCursor> after,
+  VERNIER_ASSIGN_OR_RETURN(const std::optional<JobPageCursor> after,
                                    JobsAfter(page_size, page_token));
   Page<v1::Job> page;
-  VERNIER_STORAGE_RETURN_IF_ERROR(
+  VERNIER_RETURN_IF_ERROR(
       RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
         if (!after.has_value()) {
-          VERNIER_STORAGE_ASSIGN_OR_RETURN(
+          VERNIER_ASSIGN_OR_RETURN(
               SqliteStatement select,
               connection.Prepare("SELECT body FROM jobs "
                                  "ORDER BY create_time_micros DESC, job_id DESC LIMIT ?"));
           select.BindInt64(1, RowLimit(page_size));
-          VERNIER_STORAGE_ASSIGN_OR_RETURN(page.items, ReadBodies<v1::Job>(select, 0, "job"));
+          VERNIER_ASSIGN_OR_RETURN(page.items, ReadBodies<v1::Job>(select, 0, "job"));
           return absl::OkStatus();
         }
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(
+        VERNIER_ASSIGN_OR_RETURN(
             SqliteStatement select,
             connection.Prepare(
                 "SELECT body FROM jobs "
@@ -648,7 +648,7 @@ absl::StatusOr<Page<v1::Job>> SqliteStorage::ListJobs(int page_size, std::string
             .BindInt64(2, after->create_time_micros)
             .BindText(3, after->job_id)
             .BindInt64(4, RowLimit(page_size));
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(page.items, ReadBodies<v1::Job>(select, 0, "job"));
+        VERNIER_ASSIGN_OR_RETURN(page.items, ReadBodies<v1::Job>(select, 0, "job"));
         return absl::OkStatus();
       }));
   FinishJobPage(page, page_size);
@@ -665,12 +665,12 @@ absl::StatusOr<std::vector<v1::Job>> SqliteStorage::ListJobsInStates(
   }
   sql += " ORDER BY create_time_micros, job_id";
   std::vector<v1::Job> jobs;
-  VERNIER_STORAGE_RETURN_IF_ERROR(
+  VERNIER_RETURN_IF_ERROR(
       RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(SqliteStatement select, connection.Prepare(sql));
+        VERNIER_ASSIGN_OR_RETURN(SqliteStatement select, connection.Prepare(sql));
         int index = 1;
         for (const v1::Job::State state : states) select.BindInt64(index++, state);
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(jobs, ReadBodies<v1::Job>(select, 0, "job"));
+        VERNIER_ASSIGN_OR_RETURN(jobs, ReadBodies<v1::Job>(select, 0, "job"));
         return absl::OkStatus();
       }));
   return jobs;
@@ -679,12 +679,12 @@ absl::StatusOr<std::vector<v1::Job>> SqliteStorage::ListJobsInStates(
 absl::StatusOr<v1::Job> SqliteStorage::UpdateJob(std::string_view job_id,
                                                  const JobMutator& mutate) {
   v1::Job job;
-  VERNIER_STORAGE_RETURN_IF_ERROR(
+  VERNIER_RETURN_IF_ERROR(
       RunInTransaction(TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(job, ReadJob(connection, job_id));
-        if (mutate) VERNIER_STORAGE_RETURN_IF_ERROR(mutate(job));
+        VERNIER_ASSIGN_OR_RETURN(job, ReadJob(connection, job_id));
+        if (mutate) VERNIER_RETURN_IF_ERROR(mutate(job));
         job.set_job_id(std::string(job_id));
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(
+        VERNIER_ASSIGN_OR_RETURN(
             SqliteStatement update,
             connection.Prepare("UPDATE jobs SET state = ?, create_time_micros = ?, body = ? "
                                "WHERE job_id = ?"));
@@ -700,8 +700,8 @@ absl::StatusOr<v1::Job> SqliteStorage::UpdateJob(std::string_view job_id,
 absl::Status SqliteStorage::PutTrialRun(std::string_view job_id, const v1::TrialRun& run) {
   return RunInTransaction(
       TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
-        VERNIER_STORAGE_RETURN_IF_ERROR(RequireJob(connection, job_id));
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(
+        VERNIER_RETURN_IF_ERROR(RequireJob(connection, job_id));
+        VERNIER_ASSIGN_OR_RETURN(
             SqliteStatement upsert,
             connection.Prepare(
                 "INSERT INTO trial_runs (job_id, trial_id, body) VALUES (?, ?, ?) "
@@ -722,14 +722,14 @@ absl::StatusOr<std::unique_ptr<StudyLock>> SqliteStorage::LockStudy(std::string_
 
 absl::StatusOr<std::vector<v1::TrialRun>> SqliteStorage::ListTrialRuns(std::string_view job_id) {
   std::vector<v1::TrialRun> runs;
-  VERNIER_STORAGE_RETURN_IF_ERROR(
+  VERNIER_RETURN_IF_ERROR(
       RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
-        VERNIER_STORAGE_RETURN_IF_ERROR(RequireJob(connection, job_id));
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(
+        VERNIER_RETURN_IF_ERROR(RequireJob(connection, job_id));
+        VERNIER_ASSIGN_OR_RETURN(
             SqliteStatement select,
             connection.Prepare("SELECT body FROM trial_runs WHERE job_id = ? ORDER BY trial_id"));
         select.BindText(1, job_id);
-        VERNIER_STORAGE_ASSIGN_OR_RETURN(
+        VERNIER_ASSIGN_OR_RETURN(
             runs, ReadBodies<v1::TrialRun>(
                       select, 0, absl::StrCat("trial run of job \"", ToAbslView(job_id), "\"")));
         return absl::OkStatus();
