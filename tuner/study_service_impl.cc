@@ -1,6 +1,8 @@
 #include "tuner/study_service_impl.h"
 
 #include "absl/strings/str_format.h"
+#include "common/status_macros.h"
+#include "tuner/config/training_input_parser.h"
 #include "vernier/grpc_status.h"
 
 namespace vernier::tuner {
@@ -32,6 +34,26 @@ absl::Status Reply(absl::StatusOr<T> result, T* response) {
   if (!result.ok()) return result.status();
   *response = *std::move(result);
   return absl::OkStatus();
+}
+
+// The name error messages give a text that came without one.
+constexpr char kUnnamedSpec[] = "<spec>";
+
+absl::StatusOr<config::SpecFormat> SpecFormatOf(const v1::ParseStudySpecRequest& request,
+                                                const std::string& file_name) {
+  switch (request.format()) {
+    case v1::SPEC_FORMAT_UNSPECIFIED:
+      return config::SpecFormatForFileName(file_name);
+    case v1::SPEC_FORMAT_YAML:
+      return config::SpecFormat::kYaml;
+    case v1::SPEC_FORMAT_JSON:
+      return config::SpecFormat::kJson;
+    default:
+      return absl::InvalidArgumentError(
+          absl::StrFormat("format: unknown spec format %d; allowed: SPEC_FORMAT_UNSPECIFIED, "
+                          "SPEC_FORMAT_YAML, SPEC_FORMAT_JSON",
+                          static_cast<int>(request.format())));
+  }
 }
 
 }  // namespace
@@ -213,6 +235,18 @@ grpc::Status StudyServiceImpl::ListOptimalTrials(grpc::ServerContext*,
         studies_.ListOptimalTrials(request->study_name(), request->top());
     if (!trials.ok()) return trials.status();
     for (v1::Trial& trial : *trials) *response->add_trials() = std::move(trial);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status StudyServiceImpl::ParseStudySpec(grpc::ServerContext*,
+                                              const v1::ParseStudySpecRequest* request,
+                                              v1::ParseStudySpecResponse* response) {
+  return Handle([&]() -> absl::Status {
+    const std::string file_name = request->file_name().empty() ? kUnnamedSpec : request->file_name();
+    VERNIER_ASSIGN_OR_RETURN(const config::SpecFormat format, SpecFormatOf(*request, file_name));
+    VERNIER_ASSIGN_OR_RETURN(*response->mutable_spec(),
+                             config::ParseStudySpecText(request->text(), format, file_name));
     return absl::OkStatus();
   });
 }

@@ -44,6 +44,8 @@ class StudyServiceImpl final
                                   v1::CheckEarlyStoppingResponse* response) override;
   grpc::Status ListOptimalTrials(grpc::ServerContext*, const v1::ListOptimalTrialsRequest* request,
                                  v1::ListOptimalTrialsResponse* response) override;
+  grpc::Status ParseStudySpec(grpc::ServerContext*, const v1::ParseStudySpecRequest* request,
+                              v1::ParseStudySpecResponse* response) override;
 
  private:
   StudyManager& studies_;

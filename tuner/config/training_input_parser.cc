@@ -22,15 +22,18 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/status_macros.h"
 #include "tuner/config/closest_match.h"
 #include "tuner/config/hyperparameter_validator.h"
 #include "tuner/config/strict_scalar.h"
+#include "tuner/config/study_spec_builder.h"
 #include "tuner/config/training_input_defaults.h"
 
 namespace vernier::config {
 namespace {
 
 constexpr absl::string_view kTrainingInputKey = "trainingInput";
+constexpr absl::string_view kHyperparametersKey = "hyperparameters";
 
 struct EnumName {
   absl::string_view name;
@@ -112,54 +115,49 @@ class TrainingInputParser {
   explicit TrainingInputParser(absl::string_view file_name) : file_name_(file_name) {}
 
   absl::StatusOr<v1::TrainingInput> Parse(absl::string_view yaml_text) {
-    YAML::Node document;
-    try {
-      document = YAML::Load(std::string(yaml_text));
-    } catch (const YAML::Exception& error) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(FormatMark(error.mark), "YAML syntax error: ", error.msg));
-    }
-    if (!document.IsDefined() || document.IsNull()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(FormatMark(YAML::Mark::null_mark()),
-                       "the document is empty; expected a trainingInput mapping"));
-    }
-    if (!document.IsMap()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          FormatMark(document.Mark()), "expected a mapping (trainingInput or its keys), got ",
-          DescribeNode(document)));
-    }
-    marks_[""] = document.Mark();
+    VERNIER_ASSIGN_OR_RETURN(const YAML::Node document,
+                             Load(yaml_text, "a trainingInput mapping", "trainingInput or its keys"));
     v1::TrainingInput input;
-    absl::Status status;
-    if (HasKey(document, kTrainingInputKey)) {
-      // The top level is checked on its own first, so that its errors name
-      // top-level keys and everything below is named under trainingInput.
-      std::optional<YAML::Node> training_input;
-      status = ReadMapping(document, "",
-                           {{kTrainingInputKey, [&](const YAML::Node& value, const std::string&) {
-                               training_input.emplace(value);
-                               return absl::OkStatus();
-                             }}});
-      if (!status.ok()) return status;
-      const std::string wrapper(kTrainingInputKey);
-      root_ = wrapper;
-      marks_[""] = marks_[wrapper];
-      marks_.erase(wrapper);
-      status = ReadTrainingInput(*training_input, input);
-    } else {
-      status = ReadTrainingInput(document, input);
-    }
-    if (!status.ok()) return status;
-    if (absl::Status valid = ValidateTrainingInput(
-            input,
-            [this](std::string_view path) {
-              return Locate(CamelCasePath(absl::string_view(path.data(), path.size())));
-            });
-        !valid.ok()) {
-      return valid;
-    }
+    VERNIER_RETURN_IF_ERROR(ReadDocument(document, input));
+    VERNIER_RETURN_IF_ERROR(ValidateTrainingInput(input, YamlLocator()));
     return input;
+  }
+
+  // ParseStudySpecText's reading, after the text's format was checked.
+  absl::StatusOr<v1::StudySpec> ParseStudySpec(absl::string_view yaml_text) {
+    VERNIER_ASSIGN_OR_RETURN(
+        const YAML::Node document,
+        Load(yaml_text, "a hyperparameters mapping", "the hyperparameters block or a trainingInput"));
+    v1::TrainingInput input;
+    // Where the hyperparameters block stands, relative to the trainingInput.
+    std::string block;
+    if (HasKey(document, kTrainingInputKey) || HasKey(document, kHyperparametersKey)) {
+      VERNIER_RETURN_IF_ERROR(ReadDocument(document, input));
+      block = std::string(kHyperparametersKey);
+      if (!input.has_hyperparameters()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(Locate(block), ": a study needs the hyperparameters block; this "
+                                        "trainingInput has none"));
+      }
+    } else {
+      bare_hyperparameters_ = true;
+      VERNIER_RETURN_IF_ERROR(ReadHyperparameters(document, "", *input.mutable_hyperparameters()));
+    }
+    v1::HyperparameterSpec& hyperparameters = *input.mutable_hyperparameters();
+    const bool trials_limited = marks_.contains(Child(block, "maxTrials"));
+    const bool parallel_limited = marks_.contains(Child(block, "maxParallelTrials"));
+    // No limit: the job rules (maxParallelTrials <= maxTrials) hold for any.
+    if (!trials_limited) hyperparameters.set_max_trials(std::numeric_limits<int32_t>::max());
+    VERNIER_RETURN_IF_ERROR(block.empty()
+                                ? ValidateHyperparameterSpec(hyperparameters, YamlLocator())
+                                : ValidateTrainingInput(input, YamlLocator()));
+    v1::StudySpec spec = StudySpecFromHyperparameters(hyperparameters);
+    if (!trials_limited) {
+      spec.set_max_trials(0);
+      spec.set_max_failed_trials(hyperparameters.max_failed_trials());
+    }
+    if (!parallel_limited) spec.set_max_parallel_trials(0);
+    return spec;
   }
 
   // After Parse: "FILE:LINE:COLUMN: FIELD" for a proto field path relative
@@ -169,6 +167,57 @@ class TrainingInputParser {
   }
 
  private:
+  // The document, which must be a mapping: `expected` names what an empty
+  // document lacks, `mapping` what the mapping holds.
+  absl::StatusOr<YAML::Node> Load(absl::string_view yaml_text, absl::string_view expected,
+                                  absl::string_view mapping) {
+    YAML::Node document;
+    try {
+      document = YAML::Load(std::string(yaml_text));
+    } catch (const YAML::Exception& error) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(FormatMark(error.mark), "YAML syntax error: ", error.msg));
+    }
+    if (!document.IsDefined() || document.IsNull()) {
+      return absl::InvalidArgumentError(absl::StrCat(FormatMark(YAML::Mark::null_mark()),
+                                                     "the document is empty; expected ", expected));
+    }
+    if (!document.IsMap()) {
+      return absl::InvalidArgumentError(absl::StrCat(FormatMark(document.Mark()),
+                                                     "expected a mapping (", mapping, "), got ",
+                                                     DescribeNode(document)));
+    }
+    marks_[""] = document.Mark();
+    return document;
+  }
+
+  // The trainingInput of a document that either is one or wraps one in
+  // `trainingInput:`, read but not yet validated.
+  absl::Status ReadDocument(const YAML::Node& document, v1::TrainingInput& input) {
+    if (!HasKey(document, kTrainingInputKey)) return ReadTrainingInput(document, input);
+    // The top level is checked on its own first, so that its errors name
+    // top-level keys and everything below is named under trainingInput.
+    std::optional<YAML::Node> training_input;
+    VERNIER_RETURN_IF_ERROR(
+        ReadMapping(document, "",
+                    {{kTrainingInputKey, [&](const YAML::Node& value, const std::string&) {
+                        training_input.emplace(value);
+                        return absl::OkStatus();
+                      }}}));
+    const std::string wrapper(kTrainingInputKey);
+    root_ = wrapper;
+    marks_[""] = marks_[wrapper];
+    marks_.erase(wrapper);
+    return ReadTrainingInput(*training_input, input);
+  }
+
+  // The validator's errors, pointed at the file.
+  Locator YamlLocator() const {
+    return [this](std::string_view path) {
+      return Locate(CamelCasePath(absl::string_view(path.data(), path.size())));
+    };
+  }
+
   using ValueReader = std::function<absl::Status(const YAML::Node& value, const std::string& path)>;
 
   // One key a mapping may hold and how its value lands in the proto.
@@ -274,6 +323,8 @@ class TrainingInputParser {
     // suggest the wrapper too.
     std::vector<absl::string_view> suggestions = allowed;
     if (path.empty() && root_.empty()) suggestions.push_back(kTrainingInputKey);
+    // So does a misspelt `hyperparameters:` in a study's document.
+    if (path.empty() && bare_hyperparameters_) suggestions.push_back(kHyperparametersKey);
     const std::string& name = key.Scalar();
     const std::string key_path = Child(path, name);
     if (std::optional<absl::string_view> match = ClosestMatch(name, suggestions)) {
@@ -570,6 +621,8 @@ class TrainingInputParser {
   std::string file_name_;
   // "trainingInput" when the document wraps its keys in it, "" otherwise.
   std::string root_;
+  // Whether the document is a study's hyperparameters mapping itself.
+  bool bare_hyperparameters_ = false;
   // Where each key and list element of the document starts, by YAML path
   // relative to the trainingInput mapping ("" is the mapping itself).
   absl::flat_hash_map<std::string, YAML::Mark> marks_;
@@ -581,6 +634,38 @@ absl::StatusOr<v1::TrainingInput> ParseTrainingInputYaml(std::string_view yaml_t
                                                          std::string_view file_name) {
   return TrainingInputParser(absl::string_view(file_name.data(), file_name.size()))
       .Parse(absl::string_view(yaml_text.data(), yaml_text.size()));
+}
+
+SpecFormat SpecFormatForFileName(std::string_view file_name) {
+  return absl::EndsWithIgnoreCase(absl::string_view(file_name.data(), file_name.size()), ".json")
+             ? SpecFormat::kJson
+             : SpecFormat::kYaml;
+}
+
+absl::StatusOr<v1::StudySpec> ParseStudySpecText(std::string_view text, SpecFormat format,
+                                                 std::string_view file_name) {
+  const absl::string_view yaml_text(text.data(), text.size());
+  const absl::string_view name(file_name.data(), file_name.size());
+  if (format == SpecFormat::kJson) {
+    // Whatever else YAML would take, a JSON document is one object.
+    int line = 1;
+    int column = 1;
+    for (const char c : yaml_text) {
+      if (c == '\n') {
+        ++line;
+        column = 1;
+      } else if (c == ' ' || c == '\t' || c == '\r') {
+        ++column;
+      } else {
+        if (c != '{') {
+          return absl::InvalidArgumentError(absl::StrCat(
+              name, ":", line, ":", column, ": expected a JSON object, starting with \"{\""));
+        }
+        break;
+      }
+    }
+  }
+  return TrainingInputParser(name).ParseStudySpec(yaml_text);
 }
 
 namespace {

@@ -6,6 +6,7 @@
 
 #include "absl/status/statusor.h"
 #include "vernier/v1/job.pb.h"
+#include "vernier/v1/study.pb.h"
 
 namespace vernier::config {
 
@@ -22,6 +23,25 @@ namespace vernier::config {
 // greater than the minimum (5)`.
 absl::StatusOr<v1::TrainingInput> ParseTrainingInputYaml(std::string_view yaml_text,
                                                          std::string_view file_name);
+
+// How a study spec's text is written. JSON is YAML's flow style, so one
+// reader reads both; kJson only also requires the text to be one object.
+enum class SpecFormat { kYaml, kJson };
+
+// kJson for a name ending in ".json" (any case), kYaml otherwise.
+SpecFormat SpecFormatForFileName(std::string_view file_name);
+
+// A study's spec, read from the `hyperparameters:` vocabulary by the reader
+// above with the same rules and messages: the document is the hyperparameters
+// mapping itself, or (when it has a `trainingInput` or `hyperparameters` key)
+// a trainingInput as ParseTrainingInputYaml takes it, which must then hold a
+// hyperparameters block; its other keys are checked and ignored. The spec is
+// StudySpecFromHyperparameters's, with one difference: a study is driven by
+// its caller, so maxTrials or maxParallelTrials left out is 0, no limit,
+// rather than AI Platform's 1 (and maxFailedTrials left out is 0 too when
+// maxTrials is). The server answers ParseStudySpec with this.
+absl::StatusOr<v1::StudySpec> ParseStudySpecText(std::string_view text, SpecFormat format,
+                                                 std::string_view file_name);
 
 // As above, for the file at `path`; NOT_FOUND when there is no such file,
 // INVALID_ARGUMENT naming the path when it cannot be read.
