@@ -22,7 +22,7 @@ import pkgutil
 # makes every `vernier` folder on sys.path part of the package.
 __path__ = pkgutil.extend_path(__path__, __name__)
 
-from vernier.client import DEFAULT_TARGET, Client  # noqa: E402
+from vernier.client import DEFAULT_TARGET, Client, study_spec_from  # noqa: E402
 from vernier.errors import (  # noqa: E402
     Aborted,
     AlreadyExists,
@@ -38,7 +38,6 @@ from vernier.errors import (  # noqa: E402
 from vernier.leaderboard import Leaderboard, LeaderboardRow  # noqa: E402
 from vernier.local_server import LocalServer, find_vernier_binary  # noqa: E402
 from vernier.reporting import report  # noqa: E402
-from vernier.spec import study_spec_from  # noqa: E402
 from vernier.study import Study, Suggestions  # noqa: E402
 from vernier.trial import Measurement, ParameterValue, Trial  # noqa: E402
 

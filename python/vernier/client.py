@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, List, Optional
+from typing import List, Optional
 
-import grpc
-
-from vernier._stubs import study_pb2, study_service_pb2, study_service_pb2_grpc
-from vernier.errors import from_rpc_error
-from vernier.spec import SpecSource, study_spec_from
+from vernier._stubs import study_pb2, study_service_pb2
+from vernier._transport import Transport
+from vernier.spec import SpecSource, parse_study_spec
 from vernier.study import PAGE_SIZE, Study
 
 DEFAULT_TARGET = "localhost:7730"
@@ -32,28 +30,34 @@ class Client:
     """
 
     def __init__(self, target: str = DEFAULT_TARGET, *, timeout: float = 30.0) -> None:
-        self.target = target
-        self.timeout = timeout
-        # A client of its own service must not be sent through an http_proxy
-        # meant for the web.
-        self._channel = grpc.insecure_channel(target, options=[("grpc.enable_http_proxy", 0)])
-        self._stub = study_service_pb2_grpc.StudyServiceStub(self._channel)
+        self._transport = Transport(target, timeout)
 
-    def _call(self, method: str, request: Any) -> Any:
-        """Calls one StudyService method, turning failures into VernierErrors."""
-        try:
-            return getattr(self._stub, method)(request, timeout=self.timeout)
-        except grpc.RpcError as error:
-            raise from_rpc_error(error, self.target, self.timeout) from None
+    @property
+    def target(self) -> str:
+        """``HOST:PORT`` of the server."""
+        return self._transport.target
+
+    @property
+    def timeout(self) -> float:
+        """Seconds each call may take."""
+        return self._transport.timeout
 
     def ping(self, timeout: float = 2.0) -> bool:
         """True when a server answers at :attr:`target` within ``timeout``
         seconds."""
-        try:
-            grpc.channel_ready_future(self._channel).result(timeout=timeout)
-            return True
-        except grpc.FutureTimeoutError:
-            return False
+        return self._transport.ready(timeout)
+
+    def parse_study_spec(self, spec: SpecSource) -> study_pb2.StudySpec:
+        """The ``vernier.v1.StudySpec`` the server reads from ``spec`` (see
+        :meth:`create_study`), without creating anything; a StudySpec is
+        returned as a copy.
+
+        Raises:
+            InvalidArgument: the spec breaks a rule; ``error.field`` names
+                the field.
+            NotFound: ``spec`` names a file that does not exist.
+        """
+        return parse_study_spec(self._transport, spec)
 
     def create_study(self, name: str, spec: SpecSource, *, display_name: str = "",
                      seed: Optional[int] = None) -> Study:
@@ -64,7 +68,8 @@ class Client:
             name: letters, digits, ``_`` and ``-``, starting with a letter.
             spec: the search space and objective in the YAML
                 ``hyperparameters:`` vocabulary, as a mapping or the path of a
-                YAML file (see :func:`vernier.spec.study_spec_from`)::
+                YAML (or ``.json``) file, which the server reads (see
+                docs/python.md); or a ``vernier.v1.StudySpec``, sent as is::
 
                     {"goal": "MAXIMIZE", "hyperparameterMetricTag": "accuracy",
                      "maxTrials": 20, "algorithm": "RANDOM_SEARCH",
@@ -76,17 +81,17 @@ class Client:
                 one chosen by the server.
 
         Raises:
-            InvalidArgument: the spec or name breaks a rule; for spec errors
-                found by the client, ``error.field`` names the field.
+            InvalidArgument: the spec or name breaks a rule; for errors in a
+                mapping or file, ``error.field`` names the field.
             AlreadyExists: a study of that name exists with another spec.
             NotFound: ``spec`` names a file that does not exist.
         """
-        study_spec = study_spec_from(spec)
+        study_spec = self.parse_study_spec(spec)
         if seed is not None:
             study_spec.seed = seed
         study = study_pb2.Study(name=name, display_name=display_name, spec=study_spec)
-        return Study(self, self._call("CreateStudy",
-                                      study_service_pb2.CreateStudyRequest(study=study)))
+        return Study(self._transport, self._transport.call(
+            "CreateStudy", study_service_pb2.CreateStudyRequest(study=study)))
 
     def get_study(self, name: str) -> Study:
         """The study of that name.
@@ -94,18 +99,18 @@ class Client:
         Raises:
             NotFound: there is none.
         """
-        return Study(self, self._call("GetStudy",
-                                      study_service_pb2.GetStudyRequest(study_name=name)))
+        return Study(self._transport, self._transport.call(
+            "GetStudy", study_service_pb2.GetStudyRequest(study_name=name)))
 
     def list_studies(self) -> List[Study]:
         """Every study on the server (all pages)."""
         studies: List[Study] = []
         page_token = ""
         while True:
-            response = self._call("ListStudies",
+            response = self._transport.call("ListStudies",
                                   study_service_pb2.ListStudiesRequest(page_size=PAGE_SIZE,
                                                                        page_token=page_token))
-            studies.extend(Study(self, proto) for proto in response.studies)
+            studies.extend(Study(self._transport, proto) for proto in response.studies)
             page_token = response.next_page_token
             if not page_token:
                 return studies
@@ -116,11 +121,11 @@ class Client:
         Raises:
             NotFound: there is none.
         """
-        self._call("DeleteStudy", study_service_pb2.DeleteStudyRequest(study_name=name))
+        self._transport.call("DeleteStudy", study_service_pb2.DeleteStudyRequest(study_name=name))
 
     def close(self) -> None:
         """Closes the connection; the client cannot be used afterwards."""
-        self._channel.close()
+        self._transport.close()
 
     def __enter__(self) -> "Client":
         return self
@@ -130,3 +135,18 @@ class Client:
 
     def __repr__(self) -> str:
         return f"Client(target={self.target!r})"
+
+
+def study_spec_from(spec: SpecSource, client: Optional[Client] = None) -> study_pb2.StudySpec:
+    """The ``vernier.v1.StudySpec`` the server reads from ``spec``: the same
+    as ``client.parse_study_spec(spec)``, with ``Client()`` (the server at
+    localhost:7730) when no client is given. A StudySpec is returned as a
+    copy without asking any server."""
+    if isinstance(spec, study_pb2.StudySpec):
+        copy = study_pb2.StudySpec()
+        copy.CopyFrom(spec)
+        return copy
+    if client is not None:
+        return client.parse_study_spec(spec)
+    with Client() as default_client:
+        return default_client.parse_study_spec(spec)

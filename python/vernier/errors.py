@@ -21,8 +21,8 @@ class VernierError(Exception):
         code: the gRPC status code (``grpc.StatusCode.NOT_FOUND``, ...).
         message: the server's message (or the client's, for checks made
             before a request is sent), without any prefix.
-        field: for spec errors found by the client, the path of the offending
-            field in the YAML vocabulary (``"params[1].maxValue"``); else None.
+        field: for errors in a study spec, the path of the offending field in
+            the YAML vocabulary (``"params[1].maxValue"``); else None.
     """
 
     code: grpc.StatusCode = grpc.StatusCode.UNKNOWN

@@ -13,7 +13,10 @@ from vernier.errors import InvalidArgument, VernierError
 from vernier.trial import Trial
 
 if TYPE_CHECKING:  # pragma: no cover
-    from vernier.study import ObjectiveResult, Study, Suggestions
+    from vernier.study import Study, Suggestions
+
+ObjectiveResult = Union[float, Mapping[str, float], None]
+"""What an objective function passed to :meth:`Study.optimize` returns."""
 
 logger = logging.getLogger("vernier")
 
@@ -43,11 +46,11 @@ def _as_number(value: object) -> Optional[float]:
         return None
 
 
-def finish_trial(trial: Trial, result: "ObjectiveResult") -> None:
-    """Completes a trial with what the objective function returned."""
+def finish_trial(trial: Trial, result: ObjectiveResult, objective: str) -> None:
+    """Completes a trial with what the objective function returned;
+    ``objective`` names the study's objective metric."""
     if trial.is_done:  # The function completed it itself.
         return
-    objective = trial._study.objective
     if result is None:
         trial.complete()
         return
@@ -70,7 +73,7 @@ def finish_trial(trial: Trial, result: "ObjectiveResult") -> None:
 class _Run:
     """State shared by the threads of one optimize() call."""
 
-    def __init__(self, study: "Study", fn: Callable[[Trial], "ObjectiveResult"], n_trials: int,
+    def __init__(self, study: "Study", fn: Callable[[Trial], ObjectiveResult], n_trials: int,
                  catch: Tuple[Type[BaseException], ...]) -> None:
         self.study = study
         self.fn = fn
@@ -130,7 +133,7 @@ class _Run:
 
     def _evaluate(self, trial: Trial) -> None:
         try:
-            finish_trial(trial, self.fn(trial))
+            finish_trial(trial, self.fn(trial), self.study.objective)
         except BaseException as error:
             if not trial.is_done:
                 try:
@@ -168,7 +171,7 @@ class _Run:
             raise
 
 
-def run_optimization(study: "Study", fn: Callable[[Trial], "ObjectiveResult"], n_trials: int,
+def run_optimization(study: "Study", fn: Callable[[Trial], ObjectiveResult], n_trials: int,
                      n_parallel: int = 1, catch: ExceptionTypes = ()) -> List[Trial]:
     """See :meth:`vernier.Study.optimize`."""
     if isinstance(n_trials, bool) or not isinstance(n_trials, numbers.Integral) or n_trials < 0:

@@ -3,29 +3,25 @@
 from __future__ import annotations
 
 import logging
-import numbers
-from typing import (TYPE_CHECKING, Callable, Dict, Iterable, List, Mapping, Optional,
-                    Sequence, Tuple, Type, Union)
+from typing import (TYPE_CHECKING, Callable, List, Mapping, Optional, Sequence, Tuple, Type,
+                    Union)
 
+from vernier._parameters import ParameterCodec, ParameterValue
 from vernier._stubs import study_pb2, study_service_pb2
+from vernier._transport import Transport
 from vernier.errors import InvalidArgument
 from vernier.leaderboard import Leaderboard
-from vernier.trial import ParameterValue, Trial, timestamp_to_datetime
+from vernier.optimizer import ObjectiveResult, run_optimization
+from vernier.trial import Trial, timestamp_to_datetime
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
-
-    from vernier.client import Client
 
 logger = logging.getLogger("vernier")
 
 # Lists are read in pages of this many items, so that no single answer grows
 # with the size of the database.
 PAGE_SIZE = 100
-
-ObjectiveResult = Union[float, Mapping[str, float], None]
-"""What an objective function passed to :meth:`Study.optimize` returns."""
-
 
 class Suggestions(List[Trial]):
     """The trials :meth:`Study.suggest` handed out: a list, plus the server's
@@ -47,8 +43,8 @@ class Study:
         create_time: an aware UTC datetime.
     """
 
-    def __init__(self, client: "Client", proto: study_pb2.Study) -> None:
-        self._client = client
+    def __init__(self, transport: Transport, proto: study_pb2.Study) -> None:
+        self._transport = transport
         self._update(proto)
 
     def _update(self, proto: study_pb2.Study) -> None:
@@ -58,8 +54,7 @@ class Study:
         self.state: str = study_pb2.Study.State.Name(proto.state)
         self.spec: study_pb2.StudySpec = proto.spec
         self.create_time = timestamp_to_datetime(proto.create_time)
-        self._parameter_specs: Dict[str, study_pb2.ParameterSpec] = {
-            param.parameter_name: param for param in proto.spec.parameters}
+        self._parameters = ParameterCodec(proto.spec.parameters)
 
     @property
     def proto(self) -> study_pb2.Study:
@@ -83,57 +78,8 @@ class Study:
         """The search space's parameters, in spec order."""
         return [param.parameter_name for param in self.spec.parameters]
 
-    # Parameter values --------------------------------------------------------
-
-    def _decode_parameters(self, values: Iterable[study_pb2.ParameterValue]
-                           ) -> Dict[str, ParameterValue]:
-        decoded: Dict[str, ParameterValue] = {}
-        for value in values:
-            kind = value.WhichOneof("value")
-            if kind == "int_value":
-                decoded[value.parameter_name] = int(value.int_value)
-            elif kind == "string_value":
-                decoded[value.parameter_name] = value.string_value
-            else:
-                number = float(value.double_value)
-                param = self._parameter_specs.get(value.parameter_name)
-                if (param is not None and param.type == study_pb2.ParameterSpec.DISCRETE
-                        and all(float(v).is_integer() for v in param.discrete_values)):
-                    decoded[value.parameter_name] = int(number)
-                else:
-                    decoded[value.parameter_name] = number
-        return decoded
-
-    def _encode_parameters(self, parameters: Mapping[str, ParameterValue]
-                           ) -> List[study_pb2.ParameterValue]:
-        encoded = []
-        for name, value in parameters.items():
-            param = self._parameter_specs.get(name)
-            kind = param.type if param is not None else None
-            proto = study_pb2.ParameterValue(parameter_name=name)
-            if isinstance(value, bool):
-                raise InvalidArgument(f'parameter "{name}": expected a number or string, got '
-                                      f"{value!r}", field=name)
-            if kind == study_pb2.ParameterSpec.CATEGORICAL or isinstance(value, str):
-                if not isinstance(value, str):
-                    raise InvalidArgument(
-                        f'parameter "{name}" is CATEGORICAL: expected a string, got {value!r}',
-                        field=name)
-                proto.string_value = value
-            elif kind == study_pb2.ParameterSpec.INTEGER or (
-                    kind is None and isinstance(value, numbers.Integral)):
-                if not isinstance(value, numbers.Integral) and not float(value).is_integer():
-                    raise InvalidArgument(
-                        f'parameter "{name}" is INTEGER: expected a whole number, got {value!r}',
-                        field=name)
-                proto.int_value = int(value)
-            elif isinstance(value, numbers.Real):
-                proto.double_value = float(value)
-            else:
-                raise InvalidArgument(
-                    f'parameter "{name}": expected a number or string, got {value!r}', field=name)
-            encoded.append(proto)
-        return encoded
+    def _trial(self, proto: study_pb2.Trial) -> Trial:
+        return Trial(self, proto, transport=self._transport, parameters=self._parameters)
 
     # Trials ------------------------------------------------------------------
 
@@ -159,8 +105,8 @@ class Study:
         """
         request = study_service_pb2.SuggestTrialsRequest(
             study_name=self.name, count=count, client_id=client_id or "")
-        response = self._client._call("SuggestTrials", request)
-        trials = Suggestions(Trial(self, proto) for proto in response.trials)
+        response = self._transport.call("SuggestTrials", request)
+        trials = Suggestions(self._trial(proto) for proto in response.trials)
         trials.reason = response.reason
         if response.reason:
             logger.info("study=%s suggested %d of %d: %s", self.name, len(trials), count,
@@ -177,9 +123,9 @@ class Study:
             FailedPrecondition: the study already has ``maxTrials`` trials.
         """
         trial = study_pb2.Trial()
-        trial.parameters.extend(self._encode_parameters(parameters))
+        trial.parameters.extend(self._parameters.encode(parameters))
         request = study_service_pb2.CreateTrialRequest(study_name=self.name, trial=trial)
-        return Trial(self, self._client._call("CreateTrial", request))
+        return self._trial(self._transport.call("CreateTrial", request))
 
     def get_trial(self, trial_id: int) -> Trial:
         """One trial with all its measurements.
@@ -188,7 +134,7 @@ class Study:
             NotFound: no such trial (or study).
         """
         request = study_service_pb2.GetTrialRequest(study_name=self.name, trial_id=trial_id)
-        return Trial(self, self._client._call("GetTrial", request))
+        return self._trial(self._transport.call("GetTrial", request))
 
     def trials(self, states: Optional[Sequence[str]] = None,
                include_measurements: bool = False) -> List[Trial]:
@@ -217,8 +163,8 @@ class Study:
                 study_name=self.name, page_size=PAGE_SIZE, page_token=page_token,
                 states=state_values,
                 include_measurements=include_measurements)
-            response = self._client._call("ListTrials", request)
-            trials.extend(Trial(self, proto) for proto in response.trials)
+            response = self._transport.call("ListTrials", request)
+            trials.extend(self._trial(proto) for proto in response.trials)
             page_token = response.next_page_token
             if not page_token:
                 return trials
@@ -229,8 +175,8 @@ class Study:
         trial has completed. (With several metrics: the first of the Pareto
         front by the first metric.)"""
         request = study_service_pb2.ListOptimalTrialsRequest(study_name=self.name, top=1)
-        response = self._client._call("ListOptimalTrials", request)
-        return Trial(self, response.trials[0]) if response.trials else None
+        response = self._transport.call("ListOptimalTrials", request)
+        return self._trial(response.trials[0]) if response.trials else None
 
     def leaderboard(self, top: int = 10, as_dataframe: bool = False
                     ) -> Union[Leaderboard, "pandas.DataFrame"]:
@@ -247,9 +193,9 @@ class Study:
             ``to_dataframe()`` method.
         """
         request = study_service_pb2.ListOptimalTrialsRequest(study_name=self.name, top=top)
-        response = self._client._call("ListOptimalTrials", request)
+        response = self._transport.call("ListOptimalTrials", request)
         board = Leaderboard.from_trials(
-            [Trial(self, proto) for proto in response.trials], self.objective,
+            [self._trial(proto) for proto in response.trials], self.objective,
             self.parameter_names)
         return board.to_dataframe() if as_dataframe else board
 
@@ -280,8 +226,6 @@ class Study:
         Returns:
             The trials this call ran, in the order they ended.
         """
-        from vernier.optimizer import run_optimization
-
         return run_optimization(self, fn, n_trials, n_parallel, catch)
 
     # The study itself ----------------------------------------------------------
@@ -289,7 +233,7 @@ class Study:
     def refresh(self) -> "Study":
         """Reloads the study (its state) from the server."""
         request = study_service_pb2.GetStudyRequest(study_name=self.name)
-        self._update(self._client._call("GetStudy", request))
+        self._update(self._transport.call("GetStudy", request))
         return self
 
     def delete(self) -> None:
@@ -298,7 +242,8 @@ class Study:
         Raises:
             NotFound: already gone.
         """
-        self._client.delete_study(self.name)
+        self._transport.call("DeleteStudy",
+                             study_service_pb2.DeleteStudyRequest(study_name=self.name))
 
     def __repr__(self) -> str:
         params = ", ".join(self.parameter_names)

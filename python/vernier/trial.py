@@ -5,18 +5,17 @@ from __future__ import annotations
 import datetime
 import numbers
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional
 
+from vernier._parameters import ParameterCodec, ParameterValue
 from vernier._stubs import study_pb2, study_service_pb2
+from vernier._transport import Transport
 from vernier.errors import InvalidArgument
 
 if TYPE_CHECKING:  # pragma: no cover
     from vernier.study import Study
 
-ParameterValue = Union[float, int, str]
-"""A parameter's value: float for DOUBLE, int for INTEGER, str for
-CATEGORICAL; DISCRETE values are int when every allowed value is a whole
-number (batch sizes, layer counts) and float otherwise."""
+__all__ = ["Measurement", "ParameterValue", "Trial", "timestamp_to_datetime"]
 
 
 def timestamp_to_datetime(stamp: Any) -> Optional[datetime.datetime]:
@@ -97,8 +96,11 @@ class Trial:
         start_time, end_time: aware UTC datetimes, or None.
     """
 
-    def __init__(self, study: "Study", proto: study_pb2.Trial) -> None:
+    def __init__(self, study: "Study", proto: study_pb2.Trial, *, transport: Transport,
+                 parameters: ParameterCodec) -> None:
         self._study = study
+        self._transport = transport
+        self._parameters = parameters
         self.stop_reason: str = ""
         self._update(proto)
 
@@ -107,7 +109,7 @@ class Trial:
         self.id: int = proto.id
         self.study_name: str = proto.study_name or self._study.name
         self.state: str = study_pb2.Trial.State.Name(proto.state)
-        self.parameters: Dict[str, ParameterValue] = self._study._decode_parameters(
+        self.parameters: Dict[str, ParameterValue] = self._parameters.decode(
             proto.parameters)
         self.final_measurement: Optional[Measurement] = (
             Measurement.from_proto(proto.final_measurement)
@@ -173,7 +175,7 @@ class Trial:
         request = study_service_pb2.AddMeasurementRequest(
             study_name=self.study_name, trial_id=self.id,
             measurement=measurement_proto(step, values, self._elapsed_seconds()))
-        self._update(self._study._client._call("AddMeasurement", request))
+        self._update(self._transport.call("AddMeasurement", request))
 
     def should_stop(self) -> bool:
         """Asks the server whether this trial should stop early (its early
@@ -181,7 +183,7 @@ class Trial:
         reason is kept in :attr:`stop_reason`."""
         request = study_service_pb2.CheckEarlyStoppingRequest(
             study_name=self.study_name, trial_id=self.id)
-        response = self._study._client._call("CheckEarlyStopping", request)
+        response = self._transport.call("CheckEarlyStopping", request)
         self.stop_reason = response.reason
         return response.should_stop
 
@@ -222,13 +224,13 @@ class Trial:
             # Elapsed time stays 0 so that a retried completion is identical.
             step = self.latest_measurement.step if self.latest_measurement else 0
             request.final_measurement.CopyFrom(measurement_proto(step, values))
-        self._update(self._study._client._call("CompleteTrial", request))
+        self._update(self._transport.call("CompleteTrial", request))
         return self
 
     def refresh(self) -> "Trial":
         """Reloads the trial from the server, with all its measurements."""
         request = study_service_pb2.GetTrialRequest(study_name=self.study_name, trial_id=self.id)
-        self._update(self._study._client._call("GetTrial", request))
+        self._update(self._transport.call("GetTrial", request))
         return self
 
     def __repr__(self) -> str:
