@@ -243,7 +243,8 @@ grpc::Status StudyServiceImpl::ParseStudySpec(grpc::ServerContext*,
                                               const v1::ParseStudySpecRequest* request,
                                               v1::ParseStudySpecResponse* response) {
   return Handle([&]() -> absl::Status {
-    const std::string file_name = request->file_name().empty() ? kUnnamedSpec : request->file_name();
+    const std::string file_name =
+        request->file_name().empty() ? kUnnamedSpec : request->file_name();
     VERNIER_ASSIGN_OR_RETURN(const config::SpecFormat format, SpecFormatOf(*request, file_name));
     VERNIER_ASSIGN_OR_RETURN(*response->mutable_spec(),
                              config::ParseStudySpecText(request->text(), format, file_name));

@@ -91,8 +91,7 @@ TEST_F(ParseStudySpecTest, EmptyTextIsInvalidArgument) {
 
 TEST_F(ParseStudySpecTest, UnknownFormatIsInvalidArgument) {
   v1::ParseStudySpecResponse response;
-  const grpc::Status status =
-      Parse("{}", static_cast<v1::SpecFormat>(9), "spec.json", &response);
+  const grpc::Status status = Parse("{}", static_cast<v1::SpecFormat>(9), "spec.json", &response);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(status.error_message(), ::testing::StartsWith("format: unknown spec format 9"));
 }

@@ -115,8 +115,8 @@ class TrainingInputParser {
   explicit TrainingInputParser(absl::string_view file_name) : file_name_(file_name) {}
 
   absl::StatusOr<v1::TrainingInput> Parse(absl::string_view yaml_text) {
-    VERNIER_ASSIGN_OR_RETURN(const YAML::Node document,
-                             Load(yaml_text, "a trainingInput mapping", "trainingInput or its keys"));
+    VERNIER_ASSIGN_OR_RETURN(const YAML::Node document, Load(yaml_text, "a trainingInput mapping",
+                                                             "trainingInput or its keys"));
     v1::TrainingInput input;
     VERNIER_RETURN_IF_ERROR(ReadDocument(document, input));
     VERNIER_RETURN_IF_ERROR(ValidateTrainingInput(input, YamlLocator()));
@@ -125,9 +125,9 @@ class TrainingInputParser {
 
   // ParseStudySpecText's reading, after the text's format was checked.
   absl::StatusOr<v1::StudySpec> ParseStudySpec(absl::string_view yaml_text) {
-    VERNIER_ASSIGN_OR_RETURN(
-        const YAML::Node document,
-        Load(yaml_text, "a hyperparameters mapping", "the hyperparameters block or a trainingInput"));
+    VERNIER_ASSIGN_OR_RETURN(const YAML::Node document,
+                             Load(yaml_text, "a hyperparameters mapping",
+                                  "the hyperparameters block or a trainingInput"));
     v1::TrainingInput input;
     // Where the hyperparameters block stands, relative to the trainingInput.
     std::string block;
@@ -136,8 +136,9 @@ class TrainingInputParser {
       block = std::string(kHyperparametersKey);
       if (!input.has_hyperparameters()) {
         return absl::InvalidArgumentError(
-            absl::StrCat(Locate(block), ": a study needs the hyperparameters block; this "
-                                        "trainingInput has none"));
+            absl::StrCat(Locate(block),
+                         ": a study needs the hyperparameters block; this "
+                         "trainingInput has none"));
       }
     } else {
       bare_hyperparameters_ = true;
@@ -198,12 +199,11 @@ class TrainingInputParser {
     // The top level is checked on its own first, so that its errors name
     // top-level keys and everything below is named under trainingInput.
     std::optional<YAML::Node> training_input;
-    VERNIER_RETURN_IF_ERROR(
-        ReadMapping(document, "",
-                    {{kTrainingInputKey, [&](const YAML::Node& value, const std::string&) {
-                        training_input.emplace(value);
-                        return absl::OkStatus();
-                      }}}));
+    VERNIER_RETURN_IF_ERROR(ReadMapping(
+        document, "", {{kTrainingInputKey, [&](const YAML::Node& value, const std::string&) {
+                          training_input.emplace(value);
+                          return absl::OkStatus();
+                        }}}));
     const std::string wrapper(kTrainingInputKey);
     root_ = wrapper;
     marks_[""] = marks_[wrapper];
