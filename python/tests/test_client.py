@@ -183,6 +183,19 @@ def test_unreachable_server_is_unavailable() -> None:
     assert time.monotonic() - started < 5  # Refused at once, not after the deadline.
 
 
+def test_the_timeout_may_be_changed() -> None:
+    # A listening socket nobody accepts on: only the deadline ends the call.
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(0)
+        with vernier.Client(f"127.0.0.1:{sock.getsockname()[1]}", timeout=300) as client:
+            client.timeout = 0.5
+            assert client.timeout == 0.5
+            with pytest.raises(vernier.DeadlineExceeded) as caught:
+                client.list_studies()
+            assert "did not answer within 0.5 s" in caught.value.message
+
+
 def test_a_server_that_does_not_answer_in_time() -> None:
     # A listening socket nobody accepts on: the connection never completes.
     with socket.socket() as sock:

@@ -39,8 +39,12 @@ class Client:
 
     @property
     def timeout(self) -> float:
-        """Seconds each call may take."""
+        """Seconds each call may take; may be changed."""
         return self._transport.timeout
+
+    @timeout.setter
+    def timeout(self, seconds: float) -> None:
+        self._transport.timeout = seconds
 
     def ping(self, timeout: float = 2.0) -> bool:
         """True when a server answers at :attr:`target` within ``timeout``
