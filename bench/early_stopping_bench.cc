@@ -29,7 +29,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "google/protobuf/text_format.h"
-#include "suggest/early_stopping_policy_factory.h"
+#include "suggest/early_stopping/early_stopping_policy_factory.h"
 
 namespace vernier::bench {
 namespace {

@@ -38,13 +38,13 @@
 #include "spdlog/spdlog.h"
 #include "tuner/settled_trial_cache.h"
 #include "tuner/storage/page_token.h"
-#include "tuner/storage/postgres_storage.h"
-#include "tuner/storage/postgres_url.h"
-#include "tuner/storage/sqlite_connection.h"
-#include "tuner/storage/sqlite_storage.h"
+#include "tuner/storage/postgres/postgres_storage.h"
+#include "tuner/storage/postgres/postgres_url.h"
+#include "tuner/storage/sqlite/sqlite_connection.h"
+#include "tuner/storage/sqlite/sqlite_storage.h"
 #include "tuner/storage/stored_rows.h"
+#include "tuner/storage/trial_ranking.h"
 #include "tuner/study_manager.h"
-#include "tuner/trial_ranking.h"
 
 namespace vernier {
 namespace {

@@ -13,8 +13,8 @@
 #include <random>
 #include <string>
 
-#include "suggest/designer_factory.h"
-#include "suggest/random_search_designer.h"
+#include "suggest/designers/designer_factory.h"
+#include "suggest/designers/random_search_designer.h"
 #include "suggest/search_space.h"
 
 namespace vernier::suggest {

@@ -47,6 +47,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
+#include "common/status_macros.h"
 
 namespace vernier::suggest {
 namespace {
@@ -423,7 +424,7 @@ absl::StatusOr<SearchSpace> SearchSpace::Create(std::span<const v1::ParameterSpe
       return absl::InvalidArgumentError(
           absl::StrCat("parameter ", Quoted(spec.parameter_name()), " is defined twice"));
     }
-    if (absl::Status status = ValidateParameter(spec); !status.ok()) return status;
+    VERNIER_RETURN_IF_ERROR(ValidateParameter(spec));
   }
   return SearchSpace(std::vector<v1::ParameterSpec>(parameters.begin(), parameters.end()));
 }

@@ -14,8 +14,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "metrics/metric_pattern.h"
 #include "trainer-agent/hypertune_file_reader.h"
-#include "trainer-agent/metric_pattern.h"
 #include "trainer-agent/process_supervisor.h"
 #include "trainer-agent/replica_lock.h"
 #include "trainer-agent/stdout_metric_parser.h"
@@ -231,7 +231,8 @@ int Agent::Run() {
   StdoutMetricParserOptions parsing;
   parsing.objective = options_.metric_tag;
   if (!options_.metric_regex.empty()) {
-    absl::StatusOr<MetricPattern> pattern = MetricPattern::Compile(options_.metric_regex);
+    absl::StatusOr<metrics::MetricPattern> pattern =
+        metrics::MetricPattern::Compile(options_.metric_regex);
     if (!pattern.ok()) {
       const std::string message = absl::StrCat("--metric-regex '", options_.metric_regex,
                                                "': ", std::string(pattern.status().message()));
@@ -239,7 +240,7 @@ int Agent::Run() {
       return Finish(kSetupFailureExitCode, 0, absl::StrCat("vernier-agent: ", message, "\n"),
                     /*stopped_by_request=*/false);
     }
-    parsing.pattern = std::make_shared<const MetricPattern>(*std::move(pattern));
+    parsing.pattern = std::make_shared<const metrics::MetricPattern>(*std::move(pattern));
     logger_->info("reading metrics from the output with the pattern {}", options_.metric_regex);
   }
   StdoutMetricParser parser(logger_, std::move(parsing));

@@ -6,7 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "trainer-agent/metric_value.h"
+#include "metrics/metric_value.h"
 
 namespace vernier::agent {
 namespace {
@@ -142,7 +142,8 @@ absl::StatusOr<double> FlatJsonObjectParser::ParseNumber() {
     }
     while (pos_ < text_.size() && IsDigit(text_[pos_])) ++pos_;
   }
-  const std::optional<double> value = MetricValue::ParseNumber(text_.substr(start, pos_ - start));
+  const std::optional<double> value =
+      metrics::MetricValue::ParseNumber(text_.substr(start, pos_ - start));
   if (!value.has_value()) return Error("invalid number");
   return *value;
 }

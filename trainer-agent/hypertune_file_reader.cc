@@ -13,8 +13,8 @@
 #include <variant>
 
 #include "absl/strings/str_cat.h"
+#include "metrics/metric_value.h"
 #include "trainer-agent/flat_json_object_parser.h"
-#include "trainer-agent/metric_value.h"
 
 namespace vernier::agent {
 namespace {
@@ -47,7 +47,7 @@ std::vector<std::string_view> SplitRecords(std::string_view text) {
 std::optional<double> NumericValue(const JsonScalar& value) {
   if (const double* number = std::get_if<double>(&value)) return *number;
   if (const std::string* text = std::get_if<std::string>(&value)) {
-    return MetricValue::ParseNumber(*text);
+    return metrics::MetricValue::ParseNumber(*text);
   }
   return std::nullopt;
 }
@@ -266,9 +266,9 @@ std::optional<v1::Measurement> HypertuneFileReader::ToMeasurement(std::string_vi
   for (const JsonField& field : *fields) {
     if (field.key == "global_step") {
       if (const double* number = std::get_if<double>(&field.value)) {
-        step = MetricValue::ToStep(*number);
+        step = metrics::MetricValue::ToStep(*number);
       } else if (const std::string* text = std::get_if<std::string>(&field.value)) {
-        step = MetricValue::ParseStep(*text);
+        step = metrics::MetricValue::ParseStep(*text);
       }
       continue;
     }
@@ -283,7 +283,7 @@ std::optional<v1::Measurement> HypertuneFileReader::ToMeasurement(std::string_vi
         std::end(kNonMetricKeys)) {
       continue;
     }
-    if (!MetricValue::IsValidName(field.key)) {
+    if (!metrics::MetricValue::IsValidName(field.key)) {
       Warn(absl::StrCat("name:", field.key),
            fmt::format("record {}: key '{}' is not a metric name ([A-Za-z_][A-Za-z0-9_./-]*); "
                        "dropped",

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "trainer-agent/metric_value.h"
+#include "metrics/metric_value.h"
 
 namespace vernier::agent {
 namespace {
@@ -82,9 +82,9 @@ void StdoutMetricParser::OnLine(std::string_view line, bool truncated,
   if (measurement.has_value()) out.push_back(*std::move(measurement));
 }
 
-std::vector<MetricToken> StdoutMetricParser::Tokens(std::string_view line) const {
+std::vector<metrics::MetricToken> StdoutMetricParser::Tokens(std::string_view line) const {
   if (options_.pattern != nullptr) return options_.pattern->Extract(line);
-  std::vector<MetricToken> tokens;
+  std::vector<metrics::MetricToken> tokens;
   size_t pos = 0;
   while (pos < line.size()) {
     while (pos < line.size() && IsSeparator(line[pos])) ++pos;
@@ -96,7 +96,7 @@ std::vector<MetricToken> StdoutMetricParser::Tokens(std::string_view line) const
     if (equals == std::string_view::npos) continue;
     const std::string_view name = token.substr(0, equals);
     // In free text only what looks like a metric name counts.
-    if (!MetricValue::IsValidName(name)) continue;
+    if (!metrics::MetricValue::IsValidName(name)) continue;
     tokens.push_back({name, token.substr(equals + 1)});
   }
   return tokens;
@@ -116,20 +116,20 @@ std::optional<v1::Measurement> StdoutMetricParser::ParseLine(std::string_view li
   std::optional<int64_t> step;
   int step_rank = static_cast<int>(std::size(kStepKeys));
   for (const auto& [name, text] : Tokens(line)) {
-    if (!MetricValue::IsValidName(name)) {
+    if (!metrics::MetricValue::IsValidName(name)) {
       Reject(name, text, "not a metric name: names match [A-Za-z_][A-Za-z0-9_./-]*");
       continue;
     }
     const int rank = StepKeyRank(name);
     if (rank >= 0) {
-      const std::optional<int64_t> parsed = MetricValue::ParseStep(text);
+      const std::optional<int64_t> parsed = metrics::MetricValue::ParseStep(text);
       if (parsed.has_value() && rank < step_rank) {
         step = parsed;
         step_rank = rank;
       }
       continue;
     }
-    const std::optional<double> value = MetricValue::ParseNumber(text);
+    const std::optional<double> value = metrics::MetricValue::ParseNumber(text);
     if (!value.has_value()) {
       if (from_pattern || name == options_.objective) Reject(name, text, "not a number");
       continue;

@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "metrics/metric_pattern.h"
 #include "trainer-agent/line_splitter.h"
-#include "trainer-agent/metric_pattern.h"
 #include "trainer-agent/warning_limiter.h"
 #include "vernier/v1/study.pb.h"
 
@@ -23,7 +23,7 @@ struct StdoutMetricParserOptions {
 
   size_t max_line_bytes = kDefaultMaxLineBytes;
   // The job's metricRegex; null: `name=value` tokens.
-  std::shared_ptr<const MetricPattern> pattern;
+  std::shared_ptr<const metrics::MetricPattern> pattern;
   // The objective metric: a value of it that is not a number is worth a
   // warning even in the default format, where `mode=train` is just text.
   std::string objective;
@@ -62,7 +62,7 @@ class StdoutMetricParser {
 
  private:
   void OnLine(std::string_view line, bool truncated, std::vector<v1::Measurement>& out);
-  std::vector<MetricToken> Tokens(std::string_view line) const;
+  std::vector<metrics::MetricToken> Tokens(std::string_view line) const;
   void Reject(std::string_view name, std::string_view value, std::string_view why);
 
   std::shared_ptr<spdlog::logger> logger_;

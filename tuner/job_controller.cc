@@ -10,14 +10,14 @@
 #include "scheduler/port_probe.h"
 #include "scheduler/replica_state.h"
 #include "spdlog/spdlog.h"
-#include "suggest/designer_factory.h"
+#include "suggest/designers/designer_factory.h"
 #include "suggest/search_space.h"
 #include "tuner/config/hyperparameter_validator.h"
 #include "tuner/config/replica_spec_builder.h"
 #include "tuner/config/study_spec_builder.h"
 #include "tuner/config/training_input_defaults.h"
+#include "tuner/storage/trial_ranking.h"
 #include "tuner/training_output_builder.h"
-#include "tuner/trial_ranking.h"
 
 namespace vernier::tuner {
 namespace {

@@ -3,7 +3,7 @@
 #include <optional>
 #include <utility>
 
-#include "tuner/trial_ranking.h"
+#include "tuner/storage/trial_ranking.h"
 
 namespace vernier::tuner {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
-#include "suggest/learning_curve.h"
+#include "suggest/early_stopping/learning_curve.h"
 #include "tuner/storage/storage.h"
 #include "vernier/v1/study.pb.h"
 

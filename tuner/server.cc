@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
+#include "common/status_macros.h"
 #include "spdlog/spdlog.h"
 #include "tuner/agent_service_impl.h"
 #include "tuner/backend_factory.h"
@@ -121,7 +122,7 @@ absl::Status RunServer(const ServerOptions& given) {
 
   absl::StatusOr<std::unique_ptr<storage::Storage>> store = storage::OpenStorage(options.db_url);
   if (!store.ok()) return store.status();
-  if (absl::Status status = InstallShutdownHandlers(); !status.ok()) return status;
+  VERNIER_RETURN_IF_ERROR(InstallShutdownHandlers());
 
   absl::StatusOr<std::unique_ptr<scheduler::Backend>> backend = MakeBackend(options);
   if (!backend.ok()) return backend.status();

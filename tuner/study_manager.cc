@@ -8,13 +8,14 @@
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/status_macros.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "spdlog/spdlog.h"
-#include "suggest/designer_factory.h"
-#include "suggest/early_stopping_policy_factory.h"
+#include "suggest/designers/designer_factory.h"
+#include "suggest/early_stopping/early_stopping_policy_factory.h"
 #include "suggest/search_space.h"
 #include "tuner/config/hyperparameter_validator.h"
-#include "tuner/trial_ranking.h"
+#include "tuner/storage/trial_ranking.h"
 
 namespace vernier::tuner {
 namespace {
@@ -130,8 +131,8 @@ StudyManager::StudyState& StudyManager::State(std::string_view study_name) {
 }
 
 absl::StatusOr<v1::Study> StudyManager::CreateStudy(v1::Study study) {
-  if (absl::Status status = ValidateStudyName(study.name()); !status.ok()) return status;
-  if (absl::Status status = config::ValidateStudySpec(study.spec()); !status.ok()) return status;
+  VERNIER_RETURN_IF_ERROR(ValidateStudyName(study.name()));
+  VERNIER_RETURN_IF_ERROR(config::ValidateStudySpec(study.spec()));
   // Also validates the search space: the designer is built over it.
   if (absl::StatusOr<std::unique_ptr<suggest::Designer>> designer = designers_(study.spec());
       !designer.ok()) {
@@ -453,10 +454,7 @@ absl::StatusOr<storage::Page<v1::Trial>> StudyManager::ListTrials(
 absl::StatusOr<v1::Trial> StudyManager::AddMeasurements(
     std::string_view study_name, int64_t trial_id, std::span<const v1::Measurement> measurements) {
   for (const v1::Measurement& measurement : measurements) {
-    if (absl::Status status = ValidateReportedMeasurement(study_name, trial_id, measurement);
-        !status.ok()) {
-      return status;
-    }
+    VERNIER_RETURN_IF_ERROR(ValidateReportedMeasurement(study_name, trial_id, measurement));
   }
   return storage_.AddMeasurements(study_name, trial_id, measurements, kAcceptingMeasurements);
 }
@@ -478,10 +476,7 @@ absl::StatusOr<v1::Trial> StudyManager::CompleteTrial(
     std::optional<v1::Measurement> final_measurement) {
   const std::string where = TrialName(study_name, trial_id);
   if (final_measurement.has_value()) {
-    if (absl::Status status = ValidateMeasurement(*final_measurement, where + " final measurement");
-        !status.ok()) {
-      return status;
-    }
+    VERNIER_RETURN_IF_ERROR(ValidateMeasurement(*final_measurement, where + " final measurement"));
   }
   std::string objective;
   const absl::Time now = clock_();
@@ -497,9 +492,7 @@ absl::StatusOr<v1::Trial> StudyManager::CompleteTrial(
           return absl::FailedPreconditionError(
               absl::StrFormat("%s was already completed with another final measurement", where));
         }
-        if (absl::Status status = RequireRunning(trial, "it can be completed"); !status.ok()) {
-          return status;
-        }
+        VERNIER_RETURN_IF_ERROR(RequireRunning(trial, "it can be completed"));
         if (!final_measurement.has_value() && !trial.has_latest_measurement()) {
           return absl::FailedPreconditionError(absl::StrFormat(
               "%s has no measurement; give a final measurement or mark it infeasible", where));

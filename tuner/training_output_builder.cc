@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "suggest/search_space.h"
-#include "tuner/trial_ranking.h"
+#include "tuner/storage/trial_ranking.h"
 
 namespace vernier::tuner {
 namespace {

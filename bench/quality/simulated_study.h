@@ -9,7 +9,7 @@
 #include "absl/status/statusor.h"
 #include "bench/quality/benchmark_problem.h"
 #include "suggest/designer.h"
-#include "suggest/designer_factory.h"
+#include "suggest/designers/designer_factory.h"
 #include "vernier/v1/study.pb.h"
 
 namespace vernier::bench {

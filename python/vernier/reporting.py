@@ -30,7 +30,7 @@ from vernier.errors import InvalidArgument
 
 METRIC_FILE_VARIABLE = "CLOUD_ML_HP_METRIC_FILE"
 TRIAL_ID_VARIABLE = "CLOUD_ML_TRIAL_ID"
-# The names the agent accepts (trainer-agent/metric_value.cc); it drops others.
+# The names the agent accepts (metrics/metric_value.cc); it drops others.
 _METRIC_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]*")
 # Keys of a hypertune record that are not metrics.
 _RESERVED_NAMES = ("global_step", "step", "epoch", "timestamp", "trial", "checkpoint_path")

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "common/status_macros.h"
 
 namespace vernier::scheduler {
 namespace {
@@ -76,13 +77,13 @@ absl::StatusOr<SlurmJobInfo> ParseScontrolJob(absl::string_view output) {
     } else if (key == "Reason") {
       job.reason = std::string(value);
     } else if (key == "ExitCode") {
-      if (absl::Status status = ParseExitCode(value, job); !status.ok()) return status;
+      VERNIER_RETURN_IF_ERROR(ParseExitCode(value, job));
     } else if (key == "NodeList") {
       if (value != "(null)") job.node_list = std::string(value);
     } else if (key == "BatchHost") {
       batch_host = std::string(value);
     } else if (key == "GRES") {
-      if (absl::Status status = AppendGpuIndexes(value, job.gpus); !status.ok()) return status;
+      VERNIER_RETURN_IF_ERROR(AppendGpuIndexes(value, job.gpus));
     }
   }
   if (job.job_id.empty() || job.state.empty()) {
@@ -101,7 +102,7 @@ absl::StatusOr<SlurmJobInfo> ParseSacctJob(absl::string_view output) {
     job.job_id = std::string(fields[0]);
     // "CANCELLED by 0" names who cancelled it.
     job.state = std::string(fields[1].substr(0, fields[1].find(' ')));
-    if (absl::Status status = ParseExitCode(fields[2], job); !status.ok()) return status;
+    VERNIER_RETURN_IF_ERROR(ParseExitCode(fields[2], job));
     if (fields[3] != "None assigned") job.node_list = std::string(fields[3]);
     return job;
   }

@@ -7,7 +7,7 @@
 #include <initializer_list>
 #include <vector>
 
-#include "suggest/learning_curve.h"
+#include "suggest/early_stopping/learning_curve.h"
 
 namespace vernier::suggest::testing {
 

@@ -11,7 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "pqxx/connection"
 #include "pqxx/nontransaction"
-#include "tuner/storage/postgres_url.h"
+#include "tuner/storage/postgres/postgres_url.h"
 
 namespace vernier::testing {
 namespace {

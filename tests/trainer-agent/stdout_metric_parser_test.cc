@@ -203,10 +203,10 @@ TEST_F(StdoutMetricParserTest, RepeatedWarningsAreThinnedOut) {
 class PatternParserTest : public StdoutMetricParserTest {
  protected:
   StdoutMetricParser Parser(std::string_view regex) {
-    absl::StatusOr<MetricPattern> pattern = MetricPattern::Compile(regex);
+    absl::StatusOr<metrics::MetricPattern> pattern = metrics::MetricPattern::Compile(regex);
     EXPECT_TRUE(pattern.ok()) << pattern.status();
     StdoutMetricParserOptions options;
-    options.pattern = std::make_shared<const MetricPattern>(*std::move(pattern));
+    options.pattern = std::make_shared<const metrics::MetricPattern>(*std::move(pattern));
     return StdoutMetricParser(log_.logger(), options);
   }
 };

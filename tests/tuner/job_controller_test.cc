@@ -9,7 +9,7 @@
 
 #include "scheduler/local/local_backend.h"
 #include "tests/support/subprocess.h"
-#include "tuner/storage/sqlite_storage.h"
+#include "tuner/storage/sqlite/sqlite_storage.h"
 
 namespace vernier::tuner {
 namespace {

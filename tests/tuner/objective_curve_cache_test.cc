@@ -7,7 +7,7 @@
 
 #include "google/protobuf/text_format.h"
 #include "tests/support/subprocess.h"
-#include "tuner/storage/sqlite_storage.h"
+#include "tuner/storage/sqlite/sqlite_storage.h"
 
 namespace vernier::tuner {
 namespace {

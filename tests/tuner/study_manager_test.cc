@@ -14,10 +14,10 @@
 #include <utility>
 
 #include "absl/synchronization/notification.h"
-#include "suggest/designer_factory.h"
+#include "suggest/designers/designer_factory.h"
 #include "tests/support/log_capture.h"
 #include "tests/support/subprocess.h"
-#include "tuner/storage/sqlite_storage.h"
+#include "tuner/storage/sqlite/sqlite_storage.h"
 
 namespace vernier::tuner {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "suggest/early_stopping_policy_factory.h"
+#include "suggest/early_stopping/early_stopping_policy_factory.h"
 #include "suggest/search_space.h"
 #include "tuner/cli/fetch_all_pages.h"
 #include "tuner/cli/table_printer.h"

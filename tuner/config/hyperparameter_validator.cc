@@ -11,8 +11,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "suggest/early_stopping_policy_factory.h"
-#include "trainer-agent/metric_pattern.h"
+#include "metrics/metric_pattern.h"
+#include "suggest/early_stopping/early_stopping_policy_factory.h"
 
 namespace vernier::config {
 namespace {
@@ -465,8 +465,8 @@ absl::Status ValidateHyperparameterSpec(const v1::HyperparameterSpec& spec, cons
   }
   if (!spec.metric_regex().empty()) {
     // The agent compiles the same pattern with the same code.
-    if (absl::StatusOr<agent::MetricPattern> pattern =
-            agent::MetricPattern::Compile(spec.metric_regex());
+    if (absl::StatusOr<metrics::MetricPattern> pattern =
+            metrics::MetricPattern::Compile(spec.metric_regex());
         !pattern.ok()) {
       return Invalid(locate, "metric_regex", pattern.status().message());
     }

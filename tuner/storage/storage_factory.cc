@@ -7,9 +7,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "tuner/storage/absl_string_view.h"
-#include "tuner/storage/postgres_storage.h"
-#include "tuner/storage/postgres_url.h"
-#include "tuner/storage/sqlite_storage.h"
+#include "tuner/storage/postgres/postgres_storage.h"
+#include "tuner/storage/postgres/postgres_url.h"
+#include "tuner/storage/sqlite/sqlite_storage.h"
 
 namespace vernier::storage {
 namespace {

@@ -3,8 +3,9 @@
 #include <algorithm>
 
 #include "absl/strings/str_join.h"
+#include "common/status_macros.h"
 #include "tuner/storage/absl_string_view.h"
-#include "tuner/trial_ranking.h"
+#include "tuner/storage/trial_ranking.h"
 
 namespace vernier::storage {
 
@@ -62,19 +63,19 @@ int64_t RowLimit(int page_size) {
 }
 
 absl::StatusOr<std::string> StudiesAfter(int page_size, std::string_view page_token) {
-  if (absl::Status status = CheckPageSize(page_size); !status.ok()) return status;
+  VERNIER_RETURN_IF_ERROR(CheckPageSize(page_size));
   if (page_token.empty()) return "";
   return DecodeStudyPageToken(page_token);
 }
 
 absl::StatusOr<int64_t> TrialsAfter(const TrialQuery& query) {
-  if (absl::Status status = CheckPageSize(query.page_size); !status.ok()) return status;
+  VERNIER_RETURN_IF_ERROR(CheckPageSize(query.page_size));
   if (query.page_token.empty()) return 0;
   return DecodeTrialPageToken(query.page_token);
 }
 
 absl::StatusOr<std::optional<JobPageCursor>> JobsAfter(int page_size, std::string_view page_token) {
-  if (absl::Status status = CheckPageSize(page_size); !status.ok()) return status;
+  VERNIER_RETURN_IF_ERROR(CheckPageSize(page_size));
   if (page_token.empty()) return std::nullopt;
   absl::StatusOr<JobPageCursor> cursor = DecodeJobPageToken(page_token);
   if (!cursor.ok()) return cursor.status();

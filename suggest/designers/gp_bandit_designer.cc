@@ -1,0 +1,204 @@
+#include "suggest/designers/gp_bandit_designer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <string>
+#include <utility>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "suggest/gp/gaussian_process.h"
+#include "suggest/gp/gp_log_posterior.h"
+#include "suggest/gp/hyperparameter_fitter.h"
+#include "suggest/gp/log_expected_improvement.h"
+#include "suggest/gp/matern_kernel.h"
+#include "suggest/gp/output_warper.h"
+#include "suggest/gp/training_set_selector.h"
+#include "suggest/history_points.h"
+#include "suggest/random_numbers.h"
+
+namespace vernier::suggest {
+namespace {
+
+// Best observed points whose neighbourhoods the acquisition screening
+// searches.
+constexpr int kIncumbents = 3;
+// Starting length scales of the second coarse start, in unit-cube widths:
+// a wiggly function, against the prior's smooth one.
+constexpr double kShortLengthScale = 0.2;
+
+bool HasObjective(const TrialObservation& trial) {
+  return (trial.state == v1::Trial::SUCCEEDED || trial.state == v1::Trial::STOPPED_EARLY) &&
+         trial.objective.has_value() && std::isfinite(*trial.objective);
+}
+
+Eigen::MatrixXd Columns(const Eigen::MatrixXd& matrix, const std::vector<int>& indices) {
+  Eigen::MatrixXd selected(matrix.rows(), indices.size());
+  for (size_t i = 0; i < indices.size(); ++i) selected.col(i) = matrix.col(indices[i]);
+  return selected;
+}
+
+Eigen::VectorXd Entries(const Eigen::VectorXd& vector, const std::vector<int>& indices) {
+  Eigen::VectorXd selected(indices.size());
+  for (size_t i = 0; i < indices.size(); ++i) selected[i] = vector[indices[i]];
+  return selected;
+}
+
+}  // namespace
+
+GpBanditDesigner::GpBanditDesigner(SearchSpace space, v1::MetricSpec::Goal goal, uint64_t seed,
+                                   Options options)
+    : encoder_(space),
+      goal_(goal),
+      options_(options),
+      initial_points_(options.initial_points > 0
+                          ? options.initial_points
+                          : std::min(std::max(space.dimension() + 1, 5), 10)),
+      initial_design_(std::move(space), seed) {}
+
+absl::StatusOr<Suggestions> GpBanditDesigner::Suggest(const DesignerHistory& history, int count,
+                                                      std::mt19937_64& rng) {
+  if (count < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("count must not be negative, got ", count));
+  }
+  if (count == 0) return Suggestions();
+  if (static_cast<int>(history.completed.size()) < initial_points_) {
+    return initial_design_.Suggest(history, count, rng);
+  }
+  absl::StatusOr<Suggestions> suggestions = SuggestFromModel(history, count, rng);
+  if (suggestions.ok()) return suggestions;
+  absl::StatusOr<Suggestions> fallback = initial_design_.Suggest(history, count, rng);
+  if (!fallback.ok()) return fallback.status();
+  fallback->fallback_reason =
+      absl::StrCat("the Gaussian-process model failed (", suggestions.status().message(),
+                   "); quasi-random points instead");
+  return fallback;
+}
+
+absl::StatusOr<Eigen::VectorXd> GpBanditDesigner::FitHyperparameters(const Eigen::MatrixXd& points,
+                                                                     const Eigen::VectorXd& values,
+                                                                     std::mt19937_64& rng) const {
+  const int d = encoder_.dimension();
+  const GpLogPosterior posterior(encoder_.categorical(), points, values);
+  std::vector<Eigen::VectorXd> starts;
+  starts.push_back(posterior.PriorMean());
+  Eigen::VectorXd wiggly = posterior.PriorMean();
+  wiggly.head(d).setConstant(std::log(kShortLengthScale * std::sqrt(static_cast<double>(d))));
+  starts.push_back(wiggly);
+  const Eigen::VectorXd deviation = posterior.PriorStandardDeviation();
+  while (static_cast<int>(starts.size()) < options_.coarse_starts) {
+    Eigen::VectorXd draw = posterior.PriorMean();
+    for (Eigen::Index i = 0; i < draw.size(); ++i)
+      draw[i] += 0.5 * deviation[i] * StandardNormal(rng);
+    starts.push_back(draw);
+  }
+  starts.resize(std::max(options_.coarse_starts, 1));
+  HyperparameterFitter::Options fit;
+  fit.max_evaluations = options_.fit_evaluations;
+  const HyperparameterFitter fitter(fit);
+  if (points.cols() <= options_.coarse_fit_points) return fitter.Fit(posterior, starts);
+
+  const TrainingSetSelector selector(encoder_.categorical());
+  const std::vector<int> coarse = selector.Select(points, values, options_.coarse_fit_points);
+  const GpLogPosterior coarse_posterior(encoder_.categorical(), Columns(points, coarse),
+                                        Entries(values, coarse));
+  absl::StatusOr<Eigen::VectorXd> warm_start = fitter.Fit(coarse_posterior, starts);
+  if (!warm_start.ok()) return warm_start.status();
+  return fitter.Fit(posterior, {&*warm_start, 1});
+}
+
+absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHistory& history,
+                                                               int count, std::mt19937_64& rng) {
+  const int d = encoder_.dimension();
+  std::vector<Eigen::VectorXd> encoded;
+  std::vector<std::optional<double>> objectives;
+  for (const TrialObservation& trial : history.completed) {
+    absl::StatusOr<Eigen::VectorXd> point = encoder_.Encode(trial.parameters);
+    if (!point.ok()) continue;  // Not a point of this space: nothing to learn from it.
+    encoded.push_back(*std::move(point));
+    std::optional<double> objective;
+    if (HasObjective(trial)) {
+      objective = goal_ == v1::MetricSpec::MINIMIZE ? -*trial.objective : *trial.objective;
+    }
+    objectives.push_back(objective);
+  }
+  if (encoded.empty()) {
+    return absl::FailedPreconditionError("no ended trial has parameters of the search space");
+  }
+  Eigen::MatrixXd points(d, encoded.size());
+  for (size_t i = 0; i < encoded.size(); ++i) points.col(i) = encoded[i];
+  const Eigen::VectorXd values = OutputWarper().Warp(objectives);
+
+  const TrainingSetSelector selector(encoder_.categorical());
+  const std::vector<int> model_indices = selector.Select(points, values, options_.max_model_points);
+  Eigen::MatrixXd model_points = Columns(points, model_indices);
+  Eigen::VectorXd model_values = Entries(values, model_indices);
+  const std::vector<int> fit_indices =
+      selector.Select(model_points, model_values, options_.max_fit_points);
+  absl::StatusOr<Eigen::VectorXd> theta = FitHyperparameters(
+      Columns(model_points, fit_indices), Entries(model_values, fit_indices), rng);
+  if (!theta.ok()) return theta.status();
+  if (!theta->allFinite()) return absl::InternalError("the fitted hyper-parameters are not finite");
+
+  std::vector<int> by_value(model_values.size());
+  std::iota(by_value.begin(), by_value.end(), 0);
+  std::stable_sort(by_value.begin(), by_value.end(),
+                   [&model_values](int a, int b) { return model_values[a] > model_values[b]; });
+  std::vector<Eigen::VectorXd> incumbents;
+  for (int i = 0; i < kIncumbents && i < static_cast<int>(by_value.size()); ++i) {
+    incumbents.push_back(model_points.col(by_value[i]));
+  }
+
+  MaternKernel kernel(encoder_.categorical(), theta->head(d).array().exp(), std::exp((*theta)[d]));
+  absl::StatusOr<GaussianProcess> model =
+      GaussianProcess::Create(std::move(kernel), GpLogPosterior::NoiseVariance(*theta),
+                              std::move(model_points), std::move(model_values));
+  if (!model.ok()) return model.status();
+  double best = model->MeanAtObservations().maxCoeff();
+  if (!std::isfinite(best)) return absl::InternalError("the posterior mean is not finite");
+
+  absl::flat_hash_set<std::string> used = UsedPointKeys(history);
+  // Kriging believer: pending trials are observed at the posterior mean,
+  // without noise, and count for the incumbent like any observation.
+  const size_t pending_start =
+      history.pending.size() > static_cast<size_t>(options_.max_model_points)
+          ? history.pending.size() - options_.max_model_points
+          : 0;
+  for (size_t i = pending_start; i < history.pending.size(); ++i) {
+    absl::StatusOr<Eigen::VectorXd> point = encoder_.Encode(history.pending[i].parameters);
+    if (!point.ok()) continue;
+    Eigen::VectorXd mean;
+    Eigen::VectorXd variance;
+    model->Predict(*point, &mean, &variance);
+    model->AddObservation(*point, mean[0], /*noise_variance=*/0.0);
+    best = std::max(best, mean[0]);
+  }
+
+  const AcquisitionOptimizer optimizer(encoder_, options_.acquisition);
+  Suggestions suggestions;
+  for (int i = 0; i < count; ++i) {
+    std::optional<AcquisitionOptimizer::Candidate> candidate =
+        optimizer.Maximize(*model, LogExpectedImprovement(best), incumbents, used, rng);
+    if (!candidate.has_value()) break;
+    used.insert(SearchSpace::Key(candidate->parameters));
+    if (i + 1 < count) {
+      Eigen::VectorXd mean;
+      Eigen::VectorXd variance;
+      model->Predict(candidate->point, &mean, &variance);
+      model->AddObservation(candidate->point, mean[0], /*noise_variance=*/0.0);
+      best = std::max(best, mean[0]);
+    }
+    suggestions.points.push_back(std::move(candidate->parameters));
+  }
+
+  // When every good candidate was taken (a small finite space), the rest
+  // come from the quasi-random design, which knows when the space is
+  // exhausted.
+  VERNIER_RETURN_IF_ERROR(CompleteBatch(initial_design_, history, count, rng, suggestions));
+  return suggestions;
+}
+
+}  // namespace vernier::suggest

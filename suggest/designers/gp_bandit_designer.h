@@ -1,0 +1,83 @@
+#ifndef VERNIER_SUGGEST_DESIGNERS_GP_BANDIT_DESIGNER_H_
+#define VERNIER_SUGGEST_DESIGNERS_GP_BANDIT_DESIGNER_H_
+
+#include <Eigen/Dense>
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "suggest/designer.h"
+#include "suggest/designers/quasi_random_designer.h"
+#include "suggest/gp/acquisition_optimizer.h"
+#include "suggest/gp/gp_input_encoder.h"
+#include "suggest/search_space.h"
+#include "vernier/v1/study.pb.h"
+
+namespace vernier::suggest {
+
+// GAUSSIAN_PROCESS_BANDIT, and the default algorithm: Bayesian optimisation
+// with a Gaussian process.
+// - The first trials come from the quasi-random design (a scrambled Halton
+//   sequence), until `initial_points` trials have ended.
+// - Then a GP with a Matérn-5/2 ARD kernel (categorical parameters compared
+//   for equality) models the warped, standardised objective (OutputWarper;
+//   INFEASIBLE and FAILED trials below the worst). Its hyper-parameters are
+//   MAP estimates under dimension-scaled priors (GpLogPosterior), fitted
+//   coarse to fine: several L-BFGS starts on a small spread-out subset, then
+//   one run warm-started from that optimum on the larger fitting subset.
+// - Long histories are capped (TrainingSetSelector): the model uses at most
+//   `max_model_points` observations, the fit at most `max_fit_points`, so a
+//   suggestion costs about the same at 2,000 trials as at 500.
+// - Each point maximises log expected improvement (AcquisitionOptimizer).
+//   Pending trials, and earlier points of the same batch, are conditioned on
+//   with the kriging believer (observed at the posterior mean): the mean
+//   stays, the variance near them collapses, so a batch spreads out.
+// - No point of the history or the batch is proposed again.
+// Any failure of the model (an indefinite covariance, a non-finite value)
+// gives quasi-random points instead, with the reason in fallback_reason.
+class GpBanditDesigner : public Designer {
+ public:
+  struct Options {
+    // Ended trials before the model takes over; 0 picks
+    // min(max(d + 1, 5), 10).
+    int initial_points = 0;
+    int max_model_points = 400;
+    int max_fit_points = 100;
+    // The coarse fit's subset and starts.
+    int coarse_fit_points = 30;
+    int coarse_starts = 3;
+    int fit_evaluations = 50;
+    AcquisitionOptimizer::Options acquisition;
+  };
+
+  // `seed` scrambles the quasi-random design (the study's seed).
+  GpBanditDesigner(SearchSpace space, v1::MetricSpec::Goal goal, uint64_t seed, Options options);
+  GpBanditDesigner(SearchSpace space, v1::MetricSpec::Goal goal, uint64_t seed)
+      : GpBanditDesigner(std::move(space), goal, seed, Options()) {}
+
+  // INVALID_ARGUMENT when count is negative; model failures are not errors.
+  absl::StatusOr<Suggestions> Suggest(const DesignerHistory& history, int count,
+                                      std::mt19937_64& rng) override;
+
+  int initial_points() const { return initial_points_; }
+
+ private:
+  absl::StatusOr<Suggestions> SuggestFromModel(const DesignerHistory& history, int count,
+                                               std::mt19937_64& rng);
+  // MAP hyper-parameters for the observations, coarse to fine.
+  absl::StatusOr<Eigen::VectorXd> FitHyperparameters(const Eigen::MatrixXd& points,
+                                                     const Eigen::VectorXd& values,
+                                                     std::mt19937_64& rng) const;
+
+  GpInputEncoder encoder_;
+  v1::MetricSpec::Goal goal_;
+  Options options_;
+  int initial_points_;
+  QuasiRandomDesigner initial_design_;
+};
+
+}  // namespace vernier::suggest
+
+#endif  // VERNIER_SUGGEST_DESIGNERS_GP_BANDIT_DESIGNER_H_

@@ -1,0 +1,82 @@
+#include "suggest/early_stopping/early_stopping_policy_factory.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "suggest/early_stopping/asha_policy.h"
+#include "suggest/early_stopping/median_stopping_policy.h"
+
+namespace vernier::suggest {
+
+v1::EarlyStoppingSpec EffectiveEarlyStopping(const v1::EarlyStoppingSpec& early_stopping) {
+  v1::EarlyStoppingSpec effective = early_stopping;
+  if (effective.policy() == v1::EarlyStoppingSpec::POLICY_UNSPECIFIED) {
+    effective.set_policy(kDefaultEarlyStoppingPolicy);
+  }
+  const bool asha = effective.policy() == v1::EarlyStoppingSpec::ASHA;
+  if (effective.min_trials() == 0) {
+    effective.set_min_trials(asha ? kDefaultAshaMinTrials : kDefaultMedianMinTrials);
+  }
+  if (asha && effective.reduction_factor() == 0) {
+    effective.set_reduction_factor(kDefaultReductionFactor);
+  }
+  if (asha && effective.grace_period() == 0) {
+    effective.set_grace_period(std::max<int64_t>(1, effective.start_step()));
+  }
+  return effective;
+}
+
+absl::StatusOr<std::unique_ptr<EarlyStoppingPolicy>> MakeEarlyStoppingPolicy(
+    const v1::StudySpec& spec) {
+  if (!spec.early_stopping().enabled()) return nullptr;
+  const v1::EarlyStoppingSpec settings = EffectiveEarlyStopping(spec.early_stopping());
+  const v1::MetricSpec::Goal goal =
+      spec.metrics().empty() ? v1::MetricSpec::MAXIMIZE : spec.metrics(0).goal();
+  switch (settings.policy()) {
+    case v1::EarlyStoppingSpec::MEDIAN_STOPPING:
+      return std::make_unique<MedianStoppingPolicy>(MedianStoppingOptions{
+          .goal = goal, .min_trials = settings.min_trials(), .start_step = settings.start_step()});
+    case v1::EarlyStoppingSpec::ASHA:
+      if (!(settings.reduction_factor() > 1) || !std::isfinite(settings.reduction_factor())) {
+        return absl::InvalidArgumentError(
+            absl::StrFormat("ASHA's reduction factor must be a number greater than 1, got %g",
+                            settings.reduction_factor()));
+      }
+      return std::make_unique<AshaPolicy>(
+          AshaOptions{.goal = goal,
+                      .reduction_factor = settings.reduction_factor(),
+                      .grace_period = settings.grace_period(),
+                      .max_step = settings.max_step(),
+                      .min_trials = settings.min_trials(),
+                      .start_step = settings.start_step()});
+    default:
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown early stopping policy ", static_cast<int>(settings.policy())));
+  }
+}
+
+std::string DescribeEarlyStopping(const v1::EarlyStoppingSpec& early_stopping) {
+  if (!early_stopping.enabled()) return "off";
+  const v1::EarlyStoppingSpec settings = EffectiveEarlyStopping(early_stopping);
+  std::string text = v1::EarlyStoppingSpec::Policy_Name(settings.policy());
+  if (early_stopping.policy() == v1::EarlyStoppingSpec::POLICY_UNSPECIFIED) {
+    absl::StrAppend(&text, " (default)");
+  }
+  if (settings.policy() == v1::EarlyStoppingSpec::ASHA) {
+    absl::StrAppend(&text, absl::StrFormat(", reduction factor %g, rungs from step %d",
+                                           settings.reduction_factor(), settings.grace_period()));
+    if (settings.max_step() > 0)
+      absl::StrAppend(&text, " for trials of ", settings.max_step(), " steps");
+    absl::StrAppend(&text, ", from step ", settings.start_step(), ", after ", settings.min_trials(),
+                    " trials per rung");
+    return text;
+  }
+  absl::StrAppend(&text, ", from step ", settings.start_step(), ", after ", settings.min_trials(),
+                  " completed trials");
+  return text;
+}
+
+}  // namespace vernier::suggest

@@ -1,0 +1,37 @@
+#ifndef VERNIER_SUGGEST_EARLY_STOPPING_EARLY_STOPPING_POLICY_FACTORY_H_
+#define VERNIER_SUGGEST_EARLY_STOPPING_EARLY_STOPPING_POLICY_FACTORY_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "suggest/early_stopping/early_stopping_policy.h"
+#include "vernier/v1/study.pb.h"
+
+namespace vernier::suggest {
+
+// What `enableTrialEarlyStopping: true` alone (POLICY_UNSPECIFIED) runs.
+inline constexpr v1::EarlyStoppingSpec::Policy kDefaultEarlyStoppingPolicy =
+    v1::EarlyStoppingSpec::MEDIAN_STOPPING;
+// The defaults of the EarlyStoppingSpec fields left at 0.
+inline constexpr int kDefaultMedianMinTrials = 3;
+inline constexpr int kDefaultAshaMinTrials = 1;
+// Keeping half at each rung did better than a third on both curve families
+// of bench/early_stopping_bench.cc (docs/benchmarks.md).
+inline constexpr double kDefaultReductionFactor = 2;
+
+// The spec with its policy and every field left at 0 replaced by what runs.
+v1::EarlyStoppingSpec EffectiveEarlyStopping(const v1::EarlyStoppingSpec& early_stopping);
+
+// The policy of a study's spec, judging its first metric; nullptr when early
+// stopping is off. INVALID_ARGUMENT for settings no policy can run with.
+absl::StatusOr<std::unique_ptr<EarlyStoppingPolicy>> MakeEarlyStoppingPolicy(
+    const v1::StudySpec& spec);
+
+// In words, e.g. "ASHA, reduction factor 2, rungs from step 5 for trials of
+// per rung, from step 0)" or "off", for `studies describe`.
+std::string DescribeEarlyStopping(const v1::EarlyStoppingSpec& early_stopping);
+
+}  // namespace vernier::suggest
+
+#endif  // VERNIER_SUGGEST_EARLY_STOPPING_EARLY_STOPPING_POLICY_FACTORY_H_

@@ -1,0 +1,50 @@
+#ifndef VERNIER_SUGGEST_EARLY_STOPPING_LEARNING_CURVE_H_
+#define VERNIER_SUGGEST_EARLY_STOPPING_LEARNING_CURVE_H_
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "vernier/v1/study.pb.h"
+
+namespace vernier::suggest {
+
+// One reported value of the objective, as reported (the goal says which way
+// is better).
+struct CurvePoint {
+  int64_t step = 0;
+  double value = 0;
+};
+
+// One trial's objective curve. Points may come in any order and may repeat a
+// step; nothing computed from a curve depends on the order.
+struct LearningCurve {
+  int64_t trial_id = 0;
+  std::vector<CurvePoint> points;
+  // The trial has ended with its curve (SUCCEEDED or STOPPED_EARLY); false
+  // while it runs.
+  bool completed = false;
+};
+
+// True when `a` is strictly better than `b` under `goal` (MINIMIZE: smaller;
+// anything else: larger).
+bool IsBetterValue(double a, double b, v1::MetricSpec::Goal goal);
+
+// The largest step of the curve; nullopt when it is empty.
+std::optional<int64_t> LastStep(const LearningCurve& curve);
+
+// The best value reported at a step <= `step`; nullopt when there is none.
+std::optional<double> BestValueUpTo(const LearningCurve& curve, int64_t step,
+                                    v1::MetricSpec::Goal goal);
+
+// The mean of the values reported at steps <= `step`; nullopt when there is
+// none.
+std::optional<double> RunningAverageUpTo(const LearningCurve& curve, int64_t step);
+
+// The median (the mean of the two middle values for an even count); the
+// values must not be empty.
+double Median(std::vector<double> values);
+
+}  // namespace vernier::suggest
+
+#endif  // VERNIER_SUGGEST_EARLY_STOPPING_LEARNING_CURVE_H_

@@ -1,0 +1,116 @@
+#include "suggest/gp/gaussian_process.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "absl/base/internal/raw_logging.h"
+#include "suggest/gp/jittered_cholesky.h"
+
+namespace vernier::suggest {
+namespace {
+
+// Posterior variances are floored here (relative to the signal variance):
+// cancellation can leave tiny negative values at the observed points.
+constexpr double kRelativeVarianceFloor = 1e-12;
+
+}  // namespace
+
+absl::StatusOr<GaussianProcess> GaussianProcess::Create(MaternKernel kernel, double noise_variance,
+                                                        Eigen::MatrixXd points,
+                                                        Eigen::VectorXd values) {
+  ABSL_RAW_CHECK(points.cols() == values.size(), "GaussianProcess: one value per point");
+  ABSL_RAW_CHECK(points.rows() == kernel.dimension(), "GaussianProcess: point dimension");
+  Eigen::MatrixXd covariance = kernel.Covariance(points);
+  covariance.diagonal().array() += noise_variance;
+  absl::StatusOr<JitteredCholesky> cholesky = JitteredCholesky::Factor(covariance);
+  if (!cholesky.ok()) return cholesky.status();
+  const double jitter = cholesky->jitter();
+  GaussianProcess process(std::move(kernel), noise_variance, jitter, std::move(points),
+                          std::move(values), std::move(cholesky->lower()));
+  return process;
+}
+
+GaussianProcess::GaussianProcess(MaternKernel kernel, double noise_variance, double jitter,
+                                 Eigen::MatrixXd points, Eigen::VectorXd values,
+                                 Eigen::MatrixXd lower)
+    : kernel_(std::move(kernel)),
+      noise_variance_(noise_variance),
+      jitter_(jitter),
+      points_(std::move(points)),
+      values_(std::move(values)),
+      diagonal_noise_(Eigen::VectorXd::Constant(values_.size(), noise_variance + jitter)),
+      lower_(std::move(lower)) {
+  UpdateWeights();
+}
+
+void GaussianProcess::UpdateWeights() {
+  weights_ = lower_.triangularView<Eigen::Lower>().solve(values_);
+  lower_.triangularView<Eigen::Lower>().transpose().solveInPlace(weights_);
+}
+
+void GaussianProcess::Predict(const Eigen::MatrixXd& points, Eigen::VectorXd* mean,
+                              Eigen::VectorXd* variance) const {
+  Eigen::MatrixXd cross = kernel_.CrossCovariance(points_, points);
+  *mean = cross.transpose() * weights_;
+  lower_.triangularView<Eigen::Lower>().solveInPlace(cross);
+  const double floor = kRelativeVarianceFloor * kernel_.signal_variance();
+  *variance = (kernel_.signal_variance() - cross.colwise().squaredNorm().array())
+                  .max(floor)
+                  .matrix()
+                  .transpose();
+}
+
+void GaussianProcess::PredictWithGradient(const Eigen::VectorXd& x, double* mean, double* variance,
+                                          Eigen::VectorXd* mean_gradient,
+                                          Eigen::VectorXd* variance_gradient) const {
+  Eigen::VectorXd cross;
+  Eigen::MatrixXd cross_gradient;
+  kernel_.CrossCovarianceWithGradient(x, points_, &cross, &cross_gradient);
+  *mean = cross.dot(weights_);
+  *mean_gradient = cross_gradient.transpose() * weights_;
+  // var = s - k^T K^-1 k; dvar/dx = -2 (dk/dx)^T K^-1 k.
+  Eigen::VectorXd solved = lower_.triangularView<Eigen::Lower>().solve(cross);
+  const double raw_variance = kernel_.signal_variance() - solved.squaredNorm();
+  const double floor = kRelativeVarianceFloor * kernel_.signal_variance();
+  if (raw_variance <= floor) {
+    *variance = floor;
+    *variance_gradient = Eigen::VectorXd::Zero(x.size());
+    return;
+  }
+  *variance = raw_variance;
+  lower_.triangularView<Eigen::Lower>().transpose().solveInPlace(solved);
+  *variance_gradient = -2.0 * (cross_gradient.transpose() * solved);
+}
+
+Eigen::VectorXd GaussianProcess::MeanAtObservations() const {
+  return values_ - diagonal_noise_.cwiseProduct(weights_);
+}
+
+void GaussianProcess::AddObservation(const Eigen::VectorXd& x, double value,
+                                     double noise_variance) {
+  const Eigen::Index n = points_.cols();
+  Eigen::VectorXd cross(n);
+  for (Eigen::Index i = 0; i < n; ++i)
+    cross[i] = kernel_.Covariance(x.data(), points_.col(i).data());
+  const Eigen::VectorXd row = lower_.triangularView<Eigen::Lower>().solve(cross);
+  const double self = kernel_.signal_variance() + noise_variance + jitter_;
+  // A point on top of an observed one leaves (almost) nothing: keep the
+  // factor positive definite with the floor.
+  const double pivot_squared =
+      std::max(self - row.squaredNorm(), kRelativeVarianceFloor * kernel_.signal_variance());
+
+  points_.conservativeResize(Eigen::NoChange, n + 1);
+  points_.col(n) = x;
+  values_.conservativeResize(n + 1);
+  values_[n] = value;
+  diagonal_noise_.conservativeResize(n + 1);
+  diagonal_noise_[n] = noise_variance + jitter_;
+  lower_.conservativeResize(n + 1, n + 1);
+  lower_.row(n).head(n) = row.transpose();
+  lower_.col(n).head(n).setZero();
+  lower_(n, n) = std::sqrt(pivot_squared);
+  UpdateWeights();
+}
+
+}  // namespace vernier::suggest

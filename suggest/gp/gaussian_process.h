@@ -1,0 +1,68 @@
+#ifndef VERNIER_SUGGEST_GP_GAUSSIAN_PROCESS_H_
+#define VERNIER_SUGGEST_GP_GAUSSIAN_PROCESS_H_
+
+#include <Eigen/Dense>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "suggest/gp/matern_kernel.h"
+
+namespace vernier::suggest {
+
+// The posterior of a zero-mean Gaussian process with Gaussian observation
+// noise, given observations (points as the columns of a d x n matrix,
+// values standardised). Predictions are of the latent function, without the
+// noise. Holds the Cholesky factor of K + noise * I, so one more
+// observation (a pending trial's fantasy) costs O(n^2), not a new
+// factorisation.
+class GaussianProcess {
+ public:
+  // FAILED_PRECONDITION when the covariance cannot be factored even with
+  // jitter (see JitteredCholesky).
+  static absl::StatusOr<GaussianProcess> Create(MaternKernel kernel, double noise_variance,
+                                                Eigen::MatrixXd points, Eigen::VectorXd values);
+
+  int size() const { return static_cast<int>(points_.cols()); }
+  const MaternKernel& kernel() const { return kernel_; }
+  double noise_variance() const { return noise_variance_; }
+  double jitter() const { return jitter_; }
+  const Eigen::MatrixXd& points() const { return points_; }
+
+  // Posterior mean and variance at the columns of `points`.
+  void Predict(const Eigen::MatrixXd& points, Eigen::VectorXd* mean,
+               Eigen::VectorXd* variance) const;
+  // At one point, with the gradients in its coordinates (categorical
+  // coordinates get 0).
+  void PredictWithGradient(const Eigen::VectorXd& x, double* mean, double* variance,
+                           Eigen::VectorXd* mean_gradient,
+                           Eigen::VectorXd* variance_gradient) const;
+  // The posterior mean at the observed points: y - noise * K^-1 y.
+  Eigen::VectorXd MeanAtObservations() const;
+
+  // Conditions on one more observation by extending the Cholesky factor,
+  // with its own noise variance: a fantasy (a pending trial's believed
+  // value) is conditioned on with none, so the variance there collapses and
+  // the next point of a batch goes elsewhere.
+  void AddObservation(const Eigen::VectorXd& x, double value, double noise_variance);
+
+ private:
+  GaussianProcess(MaternKernel kernel, double noise_variance, double jitter, Eigen::MatrixXd points,
+                  Eigen::VectorXd values, Eigen::MatrixXd lower);
+  void UpdateWeights();
+
+  MaternKernel kernel_;
+  double noise_variance_;
+  double jitter_;
+  Eigen::MatrixXd points_;
+  Eigen::VectorXd values_;
+  // Per observation: noise + jitter on the diagonal.
+  Eigen::VectorXd diagonal_noise_;
+  // L with L L^T = K + diag(diagonal_noise).
+  Eigen::MatrixXd lower_;
+  // (K + (noise + jitter) I)^-1 y.
+  Eigen::VectorXd weights_;
+};
+
+}  // namespace vernier::suggest
+
+#endif  // VERNIER_SUGGEST_GP_GAUSSIAN_PROCESS_H_

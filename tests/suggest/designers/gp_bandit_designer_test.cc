@@ -1,0 +1,313 @@
+#include "suggest/designers/gp_bandit_designer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "suggest/designers/quasi_random_designer.h"
+#include "suggest/designers/random_search_designer.h"
+#include "tests/suggest/parameter_specs.h"
+
+namespace vernier::suggest {
+namespace {
+
+using ::testing::HasSubstr;
+using v1::ParameterSpec;
+using namespace vernier::suggest::testing;  // NOLINT: spec builders.
+
+SearchSpace UnitSquare(int d = 2) {
+  std::vector<ParameterSpec> specs;
+  for (int i = 0; i < d; ++i) specs.push_back(DoubleSpec("x" + std::to_string(i), 0, 1));
+  return MustMakeSpace(specs);
+}
+
+using Objective = std::function<double(const ParameterAssignment&)>;
+
+void Complete(DesignerHistory& history, const std::vector<ParameterAssignment>& points,
+              const Objective& objective) {
+  for (const ParameterAssignment& point : points) {
+    TrialObservation trial = Observation(static_cast<int64_t>(history.completed.size()) + 1, point,
+                                         v1::Trial::SUCCEEDED);
+    trial.objective = objective(point);
+    history.completed.push_back(std::move(trial));
+  }
+}
+
+// Runs `trials` sequential suggestions and returns the best value (smallest).
+double RunMinimization(Designer& designer, const Objective& objective, int trials, int batch,
+                       uint64_t seed, DesignerHistory* history_out = nullptr) {
+  DesignerHistory history;
+  double best = INFINITY;
+  for (int t = 0; t < trials; t += batch) {
+    const Suggestions suggestions = MustSuggest(designer, history, batch, seed * 1000 + t);
+    EXPECT_EQ(suggestions.fallback_reason, "");
+    Complete(history, suggestions.points, objective);
+    for (const ParameterAssignment& point : suggestions.points)
+      best = std::min(best, objective(point));
+  }
+  if (history_out != nullptr) *history_out = history;
+  return best;
+}
+
+double Branin(const ParameterAssignment& p) {
+  const double x = 15 * p[0].double_value() - 5;
+  const double y = 15 * p[1].double_value();
+  const double pi = 3.14159265358979;
+  const double b = 5.1 / (4 * pi * pi);
+  return std::pow(y - b * x * x + 5 / pi * x - 6, 2) + 10 * (1 - 1 / (8 * pi)) * std::cos(x) + 10;
+}
+
+TEST(GpBanditDesignerTest, StartsWithTheQuasiRandomDesign) {
+  const SearchSpace space = UnitSquare();
+  GpBanditDesigner designer(space, v1::MetricSpec::MINIMIZE, 5);
+  QuasiRandomDesigner quasi_random(space, 5);
+  EXPECT_EQ(designer.initial_points(), 5);
+  const Suggestions gp = MustSuggest(designer, {}, 3);
+  const Suggestions quasi = MustSuggest(quasi_random, {}, 3);
+  ASSERT_EQ(gp.points.size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(SearchSpace::Key(gp.points[i]), SearchSpace::Key(quasi.points[i]));
+  }
+}
+
+TEST(GpBanditDesignerTest, BeatsRandomSearchOnBraninByFar) {
+  const SearchSpace space = UnitSquare();
+  // Branin's minimum is 0.397887; random search with 30 trials typically
+  // ends above 1.
+  std::vector<double> gp_regret;
+  std::vector<double> random_regret;
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    GpBanditDesigner gp(space, v1::MetricSpec::MINIMIZE, seed);
+    RandomSearchDesigner random(space);
+    gp_regret.push_back(RunMinimization(gp, Branin, 30, 1, seed) - 0.397887);
+    random_regret.push_back(RunMinimization(random, Branin, 30, 1, seed) - 0.397887);
+  }
+  std::sort(gp_regret.begin(), gp_regret.end());
+  std::sort(random_regret.begin(), random_regret.end());
+  EXPECT_LT(gp_regret[1], 0.1);
+  EXPECT_LT(gp_regret[1], 0.2 * random_regret[1]);
+}
+
+TEST(GpBanditDesignerTest, FollowsTheGoal) {
+  // 1-d: f(x) = x. Maximising should propose near 1, minimising near 0.
+  const SearchSpace space = MustMakeSpace({DoubleSpec("x", 0, 1)});
+  for (const auto goal : {v1::MetricSpec::MAXIMIZE, v1::MetricSpec::MINIMIZE}) {
+    GpBanditDesigner designer(space, goal, 1);
+    DesignerHistory history;
+    std::vector<ParameterAssignment> points;
+    for (double x : {0.2, 0.35, 0.5, 0.65, 0.8}) points.push_back({DoubleValue("x", x)});
+    Complete(history, points, [](const ParameterAssignment& p) { return p[0].double_value(); });
+    const Suggestions next = MustSuggest(designer, history, 1);
+    ASSERT_EQ(next.points.size(), 1u);
+    EXPECT_EQ(next.fallback_reason, "");
+    const double x = next.points[0][0].double_value();
+    if (goal == v1::MetricSpec::MAXIMIZE) {
+      EXPECT_GT(x, 0.8) << "maximise";
+    } else {
+      EXPECT_LT(x, 0.2) << "minimise";
+    }
+  }
+}
+
+TEST(GpBanditDesignerTest, InfeasibleAndFailedTrialsSteerTheSearchAway) {
+  const SearchSpace space = MustMakeSpace({DoubleSpec("x", 0, 1)});
+  GpBanditDesigner designer(space, v1::MetricSpec::MAXIMIZE, 1);
+  DesignerHistory history;
+  int id = 0;
+  for (double x = 0.05; x < 1.0; x += 0.1) {
+    TrialObservation trial = Observation(++id, {DoubleValue("x", x)}, v1::Trial::SUCCEEDED);
+    if (x < 0.5) {
+      trial.objective = 1.0;
+    } else {
+      trial.state = id % 2 == 0 ? v1::Trial::INFEASIBLE : v1::Trial::FAILED;
+    }
+    history.completed.push_back(trial);
+  }
+  const Suggestions next = MustSuggest(designer, history, 4);
+  ASSERT_EQ(next.points.size(), 4u);
+  EXPECT_EQ(next.fallback_reason, "");
+  for (const ParameterAssignment& point : next.points) {
+    EXPECT_LT(point[0].double_value(), 0.5) << FormatAssignment(point);
+  }
+}
+
+TEST(GpBanditDesignerTest, BatchesAreDistinctSpreadAndAvoidPendingTrials) {
+  const SearchSpace space = UnitSquare();
+  GpBanditDesigner designer(space, v1::MetricSpec::MINIMIZE, 2);
+  DesignerHistory history;
+  RunMinimization(designer, Branin, 12, 4, 2, &history);
+  history.pending.push_back(
+      Observation(100, {DoubleValue("x0", 0.5), DoubleValue("x1", 0.5)}, v1::Trial::ACTIVE));
+  const Suggestions batch = MustSuggest(designer, history, 8);
+  ASSERT_EQ(batch.points.size(), 8u);
+  EXPECT_EQ(batch.fallback_reason, "");
+  std::set<std::string> keys;
+  for (const auto* trials : {&history.completed, &history.pending}) {
+    for (const TrialObservation& trial : *trials) keys.insert(SearchSpace::Key(trial.parameters));
+  }
+  std::vector<Eigen::Vector2d> chosen = {{0.5, 0.5}};
+  for (const ParameterAssignment& point : batch.points) {
+    EXPECT_TRUE(keys.insert(SearchSpace::Key(point)).second) << FormatAssignment(point);
+    chosen.emplace_back(point[0].double_value(), point[1].double_value());
+  }
+  // The kriging believer leaves no two points of the batch (or the pending
+  // one) on top of each other.
+  for (size_t a = 0; a < chosen.size(); ++a) {
+    for (size_t b = a + 1; b < chosen.size(); ++b) {
+      EXPECT_GT((chosen[a] - chosen[b]).norm(), 1e-3) << a << " " << b;
+    }
+  }
+}
+
+TEST(GpBanditDesignerTest, TheSameSeedAndHistoryGiveTheSameSuggestions) {
+  const SearchSpace space = MustMakeSpace(
+      {DoubleSpec("lr", 1e-4, 1e-1, ParameterSpec::UNIT_LOG_SCALE), IntegerSpec("layers", 1, 8),
+       CategoricalSpec("optimizer", {"adam", "sgd"}), DiscreteSpec("batch", {16, 32, 64})});
+  DesignerHistory history;
+  RandomSearchDesigner random(space);
+  Complete(history, MustSuggest(random, {}, 15).points, [](const ParameterAssignment& p) {
+    return std::log(p[0].double_value()) + p[1].int_value() * 0.1 +
+           (p[2].string_value() == "adam" ? 1.0 : 0.0) - p[3].double_value() / 64;
+  });
+  GpBanditDesigner first(space, v1::MetricSpec::MAXIMIZE, 9);
+  GpBanditDesigner second(space, v1::MetricSpec::MAXIMIZE, 9);
+  const Suggestions a = MustSuggest(first, history, 3, 77);
+  const Suggestions b = MustSuggest(second, history, 3, 77);
+  const Suggestions again = MustSuggest(first, history, 3, 77);
+  const Suggestions other = MustSuggest(first, history, 3, 78);
+  ASSERT_EQ(a.points.size(), 3u);
+  ASSERT_EQ(b.points.size(), 3u);
+  ASSERT_EQ(again.points.size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(SearchSpace::Key(a.points[i]), SearchSpace::Key(b.points[i]));
+    EXPECT_EQ(SearchSpace::Key(a.points[i]), SearchSpace::Key(again.points[i]));
+  }
+  ASSERT_EQ(other.points.size(), 3u);
+}
+
+TEST(GpBanditDesignerTest, RespectsEveryParameterTypeAndScale) {
+  const SearchSpace space = MustMakeSpace(
+      {DoubleSpec("lr", 1e-4, 1e-1, ParameterSpec::UNIT_LOG_SCALE),
+       DoubleSpec("momentum", 0.9, 0.999, ParameterSpec::UNIT_REVERSE_LOG_SCALE),
+       IntegerSpec("layers", 1, 8), IntegerSpec("units", 16, 1024, ParameterSpec::UNIT_LOG_SCALE),
+       CategoricalSpec("optimizer", {"adam", "sgd", "rmsprop"}),
+       DiscreteSpec("batch", {16, 32, 64, 128}, ParameterSpec::UNIT_LOG_SCALE)});
+  GpBanditDesigner designer(space, v1::MetricSpec::MINIMIZE, 4);
+  const Objective objective = [](const ParameterAssignment& p) {
+    return std::pow(std::log10(p[0].double_value()) + 2.5, 2) + std::abs(p[2].int_value() - 3) +
+           (p[4].string_value() == "sgd" ? 0.0 : 0.5) + std::log2(p[5].double_value()) * 0.1;
+  };
+  DesignerHistory history;
+  RunMinimization(designer, objective, 20, 4, 4, &history);
+  const Suggestions next = MustSuggest(designer, history, 6);
+  ASSERT_EQ(next.points.size(), 6u);
+  for (const auto* points : {&next.points}) {
+    for (const ParameterAssignment& point : *points) {
+      ASSERT_TRUE(space.Encode(point).ok()) << space.Encode(point).status();
+    }
+  }
+  for (const TrialObservation& trial : history.completed) {
+    ASSERT_TRUE(space.Encode(trial.parameters).ok());
+  }
+}
+
+TEST(GpBanditDesignerTest, AllEqualValuesStillGiveDistinctModelPoints) {
+  const SearchSpace space = UnitSquare(3);
+  GpBanditDesigner designer(space, v1::MetricSpec::MAXIMIZE, 1);
+  DesignerHistory history;
+  RunMinimization(
+      designer, [](const ParameterAssignment&) { return 4.2; }, 16, 4, 1, &history);
+  const Suggestions next = MustSuggest(designer, history, 4);
+  EXPECT_EQ(next.points.size(), 4u);
+  EXPECT_EQ(next.fallback_reason, "");
+}
+
+TEST(GpBanditDesignerTest, ExhaustsAnAllCategoricalSpaceWithoutRepeats) {
+  const SearchSpace space =
+      MustMakeSpace({CategoricalSpec("a", {"x", "y", "z"}), CategoricalSpec("b", {"u", "v"}),
+                     CategoricalSpec("c", {"p", "q"})});
+  GpBanditDesigner designer(space, v1::MetricSpec::MAXIMIZE, 3);
+  const Objective objective = [](const ParameterAssignment& p) {
+    return (p[0].string_value() == "z" ? 2.0 : 0.0) + (p[1].string_value() == "u" ? 1.0 : 0.0) +
+           (p[2].string_value() == "q" ? 0.5 : 0.0);
+  };
+  DesignerHistory history;
+  std::set<std::string> keys;
+  for (int call = 0; call < 6; ++call) {
+    const Suggestions suggestions = MustSuggest(designer, history, 2, call);
+    ASSERT_EQ(suggestions.points.size(), 2u) << call;
+    EXPECT_EQ(suggestions.fallback_reason, "");
+    for (const ParameterAssignment& point : suggestions.points) {
+      EXPECT_TRUE(keys.insert(SearchSpace::Key(point)).second) << FormatAssignment(point);
+    }
+    Complete(history, suggestions.points, objective);
+  }
+  const Suggestions none = MustSuggest(designer, history, 1);
+  EXPECT_TRUE(none.points.empty());
+  EXPECT_THAT(none.shortfall_reason, HasSubstr("all 12 points"));
+}
+
+TEST(GpBanditDesignerTest, WorksFromOneToFiftyDimensions) {
+  for (int d : {1, 50}) {
+    const SearchSpace space = UnitSquare(d);
+    GpBanditDesigner designer(space, v1::MetricSpec::MINIMIZE, 1);
+    const Objective sphere = [](const ParameterAssignment& p) {
+      double total = 0;
+      for (const v1::ParameterValue& v : p) total += std::pow(v.double_value() - 0.3, 2);
+      return total;
+    };
+    DesignerHistory history;
+    RunMinimization(designer, sphere, 16, 4, 1, &history);
+    const Suggestions next = MustSuggest(designer, history, 2);
+    EXPECT_EQ(next.points.size(), 2u) << d;
+    EXPECT_EQ(next.fallback_reason, "") << d;
+  }
+}
+
+TEST(GpBanditDesignerTest, HandlesFiveThousandTrialsOfHistory) {
+  const SearchSpace space = UnitSquare(5);
+  RandomSearchDesigner random(space);
+  DesignerHistory history;
+  Complete(history, MustSuggest(random, {}, 5000).points, [](const ParameterAssignment& p) {
+    return std::sin(10 * p[0].double_value()) + p[1].double_value();
+  });
+  GpBanditDesigner designer(space, v1::MetricSpec::MAXIMIZE, 1);
+  const Suggestions next = MustSuggest(designer, history, 2);
+  EXPECT_EQ(next.points.size(), 2u);
+  EXPECT_EQ(next.fallback_reason, "");
+}
+
+TEST(GpBanditDesignerTest, FallsBackToQuasiRandomWithTheReasonWhenTheModelFails) {
+  // Ended trials whose parameters lie outside the space (its range was
+  // narrowed, say) leave the model nothing to learn from.
+  const SearchSpace space = MustMakeSpace({DoubleSpec("x", 0, 1)});
+  GpBanditDesigner designer(space, v1::MetricSpec::MAXIMIZE, 1);
+  DesignerHistory history;
+  for (int i = 0; i < 6; ++i) {
+    TrialObservation trial = Observation(i + 1, {DoubleValue("x", 2.0 + i)}, v1::Trial::SUCCEEDED);
+    trial.objective = i;
+    history.completed.push_back(trial);
+  }
+  const Suggestions suggestions = MustSuggest(designer, history, 3);
+  ASSERT_EQ(suggestions.points.size(), 3u);
+  EXPECT_THAT(suggestions.fallback_reason,
+              HasSubstr("the Gaussian-process model failed (no ended trial has parameters of the "
+                        "search space); quasi-random points instead"));
+  for (const ParameterAssignment& point : suggestions.points) EXPECT_TRUE(space.Encode(point).ok());
+}
+
+TEST(GpBanditDesignerTest, RejectsANegativeCountAndAcceptsZero) {
+  GpBanditDesigner designer(UnitSquare(), v1::MetricSpec::MAXIMIZE, 1);
+  std::mt19937_64 rng(1);
+  EXPECT_EQ(designer.Suggest({}, -1, rng).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(MustSuggest(designer, {}, 0).points.empty());
+}
+
+}  // namespace
+}  // namespace vernier::suggest

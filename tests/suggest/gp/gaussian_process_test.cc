@@ -1,0 +1,114 @@
+#include "suggest/gp/gaussian_process.h"
+
+#include <cmath>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace vernier::suggest {
+namespace {
+
+MaternKernel Kernel2d() {
+  Eigen::VectorXd lengths(2);
+  lengths << 0.3, 0.5;
+  return MaternKernel({false, false}, lengths, 1.5);
+}
+
+Eigen::MatrixXd Points() {
+  Eigen::MatrixXd points(2, 5);
+  points << 0.1, 0.4, 0.8, 0.3, 0.9,  //
+      0.2, 0.7, 0.4, 0.1, 0.9;
+  return points;
+}
+
+Eigen::VectorXd Values() {
+  Eigen::VectorXd values(5);
+  values << 0.5, -1.0, 1.2, 0.1, -0.3;
+  return values;
+}
+
+TEST(GaussianProcessTest, InterpolatesWithLittleNoiseAndIsUnsureFarAway) {
+  absl::StatusOr<GaussianProcess> gp =
+      GaussianProcess::Create(Kernel2d(), 1e-6, Points(), Values());
+  ASSERT_TRUE(gp.ok()) << gp.status();
+  Eigen::VectorXd mean;
+  Eigen::VectorXd variance;
+  gp->Predict(Points(), &mean, &variance);
+  EXPECT_TRUE(mean.isApprox(Values(), 1e-4)) << mean.transpose();
+  EXPECT_LT(variance.maxCoeff(), 1e-5);
+  EXPECT_TRUE(gp->MeanAtObservations().isApprox(mean, 1e-6));
+
+  Eigen::MatrixXd far(2, 1);
+  far << 5.0, 5.0;
+  gp->Predict(far, &mean, &variance);
+  EXPECT_NEAR(mean[0], 0.0, 1e-6);
+  EXPECT_NEAR(variance[0], 1.5, 1e-6);
+}
+
+TEST(GaussianProcessTest, GradientsMatchFiniteDifferences) {
+  absl::StatusOr<GaussianProcess> gp =
+      GaussianProcess::Create(Kernel2d(), 1e-3, Points(), Values());
+  ASSERT_TRUE(gp.ok());
+  Eigen::VectorXd x(2);
+  x << 0.55, 0.35;
+  double mean;
+  double variance;
+  Eigen::VectorXd mean_gradient;
+  Eigen::VectorXd variance_gradient;
+  gp->PredictWithGradient(x, &mean, &variance, &mean_gradient, &variance_gradient);
+  Eigen::VectorXd batch_mean;
+  Eigen::VectorXd batch_variance;
+  gp->Predict(x, &batch_mean, &batch_variance);
+  EXPECT_NEAR(mean, batch_mean[0], 1e-12);
+  EXPECT_NEAR(variance, batch_variance[0], 1e-12);
+  const double h = 1e-6;
+  for (int j = 0; j < 2; ++j) {
+    Eigen::VectorXd up = x;
+    Eigen::VectorXd down = x;
+    up[j] += h;
+    down[j] -= h;
+    Eigen::VectorXd m_up, v_up, m_down, v_down;
+    gp->Predict(up, &m_up, &v_up);
+    gp->Predict(down, &m_down, &v_down);
+    EXPECT_NEAR(mean_gradient[j], (m_up[0] - m_down[0]) / (2 * h), 1e-6);
+    EXPECT_NEAR(variance_gradient[j], (v_up[0] - v_down[0]) / (2 * h), 1e-6);
+  }
+}
+
+TEST(GaussianProcessTest, AddingAnObservationEqualsRefittingWithIt) {
+  Eigen::MatrixXd points = Points();
+  Eigen::VectorXd values = Values();
+  absl::StatusOr<GaussianProcess> incremental =
+      GaussianProcess::Create(Kernel2d(), 1e-3, points.leftCols(4), values.head(4));
+  ASSERT_TRUE(incremental.ok());
+  incremental->AddObservation(points.col(4), values[4], 1e-3);
+  absl::StatusOr<GaussianProcess> full = GaussianProcess::Create(Kernel2d(), 1e-3, points, values);
+  ASSERT_TRUE(full.ok());
+  Eigen::MatrixXd queries(2, 3);
+  queries << 0.5, 0.05, 0.7, 0.5, 0.95, 0.6;
+  Eigen::VectorXd m1, v1, m2, v2;
+  incremental->Predict(queries, &m1, &v1);
+  full->Predict(queries, &m2, &v2);
+  EXPECT_TRUE(m1.isApprox(m2, 1e-10));
+  EXPECT_TRUE(v1.isApprox(v2, 1e-10));
+  EXPECT_EQ(incremental->size(), 5);
+}
+
+TEST(GaussianProcessTest, DuplicatePointsWithoutNoiseFactorWithJitter) {
+  Eigen::MatrixXd points(2, 3);
+  points << 0.2, 0.2, 0.6, 0.3, 0.3, 0.1;
+  Eigen::VectorXd values(3);
+  values << 1.0, 1.0, -1.0;
+  absl::StatusOr<GaussianProcess> gp = GaussianProcess::Create(Kernel2d(), 0.0, points, values);
+  ASSERT_TRUE(gp.ok()) << gp.status();
+  EXPECT_GT(gp->jitter(), 0.0);
+  // A fantasy on top of an observed point keeps the factor usable.
+  gp->AddObservation(points.col(0), 1.0, 0.0);
+  Eigen::VectorXd mean, variance;
+  gp->Predict(points, &mean, &variance);
+  EXPECT_TRUE(mean.allFinite());
+  EXPECT_NEAR(mean[0], 1.0, 1e-3);
+}
+
+}  // namespace
+}  // namespace vernier::suggest

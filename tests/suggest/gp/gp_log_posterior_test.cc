@@ -1,0 +1,92 @@
+#include "suggest/gp/gp_log_posterior.h"
+
+#include <cmath>
+#include <numbers>
+#include <random>
+
+#include "gtest/gtest.h"
+
+namespace vernier::suggest {
+namespace {
+
+struct Data {
+  Eigen::MatrixXd points;
+  Eigen::VectorXd values;
+};
+
+// 3-d, the middle coordinate categorical with 3 categories.
+Data MixedData(int n) {
+  std::mt19937_64 rng(4);
+  std::uniform_real_distribution<double> unit(0, 1);
+  Data data{Eigen::MatrixXd(3, n), Eigen::VectorXd(n)};
+  for (int i = 0; i < n; ++i) {
+    data.points(0, i) = unit(rng);
+    data.points(1, i) = static_cast<double>(i % 3);
+    data.points(2, i) = unit(rng);
+    data.values[i] = std::sin(6 * data.points(0, i)) + 0.5 * data.points(1, i) -
+                     data.points(2, i) * data.points(2, i);
+  }
+  data.values = (data.values.array() - data.values.mean()) /
+                std::sqrt((data.values.array() - data.values.mean()).square().mean());
+  return data;
+}
+
+Eigen::VectorXd Theta(double l0, double l1, double l2, double signal, double noise) {
+  Eigen::VectorXd theta(5);
+  theta << std::log(l0), std::log(l1), std::log(l2), std::log(signal), std::log(noise);
+  return theta;
+}
+
+TEST(GpLogPosteriorTest, ValueIsTheNegativeLogMarginalLikelihoodPlusThePrior) {
+  const Data data = MixedData(12);
+  const GpLogPosterior posterior({false, true, false}, data.points, data.values);
+  const Eigen::VectorXd theta = Theta(0.3, 0.8, 0.5, 1.2, 0.01);
+  Eigen::MatrixXd k = posterior.Kernel(theta).Covariance(data.points);
+  k.diagonal().array() += 0.01;
+  const Eigen::LLT<Eigen::MatrixXd> llt(k);
+  const double likelihood = 0.5 * data.values.dot(llt.solve(data.values)) +
+                            llt.matrixL().toDenseMatrix().diagonal().array().log().sum() +
+                            6 * std::log(2 * std::numbers::pi);
+  const Eigen::ArrayXd z =
+      (theta - posterior.PriorMean()).array() / posterior.PriorStandardDeviation().array();
+  EXPECT_NEAR(posterior.NegativeLogPosterior(theta, nullptr), likelihood + 0.5 * z.square().sum(),
+              1e-9);
+}
+
+TEST(GpLogPosteriorTest, GradientMatchesFiniteDifferences) {
+  const Data data = MixedData(15);
+  const GpLogPosterior posterior({false, true, false}, data.points, data.values);
+  for (const Eigen::VectorXd& theta :
+       {Theta(0.3, 0.8, 0.5, 1.2, 0.01), Theta(2.0, 0.1, 0.05, 0.3, 0.2),
+        Theta(0.05, 5.0, 3.0, 4.0, 1e-4)}) {
+    Eigen::VectorXd gradient;
+    posterior.NegativeLogPosterior(theta, &gradient);
+    ASSERT_EQ(gradient.size(), 5);
+    for (int i = 0; i < 5; ++i) {
+      const double h = 1e-5;
+      Eigen::VectorXd up = theta;
+      Eigen::VectorXd down = theta;
+      up[i] += h;
+      down[i] -= h;
+      const double numeric = (posterior.NegativeLogPosterior(up, nullptr) -
+                              posterior.NegativeLogPosterior(down, nullptr)) /
+                             (2 * h);
+      EXPECT_NEAR(gradient[i], numeric, 1e-5 * std::max(1.0, std::abs(numeric)))
+          << "component " << i << " at " << theta.transpose();
+    }
+  }
+}
+
+TEST(GpLogPosteriorTest, ThePriorScalesLengthScalesWithTheDimension) {
+  const Data data = MixedData(4);
+  const GpLogPosterior three({false, true, false}, data.points, data.values);
+  // Median length scale 0.34 sqrt(d).
+  EXPECT_NEAR(std::exp(three.PriorMean()[0]), 0.34 * std::sqrt(3.0), 1e-12);
+  Eigen::MatrixXd points20 = Eigen::MatrixXd::Zero(20, 4);
+  const GpLogPosterior twenty(std::vector<bool>(20, false), points20, data.values);
+  EXPECT_GT(twenty.PriorMean()[0], three.PriorMean()[0]);
+  EXPECT_EQ(twenty.parameter_count(), 22);
+}
+
+}  // namespace
+}  // namespace vernier::suggest

@@ -1,0 +1,78 @@
+#include "tuner/storage/postgres/postgres_error.h"
+
+#include <stdexcept>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "pqxx/except"
+#include "tests/tuner/storage/storage_test_matchers.h"
+
+namespace vernier::storage::testing {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+constexpr char kDoing[] = "adding measurements to trial 3 of study \"s1\"";
+
+TEST(PostgresErrorTest, ALostConnectionIsUnavailableAndRetryable) {
+  const absl::Status status =
+      PostgresError(pqxx::broken_connection("server closed the connection unexpectedly\n"), kDoing);
+  EXPECT_THAT(status,
+              StatusIs(absl::StatusCode::kUnavailable,
+                       AllOf(HasSubstr(kDoing), HasSubstr("server closed the connection"))));
+  EXPECT_TRUE(IsRetryablePostgresError(status));
+  const absl::Status shutdown = PostgresError(
+      pqxx::sql_error("terminating connection due to administrator command", "SELECT 1", "57P01"),
+      kDoing);
+  EXPECT_THAT(shutdown, StatusIs(absl::StatusCode::kUnavailable, HasSubstr("57P01")));
+  EXPECT_TRUE(IsRetryablePostgresError(shutdown));
+}
+
+TEST(PostgresErrorTest, ConflictsAreAbortedAndRetryable) {
+  for (const absl::Status& status :
+       {PostgresError(pqxx::serialization_failure("could not serialize access"), kDoing),
+        PostgresError(pqxx::deadlock_detected("deadlock detected"), kDoing),
+        PostgresError(pqxx::sql_error("could not serialize access", "UPDATE", "40001"), kDoing)}) {
+    EXPECT_THAT(status, StatusIs(absl::StatusCode::kAborted,
+                                 AllOf(HasSubstr(kDoing), HasSubstr("concurrent transaction"))));
+    EXPECT_TRUE(IsRetryablePostgresError(status));
+  }
+}
+
+TEST(PostgresErrorTest, AnUnknownCommitOutcomeIsUnavailableButNotRetried) {
+  const absl::Status status = PostgresError(pqxx::in_doubt_error("lost during COMMIT"), kDoing);
+  EXPECT_THAT(status, StatusIs(absl::StatusCode::kUnavailable,
+                               AllOf(HasSubstr(kDoing), HasSubstr("unknown"))));
+  EXPECT_FALSE(IsRetryablePostgresError(status));
+}
+
+TEST(PostgresErrorTest, UniqueViolationsAreAlreadyExists) {
+  const absl::Status status = PostgresError(
+      pqxx::unique_violation("duplicate key value violates unique constraint \"studies_pkey\"",
+                             "INSERT", "23505"),
+      "creating study \"s1\"");
+  EXPECT_THAT(status, StatusIs(absl::StatusCode::kAlreadyExists,
+                               AllOf(HasSubstr("creating study \"s1\""), HasSubstr("studies_pkey"),
+                                     HasSubstr("SQLSTATE 23505"))));
+  EXPECT_FALSE(IsRetryablePostgresError(status));
+}
+
+TEST(PostgresErrorTest, TimeoutsAreDeadlineExceededAndTheRestInternal) {
+  EXPECT_THAT(
+      PostgresError(pqxx::sql_error("canceling statement due to lock timeout", "SELECT", "55P03"),
+                    kDoing),
+      StatusIs(absl::StatusCode::kDeadlineExceeded, HasSubstr("lock timeout")));
+  const absl::Status internal = PostgresError(
+      pqxx::sql_error("relation \"trials\" does not exist", "SELECT", "42P01"), kDoing);
+  EXPECT_THAT(internal, StatusIs(absl::StatusCode::kInternal,
+                                 AllOf(HasSubstr(kDoing), HasSubstr("SQLSTATE 42P01"))));
+  EXPECT_FALSE(IsRetryablePostgresError(internal));
+  EXPECT_THAT(PostgresError(std::runtime_error("bad_alloc"), kDoing),
+              StatusIs(absl::StatusCode::kInternal, HasSubstr("bad_alloc")));
+  // A caller's own status is never taken for a retryable failure.
+  EXPECT_FALSE(IsRetryablePostgresError(absl::AbortedError("trial was handed out concurrently")));
+}
+
+}  // namespace
+}  // namespace vernier::storage::testing

@@ -1,0 +1,335 @@
+#include "tuner/storage/postgres/postgres_storage.h"
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "pqxx/connection"
+#include "tests/support/postgres_test_database.h"
+#include "tests/tuner/storage/storage_conformance.h"
+#include "tests/tuner/storage/storage_test_matchers.h"
+#include "tuner/storage/postgres/postgres_schema.h"
+#include "tuner/storage/storage_factory.h"
+
+namespace vernier::storage::testing {
+
+using ::vernier::testing::kNoPostgresServer;
+using ::vernier::testing::PostgresTestDatabase;
+using ::vernier::testing::PostgresTestServerUrl;
+
+// Each test gets a database of its own on the server scripts/test.sh starts,
+// so tests run in parallel.
+class PostgresStorageFactory {
+ public:
+  static std::string SkipReason() {
+    return PostgresTestServerUrl().empty() ? kNoPostgresServer : "";
+  }
+
+  absl::StatusOr<std::unique_ptr<Storage>> Create() {
+    absl::StatusOr<std::unique_ptr<PostgresTestDatabase>> database = PostgresTestDatabase::Create();
+    if (!database.ok()) return database.status();
+    database_ = *std::move(database);
+    return Reopen();
+  }
+
+  absl::StatusOr<std::unique_ptr<Storage>> Reopen() {
+    absl::StatusOr<std::unique_ptr<PostgresStorage>> store =
+        PostgresStorage::Open(database_->url());
+    if (!store.ok()) return store.status();
+    return std::unique_ptr<Storage>(*std::move(store));
+  }
+
+ private:
+  std::unique_ptr<PostgresTestDatabase> database_;
+};
+
+INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, StorageConformanceTest,
+                               ::testing::Types<PostgresStorageFactory>);
+
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+v1::Study MakeStudy(const std::string& name) {
+  v1::Study study;
+  study.set_name(name);
+  study.set_state(v1::Study::ACTIVE);
+  study.mutable_create_time()->set_seconds(1'700'000'000);
+  return study;
+}
+
+const std::string kSchemaVersion = std::to_string(PostgresSchemaMigrations().size());
+
+class PostgresStorageTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (PostgresTestServerUrl().empty()) GTEST_SKIP() << kNoPostgresServer;
+    absl::StatusOr<std::unique_ptr<PostgresTestDatabase>> database = PostgresTestDatabase::Create();
+    ASSERT_THAT(database, IsOk());
+    database_ = *std::move(database);
+  }
+
+  std::unique_ptr<PostgresStorage> OpenOrDie(
+      const PostgresStorageOptions& options = PostgresStorageOptions()) {
+    absl::StatusOr<std::unique_ptr<PostgresStorage>> store =
+        PostgresStorage::Open(database_->url(), options);
+    EXPECT_THAT(store, IsOk());
+    return store.ok() ? *std::move(store) : nullptr;
+  }
+
+  std::unique_ptr<PostgresTestDatabase> database_;
+};
+
+TEST_F(PostgresStorageTest, RecordsTheSchemaVersionAndDoesNotMigrateTwice) {
+  {
+    std::unique_ptr<PostgresStorage> store = OpenOrDie();
+    ASSERT_NE(store, nullptr);
+    ASSERT_THAT(store->CreateStudy(MakeStudy("s1")), IsOk());
+  }
+  EXPECT_THAT(database_->QueryValue("SELECT version FROM schema_version"),
+              IsOkAndHolds(kSchemaVersion));
+  // A second migration run would fail on CREATE TABLE studies.
+  std::unique_ptr<PostgresStorage> reopened = OpenOrDie();
+  ASSERT_NE(reopened, nullptr);
+  EXPECT_THAT(reopened->GetStudy("s1"), IsOk());
+  EXPECT_THAT(database_->QueryValue("SELECT COUNT(*) FROM schema_version"), IsOkAndHolds("1"));
+}
+
+TEST_F(PostgresStorageTest, RefusesADatabaseWithANewerSchema) {
+  ASSERT_NE(OpenOrDie(), nullptr);
+  ASSERT_THAT(database_->Execute("UPDATE schema_version SET version = 99"), IsOk());
+  EXPECT_THAT(PostgresStorage::Open(database_->url()),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       AllOf(HasSubstr(database_->name()), HasSubstr("schema version 99"),
+                             HasSubstr(absl::StrCat("newer than version ", kSchemaVersion)))));
+  // Refusing left the database as it was.
+  EXPECT_THAT(database_->QueryValue("SELECT version FROM schema_version"), IsOkAndHolds("99"));
+  ASSERT_THAT(
+      database_->Execute(absl::StrCat("UPDATE schema_version SET version = ", kSchemaVersion)),
+      IsOk());
+  EXPECT_THAT(PostgresStorage::Open(database_->url()), IsOk());
+}
+
+// A bytea literal of the message's bytes.
+std::string ByteaLiteral(const google::protobuf::MessageLite& message) {
+  return absl::StrCat("'\\x", absl::BytesToHexString(message.SerializeAsString()), "'");
+}
+
+TEST_F(PostgresStorageTest, Version2MovesTheMeasurementCountAndLatestMeasurementToColumns) {
+  {
+    pqxx::connection connection(database_->url());
+    ASSERT_THAT(MigratePostgresSchema(connection, PostgresSchemaMigrations().first(1), "test"),
+                IsOkAndHolds(0));
+  }
+  // Version 1 rows: trial 1 with two measurements, its count and latest
+  // measurement in its body; trial 2 without any.
+  v1::Measurement first;
+  first.set_step(1);
+  first.set_sequence_number(1);
+  v1::Measurement second = first;
+  second.set_step(2);
+  second.set_sequence_number(2);
+  v1::Trial measured;
+  measured.set_study_name("s1");
+  measured.set_id(1);
+  measured.set_state(v1::Trial::ACTIVE);
+  measured.set_measurement_count(2);
+  *measured.mutable_latest_measurement() = second;
+  v1::Trial unmeasured = measured;
+  unmeasured.set_id(2);
+  unmeasured.set_measurement_count(0);
+  unmeasured.clear_latest_measurement();
+  ASSERT_THAT(database_->Execute(absl::StrCat(
+                  "INSERT INTO studies VALUES ('s1', 1, 0, ", ByteaLiteral(MakeStudy("s1")), ");",
+                  "INSERT INTO trials VALUES ('s1', 1, 2, '', NULL, ", ByteaLiteral(measured),
+                  "), ('s1', 2, 2, '', NULL, ", ByteaLiteral(unmeasured), ");",
+                  "INSERT INTO measurements VALUES ('s1', 1, 0, 1, 1, ", ByteaLiteral(first),
+                  "), ('s1', 1, 1, 2, 2, ", ByteaLiteral(second), ")")),
+              IsOk());
+
+  std::unique_ptr<PostgresStorage> store = OpenOrDie();
+  ASSERT_NE(store, nullptr);
+  absl::StatusOr<v1::Trial> migrated = store->GetTrial("s1", 1, true);
+  ASSERT_THAT(migrated, IsOk());
+  EXPECT_EQ(migrated->measurement_count(), 2);
+  EXPECT_EQ(migrated->latest_measurement().step(), 2);
+  EXPECT_EQ(migrated->measurements_size(), 2);
+  absl::StatusOr<v1::Trial> empty = store->GetTrial("s1", 2, false);
+  ASSERT_THAT(empty, IsOk());
+  EXPECT_EQ(empty->measurement_count(), 0);
+  EXPECT_FALSE(empty->has_latest_measurement());
+
+  // Appends continue after the migrated measurements.
+  v1::Measurement third = first;
+  third.set_step(3);
+  third.set_sequence_number(3);
+  absl::StatusOr<v1::Trial> appended =
+      store->AddMeasurements("s1", 1, std::vector<v1::Measurement>{second, third}, {});
+  ASSERT_THAT(appended, IsOk());
+  EXPECT_EQ(appended->measurement_count(), 3);
+  EXPECT_EQ(appended->latest_measurement().step(), 3);
+}
+
+TEST_F(PostgresStorageTest, ServersOpeningANewDatabaseTogetherMigrateItOnce) {
+  constexpr int kServers = 4;
+  std::atomic<int> failures = 0;
+  std::vector<std::thread> servers;
+  for (int i = 0; i < kServers; ++i) {
+    servers.emplace_back([&] {
+      absl::StatusOr<std::unique_ptr<PostgresStorage>> store =
+          PostgresStorage::Open(database_->url());
+      if (!store.ok()) {
+        ADD_FAILURE() << store.status();
+        ++failures;
+      }
+    });
+  }
+  for (std::thread& server : servers) server.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_THAT(database_->QueryValue("SELECT COUNT(*) FROM schema_version"), IsOkAndHolds("1"));
+}
+
+TEST_F(PostgresStorageTest, RidesOutTheServerEndingItsConnections) {
+  std::unique_ptr<PostgresStorage> store = OpenOrDie();
+  ASSERT_NE(store, nullptr);
+  ASSERT_THAT(store->CreateStudy(MakeStudy("s1")), IsOk());
+  absl::StatusOr<std::unique_ptr<StudyLock>> lock = store->LockStudy("s1");
+  ASSERT_THAT(lock, IsOk());
+  // What a server restart does to every open session, the lock's included.
+  ASSERT_THAT(database_->TerminateOtherSessions(), IsOk());
+  EXPECT_THAT(store->GetStudy("s1"), IsOk());
+  EXPECT_THAT(store->CreateStudy(MakeStudy("s2")), IsOk());
+  lock->reset();  // Its session is gone: releasing only logs.
+  EXPECT_THAT(store->LockStudy("s1"), IsOk());
+  EXPECT_LE(store->open_connections(), PostgresStorageOptions().max_connections);
+}
+
+TEST_F(PostgresStorageTest, NeverOpensMoreConnectionsThanAllowed) {
+  PostgresStorageOptions options;
+  options.max_connections = 2;
+  std::unique_ptr<PostgresStorage> store = OpenOrDie(options);
+  ASSERT_NE(store, nullptr);
+  ASSERT_THAT(store->CreateStudy(MakeStudy("s1")), IsOk());
+  std::atomic<int> failures = 0;
+  std::vector<std::thread> readers;
+  for (int i = 0; i < 6; ++i) {
+    readers.emplace_back([&] {
+      for (int j = 0; j < 20; ++j) {
+        if (!store->GetStudy("s1").ok()) ++failures;
+        if (store->open_connections() > 2) ++failures;
+      }
+    });
+  }
+  for (std::thread& reader : readers) reader.join();
+  EXPECT_EQ(failures.load(), 0);
+}
+
+TEST_F(PostgresStorageTest, AMissingDatabaseIsUnavailableAndNamed) {
+  const std::string missing = database_->url() + "_missing";
+  EXPECT_THAT(
+      PostgresStorage::Open(missing),
+      StatusIs(absl::StatusCode::kUnavailable,
+               AllOf(HasSubstr(database_->name() + "_missing"), HasSubstr("does not exist"))));
+}
+
+TEST(PostgresStorageOpenTest, AnUnreachableServerIsUnavailableWithoutThePassword) {
+  EXPECT_THAT(PostgresStorage::Open("postgresql://vernier:hunter2@127.0.0.1:1/vernier"),
+              StatusIs(absl::StatusCode::kUnavailable,
+                       AllOf(HasSubstr("postgresql://vernier:***@127.0.0.1:1/vernier"),
+                             Not(HasSubstr("hunter2")))));
+  EXPECT_THAT(PostgresStorage::Open(""),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("URL is empty")));
+}
+
+TEST(PostgresStorageOpenTest, OpenStorageOpensPostgresqlUrls) {
+  if (PostgresTestServerUrl().empty()) GTEST_SKIP() << kNoPostgresServer;
+  absl::StatusOr<std::unique_ptr<PostgresTestDatabase>> database = PostgresTestDatabase::Create();
+  ASSERT_THAT(database, IsOk());
+  absl::StatusOr<std::unique_ptr<Storage>> store = OpenStorage((*database)->url());
+  ASSERT_THAT(store, IsOk());
+  EXPECT_NE(dynamic_cast<PostgresStorage*>(store->get()), nullptr);
+  EXPECT_THAT((*store)->CreateStudy(MakeStudy("s1")), IsOk());
+}
+
+// Concurrent reports go out in one statement (group commit). Study names
+// that need quoting in an array literal survive it, and a report that makes
+// its batch's statement fail (a name that is not UTF-8) fails alone: the
+// others in the batch are run again one by one.
+TEST_F(PostgresStorageTest, AReportThatBreaksItsBatchFailsAlone) {
+  std::unique_ptr<PostgresStorage> store = OpenOrDie();
+  ASSERT_NE(store, nullptr);
+  const std::vector<std::string> studies = {"plain", "with \"quotes\", \\ and {braces}"};
+  for (const std::string& name : studies) {
+    ASSERT_THAT(store->CreateStudy(MakeStudy(name)), IsOk());
+    v1::Trial trial;
+    trial.set_state(v1::Trial::ACTIVE);
+    ASSERT_THAT(store->CreateTrials(name, std::vector<v1::Trial>(2, trial)), IsOk());
+  }
+  constexpr int kReports = 40;
+  std::atomic<int> wrong = 0;
+  const auto report = [&](const std::string& study, int64_t trial_id, bool should_succeed) {
+    for (int i = 1; i <= kReports; ++i) {
+      v1::Measurement measurement;
+      measurement.set_step(i);
+      measurement.set_sequence_number(i);
+      absl::StatusOr<v1::Trial> trial =
+          store->AddMeasurements(study, trial_id, std::vector<v1::Measurement>{measurement}, {});
+      if (trial.ok() != should_succeed) {
+        ADD_FAILURE() << study << " trial " << trial_id << " report " << i << ": "
+                      << trial.status();
+        ++wrong;
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (const std::string& study : studies) {
+    for (int64_t trial_id : {1, 2}) threads.emplace_back(report, study, trial_id, true);
+  }
+  threads.emplace_back(report, std::string("not \xff UTF-8"), 1, false);
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(wrong.load(), 0);
+  for (const std::string& study : studies) {
+    for (int64_t trial_id : {1, 2}) {
+      absl::StatusOr<v1::Trial> trial = store->GetTrial(study, trial_id, true);
+      ASSERT_THAT(trial, IsOk());
+      EXPECT_EQ(trial->measurements_size(), kReports) << study << " trial " << trial_id;
+      EXPECT_EQ(trial->latest_measurement().step(), kReports) << study << " trial " << trial_id;
+    }
+  }
+}
+
+// With group commit off, every report is a statement of its own and the
+// outcomes are the same.
+TEST_F(PostgresStorageTest, GroupCommitCanBeTurnedOff) {
+  PostgresStorageOptions options;
+  options.max_measurements_per_commit = 1;
+  std::unique_ptr<PostgresStorage> store = OpenOrDie(options);
+  ASSERT_NE(store, nullptr);
+  ASSERT_THAT(store->CreateStudy(MakeStudy("s1")), IsOk());
+  v1::Trial active;
+  active.set_state(v1::Trial::ACTIVE);
+  ASSERT_THAT(store->CreateTrials("s1", std::vector<v1::Trial>(1, active)), IsOk());
+  v1::Measurement measurement;
+  measurement.set_step(3);
+  measurement.set_sequence_number(1);
+  const std::vector<v1::Measurement> report = {measurement};
+  EXPECT_THAT(store->AddMeasurements("s1", 1, report, {}), IsOk());
+  absl::StatusOr<v1::Trial> again = store->AddMeasurements("s1", 1, report, {});
+  ASSERT_THAT(again, IsOk());
+  EXPECT_EQ(again->measurement_count(), 1);
+  EXPECT_THAT(store->AddMeasurements("s1", 2, report, {}),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("has no trial 2")));
+}
+
+}  // namespace
+}  // namespace vernier::storage::testing

@@ -1,0 +1,174 @@
+#include "tuner/storage/postgres/postgres_statements.h"
+
+#include <utility>
+
+#include "absl/strings/str_format.h"
+#include "pqxx/nontransaction"
+
+namespace vernier::storage {
+namespace {
+
+// A trial row: its body, then the columns that override the body's
+// measurement_count and latest_measurement (schema version 2).
+#define TRIAL_COLUMNS "body, measurement_count, latest_measurement"
+
+// Every statement the store runs, prepared once per connection. Row locks
+// are FOR NO KEY UPDATE: they exclude other writers of the row but not the
+// foreign-key checks of rows inserted beside it (a trial's measurements).
+// `rank_key` parameters are NaN for "none" (objectives are always finite).
+constexpr std::pair<const char*, const char*> kStatements[] = {
+    {"get_study", "SELECT body FROM studies WHERE name = $1"},
+    {"get_study_for_update", "SELECT body FROM studies WHERE name = $1 FOR NO KEY UPDATE"},
+    {"study_exists", "SELECT 1 FROM studies WHERE name = $1"},
+    {"insert_study",
+     "INSERT INTO studies (name, state, create_time_micros, body) VALUES ($1, $2, $3, $4) "
+     "ON CONFLICT (name) DO NOTHING"},
+    {"list_studies", "SELECT body FROM studies WHERE name > $1 ORDER BY name LIMIT $2"},
+    {"update_study",
+     "UPDATE studies SET state = $2, create_time_micros = $3, body = $4 WHERE name = $1"},
+    {"delete_study", "DELETE FROM studies WHERE name = $1"},
+
+    // Not in the statement that locks the study: under READ COMMITTED that
+    // statement's snapshot predates the lock it waited for, so it would miss
+    // the trials the previous holder added.
+    {"largest_trial_id", "SELECT COALESCE(MAX(id), 0) FROM trials WHERE study_name = $1"},
+    // Trials from arrays of ids, states, client ids, rank keys ('NaN': none)
+    // and bodies, one element per trial.
+    {"insert_trials",
+     "INSERT INTO trials (study_name, id, state, client_id, rank_key, body) "
+     "SELECT $1, id, state, client_id, NULLIF(rank_key, 'NaN'), body FROM unnest("
+     "$2::bigint[], $3::integer[], $4::text[], $5::double precision[], $6::bytea[]) "
+     "AS input(id, state, client_id, rank_key, body)"},
+    // Trial rows are read as TrialRow() parses them.
+    {"get_trial", "SELECT " TRIAL_COLUMNS " FROM trials WHERE study_name = $1 AND id = $2"},
+    {"list_trials",
+     "SELECT " TRIAL_COLUMNS " FROM trials WHERE study_name = $1 AND id > $2 ORDER BY id LIMIT $3"},
+    {"list_trials_in_states",
+     "SELECT " TRIAL_COLUMNS
+     " FROM trials WHERE study_name = $1 AND id > $2 AND state = ANY($3::integer[]) "
+     "ORDER BY id LIMIT $4"},
+    {"list_best_trials",
+     "SELECT " TRIAL_COLUMNS " FROM trials WHERE study_name = $1 AND rank_key IS NOT NULL "
+     "ORDER BY rank_key, id LIMIT $2"},
+    {"count_trials", "SELECT state, COUNT(*) FROM trials WHERE study_name = $1 GROUP BY state"},
+    // A trial row with its version (xmin) and its study's body.
+    {"get_trial_with_study",
+     "SELECT trials.body, trials.measurement_count, trials.latest_measurement, trials.xmin,"
+     " studies.body FROM trials JOIN studies ON studies.name = trials.study_name"
+     " WHERE trials.study_name = $1 AND trials.id = $2"},
+    // update_trial, only if the row is still the version ($7, its xmin) read.
+    {"update_trial_if_unchanged",
+     "UPDATE trials SET state = $3, client_id = $4, "
+     "rank_key = NULLIF($5::double precision, 'NaN'), body = $6 "
+     "WHERE study_name = $1 AND id = $2 AND xmin = $7::xid"},
+
+    // One round trip per measurement, autocommitted: the trial row's lock
+    // orders the appends to one trial (a waiting append reads the count the
+    // one before it wrote), the measurement goes in only while the trial is
+    // in one of the states $6 (empty: any) and only if its sequence number
+    // ($3 > 0) is new, and the trial's count and latest measurement follow
+    // it. Returns the trial as it was, and its new count if appended.
+    {"append_measurement",
+     "WITH trial AS ("
+     " SELECT " TRIAL_COLUMNS ", state FROM trials"
+     " WHERE study_name = $1 AND id = $2 FOR NO KEY UPDATE), "
+     "inserted AS ("
+     " INSERT INTO measurements (study_name, trial_id, ordinal, sequence_number, step, body)"
+     " SELECT $1, $2, measurement_count, $3, $4, $5 FROM trial"
+     " WHERE cardinality($6::integer[]) = 0 OR state = ANY($6::integer[])"
+     " ON CONFLICT (study_name, trial_id, sequence_number) WHERE sequence_number > 0 DO NOTHING"
+     " RETURNING ordinal), "
+     "appended AS ("
+     " UPDATE trials SET measurement_count = inserted.ordinal + 1, latest_measurement = $5"
+     " FROM inserted WHERE study_name = $1 AND id = $2 RETURNING trials.measurement_count) "
+     "SELECT trial.*, appended.measurement_count FROM trial LEFT JOIN appended ON true"},
+    // The same for many measurements at once, each to a different trial
+    // (group commit, see AppendMeasurementBatch): arrays of study names,
+    // trial ids, sequence numbers, steps and bodies, one element per
+    // measurement. The trial rows are locked in key order, so two batches
+    // never wait for each other in a cycle. Returns one row per measurement
+    // whose trial exists: the trial as TRIAL_COLUMNS, its state, its new
+    // count if appended, and the measurement's position (from 1).
+    {"append_measurements",
+     "WITH input AS ("
+     " SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bytea[])"
+     " WITH ORDINALITY AS input(study_name, trial_id, sequence_number, step, body, position)), "
+     "trial AS ("
+     " SELECT trials.body, trials.measurement_count, trials.latest_measurement, trials.state,"
+     " trials.study_name, trials.id, input.position FROM input JOIN trials"
+     " ON trials.study_name = input.study_name AND trials.id = input.trial_id"
+     " ORDER BY trials.study_name, trials.id FOR NO KEY UPDATE OF trials), "
+     "inserted AS ("
+     " INSERT INTO measurements (study_name, trial_id, ordinal, sequence_number, step, body)"
+     " SELECT input.study_name, input.trial_id, trial.measurement_count, input.sequence_number,"
+     " input.step, input.body FROM input JOIN trial ON trial.position = input.position"
+     " WHERE cardinality($6::integer[]) = 0 OR trial.state = ANY($6::integer[])"
+     " ON CONFLICT (study_name, trial_id, sequence_number) WHERE sequence_number > 0 DO NOTHING"
+     " RETURNING study_name, trial_id, ordinal, body), "
+     "appended AS ("
+     " UPDATE trials SET measurement_count = inserted.ordinal + 1,"
+     " latest_measurement = inserted.body FROM inserted"
+     " WHERE trials.study_name = inserted.study_name AND trials.id = inserted.trial_id"
+     " RETURNING trials.study_name, trials.id, trials.measurement_count) "
+     "SELECT trial.body, trial.measurement_count, trial.latest_measurement, trial.state,"
+     " appended.measurement_count, trial.position FROM trial LEFT JOIN appended"
+     " ON appended.study_name = trial.study_name AND appended.id = trial.id"},
+    {"list_measurements",
+     "SELECT trial_id, body FROM measurements "
+     "WHERE study_name = $1 AND trial_id = ANY($2::bigint[]) ORDER BY trial_id, ordinal"},
+
+    {"get_job", "SELECT body FROM jobs WHERE job_id = $1"},
+    {"get_job_for_update", "SELECT body FROM jobs WHERE job_id = $1 FOR NO KEY UPDATE"},
+    {"job_exists", "SELECT 1 FROM jobs WHERE job_id = $1"},
+    {"insert_job",
+     "INSERT INTO jobs (job_id, state, create_time_micros, body) VALUES ($1, $2, $3, $4) "
+     "ON CONFLICT (job_id) DO NOTHING"},
+    {"list_jobs", "SELECT body FROM jobs ORDER BY create_time_micros DESC, job_id DESC LIMIT $1"},
+    {"list_jobs_after",
+     "SELECT body FROM jobs "
+     "WHERE (create_time_micros, job_id) < ($1, $2) "
+     "ORDER BY create_time_micros DESC, job_id DESC LIMIT $3"},
+    {"list_all_jobs_oldest_first", "SELECT body FROM jobs ORDER BY create_time_micros, job_id"},
+    {"list_jobs_in_states_oldest_first",
+     "SELECT body FROM jobs WHERE state = ANY($1::integer[]) "
+     "ORDER BY create_time_micros, job_id"},
+    {"update_job",
+     "UPDATE jobs SET state = $2, create_time_micros = $3, body = $4 WHERE job_id = $1"},
+    {"upsert_trial_run",
+     "INSERT INTO trial_runs (job_id, trial_id, body) VALUES ($1, $2, $3) "
+     "ON CONFLICT (job_id, trial_id) DO UPDATE SET body = excluded.body"},
+    {"list_trial_runs", "SELECT body FROM trial_runs WHERE job_id = $1 ORDER BY trial_id"},
+};
+
+#undef TRIAL_COLUMNS
+
+}  // namespace
+
+void PreparePostgresStatements(pqxx::connection& connection) {
+  for (const auto& [name, sql] : kStatements) connection.prepare(name, sql);
+}
+
+// The connection that writes measurement batches. Each batch finds a handful
+// of trial rows by primary key, but the planner costs those probes as random
+// reads and, on a small or not yet analyzed trials table (any new database
+// until autovacuum runs), picks a hash join over a sequential scan of
+// trials instead; the connection's cached plan then keeps that scan while
+// the table grows. Under load that tripled the batch statement's time
+// (docs/benchmarks.md, "Measurement batches planned as key lookups"), so this
+// session plans only index lookups and nested loops.
+void PreparePostgresMeasurementBatchSession(pqxx::connection& connection) {
+  PreparePostgresStatements(connection);
+  pqxx::nontransaction session(connection);
+  session.exec("SET enable_seqscan = off");
+  session.exec("SET enable_hashjoin = off");
+  session.exec("SET enable_mergejoin = off");
+}
+
+void PreparePostgresLockSession(pqxx::connection& connection, absl::Duration lock_timeout) {
+  connection.prepare("lock_study", "SELECT pg_advisory_lock($1, hashtext($2))");
+  connection.prepare("unlock_study", "SELECT pg_advisory_unlock($1, hashtext($2))");
+  pqxx::nontransaction session(connection);
+  session.exec(absl::StrFormat("SET lock_timeout = %d", absl::ToInt64Milliseconds(lock_timeout)));
+}
+
+}  // namespace vernier::storage

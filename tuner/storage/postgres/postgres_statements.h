@@ -1,0 +1,26 @@
+#ifndef VERNIER_TUNER_STORAGE_POSTGRES_POSTGRES_STATEMENTS_H_
+#define VERNIER_TUNER_STORAGE_POSTGRES_POSTGRES_STATEMENTS_H_
+
+#include "absl/time/time.h"
+#include "pqxx/connection"
+
+namespace vernier::storage {
+
+// Sets up the PostgreSQL store's sessions (PostgresConnectionPool::Setup).
+
+// Prepares every statement the store runs on a transaction connection.
+void PreparePostgresStatements(pqxx::connection& connection);
+
+// The same, for the one connection that writes group-commit measurement
+// batches, with the planner held to index lookups and nested loops: a batch
+// touches a handful of trial rows by primary key, whatever the table's size
+// or statistics.
+void PreparePostgresMeasurementBatchSession(pqxx::connection& connection);
+
+// A connection that holds study locks (advisory locks), which waits at most
+// `lock_timeout` for one.
+void PreparePostgresLockSession(pqxx::connection& connection, absl::Duration lock_timeout);
+
+}  // namespace vernier::storage
+
+#endif  // VERNIER_TUNER_STORAGE_POSTGRES_POSTGRES_STATEMENTS_H_

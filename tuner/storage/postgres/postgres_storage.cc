@@ -1,0 +1,876 @@
+#include "tuner/storage/postgres/postgres_storage.h"
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <limits>
+#include <map>
+#include <optional>
+#include <tuple>
+#include <utility>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "common/status_macros.h"
+#include "pqxx/binarystring"
+#include "pqxx/connection"
+#include "pqxx/nontransaction"
+#include "pqxx/result"
+#include "pqxx/transaction"
+#include "spdlog/spdlog.h"
+#include "tuner/storage/absl_string_view.h"
+#include "tuner/storage/page_token.h"
+#include "tuner/storage/postgres/postgres_error.h"
+#include "tuner/storage/postgres/postgres_schema.h"
+#include "tuner/storage/postgres/postgres_statements.h"
+#include "tuner/storage/postgres/postgres_study_lock.h"
+#include "tuner/storage/postgres/postgres_url.h"
+#include "tuner/storage/stored_rows.h"
+
+namespace vernier::storage {
+namespace {
+
+using Transaction = pqxx::transaction_base;
+using ReadOnlySnapshot =
+    pqxx::transaction<pqxx::isolation_level::repeatable_read, pqxx::readwrite_policy::read_only>;
+
+pqxx::binarystring Bytes(const google::protobuf::MessageLite& message) {
+  return pqxx::binarystring(SerializeBody(message));
+}
+
+// Full precision; NaN, which the statements read as NULL, for none.
+std::string RankKeyParameter(std::optional<double> rank_key) {
+  if (!rank_key.has_value()) return "NaN";
+  return absl::StrFormat("%.17g", *rank_key);
+}
+
+// A PostgreSQL array literal of the enum values, "{1,3}".
+template <typename Enum>
+std::string IntegerArray(std::span<const Enum> values) {
+  return absl::StrCat("{",
+                      absl::StrJoin(values, ",",
+                                    [](std::string* out, Enum value) {
+                                      absl::StrAppend(out, static_cast<int>(value));
+                                    }),
+                      "}");
+}
+
+// A PostgreSQL array literal of strings, every element quoted: {"a","b"}.
+std::string TextArray(std::span<const std::string> values) {
+  std::string literal = "{";
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) literal += ',';
+    literal += '"';
+    for (char c : values[i]) {
+      if (c == '"' || c == '\\') literal += '\\';
+      literal += c;
+    }
+    literal += '"';
+  }
+  return literal + "}";
+}
+
+// A PostgreSQL array literal of integers, {1,2}.
+std::string BigintArray(std::span<const int64_t> values) {
+  return absl::StrCat("{", absl::StrJoin(values, ","), "}");
+}
+
+// A PostgreSQL bytea[] literal of the messages, each in hex: {"\\x0a01"}.
+std::string ByteaArray(std::span<const std::string> serialized) {
+  std::string literal = "{";
+  for (size_t i = 0; i < serialized.size(); ++i) {
+    absl::StrAppend(&literal, i > 0 ? "," : "", "\"\\\\x", absl::BytesToHexString(serialized[i]),
+                    "\"");
+  }
+  return literal + "}";
+}
+
+template <typename Message>
+absl::StatusOr<Message> ParseField(const pqxx::field& field, absl::string_view what) {
+  const pqxx::binarystring bytes(field);
+  return ParseBody<Message>(
+      std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), what);
+}
+
+// The first column of every row as `Message`, in the order given.
+template <typename Message>
+absl::StatusOr<std::vector<Message>> ParseBodies(const pqxx::result& rows, absl::string_view what) {
+  std::vector<Message> messages;
+  messages.reserve(rows.size());
+  for (const pqxx::row& row : rows) {
+    VERNIER_ASSIGN_OR_RETURN(Message message, ParseField<Message>(row[0], what));
+    messages.push_back(std::move(message));
+  }
+  return messages;
+}
+
+// A trial from the first three columns of `row` (TRIAL_COLUMNS in
+// postgres_statements.cc).
+absl::StatusOr<v1::Trial> TrialRow(const pqxx::row& row, absl::string_view what) {
+  VERNIER_ASSIGN_OR_RETURN(v1::Trial trial, ParseField<v1::Trial>(row[0], what));
+  trial.set_measurement_count(row[1].as<int64_t>());
+  if (row[2].is_null()) {
+    trial.clear_latest_measurement();
+  } else {
+    VERNIER_ASSIGN_OR_RETURN(*trial.mutable_latest_measurement(),
+                             ParseField<v1::Measurement>(row[2], what));
+  }
+  return trial;
+}
+
+absl::StatusOr<std::vector<v1::Trial>> TrialRows(const pqxx::result& rows, absl::string_view what) {
+  std::vector<v1::Trial> trials;
+  trials.reserve(rows.size());
+  for (const pqxx::row& row : rows) {
+    VERNIER_ASSIGN_OR_RETURN(v1::Trial trial, TrialRow(row, what));
+    trials.push_back(std::move(trial));
+  }
+  return trials;
+}
+
+std::string StudyWhat(std::string_view study_name) {
+  return absl::StrCat("study \"", ToAbslView(study_name), "\"");
+}
+
+std::string JobWhat(std::string_view job_id) {
+  return absl::StrCat("job \"", ToAbslView(job_id), "\"");
+}
+
+absl::StatusOr<v1::Study> ReadStudy(Transaction& transaction, std::string_view study_name,
+                                    bool for_update) {
+  const pqxx::result rows = transaction.exec_prepared(
+      for_update ? "get_study_for_update" : "get_study", std::string(study_name));
+  if (rows.empty()) return StudyNotFound(study_name);
+  return ParseField<v1::Study>(rows[0][0], StudyWhat(study_name));
+}
+
+absl::Status RequireStudy(Transaction& transaction, std::string_view study_name) {
+  if (transaction.exec_prepared("study_exists", std::string(study_name)).empty()) {
+    return StudyNotFound(study_name);
+  }
+  return absl::OkStatus();
+}
+
+// NOT_FOUND for a trial no row was found for, naming the study if it is
+// the study that is missing.
+absl::Status MissingTrial(Transaction& transaction, std::string_view study_name, int64_t trial_id) {
+  VERNIER_RETURN_IF_ERROR(RequireStudy(transaction, study_name));
+  return TrialNotFound(study_name, trial_id);
+}
+
+// What appending `measurement` did, from a row of append_measurement or
+// append_measurements: the trial as TRIAL_COLUMNS, its state, and its new
+// count (NULL if the measurement was not appended).
+absl::StatusOr<v1::Trial> AppendOutcome(const pqxx::row& row, std::string_view study_name,
+                                        int64_t trial_id, const v1::Measurement& measurement,
+                                        std::span<const v1::Trial::State> accepting_states) {
+  const auto state = static_cast<v1::Trial::State>(row[3].as<int>());
+  if (!AcceptsMeasurements(state, accepting_states)) {
+    return NotAcceptingMeasurements(study_name, trial_id, state, accepting_states);
+  }
+  VERNIER_ASSIGN_OR_RETURN(v1::Trial trial, TrialRow(row, DescribeTrial(study_name, trial_id)));
+  // A sequence number already stored changes nothing.
+  if (!row[4].is_null()) {
+    trial.set_measurement_count(row[4].as<int64_t>());
+    *trial.mutable_latest_measurement() = measurement;
+  }
+  return trial;
+}
+
+absl::StatusOr<v1::Trial> ReadTrial(Transaction& transaction, std::string_view study_name,
+                                    int64_t trial_id) {
+  const pqxx::result rows =
+      transaction.exec_prepared("get_trial", std::string(study_name), trial_id);
+  if (rows.empty()) return MissingTrial(transaction, study_name, trial_id);
+  return TrialRow(rows[0], DescribeTrial(study_name, trial_id));
+}
+
+// Fills the measurements of `trials` (all of one study) with one query.
+absl::Status ReadMeasurements(Transaction& transaction, std::string_view study_name,
+                              std::span<v1::Trial> trials) {
+  if (trials.empty()) return absl::OkStatus();
+  std::vector<int64_t> ids;
+  for (v1::Trial& trial : trials) {
+    trial.clear_measurements();
+    ids.push_back(trial.id());
+  }
+  const pqxx::result rows =
+      transaction.exec_prepared("list_measurements", std::string(study_name),
+                                absl::StrCat("{", absl::StrJoin(ids, ","), "}"));
+  // Both in id order: walk them together.
+  auto trial = trials.begin();
+  for (const pqxx::row& row : rows) {
+    const int64_t trial_id = row[0].as<int64_t>();
+    while (trial != trials.end() && trial->id() < trial_id) ++trial;
+    if (trial == trials.end() || trial->id() != trial_id) {
+      return absl::InternalError(absl::StrCat(
+          "measurements of ", DescribeTrial(study_name, trial_id), " came back out of order"));
+    }
+    VERNIER_ASSIGN_OR_RETURN(
+        *trial->add_measurements(),
+        ParseField<v1::Measurement>(
+            row[1], absl::StrCat("measurement of ", DescribeTrial(study_name, trial_id))));
+  }
+  return absl::OkStatus();
+}
+
+// A trial's body as stored: its measurement count and latest measurement
+// stay in their columns, which only appends write.
+std::string TrialBody(const v1::Trial& trial) {
+  v1::Trial body = trial;
+  body.clear_measurement_count();
+  body.clear_latest_measurement();
+  return SerializeBody(body);
+}
+
+absl::StatusOr<v1::Job> ReadJob(Transaction& transaction, std::string_view job_id,
+                                bool for_update) {
+  const pqxx::result rows =
+      transaction.exec_prepared(for_update ? "get_job_for_update" : "get_job", std::string(job_id));
+  if (rows.empty()) return JobNotFound(job_id);
+  return ParseField<v1::Job>(rows[0][0], JobWhat(job_id));
+}
+
+absl::Status RequireJob(Transaction& transaction, std::string_view job_id) {
+  if (transaction.exec_prepared("job_exists", std::string(job_id)).empty()) {
+    return JobNotFound(job_id);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+PostgresStorage::PostgresStorage(std::string description, const PostgresStorageOptions& options,
+                                 std::unique_ptr<PostgresConnectionPool> pool,
+                                 std::unique_ptr<PostgresConnectionPool> lock_pool,
+                                 std::unique_ptr<PostgresConnectionPool> measurement_batch_pool)
+    : description_(std::move(description)),
+      options_(options),
+      pool_(std::move(pool)),
+      lock_pool_(std::move(lock_pool)),
+      measurement_batch_pool_(std::move(measurement_batch_pool)),
+      measurement_commits_(options.max_measurements_per_commit,
+                           [this](std::span<const MeasurementAppend* const> batch) {
+                             return AppendMeasurementBatch(batch);
+                           }) {}
+
+absl::StatusOr<std::unique_ptr<PostgresStorage>> PostgresStorage::Open(const std::string& url) {
+  return Open(url, PostgresStorageOptions());
+}
+
+absl::StatusOr<std::unique_ptr<PostgresStorage>> PostgresStorage::Open(
+    const std::string& url, const PostgresStorageOptions& options) {
+  if (url.empty()) return absl::InvalidArgumentError("the PostgreSQL URL is empty");
+  const std::string description = RedactPostgresUrl(url);
+  const std::string connect_url = WithUrlParameter(
+      url, "connect_timeout",
+      absl::StrCat(std::max<int64_t>(1, absl::ToInt64Seconds(options.connect_timeout))));
+  auto pool =
+      std::make_unique<PostgresConnectionPool>(connect_url, description, options.max_connections,
+                                               options.retry_timeout, PreparePostgresStatements);
+  const absl::Duration lock_timeout = options.study_lock_timeout;
+  auto lock_pool = std::make_unique<PostgresConnectionPool>(
+      connect_url, description, options.max_lock_connections, options.study_lock_timeout,
+      [lock_timeout](pqxx::connection& connection) {
+        PreparePostgresLockSession(connection, lock_timeout);
+      });
+  // One connection: GroupCommit writes one batch at a time.
+  auto measurement_batch_pool = std::make_unique<PostgresConnectionPool>(
+      connect_url, description, /*max_connections=*/1, options.retry_timeout,
+      PreparePostgresMeasurementBatchSession);
+  int previous_version = 0;
+  {
+    // The first connection migrates, then serves transactions like the rest.
+    VERNIER_ASSIGN_OR_RETURN(PostgresConnectionPool::Lease connection, pool->Acquire());
+    absl::StatusOr<int> migrated =
+        MigratePostgresSchema(*connection, PostgresSchemaMigrations(), description);
+    if (!migrated.ok()) return migrated.status();
+    previous_version = *migrated;
+  }
+  spdlog::info("opened PostgreSQL store {} (schema version {}, was {})", description,
+               PostgresSchemaMigrations().size(), previous_version);
+  return std::unique_ptr<PostgresStorage>(new PostgresStorage(description, options, std::move(pool),
+                                                              std::move(lock_pool),
+                                                              std::move(measurement_batch_pool)));
+}
+
+absl::Status PostgresStorage::RunOnce(PostgresConnectionPool& pool, TransactionKind kind,
+                                      std::string_view doing, const TransactionBody& body) {
+  VERNIER_ASSIGN_OR_RETURN(PostgresConnectionPool::Lease connection, pool.Acquire());
+  try {
+    if (kind == TransactionKind::kReadOne || kind == TransactionKind::kWriteOne) {
+      // One statement sees one snapshot, and commits, alone: no BEGIN and COMMIT.
+      pqxx::nontransaction transaction(*connection);
+      return body(transaction);
+    }
+    if (kind == TransactionKind::kRead) {
+      ReadOnlySnapshot transaction(*connection);
+      absl::Status status = body(transaction);
+      if (status.ok()) transaction.commit();
+      return status;
+    }
+    pqxx::work transaction(*connection);
+    absl::Status status = body(transaction);
+    // On an error the transaction's destructor rolls it back.
+    if (status.ok()) transaction.commit();
+    return status;
+  } catch (const std::exception& error) {
+    // A broken connection is closed when the lease ends (the pool's check).
+    return PostgresError(error, doing);
+  }
+}
+
+absl::Status PostgresStorage::RunInTransaction(TransactionKind kind, std::string_view doing,
+                                               const TransactionBody& body) {
+  return RunInTransaction(*pool_, kind, doing, body);
+}
+
+absl::Status PostgresStorage::RunInTransaction(PostgresConnectionPool& pool, TransactionKind kind,
+                                               std::string_view doing,
+                                               const TransactionBody& body) {
+  const absl::Time deadline = absl::Now() + options_.retry_timeout;
+  absl::Duration backoff = absl::Milliseconds(2);
+  for (int attempt = 1;; ++attempt) {
+    absl::Status status = RunOnce(pool, kind, doing, body);
+    // Retryable failures include a refused connection: a server restarting.
+    if (status.ok() || !IsRetryablePostgresError(status) || absl::Now() >= deadline) {
+      return status;
+    }
+    spdlog::debug("PostgreSQL store {}: {} (attempt {}); running it again", description_,
+                  std::string(status.message()), attempt);
+    absl::SleepFor(backoff);
+    backoff = std::min(backoff * 2, absl::Milliseconds(200));
+  }
+}
+
+// ---------------------------------------------------------------- studies
+
+absl::StatusOr<v1::Study> PostgresStorage::CreateStudy(const v1::Study& study) {
+  if (study.name().empty()) return absl::InvalidArgumentError("study.name is empty");
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kWrite, absl::StrCat("creating ", StudyWhat(study.name())),
+      [&](Transaction& transaction) -> absl::Status {
+        const pqxx::result inserted =
+            transaction.exec_prepared("insert_study", study.name(), static_cast<int>(study.state()),
+                                      ToMicros(study.create_time()), Bytes(study));
+        if (inserted.affected_rows() == 0) {
+          return absl::AlreadyExistsError(
+              absl::StrCat("study \"", study.name(), "\" already exists"));
+        }
+        return absl::OkStatus();
+      }));
+  return study;
+}
+
+absl::StatusOr<v1::Study> PostgresStorage::GetStudy(std::string_view study_name) {
+  v1::Study study;
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kReadOne, absl::StrCat("reading ", StudyWhat(study_name)),
+      [&](Transaction& transaction) -> absl::Status {
+        VERNIER_ASSIGN_OR_RETURN(study, ReadStudy(transaction, study_name, /*for_update=*/false));
+        return absl::OkStatus();
+      }));
+  return study;
+}
+
+absl::StatusOr<Page<v1::Study>> PostgresStorage::ListStudies(int page_size,
+                                                             std::string_view page_token) {
+  VERNIER_ASSIGN_OR_RETURN(const std::string after_name, StudiesAfter(page_size, page_token));
+  Page<v1::Study> page;
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kReadOne, "listing studies", [&](Transaction& transaction) -> absl::Status {
+        // Study names are never empty, so "" comes before every one.
+        VERNIER_ASSIGN_OR_RETURN(
+            page.items, ParseBodies<v1::Study>(transaction.exec_prepared("list_studies", after_name,
+                                                                         RowLimit(page_size)),
+                                               "study"));
+        return absl::OkStatus();
+      }));
+  FinishStudyPage(page, page_size);
+  return page;
+}
+
+absl::StatusOr<v1::Study> PostgresStorage::UpdateStudy(std::string_view study_name,
+                                                       const StudyMutator& mutate) {
+  v1::Study study;
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kWrite, absl::StrCat("updating ", StudyWhat(study_name)),
+      [&](Transaction& transaction) -> absl::Status {
+        VERNIER_ASSIGN_OR_RETURN(study, ReadStudy(transaction, study_name, /*for_update=*/true));
+        if (mutate) VERNIER_RETURN_IF_ERROR(mutate(study));
+        study.set_name(std::string(study_name));
+        transaction.exec_prepared("update_study", study.name(), static_cast<int>(study.state()),
+                                  ToMicros(study.create_time()), Bytes(study));
+        return absl::OkStatus();
+      }));
+  return study;
+}
+
+absl::Status PostgresStorage::DeleteStudy(std::string_view study_name) {
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kWrite, absl::StrCat("deleting ", StudyWhat(study_name)),
+      [&](Transaction& transaction) -> absl::Status {
+        // Trials and their measurements go by ON DELETE CASCADE.
+        const pqxx::result deleted =
+            transaction.exec_prepared("delete_study", std::string(study_name));
+        return deleted.affected_rows() == 0 ? StudyNotFound(study_name) : absl::OkStatus();
+      }));
+  spdlog::info("deleted study {} with its trials from PostgreSQL store {}", study_name,
+               description_);
+  return absl::OkStatus();
+}
+
+// ----------------------------------------------------------------- trials
+
+absl::StatusOr<std::vector<v1::Trial>> PostgresStorage::CreateTrials(
+    std::string_view study_name, std::span<const v1::Trial> trials) {
+  std::vector<v1::Trial> created;
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kWrite, absl::StrCat("creating trials in ", StudyWhat(study_name)),
+      [&](Transaction& transaction) -> absl::Status {
+        created.clear();
+        // The study row's lock makes concurrent creators take turns, so
+        // each sees the ids the one before it committed.
+        VERNIER_ASSIGN_OR_RETURN(const v1::Study study,
+                                 ReadStudy(transaction, study_name, /*for_update=*/true));
+        int64_t next_id =
+            transaction.exec_prepared("largest_trial_id", study.name())[0][0].as<int64_t>() + 1;
+        std::vector<int64_t> ids;
+        std::vector<int> states;
+        std::vector<std::string> client_ids, rank_keys, bodies;
+        for (const v1::Trial& requested : trials) {
+          v1::Trial trial = NewTrialRow(requested, study_name, next_id++);
+          ids.push_back(trial.id());
+          states.push_back(static_cast<int>(trial.state()));
+          client_ids.push_back(trial.client_id());
+          rank_keys.push_back(RankKeyParameter(RankKey(trial, study.spec())));
+          bodies.push_back(TrialBody(trial));
+          created.push_back(std::move(trial));
+        }
+        if (created.empty()) return absl::OkStatus();
+        transaction.exec_prepared("insert_trials", std::string(study_name), BigintArray(ids),
+                                  IntegerArray(std::span<const int>(states)), TextArray(client_ids),
+                                  TextArray(rank_keys), ByteaArray(bodies));
+        return absl::OkStatus();
+      }));
+  return created;
+}
+
+absl::StatusOr<v1::Trial> PostgresStorage::GetTrial(std::string_view study_name, int64_t trial_id,
+                                                    bool include_measurements) {
+  v1::Trial trial;
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
+      include_measurements ? TransactionKind::kRead : TransactionKind::kReadOne,
+      absl::StrCat("reading ", DescribeTrial(study_name, trial_id)),
+      [&](Transaction& transaction) -> absl::Status {
+        VERNIER_ASSIGN_OR_RETURN(trial, ReadTrial(transaction, study_name, trial_id));
+        if (!include_measurements) return absl::OkStatus();
+        return ReadMeasurements(transaction, study_name, std::span<v1::Trial>(&trial, 1));
+      }));
+  return trial;
+}
+
+absl::StatusOr<Page<v1::Trial>> PostgresStorage::ListTrials(std::string_view study_name,
+                                                            const TrialQuery& query) {
+  VERNIER_ASSIGN_OR_RETURN(const int64_t after_id, TrialsAfter(query));
+  Page<v1::Trial> page;
+  bool more_pages = false;
+  // Without measurements one statement reads the page; only an empty page
+  // needs a second, to tell a missing study from one without such trials.
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
+      query.include_measurements ? TransactionKind::kRead : TransactionKind::kReadOne,
+      absl::StrCat("listing the trials of ", StudyWhat(study_name)),
+      [&](Transaction& transaction) -> absl::Status {
+        if (query.include_measurements) {
+          VERNIER_RETURN_IF_ERROR(RequireStudy(transaction, study_name));
+        }
+        const std::string study(study_name);
+        const pqxx::result rows =
+            query.states.empty()
+                ? transaction.exec_prepared("list_trials", study, after_id,
+                                            RowLimit(query.page_size))
+                : transaction.exec_prepared(
+                      "list_trials_in_states", study, after_id,
+                      IntegerArray(std::span<const v1::Trial::State>(query.states)),
+                      RowLimit(query.page_size));
+        VERNIER_ASSIGN_OR_RETURN(page.items,
+                                 TrialRows(rows, absl::StrCat("trial of ", StudyWhat(study))));
+        more_pages = TrimToPage(page.items, query.page_size);
+        if (!query.include_measurements) {
+          return page.items.empty() ? RequireStudy(transaction, study_name) : absl::OkStatus();
+        }
+        return ReadMeasurements(transaction, study_name, std::span<v1::Trial>(page.items));
+      }));
+  if (more_pages) page.next_page_token = EncodeTrialPageToken(page.items.back().id());
+  return page;
+}
+
+absl::StatusOr<std::vector<v1::Trial>> PostgresStorage::ListBestTrials(std::string_view study_name,
+                                                                       int limit) {
+  VERNIER_RETURN_IF_ERROR(CheckLimit(limit));
+  std::vector<v1::Trial> best;
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kRead, absl::StrCat("ranking the trials of ", StudyWhat(study_name)),
+      [&](Transaction& transaction) -> absl::Status {
+        VERNIER_RETURN_IF_ERROR(RequireStudy(transaction, study_name));
+        VERNIER_ASSIGN_OR_RETURN(
+            best, TrialRows(transaction.exec_prepared("list_best_trials", std::string(study_name),
+                                                      limit == 0 ? RowLimit(0) : limit),
+                            absl::StrCat("trial of ", StudyWhat(study_name))));
+        return absl::OkStatus();
+      }));
+  return best;
+}
+
+absl::StatusOr<std::map<v1::Trial::State, int64_t>> PostgresStorage::CountTrials(
+    std::string_view study_name) {
+  std::map<v1::Trial::State, int64_t> counts;
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kRead, absl::StrCat("counting the trials of ", StudyWhat(study_name)),
+      [&](Transaction& transaction) -> absl::Status {
+        counts.clear();
+        VERNIER_RETURN_IF_ERROR(RequireStudy(transaction, study_name));
+        for (const pqxx::row& row :
+             transaction.exec_prepared("count_trials", std::string(study_name))) {
+          counts[static_cast<v1::Trial::State>(row[0].as<int>())] = row[1].as<int64_t>();
+        }
+        return absl::OkStatus();
+      }));
+  return counts;
+}
+
+// Optimistic: the trial and its study in one statement, then the new trial
+// written only if the row is still the version read (its xmin), all without
+// BEGIN and COMMIT: two round trips instead of five. Another writer in
+// between (a measurement, say) makes the write miss, and the update starts
+// over from a fresh read.
+absl::StatusOr<v1::Trial> PostgresStorage::UpdateTrialInStudy(std::string_view study_name,
+                                                              int64_t trial_id,
+                                                              const TrialInStudyMutator& mutate) {
+  const std::string doing = absl::StrCat("updating ", DescribeTrial(study_name, trial_id));
+  const absl::Time deadline = absl::Now() + options_.retry_timeout;
+  for (;;) {
+    v1::Trial trial;
+    bool written = false;
+    VERNIER_RETURN_IF_ERROR(RunInTransaction(
+        TransactionKind::kWriteOne, doing, [&](Transaction& transaction) -> absl::Status {
+          const pqxx::result rows =
+              transaction.exec_prepared("get_trial_with_study", std::string(study_name), trial_id);
+          if (rows.empty()) return MissingTrial(transaction, study_name, trial_id);
+          const pqxx::row row = rows[0];
+          VERNIER_ASSIGN_OR_RETURN(const v1::Trial stored,
+                                   TrialRow(row, DescribeTrial(study_name, trial_id)));
+          VERNIER_ASSIGN_OR_RETURN(const v1::Study study,
+                                   ParseField<v1::Study>(row[4], StudyWhat(study_name)));
+          trial = stored;
+          if (mutate) VERNIER_RETURN_IF_ERROR(mutate(trial, study));
+          KeepStoreOwnedFields(stored, trial);
+          std::optional<double> rank_key;
+          if (trial.has_final_measurement()) rank_key = RankKey(trial, study.spec());
+          const pqxx::result updated = transaction.exec_prepared(
+              "update_trial_if_unchanged", trial.study_name(), trial.id(),
+              static_cast<int>(trial.state()), trial.client_id(), RankKeyParameter(rank_key),
+              pqxx::binarystring(TrialBody(trial)), row[3].c_str());
+          written = updated.affected_rows() == 1;
+          return absl::OkStatus();
+        }));
+    if (written) return trial;
+    if (absl::Now() >= deadline) {
+      return absl::AbortedError(absl::StrCat(
+          "PostgreSQL store ", description_, ": ", doing, ": the trial kept changing for ",
+          absl::FormatDuration(options_.retry_timeout), " while it was being updated"));
+    }
+  }
+}
+
+absl::StatusOr<v1::Trial> PostgresStorage::AddMeasurements(
+    std::string_view study_name, int64_t trial_id, std::span<const v1::Measurement> measurements,
+    std::span<const v1::Trial::State> accepting_states) {
+  if (measurements.empty()) {
+    absl::StatusOr<v1::Trial> trial =
+        GetTrial(study_name, trial_id, /*include_measurements=*/false);
+    if (trial.ok() && !AcceptsMeasurements(trial->state(), accepting_states)) {
+      return NotAcceptingMeasurements(study_name, trial_id, trial->state(), accepting_states);
+    }
+    return trial;
+  }
+  if (measurement_commits_.Takes(measurements)) {
+    return measurement_commits_.Write({study_name, trial_id, &measurements[0], accepting_states});
+  }
+  if (measurements.size() == 1 && measurements[0].sequence_number() > 0) {
+    // One round trip without group commit: running it twice is harmless.
+    return AppendMeasurement({study_name, trial_id, &measurements[0], accepting_states});
+  }
+  const std::string states = IntegerArray(accepting_states);
+  v1::Trial trial;
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kWrite,
+      absl::StrCat("adding measurements to ", DescribeTrial(study_name, trial_id)),
+      [&](Transaction& transaction) -> absl::Status {
+        for (size_t i = 0; i < measurements.size(); ++i) {
+          const v1::Measurement& measurement = measurements[i];
+          const pqxx::result rows = transaction.exec_prepared(
+              "append_measurement", std::string(study_name), trial_id,
+              measurement.sequence_number(), measurement.step(), Bytes(measurement), states);
+          if (rows.empty()) return MissingTrial(transaction, study_name, trial_id);
+          VERNIER_ASSIGN_OR_RETURN(
+              v1::Trial appended,
+              AppendOutcome(rows[0], study_name, trial_id, measurement, accepting_states));
+          // The trial as it was before the first, with the count after the last.
+          if (i == 0) {
+            trial = std::move(appended);
+          } else if (appended.measurement_count() != trial.measurement_count()) {
+            trial.set_measurement_count(appended.measurement_count());
+            *trial.mutable_latest_measurement() = measurement;
+          }
+        }
+        return absl::OkStatus();
+      }));
+  return trial;
+}
+
+void PostgresStorage::AddMeasurementAsync(std::string_view study_name, int64_t trial_id,
+                                          const v1::Measurement& measurement,
+                                          std::span<const v1::Trial::State> accepting_states,
+                                          MeasurementDone done) {
+  measurement_commits_.SubmitOrAdd(*this, {study_name, trial_id, &measurement, accepting_states},
+                                   std::move(done));
+}
+
+absl::StatusOr<v1::Trial> PostgresStorage::AppendMeasurement(const MeasurementAppend& append) {
+  const v1::Measurement& measurement = *append.measurement;
+  v1::Trial trial;
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kWriteOne,
+      absl::StrCat("adding a measurement to ", DescribeTrial(append.study_name, append.trial_id)),
+      [&](Transaction& transaction) -> absl::Status {
+        const pqxx::result rows = transaction.exec_prepared(
+            "append_measurement", std::string(append.study_name), append.trial_id,
+            measurement.sequence_number(), measurement.step(), Bytes(measurement),
+            IntegerArray(append.accepting_states));
+        if (rows.empty()) return MissingTrial(transaction, append.study_name, append.trial_id);
+        VERNIER_ASSIGN_OR_RETURN(trial, AppendOutcome(rows[0], append.study_name, append.trial_id,
+                                                      measurement, append.accepting_states));
+        return absl::OkStatus();
+      }));
+  return trial;
+}
+
+std::vector<absl::StatusOr<v1::Trial>> PostgresStorage::AppendMeasurementBatch(
+    std::span<const MeasurementAppend* const> batch) {
+  if (batch.size() == 1) return {AppendMeasurement(*batch[0])};
+  // One statement for each list of accepting states and each round, where
+  // round r holds the (r+1)-th measurement of every trial in the batch: one
+  // statement appends to a trial at most once, and a later round sees the
+  // count the earlier one wrote.
+  struct Statement {
+    std::string states;
+    std::vector<size_t> appends;  // indexes into `batch`
+    std::vector<std::string> study_names;
+    std::vector<int64_t> trial_ids, sequence_numbers, steps;
+    std::vector<std::string> bodies;
+  };
+  std::vector<Statement> statements;
+  {
+    std::map<std::tuple<std::string, std::string_view, int64_t>, size_t> appends_to_trial;
+    std::map<std::pair<std::string, size_t>, size_t> statement_of_round;
+    for (size_t i = 0; i < batch.size(); ++i) {
+      const MeasurementAppend& append = *batch[i];
+      std::string states = IntegerArray(append.accepting_states);
+      const size_t round = appends_to_trial[{states, append.study_name, append.trial_id}]++;
+      const auto [it, inserted] =
+          statement_of_round.try_emplace({states, round}, statements.size());
+      if (inserted) {
+        statements.emplace_back();
+        statements.back().states = std::move(states);
+      }
+      Statement& statement = statements[it->second];
+      statement.appends.push_back(i);
+      statement.study_names.emplace_back(append.study_name);
+      statement.trial_ids.push_back(append.trial_id);
+      statement.sequence_numbers.push_back(append.measurement->sequence_number());
+      statement.steps.push_back(append.measurement->step());
+      statement.bodies.push_back(SerializeBody(*append.measurement));
+    }
+  }
+
+  std::vector<absl::StatusOr<v1::Trial>> results;
+  const absl::Status status = RunInTransaction(
+      *measurement_batch_pool_,
+      statements.size() == 1 ? TransactionKind::kWriteOne : TransactionKind::kWrite,
+      absl::StrCat("adding ", batch.size(), " measurements"),
+      [&](Transaction& transaction) -> absl::Status {
+        results.assign(batch.size(), absl::InternalError("measurement not appended"));
+        for (const Statement& statement : statements) {
+          const pqxx::result rows = transaction.exec_prepared(
+              "append_measurements", TextArray(statement.study_names),
+              BigintArray(statement.trial_ids), BigintArray(statement.sequence_numbers),
+              BigintArray(statement.steps), ByteaArray(statement.bodies), statement.states);
+          std::vector<bool> found(statement.appends.size(), false);
+          for (const pqxx::row& row : rows) {
+            const int64_t position = row[5].as<int64_t>() - 1;
+            if (position < 0 || position >= static_cast<int64_t>(found.size())) {
+              return absl::InternalError(absl::StrCat("PostgreSQL store ", description_,
+                                                      " returned measurement ", position + 1,
+                                                      " of a batch of ", found.size()));
+            }
+            found[position] = true;
+            const MeasurementAppend& append = *batch[statement.appends[position]];
+            results[statement.appends[position]] =
+                AppendOutcome(row, append.study_name, append.trial_id, *append.measurement,
+                              append.accepting_states);
+          }
+          for (size_t k = 0; k < found.size(); ++k) {
+            if (found[k]) continue;
+            const MeasurementAppend& append = *batch[statement.appends[k]];
+            results[statement.appends[k]] =
+                MissingTrial(transaction, append.study_name, append.trial_id);
+          }
+        }
+        return absl::OkStatus();
+      });
+  if (status.ok()) return results;
+  if (IsRetryablePostgresError(status)) {
+    results.assign(batch.size(), status);
+    return results;
+  }
+  spdlog::warn("PostgreSQL store {}: a batch of {} measurements failed ({}); adding each alone",
+               description_, batch.size(), status.ToString());
+  results.clear();
+  for (const MeasurementAppend* append : batch) results.push_back(AppendMeasurement(*append));
+  return results;
+}
+
+// ------------------------------------------------------------------- jobs
+
+absl::StatusOr<v1::Job> PostgresStorage::CreateJob(const v1::Job& job, const v1::Study& study) {
+  VERNIER_ASSIGN_OR_RETURN(const v1::Job stored, JobToCreate(job, study));
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kWrite, absl::StrCat("creating ", JobWhat(stored.job_id())),
+      [&](Transaction& transaction) -> absl::Status {
+        if (!transaction.exec_prepared("job_exists", stored.job_id()).empty()) {
+          return absl::AlreadyExistsError(
+              absl::StrCat("job \"", stored.job_id(), "\" already exists"));
+        }
+        const pqxx::result study_inserted =
+            transaction.exec_prepared("insert_study", study.name(), static_cast<int>(study.state()),
+                                      ToMicros(study.create_time()), Bytes(study));
+        if (study_inserted.affected_rows() == 0) {
+          return absl::AlreadyExistsError(absl::StrCat("study \"", study.name(),
+                                                       "\" already exists, so job \"",
+                                                       stored.job_id(), "\" cannot use it"));
+        }
+        // Another server may have created the job since the check above.
+        const pqxx::result job_inserted = transaction.exec_prepared(
+            "insert_job", stored.job_id(), static_cast<int>(stored.state()),
+            ToMicros(stored.create_time()), Bytes(stored));
+        if (job_inserted.affected_rows() == 0) {
+          return absl::AlreadyExistsError(
+              absl::StrCat("job \"", stored.job_id(), "\" already exists"));
+        }
+        return absl::OkStatus();
+      }));
+  return stored;
+}
+
+absl::StatusOr<v1::Job> PostgresStorage::GetJob(std::string_view job_id) {
+  v1::Job job;
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kReadOne, absl::StrCat("reading ", JobWhat(job_id)),
+      [&](Transaction& transaction) -> absl::Status {
+        VERNIER_ASSIGN_OR_RETURN(job, ReadJob(transaction, job_id, /*for_update=*/false));
+        return absl::OkStatus();
+      }));
+  return job;
+}
+
+absl::StatusOr<Page<v1::Job>> PostgresStorage::ListJobs(int page_size,
+                                                        std::string_view page_token) {
+  VERNIER_ASSIGN_OR_RETURN(const std::optional<JobPageCursor> after,
+                           JobsAfter(page_size, page_token));
+  Page<v1::Job> page;
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kReadOne, "listing jobs", [&](Transaction& transaction) -> absl::Status {
+        const pqxx::result rows =
+            after.has_value()
+                ? transaction.exec_prepared("list_jobs_after", after->create_time_micros,
+                                            after->job_id, RowLimit(page_size))
+                : transaction.exec_prepared("list_jobs", RowLimit(page_size));
+        VERNIER_ASSIGN_OR_RETURN(page.items, ParseBodies<v1::Job>(rows, "job"));
+        return absl::OkStatus();
+      }));
+  FinishJobPage(page, page_size);
+  return page;
+}
+
+absl::StatusOr<std::vector<v1::Job>> PostgresStorage::ListJobsInStates(
+    std::span<const v1::Job::State> states) {
+  std::vector<v1::Job> jobs;
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kReadOne, "listing jobs by state",
+      [&](Transaction& transaction) -> absl::Status {
+        const pqxx::result rows =
+            states.empty() ? transaction.exec_prepared("list_all_jobs_oldest_first")
+                           : transaction.exec_prepared("list_jobs_in_states_oldest_first",
+                                                       IntegerArray(states));
+        VERNIER_ASSIGN_OR_RETURN(jobs, ParseBodies<v1::Job>(rows, "job"));
+        return absl::OkStatus();
+      }));
+  return jobs;
+}
+
+absl::StatusOr<v1::Job> PostgresStorage::UpdateJob(std::string_view job_id,
+                                                   const JobMutator& mutate) {
+  v1::Job job;
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kWrite, absl::StrCat("updating ", JobWhat(job_id)),
+      [&](Transaction& transaction) -> absl::Status {
+        VERNIER_ASSIGN_OR_RETURN(job, ReadJob(transaction, job_id, /*for_update=*/true));
+        if (mutate) VERNIER_RETURN_IF_ERROR(mutate(job));
+        job.set_job_id(std::string(job_id));
+        transaction.exec_prepared("update_job", job.job_id(), static_cast<int>(job.state()),
+                                  ToMicros(job.create_time()), Bytes(job));
+        return absl::OkStatus();
+      }));
+  return job;
+}
+
+absl::Status PostgresStorage::PutTrialRun(std::string_view job_id, const v1::TrialRun& run) {
+  return RunInTransaction(
+      TransactionKind::kWrite,
+      absl::StrCat("storing the run of trial ", run.trial_id(), " of ", JobWhat(job_id)),
+      [&](Transaction& transaction) -> absl::Status {
+        VERNIER_RETURN_IF_ERROR(RequireJob(transaction, job_id));
+        transaction.exec_prepared("upsert_trial_run", std::string(job_id), run.trial_id(),
+                                  Bytes(run));
+        return absl::OkStatus();
+      });
+}
+
+absl::StatusOr<std::vector<v1::TrialRun>> PostgresStorage::ListTrialRuns(std::string_view job_id) {
+  std::vector<v1::TrialRun> runs;
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kRead, absl::StrCat("listing the trial runs of ", JobWhat(job_id)),
+      [&](Transaction& transaction) -> absl::Status {
+        VERNIER_RETURN_IF_ERROR(RequireJob(transaction, job_id));
+        VERNIER_ASSIGN_OR_RETURN(
+            runs, ParseBodies<v1::TrialRun>(
+                      transaction.exec_prepared("list_trial_runs", std::string(job_id)),
+                      absl::StrCat("trial run of ", JobWhat(job_id))));
+        return absl::OkStatus();
+      }));
+  return runs;
+}
+
+absl::StatusOr<std::unique_ptr<StudyLock>> PostgresStorage::LockStudy(std::string_view study_name) {
+  VERNIER_ASSIGN_OR_RETURN(PostgresConnectionPool::Lease connection, lock_pool_->Acquire());
+  absl::StatusOr<std::unique_ptr<PostgresStudyLock>> lock =
+      PostgresStudyLock::Acquire(std::move(connection), study_name);
+  if (!lock.ok()) return lock.status();
+  return std::unique_ptr<StudyLock>(*std::move(lock));
+}
+
+}  // namespace vernier::storage

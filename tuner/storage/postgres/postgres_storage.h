@@ -1,0 +1,169 @@
+#ifndef VERNIER_TUNER_STORAGE_POSTGRES_POSTGRES_STORAGE_H_
+#define VERNIER_TUNER_STORAGE_POSTGRES_POSTGRES_STORAGE_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "pqxx/transaction_base"
+#include "tuner/storage/measurement_group_commit.h"
+#include "tuner/storage/postgres/postgres_connection_pool.h"
+#include "tuner/storage/storage.h"
+
+namespace vernier::storage {
+
+struct PostgresStorageOptions {
+  // Connections for transactions; each serves one at a time. 16 rather than
+  // 8: more commits share each WAL flush (load_bench, docs/benchmarks.md).
+  int max_connections = 16;
+  // Connections that hold study locks (Storage::LockStudy), apart from the
+  // transaction ones so that a lock holder always finds one for its writes.
+  int max_lock_connections = 8;
+  // Measurements with a sequence number that AddMeasurements calls bring in
+  // at once go out together in one statement and one commit (group commit),
+  // up to this many, on one connection of their own; 1 writes each alone.
+  int max_measurements_per_commit = 256;
+  // How long LockStudy waits for another server's suggestion.
+  absl::Duration study_lock_timeout = absl::Seconds(60);
+  // How long a transaction is run again after a serialization failure, a
+  // deadlock, or a lost connection (a server restart), and a caller waits for
+  // a free connection.
+  absl::Duration retry_timeout = absl::Seconds(10);
+  // libpq's connect_timeout, unless the URL sets one.
+  absl::Duration connect_timeout = absl::Seconds(10);
+};
+
+// The shared store: one PostgreSQL database that several `vernier serve`
+// processes may use at once. Statements are prepared once per pooled
+// connection. Writes run at READ COMMITTED and lock the rows they read and
+// rewrite (FOR NO KEY UPDATE: the study row while trial ids are assigned,
+// the trial row while it is measured), so concurrent writers to different
+// trials never wait for each other; a trial update writes only if the row is
+// still the version it read, and reads again if not. Reads that take several
+// statements run in one REPEATABLE READ READ ONLY snapshot; one-statement
+// reads run without a transaction block. A serialization
+// failure, deadlock or lost connection runs the transaction again on a fresh
+// connection until retry_timeout; a commit whose outcome is unknown is
+// UNAVAILABLE. Every commit waits for the server's WAL flush, so OK means
+// durable (with the server's fsync on).
+//
+// Where storage.h leaves a choice it behaves as the SQLite store does (see
+// sqlite_storage.h).
+class PostgresStorage : public Storage {
+ public:
+  // `url`: a libpq URI (postgresql://USER[:PASSWORD]@HOST:PORT/DATABASE[?...])
+  // or key=value connection string. Connects once, migrates the schema (see
+  // postgres_schema.h) and keeps that connection in the pool. UNAVAILABLE
+  // when the server cannot be reached or refuses the login;
+  // FAILED_PRECONDITION when the schema is newer than this binary. Messages
+  // name the database without its password.
+  static absl::StatusOr<std::unique_ptr<PostgresStorage>> Open(const std::string& url);
+  static absl::StatusOr<std::unique_ptr<PostgresStorage>> Open(
+      const std::string& url, const PostgresStorageOptions& options);
+
+  absl::StatusOr<v1::Study> CreateStudy(const v1::Study& study) override;
+  absl::StatusOr<v1::Study> GetStudy(std::string_view study_name) override;
+  absl::StatusOr<Page<v1::Study>> ListStudies(int page_size, std::string_view page_token) override;
+  absl::StatusOr<v1::Study> UpdateStudy(std::string_view study_name,
+                                        const StudyMutator& mutate) override;
+  absl::Status DeleteStudy(std::string_view study_name) override;
+
+  absl::StatusOr<std::vector<v1::Trial>> CreateTrials(std::string_view study_name,
+                                                      std::span<const v1::Trial> trials) override;
+  absl::StatusOr<v1::Trial> GetTrial(std::string_view study_name, int64_t trial_id,
+                                     bool include_measurements) override;
+  absl::StatusOr<Page<v1::Trial>> ListTrials(std::string_view study_name,
+                                             const TrialQuery& query) override;
+  absl::StatusOr<std::vector<v1::Trial>> ListBestTrials(std::string_view study_name,
+                                                        int limit) override;
+  absl::StatusOr<std::map<v1::Trial::State, int64_t>> CountTrials(
+      std::string_view study_name) override;
+  absl::StatusOr<v1::Trial> UpdateTrialInStudy(std::string_view study_name, int64_t trial_id,
+                                               const TrialInStudyMutator& mutate) override;
+  absl::StatusOr<v1::Trial> AddMeasurements(
+      std::string_view study_name, int64_t trial_id, std::span<const v1::Measurement> measurements,
+      std::span<const v1::Trial::State> accepting_states) override;
+  // A measurement with a sequence number joins the next group commit and
+  // `done` runs on the group commit's thread.
+  void AddMeasurementAsync(std::string_view study_name, int64_t trial_id,
+                           const v1::Measurement& measurement,
+                           std::span<const v1::Trial::State> accepting_states,
+                           MeasurementDone done) override;
+
+  absl::StatusOr<v1::Job> CreateJob(const v1::Job& job, const v1::Study& study) override;
+  absl::StatusOr<v1::Job> GetJob(std::string_view job_id) override;
+  absl::StatusOr<Page<v1::Job>> ListJobs(int page_size, std::string_view page_token) override;
+  absl::StatusOr<std::vector<v1::Job>> ListJobsInStates(
+      std::span<const v1::Job::State> states) override;
+  absl::StatusOr<v1::Job> UpdateJob(std::string_view job_id, const JobMutator& mutate) override;
+
+  absl::Status PutTrialRun(std::string_view job_id, const v1::TrialRun& run) override;
+  absl::StatusOr<std::vector<v1::TrialRun>> ListTrialRuns(std::string_view job_id) override;
+
+  // A session-level advisory lock on a connection of its own (see
+  // postgres_study_lock.h).
+  absl::StatusOr<std::unique_ptr<StudyLock>> LockStudy(std::string_view study_name) override;
+
+  // The database, for logs: the URL without its password.
+  const std::string& description() const { return description_; }
+  // Transaction connections open now; never more than max_connections.
+  int open_connections() const { return pool_->open_connections(); }
+
+ private:
+  // kReadOne: a read that needs one statement (two only to name what is
+  // missing), run without BEGIN and COMMIT; kRead: several statements in one
+  // REPEATABLE READ READ ONLY snapshot; kWrite: READ COMMITTED; kWriteOne: a
+  // write in one statement (two only to name what is missing), autocommitted.
+  enum class TransactionKind { kReadOne, kRead, kWrite, kWriteOne };
+  using TransactionBody = std::function<absl::Status(pqxx::transaction_base&)>;
+
+  PostgresStorage(std::string description, const PostgresStorageOptions& options,
+                  std::unique_ptr<PostgresConnectionPool> pool,
+                  std::unique_ptr<PostgresConnectionPool> lock_pool,
+                  std::unique_ptr<PostgresConnectionPool> measurement_batch_pool);
+
+  // Runs `body` in one transaction on a pooled connection and commits it, or
+  // rolls it back and returns body's error unchanged. libpqxx errors become
+  // statuses naming `doing`; retryable ones run `body` again from its start
+  // until the retry timeout, so `body` must assign its results rather than
+  // accumulate them.
+  absl::Status RunInTransaction(TransactionKind kind, std::string_view doing,
+                                const TransactionBody& body);
+  // The same on a connection of `pool`.
+  absl::Status RunInTransaction(PostgresConnectionPool& pool, TransactionKind kind,
+                                std::string_view doing, const TransactionBody& body);
+  absl::Status RunOnce(PostgresConnectionPool& pool, TransactionKind kind, std::string_view doing,
+                       const TransactionBody& body);
+
+  // Appends one measurement (with a sequence number, so that running the
+  // statement again is harmless) in one autocommitted statement.
+  absl::StatusOr<v1::Trial> AppendMeasurement(const MeasurementAppend& append);
+  // Appends a group commit's batch in one transaction: one statement for
+  // each round of distinct trials. Returns each append's result in order, as
+  // AppendMeasurement would; if the batch fails for a reason that is not
+  // worth retrying, each append runs alone, so that one bad append fails no
+  // other.
+  std::vector<absl::StatusOr<v1::Trial>> AppendMeasurementBatch(
+      std::span<const MeasurementAppend* const> batch);
+
+  const std::string description_;
+  const PostgresStorageOptions options_;
+  std::unique_ptr<PostgresConnectionPool> pool_;
+  std::unique_ptr<PostgresConnectionPool> lock_pool_;
+  // The one connection that writes group-commit batches (one at a time), set
+  // up to plan them as primary-key lookups; see MeasurementBatchSession.
+  std::unique_ptr<PostgresConnectionPool> measurement_batch_pool_;
+  MeasurementGroupCommit measurement_commits_;
+};
+
+}  // namespace vernier::storage
+
+#endif  // VERNIER_TUNER_STORAGE_POSTGRES_POSTGRES_STORAGE_H_

@@ -1,0 +1,34 @@
+#include "tuner/storage/sqlite/sqlite_error.h"
+
+#include <sqlite3.h>
+
+#include "absl/strings/cord.h"
+#include "absl/strings/str_cat.h"
+
+namespace vernier::storage {
+namespace {
+
+// A payload rather than a status code marks busy errors, so that a caller's own
+// status (a mutator's UNAVAILABLE, say) is never mistaken for one and retried.
+constexpr absl::string_view kBusyPayloadUrl = "type.vernier.dev/storage.SqliteBusy";
+
+}  // namespace
+
+absl::Status SqliteError(sqlite3* db, int result_code, absl::string_view doing) {
+  const char* file = db != nullptr ? sqlite3_db_filename(db, "main") : nullptr;
+  const char* message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(result_code);
+  absl::Status status = absl::InternalError(
+      absl::StrCat("SQLite database ", file != nullptr && *file != '\0' ? file : "(unnamed)", ": ",
+                   doing, " failed: ", message, " (code ", result_code, ")"));
+  const int primary_code = result_code & 0xff;
+  if (primary_code == SQLITE_BUSY || primary_code == SQLITE_LOCKED) {
+    status.SetPayload(kBusyPayloadUrl, absl::Cord("busy"));
+  }
+  return status;
+}
+
+bool IsSqliteBusy(const absl::Status& status) {
+  return status.GetPayload(kBusyPayloadUrl).has_value();
+}
+
+}  // namespace vernier::storage
