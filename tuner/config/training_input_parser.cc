@@ -26,6 +26,7 @@
 #include "tuner/config/hyperparameter_validator.h"
 #include "tuner/config/strict_scalar.h"
 #include "tuner/config/training_input_defaults.h"
+#include "tuner/config/yaml_loader.h"
 
 namespace vernier::config {
 namespace {
@@ -112,13 +113,10 @@ class TrainingInputParser {
   explicit TrainingInputParser(absl::string_view file_name) : file_name_(file_name) {}
 
   absl::StatusOr<v1::TrainingInput> Parse(absl::string_view yaml_text) {
-    YAML::Node document;
-    try {
-      document = YAML::Load(std::string(yaml_text));
-    } catch (const YAML::Exception& error) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(FormatMark(error.mark), "YAML syntax error: ", error.msg));
-    }
+    absl::StatusOr<YAML::Node> loaded =
+        YamlLoader::Load(std::string_view(yaml_text.data(), yaml_text.size()), file_name_);
+    if (!loaded.ok()) return loaded.status();
+    YAML::Node document = *std::move(loaded);
     if (!document.IsDefined() || document.IsNull()) {
       return absl::InvalidArgumentError(
           absl::StrCat(FormatMark(YAML::Mark::null_mark()),
