@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/status_macros.h"
 #include "scheduler/shell_quote.h"
 
 namespace vernier::scheduler {
@@ -9,9 +10,21 @@ namespace vernier::scheduler {
 absl::StatusOr<std::string> Backend::PreviewLaunch(const TrialLaunch& launch) const {
   std::string text;
   for (const ReplicaLaunch& replica : launch.replicas) {
-    absl::StrAppend(&text, "# ", replica.role, "-", replica.index, ": ", replica.gpu_count,
-                    " GPU(s)", replica.gpus.empty() ? "" : " [", absl::StrJoin(replica.gpus, ","),
-                    replica.gpus.empty() ? "" : "]", ", log ", replica.log_path, "\n");
+    // The comment and the paths are lines of their own: a newline in one
+    // would start a line the job's author wrote.
+    const std::string name = absl::StrCat(replica.role, "-", replica.index);
+    VERNIER_RETURN_IF_ERROR(RequireOneLine(absl::StrCat("replica role ", name), replica.role));
+    VERNIER_RETURN_IF_ERROR(
+        RequireOneLine(absl::StrCat("replica ", name, ": log path"), replica.log_path));
+    VERNIER_RETURN_IF_ERROR(
+        RequireOneLine(absl::StrCat("replica ", name, ": working dir"), replica.working_dir));
+    for (const auto& [env_name, value] : replica.env) {
+      VERNIER_RETURN_IF_ERROR(RequireOneLine(
+          absl::StrCat("replica ", name, ": environment variable name"), env_name));
+    }
+    absl::StrAppend(&text, "# ", name, ": ", replica.gpu_count, " GPU(s)",
+                    replica.gpus.empty() ? "" : " [", absl::StrJoin(replica.gpus, ","),
+                    replica.gpus.empty() ? "" : "]", ", log ", ShellQuote(replica.log_path), "\n");
     absl::StrAppend(&text, "cd ", ShellQuote(replica.working_dir), " &&\n");
     for (const auto& [name, value] : replica.env) {
       absl::StrAppend(&text, name, "=", ShellQuote(value), " \\\n");

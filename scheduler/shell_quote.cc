@@ -2,6 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "text/control_chars.h"
 
 namespace vernier::scheduler {
 
@@ -20,6 +25,13 @@ std::string ShellQuote(absl::string_view word) {
     }
   }
   return quoted + "'";
+}
+
+absl::Status RequireOneLine(absl::string_view field, absl::string_view value) {
+  std::optional<std::string> refusal = text::ControlChars::Refusal(
+      std::string_view(field.data(), field.size()), std::string_view(value.data(), value.size()));
+  if (!refusal.has_value()) return absl::OkStatus();
+  return absl::InvalidArgumentError(*std::move(refusal));
 }
 
 }  // namespace vernier::scheduler

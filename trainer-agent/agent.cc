@@ -19,6 +19,8 @@
 #include "trainer-agent/process_supervisor.h"
 #include "trainer-agent/replica_lock.h"
 #include "trainer-agent/stdout_metric_parser.h"
+#include "text/control_chars.h"
+#include "text/utf8_text.h"
 
 namespace vernier::agent {
 namespace {
@@ -206,8 +208,11 @@ int Agent::Run() {
                          options_.reporter.rpc_deadline},
         [this] { return unacknowledged_.load(); }, logger_);
   }
+  // Arguments carry parameter values, which may hold newlines: escaped, so
+  // that no value can write a line of the agent's log of its own.
   logger_->info("service {}, objective metric '{}', program: {}", options_.server,
-                options_.metric_tag, absl::StrJoin(options_.command, " "));
+                text::ControlChars::Escape(options_.metric_tag),
+                text::ControlChars::Escape(absl::StrJoin(options_.command, " ")));
   // The trial directory first: the lock and the measurement log live in it.
   absl::StatusOr<std::string> metric_file = PrepareMetricFile();
   if (metric_file.ok()) {
@@ -310,7 +315,8 @@ int Agent::Finish(int exit_code, int term_signal, std::string log_tail, bool sto
   v1::ReportExitRequest request;
   request.set_exit_code(exit_code);
   request.set_term_signal(term_signal);
-  request.set_log_tail(std::move(log_tail));
+  // Whatever the program printed, the report must parse at the service.
+  request.set_log_tail(text::Utf8Text::Sanitize(log_tail));
   request.set_stopped_by_request(stopped_by_request);
   if (absl::Status reported = reporter_->ReportExit(request, give_up_at); !reported.ok()) {
     logger_->error("cannot report the exit (code {}): {}", exit_code, reported.ToString());

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <iterator>
 #include <utility>
 #include <variant>
 
@@ -23,6 +24,9 @@ namespace {
 constexpr std::string_view kNonMetricKeys[] = {"checkpoint_path", "global_step", "timestamp",
                                                "trial"};
 
+// What ends a record: a newline, or a NUL (the hole of a sparse file).
+constexpr std::string_view kSeparators("\n\0", 2);
+
 bool IsBlank(std::string_view line) {
   return std::all_of(line.begin(), line.end(),
                      [](char c) { return c == ' ' || c == '\t' || c == '\r'; });
@@ -33,7 +37,10 @@ std::vector<std::string_view> SplitRecords(std::string_view text) {
   std::vector<std::string_view> lines;
   size_t start = 0;
   while (start < text.size()) {
-    size_t end = text.find('\n', start);
+    // Runs of separators (a hole of NULs) are skipped at once.
+    start = text.find_first_not_of(kSeparators, start);
+    if (start == std::string_view::npos) break;
+    size_t end = text.find_first_of(kSeparators, start);
     if (end == std::string_view::npos) end = text.size();
     std::string_view line = text.substr(start, end - start);
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
@@ -76,7 +83,18 @@ HypertuneFileReader::HypertuneFileReader(std::string path, std::shared_ptr<spdlo
 
 std::vector<v1::Measurement> HypertuneFileReader::Poll() { return Read(/*writer_exited=*/false); }
 
-std::vector<v1::Measurement> HypertuneFileReader::Finish() { return Read(/*writer_exited=*/true); }
+std::vector<v1::Measurement> HypertuneFileReader::Finish() {
+  std::vector<v1::Measurement> measurements = Read(/*writer_exited=*/true);
+  // The writer is gone: read the rest of a large file window by window.
+  while (read_cut_short_) {
+    const size_t consumed_before = consumed_bytes_;
+    std::vector<v1::Measurement> more = Read(/*writer_exited=*/true);
+    measurements.insert(measurements.end(), std::make_move_iterator(more.begin()),
+                        std::make_move_iterator(more.end()));
+    if (consumed_bytes_ == consumed_before) break;  // no progress: stop, never spin
+  }
+  return measurements;
+}
 
 void HypertuneFileReader::Warn(std::string_view kind, const std::string& message) {
   if (warnings_.Count(kind)) {
@@ -84,22 +102,59 @@ void HypertuneFileReader::Warn(std::string_view kind, const std::string& message
   }
 }
 
-bool HypertuneFileReader::ReadFrom(int fd, size_t offset, std::string& content) {
-  content.clear();
+bool HypertuneFileReader::ReadFrom(int fd, size_t offset, bool& reached_end) {
+  content_.clear();
+  reached_end = false;
   char buffer[64 * 1024];
   off_t position = static_cast<off_t>(offset);
-  while (true) {
-    const ssize_t got = pread(fd, buffer, sizeof(buffer), position);
+  while (content_.size() < kMaxReadBytes) {
+    const size_t want = std::min(sizeof(buffer), kMaxReadBytes - content_.size());
+    const ssize_t got = pread(fd, buffer, want, position);
     if (got > 0) {
-      content.append(buffer, static_cast<size_t>(got));
+      content_.append(buffer, static_cast<size_t>(got));
       position += got;
     } else if (got == 0) {
+      reached_end = true;
       return true;
-    } else if (errno != EINTR) {
+    } else if (errno != EINTR && errno != EAGAIN) {
       ReportError(fmt::format("{}: cannot read: {}", path_, strerror(errno)));
       return false;
     }
   }
+  return true;
+}
+
+int HypertuneFileReader::Open(struct stat& info) {
+  // O_NONBLOCK: opening a FIFO without a writer does not wait for one.
+  // O_NOFOLLOW: the file itself must not be a symbolic link.
+  const int fd = open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY);
+  if (fd < 0) {
+    if (errno == ELOOP) {
+      ReportError(fmt::format("{} is a symbolic link; not followed (the trainer must write the "
+                              "file itself)",
+                              path_));
+    } else if (errno != ENOENT) {
+      ReportError(fmt::format("{}: cannot open: {}", path_, strerror(errno)));
+    }
+    return -1;
+  }
+  if (fstat(fd, &info) != 0) {
+    ReportError(fmt::format("{}: cannot stat: {}", path_, strerror(errno)));
+    close(fd);
+    return -1;
+  }
+  if (!S_ISREG(info.st_mode)) {
+    const char* kind = S_ISFIFO(info.st_mode)   ? "a FIFO"
+                       : S_ISCHR(info.st_mode)  ? "a character device"
+                       : S_ISBLK(info.st_mode)  ? "a block device"
+                       : S_ISSOCK(info.st_mode) ? "a socket"
+                       : S_ISDIR(info.st_mode)  ? "a directory"
+                                                : "not a regular file";
+    ReportError(fmt::format("{} is {}; only a regular file is read", path_, kind));
+    close(fd);
+    return -1;
+  }
+  return fd;
 }
 
 void HypertuneFileReader::ReportError(std::string message) {
@@ -109,15 +164,10 @@ void HypertuneFileReader::ReportError(std::string message) {
 }
 
 std::vector<v1::Measurement> HypertuneFileReader::Read(bool writer_exited) {
-  const int fd = open(path_.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno != ENOENT) ReportError(fmt::format("{}: cannot open: {}", path_, strerror(errno)));
-    return {};
-  }
   struct stat info {};
-  if (fstat(fd, &info) != 0) {
-    ReportError(fmt::format("{}: cannot stat: {}", path_, strerror(errno)));
-    close(fd);
+  const int fd = Open(info);
+  if (fd < 0) {
+    read_cut_short_ = false;
     return {};
   }
   // Stamped before reading: a write racing the read changes the stamp, and
@@ -126,37 +176,41 @@ std::vector<v1::Measurement> HypertuneFileReader::Read(bool writer_exited) {
       static_cast<uint64_t>(info.st_dev), static_cast<uint64_t>(info.st_ino),
       static_cast<int64_t>(info.st_size),
       static_cast<int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 + info.st_mtim.tv_nsec};
-  if (!writer_exited && last_stamp_ == stamp) {
+  if (!writer_exited && last_stamp_ == stamp && !read_cut_short_) {
     close(fd);
     return {};
   }
   const bool same_file = last_stamp_.has_value() && last_stamp_->device == stamp.device &&
                          last_stamp_->inode == stamp.inode;
-  std::string content;
   std::vector<std::string_view> lines;
   bool read = false;
+  bool reached_end = false;
   if (same_file && consumed_bytes_ > 0 && static_cast<size_t>(stamp.size) >= consumed_bytes_) {
     // Most likely appended to: read the new bytes and the tail they follow.
     const size_t base = consumed_bytes_ - consumed_tail_.size();
-    if (!ReadFrom(fd, base, content)) {
+    if (!ReadFrom(fd, base, reached_end)) {
       close(fd);
       return {};
     }
-    if (ExtendsConsumed(content, base)) {
-      lines = AppendedLines(content, base, writer_exited);
+    if (ExtendsConsumed(content_, base)) {
+      // A window that stops short of the end does not end a record, even
+      // when the writer has exited.
+      lines = AppendedLines(content_, base, writer_exited && reached_end);
       read = true;
     }
   }
   if (!read) {
-    if (!ReadFrom(fd, 0, content)) {
+    if (!ReadFrom(fd, 0, reached_end)) {
       close(fd);
       return {};
     }
-    lines = ExtendsConsumed(content, 0) ? AppendedLines(content, 0, writer_exited)
-                                        : RewrittenLines(content, writer_exited);
+    const bool exited = writer_exited && reached_end;
+    lines = ExtendsConsumed(content_, 0) ? AppendedLines(content_, 0, exited)
+                                         : RewrittenLines(content_, exited);
   }
   close(fd);
   last_stamp_ = stamp;
+  read_cut_short_ = !reached_end;
   last_error_.clear();
 
   std::vector<v1::Measurement> measurements;
@@ -168,7 +222,12 @@ std::vector<v1::Measurement> HypertuneFileReader::Read(bool writer_exited) {
       continue;
     }
     emitted_lines_.emplace_back(line);
-    if (emitted_lines_.size() > kRememberedRecords) emitted_lines_.pop_front();
+    remembered_bytes_ += line.size();
+    while (emitted_lines_.size() > kRememberedRecords ||
+           (emitted_lines_.size() > 1 && remembered_bytes_ > kRememberedBytes)) {
+      remembered_bytes_ -= emitted_lines_.front().size();
+      emitted_lines_.pop_front();
+    }
     std::optional<v1::Measurement> measurement = ToMeasurement(line);
     if (measurement.has_value()) measurements.push_back(*std::move(measurement));
   }
@@ -193,7 +252,7 @@ std::vector<std::string_view> HypertuneFileReader::AppendedLines(std::string_vie
   std::string_view fresh = content.substr(consumed_bytes_ - base);
   size_t consumed = consumed_bytes_;
   if (skipping_oversized_record_) {
-    const size_t newline = fresh.find('\n');
+    const size_t newline = fresh.find_first_of(kSeparators);
     if (newline == std::string_view::npos) {
       MarkConsumed(content, base, base + content.size());
       return {};
@@ -204,7 +263,7 @@ std::vector<std::string_view> HypertuneFileReader::AppendedLines(std::string_vie
   }
   std::string_view complete = fresh;
   if (!writer_exited) {
-    const size_t last_newline = fresh.rfind('\n');
+    const size_t last_newline = fresh.find_last_of(kSeparators);
     complete = last_newline == std::string_view::npos ? std::string_view()
                                                       : fresh.substr(0, last_newline + 1);
   }
@@ -224,7 +283,7 @@ std::vector<std::string_view> HypertuneFileReader::RewrittenLines(std::string_vi
                                                                   bool writer_exited) {
   std::string_view complete = content;
   if (!writer_exited) {
-    const size_t last_newline = complete.rfind('\n');
+    const size_t last_newline = complete.find_last_of(kSeparators);
     complete = last_newline == std::string_view::npos ? std::string_view()
                                                       : complete.substr(0, last_newline + 1);
   }
@@ -303,8 +362,16 @@ std::optional<v1::Measurement> HypertuneFileReader::ToMeasurement(std::string_vi
                        record_count_, field.key, *value));
       continue;
     }
-    v1::Metric* metric = measurement.add_metrics();
-    metric->set_metric_id(field.key);
+    // A key given twice: the last value counts, as on an output line; the
+    // service refuses a measurement holding a metric twice.
+    v1::Metric* metric = nullptr;
+    for (v1::Metric& existing : *measurement.mutable_metrics()) {
+      if (existing.metric_id() == field.key) metric = &existing;
+    }
+    if (metric == nullptr) {
+      metric = measurement.add_metrics();
+      metric->set_metric_id(field.key);
+    }
     metric->set_value(*value);
   }
   if (measurement.metrics().empty()) return std::nullopt;

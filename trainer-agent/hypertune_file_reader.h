@@ -2,6 +2,7 @@
 #define VERNIER_TRAINER_AGENT_HYPERTUNE_FILE_READER_H_
 
 #include <spdlog/logger.h>
+#include <sys/stat.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -40,12 +41,26 @@ namespace vernier::agent {
 // kTailCheckBytes already consumed (to recognise the file) are read per poll.
 // A record longer than kMaxRecordBytes is skipped with a warning, and so is
 // one that grows past it without a newline, so memory stays bounded.
+//
+// The file is the trainer's to write, so nothing about it is trusted: it is
+// opened without blocking (a FIFO does not hang the agent) and without
+// following a symbolic link (one to /dev/zero, or out of the trial
+// directory, is refused with a warning), and only a regular file is read.
+// A poll reads at most kMaxReadBytes; the rest waits for the next poll
+// (Finish reads on to the end, window by window). NUL bytes separate records
+// like newlines, so the hole of a sparse file (a writer that truncated the
+// file while another wrote at its old offset) is skipped, not one huge record.
 class HypertuneFileReader {
  public:
   // Records remembered for aligning rewrites; the library keeps 100.
   static constexpr size_t kRememberedRecords = 1000;
+  // ... and at most this many bytes of them.
+  static constexpr size_t kRememberedBytes = 2 << 20;
   static constexpr size_t kTailCheckBytes = 256 * 1024;
   static constexpr size_t kMaxRecordBytes = 1 << 20;
+  // The most one poll reads; more than a record and the tail it follows, so
+  // every window either ends a record or proves it oversized.
+  static constexpr size_t kMaxReadBytes = 4 << 20;
 
   HypertuneFileReader(std::string path, std::shared_ptr<spdlog::logger> logger);
 
@@ -58,6 +73,9 @@ class HypertuneFileReader {
   std::vector<v1::Measurement> Finish();
 
   const std::string& path() const { return path_; }
+  // The bytes the read buffer holds room for: at most 2 * kMaxReadBytes
+  // whatever the file's size.
+  size_t buffer_capacity() const { return content_.capacity(); }
 
  private:
   struct FileStamp {
@@ -69,9 +87,13 @@ class HypertuneFileReader {
   };
 
   std::vector<v1::Measurement> Read(bool writer_exited);
-  // Reads the file from `offset` to its end into `content`; false (with the
-  // error reported) on failure.
-  bool ReadFrom(int fd, size_t offset, std::string& content);
+  // Opens the file for a poll: -1 when it is missing or refused (a symbolic
+  // link, not a regular file; reported), else the descriptor and its stat.
+  int Open(struct stat& info);
+  // Reads the file from `offset` into content_, up to its end or
+  // kMaxReadBytes; false (with the error reported) on failure. `reached_end`
+  // tells which.
+  bool ReadFrom(int fd, size_t offset, bool& reached_end);
   // Whether file bytes [base, base + content.size()) extend what was consumed.
   bool ExtendsConsumed(std::string_view content, size_t base) const;
   // The records appended after the consumed bytes; `content` holds the file
@@ -88,6 +110,11 @@ class HypertuneFileReader {
   std::string path_;
   std::shared_ptr<spdlog::logger> logger_;
   std::optional<FileStamp> last_stamp_;
+  // The last read stopped at kMaxReadBytes before the end of the file.
+  bool read_cut_short_ = false;
+  // The window of the file read by the current poll.
+  std::string content_;
+  size_t remembered_bytes_ = 0;
   std::string last_error_;
   // The complete lines already consumed, as their length and the last bytes
   // of them, for the cheap "the file only grew" check.

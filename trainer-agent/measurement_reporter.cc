@@ -50,6 +50,15 @@ bool MeasurementReporter::IsRetryable(grpc::StatusCode code) {
   }
 }
 
+bool MeasurementReporter::IsServerError(grpc::StatusCode code) {
+  return code == grpc::StatusCode::INTERNAL || code == grpc::StatusCode::UNKNOWN;
+}
+
+bool MeasurementReporter::WorthRetrying(grpc::StatusCode code, int64_t server_errors) {
+  if (!IsRetryable(code)) return false;
+  return !IsServerError(code) || server_errors < kMaxServerErrorAttempts;
+}
+
 MeasurementReporter::MeasurementReporter(std::shared_ptr<grpc::ChannelInterface> channel,
                                          ReporterOptions options,
                                          std::shared_ptr<spdlog::logger> logger)
@@ -217,6 +226,7 @@ bool MeasurementReporter::SleepUnlessShutdown(std::unique_lock<std::mutex>& lock
 void MeasurementReporter::SendLoop() {
   Backoff backoff(options_.initial_backoff, options_.max_backoff, send_rng_);
   int64_t failure_streak = 0;
+  int64_t server_errors = 0;
   std::unique_lock<std::mutex> lock(mutex_);
   while (true) {
     changed_.wait(lock, [this] { return shutdown_ || !queue_.empty(); });
@@ -258,6 +268,7 @@ void MeasurementReporter::SendLoop() {
             first, last, failure_streak);
       }
       failure_streak = 0;
+      server_errors = 0;
       backoff.Reset();
       Settle(last, /*acknowledged=*/true);
       counters_.acknowledged += request.measurements_size();
@@ -271,10 +282,14 @@ void MeasurementReporter::SendLoop() {
       continue;
     }
     ++counters_.failed_attempts;
-    if (!IsRetryable(status.error_code())) {
-      logger_->error("service rejected measurements {}..{} with {}; dropped them", first, last,
-                     RpcSupport::Describe(status));
+    server_errors = IsServerError(status.error_code()) ? server_errors + 1 : 0;
+    if (!WorthRetrying(status.error_code(), server_errors)) {
+      logger_->error("service rejected measurements {}..{} with {}{}; dropped them", first, last,
+                     RpcSupport::Describe(status),
+                     server_errors > 0 ? absl::StrCat(" (", server_errors, " times in a row)")
+                                       : std::string());
       failure_streak = 0;
+      server_errors = 0;
       backoff.Reset();
       Settle(last, /*acknowledged=*/false);
       counters_.dropped += request.measurements_size();
@@ -296,6 +311,7 @@ absl::Status MeasurementReporter::ReportExit(v1::ReportExitRequest request, absl
   *request.mutable_replica() = options_.replica;
   std::unique_lock<std::mutex> lock(mutex_);
   Backoff backoff(options_.initial_backoff, options_.max_backoff, exit_rng_);
+  int64_t server_errors = 0;
   for (int64_t attempt = 1;; ++attempt) {
     if (shutdown_) return absl::CancelledError("reporter shut down before the exit was reported");
     grpc::ClientContext context;
@@ -311,10 +327,15 @@ absl::Status MeasurementReporter::ReportExit(v1::ReportExitRequest request, absl
       return absl::OkStatus();
     }
     ++counters_.failed_attempts;
-    if (!IsRetryable(status.error_code())) {
+    server_errors = IsServerError(status.error_code()) ? server_errors + 1 : 0;
+    if (!WorthRetrying(status.error_code(), server_errors)) {
       const absl::Status rejected = FromGrpcStatus(status);
-      return absl::Status(rejected.code(),
-                          absl::StrCat("service rejected the exit report: ", rejected.message()));
+      return absl::Status(
+          rejected.code(),
+          absl::StrCat("service rejected the exit report",
+                       server_errors > 0 ? absl::StrCat(" (", server_errors, " times in a row)")
+                                         : std::string(),
+                       ": ", rejected.message()));
     }
     const absl::Duration delay = backoff.Next();
     if (absl::Now() + delay > give_up_at) {

@@ -66,7 +66,10 @@ struct ReporterCounters {
 // transient codes are retried with jittered exponential backoff for as long as
 // it takes, since the service may be restarting; a batch the service rejects
 // as wrong (INVALID_ARGUMENT, NOT_FOUND, FAILED_PRECONDITION, ...) is dropped
-// with an error line instead of blocking the ones behind it.
+// with an error line instead of blocking the ones behind it. INTERNAL and
+// UNKNOWN may be a passing failure of the service or an answer that comes
+// again on every try (a request the service cannot parse): they are retried
+// kMaxServerErrorAttempts times in a row, then taken as a rejection.
 class MeasurementReporter {
  public:
   // A channel whose reconnect backoff matches the reporter's, so a service
@@ -75,6 +78,12 @@ class MeasurementReporter {
   static std::shared_ptr<grpc::Channel> CreateChannel(const std::string& target,
                                                       const ReporterOptions& options);
   static bool IsRetryable(grpc::StatusCode code);
+  // INTERNAL and UNKNOWN: retryable, but only kMaxServerErrorAttempts times.
+  static bool IsServerError(grpc::StatusCode code);
+  static constexpr int64_t kMaxServerErrorAttempts = 5;
+  // Whether the answer `code`, the `server_errors`-th INTERNAL or UNKNOWN
+  // answer in a row, is worth another try.
+  static bool WorthRetrying(grpc::StatusCode code, int64_t server_errors);
 
   // Starts the sending thread.
   MeasurementReporter(std::shared_ptr<grpc::ChannelInterface> channel, ReporterOptions options,

@@ -1,6 +1,9 @@
 #include "trainer-agent/output_tail.h"
 
+#include <utility>
+
 #include "absl/strings/str_cat.h"
+#include "text/utf8_text.h"
 
 namespace vernier::agent {
 
@@ -16,8 +19,11 @@ void OutputTail::Finish() {
 }
 
 void OutputTail::Keep(std::string_view line, bool truncated) {
-  lines_.push_back(truncated ? absl::StrCat(std::string(line), " [line truncated]")
-                             : std::string(line));
+  // The text goes into a proto string: valid UTF-8 only, and a character the
+  // byte limit cut in two is left out rather than replaced.
+  if (truncated) line = text::Utf8Text::TrimIncompleteTail(line);
+  std::string kept = text::Utf8Text::Sanitize(line);
+  lines_.push_back(truncated ? absl::StrCat(kept, " [line truncated]") : std::move(kept));
   if (lines_.size() > max_lines_) lines_.pop_front();
 }
 

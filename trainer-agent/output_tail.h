@@ -12,7 +12,8 @@ namespace vernier::agent {
 
 // The last lines of a program's output, for the error message of a failed
 // trial. Lines are capped so that the tail stays small whatever the program
-// prints.
+// prints, and made valid UTF-8 (invalid bytes become U+FFFD, a character cut
+// by the cap is dropped) since the tail travels in a proto string.
 class OutputTail {
  public:
   static constexpr size_t kDefaultLines = 50;

@@ -3,6 +3,7 @@
 #include <thread>
 
 #include "absl/strings/str_format.h"
+#include "tuner/config/hyperparameter_validator.h"
 #include "tuner/log_follower.h"
 #include "vernier/grpc_status.h"
 
@@ -23,6 +24,10 @@ bool HasEnded(v1::Job::State state) {
 grpc::Status JobServiceImpl::SubmitTrainingJob(grpc::ServerContext*,
                                                const v1::SubmitTrainingJobRequest* request,
                                                v1::Job* response) {
+  // Refused before anything is stored: the job dir goes into scripts.
+  if (absl::Status status = config::ValidateJobDir(request->job().job_dir()); !status.ok()) {
+    return ToGrpcStatus(status);
+  }
   absl::StatusOr<v1::Job> job =
       request->dry_run() ? jobs_.PreviewJob(request->job()) : jobs_.SubmitJob(request->job());
   if (!job.ok()) return ToGrpcStatus(job.status());

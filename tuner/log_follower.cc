@@ -4,6 +4,8 @@
 #include <fstream>
 #include <system_error>
 
+#include "text/utf8_text.h"
+
 namespace vernier::tuner {
 
 void LogFollower::AddSource(int64_t trial_id, const std::string& role, int index,
@@ -40,13 +42,15 @@ void LogFollower::ReadSource(const std::string& path, Source& source, bool inclu
     source.offset += chunk.size();
     source.partial += chunk;
   }
-  auto emit = [&](std::string text) {
+  auto emit = [&](std::string_view text) {
     v1::LogLine& line = lines.emplace_back();
     line.set_trial_id(source.trial_id);
     line.set_role(source.role);
     line.set_index(source.index);
     line.set_attempt(source.attempt);
-    line.set_text(std::move(text));
+    // A trainer may print any bytes; a proto string must be UTF-8, or the
+    // stream fails to serialize the line.
+    line.set_text(text::Utf8Text::Sanitize(text));
   };
   size_t start = 0;
   for (size_t newline; (newline = source.partial.find('\n', start)) != std::string::npos;
@@ -55,7 +59,7 @@ void LogFollower::ReadSource(const std::string& path, Source& source, bool inclu
   }
   source.partial.erase(0, start);
   if (include_partial && !source.partial.empty()) {
-    emit(std::move(source.partial));
+    emit(source.partial);
     source.partial.clear();
   }
 }

@@ -12,7 +12,9 @@ namespace vernier::tuner {
 
 // Reads replicas' log files as they grow, a whole line at a time, each
 // line tagged with its trial, role, index and attempt. Files may not exist
-// yet; a file that shrinks (replaced) is read again from its start.
+// yet; a file that shrinks (replaced) is read again from its start. A line's
+// text is made valid UTF-8 (invalid bytes become U+FFFD), whatever bytes the
+// file holds.
 class LogFollower {
  public:
   // Adding the same path again is a no-op, unless the attempt differs (a

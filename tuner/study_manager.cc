@@ -4,8 +4,10 @@
 #include <cctype>
 #include <cmath>
 #include <random>
+#include <string_view>
 
 #include "absl/cleanup/cleanup.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/status_macros.h"
@@ -97,10 +99,20 @@ absl::Status ValidateMeasurement(const v1::Measurement& measurement, std::string
     return absl::InvalidArgumentError(
         absl::StrFormat("%s: step %d is negative", where, measurement.step()));
   }
-  for (const v1::Metric& metric : measurement.metrics()) {
+  absl::flat_hash_map<std::string_view, int> first_index;
+  for (int i = 0; i < measurement.metrics_size(); ++i) {
+    const v1::Metric& metric = measurement.metrics(i);
     if (metric.metric_id().empty()) {
       return absl::InvalidArgumentError(
           absl::StrCat(std::string(where), ": a metric has no metric_id"));
+    }
+    // Which of two values would count is not for the service to guess.
+    const auto [first, inserted] = first_index.emplace(metric.metric_id(), i);
+    if (!inserted) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: metric \"%s\" appears twice (metrics[%d] and metrics[%d]); a measurement holds "
+          "each metric once",
+          where, metric.metric_id(), first->second, i));
     }
     if (!std::isfinite(metric.value())) {
       return absl::InvalidArgumentError(

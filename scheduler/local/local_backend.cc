@@ -87,6 +87,7 @@ LocalBackend::LocalBackend(LocalBackendOptions options)
       process_table_(options_.proc_root) {}
 
 absl::StatusOr<v1::TrialRun> LocalBackend::Submit(const TrialLaunch& launch) {
+  ReapEndedChildren();
   const std::string trial_label = TrialLabel(launch.job_id, launch.trial_id);
   if (launch.replicas.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(trial_label, ": the launch has no replicas"));
@@ -137,6 +138,7 @@ absl::StatusOr<v1::TrialRun> LocalBackend::Submit(const TrialLaunch& launch) {
 }
 
 absl::StatusOr<v1::TrialRun> LocalBackend::Describe(const v1::TrialRun& run) {
+  ReapEndedChildren();
   absl::StatusOr<LocalHandle> handle = CheckedHandle(run);
   if (!handle.ok()) return handle.status();
   const std::string trial_label = TrialLabel(handle->job_id, run.trial_id());
@@ -172,6 +174,7 @@ absl::StatusOr<v1::TrialRun> LocalBackend::Describe(const v1::TrialRun& run) {
 }
 
 absl::Status LocalBackend::Cancel(const v1::TrialRun& run, milliseconds grace) {
+  ReapEndedChildren();
   absl::StatusOr<LocalHandle> handle = CheckedHandle(run);
   if (!handle.ok()) return handle.status();
   const std::string trial_label = TrialLabel(handle->job_id, run.trial_id());
@@ -240,19 +243,27 @@ std::optional<LocalBackend::ChildRecord> LocalBackend::ReapIfOurChild(
   const auto child = children_.find(identity);
   if (child == children_.end()) return std::nullopt;
   ChildRecord& record = child->second;
-  if (!record.wait_status.has_value() && !record.reaped_elsewhere) {
-    int wait_status;
-    pid_t reaped;
-    do {
-      reaped = waitpid(identity.pid, &wait_status, WNOHANG);
-    } while (reaped < 0 && errno == EINTR);
-    if (reaped == identity.pid) {
-      record.wait_status = wait_status;
-    } else if (reaped < 0) {
-      record.reaped_elsewhere = true;
-    }
-  }
+  Reap(identity, record);
   return record;
+}
+
+void LocalBackend::Reap(const ProcessIdentity& identity, ChildRecord& record) {
+  if (record.wait_status.has_value() || record.reaped_elsewhere) return;
+  int wait_status;
+  pid_t reaped;
+  do {
+    reaped = waitpid(identity.pid, &wait_status, WNOHANG);
+  } while (reaped < 0 && errno == EINTR);
+  if (reaped == identity.pid) {
+    record.wait_status = wait_status;
+  } else if (reaped < 0) {
+    record.reaped_elsewhere = true;
+  }
+}
+
+void LocalBackend::ReapEndedChildren() {
+  std::lock_guard lock(mutex_);
+  for (auto& [identity, record] : children_) Reap(identity, record);
 }
 
 LocalBackend::GroupState LocalBackend::CheckGroup(const ProcessIdentity& identity) {

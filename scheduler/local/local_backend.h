@@ -67,6 +67,11 @@ class LocalBackend : public Backend {
   // Reaps `identity` if it is a child of ours that ended; nullopt when it
   // is not a child of ours.
   std::optional<ChildRecord> ReapIfOurChild(const ProcessIdentity& identity);
+  // Reaps every child of ours that ended, whether or not its run is still
+  // described: a replica whose agent reported its exit is never looked at
+  // again and would stay a zombie. Submit, Describe and Cancel call it.
+  void ReapEndedChildren();
+  static void Reap(const ProcessIdentity& identity, ChildRecord& record);
   // Whether anything of the replica's process group still runs.
   GroupState CheckGroup(const ProcessIdentity& identity);
   // Sends `signal_number` to the process groups among `replicas` that still

@@ -6,6 +6,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/status_macros.h"
 #include "scheduler/shell_quote.h"
 
 namespace vernier::scheduler {
@@ -60,8 +61,21 @@ absl::StatusOr<std::string> BuildSbatchScript(const TrialLaunch& launch,
     return absl::InvalidArgumentError(absl::StrCat(
         "job=", launch.job_id, " trial=", launch.trial_id, ": the launch has no replicas"));
   }
+  // What goes on a directive, a comment or a path: one line each, or a
+  // newline in a job dir would end an #SBATCH line and run the next as a
+  // command of the batch script.
+  VERNIER_RETURN_IF_ERROR(RequireOneLine("job id", launch.job_id));
+  VERNIER_RETURN_IF_ERROR(RequireOneLine("study name", launch.study_name));
+  VERNIER_RETURN_IF_ERROR(RequireOneLine("trial dir (under the job dir)", launch.trial_dir));
+  VERNIER_RETURN_IF_ERROR(RequireOneLine("Slurm partition", options.partition));
   int total_gpus = 0;
   for (const ReplicaLaunch& replica : launch.replicas) {
+    const std::string name = ReplicaName(replica);
+    VERNIER_RETURN_IF_ERROR(RequireOneLine(absl::StrCat("replica role ", name), replica.role));
+    VERNIER_RETURN_IF_ERROR(
+        RequireOneLine(absl::StrCat("replica ", name, ": log path"), replica.log_path));
+    VERNIER_RETURN_IF_ERROR(
+        RequireOneLine(absl::StrCat("replica ", name, ": working dir"), replica.working_dir));
     if (replica.argv.empty()) {
       return absl::InvalidArgumentError(
           absl::StrCat("replica ", ReplicaName(replica), " has an empty command line"));
@@ -89,8 +103,8 @@ absl::StatusOr<std::string> BuildSbatchScript(const TrialLaunch& launch,
   }
 
   std::string script = "#!/bin/bash\n";
-  absl::StrAppend(&script, "# Trial ", launch.trial_id, " of job ", launch.job_id, " (study ",
-                  launch.study_name, ", attempt ", launch.attempt,
+  absl::StrAppend(&script, "# Trial ", launch.trial_id, " of job ", ShellQuote(launch.job_id),
+                  " (study ", ShellQuote(launch.study_name), ", attempt ", launch.attempt,
                   "), written by vernier serve.\n");
   const auto directive = [&script](const std::string& option) {
     absl::StrAppend(&script, "#SBATCH ", option, "\n");
@@ -116,7 +130,8 @@ absl::StatusOr<std::string> BuildSbatchScript(const TrialLaunch& launch,
       "pids=()\n";
 
   for (const ReplicaLaunch& replica : launch.replicas) {
-    absl::StrAppend(&script, "\n# ", ReplicaName(replica), ": ", replica.gpu_count, " GPU(s)\n(\n");
+    absl::StrAppend(&script, "\n# ", ShellQuote(ReplicaName(replica)), ": ", replica.gpu_count,
+                    " GPU(s)\n(\n");
     for (const auto& [name, value] : replica.env) {
       if (name == "CUDA_VISIBLE_DEVICES") continue;  // Slurm sets it per step.
       absl::StrAppend(&script, "  export ", name, "=", ShellQuote(value), "\n");

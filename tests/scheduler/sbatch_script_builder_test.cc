@@ -2,7 +2,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -146,6 +148,49 @@ TEST(SbatchScriptBuilderTest, RejectsWhatAScriptCannotCarry) {
   negative.replicas[2].gpu_count = -1;
   script = BuildSbatchScript(negative, {});
   EXPECT_THAT(script.status().message(), HasSubstr("replica ps-0 asks for -1 GPUs"));
+}
+
+// A job dir with a newline ended the #SBATCH line and ran the next line as a
+// command of the batch script.
+TEST(SbatchScriptBuilderTest, AControlCharacterInAPathOrDirectiveValueIsRefusedNamingTheField) {
+  const std::string injected = "/jobs/j\necho injected > /tmp/pwned\n#SBATCH --x";
+  struct Case {
+    std::function<void(TrialLaunch&, SbatchOptions&)> plant;
+    std::string field;
+  };
+  const std::vector<Case> cases = {
+      {[&](TrialLaunch& l, SbatchOptions&) { l.trial_dir = injected; }, "trial dir (under the job dir)"},
+      {[&](TrialLaunch& l, SbatchOptions&) { l.replicas[1].log_path = injected + "/w.log"; },
+       "replica worker-0: log path"},
+      {[&](TrialLaunch& l, SbatchOptions&) { l.replicas[0].working_dir = "/w\rx"; },
+       "replica master-0: working dir"},
+      {[&](TrialLaunch&, SbatchOptions& o) { o.partition = "gpu\n#SBATCH --x"; },
+       "Slurm partition"},
+      {[&](TrialLaunch& l, SbatchOptions&) { l.study_name = std::string("s\0t", 3); },
+       "study name"},
+      {[&](TrialLaunch& l, SbatchOptions&) { l.job_id = "j\x1b[2J"; }, "job id"},
+  };
+  for (const Case& test : cases) {
+    TrialLaunch launch = ThreeReplicas();
+    SbatchOptions options;
+    test.plant(launch, options);
+    absl::StatusOr<std::string> script = BuildSbatchScript(launch, options);
+    ASSERT_EQ(script.status().code(), absl::StatusCode::kInvalidArgument)
+        << test.field << ": " << (script.ok() ? *script : script.status().ToString());
+    EXPECT_THAT(script.status().message(), HasSubstr(test.field + " contains a control character"));
+  }
+}
+
+TEST(SbatchScriptBuilderTest, EveryLineOfTheScriptIsOneLineOfItsOwn) {
+  // Names with spaces and quotes: the comments quote them too.
+  TrialLaunch launch = ThreeReplicas();
+  launch.trial_dir = "/jobs/it's here/7";
+  absl::StatusOr<std::string> script = BuildSbatchScript(launch, {});
+  ASSERT_TRUE(script.ok()) << script.status();
+  EXPECT_THAT(*script, HasSubstr("#SBATCH --chdir='/jobs/it'\\''s here/7'\n"));
+  for (const std::string& line : LinesWith(*script, "#SBATCH")) {
+    EXPECT_THAT(line, ::testing::StartsWith("#SBATCH --")) << line;
+  }
 }
 
 TEST(SbatchScriptBuilderTest, StatusFilesSitBesideTheLog) {

@@ -24,6 +24,7 @@
 #include "absl/time/clock.h"
 #include "tests/support/subprocess.h"
 #include "tests/trainer-agent/recording_agent_service.h"
+#include "text/utf8_text.h"
 
 extern char** environ;
 
@@ -208,6 +209,44 @@ TEST_F(AgentTest, FailingTrainerReportsItsCodeAndLogTail) {
   EXPECT_EQ(exits[0].log_tail(), "Traceback: boom\n");
   EXPECT_THAT(Log(), HasSubstr("the program reported no value of the objective metric "
                                "'accuracy' (0 measurements)"));
+}
+
+// A line cut at the tail's 1,024-byte limit inside a character, and a byte
+// that is no UTF-8 at all: the exit report once failed to parse at the
+// service (INTERNAL, empty message) and the agent retried it for an hour.
+TEST_F(AgentTest, OutputThatIsNotUtf8StillReportsTheExit) {
+  StartServer();
+  SpawnWithTrainer(
+      "echo loss=0.5 accuracy=0.5; s=; i=0; "
+      "while [ $i -lt 400 ]; do s=\"${s}\xe8\xae\xad\"; i=$((i+1)); done; "
+      "printf \"ab$s\\n\"; printf 'bad \\377 byte\\n'; exit 2");
+  ASSERT_EQ(WaitForAgent(), 2) << Log();
+  const auto exits = service_.ExitsCopy();
+  ASSERT_THAT(exits, SizeIs(1)) << Log();
+  const std::string& tail = exits[0].log_tail();
+  EXPECT_TRUE(text::Utf8Text::IsValid(tail)) << tail;
+  EXPECT_THAT(tail, HasSubstr("loss=0.5 accuracy=0.5\nab\xe8\xae\xad"));
+  // The character the limit cut is left out, not replaced.
+  EXPECT_THAT(tail, HasSubstr("\xe8\xae\xad [line truncated]\n"));
+  EXPECT_THAT(tail, HasSubstr("bad " + std::string(text::Utf8Text::kReplacement) + " byte\n"));
+  EXPECT_THAT(service_.StoredCopy(), SizeIs(1));
+}
+
+// A parameter value with a newline once wrote a line of the agent's log of
+// its own choosing.
+TEST_F(AgentTest, ArgumentsWithNewlinesCannotForgeLogLines) {
+  StartServer();
+  std::vector<std::string> arguments = AgentFlags();
+  for (const char* part :
+       {"--", "/bin/sh", "-c", "echo accuracy=0.5", "trainer",
+        "--optimizer=adam\n[vernier-agent study=x trial=1 master-0] forged: reported exit code 0"}) {
+    arguments.push_back(part);
+  }
+  Spawn(arguments);
+  ASSERT_EQ(WaitForAgent(), 0) << Log();
+  const std::string log = Log();
+  EXPECT_THAT(log, HasSubstr("--optimizer=adam\\n[vernier-agent study=x trial=1 master-0] forged"));
+  EXPECT_THAT(log, Not(HasSubstr("\n[vernier-agent study=x trial=1 master-0] forged"))) << log;
 }
 
 TEST_F(AgentTest, TrainerThatCannotBeExecutedIsReportedAs127) {

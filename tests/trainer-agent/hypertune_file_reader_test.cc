@@ -7,13 +7,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <deque>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "tests/trainer-agent/captured_log.h"
 
 namespace vernier::agent {
@@ -236,7 +241,8 @@ TEST_F(HypertuneFileReaderTest, UnreadableFileIsReportedOnceAndReadWhenFixed) {
   EXPECT_THAT(reader.Poll(), IsEmpty());
   EXPECT_THAT(reader.Poll(), IsEmpty());
   const std::string log = log_.Text();
-  const std::string expected = absl::StrCat(path_, ": cannot read: Is a directory");
+  const std::string expected =
+      absl::StrCat(path_, " is a directory; only a regular file is read");
   EXPECT_THAT(log, HasSubstr(expected));
   EXPECT_EQ(log.find(expected), log.rfind(expected)) << "logged more than once";
   std::filesystem::remove(path_);
@@ -325,6 +331,90 @@ TEST_F(HypertuneFileReaderTest, NonNumericMetricValuesAreRejectedWithAReason) {
   EXPECT_THAT(log, HasSubstr("record 1: metric 'loss' is null; dropped (not a number)"));
   EXPECT_THAT(log, HasSubstr("record 1: metric 'flag' is true; dropped (not a number)"));
   EXPECT_THAT(log, HasSubstr("record 1: key 'bad name' is not a metric name"));
+}
+
+TEST_F(HypertuneFileReaderTest, AKeyGivenTwiceIsOneMetricWithTheLastValue) {
+  HypertuneFileReader reader(path_, log_.logger());
+  Append(R"({"accuracy": 0.1, "accuracy": 0.7, "global_step": "1"})" "\n");
+  const std::vector<v1::Measurement> out = reader.Poll();
+  ASSERT_THAT(out, SizeIs(1));
+  ASSERT_THAT(out[0].metrics(), SizeIs(1));
+  EXPECT_DOUBLE_EQ(out[0].metrics(0).value(), 0.7);
+}
+
+// The metrics file is the trainer's: none of these may hang the agent, make
+// it read without bound or read what the trainer pointed it at.
+
+TEST_F(HypertuneFileReaderTest, AFifoDoesNotBlockAndIsRefused) {
+  ASSERT_EQ(mkfifo(path_.c_str(), 0600), 0) << strerror(errno);
+  HypertuneFileReader reader(path_, log_.logger());
+  // Before the fix the open waited for a writer forever; a writer opened
+  // after a while lets a blocked reader go, so the test ends either way.
+  std::atomic<bool> done{false};
+  std::thread poller([&] {
+    reader.Poll();
+    reader.Finish();
+    done = true;
+  });
+  for (int i = 0; i < 500 && !done; ++i) absl::SleepFor(absl::Milliseconds(20));
+  const bool finished_alone = done;
+  while (!done) {
+    const int writer = open(path_.c_str(), O_WRONLY | O_NONBLOCK);
+    if (writer >= 0) close(writer);
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  poller.join();
+  EXPECT_TRUE(finished_alone) << "the reader blocked on a FIFO";
+  EXPECT_THAT(log_.Text(), HasSubstr(absl::StrCat(path_, " is a FIFO; only a regular file is read")));
+}
+
+TEST_F(HypertuneFileReaderTest, ASymlinkToDevZeroIsNotFollowed) {
+  ASSERT_EQ(symlink("/dev/zero", path_.c_str()), 0) << strerror(errno);
+  HypertuneFileReader reader(path_, log_.logger());
+  EXPECT_THAT(reader.Poll(), IsEmpty());
+  EXPECT_THAT(reader.Finish(), IsEmpty());
+  EXPECT_LE(reader.buffer_capacity(), 2 * HypertuneFileReader::kMaxReadBytes);
+  const std::string log = log_.Text();
+  const std::string expected = absl::StrCat(path_, " is a symbolic link; not followed");
+  EXPECT_THAT(log, HasSubstr(expected));
+  EXPECT_EQ(log.find(expected), log.rfind(expected)) << "logged more than once";
+}
+
+TEST_F(HypertuneFileReaderTest, ASymlinkOutOfTheTrialDirIsNotFollowed) {
+  const std::string outside = dir_ + "/outside.metrics";
+  { std::ofstream(outside) << Record(1, 0.5) << "\n"; }
+  const std::string trial_dir = dir_ + "/trial";
+  std::filesystem::create_directories(trial_dir);
+  const std::string path = trial_dir + "/output.metrics";
+  ASSERT_EQ(symlink(outside.c_str(), path.c_str()), 0) << strerror(errno);
+  HypertuneFileReader reader(path, log_.logger());
+  EXPECT_THAT(reader.Poll(), IsEmpty());
+  EXPECT_THAT(reader.Finish(), IsEmpty());
+  EXPECT_THAT(log_.Text(), HasSubstr(absl::StrCat(path, " is a symbolic link; not followed")));
+  // Once the trainer writes the file itself, it is read.
+  std::filesystem::remove(path);
+  { std::ofstream(path) << Record(2, 0.6) << "\n"; }
+  EXPECT_THAT(Steps(reader.Finish()), ElementsAre(2));
+}
+
+TEST_F(HypertuneFileReaderTest, AHugeSparseFileIsReadInBoundedMemoryWithoutLosingRecords) {
+  // A record, a 1 GiB hole (NUL bytes), and a record after it.
+  constexpr off_t kHole = off_t{1} << 30;
+  Append(Record(1, 0.1) + "\n");
+  HypertuneFileReader reader(path_, log_.logger());
+  EXPECT_THAT(Steps(reader.Poll()), ElementsAre(1));
+  {
+    const int fd = open(path_.c_str(), O_WRONLY);
+    ASSERT_GE(fd, 0);
+    const std::string last = Record(2, 0.2) + "\n";
+    ASSERT_EQ(pwrite(fd, last.data(), last.size(), kHole), static_cast<ssize_t>(last.size()));
+    close(fd);
+  }
+  // A poll reads one window, not the whole file.
+  EXPECT_THAT(reader.Poll(), IsEmpty());
+  EXPECT_LE(reader.buffer_capacity(), 2 * HypertuneFileReader::kMaxReadBytes);
+  EXPECT_THAT(Steps(reader.Finish()), ElementsAre(2));
+  EXPECT_LE(reader.buffer_capacity(), 2 * HypertuneFileReader::kMaxReadBytes);
 }
 
 }  // namespace

@@ -243,6 +243,36 @@ TEST(MeasurementReporterRetryableTest, ClassifiesCodes) {
   }
 }
 
+TEST(MeasurementReporterRetryableTest, ServerErrorsAreRetriedOnlyAFewTimes) {
+  for (grpc::StatusCode code : {grpc::StatusCode::INTERNAL, grpc::StatusCode::UNKNOWN}) {
+    EXPECT_TRUE(MeasurementReporter::WorthRetrying(code, 1)) << code;
+    EXPECT_FALSE(
+        MeasurementReporter::WorthRetrying(code, MeasurementReporter::kMaxServerErrorAttempts))
+        << code;
+  }
+  EXPECT_TRUE(MeasurementReporter::WorthRetrying(grpc::StatusCode::UNAVAILABLE, 1000));
+  EXPECT_FALSE(MeasurementReporter::WorthRetrying(grpc::StatusCode::INVALID_ARGUMENT, 0));
+}
+
+// A report the service cannot parse is answered INTERNAL on every try: the
+// agent once retried it until it gave up (an hour) while the trial stayed
+// RUNNING.
+TEST_F(MeasurementReporterTest, ReportExitStopsRetryingAServerErrorThatComesEveryTime) {
+  StartServer();
+  service_.RejectExits(grpc::StatusCode::INTERNAL);
+  CreateReporter(Options());
+  const absl::Status status =
+      reporter_->ReportExit(v1::ReportExitRequest(), absl::Now() + absl::Seconds(60));
+  EXPECT_EQ(status.code(), absl::StatusCode::kInternal) << status;
+  EXPECT_THAT(status.message(), HasSubstr("service rejected the exit report (5 times in a row)"));
+  EXPECT_TRUE(service_.WaitFor(
+      [&] {
+        return service_.exit_requests().size() ==
+               static_cast<size_t>(MeasurementReporter::kMaxServerErrorAttempts);
+      },
+      absl::Seconds(1)));
+}
+
 TEST_F(MeasurementReporterTest, TransientRejectionIsRetried) {
   StartServer();
   service_.RejectNextMeasurements(grpc::StatusCode::RESOURCE_EXHAUSTED);

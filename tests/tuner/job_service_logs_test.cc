@@ -220,5 +220,26 @@ TEST_F(JobServiceLogsTest, WithoutFollowSendsWhatIsThereOfOneTrial) {
   }
 }
 
+// A log with a byte that is not UTF-8 once made the stream hang: the line
+// could not be serialized into the LogLine's string.
+TEST_F(JobServiceLogsTest, ALogWithAnyBytesStreams) {
+  std::filesystem::create_directories(dir_.path() + "/runs/1/logs");
+  Append(LogPath("master-0"), "loss=0.5\nbad \xff byte\n\xe8\xae");
+  PutRun(0, {{"master", 0}});
+  EndJob();
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+  v1::StreamLogsRequest request;
+  request.set_job_id("logs");
+  request.set_follow(true);
+  std::unique_ptr<grpc::ClientReader<v1::LogLine>> reader = stub_->StreamLogs(&context, request);
+  std::vector<std::string> lines;
+  for (v1::LogLine line; reader->Read(&line);) lines.push_back(Tagged(line));
+  const grpc::Status status = reader->Finish();
+  EXPECT_TRUE(status.ok()) << status.error_code() << ": " << status.error_message();
+  EXPECT_THAT(lines, ElementsAre("1 master-0 #0: loss=0.5", "1 master-0 #0: bad \xef\xbf\xbd byte",
+                                 "1 master-0 #0: \xef\xbf\xbd"));
+}
+
 }  // namespace
 }  // namespace vernier::tuner

@@ -35,6 +35,17 @@ TEST(LogFollowerTest, SendsWholeLinesAsFilesGrowAndThePartialLastOneOnDrain) {
   EXPECT_TRUE(follower.Drain().empty());
 }
 
+TEST(LogFollowerTest, LinesAreValidUtf8WhateverTheFileHolds) {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/master-0.log";
+  LogFollower follower;
+  follower.AddSource(3, "master", 0, path);
+  std::ofstream(path, std::ios::app) << "\xe8\xae\xad ok\nbad \xff\xfe byte\ncut \xe8\xae";
+  EXPECT_EQ(Texts(follower.Poll()),
+            (std::vector<std::string>{"\xe8\xae\xad ok", "bad \xef\xbf\xbd\xef\xbf\xbd byte"}));
+  EXPECT_EQ(Texts(follower.Drain()), std::vector<std::string>{"cut \xef\xbf\xbd"});
+}
+
 TEST(LogFollowerTest, ARetryTagsLaterLinesWithItsAttempt) {
   testing::TempDir dir;
   const std::string path = dir.path() + "/worker-0.log";

@@ -217,6 +217,24 @@ TEST_F(StudyManagerTest, MeasurementsAreCheckedAndStoredOncePerSequenceNumber) {
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
 }
 
+TEST_F(StudyManagerTest, AMetricTwiceInOneMeasurementIsRefused) {
+  ASSERT_TRUE(manager_->CreateStudy(MakeStudy("s")).ok());
+  const int64_t id = manager_->SuggestTrials("s", 1, "")->trials[0].id();
+  v1::Measurement twice = Accuracy(1, 0.5);
+  v1::Metric& again = *twice.add_metrics();
+  again.set_metric_id("accuracy");
+  again.set_value(0.9);
+  absl::StatusOr<v1::Trial> refused =
+      manager_->AddMeasurements("s", id, std::vector<v1::Measurement>{twice});
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.status().message(),
+              HasSubstr("measurement at step 1: metric \"accuracy\" appears twice (metrics[0] "
+                        "and metrics[1])"));
+  absl::StatusOr<v1::Trial> trial = manager_->GetTrial("s", id, true);
+  ASSERT_TRUE(trial.ok());
+  EXPECT_EQ(trial->measurements_size(), 0) << "nothing of the refused batch is stored";
+}
+
 TEST_F(StudyManagerTest, CompleteTrialIsIdempotentForTheSameResultOnly) {
   ASSERT_TRUE(manager_->CreateStudy(MakeStudy("s")).ok());
   const int64_t id = manager_->SuggestTrials("s", 1, "")->trials[0].id();

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -13,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "metrics/metric_pattern.h"
 #include "suggest/early_stopping/early_stopping_policy_factory.h"
+#include "text/control_chars.h"
 
 namespace vernier::config {
 namespace {
@@ -221,6 +223,14 @@ absl::Status ValidateBounds(const v1::ParameterSpec& param, std::string_view pat
         absl::StrCat("the maximum (", FormatNumber(param.max_value()),
                      ") must be greater than the minimum (", FormatNumber(param.min_value()), ")"));
   }
+  // The designers work on max - min; a range whose width overflows a double
+  // would reach them as inf (and fail later, where no file:line is known).
+  if (!std::isfinite(param.max_value() - param.min_value())) {
+    return Invalid(locate, max_path,
+                   absl::StrCat("the range [", FormatNumber(param.min_value()), ", ",
+                                FormatNumber(param.max_value()),
+                                "] is too wide: its width overflows a double"));
+  }
   if (IsLogScale(param.scale_type()) && param.min_value() <= 0) {
     return Invalid(
         locate, min_path,
@@ -238,11 +248,27 @@ absl::Status ValidateCategoricalValues(const v1::ParameterSpec& param, std::stri
                    absl::StrCat("CATEGORICAL parameter \"", param.parameter_name(),
                                 "\" needs at least one value"));
   }
+  if (param.categorical_values_size() > kMaxCategoricalValues) {
+    return Invalid(locate, values_path,
+                   absl::StrCat("has ", param.categorical_values_size(), " values; at most ",
+                                kMaxCategoricalValues, " are allowed"));
+  }
   absl::flat_hash_map<std::string_view, int> first_index;
   for (int i = 0; i < param.categorical_values_size(); ++i) {
     const std::string& value = param.categorical_values(i);
     if (value.empty()) {
       return Invalid(locate, Element(values_path, i), "categorical values must not be empty");
+    }
+    if (value.size() > kMaxCategoricalValueBytes) {
+      return Invalid(locate, Element(values_path, i),
+                     absl::StrCat("the categorical value is ", value.size(), " bytes; at most ",
+                                  kMaxCategoricalValueBytes, " are allowed"));
+    }
+    // A value becomes a command-line argument: a NUL would cut it short (two
+    // values would run as the same flag), a newline would forge log lines.
+    if (std::optional<std::string> refusal =
+            text::ControlChars::Refusal("the categorical value", value)) {
+      return Invalid(locate, Element(values_path, i), *refusal);
     }
     const auto [it, inserted] = first_index.emplace(value, i);
     if (!inserted) {
@@ -343,6 +369,11 @@ absl::Status ValidateParameters(const ParameterList& params, std::string_view li
                                 v1::Algorithm algorithm, const Locator& locate) {
   if (params.empty()) {
     return Invalid(locate, list_path, "at least one parameter is required");
+  }
+  if (params.size() > kMaxParameters) {
+    return Invalid(locate, list_path,
+                   absl::StrCat("has ", params.size(), " parameters; at most ", kMaxParameters,
+                                " are allowed"));
   }
   absl::flat_hash_map<std::string_view, int> first_index;
   for (int i = 0; i < params.size(); ++i) {
@@ -533,6 +564,10 @@ absl::Status ValidateTrainingInput(const v1::TrainingInput& input, const Locator
       return status;
     }
   }
+  if (std::optional<std::string> refusal =
+          text::ControlChars::Refusal("the job dir", input.job_dir())) {
+    return Invalid(locate, "job_dir", *refusal);
+  }
   if (input.scheduling().max_retries() < 0) {
     return Invalid(locate, "scheduling.max_retries",
                    absl::StrCat("must not be negative (0: no retries), got ",
@@ -589,6 +624,13 @@ absl::Status ValidateStudySpec(const v1::StudySpec& spec) {
     return status;
   }
   return ValidateParameters(spec.parameters(), "parameters", spec.algorithm(), locate);
+}
+
+absl::Status ValidateJobDir(std::string_view job_dir) {
+  if (std::optional<std::string> refusal = text::ControlChars::Refusal("job_dir", job_dir)) {
+    return absl::InvalidArgumentError(*std::move(refusal));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status ValidateJobId(std::string_view job_id_text) {

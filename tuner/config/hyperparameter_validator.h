@@ -1,6 +1,7 @@
 #ifndef VERNIER_TUNER_CONFIG_HYPERPARAMETER_VALIDATOR_H_
 #define VERNIER_TUNER_CONFIG_HYPERPARAMETER_VALIDATOR_H_
 
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -44,10 +45,20 @@ absl::Status ValidateStudySpec(const v1::StudySpec& spec);
 // 128 characters (AI Platform's rule; the id also names the job's study).
 absl::Status ValidateJobId(std::string_view job_id);
 
+// A job dir goes into scripts (sbatch directives, the --dry-run preview) and
+// paths: no control character (newline, CR, NUL, other C0, DEL) may be in
+// it. The message names "job_dir" and the character's position.
+absl::Status ValidateJobDir(std::string_view job_dir);
+
 // The scale tiers AI Platform knows; only CUSTOM takes machine types.
 inline constexpr std::string_view kScaleTiers[] = {"BASIC",     "STANDARD_1", "PREMIUM_1",
                                                    "BASIC_GPU", "BASIC_TPU",  "CUSTOM"};
 inline constexpr int kMaxDiscreteValues = 1000;
+// Sizes a study's search space may have, so that every study fits the
+// answers that list it (docs/yaml-reference.md, "Limits").
+inline constexpr int kMaxParameters = 100;
+inline constexpr int kMaxCategoricalValues = 1000;
+inline constexpr size_t kMaxCategoricalValueBytes = 256;
 inline constexpr int kMaxJobIdLength = 128;
 
 }  // namespace vernier::config

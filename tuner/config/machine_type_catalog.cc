@@ -19,6 +19,7 @@
 #include "tuner/config/closest_match.h"
 #include "tuner/config/hyperparameter_validator.h"
 #include "tuner/config/strict_scalar.h"
+#include "tuner/config/yaml_loader.h"
 
 namespace vernier::config {
 namespace {
@@ -51,12 +52,9 @@ class MachineTypeCatalogParser {
   explicit MachineTypeCatalogParser(std::string_view file_name) : file_name_(file_name) {}
 
   absl::StatusOr<MachineTypeCatalog> Parse(std::string_view yaml_text) {
-    YAML::Node document;
-    try {
-      document = YAML::Load(std::string(yaml_text));
-    } catch (const YAML::Exception& error) {
-      return Error(error.mark, "", absl::StrCat("YAML syntax error: ", error.msg));
-    }
+    absl::StatusOr<YAML::Node> loaded = YamlLoader::Load(yaml_text, file_name_);
+    if (!loaded.ok()) return loaded.status();
+    YAML::Node document = *std::move(loaded);
     if (!document.IsMap()) {
       return Error(document.Mark(), "",
                    "expected a mapping with machineTypes, scaleTiers and acceleratorTypes");

@@ -28,6 +28,7 @@
 #include "tuner/config/strict_scalar.h"
 #include "tuner/config/study_spec_builder.h"
 #include "tuner/config/training_input_defaults.h"
+#include "tuner/config/yaml_loader.h"
 
 namespace vernier::config {
 namespace {
@@ -172,13 +173,11 @@ class TrainingInputParser {
   // document lacks, `mapping` what the mapping holds.
   absl::StatusOr<YAML::Node> Load(absl::string_view yaml_text, absl::string_view expected,
                                   absl::string_view mapping) {
-    YAML::Node document;
-    try {
-      document = YAML::Load(std::string(yaml_text));
-    } catch (const YAML::Exception& error) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(FormatMark(error.mark), "YAML syntax error: ", error.msg));
-    }
+    // Within the documented limits (size, nesting, alias expansion), and
+    // UTF-8: see YamlLoader.
+    VERNIER_ASSIGN_OR_RETURN(
+        YAML::Node document,
+        YamlLoader::Load(std::string_view(yaml_text.data(), yaml_text.size()), file_name_));
     if (!document.IsDefined() || document.IsNull()) {
       return absl::InvalidArgumentError(absl::StrCat(FormatMark(YAML::Mark::null_mark()),
                                                      "the document is empty; expected ", expected));

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "google/protobuf/text_format.h"
 #include "tuner/config/hyperparameter_validator.h"
 #include "tuner/config/training_input_defaults.h"
@@ -204,6 +205,66 @@ TEST(HyperparameterValidatorTest, RejectsNonFiniteValuesFromRequests) {
   ExpectInvalid(ValidateHyperparameters(spec),
                 "training_input.hyperparameters.params[3].discrete_values[1]: must be a finite "
                 "number, got inf");
+}
+
+// A NUL in a categorical value was accepted and cut the value short on the
+// command line: two values ran as the same flag.
+TEST(HyperparameterValidatorTest, RejectsControlCharactersInCategoricalValues) {
+  v1::HyperparameterSpec spec = ValidHyperparameters();
+  spec.mutable_params(2)->set_categorical_values(1, std::string("relu\0x", 6));
+  ExpectInvalid(ValidateHyperparameters(spec),
+                "training_input.hyperparameters.params[2].categorical_values[1]: the categorical "
+                "value contains a control character (\\0 at byte 4); newlines, NUL and other "
+                "control characters are not allowed");
+  spec.mutable_params(2)->set_categorical_values(1, "tanh\n[vernier-agent] forged");
+  EXPECT_EQ(ValidateHyperparameters(spec).code(), absl::StatusCode::kInvalidArgument);
+  spec.mutable_params(2)->set_categorical_values(1, "tanh (\xe8\xae\xad)");
+  EXPECT_TRUE(ValidateHyperparameters(spec).ok());
+}
+
+// 500,000 categorical values were accepted, after which listing studies
+// failed forever with RESOURCE_EXHAUSTED.
+TEST(HyperparameterValidatorTest, EnforcesTheSizeLimits) {
+  v1::HyperparameterSpec spec = ValidHyperparameters();
+  for (int i = spec.params(2).categorical_values_size(); i <= kMaxCategoricalValues; ++i) {
+    spec.mutable_params(2)->add_categorical_values(absl::StrCat("v", i));
+  }
+  ExpectInvalid(ValidateHyperparameters(spec),
+                "training_input.hyperparameters.params[2].categorical_values: has 1001 values; at "
+                "most 1000 are allowed");
+
+  spec = ValidHyperparameters();
+  spec.mutable_params(2)->set_categorical_values(1, std::string(257, 'x'));
+  ExpectInvalid(ValidateHyperparameters(spec),
+                "training_input.hyperparameters.params[2].categorical_values[1]: the categorical "
+                "value is 257 bytes; at most 256 are allowed");
+
+  spec = ValidHyperparameters();
+  for (int i = spec.params_size(); i <= kMaxParameters; ++i) {
+    v1::ParameterSpec* param = spec.add_params();
+    param->set_parameter_name(absl::StrCat("p", i));
+    param->set_type(v1::ParameterSpec::DOUBLE);
+    param->set_min_value(0);
+    param->set_max_value(1);
+  }
+  ExpectInvalid(ValidateHyperparameters(spec),
+                "training_input.hyperparameters.params: has 101 parameters; at most 100 are "
+                "allowed");
+}
+
+// A job dir with a newline became an #SBATCH line and a command of the batch
+// script; it is refused before anything is stored.
+TEST(TrainingInputValidatorTest, RejectsAJobDirWithAControlCharacter) {
+  v1::TrainingInput input;
+  FillTrainingInputDefaults(input);
+  input.set_job_dir("/data/jobs\necho injected");
+  ExpectInvalid(ValidateTrainingInput(input, ProtoPathLocator("training_input")),
+                "training_input.job_dir: the job dir contains a control character (\\n at byte "
+                "10); newlines, NUL and other control characters are not allowed");
+  ExpectInvalid(ValidateJobDir("/data/jobs\r"),
+                "job_dir contains a control character (\\r at byte 10); newlines, NUL and other "
+                "control characters are not allowed");
+  EXPECT_TRUE(ValidateJobDir("/data/my jobs/it's").ok());
 }
 
 TEST(TrainingInputValidatorTest, NamesNestedProtoFields) {

@@ -9,7 +9,10 @@ struct sqlite3;
 namespace vernier::storage {
 
 // The status of a failed SQLite call on `db`: INTERNAL with the database file,
-// what was being done, and SQLite's own message and extended result code.
+// what was being done, and SQLite's own message and extended result code;
+// RESOURCE_EXHAUSTED for a full disk (SQLITE_FULL), which clients retry. A
+// problem of the machine (full disk, I/O error, read-only or corrupt file) is
+// also logged as an error line.
 // SQLITE_BUSY and SQLITE_LOCKED are marked so that IsSqliteBusy() finds them.
 absl::Status SqliteError(sqlite3* db, int result_code, absl::string_view doing);
 

@@ -1,0 +1,38 @@
+#include "tuner/storage/sqlite_error.h"
+
+#include <sqlite3.h>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/support/log_capture.h"
+
+namespace vernier::storage {
+namespace {
+
+using ::testing::HasSubstr;
+
+// A full disk was INTERNAL and left no line in the server's log.
+TEST(SqliteErrorTest, AFullDiskIsResourceExhaustedAndLogged) {
+  testing::LogCapture log;
+  const absl::Status status = SqliteError(nullptr, SQLITE_FULL, "adding measurements");
+  EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted) << status;
+  EXPECT_THAT(status.message(), HasSubstr("adding measurements failed: database or disk is full"));
+  EXPECT_THAT(log.Text(), HasSubstr("adding measurements failed: database or disk is full"));
+}
+
+TEST(SqliteErrorTest, AnIoErrorIsInternalAndLogged) {
+  testing::LogCapture log;
+  const absl::Status status = SqliteError(nullptr, SQLITE_IOERR_WRITE, "committing");
+  EXPECT_EQ(status.code(), absl::StatusCode::kInternal) << status;
+  EXPECT_THAT(log.Text(), HasSubstr("committing failed: disk I/O error"));
+}
+
+TEST(SqliteErrorTest, AConstraintIsNotLoggedHere) {
+  testing::LogCapture log;
+  EXPECT_EQ(SqliteError(nullptr, SQLITE_CONSTRAINT, "inserting").code(),
+            absl::StatusCode::kInternal);
+  EXPECT_EQ(log.Text(), "");
+}
+
+}  // namespace
+}  // namespace vernier::storage
