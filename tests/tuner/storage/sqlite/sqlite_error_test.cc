@@ -1,4 +1,4 @@
-#include "tuner/storage/sqlite_error.h"
+#include "tuner/storage/sqlite/sqlite_error.h"
 
 #include <sqlite3.h>
 
