@@ -23,4 +23,13 @@ v1::Job TuningJob(const std::string& job_id, const std::string& dir, int max_tri
   return job;
 }
 
+v1::Measurement AccuracyMeasurement(double accuracy) {
+  v1::Measurement measurement;
+  measurement.set_step(1);
+  v1::Metric& metric = *measurement.add_metrics();
+  metric.set_metric_id("accuracy");
+  metric.set_value(accuracy);
+  return measurement;
+}
+
 }  // namespace vernier::testing

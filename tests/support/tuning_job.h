@@ -4,6 +4,7 @@
 #include <string>
 
 #include "vernier/v1/job.pb.h"
+#include "vernier/v1/study.pb.h"
 
 namespace vernier::testing {
 
@@ -13,6 +14,8 @@ namespace vernier::testing {
 // `parallel` at a time.
 v1::Job TuningJob(const std::string& job_id, const std::string& dir, int max_trials = 4,
                   int parallel = 1);
+// A measurement at step 1 of the objective TuningJob reports.
+v1::Measurement AccuracyMeasurement(double accuracy);
 
 }  // namespace vernier::testing
 

@@ -122,11 +122,7 @@ TEST_F(JobSubmissionTest, AResumedJobGetsThePreviousJobsFinishedTrialsOnce) {
   absl::StatusOr<SuggestResult> suggested = studies_->SuggestTrials("first", 3, "");
   ASSERT_TRUE(suggested.ok()) << suggested.status();
   ASSERT_EQ(suggested->trials.size(), 3u);
-  v1::Measurement measurement;
-  v1::Metric& accuracy = *measurement.add_metrics();
-  accuracy.set_metric_id("accuracy");
-  accuracy.set_value(0.8);
-  ASSERT_TRUE(studies_->CompleteTrial("first", 1, measurement).ok());
+  ASSERT_TRUE(studies_->CompleteTrial("first", 1, testing::AccuracyMeasurement(0.8)).ok());
   ASSERT_TRUE(studies_->MarkInfeasible("first", 2, "diverged").ok());
   ASSERT_TRUE(studies_->FailTrial("first", 3, "crashed").ok());
 

@@ -425,11 +425,7 @@ TEST_F(TrialRunSupervisorTest, AGangWaitsForGpusBeforeItsTrialIsSuggested) {
 TEST_F(TrialRunSupervisorTest, AMasterThatSucceedsCompletesTheTrialWithItsLastResult) {
   const v1::Job job = Submit(MakeJob("succeeds", dir_.path(), 0));
   Start(job, 1);
-  v1::Measurement measurement;
-  measurement.set_step(1);
-  v1::Metric& accuracy = *measurement.add_metrics();
-  accuracy.set_metric_id("accuracy");
-  accuracy.set_value(0.9);
+  const v1::Measurement measurement = testing::AccuracyMeasurement(0.9);
   ASSERT_TRUE(studies_->AddMeasurements(job.study_name(), 1, {&measurement, 1}).ok());
   ASSERT_TRUE(Exit(job, 1, "master", 0).ok());
   EXPECT_EQ(TrialOf(job, 1).state(), v1::Trial::SUCCEEDED);
