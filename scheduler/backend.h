@@ -28,7 +28,7 @@ struct ReplicaLaunch {
   // How many GPUs the replica needs.
   int gpu_count = 0;
   // The GPUs granted to it (device indexes as this server sees them), when
-  // the server allocates them; empty when the backend allocates them itself.
+  // the Admission grants them; empty when the backend allocates them itself.
   std::vector<int> gpus;
 };
 
@@ -41,8 +41,10 @@ struct TrialLaunch {
   std::vector<ReplicaLaunch> replicas;
 };
 
-// Runs trials' replicas somewhere (this machine, Slurm). Implementations are
-// safe to call from several threads.
+// Runs trials' replicas somewhere (this machine, Slurm). When a trial may
+// start, and with which GPUs and ports, is its Admission's decision
+// (scheduler/admission.h). Implementations are safe to call from several
+// threads.
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -56,15 +58,6 @@ class Backend {
   // `grace`, then kills what is left. Returns once all have ended.
   virtual absl::Status Cancel(const v1::TrialRun& run, std::chrono::milliseconds grace) = 0;
 
-  // Whether the backend grants GPUs itself (Slurm); otherwise the server's
-  // gang allocator grants them from its local inventory before Submit.
-  virtual bool AllocatesGpus() const { return false; }
-  // For a backend that allocates GPUs: OK when a trial whose replicas need
-  // `gpus_per_replica` can ever start; InvalidArgument saying why not.
-  virtual absl::Status CheckCapacity(const std::vector<int>& gpus_per_replica) {
-    (void)gpus_per_replica;
-    return absl::OkStatus();
-  }
   // What Submit would start for `launch`, as text to check before
   // submitting (`vernier jobs submit --dry-run`); starts nothing. By
   // default each replica's environment additions and command line, as shell

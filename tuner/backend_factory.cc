@@ -1,15 +1,33 @@
 #include "tuner/backend_factory.h"
 
+#include <random>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "scheduler/local/local_admission.h"
 #include "scheduler/local/local_backend.h"
+#include "scheduler/port_probe.h"
+#include "scheduler/slurm/slurm_admission.h"
 #include "scheduler/slurm/slurm_backend.h"
 #include "spdlog/spdlog.h"
 
 namespace vernier::tuner {
+namespace {
 
-absl::StatusOr<std::unique_ptr<scheduler::Backend>> MakeBackend(const ServerOptions& options) {
-  if (options.scheduler == "local") return std::make_unique<scheduler::LocalBackend>();
+// Servers of one machine that start at random offsets rarely pick the same
+// port at the same time.
+int RandomPortOffset() { return static_cast<int>(std::random_device{}() % 65536); }
+
+}  // namespace
+
+absl::StatusOr<SchedulerParts> MakeBackend(const ServerOptions& options) {
+  SchedulerParts parts;
+  if (options.scheduler == "local") {
+    parts.backend = std::make_unique<scheduler::LocalBackend>();
+    parts.admission = std::make_unique<scheduler::LocalAdmission>(
+        options.gpus, options.replica_ports, &scheduler::PortProbe::IsFree, RandomPortOffset());
+    return parts;
+  }
   if (options.scheduler != "slurm") {
     return absl::InvalidArgumentError(
         absl::StrCat("scheduler \"", options.scheduler, "\" is not local or slurm"));
@@ -29,7 +47,11 @@ absl::StatusOr<std::unique_ptr<scheduler::Backend>> MakeBackend(const ServerOpti
                absl::StrJoin(*nodes, ", ", [](std::string* out, const auto& node) {
                  absl::StrAppend(out, node.name, " (", node.gpus, " GPUs, ", node.state, ")");
                }));
-  return std::make_unique<scheduler::SlurmBackend>(std::move(slurm));
+  auto backend = std::make_unique<scheduler::SlurmBackend>(std::move(slurm));
+  parts.admission = std::make_unique<scheduler::SlurmAdmission>(
+      *backend, options.replica_ports, &scheduler::PortProbe::IsFree, RandomPortOffset());
+  parts.backend = std::move(backend);
+  return parts;
 }
 
 }  // namespace vernier::tuner

@@ -4,15 +4,24 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
+#include "scheduler/admission.h"
 #include "scheduler/backend.h"
 #include "tuner/server.h"
 
 namespace vernier::tuner {
 
-// The scheduler backend that `options.scheduler` names: the local backend,
-// or the Slurm backend once `sinfo` answers (so that a server that cannot
-// reach Slurm says so at start, not at the first trial).
-absl::StatusOr<std::unique_ptr<scheduler::Backend>> MakeBackend(const ServerOptions& options);
+// A scheduler backend and the admission that decides when its trials start.
+struct SchedulerParts {
+  std::unique_ptr<scheduler::Backend> backend;
+  // Refers to `backend`; destroyed first.
+  std::unique_ptr<scheduler::Admission> admission;
+};
+
+// What `options.scheduler` names: the local backend with a LocalAdmission
+// over `options.gpus` and `options.replica_ports`, or the Slurm backend with
+// a SlurmAdmission once `sinfo` answers (so that a server that cannot reach
+// Slurm says so at start, not at the first trial).
+absl::StatusOr<SchedulerParts> MakeBackend(const ServerOptions& options);
 
 }  // namespace vernier::tuner
 

@@ -124,21 +124,18 @@ absl::Status RunServer(const ServerOptions& given) {
   if (!store.ok()) return store.status();
   VERNIER_RETURN_IF_ERROR(InstallShutdownHandlers());
 
-  absl::StatusOr<std::unique_ptr<scheduler::Backend>> backend = MakeBackend(options);
-  if (!backend.ok()) return backend.status();
+  VERNIER_ASSIGN_OR_RETURN(SchedulerParts scheduler, MakeBackend(options));
   StudyManager studies(**store, SystemClock());
   JobControllerOptions controller_options;
-  controller_options.launch.agent_path = options.agent_path;
-  controller_options.launch.grace_period = options.grace_period;
   controller_options.poll_interval = options.poll_interval;
-  controller_options.replica_ports = options.replica_ports;
-  controller_options.gpus = options.gpus;
-  controller_options.agent_timeout = options.agent_timeout;
-  controller_options.launch.heartbeat_interval = HeartbeatIntervalFor(options.agent_timeout);
-  controller_options.default_job_root = absl::StrCat(options.data_dir, "/jobs");
-  controller_options.gpus = options.gpus;
-  controller_options.machine_types = std::move(machine_types);
-  JobController jobs(**store, studies, **backend, controller_options, SystemClock());
+  controller_options.trials.launch.agent_path = options.agent_path;
+  controller_options.trials.launch.grace_period = options.grace_period;
+  controller_options.trials.launch.heartbeat_interval = HeartbeatIntervalFor(options.agent_timeout);
+  controller_options.trials.agent_timeout = options.agent_timeout;
+  controller_options.submission.default_job_root = absl::StrCat(options.data_dir, "/jobs");
+  controller_options.submission.machine_types = std::move(machine_types);
+  JobController jobs(**store, studies, *scheduler.backend, *scheduler.admission, controller_options,
+                     SystemClock());
 
   StudyServiceImpl study_service(studies);
   JobServiceImpl job_service(jobs, **store, options.poll_interval);

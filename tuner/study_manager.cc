@@ -449,6 +449,37 @@ absl::StatusOr<v1::Trial> StudyManager::CreateTrial(std::string_view study_name,
   return created->front();
 }
 
+absl::StatusOr<std::vector<v1::Trial>> StudyManager::CopyFinishedTrials(
+    std::string_view into_study, std::string_view from_study, std::string_view client_id) {
+  VERNIER_ASSIGN_OR_RETURN(storage::Page<v1::Trial> history, storage_.ListTrials(from_study, {}));
+  std::vector<v1::Trial> copies;
+  for (const v1::Trial& trial : history.items) {
+    if (trial.state() != v1::Trial::SUCCEEDED && trial.state() != v1::Trial::STOPPED_EARLY &&
+        trial.state() != v1::Trial::INFEASIBLE) {
+      continue;
+    }
+    v1::Trial copy = trial;
+    copy.clear_id();
+    copy.set_client_id(std::string(client_id));
+    copies.push_back(std::move(copy));
+  }
+  absl::MutexLock lock(&StudyLock(into_study));
+  VERNIER_ASSIGN_OR_RETURN(std::unique_ptr<storage::StudyLock> shared,
+                           storage_.LockStudy(into_study));
+  return storage_.CreateTrials(into_study, copies);
+}
+
+absl::Status StudyManager::SetMaxTrials(std::string_view study_name, int max_trials) {
+  absl::MutexLock lock(&StudyLock(study_name));
+  return storage_
+      .UpdateStudy(study_name,
+                   [&](v1::Study& study) {
+                     study.mutable_spec()->set_max_trials(max_trials);
+                     return absl::OkStatus();
+                   })
+      .status();
+}
+
 absl::StatusOr<v1::Trial> StudyManager::GetTrial(std::string_view study_name, int64_t trial_id,
                                                  bool include_measurements) {
   return storage_.GetTrial(study_name, trial_id, include_measurements);

@@ -64,6 +64,15 @@ class StudyManager {
                                               std::string_view client_id);
   // A user-chosen point, stored REQUESTED until SuggestTrials hands it out.
   absl::StatusOr<v1::Trial> CreateTrial(std::string_view study_name, const v1::Trial& trial);
+  // Copies of `from_study`'s finished trials (SUCCEEDED, STOPPED_EARLY,
+  // INFEASIBLE), each with its measurements and outcome and with
+  // `client_id`, stored as trials of `into_study` (a resumed job's history).
+  // Returns the copies.
+  absl::StatusOr<std::vector<v1::Trial>> CopyFinishedTrials(std::string_view into_study,
+                                                            std::string_view from_study,
+                                                            std::string_view client_id);
+  // Sets the study's max_trials (a resumed job counts its copies on top).
+  absl::Status SetMaxTrials(std::string_view study_name, int max_trials);
   absl::StatusOr<v1::Trial> GetTrial(std::string_view study_name, int64_t trial_id,
                                      bool include_measurements);
   absl::StatusOr<storage::Page<v1::Trial>> ListTrials(std::string_view study_name,

@@ -59,10 +59,9 @@ class SlurmBackend : public Backend {
   // ended (not while it is COMPLETING).
   absl::Status Cancel(const v1::TrialRun& run, std::chrono::milliseconds grace) override;
 
-  bool AllocatesGpus() const override { return true; }
   // OK when one node of the partition has as many GPUs as the whole trial
-  // asks for (a trial runs on one node).
-  absl::Status CheckCapacity(const std::vector<int>& gpus_per_replica) override;
+  // asks for (a trial runs on one node); SlurmAdmission's capacity.
+  absl::Status CheckCapacity(const std::vector<int>& gpus_per_replica);
   // The sbatch script Submit would send.
   absl::StatusOr<std::string> PreviewLaunch(const TrialLaunch& launch) const override;
 

@@ -11,16 +11,32 @@ namespace {
 
 using ::testing::HasSubstr;
 
-TEST(BackendFactoryTest, LocalByDefaultAndItAllocatesNoGpus) {
-  absl::StatusOr<std::unique_ptr<scheduler::Backend>> backend = MakeBackend(ServerOptions());
-  ASSERT_TRUE(backend.ok()) << backend.status();
-  EXPECT_FALSE((*backend)->AllocatesGpus());
+// A trial of one replica with `gpus` GPUs.
+std::vector<v1::ReplicaSpec> OneReplica(int gpus) {
+  v1::ReplicaSpec master;
+  master.set_role("master");
+  master.set_machine_type("standard_gpu");
+  master.set_gpu_count(gpus);
+  return {master};
+}
+
+TEST(BackendFactoryTest, LocalByDefaultWithAnAdmissionOverTheServersGpus) {
+  ServerOptions options;
+  options.gpus = {0, 1};
+  absl::StatusOr<SchedulerParts> parts = MakeBackend(options);
+  ASSERT_TRUE(parts.ok()) << parts.status();
+  ASSERT_NE(parts->backend, nullptr);
+  ASSERT_NE(parts->admission, nullptr);
+  EXPECT_TRUE(parts->admission->GrantsGpus());
+  EXPECT_TRUE(parts->admission->CheckCapacity(OneReplica(2)).ok());
+  EXPECT_THAT(parts->admission->CheckCapacity(OneReplica(3)).message(),
+              HasSubstr("this server has 2 GPUs"));
 }
 
 TEST(BackendFactoryTest, UnknownSchedulerIsInvalid) {
   ServerOptions options;
   options.scheduler = "kubernetes";
-  absl::StatusOr<std::unique_ptr<scheduler::Backend>> backend = MakeBackend(options);
+  absl::StatusOr<SchedulerParts> backend = MakeBackend(options);
   EXPECT_EQ(backend.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(backend.status().message(), HasSubstr("\"kubernetes\" is not local or slurm"));
 }
@@ -31,7 +47,7 @@ TEST(BackendFactoryTest, SlurmThatDoesNotAnswerFailsAtStartNamingTheCommand) {
   setenv("SLURM_CONF", "/nonexistent/slurm.conf", 1);
   ServerOptions options;
   options.scheduler = "slurm";
-  absl::StatusOr<std::unique_ptr<scheduler::Backend>> backend = MakeBackend(options);
+  absl::StatusOr<SchedulerParts> backend = MakeBackend(options);
   if (previous == nullptr) {
     unsetenv("SLURM_CONF");
   } else {
@@ -48,9 +64,13 @@ TEST(BackendFactoryTest, SlurmAnswersWithTheTestCluster) {
   setenv("SLURM_CONF", conf.c_str(), 1);
   ServerOptions options;
   options.scheduler = "slurm";
-  absl::StatusOr<std::unique_ptr<scheduler::Backend>> backend = MakeBackend(options);
-  ASSERT_TRUE(backend.ok()) << backend.status();
-  EXPECT_TRUE((*backend)->AllocatesGpus());
+  absl::StatusOr<SchedulerParts> parts = MakeBackend(options);
+  ASSERT_TRUE(parts.ok()) << parts.status();
+  // Slurm grants the GPUs: every gang is granted at once, with ports only.
+  EXPECT_FALSE(parts->admission->GrantsGpus());
+  absl::StatusOr<scheduler::GangTicket> ticket = parts->admission->Request({2});
+  ASSERT_TRUE(ticket.ok()) << ticket.status();
+  EXPECT_TRUE(parts->admission->IsGranted(*ticket));
 }
 
 }  // namespace

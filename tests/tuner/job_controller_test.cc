@@ -1,14 +1,23 @@
-// The job controller over the real store and the real LocalBackend, driven
-// by Tick(): paths where no agent has to run.
+// The job controller over the real store, driven by Tick(): with the real
+// LocalBackend where no agent has to run, and with a fake backend for the
+// job's state machine.
 #include "tuner/job_controller.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <set>
+#include <string>
+#include <thread>
+#include <vector>
 
+#include "scheduler/local/local_admission.h"
 #include "scheduler/local/local_backend.h"
+#include "tests/support/fake_backend.h"
+#include "tests/support/fake_clock.h"
 #include "tests/support/subprocess.h"
+#include "tests/support/tuning_job.h"
 #include "tuner/storage/sqlite/sqlite_storage.h"
 
 namespace vernier::tuner {
@@ -18,10 +27,7 @@ using ::testing::HasSubstr;
 
 // A CUSTOM job whose trials run a master and `workers` workers, 1 GPU each.
 v1::Job GpuJob(const std::string& job_id, const std::string& dir, int workers, int max_trials) {
-  v1::Job job;
-  job.set_job_id(job_id);
-  job.set_job_dir(dir + "/" + job_id);
-  job.add_command("/bin/true");
+  v1::Job job = testing::TuningJob(job_id, dir, max_trials);
   v1::TrainingInput& input = *job.mutable_training_input();
   input.set_scale_tier("CUSTOM");
   input.set_master_type("n1-standard-4");
@@ -31,18 +37,7 @@ v1::Job GpuJob(const std::string& job_id, const std::string& dir, int workers, i
   input.set_worker_count(workers);
   input.mutable_worker_config()->mutable_accelerator_config()->set_count(1);
   input.mutable_worker_config()->mutable_accelerator_config()->set_type("NVIDIA_TESLA_T4");
-  v1::HyperparameterSpec& hyperparameters = *input.mutable_hyperparameters();
-  hyperparameters.set_goal(v1::MetricSpec::MAXIMIZE);
-  hyperparameters.set_hyperparameter_metric_tag("accuracy");
-  hyperparameters.set_max_trials(max_trials);
-  hyperparameters.set_max_parallel_trials(1);
-  hyperparameters.set_max_failed_trials(max_trials + 1);
-  hyperparameters.set_algorithm(v1::RANDOM_SEARCH);
-  v1::ParameterSpec& lr = *hyperparameters.add_params();
-  lr.set_parameter_name("lr");
-  lr.set_type(v1::ParameterSpec::DOUBLE);
-  lr.set_min_value(0.01);
-  lr.set_max_value(0.1);
+  input.mutable_hyperparameters()->set_max_failed_trials(max_trials + 1);
   return job;
 }
 
@@ -56,22 +51,24 @@ class JobControllerTest : public ::testing::Test {
     studies_ = std::make_unique<StudyManager>(*storage_, SystemClock());
   }
 
-  std::unique_ptr<JobController> Controller(JobControllerOptions options) {
-    options.gpus = {0, 1, 2, 3};
-    options.port_usable = [](int) { return true; };
-    return std::make_unique<JobController>(*storage_, *studies_, backend_, std::move(options),
-                                           SystemClock());
+  std::unique_ptr<JobController> Controller(JobControllerOptions options,
+                                            scheduler::PortRange ports = {}) {
+    admission_ = std::make_unique<scheduler::LocalAdmission>(std::vector<int>{0, 1, 2, 3}, ports,
+                                                             [](int) { return true; });
+    return std::make_unique<JobController>(*storage_, *studies_, backend_, *admission_,
+                                           std::move(options), SystemClock());
   }
 
   testing::TempDir dir_;
   std::unique_ptr<storage::SqliteStorage> storage_;
   std::unique_ptr<StudyManager> studies_;
   scheduler::LocalBackend backend_;
+  std::unique_ptr<scheduler::LocalAdmission> admission_;
 };
 
 TEST_F(JobControllerTest, ATrialThatCannotStartGivesItsGpusToTheNext) {
   JobControllerOptions options;
-  options.launch.agent_path = dir_.path() + "/no-such-agent";
+  options.trials.launch.agent_path = dir_.path() + "/no-such-agent";
   std::unique_ptr<JobController> controller = Controller(options);
   ASSERT_TRUE(controller->SubmitJob(GpuJob("unstartable", dir_.path(), 3, 2)).ok());
   for (int tick = 0; tick < 6; ++tick) controller->Tick();
@@ -95,9 +92,8 @@ TEST_F(JobControllerTest, ATrialThatCannotStartGivesItsGpusToTheNext) {
 
 TEST_F(JobControllerTest, ATrialFailsWhenTheReplicaPortsRunOut) {
   JobControllerOptions options;
-  options.launch.agent_path = "/bin/true";
-  options.replica_ports = {30000, 30001};
-  std::unique_ptr<JobController> controller = Controller(options);
+  options.trials.launch.agent_path = "/bin/true";
+  std::unique_ptr<JobController> controller = Controller(options, {30000, 30001});
   ASSERT_TRUE(controller->SubmitJob(GpuJob("portless", dir_.path(), 3, 1)).ok());
   for (int tick = 0; tick < 4; ++tick) controller->Tick();
   absl::StatusOr<std::vector<v1::Trial>> trials = [&]() -> absl::StatusOr<std::vector<v1::Trial>> {
@@ -109,6 +105,144 @@ TEST_F(JobControllerTest, ATrialFailsWhenTheReplicaPortsRunOut) {
   ASSERT_EQ(trials->size(), 1u);
   EXPECT_EQ((*trials)[0].state(), v1::Trial::FAILED);
   EXPECT_THAT((*trials)[0].status_reason(), HasSubstr("needs 4 ports but only 2 of 30000-30001"));
+}
+
+// The controller over a fake backend and clock: the job's state machine,
+// with trials whose outcomes the test reports as agents would.
+class JobStateMachineTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<std::unique_ptr<storage::SqliteStorage>> opened =
+        storage::SqliteStorage::Open(dir_.path() + "/vernier.db");
+    ASSERT_TRUE(opened.ok()) << opened.status();
+    storage_ = std::move(*opened);
+    studies_ = std::make_unique<StudyManager>(*storage_, clock_.AsClock());
+    JobControllerOptions options;
+    options.trials.launch.agent_path = "/opt/vernier-agent";
+    options.trials.launch.grace_period = std::chrono::milliseconds(0);
+    controller_ = std::make_unique<JobController>(*storage_, *studies_, backend_, admission_,
+                                                  options, clock_.AsClock());
+  }
+
+  // A one-replica job of `max_trials` trials, `parallel` at a time.
+  v1::Job Job(const std::string& job_id, int max_trials, int parallel, int max_failed = 100) {
+    v1::Job job = testing::TuningJob(job_id, dir_.path(), max_trials, parallel);
+    job.mutable_training_input()->mutable_hyperparameters()->set_max_failed_trials(max_failed);
+    return job;
+  }
+
+  v1::GetJobResponse Get(const std::string& job_id) {
+    absl::StatusOr<v1::GetJobResponse> job = controller_->GetJob(job_id);
+    EXPECT_TRUE(job.ok()) << job.status();
+    return job.value_or(v1::GetJobResponse());
+  }
+
+  // The trial's master reports `accuracy` and exits 0; its process is gone.
+  void Succeed(const std::string& job_id, int64_t trial_id, double accuracy) {
+    const v1::Measurement measurement = testing::AccuracyMeasurement(accuracy);
+    ASSERT_TRUE(studies_->AddMeasurements(job_id, trial_id, {&measurement, 1}).ok());
+    v1::ReportExitRequest report;
+    report.mutable_replica()->set_study_name(job_id);
+    report.mutable_replica()->set_trial_id(trial_id);
+    report.mutable_replica()->set_role("master");
+    ASSERT_TRUE(controller_->OnReplicaExit(report).ok());
+    backend_.SetReplica(backend_.HandleOf(trial_id), "master", 0, v1::ReplicaStatus::EXITED);
+  }
+
+  // Ticks until the job is in `state` (cancels end replicas in the
+  // background).
+  void TickUntil(const std::string& job_id, v1::Job::State state) {
+    for (int tick = 0; tick < 10000; ++tick) {
+      controller_->Tick();
+      if (Get(job_id).job().state() == state) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    ADD_FAILURE() << job_id << " never became " << v1::Job::State_Name(state) << ": "
+                  << Get(job_id).DebugString();
+  }
+
+  testing::TempDir dir_;
+  testing::FakeClock clock_;
+  testing::FakeBackend backend_;
+  scheduler::LocalAdmission admission_{{}, {20000, 20099}, [](int) { return true; }};
+  std::unique_ptr<storage::SqliteStorage> storage_;
+  std::unique_ptr<StudyManager> studies_;
+  std::unique_ptr<JobController> controller_;
+};
+
+TEST_F(JobStateMachineTest, AJobRunsItsTrialsInParallelAndSucceedsWithTheBest) {
+  ASSERT_TRUE(controller_->SubmitJob(Job("succeeds", 3, 2)).ok());
+  EXPECT_EQ(Get("succeeds").job().state(), v1::Job::QUEUED);
+  controller_->Tick();
+  EXPECT_EQ(Get("succeeds").job().state(), v1::Job::RUNNING);
+  EXPECT_EQ(backend_.launches().size(), 2u);
+  Succeed("succeeds", 1, 0.5);
+  controller_->Tick();
+  // A free slot gets the third trial; max_trials=3 gives no fourth.
+  EXPECT_EQ(backend_.launches().size(), 3u);
+  Succeed("succeeds", 2, 0.9);
+  Succeed("succeeds", 3, 0.7);
+  controller_->Tick();
+  const v1::GetJobResponse job = Get("succeeds");
+  EXPECT_EQ(job.job().state(), v1::Job::SUCCEEDED) << job.DebugString();
+  EXPECT_EQ(job.trial_counts().succeeded(), 3);
+  ASSERT_GT(job.job().training_output().trials_size(), 0);
+  EXPECT_EQ(job.job().training_output().trials(0).trial_id(), "2");
+  EXPECT_EQ(backend_.launches().size(), 3u);
+}
+
+TEST_F(JobStateMachineTest, MaxFailedTrialsEndsTheJob) {
+  backend_.FailSubmits(absl::UnavailableError("no nodes"));
+  ASSERT_TRUE(controller_->SubmitJob(Job("failing", 5, 1, /*max_failed=*/2)).ok());
+  controller_->Tick();
+  controller_->Tick();
+  EXPECT_EQ(Get("failing").job().state(), v1::Job::RUNNING);
+  controller_->Tick();
+  v1::GetJobResponse job = Get("failing");
+  EXPECT_EQ(job.job().state(), v1::Job::CANCELLING);
+  EXPECT_EQ(job.job().error_message(),
+            "2 trials failed (maxFailedTrials=2); the last: trial 2: could not start the trial: "
+            "no nodes");
+  controller_->Tick();
+  job = Get("failing");
+  EXPECT_EQ(job.job().state(), v1::Job::FAILED);
+  EXPECT_EQ(job.trial_counts().failed(), 2);
+  EXPECT_EQ(backend_.launches().size(), 2u);
+}
+
+TEST_F(JobStateMachineTest, ACancelledJobEndsItsRunningTrials) {
+  ASSERT_TRUE(controller_->SubmitJob(Job("cancelled", 4, 2)).ok());
+  controller_->Tick();
+  ASSERT_EQ(backend_.launches().size(), 2u);
+  absl::StatusOr<v1::Job> cancelling = controller_->CancelJob("cancelled");
+  ASSERT_TRUE(cancelling.ok()) << cancelling.status();
+  EXPECT_EQ(cancelling->state(), v1::Job::CANCELLING);
+  TickUntil("cancelled", v1::Job::CANCELLED);
+  const v1::GetJobResponse job = Get("cancelled");
+  EXPECT_EQ(job.trial_counts().failed(), 2);
+  // Both runs were ended (a pass that read the trials before a cancel
+  // finished may end one again, which ends nothing more).
+  const std::vector<std::string> cancelled = backend_.cancelled();
+  EXPECT_EQ(std::set<std::string>(cancelled.begin(), cancelled.end()),
+            (std::set<std::string>{"fake:1", "fake:2"}));
+  EXPECT_EQ(backend_.launches().size(), 2u);
+  EXPECT_EQ(controller_->CancelJob("cancelled").status().code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_F(JobStateMachineTest, AJobWithoutAnyResultFails) {
+  ASSERT_TRUE(controller_->SubmitJob(Job("noresult", 1, 1)).ok());
+  controller_->Tick();
+  v1::ReportExitRequest report;
+  report.mutable_replica()->set_study_name("noresult");
+  report.mutable_replica()->set_trial_id(1);
+  report.mutable_replica()->set_role("master");
+  ASSERT_TRUE(controller_->OnReplicaExit(report).ok());
+  backend_.SetReplica(backend_.HandleOf(1), "master", 0, v1::ReplicaStatus::EXITED);
+  controller_->Tick();
+  const v1::GetJobResponse job = Get("noresult");
+  EXPECT_EQ(job.job().state(), v1::Job::FAILED);
+  EXPECT_EQ(job.job().error_message(), "no trial reported the objective metric \"accuracy\"");
 }
 
 }  // namespace

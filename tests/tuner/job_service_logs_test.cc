@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "gmock/gmock.h"
+#include "scheduler/local/local_admission.h"
 #include "scheduler/local/local_backend.h"
 #include "tests/support/subprocess.h"
 #include "tuner/job_controller.h"
@@ -48,8 +49,8 @@ class JobServiceLogsTest : public ::testing::Test {
     store_ = *std::move(store);
     studies_ = std::make_unique<StudyManager>(*store_, SystemClock());
     // Not started: the test writes the runs the controller would.
-    jobs_ = std::make_unique<JobController>(*store_, *studies_, backend_, JobControllerOptions{},
-                                            SystemClock());
+    jobs_ = std::make_unique<JobController>(*store_, *studies_, backend_, admission_,
+                                            JobControllerOptions{}, SystemClock());
     service_ = std::make_unique<JobServiceImpl>(*jobs_, *store_, std::chrono::milliseconds(20));
     grpc::ServerBuilder builder;
     int port = 0;
@@ -150,6 +151,7 @@ class JobServiceLogsTest : public ::testing::Test {
 
   testing::TempDir dir_;
   scheduler::LocalBackend backend_;
+  scheduler::LocalAdmission admission_{{}, {}, [](int) { return true; }};
   std::unique_ptr<storage::Storage> store_;
   std::unique_ptr<StudyManager> studies_;
   std::unique_ptr<JobController> jobs_;

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/status_macros.h"
 
 namespace vernier::config {
 namespace {
@@ -167,46 +168,16 @@ absl::StatusOr<std::vector<v1::ReplicaSpec>> BuildReplicaSpecs(const v1::Trainin
   return replicas;
 }
 
-absl::Status CheckReplicasFitOneNode(const v1::TrainingInput& input,
-                                     const std::vector<v1::ReplicaSpec>& replicas, int node_gpus,
-                                     const Locator& locate) {
-  const auto gpus = [](int count) { return absl::StrCat(count, count == 1 ? " GPU" : " GPUs"); };
-  const std::string server_has =
-      absl::StrCat("this server has ", gpus(node_gpus), " (`vernier serve --gpus` sets them)");
-  const v1::ReplicaSpec* largest = nullptr;
-  int total = 0;
-  for (const v1::ReplicaSpec& replica : replicas) {
-    total += replica.gpu_count();
-    if (largest == nullptr || replica.gpu_count() > largest->gpu_count()) largest = &replica;
-  }
-  if (largest == nullptr || total <= node_gpus) return absl::OkStatus();
-  if (largest->gpu_count() > node_gpus) {
-    return Invalid(
-        locate, GpuField(input, *largest),
-        absl::StrCat(largest->role(), "-", largest->index(), " needs ", gpus(largest->gpu_count()),
-                     " (", largest->machine_type(), ") but ", server_has));
-  }
-  return Invalid(
-      locate, GpuField(input, *largest),
-      absl::StrCat("a trial needs ", gpus(total), " in all, its replicas together, but ",
-                   server_has, "; every replica of a trial runs here and they start together"));
-}
-
 absl::StatusOr<std::vector<v1::ReplicaSpec>> PlanReplicas(const v1::TrainingInput& input,
                                                           const MachineTypeCatalog& catalog,
-                                                          scheduler::Backend& backend,
-                                                          int local_gpus, const Locator& locate) {
-  absl::StatusOr<std::vector<v1::ReplicaSpec>> replicas = BuildReplicaSpecs(input, catalog, locate);
-  if (!replicas.ok()) return replicas.status();
-  if (!backend.AllocatesGpus()) {
-    absl::Status fits = CheckReplicasFitOneNode(input, *replicas, local_gpus, locate);
-    if (!fits.ok()) return fits;
-    return replicas;
-  }
-  absl::Status capacity = backend.CheckCapacity(GpusPerReplica(*replicas));
+                                                          scheduler::Admission& admission,
+                                                          const Locator& locate) {
+  VERNIER_ASSIGN_OR_RETURN(std::vector<v1::ReplicaSpec> replicas,
+                           BuildReplicaSpecs(input, catalog, locate));
+  absl::Status capacity = admission.CheckCapacity(replicas);
   if (capacity.ok()) return replicas;
   const auto largest =
-      std::max_element(replicas->begin(), replicas->end(),
+      std::max_element(replicas.begin(), replicas.end(),
                        [](const auto& a, const auto& b) { return a.gpu_count() < b.gpu_count(); });
   return absl::Status(capacity.code(),
                       absl::StrCat(locate(GpuField(input, *largest)), ": ", capacity.message()));

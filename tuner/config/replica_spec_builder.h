@@ -5,7 +5,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "scheduler/backend.h"
+#include "scheduler/admission.h"
 #include "tuner/config/hyperparameter_validator.h"
 #include "tuner/config/machine_type_catalog.h"
 #include "vernier/v1/job.pb.h"
@@ -33,26 +33,15 @@ absl::StatusOr<std::vector<v1::ReplicaSpec>> BuildReplicaSpecs(const v1::Trainin
                                                                const MachineTypeCatalog& catalog,
                                                                const Locator& locate);
 
-// For a server that runs all replicas of a trial on itself with `node_gpus`
-// GPUs (the local backend): each replica's GPUs and the trial's total must
-// fit, since a trial that never fits would wait forever. INVALID_ARGUMENT
-// naming the field that asks for the GPUs and saying how many the server has
-// and that `vernier serve --gpus` sets them.
-absl::Status CheckReplicasFitOneNode(const v1::TrainingInput& input,
-                                     const std::vector<v1::ReplicaSpec>& replicas, int node_gpus,
-                                     const Locator& locate);
-
-// What the server does at submit: BuildReplicaSpecs, then the capacity check
-// for where the replicas will run: `backend.CheckCapacity` (its problem
-// prefixed with the field that asks for the GPUs) when the backend allocates
-// GPUs itself, CheckReplicasFitOneNode over `local_gpus` otherwise.
+// What the server does at submit: BuildReplicaSpecs, then whether the
+// scheduler can ever start a trial of them (`admission.CheckCapacity`, its
+// problem prefixed with the field that asks for the most GPUs).
 absl::StatusOr<std::vector<v1::ReplicaSpec>> PlanReplicas(const v1::TrainingInput& input,
                                                           const MachineTypeCatalog& catalog,
-                                                          scheduler::Backend& backend,
-                                                          int local_gpus, const Locator& locate);
+                                                          scheduler::Admission& admission,
+                                                          const Locator& locate);
 
-// GPUs of each replica, in replica order: what a gang allocator or a
-// backend's CheckCapacity takes.
+// GPUs of each replica, in replica order: what an Admission's Request takes.
 std::vector<int> GpusPerReplica(const std::vector<v1::ReplicaSpec>& replicas);
 
 }  // namespace vernier::config

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "scheduler/local/local_admission.h"
 #include "tuner/config/training_input_parser.h"
 
 namespace vernier::config {
@@ -36,21 +37,13 @@ std::vector<std::string> Names(const std::vector<v1::ReplicaSpec>& replicas) {
   return names;
 }
 
-// A backend that grants GPUs itself, with one node of `gpus`.
-class AllocatingBackend : public scheduler::Backend {
+// An admission whose backend grants GPUs itself, with one node of `gpus`.
+class AllocatingAdmission : public scheduler::Admission {
  public:
-  explicit AllocatingBackend(int gpus) : gpus_(gpus) {}
-  absl::StatusOr<v1::TrialRun> Submit(const scheduler::TrialLaunch&) override {
-    return absl::UnimplementedError("not in this test");
-  }
-  absl::StatusOr<v1::TrialRun> Describe(const v1::TrialRun& run) override { return run; }
-  absl::Status Cancel(const v1::TrialRun&, std::chrono::milliseconds) override {
-    return absl::OkStatus();
-  }
-  bool AllocatesGpus() const override { return true; }
-  absl::Status CheckCapacity(const std::vector<int>& gpus_per_replica) override {
-    asked = gpus_per_replica;
-    for (int gpus : gpus_per_replica) {
+  explicit AllocatingAdmission(int gpus) : gpus_(gpus) {}
+  absl::Status CheckCapacity(const std::vector<v1::ReplicaSpec>& replicas) override {
+    asked = GpusPerReplica(replicas);
+    for (int gpus : asked) {
       if (gpus > gpus_) {
         return absl::InvalidArgumentError(
             absl::StrCat("a replica asks for ", gpus, " GPUs; the largest node has ", gpus_));
@@ -58,17 +51,31 @@ class AllocatingBackend : public scheduler::Backend {
     }
     return absl::OkStatus();
   }
+  bool GrantsGpus() const override { return false; }
+  absl::StatusOr<scheduler::GangTicket> Request(const std::vector<int>&) override {
+    return absl::UnimplementedError("not in this test");
+  }
+  void Schedule() override {}
+  bool IsGranted(scheduler::GangTicket) override { return false; }
+  absl::StatusOr<scheduler::GangGrant> Grant(scheduler::GangTicket) override {
+    return absl::UnimplementedError("not in this test");
+  }
+  absl::StatusOr<scheduler::GangTicket> Restore(const v1::TrialRun&) override {
+    return absl::UnimplementedError("not in this test");
+  }
+  void Release(scheduler::GangTicket) override {}
   std::vector<int> asked;
 
  private:
   int gpus_;
 };
 
-class LocalBackend : public AllocatingBackend {
- public:
-  LocalBackend() : AllocatingBackend(0) {}
-  bool AllocatesGpus() const override { return false; }
-};
+// This machine's admission with `gpus` GPUs.
+scheduler::LocalAdmission Local(int gpus) {
+  std::vector<int> devices(gpus);
+  for (int i = 0; i < gpus; ++i) devices[i] = i;
+  return scheduler::LocalAdmission(devices, {}, [](int) { return true; });
+}
 
 TEST(ReplicaSpecBuilderTest, BasicIsOneStandardMaster) {
   absl::StatusOr<std::vector<v1::ReplicaSpec>> replicas =
@@ -241,30 +248,33 @@ const char kThreeReplicasOfTwoGpus[] = R"pb(
   worker_config { accelerator_config { count: 2 type: "NVIDIA_TESLA_T4" } }
 )pb";
 
-absl::Status PlanOn(scheduler::Backend& backend, int local_gpus, const std::string& input) {
-  return PlanReplicas(Input(input), MachineTypeCatalog::Default(), backend, local_gpus,
+absl::Status PlanOn(scheduler::Admission& admission, const std::string& input) {
+  return PlanReplicas(Input(input), MachineTypeCatalog::Default(), admission,
                       ProtoPathLocator("training_input"))
       .status();
 }
 
-TEST(ReplicaSpecBuilderTest, LocalTrialsMustFitTheServersGpus) {
-  LocalBackend local;
-  EXPECT_TRUE(PlanOn(local, 6, kThreeReplicasOfTwoGpus).ok());
-  EXPECT_TRUE(PlanOn(local, 0, R"pb(scale_tier: "STANDARD_1")pb").ok());
+absl::Status PlanOn(scheduler::LocalAdmission admission, const std::string& input) {
+  return PlanOn(static_cast<scheduler::Admission&>(admission), input);
+}
 
-  absl::Status total = PlanOn(local, 4, kThreeReplicasOfTwoGpus);
+TEST(ReplicaSpecBuilderTest, LocalTrialsMustFitTheServersGpus) {
+  EXPECT_TRUE(PlanOn(Local(6), kThreeReplicasOfTwoGpus).ok());
+  EXPECT_TRUE(PlanOn(Local(0), R"pb(scale_tier: "STANDARD_1")pb").ok());
+
+  absl::Status total = PlanOn(Local(4), kThreeReplicasOfTwoGpus);
   EXPECT_EQ(total.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(total.message(),
             "training_input.master_config.accelerator_config.count: a trial needs 6 GPUs in all, "
             "its replicas together, but this server has 4 GPUs (`vernier serve --gpus` sets "
             "them); every replica of a trial runs here and they start together");
 
-  absl::Status one = PlanOn(local, 1, kThreeReplicasOfTwoGpus);
+  absl::Status one = PlanOn(Local(1), kThreeReplicasOfTwoGpus);
   EXPECT_EQ(one.message(),
             "training_input.master_config.accelerator_config.count: master-0 needs 2 GPUs "
             "(n1-standard-8) but this server has 1 GPU (`vernier serve --gpus` sets them)");
 
-  absl::Status fixed = PlanOn(local, 0, R"pb(scale_tier: "CUSTOM"
+  absl::Status fixed = PlanOn(Local(0), R"pb(scale_tier: "CUSTOM"
                                              master_type: "standard"
                                              worker_type: "complex_model_l_gpu"
                                              worker_count: 1)pb");
@@ -272,18 +282,18 @@ TEST(ReplicaSpecBuilderTest, LocalTrialsMustFitTheServersGpus) {
             "training_input.worker_type: worker-0 needs 8 GPUs (complex_model_l_gpu) but this "
             "server has 0 GPUs (`vernier serve --gpus` sets them)");
 
-  absl::Status tier = PlanOn(local, 0, R"pb(scale_tier: "BASIC_GPU")pb");
+  absl::Status tier = PlanOn(Local(0), R"pb(scale_tier: "BASIC_GPU")pb");
   EXPECT_EQ(tier.message(),
             "training_input.scale_tier: master-0 needs 1 GPU (standard_gpu) but this server has "
             "0 GPUs (`vernier serve --gpus` sets them)");
 }
 
-TEST(ReplicaSpecBuilderTest, ABackendThatAllocatesGpusJudgesCapacity) {
-  AllocatingBackend slurm(4);
-  EXPECT_TRUE(PlanOn(slurm, 0, kThreeReplicasOfTwoGpus).ok());
+TEST(ReplicaSpecBuilderTest, AnAdmissionWhoseBackendGrantsGpusJudgesCapacity) {
+  AllocatingAdmission slurm(4);
+  EXPECT_TRUE(PlanOn(slurm, kThreeReplicasOfTwoGpus).ok());
   EXPECT_EQ(slurm.asked, (std::vector<int>{2, 2, 2}));
 
-  absl::Status status = PlanOn(slurm, 0, R"pb(scale_tier: "CUSTOM"
+  absl::Status status = PlanOn(slurm, R"pb(scale_tier: "CUSTOM"
                                               master_type: "standard"
                                               worker_type: "a2-highgpu-8g"
                                               worker_count: 1)pb");

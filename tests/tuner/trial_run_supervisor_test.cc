@@ -1,0 +1,452 @@
+// The trial run supervisor over a real store, a fake backend and a fake
+// clock: every transition of a trial attempt, driven pass by pass as the
+// job controller drives it.
+#include "tuner/trial_run_supervisor.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <csignal>
+#include <thread>
+
+#include "scheduler/local/local_admission.h"
+#include "tests/support/fake_backend.h"
+#include "tests/support/fake_clock.h"
+#include "tests/support/subprocess.h"
+#include "tests/support/tuning_job.h"
+#include "tuner/job_submission.h"
+#include "tuner/storage/sqlite/sqlite_storage.h"
+
+namespace vernier::tuner {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Optional;
+
+// A job whose trials run a master and `workers` workers, each with `gpus`
+// GPUs.
+v1::Job MakeJob(const std::string& job_id, const std::string& dir, int workers, int gpus = 0) {
+  v1::Job job = testing::TuningJob(job_id, dir, /*max_trials=*/4, /*parallel=*/2);
+  v1::TrainingInput& input = *job.mutable_training_input();
+  input.set_scale_tier("CUSTOM");
+  input.set_master_type("n1-standard-4");
+  if (gpus > 0) {
+    input.mutable_master_config()->mutable_accelerator_config()->set_count(gpus);
+    input.mutable_master_config()->mutable_accelerator_config()->set_type("NVIDIA_TESLA_T4");
+  }
+  if (workers > 0) {
+    input.set_worker_type("n1-standard-4");
+    input.set_worker_count(workers);
+    if (gpus > 0) {
+      input.mutable_worker_config()->mutable_accelerator_config()->set_count(gpus);
+      input.mutable_worker_config()->mutable_accelerator_config()->set_type("NVIDIA_TESLA_T4");
+    }
+  }
+  return job;
+}
+
+class TrialRunSupervisorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<std::unique_ptr<storage::SqliteStorage>> opened =
+        storage::SqliteStorage::Open(dir_.path() + "/vernier.db");
+    ASSERT_TRUE(opened.ok()) << opened.status();
+    storage_ = std::move(*opened);
+    studies_ = std::make_unique<StudyManager>(*storage_, clock_.AsClock());
+    Restart();
+  }
+
+  // A new admission and supervisor over the same store and backend, as after
+  // a restart of the server.
+  void Restart() {
+    supervisor_.reset();
+    admission_ = std::make_unique<scheduler::LocalAdmission>(
+        std::vector<int>{0, 1, 2, 3}, scheduler::PortRange{20000, 20099}, [](int) { return true; });
+    TrialRunSupervisorOptions options;
+    options.launch.agent_path = "/opt/vernier-agent";
+    options.launch.server_address = "127.0.0.1:7730";
+    options.launch.grace_period = std::chrono::milliseconds(0);
+    options.lost_replica_timeout = absl::Seconds(10);
+    options.agent_timeout = absl::Seconds(60);
+    supervisor_ = std::make_unique<TrialRunSupervisor>(*storage_, *studies_, backend_, *admission_,
+                                                       options, clock_.AsClock());
+  }
+
+  // Stores `job` as submitted and running.
+  v1::Job Submit(v1::Job job, int max_retries = 0) {
+    job.mutable_training_input()->mutable_scheduling()->set_max_retries(max_retries);
+    JobSubmission submission(*storage_, *studies_, backend_, *admission_, {}, clock_.AsClock());
+    absl::StatusOr<v1::Job> submitted = submission.Submit(job);
+    EXPECT_TRUE(submitted.ok()) << submitted.status();
+    absl::StatusOr<v1::Job> running = storage_->UpdateJob(job.job_id(), [](v1::Job& stored) {
+      stored.set_state(v1::Job::RUNNING);
+      return absl::OkStatus();
+    });
+    EXPECT_TRUE(running.ok()) << running.status();
+    return *running;
+  }
+
+  // The job's trials and runs as the store holds them.
+  void Load(const v1::Job& job) {
+    absl::StatusOr<storage::Page<v1::Trial>> trials = storage_->ListTrials(job.study_name(), {});
+    ASSERT_TRUE(trials.ok()) << trials.status();
+    trials_ = trials->items;
+    runs_.clear();
+    absl::StatusOr<std::vector<v1::TrialRun>> runs = storage_->ListTrialRuns(job.job_id());
+    ASSERT_TRUE(runs.ok()) << runs.status();
+    for (const v1::TrialRun& run : *runs) runs_[run.trial_id()] = run;
+  }
+
+  std::vector<v1::Trial> Running() {
+    std::vector<v1::Trial> running;
+    for (const v1::Trial& trial : trials_) {
+      if (trial.state() == v1::Trial::ACTIVE || trial.state() == v1::Trial::STOPPING) {
+        running.push_back(trial);
+      }
+    }
+    return running;
+  }
+
+  // The supervisor's part of one pass of the job controller.
+  bool Supervise(const v1::Job& job) {
+    Load(job);
+    absl::StatusOr<bool> settled = supervisor_->Supervise(job, trials_, runs_);
+    EXPECT_TRUE(settled.ok()) << settled.status();
+    return settled.value_or(false);
+  }
+
+  StartedTrials Start(const v1::Job& job, int slots) {
+    Load(job);
+    StartedTrials started;
+    absl::StatusOr<v1::Study> study = storage_->GetStudy(job.study_name());
+    EXPECT_TRUE(study.ok()) << study.status();
+    EXPECT_TRUE(supervisor_->StartTrials(job, *study, Running(), runs_, slots, started).ok());
+    return started;
+  }
+
+  void Resume(const v1::Job& job) {
+    Load(job);
+    absl::StatusOr<v1::Study> study = storage_->GetStudy(job.study_name());
+    ASSERT_TRUE(study.ok()) << study.status();
+    EXPECT_TRUE(supervisor_->ResumeTrials(job, *study, Running(), runs_).ok());
+  }
+
+  v1::Trial TrialOf(const v1::Job& job, int64_t trial_id) {
+    absl::StatusOr<v1::Trial> trial = storage_->GetTrial(job.study_name(), trial_id, false);
+    EXPECT_TRUE(trial.ok()) << trial.status();
+    return trial.value_or(v1::Trial());
+  }
+
+  v1::TrialRun RunOf(const v1::Job& job, int64_t trial_id) {
+    absl::StatusOr<std::vector<v1::TrialRun>> runs = storage_->ListTrialRuns(job.job_id());
+    EXPECT_TRUE(runs.ok()) << runs.status();
+    if (!runs.ok()) return v1::TrialRun();
+    for (const v1::TrialRun& run : *runs) {
+      if (run.trial_id() == trial_id) return run;
+    }
+    ADD_FAILURE() << "no run of trial " << trial_id;
+    return v1::TrialRun();
+  }
+
+  std::optional<TrialAttemptState> StateOf(const v1::Job& job, int64_t trial_id) {
+    return supervisor_->AttemptState({job.job_id(), trial_id});
+  }
+
+  // Waits until the background thread that ends the trial's replicas is done.
+  void WaitUntilEnded(const v1::Job& job, int64_t trial_id) {
+    for (int i = 0; i < 30000; ++i) {
+      std::optional<TrialAttemptState> state = StateOf(job, trial_id);
+      if (!state.has_value() ||
+          (*state != TrialAttemptState::kEnding && *state != TrialAttemptState::kRetrying)) {
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    ADD_FAILURE() << "trial " << trial_id << "'s replicas were never ended";
+  }
+
+  absl::Status Exit(const v1::Job& job, int64_t trial_id, const std::string& role, int code,
+                    const std::string& log_tail = "") {
+    v1::ReportExitRequest report;
+    report.mutable_replica()->set_study_name(job.study_name());
+    report.mutable_replica()->set_trial_id(trial_id);
+    report.mutable_replica()->set_role(role);
+    report.mutable_replica()->set_index(0);
+    report.set_exit_code(code);
+    report.set_log_tail(log_tail);
+    return supervisor_->OnReplicaExit(report);
+  }
+
+  testing::TempDir dir_;
+  testing::FakeClock clock_;
+  testing::FakeBackend backend_;
+  std::unique_ptr<storage::SqliteStorage> storage_;
+  std::unique_ptr<StudyManager> studies_;
+  std::unique_ptr<scheduler::LocalAdmission> admission_;
+  std::unique_ptr<TrialRunSupervisor> supervisor_;
+  std::vector<v1::Trial> trials_;
+  TrialRuns runs_;
+};
+
+TEST_F(TrialRunSupervisorTest, AGrantedTrialIsLaunchedAndItsRunRecorded) {
+  const v1::Job job = Submit(MakeJob("launch", dir_.path(), 1));
+  EXPECT_EQ(Start(job, 1).launched, 1);
+  ASSERT_EQ(backend_.launches().size(), 1u);
+  EXPECT_EQ(backend_.launches()[0].attempt, 0);
+  EXPECT_THAT(StateOf(job, 1), Optional(TrialAttemptState::kRunning));
+  const v1::TrialRun run = RunOf(job, 1);
+  EXPECT_EQ(run.backend_handle(), "fake:1");
+  ASSERT_EQ(run.replicas_size(), 2);
+  EXPECT_NE(run.replicas(0).port(), 0);
+  EXPECT_NE(run.replicas(0).port(), run.replicas(1).port());
+  EXPECT_EQ(admission_->held_ports(), 2);
+  // A pass over a healthy run changes nothing.
+  EXPECT_TRUE(Supervise(job));
+  EXPECT_EQ(TrialOf(job, 1).state(), v1::Trial::ACTIVE);
+}
+
+TEST_F(TrialRunSupervisorTest, ALaunchThatFailsFailsTheTrialAndGivesItsGpusBack) {
+  const v1::Job job = Submit(MakeJob("unstartable", dir_.path(), 1, /*gpus=*/2));
+  backend_.FailSubmits(absl::UnavailableError("the cluster is down"));
+  EXPECT_EQ(Start(job, 1).launched, 1);
+  const v1::Trial trial = TrialOf(job, 1);
+  EXPECT_EQ(trial.state(), v1::Trial::FAILED);
+  EXPECT_EQ(trial.status_reason(), "could not start the trial: the cluster is down");
+  const v1::TrialRun run = RunOf(job, 1);
+  for (const v1::ReplicaStatus& replica : run.replicas()) {
+    EXPECT_EQ(replica.state(), v1::ReplicaStatus::LOST);
+    EXPECT_EQ(replica.gpus_size(), 2);
+  }
+  EXPECT_EQ(admission_->free_gpus(), 4);
+  EXPECT_THAT(StateOf(job, 1), Optional(TrialAttemptState::kEnded));
+  EXPECT_TRUE(Supervise(job));
+  EXPECT_EQ(StateOf(job, 1), std::nullopt);
+}
+
+TEST_F(TrialRunSupervisorTest, AMasterThatFailsWithoutRetriesFailsTheTrial) {
+  const v1::Job job = Submit(MakeJob("fails", dir_.path(), 0));
+  Start(job, 1);
+  ASSERT_TRUE(Exit(job, 1, "master", 3, "Traceback: boom").ok());
+  const v1::Trial trial = TrialOf(job, 1);
+  EXPECT_EQ(trial.state(), v1::Trial::FAILED);
+  EXPECT_EQ(trial.status_reason(), "master-0 exited with code 3; last output:\nTraceback: boom");
+  // The backend still shows it running: the next pass ends it, the one
+  // after gives its ports back.
+  EXPECT_FALSE(Supervise(job));
+  WaitUntilEnded(job, 1);
+  EXPECT_THAT(backend_.cancelled(), ElementsAre("fake:1"));
+  EXPECT_TRUE(Supervise(job));
+  EXPECT_EQ(StateOf(job, 1), std::nullopt);
+  EXPECT_EQ(admission_->held_ports(), 0);
+}
+
+TEST_F(TrialRunSupervisorTest, AFailedMasterIsRetriedAsTheNextAttemptWithItsPorts) {
+  const v1::Job job = Submit(MakeJob("retried", dir_.path(), 0), /*max_retries=*/1);
+  Start(job, 1);
+  const v1::TrialRun first = RunOf(job, 1);
+  const int port = first.replicas(0).port();
+  ASSERT_TRUE(Exit(job, 1, "master", 1).ok());
+  // Not decided yet: the failure waits for the next pass.
+  EXPECT_EQ(TrialOf(job, 1).state(), v1::Trial::ACTIVE);
+  Supervise(job);
+  WaitUntilEnded(job, 1);
+  EXPECT_THAT(StateOf(job, 1), Optional(TrialAttemptState::kRelaunch));
+  EXPECT_THAT(backend_.cancelled(), ElementsAre("fake:1"));
+  // A report from the ended attempt's replicas changes nothing.
+  ASSERT_TRUE(Exit(job, 1, "master", 143).ok());
+  EXPECT_EQ(TrialOf(job, 1).state(), v1::Trial::ACTIVE);
+
+  Supervise(job);
+  Resume(job);
+  ASSERT_EQ(backend_.launches().size(), 2u);
+  EXPECT_EQ(backend_.launches()[1].attempt, 1);
+  EXPECT_THAT(StateOf(job, 1), Optional(TrialAttemptState::kRunning));
+  const v1::TrialRun second = RunOf(job, 1);
+  EXPECT_EQ(second.attempt(), 1);
+  EXPECT_EQ(second.backend_handle(), "fake:2");
+  EXPECT_EQ(second.replicas(0).port(), port);
+
+  // The last retry failing fails the trial.
+  ASSERT_TRUE(Exit(job, 1, "master", 1).ok());
+  Supervise(job);
+  const v1::Trial trial = TrialOf(job, 1);
+  EXPECT_EQ(trial.state(), v1::Trial::FAILED);
+  EXPECT_EQ(trial.status_reason(), "master-0 exited with code 1 (after 1 retries)");
+}
+
+TEST_F(TrialRunSupervisorTest, AWorkerThatFailsWhileTheMasterRunsFailsTheTrial) {
+  const v1::Job job = Submit(MakeJob("worker", dir_.path(), 1));
+  Start(job, 1);
+  backend_.SetReplica("fake:1", "worker", 0, v1::ReplicaStatus::EXITED, 2);
+  // Its master still runs: it is ended in the same pass.
+  EXPECT_FALSE(Supervise(job));
+  const v1::Trial trial = TrialOf(job, 1);
+  EXPECT_EQ(trial.state(), v1::Trial::FAILED);
+  EXPECT_THAT(trial.status_reason(), HasSubstr("worker-0 exited with code 2; see "));
+  WaitUntilEnded(job, 1);
+  EXPECT_THAT(backend_.cancelled(), ElementsAre("fake:1"));
+}
+
+TEST_F(TrialRunSupervisorTest, AWorkerFailureItsAgentReportsFailsTheTrialAtTheNextPass) {
+  const v1::Job job = Submit(MakeJob("reported", dir_.path(), 1));
+  Start(job, 1);
+  ASSERT_TRUE(Exit(job, 1, "worker", 1, "worker broke").ok());
+  EXPECT_EQ(TrialOf(job, 1).state(), v1::Trial::ACTIVE);
+  Supervise(job);
+  const v1::Trial trial = TrialOf(job, 1);
+  EXPECT_EQ(trial.state(), v1::Trial::FAILED);
+  EXPECT_EQ(trial.status_reason(), "worker-0 exited with code 1; last output:\nworker broke");
+}
+
+TEST_F(TrialRunSupervisorTest, AMasterGoneWithoutAReportIsLostAfterTheTimeout) {
+  const v1::Job job = Submit(MakeJob("lost", dir_.path(), 0));
+  Start(job, 1);
+  backend_.SetReplica("fake:1", "master", 0, v1::ReplicaStatus::LOST);
+  Supervise(job);
+  clock_.Advance(absl::Seconds(9));
+  Supervise(job);
+  // A report may still be on its way.
+  EXPECT_EQ(TrialOf(job, 1).state(), v1::Trial::ACTIVE);
+  clock_.Advance(absl::Seconds(1));
+  Supervise(job);
+  const v1::Trial trial = TrialOf(job, 1);
+  EXPECT_EQ(trial.state(), v1::Trial::FAILED);
+  EXPECT_THAT(trial.status_reason(),
+              HasSubstr("master-0 vanished without its agent reporting the outcome; see "));
+}
+
+TEST_F(TrialRunSupervisorTest, ASilentAgentFailsItsTrialAfterTheAgentTimeout) {
+  const v1::Job job = Submit(MakeJob("silent", dir_.path(), 0));
+  Start(job, 1);
+  v1::ReplicaId master;
+  master.set_study_name(job.study_name());
+  master.set_trial_id(1);
+  master.set_role("master");
+  Supervise(job);
+  clock_.Advance(absl::Seconds(50));
+  supervisor_->OnAgentContact(master);
+  clock_.Advance(absl::Seconds(59));
+  Supervise(job);
+  EXPECT_EQ(TrialOf(job, 1).state(), v1::Trial::ACTIVE);
+  clock_.Advance(absl::Seconds(1));
+  Supervise(job);
+  const v1::Trial trial = TrialOf(job, 1);
+  EXPECT_EQ(trial.state(), v1::Trial::FAILED);
+  EXPECT_THAT(trial.status_reason(),
+              HasSubstr("the agent of master-0 sent no heartbeat for 1m (agent timeout 1m)"));
+  WaitUntilEnded(job, 1);
+  EXPECT_THAT(backend_.cancelled(), ElementsAre("fake:1"));
+  EXPECT_THAT(StateOf(job, 1), Optional(TrialAttemptState::kEnded));
+}
+
+TEST_F(TrialRunSupervisorTest, CancellingARunningTrialEndsItsReplicasAndFailsIt) {
+  const v1::Job job = Submit(MakeJob("cancelled", dir_.path(), 1));
+  Start(job, 1);
+  Load(job);
+  supervisor_->CancelTrials(job, Running(), runs_, "cancelled with job cancelled");
+  // Cancelling twice ends the replicas once.
+  supervisor_->CancelTrials(job, Running(), runs_, "cancelled with job cancelled");
+  WaitUntilEnded(job, 1);
+  EXPECT_THAT(backend_.cancelled(), ElementsAre("fake:1"));
+  const v1::Trial trial = TrialOf(job, 1);
+  EXPECT_EQ(trial.state(), v1::Trial::FAILED);
+  EXPECT_EQ(trial.status_reason(), "cancelled with job cancelled");
+  // The ended run's replica states are stored.
+  const v1::TrialRun run = RunOf(job, 1);
+  for (const v1::ReplicaStatus& replica : run.replicas()) {
+    EXPECT_EQ(replica.state(), v1::ReplicaStatus::EXITED);
+    EXPECT_EQ(replica.term_signal(), SIGTERM);
+  }
+  EXPECT_TRUE(Supervise(job));
+  EXPECT_EQ(StateOf(job, 1), std::nullopt);
+  EXPECT_EQ(admission_->held_ports(), 0);
+}
+
+TEST_F(TrialRunSupervisorTest, AfterARestartARunThatEndedUnreportedIsLostAndItsGrantRestored) {
+  const v1::Job job = Submit(MakeJob("restarted", dir_.path(), 0, /*gpus=*/2));
+  Start(job, 1);
+  backend_.SetReplica("fake:1", "master", 0, v1::ReplicaStatus::EXITED, 0);
+
+  Restart();
+  supervisor_->RestoreGrants({job});
+  EXPECT_EQ(admission_->free_gpus(), 2);
+  EXPECT_EQ(admission_->held_ports(), 1);
+  EXPECT_THAT(StateOf(job, 1), Optional(TrialAttemptState::kRunning));
+  Supervise(job);
+  EXPECT_EQ(TrialOf(job, 1).state(), v1::Trial::ACTIVE);
+  clock_.Advance(absl::Seconds(10));
+  EXPECT_TRUE(Supervise(job));
+  const v1::Trial trial = TrialOf(job, 1);
+  EXPECT_EQ(trial.state(), v1::Trial::FAILED);
+  EXPECT_THAT(trial.status_reason(),
+              HasSubstr("master-0 exited with code 0 without its agent reporting the outcome"));
+  // Nothing of it runs: its GPUs and port come back at the next pass.
+  EXPECT_TRUE(Supervise(job));
+  EXPECT_EQ(admission_->free_gpus(), 4);
+  EXPECT_EQ(admission_->held_ports(), 0);
+}
+
+TEST_F(TrialRunSupervisorTest, ATrialHandedOutButNeverStartedStartsAfterARestart) {
+  const v1::Job job = Submit(MakeJob("orphan", dir_.path(), 0));
+  absl::StatusOr<SuggestResult> suggested = studies_->SuggestTrials(job.study_name(), 1, "");
+  ASSERT_TRUE(suggested.ok()) << suggested.status();
+  ASSERT_EQ(suggested->trials.size(), 1u);
+  Resume(job);
+  ASSERT_EQ(backend_.launches().size(), 1u);
+  EXPECT_EQ(backend_.launches()[0].trial_id, suggested->trials[0].id());
+  EXPECT_THAT(StateOf(job, suggested->trials[0].id()), Optional(TrialAttemptState::kRunning));
+}
+
+TEST_F(TrialRunSupervisorTest, AGangWaitsForGpusBeforeItsTrialIsSuggested) {
+  // Each trial takes all 4 GPUs: of two slots, one trial runs, one gang waits.
+  const v1::Job job = Submit(MakeJob("gangs", dir_.path(), 1, /*gpus=*/2));
+  EXPECT_EQ(Start(job, 2).launched, 1);
+  EXPECT_EQ(supervisor_->WaitingGangs(job.job_id()), 1);
+  Load(job);
+  EXPECT_EQ(trials_.size(), 1u);
+
+  // The first trial ends; once its replicas are gone the gang is granted.
+  backend_.SetReplica("fake:1", "master", 0, v1::ReplicaStatus::EXITED, 0);
+  backend_.SetReplica("fake:1", "worker", 0, v1::ReplicaStatus::EXITED, 0);
+  ASSERT_TRUE(studies_->FailTrial(job.study_name(), 1, "done").ok());
+  EXPECT_EQ(Start(job, 0).launched, 0);
+  EXPECT_TRUE(Supervise(job));
+  EXPECT_EQ(Start(job, 0).launched, 1);
+  EXPECT_EQ(supervisor_->WaitingGangs(job.job_id()), 0);
+  EXPECT_THAT(StateOf(job, 2), Optional(TrialAttemptState::kRunning));
+
+  supervisor_->ForgetJob(job.job_id());
+  EXPECT_EQ(StateOf(job, 2), std::nullopt);
+  EXPECT_EQ(admission_->free_gpus(), 4);
+}
+
+TEST_F(TrialRunSupervisorTest, AMasterThatSucceedsCompletesTheTrialWithItsLastResult) {
+  const v1::Job job = Submit(MakeJob("succeeds", dir_.path(), 0));
+  Start(job, 1);
+  const v1::Measurement measurement = testing::AccuracyMeasurement(0.9);
+  ASSERT_TRUE(studies_->AddMeasurements(job.study_name(), 1, {&measurement, 1}).ok());
+  ASSERT_TRUE(Exit(job, 1, "master", 0).ok());
+  EXPECT_EQ(TrialOf(job, 1).state(), v1::Trial::SUCCEEDED);
+}
+
+TEST_F(TrialRunSupervisorTest, AMasterThatExitsWithoutTheObjectiveFailsTheTrial) {
+  const v1::Job job = Submit(MakeJob("noresult", dir_.path(), 0));
+  Start(job, 1);
+  ASSERT_TRUE(Exit(job, 1, "master", 0).ok());
+  const v1::Trial trial = TrialOf(job, 1);
+  EXPECT_EQ(trial.state(), v1::Trial::FAILED);
+  EXPECT_THAT(trial.status_reason(), HasSubstr("never reported the objective metric"));
+}
+
+TEST_F(TrialRunSupervisorTest, AnExitReportOfAStudyWithoutAJobIsNotFound) {
+  v1::ReportExitRequest report;
+  report.mutable_replica()->set_study_name("nojob");
+  report.mutable_replica()->set_trial_id(1);
+  report.mutable_replica()->set_role("master");
+  EXPECT_EQ(supervisor_->OnReplicaExit(report).code(), absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace vernier::tuner

@@ -1,0 +1,167 @@
+#include "tuner/job_submission.h"
+
+#include <filesystem>
+#include <random>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/status_macros.h"
+#include "google/protobuf/util/message_differencer.h"
+#include "spdlog/spdlog.h"
+#include "suggest/designers/designer_factory.h"
+#include "tuner/config/hyperparameter_validator.h"
+#include "tuner/config/replica_spec_builder.h"
+#include "tuner/config/study_spec_builder.h"
+#include "tuner/config/training_input_defaults.h"
+
+namespace vernier::tuner {
+namespace {
+
+// What must match for a previous job's results to mean the same thing now.
+v1::HyperparameterSpec TunedEssentials(const v1::Job& job) {
+  v1::HyperparameterSpec essentials;
+  *essentials.mutable_params() = job.training_input().hyperparameters().params();
+  essentials.set_hyperparameter_metric_tag(
+      job.training_input().hyperparameters().hyperparameter_metric_tag());
+  essentials.set_goal(job.training_input().hyperparameters().goal());
+  return essentials;
+}
+
+std::string ResumedClientId(const std::string& previous_id) {
+  return absl::StrCat("resumed:", previous_id);
+}
+
+}  // namespace
+
+JobSubmission::JobSubmission(storage::Storage& storage, StudyManager& studies,
+                             scheduler::Backend& backend, scheduler::Admission& admission,
+                             JobSubmissionOptions options, Clock clock)
+    : storage_(storage),
+      studies_(studies),
+      backend_(backend),
+      admission_(admission),
+      options_(std::move(options)),
+      clock_(std::move(clock)) {}
+
+absl::StatusOr<v1::Study> JobSubmission::Check(v1::Job& job) {
+  VERNIER_RETURN_IF_ERROR(config::ValidateJobId(job.job_id()));
+  if (job.command().empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("job \"%s\" has no trainer command; give it after `--`", job.job_id()));
+  }
+  if (!job.training_input().has_hyperparameters() ||
+      job.training_input().hyperparameters().params().empty()) {
+    return absl::InvalidArgumentError(
+        "training_input.hyperparameters.params is empty: a tuning job needs at least one "
+        "parameter to tune");
+  }
+  config::FillTrainingInputDefaults(*job.mutable_training_input());
+  VERNIER_RETURN_IF_ERROR(config::ValidateTrainingInput(
+      job.training_input(), config::ProtoPathLocator("training_input")));
+  VERNIER_ASSIGN_OR_RETURN(
+      std::vector<v1::ReplicaSpec> replicas,
+      config::PlanReplicas(
+          job.training_input(),
+          options_.machine_types ? *options_.machine_types : config::MachineTypeCatalog::Default(),
+          admission_, config::ProtoPathLocator("training_input")));
+  job.mutable_replica_specs()->Assign(replicas.begin(), replicas.end());
+  if (job.job_dir().empty()) job.set_job_dir(job.training_input().job_dir());
+  if (job.job_dir().empty() && !options_.default_job_root.empty()) {
+    job.set_job_dir(absl::StrCat(options_.default_job_root, "/", job.job_id()));
+  }
+  if (job.job_dir().empty() || !std::filesystem::path(job.job_dir()).is_absolute()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "job_dir \"%s\" must be an absolute path (the CLI's --job-dir)", job.job_dir()));
+  }
+
+  v1::Study study;
+  study.set_name(job.job_id());
+  *study.mutable_spec() =
+      config::StudySpecFromHyperparameters(job.training_input().hyperparameters());
+  // Also validates the search space: the designer is built over it.
+  VERNIER_RETURN_IF_ERROR(suggest::MakeDesigner(study.spec()).status());
+  const std::string& previous_id = job.training_input().hyperparameters().resume_previous_job_id();
+  if (!previous_id.empty()) {
+    absl::StatusOr<v1::Job> previous = storage_.GetJob(previous_id);
+    if (!previous.ok()) {
+      return absl::NotFoundError(absl::StrFormat(
+          "training_input.hyperparameters.resume_previous_job_id: job \"%s\" not found",
+          previous_id));
+    }
+    if (!google::protobuf::util::MessageDifferencer::Equals(TunedEssentials(*previous),
+                                                            TunedEssentials(job))) {
+      return absl::FailedPreconditionError(absl::StrFormat(
+          "training_input.hyperparameters.resume_previous_job_id: job \"%s\" tuned other "
+          "parameters or another metric or goal; a resumed job must keep them",
+          previous_id));
+    }
+  }
+  study.mutable_spec()->set_seed(std::random_device{}() | 1);
+  return study;
+}
+
+absl::StatusOr<v1::Job> JobSubmission::Submit(v1::Job job) {
+  VERNIER_ASSIGN_OR_RETURN(v1::Study study, Check(job));
+  const absl::Time now = clock_();
+  study.set_state(v1::Study::ACTIVE);
+  *study.mutable_create_time() = ToTimestamp(now);
+  job.set_state(v1::Job::QUEUED);
+  job.clear_error_message();
+  job.clear_training_output();
+  *job.mutable_create_time() = ToTimestamp(now);
+  job.set_study_name(study.name());
+  job.set_algorithm_description(suggest::DescribeAlgorithm(study.spec()));
+  VERNIER_ASSIGN_OR_RETURN(v1::Job created, storage_.CreateJob(job, study));
+  spdlog::info("job={} submitted: {} trials, {} in parallel, {}", job.job_id(),
+               study.spec().max_trials(), study.spec().max_parallel_trials(),
+               job.algorithm_description());
+  return created;
+}
+
+absl::StatusOr<v1::Job> JobSubmission::Preview(v1::Job job, const LaunchSettings& launch) {
+  VERNIER_ASSIGN_OR_RETURN(v1::Study study, Check(job));
+  study.set_state(v1::Study::ACTIVE);
+  job.set_state(v1::Job::QUEUED);
+  job.set_study_name(study.name());
+  job.set_algorithm_description(suggest::DescribeAlgorithm(study.spec()));
+  VERNIER_ASSIGN_OR_RETURN(std::unique_ptr<suggest::Designer> designer,
+                           suggest::MakeDesigner(study.spec()));
+  std::mt19937_64 rng(study.spec().seed());
+  VERNIER_ASSIGN_OR_RETURN(suggest::Suggestions first, designer->Suggest({}, 1, rng));
+  v1::Trial trial;
+  trial.set_id(1);
+  if (!first.points.empty()) {
+    for (const v1::ParameterValue& value : first.points.front()) *trial.add_parameters() = value;
+  }
+  ReplicaGrants grants;
+  grants.server_grants_gpus = admission_.GrantsGpus();
+  VERNIER_ASSIGN_OR_RETURN(std::string preview, backend_.PreviewLaunch(BuildTrialLaunch(
+                                                    job, study, trial, launch, 0, grants)));
+  job.set_launch_preview(std::move(preview));
+  return job;
+}
+
+absl::Status JobSubmission::PrepareResume(const v1::Job& job) {
+  const std::string& previous_id = job.training_input().hyperparameters().resume_previous_job_id();
+  if (previous_id.empty()) return absl::OkStatus();
+  VERNIER_ASSIGN_OR_RETURN(storage::Page<v1::Trial> existing,
+                           studies_.ListTrials(job.study_name(), {}));
+  const std::string resumed_client = ResumedClientId(previous_id);
+  if (existing.items.empty()) {
+    VERNIER_ASSIGN_OR_RETURN(v1::Job previous, storage_.GetJob(previous_id));
+    VERNIER_ASSIGN_OR_RETURN(
+        existing.items,
+        studies_.CopyFinishedTrials(job.study_name(), previous.study_name(), resumed_client));
+    spdlog::info("job={} resumes job {} with {} finished trials", job.job_id(), previous_id,
+                 existing.items.size());
+  }
+  // The job's maxTrials counts its own new trials; the copies come on top.
+  int resumed = 0;
+  for (const v1::Trial& trial : existing.items) {
+    resumed += trial.client_id() == resumed_client ? 1 : 0;
+  }
+  return studies_.SetMaxTrials(job.study_name(),
+                               job.training_input().hyperparameters().max_trials() + resumed);
+}
+
+}  // namespace vernier::tuner

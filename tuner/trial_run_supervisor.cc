@@ -1,0 +1,752 @@
+#include "tuner/trial_run_supervisor.h"
+
+#include <cstring>
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/status_macros.h"
+#include "google/protobuf/util/message_differencer.h"
+#include "scheduler/replica_state.h"
+#include "spdlog/spdlog.h"
+#include "suggest/search_space.h"
+#include "tuner/storage/trial_ranking.h"
+
+namespace vernier::tuner {
+namespace {
+
+bool IsRunning(v1::Trial::State state) {
+  return state == v1::Trial::ACTIVE || state == v1::Trial::STOPPING;
+}
+
+bool IsMaster(const std::string& role) { return role == "master" || role == "chief"; }
+
+const v1::ReplicaStatus* MasterOf(const v1::TrialRun& run) {
+  for (const v1::ReplicaStatus& replica : run.replicas()) {
+    if (IsMaster(replica.role())) return &replica;
+  }
+  return nullptr;
+}
+
+std::string ReplicaName(const std::string& role, int index) {
+  return absl::StrCat(role, "-", index);
+}
+
+std::string ExitDescription(const std::string& replica, int exit_code, int term_signal) {
+  if (term_signal != 0) {
+    return absl::StrFormat("%s was killed by signal %d (%s)", replica, term_signal,
+                           strsignal(term_signal));
+  }
+  return absl::StrFormat("%s exited with code %d", replica, exit_code);
+}
+
+// The last measurement that holds the objective: the trial's result.
+std::optional<v1::Measurement> LastObjectiveMeasurement(const v1::Trial& trial,
+                                                        const std::string& objective) {
+  for (auto it = trial.measurements().rbegin(); it != trial.measurements().rend(); ++it) {
+    if (MetricValue(*it, objective).has_value()) return *it;
+  }
+  return std::nullopt;
+}
+
+bool IsLive(const v1::ReplicaStatus& replica) {
+  return replica.state() == v1::ReplicaStatus::RUNNING ||
+         replica.state() == v1::ReplicaStatus::PENDING;
+}
+
+// A run without a backend handle was recorded but never submitted (the
+// launch failed, or the server died in between): nothing of it runs. The
+// handle, not a PID, tells: Slurm replicas have no PID of ours.
+bool HasLiveReplica(const v1::TrialRun& run) {
+  if (run.backend_handle().empty()) return false;
+  for (const v1::ReplicaStatus& replica : run.replicas()) {
+    if (IsLive(replica)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TrialRunSupervisor::TrialRunSupervisor(storage::Storage& storage, StudyManager& studies,
+                                       scheduler::Backend& backend, scheduler::Admission& admission,
+                                       TrialRunSupervisorOptions options, Clock clock)
+    : storage_(storage),
+      studies_(studies),
+      backend_(backend),
+      admission_(admission),
+      options_(std::move(options)),
+      clock_(std::move(clock)) {}
+
+TrialRunSupervisor::~TrialRunSupervisor() { Stop(); }
+
+void TrialRunSupervisor::set_server_address(std::string address) {
+  options_.launch.server_address = std::move(address);
+}
+
+void TrialRunSupervisor::Stop() {
+  std::vector<std::thread> cancellers;
+  {
+    absl::MutexLock lock(&mutex_);
+    cancellers.swap(cancellers_);
+  }
+  for (std::thread& canceller : cancellers) canceller.join();
+}
+
+std::vector<int> TrialRunSupervisor::GangShape(const v1::Job& job) {
+  std::vector<int> gpus_per_replica;
+  for (const v1::ReplicaSpec& spec : ReplicaSpecsOf(job)) {
+    gpus_per_replica.push_back(spec.gpu_count());
+  }
+  return gpus_per_replica;
+}
+
+std::optional<TrialAttemptState> TrialRunSupervisor::AttemptState(const TrialKey& key) {
+  absl::MutexLock lock(&mutex_);
+  auto attempt = attempts_.find(key);
+  if (attempt == attempts_.end()) return std::nullopt;
+  return attempt->second.state;
+}
+
+void TrialRunSupervisor::RestoreGrants(const std::vector<v1::Job>& jobs) {
+  for (const v1::Job& job : jobs) {
+    absl::StatusOr<std::vector<v1::TrialRun>> runs = storage_.ListTrialRuns(job.job_id());
+    if (!runs.ok()) {
+      spdlog::error("job={} cannot restore its GPU and port grants: {}", job.job_id(),
+                    runs.status().ToString());
+      continue;
+    }
+    for (const v1::TrialRun& run : *runs) {
+      if (!HasLiveReplica(run)) continue;
+      absl::StatusOr<scheduler::GangTicket> ticket = admission_.Restore(run);
+      if (!ticket.ok()) {
+        spdlog::error("job={} trial={} cannot restore its GPU and port grants: {}", job.job_id(),
+                      run.trial_id(), ticket.status().ToString());
+        continue;
+      }
+      absl::MutexLock lock(&mutex_);
+      TrialAttempt& attempt = attempts_[{job.job_id(), run.trial_id()}];
+      if (attempt.ticket.has_value()) admission_.Release(*attempt.ticket);
+      attempt.state = TrialAttemptState::kRunning;
+      attempt.attempt = run.attempt();
+      attempt.ticket = *ticket;
+    }
+  }
+}
+
+absl::StatusOr<bool> TrialRunSupervisor::Supervise(const v1::Job& job,
+                                                   std::vector<v1::Trial>& trials,
+                                                   TrialRuns& runs) {
+  VERNIER_RETURN_IF_ERROR(ReconcileRuns(job, trials, runs));
+  FailSilentAgents(job, trials, runs);
+  return SettleEndedTrials(job, trials, runs);
+}
+
+absl::Status TrialRunSupervisor::ReconcileRuns(const v1::Job& job, std::vector<v1::Trial>& trials,
+                                               TrialRuns& runs) {
+  const absl::Time now = clock_();
+  for (v1::Trial& trial : trials) {
+    if (!IsRunning(trial.state())) continue;
+    auto run = runs.find(trial.id());
+    if (run == runs.end()) continue;
+    const TrialKey key{job.job_id(), trial.id()};
+    {
+      absl::MutexLock lock(&mutex_);
+      auto attempt = attempts_.find(key);
+      if (attempt != attempts_.end() && attempt->second.restarting()) continue;
+    }
+    const v1::ReplicaStatus* before = MasterOf(run->second);
+    if (before == nullptr || run->second.backend_handle().empty()) {
+      // Recorded but never started: the server died between the two. (A
+      // Slurm replica has no PID of ours; the handle tells a submitted run.)
+      runs.erase(run);
+      continue;
+    }
+    absl::StatusOr<v1::TrialRun> described = backend_.Describe(run->second);
+    if (!described.ok()) {
+      spdlog::warn("job={} trial={} cannot describe its run: {}", job.job_id(), trial.id(),
+                   described.status().ToString());
+      continue;
+    }
+    if (!google::protobuf::util::MessageDifferencer::Equals(*described, run->second)) {
+      VERNIER_RETURN_IF_ERROR(storage_.PutTrialRun(job.job_id(), *described));
+      run->second = *described;
+    }
+
+    // A worker, parameter server or evaluator that fails fails the trial; one
+    // that exits 0 before the master is fine.
+    std::string failure;
+    {
+      absl::MutexLock lock(&mutex_);
+      TrialAttempt& attempt = attempts_[key];
+      if (attempt.being_ended()) continue;
+      if (attempt.reported_failure.has_value()) failure = *attempt.reported_failure;
+      for (const v1::ReplicaStatus& replica : run->second.replicas()) {
+        if (!failure.empty() || trial.state() != v1::Trial::ACTIVE || IsMaster(replica.role())) {
+          continue;
+        }
+        const std::string name = ReplicaName(replica.role(), replica.index());
+        if (replica.state() == v1::ReplicaStatus::LOST) {
+          // Started by an earlier server, its exit status is unknown: a
+          // failure only if its agent sends no report and the master still
+          // runs a while later.
+          auto [since, inserted] = attempt.lost_since.emplace(name, now);
+          if (now - since->second >= options_.lost_replica_timeout) {
+            attempt.lost_since.erase(since);
+            failure = absl::StrFormat("%s vanished; see %s", name, replica.log_path());
+          }
+        } else if (replica.state() == v1::ReplicaStatus::EXITED &&
+                   (replica.exit_code() != 0 || replica.term_signal() != 0)) {
+          failure = absl::StrFormat(
+              "%s; see %s", ExitDescription(name, replica.exit_code(), replica.term_signal()),
+              replica.log_path());
+        }
+      }
+    }
+    if (!failure.empty()) {
+      HandleReplicaFailure(job, trial, run->second, failure);
+      continue;
+    }
+
+    const v1::ReplicaStatus* master = MasterOf(run->second);
+    const bool gone = scheduler::ReplicaEnded(*master);
+    {
+      absl::MutexLock lock(&mutex_);
+      TrialAttempt& attempt = attempts_[key];
+      if (!gone) {
+        attempt.master_gone_since.reset();
+        continue;
+      }
+      // The agent reports the outcome before it exits; give a report in
+      // flight a moment before declaring the replica lost.
+      if (!attempt.master_gone_since.has_value()) attempt.master_gone_since = now;
+      if (now - *attempt.master_gone_since < options_.lost_replica_timeout) continue;
+      attempt.master_gone_since.reset();
+    }
+    const std::string what =
+        master->state() == v1::ReplicaStatus::LOST
+            ? absl::StrFormat("%s vanished", ReplicaName(master->role(), master->index()))
+            : ExitDescription(ReplicaName(master->role(), master->index()), master->exit_code(),
+                              master->term_signal());
+    HandleReplicaFailure(job, trial, run->second,
+                         absl::StrFormat("%s without its agent reporting the outcome; see %s", what,
+                                         master->log_path()));
+  }
+  return absl::OkStatus();
+}
+
+void TrialRunSupervisor::HandleReplicaFailure(const v1::Job& job, v1::Trial& trial,
+                                              const v1::TrialRun& run, const std::string& reason) {
+  const TrialKey key{job.job_id(), trial.id()};
+  const int max_retries = job.training_input().scheduling().max_retries();
+  const bool retry = run.attempt() < max_retries;
+  if (retry) {
+    spdlog::warn(
+        "job={} trial={} attempt {} failed: {}; ending its replicas and relaunching them all "
+        "with the same job dir (retry {} of {})",
+        job.job_id(), trial.id(), run.attempt(), reason, run.attempt() + 1, max_retries);
+  }
+  {
+    absl::MutexLock lock(&mutex_);
+    TrialAttempt& attempt = attempts_[key];
+    attempt.reported_failure.reset();
+    if (retry) {
+      // The trial keeps its GPUs and ports for the next attempt.
+      attempt.state = TrialAttemptState::kRetrying;
+      attempt.attempt = run.attempt() + 1;
+      cancellers_.emplace_back([this, key, run] {
+        if (absl::Status status = backend_.Cancel(run, options_.launch.grace_period);
+            !status.ok()) {
+          spdlog::error("job={} trial={} cannot end attempt {}: {}", key.job_id, key.trial_id,
+                        run.attempt(), status.ToString());
+        }
+        RecordEndedRun(key.job_id, run);
+        absl::MutexLock lock(&mutex_);
+        auto attempt = attempts_.find(key);
+        if (attempt != attempts_.end()) attempt->second.state = TrialAttemptState::kRelaunch;
+      });
+      return;
+    }
+  }
+  absl::StatusOr<v1::Trial> failed = studies_.FailTrial(
+      job.study_name(), trial.id(),
+      max_retries > 0 ? absl::StrFormat("%s (after %d retries)", reason, max_retries) : reason);
+  // Its other replicas are ended by SettleEndedTrials.
+  if (failed.ok()) trial = *failed;
+}
+
+void TrialRunSupervisor::RecordEndedRun(const std::string& job_id, const v1::TrialRun& run) {
+  absl::StatusOr<v1::TrialRun> described = backend_.Describe(run);
+  if (!described.ok()) {
+    spdlog::warn("job={} trial={} cannot describe its ended run: {}", job_id, run.trial_id(),
+                 described.status().ToString());
+    return;
+  }
+  if (absl::Status status = storage_.PutTrialRun(job_id, *described); !status.ok()) {
+    spdlog::error("job={} trial={} cannot store its ended run: {}", job_id, run.trial_id(),
+                  status.ToString());
+  }
+}
+
+void TrialRunSupervisor::ReleaseAttempt(const TrialKey& key) {
+  absl::MutexLock lock(&mutex_);
+  auto attempt = attempts_.find(key);
+  if (attempt == attempts_.end()) return;
+  if (attempt->second.ticket.has_value()) admission_.Release(*attempt->second.ticket);
+  attempts_.erase(attempt);
+}
+
+bool TrialRunSupervisor::SettleEndedTrials(const v1::Job& job, const std::vector<v1::Trial>& trials,
+                                           TrialRuns& runs) {
+  bool settled = true;
+  for (const v1::Trial& trial : trials) {
+    if (IsRunning(trial.state())) continue;
+    const TrialKey key{job.job_id(), trial.id()};
+    {
+      absl::MutexLock lock(&mutex_);
+      auto attempt = attempts_.find(key);
+      if (attempt != attempts_.end()) {
+        attempt->second.reported_failure.reset();
+        if (attempt->second.being_ended()) {
+          settled = false;
+          continue;
+        }
+      }
+    }
+    auto run = runs.find(trial.id());
+    if (run == runs.end() || !HasLiveReplica(run->second)) {
+      ReleaseAttempt(key);
+      continue;
+    }
+    absl::StatusOr<v1::TrialRun> described = backend_.Describe(run->second);
+    if (!described.ok()) {
+      spdlog::warn("job={} trial={} cannot describe its run; freeing its GPUs and ports: {}",
+                   job.job_id(), trial.id(), described.status().ToString());
+      ReleaseAttempt(key);
+      continue;
+    }
+    if (!google::protobuf::util::MessageDifferencer::Equals(*described, run->second)) {
+      (void)storage_.PutTrialRun(job.job_id(), *described);
+      run->second = *described;
+    }
+    // Still PENDING after its trial ended: a backend's queue (Slurm) still
+    // holds it, or its state is not known yet; the cancel settles both.
+    if (!HasLiveReplica(run->second)) {
+      ReleaseAttempt(key);
+      continue;
+    }
+    // Parameter servers never exit by themselves, and workers may outlive
+    // a master that ended.
+    settled = false;
+    CancelTrials(job, {trial}, runs, absl::StrFormat("trial %d ended", trial.id()));
+  }
+  return settled;
+}
+
+void TrialRunSupervisor::OnAgentContact(const v1::ReplicaId& replica) {
+  liveness_.Heard({replica.study_name(), replica.trial_id(), replica.role(), replica.index()},
+                  clock_());
+}
+
+void TrialRunSupervisor::FailSilentAgents(const v1::Job& job, std::vector<v1::Trial>& trials,
+                                          const TrialRuns& runs) {
+  const absl::Time now = clock_();
+  std::set<int64_t> running;
+  for (v1::Trial& trial : trials) {
+    auto run = runs.find(trial.id());
+    if (!IsRunning(trial.state()) || run == runs.end()) continue;
+    running.insert(trial.id());
+    {
+      absl::MutexLock lock(&mutex_);
+      auto attempt = attempts_.find({job.job_id(), trial.id()});
+      if (attempt != attempts_.end() && attempt->second.being_ended()) continue;
+    }
+    for (const v1::ReplicaStatus& replica : run->second.replicas()) {
+      const AgentLiveness::Replica key{job.study_name(), trial.id(), replica.role(),
+                                       replica.index()};
+      // Queued (not started) or gone replicas are not expected to speak;
+      // the lost-replica check handles the gone ones.
+      if (replica.state() != v1::ReplicaStatus::RUNNING) {
+        liveness_.Forget(key);
+        continue;
+      }
+      const absl::Duration silent = liveness_.SilentFor(key, now);
+      if (options_.agent_timeout <= absl::ZeroDuration() || silent < options_.agent_timeout) {
+        continue;
+      }
+      const std::string reason = absl::StrFormat(
+          "the agent of %s sent no heartbeat for %s (agent timeout %s): it was killed, stopped or "
+          "cut off from the service; its processes are being ended; see %s",
+          ReplicaName(replica.role(), replica.index()),
+          absl::FormatDuration(absl::Trunc(silent, absl::Seconds(1))),
+          absl::FormatDuration(options_.agent_timeout), replica.log_path());
+      spdlog::error("job={} trial={} {}", job.job_id(), trial.id(), reason);
+      absl::StatusOr<v1::Trial> failed = studies_.FailTrial(job.study_name(), trial.id(), reason);
+      if (!failed.ok()) break;
+      trial = *failed;
+      CancelTrials(job, {trial}, runs, reason);
+      running.erase(trial.id());
+      break;
+    }
+  }
+  liveness_.RetainTrials(job.study_name(), running);
+}
+
+void TrialRunSupervisor::CancelTrials(const v1::Job& job, const std::vector<v1::Trial>& trials,
+                                      const TrialRuns& runs, const std::string& reason) {
+  JoinFinishedCancellers();
+  for (const v1::Trial& trial : trials) {
+    auto run = runs.find(trial.id());
+    if (run == runs.end()) {
+      (void)studies_.FailTrial(job.study_name(), trial.id(), reason);
+      continue;
+    }
+    const TrialKey key{job.job_id(), trial.id()};
+    absl::MutexLock lock(&mutex_);
+    TrialAttempt& attempt = attempts_[key];
+    if (attempt.being_ended()) continue;
+    attempt.state = TrialAttemptState::kEnding;
+    cancellers_.emplace_back([this, key, study = job.study_name(), run = run->second, reason] {
+      spdlog::info("job={} trial={} stopping its replicas", key.job_id, key.trial_id);
+      if (absl::Status status = backend_.Cancel(run, options_.launch.grace_period); !status.ok()) {
+        spdlog::error("job={} trial={} cancel failed: {}", key.job_id, key.trial_id,
+                      status.ToString());
+      }
+      RecordEndedRun(key.job_id, run);
+      // The agent usually reports first; then this is a no-op.
+      (void)studies_.FailTrial(study, key.trial_id, reason);
+      absl::MutexLock lock(&mutex_);
+      auto attempt = attempts_.find(key);
+      if (attempt != attempts_.end()) attempt->second.state = TrialAttemptState::kEnded;
+    });
+  }
+}
+
+void TrialRunSupervisor::JoinFinishedCancellers() {
+  // Threads are joined once no trial's replicas are being ended: then every
+  // thread has finished.
+  std::vector<std::thread> finished;
+  {
+    absl::MutexLock lock(&mutex_);
+    for (const auto& [key, attempt] : attempts_) {
+      if (attempt.being_ended()) return;
+    }
+    finished.swap(cancellers_);
+  }
+  for (std::thread& thread : finished) thread.join();
+}
+
+absl::Status TrialRunSupervisor::ResumeTrials(const v1::Job& job, const v1::Study& study,
+                                              const std::vector<v1::Trial>& running,
+                                              const TrialRuns& runs) {
+  for (const v1::Trial& trial : running) {
+    const TrialKey key{job.job_id(), trial.id()};
+    {
+      absl::MutexLock lock(&mutex_);
+      auto attempt = attempts_.find(key);
+      if (attempt != attempts_.end()) {
+        if (attempt->second.state == TrialAttemptState::kRetrying) continue;
+        if (attempt->second.state == TrialAttemptState::kRelaunch) {
+          // Its failed attempt has ended: the next one runs.
+          auto run = runs.find(trial.id());
+          attempt->second.attempt = run != runs.end() ? run->second.attempt() + 1 : 0;
+        } else if (runs.contains(trial.id())) {
+          continue;
+        }
+      } else if (runs.contains(trial.id())) {
+        continue;
+      }
+    }
+    // Handed out but never started, or between two attempts.
+    VERNIER_RETURN_IF_ERROR(LaunchWhenGranted(job, study, trial));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TrialRunSupervisor::LaunchWhenGranted(const v1::Job& job, const v1::Study& study,
+                                                   const v1::Trial& trial) {
+  const TrialKey key{job.job_id(), trial.id()};
+  std::optional<scheduler::GangTicket> ticket;
+  int attempt_number = 0;
+  {
+    absl::MutexLock lock(&mutex_);
+    TrialAttempt& attempt = attempts_[key];
+    attempt.state = TrialAttemptState::kWaiting;
+    ticket = attempt.ticket;
+    attempt_number = attempt.attempt;
+  }
+  if (!ticket.has_value()) {
+    absl::StatusOr<scheduler::GangTicket> requested = admission_.Request(GangShape(job));
+    if (!requested.ok()) {
+      spdlog::error("job={} trial={} cannot queue for GPUs: {}", job.job_id(), trial.id(),
+                    requested.status().ToString());
+      return absl::OkStatus();
+    }
+    ticket = *requested;
+    absl::MutexLock lock(&mutex_);
+    attempts_[key].ticket = ticket;
+  }
+  if (!admission_.IsGranted(*ticket)) return absl::OkStatus();
+  return LaunchTrial(job, study, trial, attempt_number, *ticket);
+}
+
+int TrialRunSupervisor::WaitingGangs(const std::string& job_id) {
+  absl::MutexLock lock(&mutex_);
+  auto waiting = waiting_gangs_.find(job_id);
+  return waiting == waiting_gangs_.end() ? 0 : static_cast<int>(waiting->second.size());
+}
+
+absl::Status TrialRunSupervisor::StartTrials(const v1::Job& job, const v1::Study& study,
+                                             const std::vector<v1::Trial>& running,
+                                             const TrialRuns& runs, int slots,
+                                             StartedTrials& started) {
+  const std::string& job_id = job.job_id();
+  const std::vector<int> shape = GangShape(job);
+  bool exhausted;
+  {
+    absl::MutexLock lock(&mutex_);
+    exhausted = exhausted_jobs_.contains(job_id);
+  }
+  // Each free slot queues a gang for the job's replica shape; only a granted
+  // gang gets a suggestion, so no trial is handed out that cannot start.
+  for (int slot = 0; slot < slots; ++slot) {
+    absl::StatusOr<scheduler::GangTicket> ticket = admission_.Request(shape);
+    if (!ticket.ok()) {
+      spdlog::error("job={} cannot queue for GPUs: {}", job_id, ticket.status().ToString());
+      break;
+    }
+    // A study that ran out of trials keeps no gang waiting for one.
+    if (exhausted && !admission_.IsGranted(*ticket)) {
+      admission_.Release(*ticket);
+      break;
+    }
+    absl::MutexLock lock(&mutex_);
+    waiting_gangs_[job_id].push_back(*ticket);
+  }
+  admission_.Schedule();
+
+  // Trials handed out before a restart whose gang was granted now.
+  for (const v1::Trial& trial : running) {
+    if (runs.contains(trial.id())) continue;
+    std::optional<scheduler::GangTicket> ticket;
+    int attempt_number = 0;
+    {
+      absl::MutexLock lock(&mutex_);
+      auto attempt = attempts_.find({job_id, trial.id()});
+      if (attempt == attempts_.end() || attempt->second.state != TrialAttemptState::kWaiting ||
+          !attempt->second.ticket.has_value()) {
+        continue;
+      }
+      ticket = attempt->second.ticket;
+      attempt_number = attempt->second.attempt;
+    }
+    if (!admission_.IsGranted(*ticket)) continue;
+    spdlog::info("job={} trial={} granted GPUs after waiting", job_id, trial.id());
+    VERNIER_RETURN_IF_ERROR(LaunchTrial(job, study, trial, attempt_number, *ticket));
+  }
+
+  std::vector<scheduler::GangTicket> granted;
+  {
+    absl::MutexLock lock(&mutex_);
+    std::vector<scheduler::GangTicket>& waiting = waiting_gangs_[job_id];
+    std::vector<scheduler::GangTicket> still_waiting;
+    for (scheduler::GangTicket ticket : waiting) {
+      (admission_.IsGranted(ticket) ? granted : still_waiting).push_back(ticket);
+    }
+    waiting = std::move(still_waiting);
+  }
+  if (granted.empty()) return absl::OkStatus();
+  absl::StatusOr<SuggestResult> suggested =
+      studies_.SuggestTrials(job.study_name(), static_cast<int>(granted.size()), "");
+  const size_t given = suggested.ok() ? suggested->trials.size() : 0;
+  for (size_t i = given; i < granted.size(); ++i) admission_.Release(granted[i]);
+  if (!suggested.ok()) return suggested.status();
+  if (given < granted.size()) {
+    started.shortfall = suggested->reason;
+    absl::MutexLock lock(&mutex_);
+    exhausted_jobs_.insert(job_id);
+  }
+  for (size_t i = 0; i < given; ++i) {
+    const v1::Trial& trial = suggested->trials[i];
+    {
+      absl::MutexLock lock(&mutex_);
+      TrialAttempt& attempt = attempts_[{job_id, trial.id()}];
+      attempt.state = TrialAttemptState::kWaiting;
+      attempt.ticket = granted[i];
+    }
+    VERNIER_RETURN_IF_ERROR(LaunchTrial(job, study, trial, 0, granted[i]));
+    ++started.launched;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TrialRunSupervisor::LaunchTrial(const v1::Job& job, const v1::Study& study,
+                                             const v1::Trial& trial, int attempt,
+                                             scheduler::GangTicket ticket) {
+  const TrialKey key{job.job_id(), trial.id()};
+  absl::StatusOr<scheduler::GangGrant> grant = admission_.Grant(ticket);
+  ReplicaGrants grants;
+  grants.server_grants_gpus = admission_.GrantsGpus();
+  if (grant.ok()) {
+    grants.gpus = grant->gpus;
+    grants.ports = grant->ports;
+  }
+  scheduler::TrialLaunch launch =
+      BuildTrialLaunch(job, study, trial, options_.launch, attempt, grants);
+  v1::TrialRun pending;
+  pending.set_trial_id(trial.id());
+  pending.set_trial_dir(launch.trial_dir);
+  pending.set_attempt(launch.attempt);
+  *pending.mutable_launch_time() = ToTimestamp(clock_());
+  for (size_t i = 0; i < launch.replicas.size(); ++i) {
+    const scheduler::ReplicaLaunch& replica = launch.replicas[i];
+    v1::ReplicaStatus* status = pending.add_replicas();
+    status->set_role(replica.role);
+    status->set_index(replica.index);
+    status->set_state(v1::ReplicaStatus::PENDING);
+    status->set_log_path(replica.log_path);
+    for (int gpu : replica.gpus) status->add_gpus(gpu);
+    if (i < grants.ports.size()) status->set_port(grants.ports[i]);
+  }
+  // Recorded first, so a restart knows this trial was being started.
+  VERNIER_RETURN_IF_ERROR(storage_.PutTrialRun(job.job_id(), pending));
+  absl::StatusOr<v1::TrialRun> run =
+      grant.ok() ? backend_.Submit(launch) : absl::StatusOr<v1::TrialRun>(grant.status());
+  if (!run.ok()) {
+    spdlog::error("job={} trial={} could not start: {}", job.job_id(), trial.id(),
+                  run.status().ToString());
+    {
+      absl::MutexLock lock(&mutex_);
+      TrialAttempt& record = attempts_[key];
+      record.ticket.reset();
+      record.state = TrialAttemptState::kEnded;
+    }
+    admission_.Release(ticket);
+    for (v1::ReplicaStatus& replica : *pending.mutable_replicas()) {
+      replica.set_state(v1::ReplicaStatus::LOST);
+    }
+    VERNIER_RETURN_IF_ERROR(storage_.PutTrialRun(job.job_id(), pending));
+    return studies_
+        .FailTrial(job.study_name(), trial.id(),
+                   absl::StrCat("could not start the trial: ", run.status().message()))
+        .status();
+  }
+  run->set_trial_id(trial.id());
+  run->set_trial_dir(launch.trial_dir);
+  run->set_attempt(launch.attempt);
+  *run->mutable_launch_time() = pending.launch_time();
+  for (int i = 0; i < run->replicas_size() && i < static_cast<int>(grants.ports.size()); ++i) {
+    run->mutable_replicas(i)->set_port(grants.ports[i]);
+  }
+  {
+    absl::MutexLock lock(&mutex_);
+    TrialAttempt& record = attempts_[key];
+    record.state = TrialAttemptState::kRunning;
+    record.attempt = attempt;
+    record.ticket = ticket;
+  }
+  spdlog::info("job={} trial={} attempt={} launched {} replica(s): {}", job.job_id(), trial.id(),
+               attempt, launch.replicas.size(),
+               suggest::FormatAssignment({trial.parameters().begin(), trial.parameters().end()}));
+  return storage_.PutTrialRun(job.job_id(), *run);
+}
+
+absl::Status TrialRunSupervisor::OnReplicaExit(const v1::ReportExitRequest& report) {
+  const v1::ReplicaId& replica = report.replica();
+  const std::string name = ReplicaName(replica.role(), replica.index());
+  absl::StatusOr<v1::Job> job = storage_.GetJob(replica.study_name());
+  if (!job.ok()) {
+    return absl::NotFoundError(
+        absl::StrFormat("study \"%s\" is not run by a job", replica.study_name()));
+  }
+  VERNIER_ASSIGN_OR_RETURN(v1::Study study, storage_.GetStudy(job->study_name()));
+  VERNIER_ASSIGN_OR_RETURN(v1::Trial trial,
+                           storage_.GetTrial(replica.study_name(), replica.trial_id(),
+                                             /*include_measurements=*/true));
+  spdlog::info("job={} trial={} {} reported: {}{}", job->job_id(), trial.id(), name,
+               ExitDescription(name, report.exit_code(), report.term_signal()),
+               report.stopped_by_request() ? " (stop requested)" : "");
+  const TrialKey key{job->job_id(), trial.id()};
+  const bool failed = report.exit_code() != 0 || report.term_signal() != 0;
+  std::string failure = ExitDescription(name, report.exit_code(), report.term_signal());
+  if (!report.log_tail().empty()) absl::StrAppend(&failure, "; last output:\n", report.log_tail());
+  // A failure the next pass acts on: it ends the other replicas and retries
+  // the trial, or fails it.
+  const auto record_failure = [&] {
+    absl::MutexLock lock(&mutex_);
+    TrialAttempt& attempt = attempts_[key];
+    if (!attempt.reported_failure.has_value()) attempt.reported_failure = failure;
+  };
+  {
+    absl::MutexLock lock(&mutex_);
+    // The failed attempt's replicas, ended for a retry.
+    auto attempt = attempts_.find(key);
+    if (attempt != attempts_.end() && attempt->second.restarting()) return absl::OkStatus();
+  }
+  if (!IsMaster(replica.role())) {
+    if (failed && !report.stopped_by_request() && trial.state() == v1::Trial::ACTIVE &&
+        job->state() != v1::Job::CANCELLING) {
+      record_failure();
+    }
+    return absl::OkStatus();
+  }
+  if (!IsRunning(trial.state())) return absl::OkStatus();  // Decided already.
+
+  const std::string objective =
+      study.spec().metrics().empty() ? "" : study.spec().metrics(0).metric_id();
+  const std::optional<v1::Measurement> last = LastObjectiveMeasurement(trial, objective);
+  absl::StatusOr<v1::Trial> outcome;
+  if (job->state() == v1::Job::CANCELLING) {
+    outcome =
+        studies_.FailTrial(job->study_name(), trial.id(),
+                           job->error_message().empty()
+                               ? absl::StrFormat("cancelled with job %s", job->job_id())
+                               : absl::StrFormat("ended because job %s failed", job->job_id()));
+  } else if (report.stopped_by_request() && trial.state() == v1::Trial::STOPPING &&
+             last.has_value()) {
+    outcome = studies_.CompleteTrial(job->study_name(), trial.id(), last);
+  } else if (!failed) {
+    if (last.has_value()) {
+      outcome = studies_.CompleteTrial(job->study_name(), trial.id(), last);
+    } else {
+      outcome = studies_.FailTrial(
+          job->study_name(), trial.id(),
+          absl::StrFormat("%s exited with code 0 but never reported the objective metric \"%s\" "
+                          "(print `%s=VALUE` or report it with cloudml-hypertune)",
+                          name, objective, objective));
+    }
+  } else {
+    if (!report.stopped_by_request() && job->training_input().scheduling().max_retries() > 0) {
+      record_failure();
+      return absl::OkStatus();
+    }
+    outcome = studies_.FailTrial(job->study_name(), trial.id(), std::move(failure));
+  }
+  // Another path may have decided the trial in the meantime; that is fine.
+  if (!outcome.ok() && !absl::IsFailedPrecondition(outcome.status())) return outcome.status();
+  return absl::OkStatus();
+}
+
+void TrialRunSupervisor::DropWaitingGangs(const std::string& job_id) {
+  absl::MutexLock lock(&mutex_);
+  auto waiting = waiting_gangs_.find(job_id);
+  if (waiting == waiting_gangs_.end()) return;
+  for (scheduler::GangTicket ticket : waiting->second) admission_.Release(ticket);
+  waiting_gangs_.erase(waiting);
+}
+
+void TrialRunSupervisor::ForgetJob(const std::string& job_id) {
+  DropWaitingGangs(job_id);
+  absl::MutexLock lock(&mutex_);
+  for (auto it = attempts_.lower_bound({job_id, std::numeric_limits<int64_t>::min()});
+       it != attempts_.end() && it->first.job_id == job_id;) {
+    if (it->second.being_ended()) {
+      ++it;
+      continue;
+    }
+    if (it->second.ticket.has_value()) admission_.Release(*it->second.ticket);
+    it = attempts_.erase(it);
+  }
+  exhausted_jobs_.erase(job_id);
+}
+
+}  // namespace vernier::tuner
