@@ -42,4 +42,10 @@ if [ -n "${sanitizer_reports:-}" ]; then
     rmdir "$sanitizer_reports"
   fi
 fi
+# The fuzz targets (scripts/fuzz.sh, its own clang build in build-fuzz) for a
+# bounded time each: in CI, or when VERNIER_FUZZ_SECONDS gives the seconds per
+# target. Its last line, "fuzz: N passed, N failed", ends the output.
+if [ "${CI:-}" = true ] || [ -n "${VERNIER_FUZZ_SECONDS:-}" ]; then
+  scripts/fuzz.sh "${VERNIER_FUZZ_SECONDS:-30}" || status=1
+fi
 exit "$status"

@@ -68,6 +68,10 @@ std::string DescribeScalar(const JsonScalar& value) {
   return "null";
 }
 
+// The latest time a google.protobuf.Timestamp holds: 9999-12-31T23:59:59Z.
+constexpr double kLatestTimestampSeconds = 253402300799.0;
+
+// `seconds` must be finite and at most kLatestTimestampSeconds.
 google::protobuf::Timestamp TimestampFromSeconds(double seconds) {
   google::protobuf::Timestamp timestamp;
   const double whole = std::floor(seconds);
@@ -334,7 +338,13 @@ std::optional<v1::Measurement> HypertuneFileReader::ToMeasurement(std::string_vi
     if (field.key == "timestamp") {
       const std::optional<double> seconds = NumericValue(field.value);
       if (seconds.has_value() && std::isfinite(*seconds) && *seconds > 0) {
-        *measurement.mutable_report_time() = TimestampFromSeconds(*seconds);
+        if (*seconds < kLatestTimestampSeconds + 1) {
+          *measurement.mutable_report_time() = TimestampFromSeconds(*seconds);
+        } else {
+          Warn("timestamp", fmt::format("record {}: timestamp {} is after the year 9999; the "
+                                        "time the record was read is used instead",
+                                        record_count_, *seconds));
+        }
       }
       continue;
     }

@@ -4,6 +4,7 @@
 #include "absl/strings/str_format.h"
 #include "common/status_macros.h"
 #include "spdlog/spdlog.h"
+#include "tuner/storage/trial_ranking.h"
 #include "tuner/training_output_builder.h"
 
 namespace vernier::tuner {

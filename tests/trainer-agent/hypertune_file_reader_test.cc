@@ -295,6 +295,22 @@ TEST_F(HypertuneFileReaderTest, RecordsKeepTheirTimestamps) {
   EXPECT_EQ(out[0].report_time().nanos(), 250000000);
 }
 
+// Found by fuzz/hypertune_file_reader_fuzzer (seed timestamp_1e300): the
+// seconds were cast to int64 out of range, undefined behaviour that stored a
+// nonsense time.
+TEST_F(HypertuneFileReaderTest, ATimestampPastTheYear9999IsIgnoredWithAWarning) {
+  HypertuneFileReader reader(path_, log_.logger());
+  Append(R"({"timestamp": 1e300, "loss": 1})"
+         "\n");
+  const std::vector<v1::Measurement> out = reader.Poll();
+  ASSERT_THAT(out, SizeIs(1));
+  EXPECT_FALSE(out[0].has_report_time());
+  ASSERT_THAT(out[0].metrics(), SizeIs(1));
+  EXPECT_EQ(out[0].metrics(0).metric_id(), "loss");
+  EXPECT_THAT(log_.Text(), HasSubstr("record 1: timestamp 1e+300 is after the year 9999; the "
+                                     "time the record was read is used instead"));
+}
+
 TEST_F(HypertuneFileReaderTest, AMegabytesLongRecordIsSkippedAndReadingGoesOn) {
   HypertuneFileReader reader(path_, log_.logger());
   Append(Record(1, 0.1) + "\n");

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -25,6 +26,11 @@ namespace vernier::config {
 namespace {
 
 absl::string_view AbslView(std::string_view text) { return {text.data(), text.size()}; }
+
+// cpus, gpus and accelerator counts are ints.
+constexpr int64_t kMaxCount = std::numeric_limits<int>::max();
+// memoryGb is kept in whole MB: from 1 MB to 1 EiB.
+constexpr double kMaxMemoryMb = 1024.0 * 1024 * 1024 * 1024;
 
 // "unknown WHAT "NAME"; did you mean "X"?" or "...; known: A, B, C".
 std::string UnknownNameProblem(absl::string_view what, std::string_view name,
@@ -141,8 +147,8 @@ class MachineTypeCatalogParser {
     return value.Scalar();
   }
 
-  absl::StatusOr<int64_t> ReadInteger(const YAML::Node& value, const std::string& path,
-                                      int64_t min) const {
+  absl::StatusOr<int64_t> ReadInteger(const YAML::Node& value, const std::string& path, int64_t min,
+                                      int64_t max) const {
     absl::StatusOr<int64_t> number = value.IsScalar()
                                          ? ParseStrictInteger(value.Scalar())
                                          : absl::InvalidArgumentError("expected an integer");
@@ -150,12 +156,15 @@ class MachineTypeCatalogParser {
     if (*number < min) {
       return Error(value.Mark(), path, absl::StrCat("must be at least ", min, ", got ", *number));
     }
+    if (*number > max) {
+      return Error(value.Mark(), path, absl::StrCat("must be at most ", max, ", got ", *number));
+    }
     return *number;
   }
 
-  ValueReader Integer(int64_t min, std::function<void(int64_t)> set) const {
-    return [this, min, set](const YAML::Node& value, const std::string& path) -> absl::Status {
-      absl::StatusOr<int64_t> number = ReadInteger(value, path, min);
+  ValueReader Integer(int64_t min, int64_t max, std::function<void(int64_t)> set) const {
+    return [this, min, max, set](const YAML::Node& value, const std::string& path) -> absl::Status {
+      absl::StatusOr<int64_t> number = ReadInteger(value, path, min, max);
       if (!number.ok()) return number.status();
       set(*number);
       return absl::OkStatus();
@@ -206,7 +215,7 @@ class MachineTypeCatalogParser {
     YAML::Node counts_node;
     absl::Status status = ReadMapping(
         node, path,
-        {{"cpus", Integer(1, [&](int64_t cpus) { type.cpus = static_cast<int>(cpus); })},
+        {{"cpus", Integer(1, kMaxCount, [&](int64_t cpus) { type.cpus = static_cast<int>(cpus); })},
          {"memoryGb",
           [&](const YAML::Node& value, const std::string& field) -> absl::Status {
             absl::StatusOr<double> number = value.IsScalar()
@@ -214,10 +223,17 @@ class MachineTypeCatalogParser {
                                                 : absl::InvalidArgumentError("expected a number");
             if (!number.ok()) return Error(value.Mark(), field, number.status().message());
             if (*number <= 0) return Error(value.Mark(), field, "must be positive");
+            const double megabytes = std::round(*number * 1024);
+            if (megabytes < 1 || megabytes > kMaxMemoryMb) {
+              return Error(value.Mark(), field,
+                           absl::StrCat("must be from 1 MB to 1 EiB (0.0009765625 to "
+                                        "1073741824), got ",
+                                        value.Scalar()));
+            }
             memory_gb = *number;
             return absl::OkStatus();
           }},
-         {"gpus", Integer(0, [&](int64_t gpus) { type.gpus = static_cast<int>(gpus); })},
+         {"gpus", Integer(0, kMaxCount, [&](int64_t gpus) { type.gpus = static_cast<int>(gpus); })},
          {"gpuType",
           [&](const YAML::Node& value, const std::string& field) -> absl::Status {
             gpu_type_node = value;
@@ -231,7 +247,7 @@ class MachineTypeCatalogParser {
             }
             for (size_t i = 0; i < value.size(); ++i) {
               absl::StatusOr<int64_t> count =
-                  ReadInteger(value[i], absl::StrCat(field, "[", i, "]"), 1);
+                  ReadInteger(value[i], absl::StrCat(field, "[", i, "]"), 1, kMaxCount);
               if (!count.ok()) return count.status();
               type.accelerator_counts.push_back(static_cast<int>(*count));
             }
@@ -290,10 +306,12 @@ class MachineTypeCatalogParser {
         ReadMapping(node, path,
                     {{"masterType", machine_type(&tier.master_type)},
                      {"workerType", machine_type(&tier.worker_type)},
-                     {"workerCount", Integer(0, [&](int64_t count) { tier.worker_count = count; })},
+                     {"workerCount", Integer(0, std::numeric_limits<int64_t>::max(),
+                                             [&](int64_t count) { tier.worker_count = count; })},
                      {"parameterServerType", machine_type(&tier.parameter_server_type)},
                      {"parameterServerCount",
-                      Integer(0, [&](int64_t count) { tier.parameter_server_count = count; })}});
+                      Integer(0, std::numeric_limits<int64_t>::max(),
+                              [&](int64_t count) { tier.parameter_server_count = count; })}});
     if (!status.ok()) return status;
     if (tier.master_type.empty()) {
       return Error(node.Mark(), Child(path, "masterType"), "is required");

@@ -135,6 +135,28 @@ INSTANTIATE_TEST_SUITE_P(
         {"ZeroCpus",
          {"machineTypes:", "  m: {cpus: 0, memoryGb: 1}"},
          "types.yaml:2:13: machineTypes.m.cpus: must be at least 1, got 0"},
+        // Found by fuzz/machine_type_catalog_fuzzer (seed huge_numbers.yaml):
+        // the int cpus wrapped to a negative count and the memory in MB
+        // overflowed.
+        {"CpusOverAnInt",
+         {"machineTypes:", "  m: {cpus: 99999999999, memoryGb: 1}"},
+         "types.yaml:2:13: machineTypes.m.cpus: must be at most 2147483647, got 99999999999"},
+        {"GpusOverAnInt",
+         {"acceleratorTypes: [T4]", "machineTypes:",
+          "  m: {cpus: 1, memoryGb: 1, gpus: 4294967297, gpuType: T4}"},
+         "types.yaml:3:35: machineTypes.m.gpus: must be at most 2147483647, got 4294967297"},
+        {"AcceleratorCountOverAnInt",
+         {"machineTypes:", "  m: {cpus: 1, memoryGb: 1, acceleratorCounts: [2147483648]}"},
+         "types.yaml:2:49: machineTypes.m.acceleratorCounts[0]: must be at most 2147483647, got "
+         "2147483648"},
+        {"MemoryOverAnExbibyte",
+         {"machineTypes:", "  m: {cpus: 1, memoryGb: 1e308}"},
+         "types.yaml:2:26: machineTypes.m.memoryGb: must be from 1 MB to 1 EiB (0.0009765625 to "
+         "1073741824), got 1e308"},
+        {"MemoryUnderAMegabyte",
+         {"machineTypes:", "  m: {cpus: 1, memoryGb: 0.0001}"},
+         "types.yaml:2:26: machineTypes.m.memoryGb: must be from 1 MB to 1 EiB (0.0009765625 to "
+         "1073741824), got 0.0001"},
         {"MemoryNotANumber",
          {"machineTypes:", "  m: {cpus: 1, memoryGb: lots}"},
          "types.yaml:2:26: machineTypes.m.memoryGb: expected a number, got \"lots\""},
