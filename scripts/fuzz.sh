@@ -73,15 +73,22 @@ rm -rf "$run_root"
 # Leaks fail a run too; reports name the source lines.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:symbolize=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+# VERNIER_FUZZ_SEED: libFuzzer's seed; 0 (the default) picks a new one each
+# run. CI gives a fixed one, so that it fuzzes exactly what a run by hand with
+# the same seed and time did (on a slower machine, a prefix of it), and a
+# crash it reports reproduces.
+seed=${VERNIER_FUZZ_SEED:-0}
 passed=0
 failed=0
 for target in "${targets[@]}"; do
   run=$run_root/$target
+  # Each run starts from the committed corpus alone.
+  rm -rf "$run"
   mkdir -p "$run/corpus" "$run/artifacts"
   cp -R "fuzz/corpus/$target/." "$run/corpus/"
   binary=$build_dir/bin/${target}_fuzzer
   status=0
-  "$binary" -max_total_time="$seconds" -max_len="$(max_len_of "$target")" -timeout=10 \
+  "$binary" -max_total_time="$seconds" -seed="$seed" -max_len="$(max_len_of "$target")" -timeout=10 \
     -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$run/artifacts/" \
     "$run/corpus" >"$run/log" 2>&1 || status=$?
   artifact=$(find "$run/artifacts" -type f | head -n 1)
