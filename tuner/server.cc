@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -22,6 +23,7 @@
 #include "tuner/backend_factory.h"
 #include "tuner/job_controller.h"
 #include "tuner/job_service_impl.h"
+#include "tuner/single_server_lock.h"
 #include "tuner/storage/storage_factory.h"
 #include "tuner/study_manager.h"
 #include "tuner/study_service_impl.h"
@@ -122,6 +124,13 @@ absl::Status RunServer(const ServerOptions& given) {
 
   absl::StatusOr<std::unique_ptr<storage::Storage>> store = storage::OpenStorage(options.db_url);
   if (!store.ok()) return store.status();
+  // A SQLite database belongs to one server; several share PostgreSQL.
+  std::optional<SingleServerLock> single_server;
+  VERNIER_ASSIGN_OR_RETURN(const std::string sqlite_path, storage::SqlitePathOf(options.db_url));
+  if (!sqlite_path.empty()) {
+    VERNIER_ASSIGN_OR_RETURN(SingleServerLock lock, SingleServerLock::Acquire(sqlite_path));
+    single_server.emplace(std::move(lock));
+  }
   VERNIER_RETURN_IF_ERROR(InstallShutdownHandlers());
 
   VERNIER_ASSIGN_OR_RETURN(SchedulerParts scheduler, MakeBackend(options));

@@ -6,6 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "common/status_macros.h"
 #include "tuner/storage/absl_string_view.h"
 #include "tuner/storage/postgres/postgres_storage.h"
 #include "tuner/storage/postgres/postgres_url.h"
@@ -41,17 +42,12 @@ std::string DescribeStorageUrl(std::string_view url) {
   return std::string(url);
 }
 
-absl::StatusOr<std::unique_ptr<Storage>> OpenStorage(std::string_view url) {
+absl::StatusOr<std::string> SqlitePathOf(std::string_view url) {
   if (url.empty()) {
     return absl::InvalidArgumentError(absl::StrCat("--db is empty; ", kAcceptedForms));
   }
   const std::string scheme = SchemeOf(url);
-  if (scheme == "postgresql" || scheme == "postgres") {
-    absl::StatusOr<std::unique_ptr<PostgresStorage>> store =
-        PostgresStorage::Open(std::string(url));
-    if (!store.ok()) return store.status();
-    return std::unique_ptr<Storage>(*std::move(store));
-  }
+  if (scheme == "postgresql" || scheme == "postgres") return std::string();
   std::string_view path = url;
   if (scheme == "sqlite") {
     path.remove_prefix(scheme.size() + 1);
@@ -64,7 +60,18 @@ absl::StatusOr<std::unique_ptr<Storage>> OpenStorage(std::string_view url) {
                                                    "\" has unsupported scheme \"", scheme, ":\"; ",
                                                    kAcceptedForms));
   }
-  absl::StatusOr<std::unique_ptr<SqliteStorage>> store = SqliteStorage::Open(std::string(path));
+  return std::string(path);
+}
+
+absl::StatusOr<std::unique_ptr<Storage>> OpenStorage(std::string_view url) {
+  VERNIER_ASSIGN_OR_RETURN(const std::string sqlite_path, SqlitePathOf(url));
+  if (sqlite_path.empty()) {
+    absl::StatusOr<std::unique_ptr<PostgresStorage>> store =
+        PostgresStorage::Open(std::string(url));
+    if (!store.ok()) return store.status();
+    return std::unique_ptr<Storage>(*std::move(store));
+  }
+  absl::StatusOr<std::unique_ptr<SqliteStorage>> store = SqliteStorage::Open(sqlite_path);
   if (!store.ok()) return store.status();
   return std::unique_ptr<Storage>(*std::move(store));
 }

@@ -15,6 +15,10 @@ namespace vernier::storage {
 // migrates the schema; refuses a schema newer than this binary knows.
 absl::StatusOr<std::unique_ptr<Storage>> OpenStorage(std::string_view url);
 
+// The SQLite file a `--db` value names; empty for PostgreSQL. The same
+// checks and messages as OpenStorage.
+absl::StatusOr<std::string> SqlitePathOf(std::string_view url);
+
 // A `--db` value fit for logs: a PostgreSQL URL loses its password.
 std::string DescribeStorageUrl(std::string_view url);
 
