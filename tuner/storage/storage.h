@@ -12,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "tuner/storage/job_coordination.h"
 #include "tuner/storage/study_lock.h"
 #include "vernier/v1/job.pb.h"
 #include "vernier/v1/study.pb.h"
@@ -48,8 +49,9 @@ using StudyMutator = std::function<absl::Status(v1::Study&)>;
 // job; ALREADY_EXISTS for a duplicate name; INVALID_ARGUMENT for a bad page
 // token; UNAVAILABLE when a database server cannot be reached or a commit's
 // outcome is unknown (retry); INTERNAL for another store failure (with the
-// store's message). Several processes may share one store.
-class Storage {
+// store's message). Several processes may share one store; they share the
+// work of running jobs through the JobCoordination methods.
+class Storage : public JobCoordination {
  public:
   virtual ~Storage() = default;
 

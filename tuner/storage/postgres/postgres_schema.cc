@@ -84,7 +84,37 @@ FROM (SELECT DISTINCT ON (study_name, trial_id) study_name, trial_id, ordinal, b
 WHERE trials.study_name = latest.study_name AND trials.id = latest.trial_id;
 )sql";
 
-constexpr std::array<std::string_view, 2> kMigrations = {kVersion1, kVersion2};
+// What servers sharing the database need to share the work of running jobs
+// (job_coordination.h): job leases with fencing tokens, the live servers,
+// agents' contacts and exit reports heard by a server not driving the job.
+constexpr std::string_view kVersion3 = R"sql(
+CREATE TABLE job_leases (
+  job_id TEXT COLLATE "C" PRIMARY KEY,
+  holder TEXT NOT NULL,
+  token BIGINT NOT NULL,
+  expires_at TIMESTAMPTZ NOT NULL
+);
+CREATE TABLE servers (
+  server_id TEXT COLLATE "C" PRIMARY KEY,
+  agent_address TEXT NOT NULL,
+  expires_at TIMESTAMPTZ NOT NULL
+);
+CREATE TABLE agent_contacts (
+  job_id TEXT COLLATE "C" NOT NULL,
+  trial_id BIGINT NOT NULL,
+  replica TEXT COLLATE "C" NOT NULL,
+  heard_at TIMESTAMPTZ NOT NULL,
+  PRIMARY KEY (job_id, trial_id, replica)
+);
+CREATE TABLE replica_exits (
+  id BIGSERIAL PRIMARY KEY,
+  job_id TEXT COLLATE "C" NOT NULL,
+  body BYTEA NOT NULL
+);
+CREATE INDEX replica_exits_by_job ON replica_exits (job_id, id);
+)sql";
+
+constexpr std::array<std::string_view, 3> kMigrations = {kVersion1, kVersion2, kVersion3};
 
 // pg_advisory_xact_lock's key for migrations: "VERNIERM" in ASCII.
 constexpr int64_t kMigrationLockKey = 0x5645524E4945524D;

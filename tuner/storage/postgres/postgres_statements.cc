@@ -138,6 +138,40 @@ constexpr std::pair<const char*, const char*> kStatements[] = {
      "INSERT INTO trial_runs (job_id, trial_id, body) VALUES ($1, $2, $3) "
      "ON CONFLICT (job_id, trial_id) DO UPDATE SET body = excluded.body"},
     {"list_trial_runs", "SELECT body FROM trial_runs WHERE job_id = $1 ORDER BY trial_id"},
+
+    // job_coordination.h. A lease changes hands only when it expired (or was
+    // released); its token grows then. Ids come sorted, so that two servers
+    // taking leases together lock them in one order.
+    {"acquire_job_leases",
+     "INSERT INTO job_leases (job_id, holder, token, expires_at)"
+     " SELECT id, $1, 1, now() + $3 * interval '1 microsecond' FROM unnest($2::text[]) AS id "
+     "ON CONFLICT (job_id) DO UPDATE SET holder = excluded.holder,"
+     " token = CASE WHEN job_leases.holder = excluded.holder THEN job_leases.token"
+     " ELSE job_leases.token + 1 END,"
+     " expires_at = excluded.expires_at "
+     "WHERE job_leases.holder = excluded.holder OR job_leases.expires_at <= now() "
+     "RETURNING job_id, token"},
+    {"release_job_leases",
+     "UPDATE job_leases SET expires_at = now() WHERE holder = $1 AND job_id = ANY($2::text[])"},
+    // A fenced write's first statement: the lease row stays share-locked
+    // until the write commits, so a new holder's take waits for it.
+    {"check_job_lease", "SELECT holder, token FROM job_leases WHERE job_id = $1 FOR SHARE"},
+    {"record_server",
+     "INSERT INTO servers (server_id, agent_address, expires_at)"
+     " VALUES ($1, $2, now() + $3 * interval '1 microsecond') "
+     "ON CONFLICT (server_id) DO UPDATE SET agent_address = excluded.agent_address,"
+     " expires_at = excluded.expires_at"},
+    {"forget_dead_servers", "DELETE FROM servers WHERE expires_at < now() - interval '1 day'"},
+    {"live_server_addresses",
+     "SELECT agent_address FROM servers WHERE expires_at > now() ORDER BY server_id"},
+    {"record_agent_contact",
+     "INSERT INTO agent_contacts (job_id, trial_id, replica, heard_at) VALUES ($1, $2, $3, now()) "
+     "ON CONFLICT (job_id, trial_id, replica) DO UPDATE SET heard_at = excluded.heard_at"},
+    {"agent_contact_age",
+     "SELECT (EXTRACT(EPOCH FROM (clock_timestamp() - heard_at)) * 1000000)::bigint "
+     "FROM agent_contacts WHERE job_id = $1 AND trial_id = $2 AND replica = $3"},
+    {"queue_replica_exit", "INSERT INTO replica_exits (job_id, body) VALUES ($1, $2)"},
+    {"take_replica_exits", "DELETE FROM replica_exits WHERE job_id = $1 RETURNING id, body"},
 };
 
 #undef TRIAL_COLUMNS

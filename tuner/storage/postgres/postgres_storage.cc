@@ -28,6 +28,7 @@
 #include "tuner/storage/postgres/postgres_statements.h"
 #include "tuner/storage/postgres/postgres_study_lock.h"
 #include "tuner/storage/postgres/postgres_url.h"
+#include "tuner/storage/scoped_write_fence.h"
 #include "tuner/storage/stored_rows.h"
 
 namespace vernier::storage {
@@ -301,6 +302,22 @@ absl::Status PostgresStorage::RunOnce(PostgresConnectionPool& pool, TransactionK
                                       std::string_view doing, const TransactionBody& body) {
   VERNIER_ASSIGN_OR_RETURN(PostgresConnectionPool::Lease connection, pool.Acquire());
   try {
+    const WriteFence* fence = ScopedWriteFence::Current();
+    const bool fenced = fence != nullptr && &pool == pool_.get() &&
+                        (kind == TransactionKind::kWrite || kind == TransactionKind::kWriteOne);
+    if (fenced) {
+      // The lease check and the write commit together.
+      pqxx::work transaction(*connection);
+      const pqxx::result lease = transaction.exec_prepared("check_job_lease", fence->job_id);
+      const std::string holder = lease.empty() ? "" : lease[0][0].as<std::string>();
+      const int64_t token = lease.empty() ? 0 : lease[0][1].as<int64_t>();
+      if (holder != fence->holder || token != fence->token) {
+        return ScopedWriteFence::Refused(*fence, holder, token);
+      }
+      absl::Status status = body(transaction);
+      if (status.ok()) transaction.commit();
+      return status;
+    }
     if (kind == TransactionKind::kReadOne || kind == TransactionKind::kWriteOne) {
       // One statement sees one snapshot, and commits, alone: no BEGIN and COMMIT.
       pqxx::nontransaction transaction(*connection);
@@ -871,6 +888,132 @@ absl::StatusOr<std::unique_ptr<StudyLock>> PostgresStorage::LockStudy(std::strin
       PostgresStudyLock::Acquire(std::move(connection), study_name);
   if (!lock.ok()) return lock.status();
   return std::unique_ptr<StudyLock>(*std::move(lock));
+}
+
+// ---------------------------------------------------------------- job coordination
+
+absl::StatusOr<std::vector<JobLease>> PostgresStorage::AcquireJobLeases(
+    std::string_view holder, std::span<const std::string> job_ids, absl::Duration ttl) {
+  std::vector<std::string> sorted(job_ids.begin(), job_ids.end());
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<JobLease> leases;
+  if (sorted.empty()) return leases;
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kWriteOne, absl::StrCat("taking the leases of ", sorted.size(), " jobs"),
+      [&](Transaction& transaction) -> absl::Status {
+        leases.clear();
+        for (const pqxx::row& row :
+             transaction.exec_prepared("acquire_job_leases", std::string(holder),
+                                       TextArray(sorted), absl::ToInt64Microseconds(ttl))) {
+          leases.push_back({row[0].as<std::string>(), row[1].as<int64_t>()});
+        }
+        return absl::OkStatus();
+      }));
+  std::sort(leases.begin(), leases.end(),
+            [](const JobLease& a, const JobLease& b) { return a.job_id < b.job_id; });
+  return leases;
+}
+
+absl::Status PostgresStorage::ReleaseJobLeases(std::string_view holder,
+                                               std::span<const std::string> job_ids) {
+  if (job_ids.empty()) return absl::OkStatus();
+  const std::vector<std::string> ids(job_ids.begin(), job_ids.end());
+  return RunInTransaction(TransactionKind::kWriteOne, "releasing job leases",
+                          [&](Transaction& transaction) -> absl::Status {
+                            transaction.exec_prepared("release_job_leases", std::string(holder),
+                                                      TextArray(ids));
+                            return absl::OkStatus();
+                          });
+}
+
+absl::Status PostgresStorage::RecordServer(std::string_view server_id,
+                                           std::string_view agent_address, absl::Duration ttl) {
+  return RunInTransaction(TransactionKind::kWrite, absl::StrCat("recording server ", ToAbslView(server_id)),
+                          [&](Transaction& transaction) -> absl::Status {
+                            transaction.exec_prepared("record_server", std::string(server_id),
+                                                      std::string(agent_address),
+                                                      absl::ToInt64Microseconds(ttl));
+                            transaction.exec_prepared("forget_dead_servers");
+                            return absl::OkStatus();
+                          });
+}
+
+absl::StatusOr<std::vector<std::string>> PostgresStorage::ListLiveServerAddresses() {
+  std::vector<std::string> addresses;
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kReadOne, "listing the live servers",
+      [&](Transaction& transaction) -> absl::Status {
+        addresses.clear();
+        for (const pqxx::row& row : transaction.exec_prepared("live_server_addresses")) {
+          addresses.push_back(row[0].as<std::string>());
+        }
+        return absl::OkStatus();
+      }));
+  return addresses;
+}
+
+absl::Status PostgresStorage::RecordAgentContact(std::string_view job_id, int64_t trial_id,
+                                                 std::string_view replica) {
+  return RunInTransaction(
+      TransactionKind::kWriteOne,
+      absl::StrCat("recording an agent contact of trial ", trial_id, " of ", JobWhat(job_id)),
+      [&](Transaction& transaction) -> absl::Status {
+        transaction.exec_prepared("record_agent_contact", std::string(job_id), trial_id,
+                                  std::string(replica));
+        return absl::OkStatus();
+      });
+}
+
+absl::StatusOr<std::optional<absl::Duration>> PostgresStorage::AgentContactAge(
+    std::string_view job_id, int64_t trial_id, std::string_view replica) {
+  std::optional<absl::Duration> age;
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kReadOne,
+      absl::StrCat("reading an agent contact of trial ", trial_id, " of ", JobWhat(job_id)),
+      [&](Transaction& transaction) -> absl::Status {
+        const pqxx::result rows = transaction.exec_prepared(
+            "agent_contact_age", std::string(job_id), trial_id, std::string(replica));
+        age.reset();
+        if (!rows.empty()) age = absl::Microseconds(rows[0][0].as<int64_t>());
+        return absl::OkStatus();
+      }));
+  return age;
+}
+
+absl::Status PostgresStorage::QueueReplicaExit(std::string_view job_id,
+                                               const v1::ReportExitRequest& report) {
+  return RunInTransaction(
+      TransactionKind::kWriteOne,
+      absl::StrCat("keeping an exit report of trial ", report.replica().trial_id(), " of ",
+                   JobWhat(job_id)),
+      [&](Transaction& transaction) -> absl::Status {
+        transaction.exec_prepared("queue_replica_exit", std::string(job_id), Bytes(report));
+        return absl::OkStatus();
+      });
+}
+
+absl::StatusOr<std::vector<v1::ReportExitRequest>> PostgresStorage::TakeReplicaExits(
+    std::string_view job_id) {
+  std::vector<v1::ReportExitRequest> reports;
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kWriteOne, absl::StrCat("taking the exit reports of ", JobWhat(job_id)),
+      [&](Transaction& transaction) -> absl::Status {
+        std::vector<std::pair<int64_t, v1::ReportExitRequest>> taken;
+        for (const pqxx::row& row :
+             transaction.exec_prepared("take_replica_exits", std::string(job_id))) {
+          VERNIER_ASSIGN_OR_RETURN(
+              v1::ReportExitRequest report,
+              ParseField<v1::ReportExitRequest>(row[1],
+                                                absl::StrCat("exit report of ", JobWhat(job_id))));
+          taken.emplace_back(row[0].as<int64_t>(), std::move(report));
+        }
+        std::sort(taken.begin(), taken.end(),
+                  [](const auto& a, const auto& b) { return a.first < b.first; });
+        reports.clear();
+        for (auto& [id, report] : taken) reports.push_back(std::move(report));
+        return absl::OkStatus();
+      }));
+  return reports;
 }
 
 }  // namespace vernier::storage

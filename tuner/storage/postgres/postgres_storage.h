@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -111,6 +112,24 @@ class PostgresStorage : public Storage {
   // A session-level advisory lock on a connection of its own (see
   // postgres_study_lock.h).
   absl::StatusOr<std::unique_ptr<StudyLock>> LockStudy(std::string_view study_name) override;
+
+  absl::StatusOr<std::vector<JobLease>> AcquireJobLeases(std::string_view holder,
+                                                         std::span<const std::string> job_ids,
+                                                         absl::Duration ttl) override;
+  absl::Status ReleaseJobLeases(std::string_view holder,
+                                std::span<const std::string> job_ids) override;
+  absl::Status RecordServer(std::string_view server_id, std::string_view agent_address,
+                            absl::Duration ttl) override;
+  absl::StatusOr<std::vector<std::string>> ListLiveServerAddresses() override;
+  absl::Status RecordAgentContact(std::string_view job_id, int64_t trial_id,
+                                  std::string_view replica) override;
+  absl::StatusOr<std::optional<absl::Duration>> AgentContactAge(std::string_view job_id,
+                                                                int64_t trial_id,
+                                                                std::string_view replica) override;
+  absl::Status QueueReplicaExit(std::string_view job_id,
+                                const v1::ReportExitRequest& report) override;
+  absl::StatusOr<std::vector<v1::ReportExitRequest>> TakeReplicaExits(
+      std::string_view job_id) override;
 
   // The database, for logs: the URL without its password.
   const std::string& description() const { return description_; }

@@ -76,7 +76,37 @@ ALTER TABLE trials ADD COLUMN rank_key REAL;
 CREATE INDEX trials_by_rank ON trials (study_name, rank_key, id) WHERE rank_key IS NOT NULL;
 )sql";
 
-constexpr std::array<std::string_view, 2> kMigrations = {kVersion1, kVersion2};
+// Job leases and the rest of job_coordination.h, as on PostgreSQL (one
+// server drives a SQLite store, SingleServerLock, but the controller works
+// the same on both). Times are microseconds since the epoch.
+constexpr std::string_view kVersion3 = R"sql(
+CREATE TABLE job_leases (
+  job_id TEXT NOT NULL PRIMARY KEY,
+  holder TEXT NOT NULL,
+  token BIGINT NOT NULL,
+  expires_micros BIGINT NOT NULL
+);
+CREATE TABLE servers (
+  server_id TEXT NOT NULL PRIMARY KEY,
+  agent_address TEXT NOT NULL,
+  expires_micros BIGINT NOT NULL
+);
+CREATE TABLE agent_contacts (
+  job_id TEXT NOT NULL,
+  trial_id BIGINT NOT NULL,
+  replica TEXT NOT NULL,
+  heard_micros BIGINT NOT NULL,
+  PRIMARY KEY (job_id, trial_id, replica)
+);
+CREATE TABLE replica_exits (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  job_id TEXT NOT NULL,
+  body BLOB NOT NULL
+);
+CREATE INDEX replica_exits_by_job ON replica_exits (job_id, id);
+)sql";
+
+constexpr std::array<std::string_view, 3> kMigrations = {kVersion1, kVersion2, kVersion3};
 
 absl::Status BackfillRankKeys(SqliteConnection& connection) {
   struct Row {

@@ -19,6 +19,7 @@
 #include "tuner/storage/sqlite/sqlite_schema.h"
 #include "tuner/storage/sqlite/sqlite_statement.h"
 #include "tuner/storage/sqlite/sqlite_study_lock.h"
+#include "tuner/storage/scoped_write_fence.h"
 #include "tuner/storage/stored_rows.h"
 
 namespace vernier::storage {
@@ -205,6 +206,27 @@ absl::StatusOr<std::vector<Message>> ReadBodies(SqliteStatement& select, int bod
   }
 }
 
+int64_t NowMicros() { return absl::ToUnixMicros(absl::Now()); }
+
+// A fenced write (ScopedWriteFence) goes on only while its server holds the
+// job's lease with its token; inside BEGIN IMMEDIATE, nobody takes it
+// meanwhile.
+absl::Status CheckWriteFence(SqliteConnection& connection) {
+  const WriteFence* fence = ScopedWriteFence::Current();
+  if (fence == nullptr) return absl::OkStatus();
+  VERNIER_ASSIGN_OR_RETURN(
+      SqliteStatement select,
+      connection.Prepare("SELECT holder, token FROM job_leases WHERE job_id = ?"));
+  select.BindText(1, fence->job_id);
+  VERNIER_ASSIGN_OR_RETURN(const bool found, select.Step());
+  const std::string holder = found ? select.ColumnText(0) : "";
+  const int64_t token = found ? select.ColumnInt64(1) : 0;
+  if (holder != fence->holder || token != fence->token) {
+    return ScopedWriteFence::Refused(*fence, holder, token);
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 SqliteStorage::SqliteStorage(std::string path, const SqliteStorageOptions& options,
@@ -260,6 +282,7 @@ absl::Status SqliteStorage::RunInTransaction(TransactionKind kind, const Transac
     // never finds its snapshot stale at its first write.
     absl::Status status =
         connection->Execute(kind == TransactionKind::kWrite ? "BEGIN IMMEDIATE" : "BEGIN");
+    if (status.ok() && kind == TransactionKind::kWrite) status = CheckWriteFence(*connection);
     if (status.ok()) status = body(*connection);
     if (status.ok()) status = connection->Execute("COMMIT");
     if (!status.ok() && connection->InTransaction()) {
@@ -730,6 +753,170 @@ absl::StatusOr<std::vector<v1::TrialRun>> SqliteStorage::ListTrialRuns(std::stri
         return absl::OkStatus();
       }));
   return runs;
+}
+
+// ---------------------------------------------------------------- job coordination
+
+absl::StatusOr<std::vector<JobLease>> SqliteStorage::AcquireJobLeases(
+    std::string_view holder, std::span<const std::string> job_ids, absl::Duration ttl) {
+  std::vector<JobLease> leases;
+  VERNIER_RETURN_IF_ERROR(
+      RunInTransaction(TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
+        leases.clear();
+        const int64_t now = NowMicros();
+        for (const std::string& job_id : job_ids) {
+          VERNIER_ASSIGN_OR_RETURN(
+              SqliteStatement upsert,
+              connection.Prepare(
+                  "INSERT INTO job_leases (job_id, holder, token, expires_micros) "
+                  "VALUES (?, ?, 1, ?) "
+                  "ON CONFLICT (job_id) DO UPDATE SET holder = excluded.holder,"
+                  " token = CASE WHEN job_leases.holder = excluded.holder THEN job_leases.token"
+                  " ELSE job_leases.token + 1 END,"
+                  " expires_micros = excluded.expires_micros "
+                  "WHERE job_leases.holder = excluded.holder OR job_leases.expires_micros <= ? "
+                  "RETURNING token"));
+          upsert.BindText(1, job_id)
+              .BindText(2, holder)
+              .BindInt64(3, now + absl::ToInt64Microseconds(ttl))
+              .BindInt64(4, now);
+          VERNIER_ASSIGN_OR_RETURN(const bool taken, upsert.Step());
+          if (taken) leases.push_back({job_id, upsert.ColumnInt64(0)});
+          // RETURNING rows are produced before the statement completes.
+          while (taken) {
+            VERNIER_ASSIGN_OR_RETURN(const bool more, upsert.Step());
+            if (!more) break;
+          }
+        }
+        return absl::OkStatus();
+      }));
+  std::sort(leases.begin(), leases.end(),
+            [](const JobLease& a, const JobLease& b) { return a.job_id < b.job_id; });
+  return leases;
+}
+
+absl::Status SqliteStorage::ReleaseJobLeases(std::string_view holder,
+                                             std::span<const std::string> job_ids) {
+  return RunInTransaction(
+      TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
+        for (const std::string& job_id : job_ids) {
+          VERNIER_ASSIGN_OR_RETURN(
+              SqliteStatement update,
+              connection.Prepare(
+                  "UPDATE job_leases SET expires_micros = ? WHERE holder = ? AND job_id = ?"));
+          VERNIER_RETURN_IF_ERROR(
+              update.BindInt64(1, NowMicros()).BindText(2, holder).BindText(3, job_id).Run());
+        }
+        return absl::OkStatus();
+      });
+}
+
+absl::Status SqliteStorage::RecordServer(std::string_view server_id,
+                                         std::string_view agent_address, absl::Duration ttl) {
+  return RunInTransaction(
+      TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
+        const int64_t now = NowMicros();
+        VERNIER_ASSIGN_OR_RETURN(
+            SqliteStatement upsert,
+            connection.Prepare(
+                "INSERT INTO servers (server_id, agent_address, expires_micros) VALUES (?, ?, ?) "
+                "ON CONFLICT (server_id) DO UPDATE SET agent_address = excluded.agent_address,"
+                " expires_micros = excluded.expires_micros"));
+        VERNIER_RETURN_IF_ERROR(upsert.BindText(1, server_id)
+                                    .BindText(2, agent_address)
+                                    .BindInt64(3, now + absl::ToInt64Microseconds(ttl))
+                                    .Run());
+        VERNIER_ASSIGN_OR_RETURN(
+            SqliteStatement forget,
+            connection.Prepare("DELETE FROM servers WHERE expires_micros < ?"));
+        return forget.BindInt64(1, now - absl::ToInt64Microseconds(absl::Hours(24))).Run();
+      });
+}
+
+absl::StatusOr<std::vector<std::string>> SqliteStorage::ListLiveServerAddresses() {
+  std::vector<std::string> addresses;
+  VERNIER_RETURN_IF_ERROR(
+      RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
+        addresses.clear();
+        VERNIER_ASSIGN_OR_RETURN(SqliteStatement select,
+                                 connection.Prepare("SELECT agent_address FROM servers "
+                                                    "WHERE expires_micros > ? ORDER BY server_id"));
+        select.BindInt64(1, NowMicros());
+        for (;;) {
+          VERNIER_ASSIGN_OR_RETURN(const bool row, select.Step());
+          if (!row) break;
+          addresses.push_back(select.ColumnText(0));
+        }
+        return absl::OkStatus();
+      }));
+  return addresses;
+}
+
+absl::Status SqliteStorage::RecordAgentContact(std::string_view job_id, int64_t trial_id,
+                                               std::string_view replica) {
+  return RunInTransaction(
+      TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
+        VERNIER_ASSIGN_OR_RETURN(
+            SqliteStatement upsert,
+            connection.Prepare(
+                "INSERT INTO agent_contacts (job_id, trial_id, replica, heard_micros) "
+                "VALUES (?, ?, ?, ?) ON CONFLICT (job_id, trial_id, replica) "
+                "DO UPDATE SET heard_micros = excluded.heard_micros"));
+        return upsert.BindText(1, job_id)
+            .BindInt64(2, trial_id)
+            .BindText(3, replica)
+            .BindInt64(4, NowMicros())
+            .Run();
+      });
+}
+
+absl::StatusOr<std::optional<absl::Duration>> SqliteStorage::AgentContactAge(
+    std::string_view job_id, int64_t trial_id, std::string_view replica) {
+  std::optional<absl::Duration> age;
+  VERNIER_RETURN_IF_ERROR(
+      RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
+        VERNIER_ASSIGN_OR_RETURN(
+            SqliteStatement select,
+            connection.Prepare("SELECT heard_micros FROM agent_contacts "
+                               "WHERE job_id = ? AND trial_id = ? AND replica = ?"));
+        select.BindText(1, job_id).BindInt64(2, trial_id).BindText(3, replica);
+        VERNIER_ASSIGN_OR_RETURN(const bool found, select.Step());
+        age.reset();
+        if (found) age = absl::Microseconds(NowMicros() - select.ColumnInt64(0));
+        return absl::OkStatus();
+      }));
+  return age;
+}
+
+absl::Status SqliteStorage::QueueReplicaExit(std::string_view job_id,
+                                             const v1::ReportExitRequest& report) {
+  return RunInTransaction(
+      TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
+        VERNIER_ASSIGN_OR_RETURN(
+            SqliteStatement insert,
+            connection.Prepare("INSERT INTO replica_exits (job_id, body) VALUES (?, ?)"));
+        return insert.BindText(1, job_id).BindBlob(2, SerializeBody(report)).Run();
+      });
+}
+
+absl::StatusOr<std::vector<v1::ReportExitRequest>> SqliteStorage::TakeReplicaExits(
+    std::string_view job_id) {
+  std::vector<v1::ReportExitRequest> reports;
+  VERNIER_RETURN_IF_ERROR(
+      RunInTransaction(TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
+        reports.clear();
+        VERNIER_ASSIGN_OR_RETURN(
+            SqliteStatement select,
+            connection.Prepare("SELECT body FROM replica_exits WHERE job_id = ? ORDER BY id"));
+        select.BindText(1, job_id);
+        VERNIER_ASSIGN_OR_RETURN(
+            reports, ReadBodies<v1::ReportExitRequest>(
+                         select, 0, absl::StrCat("exit report of job \"", ToAbslView(job_id), "\"")));
+        VERNIER_ASSIGN_OR_RETURN(SqliteStatement remove,
+                                 connection.Prepare("DELETE FROM replica_exits WHERE job_id = ?"));
+        return remove.BindText(1, job_id).Run();
+      }));
+  return reports;
 }
 
 }  // namespace vernier::storage

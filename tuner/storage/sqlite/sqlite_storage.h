@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -95,6 +96,25 @@ class SqliteStorage : public Storage {
   // An OFD lock (fcntl F_OFD_SETLK) on one byte of the file PATH-study-locks,
   // chosen by the study name's hash: released when the process dies too.
   absl::StatusOr<std::unique_ptr<StudyLock>> LockStudy(std::string_view study_name) override;
+
+  // Times by this machine's clock: one server drives a SQLite store.
+  absl::StatusOr<std::vector<JobLease>> AcquireJobLeases(std::string_view holder,
+                                                         std::span<const std::string> job_ids,
+                                                         absl::Duration ttl) override;
+  absl::Status ReleaseJobLeases(std::string_view holder,
+                                std::span<const std::string> job_ids) override;
+  absl::Status RecordServer(std::string_view server_id, std::string_view agent_address,
+                            absl::Duration ttl) override;
+  absl::StatusOr<std::vector<std::string>> ListLiveServerAddresses() override;
+  absl::Status RecordAgentContact(std::string_view job_id, int64_t trial_id,
+                                  std::string_view replica) override;
+  absl::StatusOr<std::optional<absl::Duration>> AgentContactAge(std::string_view job_id,
+                                                                int64_t trial_id,
+                                                                std::string_view replica) override;
+  absl::Status QueueReplicaExit(std::string_view job_id,
+                                const v1::ReportExitRequest& report) override;
+  absl::StatusOr<std::vector<v1::ReportExitRequest>> TakeReplicaExits(
+      std::string_view job_id) override;
 
   const std::string& path() const { return path_; }
   // Connections open now; never more than options.max_connections.

@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "pqxx/connection"
 #include "tests/support/postgres_test_database.h"
+#include "tests/tuner/storage/job_coordination_conformance.h"
 #include "tests/tuner/storage/storage_conformance.h"
 #include "tests/tuner/storage/storage_test_matchers.h"
 #include "tuner/storage/postgres/postgres_schema.h"
@@ -52,6 +53,8 @@ class PostgresStorageFactory {
 };
 
 INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, StorageConformanceTest,
+                               ::testing::Types<PostgresStorageFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, JobCoordinationConformanceTest,
                                ::testing::Types<PostgresStorageFactory>);
 
 namespace {

@@ -107,7 +107,8 @@ TEST_F(SqliteSchemaTest, TheRealSchemaBuildsEveryTable) {
   ASSERT_THAT(previous, IsOk());
   EXPECT_EQ(*previous, 0);
   for (const char* table :
-       {"schema_version", "studies", "trials", "measurements", "jobs", "trial_runs"}) {
+       {"schema_version", "studies", "trials", "measurements", "jobs", "trial_runs",
+        "job_leases", "servers", "agent_contacts", "replica_exits"}) {
     EXPECT_TRUE(HasTable(table)) << table;
   }
   EXPECT_EQ(StoredVersion(), static_cast<int64_t>(SqliteSchemaMigrations().size()));

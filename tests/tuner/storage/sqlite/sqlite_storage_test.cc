@@ -18,13 +18,16 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/tuner/storage/scoped_temp_dir.h"
+#include "tests/tuner/storage/job_coordination_conformance.h"
 #include "tests/tuner/storage/storage_conformance.h"
 #include "tests/tuner/storage/storage_test_matchers.h"
+#include "tuner/storage/sqlite/sqlite_schema.h"
 #include "tuner/storage/storage_factory.h"
 
 namespace vernier::storage::testing {
@@ -45,6 +48,8 @@ class SqliteStorageFactory {
 };
 
 INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, StorageConformanceTest,
+                               ::testing::Types<SqliteStorageFactory>);
+INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, JobCoordinationConformanceTest,
                                ::testing::Types<SqliteStorageFactory>);
 
 namespace {
@@ -330,12 +335,15 @@ TEST(SqliteStorageTest, RefusesADatabaseWithANewerSchema) {
   EXPECT_THAT(SqliteStorage::Open(path),
               StatusIs(absl::StatusCode::kFailedPrecondition,
                        AllOf(HasSubstr(path), HasSubstr("schema version 99"),
-                             HasSubstr("newer than version 2"))));
+                             HasSubstr(absl::StrCat("newer than version ",
+                                                      SqliteSchemaMigrations().size())))));
   // Refusing left the database as it was.
   absl::StatusOr<std::string> version = QueryRaw(path, "SELECT version FROM schema_version");
   ASSERT_THAT(version, IsOk());
   EXPECT_EQ(*version, "99");
-  ASSERT_THAT(ExecuteRaw(path, "UPDATE schema_version SET version = 2"), IsOk());
+  ASSERT_THAT(ExecuteRaw(path, absl::StrCat("UPDATE schema_version SET version = ",
+                                             SqliteSchemaMigrations().size())),
+              IsOk());
   EXPECT_THAT(SqliteStorage::Open(path), IsOk());
 }
 
@@ -378,7 +386,8 @@ TEST(SqliteStorageTest, MigratingFromVersion1FillsTheLeaderboard) {
   // Back to how version 1 stored it: no rank column.
   ASSERT_THAT(ExecuteRaw(path,
                          "DROP INDEX trials_by_rank; ALTER TABLE trials DROP COLUMN rank_key; "
-                         "UPDATE schema_version SET version = 1"),
+                         "DROP TABLE job_leases; DROP TABLE servers; DROP TABLE agent_contacts; "
+                         "DROP TABLE replica_exits; UPDATE schema_version SET version = 1"),
               IsOk());
   std::unique_ptr<SqliteStorage> migrated = OpenOrDie(path);
   ASSERT_NE(migrated, nullptr);
@@ -389,7 +398,7 @@ TEST(SqliteStorageTest, MigratingFromVersion1FillsTheLeaderboard) {
   EXPECT_THAT(ids, ElementsAre(2, 1, 3));
   absl::StatusOr<std::string> version = QueryRaw(path, "SELECT version FROM schema_version");
   ASSERT_THAT(version, IsOk());
-  EXPECT_EQ(*version, "2");
+  EXPECT_EQ(*version, std::to_string(SqliteSchemaMigrations().size()));
 }
 
 // -------------------------------------------------------------- open errors
