@@ -45,6 +45,7 @@ Agent::Agent(AgentOptions options, std::shared_ptr<spdlog::logger> logger)
   replica.set_trial_id(options_.trial);
   replica.set_role(options_.role);
   replica.set_index(options_.index);
+  replica.set_attempt(options_.attempt);
 }
 
 std::string Agent::LogPrefix(const AgentOptions& options) {

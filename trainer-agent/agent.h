@@ -20,12 +20,16 @@
 namespace vernier::agent {
 
 struct AgentOptions {
-  // AgentService address: "host:port" or "unix:/path".
+  // AgentService address: "host:port", "unix:/path", or several "host:port"
+  // of servers sharing one store, comma-separated: the agent talks to the
+  // first that answers and moves on when it goes (ServerTarget).
   std::string server;
   std::string study;
   int64_t trial = 0;
   std::string role = "master";
   int32_t index = 0;
+  // Which attempt of the trial this is (the server's retries count up).
+  int32_t attempt = 0;
   // The objective metric; the agent warns when the program never reports it.
   std::string metric_tag;
   // The job's metricRegex (see MetricPattern); empty: `name=value` tokens.

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "trainer-agent/agent.h"
+#include "trainer-agent/server_target.h"
 
 namespace {
 
@@ -52,13 +53,17 @@ int main(int argc, char** argv) {
   int64_t max_buffer_mb = 64;
   CLI::App app{"Runs one replica of a trial's training program and reports it to Vernier.",
                "vernier-agent"};
-  app.add_option("--server", options.server, "AgentService address, HOST:PORT or unix:PATH")
+  app.add_option("--server", options.server,
+                 "AgentService address, HOST:PORT or unix:PATH, or HOST:PORT,HOST:PORT,... of "
+                 "servers sharing one store")
       ->required();
   app.add_option("--study", options.study, "Study name");
   app.add_option("--trial", options.trial, "Trial id");
   app.add_option("--role", options.role, "Replica role: master, worker or ps")
       ->capture_default_str();
   app.add_option("--index", options.index, "Replica index within the role")->capture_default_str();
+  app.add_option("--attempt", options.attempt, "Which attempt of the trial this is (0: the first)")
+      ->capture_default_str();
   app.add_option("--metric-tag", options.metric_tag, "Objective metric name (informative)");
   app.add_option("--metric-regex", options.metric_regex,
                  "RE2 pattern that finds metrics in the program's output: groups (?P<name>) and "
@@ -93,6 +98,12 @@ int main(int argc, char** argv) {
                  "[flags] -- COMMAND [ARGS...]\n";
     return 2;
   }
+  absl::StatusOr<std::string> target = vernier::agent::ServerTarget(options.server);
+  if (!target.ok()) {
+    std::cerr << "vernier-agent: " << target.status().message() << "\n";
+    return 2;
+  }
+  options.server = *std::move(target);
   options.command = std::move(command);
   options.grace_period = absl::Milliseconds(grace_period_ms);
   options.give_up_after = absl::Seconds(give_up_after_s);

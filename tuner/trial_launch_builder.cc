@@ -155,6 +155,8 @@ scheduler::TrialLaunch BuildTrialLaunch(const v1::Job& job, const v1::Study& stu
                     spec.role(),
                     "--index",
                     absl::StrCat(spec.index()),
+                    "--attempt",
+                    absl::StrCat(attempt),
                     "--metric-tag",
                     metric_tag,
                     "--trial-dir",

@@ -119,8 +119,8 @@ TEST(TrialLaunchBuilderTest, MasterRunsTheAgentAroundTheTrainerWithItsFlags) {
   EXPECT_EQ(master.log_path, "/runs/7/logs/master-0.log");
   EXPECT_THAT(master.argv,
               ElementsAre("/bin/vernier-agent", "--server", "127.0.0.1:9", "--study", "sweep",
-                          "--trial", "7", "--role", "master", "--index", "0", "--metric-tag",
-                          "accuracy", "--trial-dir", "/runs/7", "--grace-period-ms", "1500",
+                          "--trial", "7", "--role", "master", "--index", "0", "--attempt", "0",
+                          "--metric-tag", "accuracy", "--trial-dir", "/runs/7", "--grace-period-ms", "1500",
                           "--heartbeat-interval-ms", "5000", "--", "python3", "train.py",
                           "--epochs=2", "--lr=0.25", "--job-dir=/runs/7"));
   EXPECT_EQ(master.env.at("CLOUD_ML_JOB_ID"), "sweep");
