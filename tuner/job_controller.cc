@@ -2,8 +2,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "common/status_macros.h"
 #include "spdlog/spdlog.h"
+#include "tuner/storage/scoped_write_fence.h"
 #include "tuner/storage/trial_ranking.h"
 #include "tuner/training_output_builder.h"
 
@@ -32,22 +34,28 @@ JobController::JobController(storage::Storage& storage, StudyManager& studies,
       options_(std::move(options)),
       clock_(std::move(clock)),
       submission_(storage, studies, backend, admission, options_.submission, clock_),
-      supervisor_(storage, studies, backend, admission, options_.trials, clock_) {}
+      supervisor_(storage, studies, backend, admission, options_.trials, clock_),
+      leases_(storage, options_.server_id, options_.lease_ttl, clock_) {}
 
 JobController::~JobController() { Stop(); }
 
 void JobController::Start(std::string server_address) {
+  agent_address_ = server_address;
   supervisor_.set_server_address(std::move(server_address));
   started_ = true;
   loop_ = std::thread([this] { Loop(); });
 }
 
 void JobController::Stop() {
-  if (!started_) return;
-  started_ = false;
-  stop_.Notify();
-  if (loop_.joinable()) loop_.join();
-  supervisor_.Stop();
+  if (started_) {
+    started_ = false;
+    stop_.Notify();
+    if (loop_.joinable()) loop_.join();
+    supervisor_.Stop();
+  }
+  // The trials keep running; another server (or this one restarted) takes
+  // them up at once.
+  leases_.ReleaseAll();
 }
 
 void JobController::Loop() {
@@ -64,14 +72,81 @@ void JobController::Tick() {
     spdlog::error("job controller cannot list jobs: {}", jobs.status().ToString());
     return;
   }
-  if (!grants_restored_) {
-    supervisor_.RestoreGrants(*jobs);
-    grants_restored_ = true;
-  }
-  for (v1::Job& job : *jobs) {
+  for (v1::Job& job : TakeLeases(*std::move(jobs))) {
     const std::string job_id = job.job_id();
+    std::optional<storage::WriteFence> fence = leases_.FenceOf(job_id);
+    if (!fence.has_value()) continue;
+    // Every write about the job from here on carries the lease's token.
+    storage::ScopedWriteFence fenced(*std::move(fence));
+    ActOnQueuedExits(job_id);
     if (absl::Status status = AdvanceJob(std::move(job)); !status.ok()) {
       spdlog::error("job={} cannot advance: {}", job_id, status.ToString());
+    }
+  }
+}
+
+std::vector<v1::Job> JobController::TakeLeases(std::vector<v1::Job> jobs) {
+  const absl::Time now = clock_();
+  if (!agent_address_.empty() && now - server_recorded_at_ >= options_.lease_ttl / 4) {
+    // Agents get every live server, this one first: when it goes, they
+    // report to the next.
+    if (absl::Status status =
+            storage_.RecordServer(options_.server_id, agent_address_, options_.lease_ttl);
+        !status.ok()) {
+      spdlog::error("server {} cannot record itself as alive: {}", options_.server_id,
+                    status.ToString());
+    } else if (absl::StatusOr<std::vector<std::string>> live = storage_.ListLiveServerAddresses();
+               live.ok()) {
+      std::vector<std::string> addresses = {agent_address_};
+      for (std::string& address : *live) {
+        if (address != agent_address_) addresses.push_back(std::move(address));
+      }
+      supervisor_.set_server_address(absl::StrJoin(addresses, ","));
+      server_recorded_at_ = now;
+    }
+  }
+  std::vector<std::string> job_ids;
+  for (const v1::Job& job : jobs) job_ids.push_back(job.job_id());
+  const JobLeaseKeeper::Changes changes = leases_.Renew(job_ids);
+  for (const std::string& job_id : changes.lost) {
+    spdlog::warn("job={} is driven by another server now; server {} lets it go", job_id,
+                 options_.server_id);
+    supervisor_.ForgetJob(job_id);
+  }
+  std::vector<v1::Job> gained;
+  for (const std::string& job_id : changes.gained) {
+    // Read again: another server may have changed it since the list.
+    absl::StatusOr<v1::Job> job = storage_.GetJob(job_id);
+    if (!job.ok()) continue;
+    std::optional<storage::WriteFence> fence = leases_.FenceOf(job_id);
+    spdlog::info("job={} is driven by server {} (lease token {})", job_id, options_.server_id,
+                 fence.has_value() ? fence->token : 0);
+    for (v1::Job& listed : jobs) {
+      if (listed.job_id() == job_id) listed = *job;
+    }
+    gained.push_back(*std::move(job));
+  }
+  // What their running trials hold (GPUs, ports) is this server's now.
+  supervisor_.RestoreGrants(gained);
+  std::vector<v1::Job> driven;
+  for (v1::Job& job : jobs) {
+    if (leases_.FenceOf(job.job_id()).has_value()) driven.push_back(std::move(job));
+  }
+  return driven;
+}
+
+void JobController::ActOnQueuedExits(const std::string& job_id) {
+  absl::StatusOr<std::vector<v1::ReportExitRequest>> reports = storage_.TakeReplicaExits(job_id);
+  if (!reports.ok()) {
+    spdlog::error("job={} cannot read the exit reports other servers kept: {}", job_id,
+                  reports.status().ToString());
+    return;
+  }
+  for (const v1::ReportExitRequest& report : *reports) {
+    if (absl::Status status = supervisor_.OnReplicaExit(report); !status.ok()) {
+      spdlog::warn("job={} trial={} the exit report of {}-{} another server kept: {}", job_id,
+                   report.replica().trial_id(), report.replica().role(), report.replica().index(),
+                   status.ToString());
     }
   }
 }
@@ -126,11 +201,42 @@ absl::StatusOr<v1::Job> JobController::CancelJob(std::string_view job_id) {
 }
 
 absl::Status JobController::OnReplicaExit(const v1::ReportExitRequest& report) {
-  return supervisor_.OnReplicaExit(report);
+  VERNIER_RETURN_IF_ERROR(supervisor_.CheckReport(report));
+  // A job's study is named after it.
+  const std::string& job_id = report.replica().study_name();
+  if (std::optional<storage::WriteFence> fence = leases_.FenceOf(job_id)) {
+    storage::ScopedWriteFence fenced(*std::move(fence));
+    return supervisor_.OnReplicaExit(report);
+  }
+  spdlog::info("job={} trial={} {}-{} reported its exit to server {}, which keeps it for the "
+               "server that drives the job",
+               job_id, report.replica().trial_id(), report.replica().role(),
+               report.replica().index(), options_.server_id);
+  return storage_.QueueReplicaExit(job_id, report);
 }
 
 void JobController::OnAgentContact(const v1::ReplicaId& replica) {
   supervisor_.OnAgentContact(replica);
+  const std::string& job_id = replica.study_name();
+  if (Drives(job_id)) return;
+  // The server that drives the job learns of it through the store.
+  const std::string name = absl::StrCat(replica.role(), "-", replica.index());
+  const absl::Time now = clock_();
+  {
+    absl::MutexLock lock(&contacts_mutex_);
+    absl::Time& recorded = contacts_recorded_[{job_id, replica.trial_id(), name}];
+    if (now - recorded < absl::Seconds(1)) return;
+    recorded = now;
+    if (contacts_recorded_.size() > 10000) {
+      std::erase_if(contacts_recorded_,
+                    [&](const auto& entry) { return now - entry.second > absl::Minutes(1); });
+    }
+  }
+  if (absl::Status status = storage_.RecordAgentContact(job_id, replica.trial_id(), name);
+      !status.ok()) {
+    spdlog::warn("job={} trial={} cannot record that {} was heard: {}", job_id,
+                 replica.trial_id(), name, status.ToString());
+  }
 }
 
 absl::Status JobController::AdvanceJob(v1::Job job) {

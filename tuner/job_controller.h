@@ -2,6 +2,9 @@
 #define VERNIER_TUNER_JOB_CONTROLLER_H_
 
 #include <chrono>
+#include <map>
+#include <string_view>
+#include <tuple>
 #include <string>
 #include <thread>
 #include <vector>
@@ -12,6 +15,7 @@
 #include "scheduler/admission.h"
 #include "scheduler/backend.h"
 #include "tuner/clock.h"
+#include "tuner/job_lease_keeper.h"
 #include "tuner/job_submission.h"
 #include "tuner/storage/storage.h"
 #include "tuner/study_manager.h"
@@ -24,6 +28,11 @@ namespace vernier::tuner {
 
 struct JobControllerOptions {
   std::chrono::milliseconds poll_interval{200};
+  // This server among those sharing the store: unique per process.
+  std::string server_id = "server";
+  // How long a job's lease lasts unrenewed: a server that dies hands its
+  // jobs over to another after at most this long.
+  absl::Duration lease_ttl = absl::Seconds(10);
   // How trials are launched and watched.
   TrialRunSupervisorOptions trials;
   // How submitted jobs are checked.
@@ -37,6 +46,16 @@ struct JobControllerOptions {
 // CANCELLED. Its TrialRunSupervisor runs each trial; its JobSubmission
 // checks and stores new jobs. All state lives in the store, so a new
 // controller over the same store picks up where a killed one stopped.
+//
+// Several servers may share one store: each job is driven by the one server
+// that holds its lease (JobLeaseKeeper), renewed every pass, and every write
+// the controller makes about a job is fenced with the lease's token
+// (storage::ScopedWriteFence), so a server that lost a lease changes
+// nothing more of the job. Agents may talk to any server: one that does not
+// drive their job records their contacts and keeps their exit reports in
+// the store for the one that does. A server that dies loses its leases
+// after lease_ttl, and the others take its jobs over, with their running
+// trials.
 class JobController {
  public:
   JobController(storage::Storage& storage, StudyManager& studies, scheduler::Backend& backend,
@@ -59,6 +78,9 @@ class JobController {
   // Any call from a replica's agent: it is alive.
   void OnAgentContact(const v1::ReplicaId& replica);
 
+  // Whether this server drives the job now.
+  bool Drives(std::string_view job_id) { return leases_.FenceOf(job_id).has_value(); }
+
   // One pass over every unfinished job; the loop calls it, tests may too.
   void Tick();
 
@@ -74,12 +96,28 @@ class JobController {
   absl::Status FinishJob(const v1::Job& job, v1::Job::State state, std::string error,
                          const v1::StudySpec& spec, const std::vector<v1::Trial>& trials);
 
+  // Renews the job leases and acts on what changed: jobs gained have their
+  // grants restored, jobs lost are forgotten. Records this server as alive
+  // and refreshes the servers agents may report to. The jobs this server
+  // drives.
+  std::vector<v1::Job> TakeLeases(std::vector<v1::Job> jobs);
+  // Exit reports other servers kept for the job, acted on as if received.
+  void ActOnQueuedExits(const std::string& job_id);
+
   storage::Storage& storage_;
   JobControllerOptions options_;
   Clock clock_;
   JobSubmission submission_;
   TrialRunSupervisor supervisor_;
-  bool grants_restored_ = false;
+  JobLeaseKeeper leases_;
+  std::string agent_address_;
+  absl::Time server_recorded_at_ = absl::InfinitePast();
+
+  // When each replica's contact was last recorded in the store for a job
+  // another server drives (at most one write a second per replica).
+  absl::Mutex contacts_mutex_;
+  std::map<std::tuple<std::string, int64_t, std::string>, absl::Time> contacts_recorded_
+      ABSL_GUARDED_BY(contacts_mutex_);
 
   absl::Mutex tick_mutex_;
   std::thread loop_;

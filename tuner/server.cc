@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <random>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -30,6 +31,15 @@
 
 namespace vernier::tuner {
 namespace {
+
+// Names this process among the servers sharing a store, in logs and the
+// store's job leases: host, PID and a random part (PIDs repeat).
+std::string ServerId() {
+  char host[256] = {};
+  if (gethostname(host, sizeof(host) - 1) != 0) host[0] = '\0';
+  std::random_device random;
+  return absl::StrFormat("%s:%d:%08x", host[0] != '\0' ? host : "host", getpid(), random());
+}
 
 int shutdown_pipe[2] = {-1, -1};
 
@@ -137,6 +147,8 @@ absl::Status RunServer(const ServerOptions& given) {
   StudyManager studies(**store, SystemClock());
   JobControllerOptions controller_options;
   controller_options.poll_interval = options.poll_interval;
+  controller_options.lease_ttl = options.lease_time;
+  controller_options.server_id = ServerId();
   controller_options.trials.launch.agent_path = options.agent_path;
   controller_options.trials.launch.grace_period = options.grace_period;
   controller_options.trials.launch.heartbeat_interval = HeartbeatIntervalFor(options.agent_timeout);

@@ -25,6 +25,9 @@ struct ServerOptions {
   std::chrono::milliseconds poll_interval{200};
   // A trial whose agent sends nothing for this long fails; zero: never.
   absl::Duration agent_timeout = absl::Seconds(60);
+  // How long this server's lease of a job lasts unrenewed (servers sharing a
+  // store; see JobController).
+  absl::Duration lease_time = absl::Seconds(10);
   // Where trials run: "local" (this machine) or "slurm" (one sbatch job per
   // trial; see docs/slurm.md).
   std::string scheduler = "local";

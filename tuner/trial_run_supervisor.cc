@@ -5,11 +5,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "common/status_macros.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "scheduler/replica_state.h"
 #include "spdlog/spdlog.h"
 #include "suggest/search_space.h"
+#include "tuner/storage/scoped_write_fence.h"
 #include "tuner/storage/trial_ranking.h"
 
 namespace vernier::tuner {
@@ -47,6 +49,13 @@ std::optional<v1::Measurement> LastObjectiveMeasurement(const v1::Trial& trial,
     if (MetricValue(*it, objective).has_value()) return *it;
   }
   return std::nullopt;
+}
+
+// The lease this thread's writes are fenced with, to carry into a thread.
+std::optional<storage::WriteFence> CurrentFence() {
+  const storage::WriteFence* fence = storage::ScopedWriteFence::Current();
+  if (fence == nullptr) return std::nullopt;
+  return *fence;
 }
 
 bool IsLive(const v1::ReplicaStatus& replica) {
@@ -253,7 +262,9 @@ void TrialRunSupervisor::HandleReplicaFailure(const v1::Job& job, v1::Trial& tri
       // The trial keeps its GPUs and ports for the next attempt.
       attempt.state = TrialAttemptState::kRetrying;
       attempt.attempt = run.attempt() + 1;
-      cancellers_.emplace_back([this, key, run] {
+      cancellers_.emplace_back([this, key, run, fence = CurrentFence()] {
+        std::optional<storage::ScopedWriteFence> fenced;
+        if (fence.has_value()) fenced.emplace(*fence);
         if (absl::Status status = backend_.Cancel(run, options_.launch.grace_period);
             !status.ok()) {
           spdlog::error("job={} trial={} cannot end attempt {}: {}", key.job_id, key.trial_id,
@@ -369,9 +380,23 @@ void TrialRunSupervisor::FailSilentAgents(const v1::Job& job, std::vector<v1::Tr
         liveness_.Forget(key);
         continue;
       }
-      const absl::Duration silent = liveness_.SilentFor(key, now);
+      absl::Duration silent = liveness_.SilentFor(key, now);
       if (options_.agent_timeout <= absl::ZeroDuration() || silent < options_.agent_timeout) {
         continue;
+      }
+      // It may have been talking to another server sharing the store.
+      const std::string name = ReplicaName(replica.role(), replica.index());
+      absl::StatusOr<std::optional<absl::Duration>> elsewhere =
+          storage_.AgentContactAge(job.job_id(), trial.id(), name);
+      if (!elsewhere.ok()) {
+        spdlog::warn("job={} trial={} cannot read when {} was last heard: {}", job.job_id(),
+                     trial.id(), name, elsewhere.status().ToString());
+        continue;
+      }
+      if (elsewhere->has_value() && **elsewhere < silent) {
+        liveness_.Heard(key, now - **elsewhere);
+        silent = **elsewhere;
+        if (silent < options_.agent_timeout) continue;
       }
       const std::string reason = absl::StrFormat(
           "the agent of %s sent no heartbeat for %s (agent timeout %s): it was killed, stopped or "
@@ -405,7 +430,11 @@ void TrialRunSupervisor::CancelTrials(const v1::Job& job, const std::vector<v1::
     TrialAttempt& attempt = attempts_[key];
     if (attempt.being_ended()) continue;
     attempt.state = TrialAttemptState::kEnding;
-    cancellers_.emplace_back([this, key, study = job.study_name(), run = run->second, reason] {
+    cancellers_.emplace_back([this, key, study = job.study_name(), run = run->second, reason,
+                              fence = CurrentFence()] {
+      // Its writes carry the lease of the pass that started it.
+      std::optional<storage::ScopedWriteFence> fenced;
+      if (fence.has_value()) fenced.emplace(*fence);
       spdlog::info("job={} trial={} stopping its replicas", key.job_id, key.trial_id);
       if (absl::Status status = backend_.Cancel(run, options_.launch.grace_period); !status.ok()) {
         spdlog::error("job={} trial={} cancel failed: {}", key.job_id, key.trial_id,
@@ -648,6 +677,45 @@ absl::Status TrialRunSupervisor::LaunchTrial(const v1::Job& job, const v1::Study
                attempt, launch.replicas.size(),
                suggest::FormatAssignment({trial.parameters().begin(), trial.parameters().end()}));
   return storage_.PutTrialRun(job.job_id(), *run);
+}
+
+absl::Status TrialRunSupervisor::CheckReport(const v1::ReportExitRequest& report) {
+  const v1::ReplicaId& replica = report.replica();
+  const std::string name = ReplicaName(replica.role(), replica.index());
+  // A job's study is named after it.
+  absl::StatusOr<v1::Job> job = storage_.GetJob(replica.study_name());
+  if (!job.ok()) {
+    if (!absl::IsNotFound(job.status())) return job.status();
+    return absl::NotFoundError(
+        absl::StrFormat("study \"%s\" is not run by a job", replica.study_name()));
+  }
+  VERNIER_ASSIGN_OR_RETURN(std::vector<v1::TrialRun> runs, storage_.ListTrialRuns(job->job_id()));
+  const v1::TrialRun* run = nullptr;
+  for (const v1::TrialRun& candidate : runs) {
+    if (candidate.trial_id() == replica.trial_id()) run = &candidate;
+  }
+  if (run == nullptr) {
+    return absl::NotFoundError(absl::StrFormat("job \"%s\" never launched trial %d",
+                                               job->job_id(), replica.trial_id()));
+  }
+  std::vector<std::string> names;
+  bool found = false;
+  for (const v1::ReplicaStatus& status : run->replicas()) {
+    names.push_back(ReplicaName(status.role(), status.index()));
+    found = found || names.back() == name;
+  }
+  if (!found) {
+    return absl::NotFoundError(absl::StrFormat(
+        "job \"%s\" trial %d has no replica %s (its replicas: %s); the report was refused",
+        job->job_id(), replica.trial_id(), name, absl::StrJoin(names, ", ")));
+  }
+  if (replica.attempt() != run->attempt()) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "job \"%s\" trial %d runs attempt %d, not attempt %d that %s reported for; the report "
+        "was ignored",
+        job->job_id(), replica.trial_id(), run->attempt(), replica.attempt(), name));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status TrialRunSupervisor::OnReplicaExit(const v1::ReportExitRequest& report) {

@@ -108,6 +108,11 @@ class TrialRunSupervisor {
   // The job ended: gives back everything its trials hold and forgets them.
   void ForgetJob(const std::string& job_id);
 
+  // Whether `report` comes from a replica of its trial's current attempt:
+  // NOT_FOUND naming what is missing when the job, the trial's run or the
+  // replica does not exist (a worker-7 of a master-only job);
+  // FAILED_PRECONDITION for an attempt that is not the current one.
+  absl::Status CheckReport(const v1::ReportExitRequest& report);
   // An agent reported its replica's exit: the trial's outcome for a master
   // (SUCCEEDED with its last objective measurement, else FAILED), or a
   // failure for the next pass to act on (a worker's, or one to be retried).

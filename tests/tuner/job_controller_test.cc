@@ -139,13 +139,19 @@ class JobStateMachineTest : public ::testing::Test {
 
   // The trial's master reports `accuracy` and exits 0; its process is gone.
   void Succeed(const std::string& job_id, int64_t trial_id, double accuracy) {
+    SucceedVia(*controller_, job_id, trial_id, accuracy);
+  }
+
+  // Succeed, reported to `controller`.
+  void SucceedVia(JobController& controller, const std::string& job_id, int64_t trial_id,
+                double accuracy) {
     const v1::Measurement measurement = testing::AccuracyMeasurement(accuracy);
     ASSERT_TRUE(studies_->AddMeasurements(job_id, trial_id, {&measurement, 1}).ok());
     v1::ReportExitRequest report;
     report.mutable_replica()->set_study_name(job_id);
     report.mutable_replica()->set_trial_id(trial_id);
     report.mutable_replica()->set_role("master");
-    ASSERT_TRUE(controller_->OnReplicaExit(report).ok());
+    ASSERT_TRUE(controller.OnReplicaExit(report).ok());
     backend_.SetReplica(backend_.HandleOf(trial_id), "master", 0, v1::ReplicaStatus::EXITED);
   }
 
@@ -243,6 +249,97 @@ TEST_F(JobStateMachineTest, AJobWithoutAnyResultFails) {
   const v1::GetJobResponse job = Get("noresult");
   EXPECT_EQ(job.job().state(), v1::Job::FAILED);
   EXPECT_EQ(job.job().error_message(), "no trial reported the objective metric \"accuracy\"");
+}
+
+TEST_F(JobStateMachineTest, AnExitReportFromAReplicaTheTrialDoesNotHaveIsRefused) {
+  ASSERT_TRUE(controller_->SubmitJob(Job("forged", 1, 1)).ok());
+  controller_->Tick();
+  ASSERT_EQ(backend_.launches().size(), 1u);
+  v1::ReportExitRequest report;
+  report.mutable_replica()->set_study_name("forged");
+  report.mutable_replica()->set_trial_id(1);
+  report.mutable_replica()->set_role("worker");
+  report.mutable_replica()->set_index(7);
+  report.set_exit_code(1);
+  absl::Status refused = controller_->OnReplicaExit(report);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(refused.message(),
+              HasSubstr("job \"forged\" trial 1 has no replica worker-7 (its replicas: master-0)"));
+  // A trial that was never launched, and an attempt that is not the current one.
+  report.mutable_replica()->set_role("master");
+  report.mutable_replica()->set_index(0);
+  report.mutable_replica()->set_trial_id(9);
+  EXPECT_EQ(controller_->OnReplicaExit(report).code(), absl::StatusCode::kNotFound);
+  report.mutable_replica()->set_trial_id(1);
+  report.mutable_replica()->set_attempt(2);
+  refused = controller_->OnReplicaExit(report);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.message(), HasSubstr("runs attempt 0, not attempt 2"));
+  // None of them touched the trial or the job.
+  controller_->Tick();
+  const v1::GetJobResponse job = Get("forged");
+  EXPECT_EQ(job.job().state(), v1::Job::RUNNING);
+  EXPECT_EQ(job.trial_counts().active(), 1);
+  EXPECT_EQ(backend_.launches().size(), 1u);
+}
+
+// Two controllers over one store, as two servers sharing it: each job is
+// driven by one of them; the other launches nothing of it and passes what
+// its agents tell it on through the store; when the first stops, the second
+// takes the job over with its running trials.
+TEST_F(JobStateMachineTest, ASecondServerLeavesAJobToTheOneThatDrivesItAndTakesItOver) {
+  JobControllerOptions options;
+  options.trials.launch.agent_path = "/opt/vernier-agent";
+  options.trials.launch.grace_period = std::chrono::milliseconds(0);
+  options.server_id = "second";
+  scheduler::LocalAdmission second_admission{{}, {20100, 20199}, [](int) { return true; }};
+  auto second = std::make_unique<JobController>(*storage_, *studies_, backend_, second_admission,
+                                                options, clock_.AsClock());
+  ASSERT_TRUE(second->SubmitJob(Job("shared", 3, 2)).ok());
+  controller_->Tick();
+  EXPECT_TRUE(controller_->Drives("shared"));
+  ASSERT_EQ(backend_.launches().size(), 2u);
+  for (int tick = 0; tick < 3; ++tick) second->Tick();
+  EXPECT_FALSE(second->Drives("shared"));
+  EXPECT_EQ(backend_.launches().size(), 2u);
+
+  // Trial 1's agent reports to the second server: kept for the first.
+  const v1::Measurement measurement = testing::AccuracyMeasurement(0.5);
+  ASSERT_TRUE(studies_->AddMeasurements("shared", 1, {&measurement, 1}).ok());
+  v1::ReportExitRequest report;
+  report.mutable_replica()->set_study_name("shared");
+  report.mutable_replica()->set_trial_id(1);
+  report.mutable_replica()->set_role("master");
+  ASSERT_TRUE(second->OnReplicaExit(report).ok());
+  backend_.SetReplica(backend_.HandleOf(1), "master", 0, v1::ReplicaStatus::EXITED);
+  EXPECT_EQ(Get("shared").trial_counts().succeeded(), 0);
+  controller_->Tick();
+  EXPECT_EQ(Get("shared").trial_counts().succeeded(), 1);
+  EXPECT_EQ(backend_.launches().size(), 3u);
+  // A heartbeat the second server hears is seen by the first.
+  second->OnAgentContact(report.replica());
+  absl::StatusOr<std::optional<absl::Duration>> heard =
+      storage_->AgentContactAge("shared", 1, "master-0");
+  ASSERT_TRUE(heard.ok()) << heard.status();
+  EXPECT_TRUE(heard->has_value());
+
+  // The first server stops (its trials keep running): the second drives the
+  // job from its next pass, relaunching nothing.
+  controller_->Stop();
+  controller_.reset();
+  second->Tick();
+  EXPECT_TRUE(second->Drives("shared"));
+  EXPECT_EQ(backend_.launches().size(), 3u);
+  SucceedVia(*second, "shared", 2, 0.9);
+  SucceedVia(*second, "shared", 3, 0.7);
+  second->Tick();
+  absl::StatusOr<v1::GetJobResponse> ended = second->GetJob("shared");
+  ASSERT_TRUE(ended.ok()) << ended.status();
+  const v1::GetJobResponse& job = *ended;
+  EXPECT_EQ(job.job().state(), v1::Job::SUCCEEDED) << job.DebugString();
+  EXPECT_EQ(job.trial_counts().succeeded(), 3);
+  EXPECT_EQ(backend_.launches().size(), 3u);
+  second->Stop();
 }
 
 }  // namespace

@@ -152,6 +152,12 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
                    "and end its processes (e.g. 30s, 2m; 0: never)")
       ->capture_default_str();
   serve
+      ->add_option("--lease-time", flags.serve.lease_time,
+                   "Servers sharing one PostgreSQL store: how long a server's hold on a job lasts "
+                   "unrenewed, so how soon another server takes over the jobs of one that died "
+                   "(e.g. 10s; see docs/postgresql.md)")
+      ->capture_default_str();
+  serve
       ->add_option("--scheduler", flags.serve.scheduler,
                    "Where trials run: local (this machine) or slurm (one sbatch job per trial, "
                    "see docs/slurm.md)")

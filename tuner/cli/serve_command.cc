@@ -32,20 +32,26 @@ bool IsPlainPath(const std::string& db_url) {
   return db_url.find("://") == std::string::npos && !db_url.starts_with("sqlite:");
 }
 
-absl::StatusOr<absl::Duration> ParseAgentTimeout(const std::string& text) {
-  absl::Duration timeout;
+// A duration flag: seconds ("30") or a duration ("2m", "1m30s").
+absl::StatusOr<absl::Duration> ParseDurationFlag(const std::string& flag, const std::string& text,
+                                                 const std::string& zero_means) {
+  absl::Duration duration;
   int64_t seconds = 0;
   if (absl::SimpleAtoi(text, &seconds)) {
-    timeout = absl::Seconds(seconds);
-  } else if (!absl::ParseDuration(text, &timeout) || timeout == absl::InfiniteDuration()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--agent-timeout \"", text,
-                     "\" is not a duration; use e.g. 30s, 2m or 1m30s (0 turns the check off)"));
+    duration = absl::Seconds(seconds);
+  } else if (!absl::ParseDuration(text, &duration) || duration == absl::InfiniteDuration()) {
+    return absl::InvalidArgumentError(absl::StrCat(flag, " \"", text,
+                                                   "\" is not a duration; use e.g. 30s, 2m or 1m30s",
+                                                   zero_means.empty() ? "" : " (0 ", zero_means,
+                                                   zero_means.empty() ? "" : ")"));
   }
-  if (timeout < absl::ZeroDuration()) {
-    return absl::InvalidArgumentError(absl::StrCat("--agent-timeout ", text, " is negative"));
+  if (duration < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(absl::StrCat(flag, " ", text, " is negative"));
   }
-  return timeout;
+  if (duration == absl::ZeroDuration() && zero_means.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(flag, " ", text, " must be more than 0"));
+  }
+  return duration;
 }
 
 }  // namespace
@@ -62,10 +68,14 @@ absl::StatusOr<tuner::ServerOptions> ServeCommand::BuildServerOptions(const Serv
     return absl::InvalidArgumentError(
         absl::StrCat("--grace-period-ms ", flags.grace_period_ms, " is negative"));
   }
-  absl::StatusOr<absl::Duration> agent_timeout = ParseAgentTimeout(flags.agent_timeout);
+  absl::StatusOr<absl::Duration> agent_timeout =
+      ParseDurationFlag("--agent-timeout", flags.agent_timeout, "turns the check off");
   if (!agent_timeout.ok()) return agent_timeout.status();
+  absl::StatusOr<absl::Duration> lease_time = ParseDurationFlag("--lease-time", flags.lease_time, "");
+  if (!lease_time.ok()) return lease_time.status();
   tuner::ServerOptions options;
   options.agent_timeout = *agent_timeout;
+  options.lease_time = *lease_time;
   options.host = flags.host;
   options.port = flags.port;
   options.grace_period = std::chrono::milliseconds(flags.grace_period_ms);

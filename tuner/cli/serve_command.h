@@ -21,6 +21,7 @@ struct ServeFlags {
   int64_t grace_period_ms = 10000;
   // A duration ("30s", "2m", "500ms") or plain seconds; "0" turns it off.
   std::string agent_timeout = "60s";
+  std::string lease_time = "10s";
   std::string log_level = "info";
   std::string scheduler = "local";
   std::string slurm_partition;

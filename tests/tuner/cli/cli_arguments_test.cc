@@ -422,6 +422,27 @@ TEST(ServeCommandTest, RejectsAgentTimeoutsThatAreNoDurations) {
   EXPECT_THAT(options.status().message(), HasSubstr("--agent-timeout -5s is negative"));
 }
 
+TEST(ServeCommandTest, TakesALeaseTimeAndRejectsABadOne) {
+  ServeFlags flags;
+  flags.data_dir = "/d";
+  absl::StatusOr<tuner::ServerOptions> options = ServeCommand::BuildServerOptions(flags, nullptr);
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->lease_time, absl::Seconds(10));
+  flags.lease_time = "3s";
+  options = ServeCommand::BuildServerOptions(flags, nullptr);
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->lease_time, absl::Seconds(3));
+  for (const char* bad : {"0", "0s", "-2s", "later"}) {
+    flags.lease_time = bad;
+    options = ServeCommand::BuildServerOptions(flags, nullptr);
+    EXPECT_EQ(options.status().code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_THAT(options.status().message(), HasSubstr("--lease-time")) << bad;
+  }
+  flags.lease_time = "0";
+  EXPECT_THAT(ServeCommand::BuildServerOptions(flags, nullptr).status().message(),
+              HasSubstr("--lease-time 0 must be more than 0"));
+}
+
 TEST_F(CliArgumentsTest, ServeNamesABadAgentTimeout) {
   CliDependencies dependencies;
   dependencies.run_server = [](const tuner::ServerOptions&) { return absl::OkStatus(); };
