@@ -148,7 +148,11 @@ absl::Status RunServer(const ServerOptions& given) {
   JobControllerOptions controller_options;
   controller_options.poll_interval = options.poll_interval;
   controller_options.lease_ttl = options.lease_time;
-  controller_options.server_id = ServerId();
+  // A SQLite store has one server (SingleServerLock): its id outlives a
+  // restart, so a server restarted after a crash drives its jobs at once
+  // rather than after the dead one's leases expire.
+  controller_options.server_id =
+      single_server.has_value() ? absl::StrCat("sole server of ", sqlite_path) : ServerId();
   controller_options.trials.launch.agent_path = options.agent_path;
   controller_options.trials.launch.grace_period = options.grace_period;
   controller_options.trials.launch.heartbeat_interval = HeartbeatIntervalFor(options.agent_timeout);

@@ -144,7 +144,11 @@ constexpr std::pair<const char*, const char*> kStatements[] = {
     // taking leases together lock them in one order.
     {"acquire_job_leases",
      "INSERT INTO job_leases (job_id, holder, token, expires_at)"
-     " SELECT id, $1, 1, now() + $3 * interval '1 microsecond' FROM unnest($2::text[]) AS id "
+     " SELECT id, $1, 1, now() + $3 * interval '1 microsecond' FROM unnest($2::text[]) AS id"
+     // Leases another server holds are left unlocked: only the free, the
+     // expired and its own are worth the row lock.
+     " WHERE NOT EXISTS (SELECT 1 FROM job_leases AS held WHERE held.job_id = id"
+     " AND held.holder <> $1 AND held.expires_at > now()) "
      "ON CONFLICT (job_id) DO UPDATE SET holder = excluded.holder,"
      " token = CASE WHEN job_leases.holder = excluded.holder THEN job_leases.token"
      " ELSE job_leases.token + 1 END,"
