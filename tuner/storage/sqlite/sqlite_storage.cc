@@ -238,9 +238,11 @@ absl::StatusOr<std::unique_ptr<SqliteStorage>> SqliteStorage::Open(
   }
   VERNIER_ASSIGN_OR_RETURN(std::unique_ptr<SqliteConnection> connection,
                            SqliteConnection::Open(path, options.busy_timeout));
+  VERNIER_RETURN_IF_ERROR(connection->CheckIntact());
   VERNIER_ASSIGN_OR_RETURN(
       const int previous_version,
       MigrateSqliteSchema(*connection, SqliteSchemaMigrations(), SqliteDataMigrations));
+  VERNIER_RETURN_IF_ERROR(connection->CheckWritable());
   auto pool =
       std::make_unique<SqliteConnectionPool>(path, options.max_connections, options.busy_timeout);
   pool->Adopt(std::move(connection));
