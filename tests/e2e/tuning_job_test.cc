@@ -170,6 +170,46 @@ TEST_F(TuningJobTest, DeletingARunningJobsStudyIsRefusedAndItsNameNeverReused) {
   EXPECT_THAT(status.error_message(), HasSubstr("belongs to job \"busy\""));
 }
 
+TEST_F(TuningJobTest, ASymlinkPlantedInTheJobDirFailsTheTrialAndIsNeverWrittenThrough) {
+  ServerProcess server(dir_.path() + "/data");
+  server.Start();
+  const std::string config = dir_.path() + "/hp.yaml";
+  WriteFile(config, SmallConfig(1, 1, 1));
+  const std::string victim = dir_.path() + "/victim.txt";
+  WriteFile(victim, "precious\n");
+  const std::string job_dir = dir_.path() + "/runs";
+  std::filesystem::create_directories(job_dir + "/1/logs");
+  const std::string log = job_dir + "/1/logs/master-0.log";
+  std::filesystem::create_symlink(victim, log);
+  const std::vector<std::string> trainer = {"/bin/sh", "-c", "echo accuracy=0.5", "trainer"};
+  ASSERT_EQ(RunCommand(Submit(server, "planted", config, job_dir, trainer)).exit_code, 0);
+
+  const v1::GetJobResponse job = WaitForJob(server, "planted", Ended);
+  EXPECT_EQ(job.job().state(), v1::Job::FAILED) << job.DebugString();
+  const std::vector<v1::Trial> trials = ListTrials(server, "planted");
+  ASSERT_EQ(trials.size(), 1u);
+  EXPECT_EQ(trials[0].state(), v1::Trial::FAILED);
+  EXPECT_THAT(trials[0].status_reason(), HasSubstr("'" + log + "' is a symbolic link"));
+  std::ifstream file(victim);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(file), {}), "precious\n");
+}
+
+TEST_F(TuningJobTest, AJobDirEveryUserMayWriteIsRefusedAtSubmit) {
+  ServerProcess server(dir_.path() + "/data");
+  server.Start();
+  const std::string config = dir_.path() + "/hp.yaml";
+  WriteFile(config, SmallConfig(1, 1, 1));
+  const std::string open_dir = dir_.path() + "/open";
+  std::filesystem::create_directories(open_dir);
+  std::filesystem::permissions(open_dir, std::filesystem::perms::all);
+  const CommandResult submit = RunCommand(
+      Submit(server, "open_job", config, open_dir + "/job", {"/bin/sh", "-c", "true", "trainer"}));
+  EXPECT_NE(submit.exit_code, 0);
+  EXPECT_THAT(submit.err, HasSubstr("FAILED_PRECONDITION"));
+  EXPECT_THAT(submit.err, HasSubstr(open_dir));
+  EXPECT_THAT(submit.err, HasSubstr("sticky bit"));
+}
+
 TEST_F(TuningJobTest, CrashingTrainerFailsItsTrialsThenTheJobWithTheReason) {
   ServerProcess server(dir_.path() + "/data");
   server.Start();
