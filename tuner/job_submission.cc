@@ -56,6 +56,7 @@ absl::StatusOr<v1::Study> JobSubmission::Check(v1::Job& job) {
         "training_input.hyperparameters.params is empty: a tuning job needs at least one "
         "parameter to tune");
   }
+  VERNIER_RETURN_IF_ERROR(config::ValidateJobFields(job));
   config::FillTrainingInputDefaults(*job.mutable_training_input());
   VERNIER_RETURN_IF_ERROR(config::ValidateTrainingInput(
       job.training_input(), config::ProtoPathLocator("training_input")));
