@@ -63,14 +63,16 @@ absl::StatusOr<int> OpenDirectoryBeneath(const std::string& root,
     fd = open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   }
   if (fd < 0) {
-    return absl::ErrnoToStatus(errno, absl::StrCat("cannot open the job dir '", root, "'"));
+    const int error = errno;
+    return absl::ErrnoToStatus(error, absl::StrCat("cannot open the job dir '", root, "'"));
   }
   std::string reached = root;
   for (const std::string& name : components) {
     absl::Cleanup close_parent = [fd] { close(fd); };
     reached = (std::filesystem::path(reached) / name).string();
     if (mkdirat(fd, name.c_str(), 0755) != 0 && errno != EEXIST) {
-      return absl::ErrnoToStatus(errno, absl::StrCat("cannot create directory '", reached, "'"));
+      const int error = errno;
+      return absl::ErrnoToStatus(error, absl::StrCat("cannot create directory '", reached, "'"));
     }
     const int child = openat(fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (child < 0) {
@@ -105,8 +107,8 @@ absl::Status CheckJobDir(const std::string& job_dir) {
       return absl::FailedPreconditionError(absl::StrCat(
           "job_dir '", job_dir, "': a folder on its path is not a directory"));
     }
-    if (errno != ENOENT || !existing.has_relative_path()) {
-      return absl::ErrnoToStatus(errno, absl::StrCat("job_dir '", job_dir, "': cannot inspect '",
+    if (const int error = errno; error != ENOENT || !existing.has_relative_path()) {
+      return absl::ErrnoToStatus(error, absl::StrCat("job_dir '", job_dir, "': cannot inspect '",
                                                      existing.string(), "'"));
     }
     existing = existing.parent_path();
@@ -169,13 +171,15 @@ absl::StatusOr<int> OpenFileBeneath(const std::string& root, const std::string& 
   absl::Cleanup close_file = [fd] { close(fd); };
   struct stat info;
   if (fstat(fd, &info) != 0) {
-    return absl::ErrnoToStatus(errno, absl::StrCat("cannot inspect '", path, "'"));
+    const int error = errno;
+    return absl::ErrnoToStatus(error, absl::StrCat("cannot inspect '", path, "'"));
   }
   if (!S_ISREG(info.st_mode)) {
     return absl::FailedPreconditionError(absl::StrCat("'", path, "' is not a regular file"));
   }
   if ((flags & O_NONBLOCK) == 0 && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
-    return absl::ErrnoToStatus(errno, absl::StrCat("cannot set '", path, "' to blocking"));
+    const int error = errno;
+    return absl::ErrnoToStatus(error, absl::StrCat("cannot set '", path, "' to blocking"));
   }
   std::move(close_file).Cancel();
   return fd;

@@ -100,7 +100,10 @@ absl::Status WriteFile(const std::string& job_dir, const std::string& path,
     for (size_t written = 0; written < text.size();) {
       const ssize_t size = write(fd, text.data() + written, text.size() - written);
       if (size < 0 && errno == EINTR) continue;
-      if (size <= 0) return absl::ErrnoToStatus(errno, absl::StrCat("cannot write ", path));
+      if (size <= 0) {
+        const int error = size < 0 ? errno : EIO;
+        return absl::ErrnoToStatus(error, absl::StrCat("cannot write ", path));
+      }
       written += static_cast<size_t>(size);
     }
     return absl::OkStatus();
