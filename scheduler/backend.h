@@ -37,6 +37,9 @@ struct TrialLaunch {
   std::string study_name;
   int64_t trial_id = 0;
   int32_t attempt = 0;
+  // The job's directory, and the trial's under it: what the server creates
+  // below job_dir it creates without following symbolic links.
+  std::string job_dir;
   std::string trial_dir;
   std::vector<ReplicaLaunch> replicas;
 };

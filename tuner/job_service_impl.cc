@@ -4,7 +4,10 @@
 
 #include "absl/strings/str_format.h"
 #include "tuner/config/hyperparameter_validator.h"
+#include "tuner/list_page_budget.h"
 #include "tuner/log_follower.h"
+#include "tuner/storage/page_token.h"
+#include "tuner/storage/stored_rows.h"
 #include "vernier/grpc_status.h"
 
 namespace vernier::tuner {
@@ -51,6 +54,12 @@ grpc::Status JobServiceImpl::ListJobs(grpc::ServerContext*, const v1::ListJobsRe
   absl::StatusOr<storage::Page<v1::Job>> page =
       jobs_.ListJobs(request->page_size(), request->page_token());
   if (!page.ok()) return ToGrpcStatus(page.status());
+  if (const size_t fit = ItemsWithinListBudget(page->items); fit < page->items.size()) {
+    page->items.resize(fit);
+    const v1::Job& last = page->items.back();
+    page->next_page_token = storage::EncodeJobPageToken(storage::JobPageCursor{
+        .create_time_micros = storage::ToMicros(last.create_time()), .job_id = last.job_id()});
+  }
   for (v1::Job& job : page->items) *response->add_jobs() = std::move(job);
   response->set_next_page_token(page->next_page_token);
   return grpc::Status::OK;

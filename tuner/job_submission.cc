@@ -8,6 +8,7 @@
 #include "common/status_macros.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "spdlog/spdlog.h"
+#include "scheduler/path_beneath.h"
 #include "suggest/designers/designer_factory.h"
 #include "tuner/config/hyperparameter_validator.h"
 #include "tuner/config/replica_spec_builder.h"
@@ -55,6 +56,7 @@ absl::StatusOr<v1::Study> JobSubmission::Check(v1::Job& job) {
         "training_input.hyperparameters.params is empty: a tuning job needs at least one "
         "parameter to tune");
   }
+  VERNIER_RETURN_IF_ERROR(config::ValidateJobFields(job));
   config::FillTrainingInputDefaults(*job.mutable_training_input());
   VERNIER_RETURN_IF_ERROR(config::ValidateTrainingInput(
       job.training_input(), config::ProtoPathLocator("training_input")));
@@ -73,6 +75,8 @@ absl::StatusOr<v1::Study> JobSubmission::Check(v1::Job& job) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "job_dir \"%s\" must be an absolute path (the CLI's --job-dir)", job.job_dir()));
   }
+
+  VERNIER_RETURN_IF_ERROR(scheduler::CheckJobDir(job.job_dir()));
 
   v1::Study study;
   study.set_name(job.job_id());

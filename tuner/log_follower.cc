@@ -1,9 +1,12 @@
 #include "tuner/log_follower.h"
 
-#include <filesystem>
-#include <fstream>
-#include <system_error>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
+
+#include "absl/cleanup/cleanup.h"
 #include "text/utf8_text.h"
 
 namespace vernier::tuner {
@@ -29,18 +32,28 @@ std::vector<v1::LogLine> LogFollower::Drain() { return Read(true); }
 
 void LogFollower::ReadSource(const std::string& path, Source& source, bool include_partial,
                              std::vector<v1::LogLine>& lines) {
-  std::error_code error;
-  const uintmax_t size = std::filesystem::file_size(path, error);
-  if (!error && size < source.offset) {
-    source.offset = 0;
-    source.partial.clear();
-  }
-  std::ifstream file(path, std::ios::binary);
-  if (file) {
-    file.seekg(static_cast<std::streamoff>(source.offset));
-    std::string chunk((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-    source.offset += chunk.size();
-    source.partial += chunk;
+  // A log the server made is a regular file; a symbolic link planted in its
+  // place (to a file only the server may read, say) is never followed, and
+  // a FIFO never blocks the stream.
+  const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd >= 0) {
+    absl::Cleanup close_file = [fd] { close(fd); };
+    struct stat info;
+    if (fstat(fd, &info) == 0 && S_ISREG(info.st_mode)) {
+      if (static_cast<uint64_t>(info.st_size) < source.offset) {
+        source.offset = 0;
+        source.partial.clear();
+      }
+      char buffer[65536];
+      for (;;) {
+        const ssize_t size =
+            pread(fd, buffer, sizeof(buffer), static_cast<off_t>(source.offset));
+        if (size < 0 && errno == EINTR) continue;
+        if (size <= 0) break;
+        source.offset += static_cast<uint64_t>(size);
+        source.partial.append(buffer, static_cast<size_t>(size));
+      }
+    }
   }
   auto emit = [&](std::string_view text) {
     v1::LogLine& line = lines.emplace_back();

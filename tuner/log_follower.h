@@ -14,7 +14,8 @@ namespace vernier::tuner {
 // line tagged with its trial, role, index and attempt. Files may not exist
 // yet; a file that shrinks (replaced) is read again from its start. A line's
 // text is made valid UTF-8 (invalid bytes become U+FFFD), whatever bytes the
-// file holds.
+// file holds. Only regular files are read: a symbolic link at a log's path
+// is not followed, and yields no lines.
 class LogFollower {
  public:
   // Adding the same path again is a no-op, unless the attempt differs (a

@@ -106,6 +106,11 @@ absl::Status ValidateMeasurement(const v1::Measurement& measurement, std::string
       return absl::InvalidArgumentError(
           absl::StrCat(std::string(where), ": a metric has no metric_id"));
     }
+    if (metric.metric_id().size() > config::kMaxNameBytes) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s: metrics[%d].metric_id is %d bytes; at most %d are allowed", where,
+                          i, metric.metric_id().size(), config::kMaxNameBytes));
+    }
     // Which of two values would count is not for the service to guess.
     const auto [first, inserted] = first_index.emplace(metric.metric_id(), i);
     if (!inserted) {
@@ -144,7 +149,7 @@ StudyManager::StudyState& StudyManager::State(std::string_view study_name) {
 
 absl::StatusOr<v1::Study> StudyManager::CreateStudy(v1::Study study) {
   VERNIER_RETURN_IF_ERROR(ValidateStudyName(study.name()));
-  VERNIER_RETURN_IF_ERROR(config::ValidateStudySpec(study.spec()));
+  VERNIER_RETURN_IF_ERROR(config::ValidateStudy(study));
   // Also validates the search space: the designer is built over it.
   if (absl::StatusOr<std::unique_ptr<suggest::Designer>> designer = designers_(study.spec());
       !designer.ok()) {
@@ -203,6 +208,10 @@ absl::StatusOr<SuggestResult> StudyManager::SuggestTrials(std::string_view study
   if (count < 1 || count > kMaxSuggestCount) {
     return absl::InvalidArgumentError(
         absl::StrFormat("count is %d; ask for 1 to %d trials", count, kMaxSuggestCount));
+  }
+  if (client_id.size() > config::kMaxNameBytes) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "client_id is %d bytes; at most %d are allowed", client_id.size(), config::kMaxNameBytes));
   }
   absl::StatusOr<v1::Study> study = storage_.GetStudy(study_name);
   if (!study.ok()) return study.status();

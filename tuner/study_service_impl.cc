@@ -3,6 +3,8 @@
 #include "absl/strings/str_format.h"
 #include "common/status_macros.h"
 #include "tuner/config/training_input_parser.h"
+#include "tuner/list_page_budget.h"
+#include "tuner/storage/page_token.h"
 #include "vernier/grpc_status.h"
 
 namespace vernier::tuner {
@@ -83,6 +85,10 @@ grpc::Status StudyServiceImpl::ListStudies(grpc::ServerContext*,
     absl::StatusOr<storage::Page<v1::Study>> page =
         studies_.ListStudies(request->page_size(), request->page_token());
     if (!page.ok()) return page.status();
+    if (const size_t fit = ItemsWithinListBudget(page->items); fit < page->items.size()) {
+      page->items.resize(fit);
+      page->next_page_token = storage::EncodeStudyPageToken(page->items.back().name());
+    }
     for (v1::Study& study : page->items) *response->add_studies() = std::move(study);
     response->set_next_page_token(page->next_page_token);
     return absl::OkStatus();
@@ -149,6 +155,10 @@ grpc::Status StudyServiceImpl::ListTrials(grpc::ServerContext*,
     absl::StatusOr<storage::Page<v1::Trial>> page =
         studies_.ListTrials(request->study_name(), query);
     if (!page.ok()) return page.status();
+    if (const size_t fit = ItemsWithinListBudget(page->items); fit < page->items.size()) {
+      page->items.resize(fit);
+      page->next_page_token = storage::EncodeTrialPageToken(page->items.back().id());
+    }
     for (v1::Trial& trial : page->items) *response->add_trials() = std::move(trial);
     response->set_next_page_token(page->next_page_token);
     return absl::OkStatus();

@@ -117,6 +117,7 @@ scheduler::TrialLaunch BuildTrialLaunch(const v1::Job& job, const v1::Study& stu
   launch.study_name = study.name();
   launch.trial_id = trial.id();
   launch.attempt = attempt;
+  launch.job_dir = job.job_dir();
   launch.trial_dir = absl::StrCat(job.job_dir(), "/", trial.id());
 
   const std::vector<v1::ReplicaSpec> specs = ReplicaSpecsOf(job);

@@ -42,6 +42,26 @@ def test_list_studies_reads_every_page(client: vernier.Client, study_name: str) 
     assert set(names) <= listed
 
 
+def test_list_studies_reads_studies_larger_than_one_answer(client: vernier.Client,
+                                                           study_name: str) -> None:
+    # 20 studies of about 250 KB each: more than one 4 MiB answer holds, so
+    # the server ends pages early and the client follows every one.
+    values = [f"{i}" + "v" * 240 for i in range(1000)]
+    spec = quadratic_spec(params=[
+        {"parameterName": "choice", "type": "CATEGORICAL", "categoricalValues": values}])
+    names = [f"{study_name}_{i}" for i in range(20)]
+    for name in names:
+        client.create_study(name, spec)
+    listed = {study.name for study in client.list_studies()}
+    assert set(names) <= listed
+
+
+def test_oversized_fields_are_refused_naming_the_field(client: vernier.Client,
+                                                       study_name: str) -> None:
+    with pytest.raises(vernier.InvalidArgument, match=r"study\.display_name: is 3145728 bytes"):
+        client.create_study(study_name, quadratic_spec(), display_name="d" * (3 << 20))
+
+
 def test_create_is_idempotent_on_the_same_spec(client: vernier.Client, study_name: str) -> None:
     first = client.create_study(study_name, quadratic_spec())
     again = client.create_study(study_name, quadratic_spec())

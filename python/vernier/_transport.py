@@ -12,6 +12,10 @@ import grpc
 from vernier._stubs import study_service_pb2_grpc
 from vernier.errors import from_rpc_error
 
+# The largest answer read (64 MiB): list pages stay under 3 MiB, a trial
+# with all its measurements may be larger.
+MAX_RECEIVE_BYTES = 64 << 20
+
 
 class Transport:
     """Calls StudyService methods on ``target``, each with a deadline of
@@ -23,7 +27,11 @@ class Transport:
         self.timeout = timeout
         # A client of its own service must not be sent through an http_proxy
         # meant for the web.
-        self._channel = grpc.insecure_channel(target, options=[("grpc.enable_http_proxy", 0)])
+        # List pages stay under 3 MiB on the server; a trial with all its
+        # measurements may be larger than gRPC's default 4 MiB.
+        self._channel = grpc.insecure_channel(
+            target, options=[("grpc.enable_http_proxy", 0),
+                             ("grpc.max_receive_message_length", MAX_RECEIVE_BYTES)])
         self._stub = study_service_pb2_grpc.StudyServiceStub(self._channel)
 
     def call(self, method: str, request: Any) -> Any:

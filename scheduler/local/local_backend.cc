@@ -103,7 +103,7 @@ absl::StatusOr<v1::TrialRun> LocalBackend::Submit(const TrialLaunch& launch) {
                     launch.attempt, ReplicaName(replica), std::string(status.message()));
       return absl::Status(status.code(), absl::StrCat(replica_label, ": ", status.message()));
     };
-    absl::StatusOr<pid_t> pid = SpawnReplica(replica);
+    absl::StatusOr<pid_t> pid = SpawnReplica(replica, launch.job_dir);
     if (!pid.ok()) return fail(pid.status());
     absl::StatusOr<ProcessStat> stat = process_table_.Stat(*pid);
     if (!stat.ok()) {

@@ -18,6 +18,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "common/status_macros.h"
+#include "scheduler/path_beneath.h"
 
 namespace vernier::scheduler {
 namespace {
@@ -169,9 +171,33 @@ absl::Status DescribeChildFailure(const ChildFailure& failure, const std::string
                                           static_cast<int>(failure.stage)));
 }
 
+// Creates `path` and the folders above it; below `job_dir`, without
+// following links.
+absl::Status MakeDirectories(const std::string& job_dir, const std::string& path,
+                             absl::string_view what) {
+  if (!job_dir.empty() && IsBeneath(job_dir, path)) return MakeDirectoriesBeneath(job_dir, path);
+  std::error_code error;
+  std::filesystem::create_directories(path, error);
+  if (error) return FilesystemError(error, absl::StrCat("cannot create ", what, " '", path, "'"));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<int> OpenLog(const std::string& job_dir, const std::string& log_path) {
+  if (!job_dir.empty() && IsBeneath(job_dir, log_path)) {
+    VERNIER_ASSIGN_OR_RETURN(const int fd,
+                             OpenFileBeneath(job_dir, log_path, O_WRONLY | O_CREAT | O_APPEND));
+    return MoveAboveStandardStreams(fd);
+  }
+  const std::filesystem::path log_folder = std::filesystem::path(log_path).parent_path();
+  if (!log_folder.empty()) {
+    VERNIER_RETURN_IF_ERROR(MakeDirectories("", log_folder.string(), "the folder of log_path"));
+  }
+  return OpenFile(log_path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, "log_path");
+}
+
 }  // namespace
 
-absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& launch) {
+absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& launch, const std::string& job_dir) {
   if (launch.argv.empty() || launch.argv[0].empty()) {
     return absl::InvalidArgumentError("argv: no program to run");
   }
@@ -183,21 +209,8 @@ absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& launch) {
   absl::StatusOr<std::string> executable = ResolveExecutable(launch.argv[0], *env);
   if (!executable.ok()) return executable.status();
 
-  std::error_code error;
-  std::filesystem::create_directories(launch.working_dir, error);
-  if (error) {
-    return FilesystemError(error,
-                           absl::StrCat("cannot create working_dir '", launch.working_dir, "'"));
-  }
-  const std::filesystem::path log_folder = std::filesystem::path(launch.log_path).parent_path();
-  if (!log_folder.empty()) {
-    std::filesystem::create_directories(log_folder, error);
-    if (error) {
-      return FilesystemError(
-          error, absl::StrCat("cannot create the folder of log_path '", launch.log_path, "'"));
-    }
-  }
-  absl::StatusOr<int> log_fd = OpenFile(launch.log_path, O_WRONLY | O_CREAT | O_APPEND, "log_path");
+  VERNIER_RETURN_IF_ERROR(MakeDirectories(job_dir, launch.working_dir, "working_dir"));
+  absl::StatusOr<int> log_fd = OpenLog(job_dir, launch.log_path);
   if (!log_fd.ok()) return log_fd.status();
   absl::Cleanup close_log = [fd = *log_fd] { close(fd); };
   absl::StatusOr<int> stdin_fd = OpenFile("/dev/null", O_RDONLY, "stdin");

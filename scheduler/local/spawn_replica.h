@@ -3,6 +3,8 @@
 
 #include <sys/types.h>
 
+#include <string>
+
 #include "absl/status/statusor.h"
 #include "scheduler/backend.h"
 
@@ -16,13 +18,16 @@ namespace vernier::scheduler {
 //   the replica's environment, as execvp does;
 // - the environment is this process's plus `launch.env`;
 // - working_dir and the parent folder of log_path are created; stdout and
-//   stderr are appended to log_path, stdin is /dev/null;
+//   stderr are appended to log_path, stdin is /dev/null; below `job_dir`
+//   (when given) they are created without following symbolic links
+//   (scheduler/path_beneath.h): a link planted there fails the launch
+//   naming it, and nothing is written through it;
 // - signal dispositions and the signal mask start at their defaults
 //   whatever this process set.
 // Returns the child's PID once it runs the program (after exec), or an
 // error naming the path and the reason when it could not; a child that
 // failed is reaped before returning. The caller reaps a started child.
-absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& launch);
+absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& launch, const std::string& job_dir = "");
 
 }  // namespace vernier::scheduler
 

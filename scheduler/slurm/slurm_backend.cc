@@ -1,6 +1,10 @@
 #include "scheduler/slurm/slurm_backend.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <numeric>
@@ -8,10 +12,13 @@
 #include <thread>
 #include <utility>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/status_macros.h"
+#include "scheduler/path_beneath.h"
 #include "scheduler/replica_state.h"
 #include "scheduler/slurm/slurm_handle.h"
 #include "scheduler/trial_run_start.h"
@@ -72,7 +79,9 @@ void SetExited(int exit_code, int term_signal, v1::ReplicaStatus& replica) {
   replica.set_term_signal(term_signal);
 }
 
-absl::Status CreateDirectory(const std::string& path) {
+// Below the job dir without following links (scheduler/path_beneath.h).
+absl::Status CreateDirectory(const std::string& job_dir, const std::string& path) {
+  if (!job_dir.empty() && IsBeneath(job_dir, path)) return MakeDirectoriesBeneath(job_dir, path);
   std::error_code error;
   std::filesystem::create_directories(path, error);
   if (error) {
@@ -82,7 +91,23 @@ absl::Status CreateDirectory(const std::string& path) {
   return absl::OkStatus();
 }
 
-absl::Status WriteFile(const std::string& path, const std::string& text) {
+absl::Status WriteFile(const std::string& job_dir, const std::string& path,
+                       const std::string& text) {
+  if (!job_dir.empty() && IsBeneath(job_dir, path)) {
+    VERNIER_ASSIGN_OR_RETURN(const int fd,
+                             OpenFileBeneath(job_dir, path, O_WRONLY | O_CREAT | O_TRUNC));
+    absl::Cleanup close_file = [fd] { close(fd); };
+    for (size_t written = 0; written < text.size();) {
+      const ssize_t size = write(fd, text.data() + written, text.size() - written);
+      if (size < 0 && errno == EINTR) continue;
+      if (size <= 0) {
+        const int error = size < 0 ? errno : EIO;
+        return absl::ErrnoToStatus(error, absl::StrCat("cannot write ", path));
+      }
+      written += static_cast<size_t>(size);
+    }
+    return absl::OkStatus();
+  }
   std::ofstream file(path, std::ios::trunc);
   file << text;
   file.close();
@@ -144,10 +169,10 @@ absl::StatusOr<v1::TrialRun> SlurmBackend::Submit(const TrialLaunch& launch) {
     std::filesystem::remove(ReplicaGpusPath(replica.log_path), ignored);
   }
   for (const std::string& directory : directories) {
-    if (absl::Status status = CreateDirectory(directory); !status.ok()) return labelled(status);
+    if (absl::Status status = CreateDirectory(launch.job_dir, directory); !status.ok()) return labelled(status);
   }
   const std::string script_path = BatchScriptPath(launch);
-  if (absl::Status status = WriteFile(script_path, *script); !status.ok()) return labelled(status);
+  if (absl::Status status = WriteFile(launch.job_dir, script_path, *script); !status.ok()) return labelled(status);
   absl::StatusOr<std::string> slurm_job_id = commands_.Submit(script_path);
   if (!slurm_job_id.ok()) {
     spdlog::error("{} study={} attempt={} sbatch failed: {}", trial_label, launch.study_name,

@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "tests/support/server_process.h"
 #include "tests/support/subprocess.h"
@@ -78,6 +80,85 @@ class StudyServiceTest : public ::testing::Test {
   ServerProcess server_{dir_.path() + "/data"};
   std::unique_ptr<v1::StudyService::Stub> stub_;
 };
+
+TEST_F(StudyServiceTest, OversizedFieldsAreRefusedNamingTheField) {
+  struct Case {
+    std::function<void(v1::Study&)> enlarge;
+    std::string field;
+  };
+  const std::vector<Case> cases = {
+      {[](v1::Study& study) { study.set_display_name(std::string(3 << 20, 'd')); },
+       "study.display_name: is 3145728 bytes; at most 256"},
+      {[](v1::Study& study) {
+         study.mutable_spec()->mutable_metrics(0)->set_metric_id(std::string(300, 'm'));
+       },
+       "spec.metrics[0].metric_id: is 300 bytes; at most 256"},
+      {[](v1::Study& study) {
+         study.mutable_spec()->mutable_parameters(0)->set_parameter_name(std::string(300, 'p'));
+       },
+       "spec.parameters[0].parameter_name: is 300 bytes; at most 256"},
+      {[](v1::Study& study) {
+         for (int i = 0; i < 101; ++i) {
+           v1::MetricSpec& metric = *study.mutable_spec()->add_metrics();
+           metric.set_metric_id("m" + std::to_string(i));
+           metric.set_goal(v1::MetricSpec::MAXIMIZE);
+         }
+       },
+       "spec.metrics: has 102 metrics; at most 100"},
+      {[](v1::Study& study) {
+         // 5 parameters of 1,000 values of 250 bytes: within the per-value
+         // limits, 1.25 MB together.
+         for (int p = 0; p < 5; ++p) {
+           v1::ParameterSpec& parameter = *study.mutable_spec()->add_parameters();
+           parameter.set_parameter_name("c" + std::to_string(p));
+           parameter.set_type(v1::ParameterSpec::CATEGORICAL);
+           for (int i = 0; i < 1000; ++i) {
+             parameter.add_categorical_values(std::to_string(i) + std::string(240, 'v'));
+           }
+         }
+       },
+       "spec.parameters: is "},
+  };
+  for (const Case& c : cases) {
+    v1::CreateStudyRequest request;
+    *request.mutable_study() = LossStudy("oversized");
+    c.enlarge(*request.mutable_study());
+    grpc::ClientContext context;
+    v1::Study created;
+    const grpc::Status status = stub_->CreateStudy(&context, request, &created);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << c.field;
+    EXPECT_THAT(status.error_message(), HasSubstr(c.field));
+    EXPECT_LT(status.error_message().size(), 1000u) << "the message repeats the value";
+  }
+}
+
+// A study's answer is small (at most 1 MiB of spec), but a page of many is
+// not: the server ends a list page before 3 MiB and the CLI follows every
+// page, so `studies list` shows them all.
+TEST_F(StudyServiceTest, StudiesListShowsEveryStudyWhenTheyPassOneAnswersSize) {
+  constexpr int kStudies = 20;
+  for (int s = 0; s < kStudies; ++s) {
+    v1::CreateStudyRequest request;
+    *request.mutable_study() = LossStudy("big_" + std::to_string(100 + s));
+    v1::ParameterSpec& parameter = *request.mutable_study()->mutable_spec()->add_parameters();
+    parameter.set_parameter_name("choice");
+    parameter.set_type(v1::ParameterSpec::CATEGORICAL);
+    for (int i = 0; i < 1000; ++i) {
+      parameter.add_categorical_values(std::to_string(i) + std::string(240, 'v'));
+    }
+    grpc::ClientContext context;
+    v1::Study created;
+    const grpc::Status status = stub_->CreateStudy(&context, request, &created);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+  }
+  const CommandResult list =
+      RunCommand({BinaryPath("vernier"), "studies", "list", "--server", server_.address()});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  for (int s = 0; s < kStudies; ++s) {
+    EXPECT_THAT(list.out, HasSubstr("big_" + std::to_string(100 + s)));
+  }
+  EXPECT_THAT(list.out, HasSubstr("ask_tell"));
+}
 
 TEST_F(StudyServiceTest, NonFiniteMetricValuesAreInvalidArguments) {
   const int64_t id = Suggest(1).at(0).id();

@@ -122,6 +122,94 @@ TEST_F(TuningJobTest, CancelEndsEveryTrialProcessAndTheJob) {
   EXPECT_THAT(again.err, HasSubstr("already ended CANCELLED"));
 }
 
+TEST_F(TuningJobTest, DeletingARunningJobsStudyIsRefusedAndItsNameNeverReused) {
+  ServerProcess server(dir_.path() + "/data");
+  server.Start();
+  const std::string config = dir_.path() + "/hp.yaml";
+  WriteFile(config, SmallConfig(4, 1, 0));
+  const std::vector<std::string> forever = {
+      "/bin/sh", "-c", "while true; do echo accuracy=0.5; sleep 0.2; done", "trainer"};
+  ASSERT_EQ(RunCommand(Submit(server, "busy", config, dir_.path() + "/runs", forever)).exit_code,
+            0);
+  v1::GetJobResponse running = WaitForJob(server, "busy", [](const v1::GetJobResponse& job) {
+    return job.trial_runs_size() == 1 && job.trial_runs(0).replicas(0).pid() > 0;
+  });
+  const int pid = running.trial_runs(0).replicas(0).pid();
+
+  CommandResult refused = RunCommand(Cli(server, {"studies", "delete", "busy"}));
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_THAT(refused.err, HasSubstr("FAILED_PRECONDITION"));
+  EXPECT_THAT(refused.err, HasSubstr("job \"busy\""));
+  EXPECT_THAT(refused.err, HasSubstr("vernier jobs cancel busy"));
+  // The job, its trial and its process go on as before.
+  EXPECT_EQ(GetJob(server, "busy").job().state(), v1::Job::RUNNING);
+  EXPECT_TRUE(ProcessAlive(pid));
+  EXPECT_THAT(ListTrials(server, "busy"), ::testing::SizeIs(1));
+
+  ASSERT_EQ(RunCommand(Cli(server, {"jobs", "cancel", "busy"})).exit_code, 0);
+  WaitForJob(server, "busy", Ended, std::chrono::seconds(60));
+  CommandResult deleted = RunCommand(Cli(server, {"studies", "delete", "busy"}));
+  EXPECT_EQ(deleted.exit_code, 0) << deleted.err;
+
+  // A new study never takes the job's study name, so no late report of the
+  // job's replicas can land in it.
+  v1::CreateStudyRequest create;
+  create.mutable_study()->set_name("busy");
+  v1::ParameterSpec* parameter = create.mutable_study()->mutable_spec()->add_parameters();
+  parameter->set_parameter_name("lr");
+  parameter->set_type(v1::ParameterSpec::DOUBLE);
+  parameter->set_min_value(0.1);
+  parameter->set_max_value(0.2);
+  v1::MetricSpec* metric = create.mutable_study()->mutable_spec()->add_metrics();
+  metric->set_metric_id("accuracy");
+  metric->set_goal(v1::MetricSpec::MAXIMIZE);
+  grpc::ClientContext context;
+  v1::Study created;
+  const grpc::Status status = server.StudyStub()->CreateStudy(&context, create, &created);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::ALREADY_EXISTS) << status.error_message();
+  EXPECT_THAT(status.error_message(), HasSubstr("belongs to job \"busy\""));
+}
+
+TEST_F(TuningJobTest, ASymlinkPlantedInTheJobDirFailsTheTrialAndIsNeverWrittenThrough) {
+  ServerProcess server(dir_.path() + "/data");
+  server.Start();
+  const std::string config = dir_.path() + "/hp.yaml";
+  WriteFile(config, SmallConfig(1, 1, 1));
+  const std::string victim = dir_.path() + "/victim.txt";
+  WriteFile(victim, "precious\n");
+  const std::string job_dir = dir_.path() + "/runs";
+  std::filesystem::create_directories(job_dir + "/1/logs");
+  const std::string log = job_dir + "/1/logs/master-0.log";
+  std::filesystem::create_symlink(victim, log);
+  const std::vector<std::string> trainer = {"/bin/sh", "-c", "echo accuracy=0.5", "trainer"};
+  ASSERT_EQ(RunCommand(Submit(server, "planted", config, job_dir, trainer)).exit_code, 0);
+
+  const v1::GetJobResponse job = WaitForJob(server, "planted", Ended);
+  EXPECT_EQ(job.job().state(), v1::Job::FAILED) << job.DebugString();
+  const std::vector<v1::Trial> trials = ListTrials(server, "planted");
+  ASSERT_EQ(trials.size(), 1u);
+  EXPECT_EQ(trials[0].state(), v1::Trial::FAILED);
+  EXPECT_THAT(trials[0].status_reason(), HasSubstr("'" + log + "' is a symbolic link"));
+  std::ifstream file(victim);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(file), {}), "precious\n");
+}
+
+TEST_F(TuningJobTest, AJobDirEveryUserMayWriteIsRefusedAtSubmit) {
+  ServerProcess server(dir_.path() + "/data");
+  server.Start();
+  const std::string config = dir_.path() + "/hp.yaml";
+  WriteFile(config, SmallConfig(1, 1, 1));
+  const std::string open_dir = dir_.path() + "/open";
+  std::filesystem::create_directories(open_dir);
+  std::filesystem::permissions(open_dir, std::filesystem::perms::all);
+  const CommandResult submit = RunCommand(
+      Submit(server, "open_job", config, open_dir + "/job", {"/bin/sh", "-c", "true", "trainer"}));
+  EXPECT_NE(submit.exit_code, 0);
+  EXPECT_THAT(submit.err, HasSubstr("FAILED_PRECONDITION"));
+  EXPECT_THAT(submit.err, HasSubstr(open_dir));
+  EXPECT_THAT(submit.err, HasSubstr("sticky bit"));
+}
+
 TEST_F(TuningJobTest, CrashingTrainerFailsItsTrialsThenTheJobWithTheReason) {
   ServerProcess server(dir_.path() + "/data");
   server.Start();

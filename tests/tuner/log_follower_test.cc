@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "tests/support/subprocess.h"
@@ -32,6 +33,18 @@ TEST(LogFollowerTest, SendsWholeLinesAsFilesGrowAndThePartialLastOneOnDrain) {
   EXPECT_EQ(Texts(follower.Poll()), std::vector<std::string>{"two"});
   follower.AddSource(3, "master", 0, path);  // again: no duplicate lines
   EXPECT_EQ(Texts(follower.Drain()), std::vector<std::string>{"three"});
+  EXPECT_TRUE(follower.Drain().empty());
+}
+
+TEST(LogFollowerTest, ASymlinkAtALogPathIsNotFollowed) {
+  testing::TempDir dir;
+  const std::string secret = dir.path() + "/secret.txt";
+  std::ofstream(secret) << "password=hunter2\n";
+  const std::string path = dir.path() + "/master-0.log";
+  std::filesystem::create_symlink(secret, path);
+  LogFollower follower;
+  follower.AddSource(3, "master", 0, path);
+  EXPECT_TRUE(follower.Poll().empty());
   EXPECT_TRUE(follower.Drain().empty());
 }
 

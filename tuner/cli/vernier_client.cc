@@ -20,6 +20,7 @@ VernierClient::VernierClient(Options options) : options_(std::move(options)) {
   // A CLI talking to its own service must not be routed through an
   // http_proxy meant for the web.
   arguments.SetInt(GRPC_ARG_ENABLE_HTTP_PROXY, 0);
+  arguments.SetMaxReceiveMessageSize(kMaxReceiveBytes);
   channel_ =
       grpc::CreateCustomChannel(options_.address, grpc::InsecureChannelCredentials(), arguments);
   jobs_ = v1::JobService::NewStub(channel_);

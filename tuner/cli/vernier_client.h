@@ -20,6 +20,10 @@ namespace vernier::cli {
 // call, and turns transport failures into messages that name the address.
 class VernierClient {
  public:
+  // The largest answer read: list pages stay under 3 MiB, a job or a trial
+  // with all its measurements may be larger.
+  static constexpr int kMaxReceiveBytes = 64 << 20;
+
   struct Options {
     std::string address = "127.0.0.1:7730";
     absl::Duration connect_timeout = absl::Seconds(3);

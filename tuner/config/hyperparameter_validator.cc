@@ -11,6 +11,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "absl/strings/str_join.h"
 #include "metrics/metric_pattern.h"
 #include "suggest/early_stopping/early_stopping_policy_factory.h"
@@ -30,6 +31,43 @@ absl::string_view AbslView(std::string_view text) { return {text.data(), text.si
 
 absl::Status Invalid(const Locator& locate, std::string_view path, absl::string_view problem) {
   return absl::InvalidArgumentError(absl::StrCat(locate(path), ": ", problem));
+}
+
+// INVALID_ARGUMENT naming the field when `value` is over `max_bytes`; the
+// message never repeats the value, which may be megabytes.
+absl::Status CheckBytes(const Locator& locate, std::string_view path, std::string_view value,
+                        size_t max_bytes) {
+  if (value.size() <= max_bytes) return absl::OkStatus();
+  return Invalid(locate, path,
+                 absl::StrCat("is ", value.size(), " bytes; at most ", max_bytes, " are allowed"));
+}
+
+// The same for a list of strings: at most `max_count` of at most
+// `max_bytes` each.
+absl::Status CheckList(const Locator& locate, std::string_view path,
+                       const google::protobuf::RepeatedPtrField<std::string>& values,
+                       int max_count, size_t max_bytes) {
+  if (values.size() > max_count) {
+    return Invalid(locate, path,
+                   absl::StrCat("has ", values.size(), " values; at most ", max_count,
+                                " are allowed"));
+  }
+  for (int i = 0; i < values.size(); ++i) {
+    VERNIER_RETURN_IF_ERROR(
+        CheckBytes(locate, absl::StrCat(AbslView(path), "[", i, "]"), values[i], max_bytes));
+  }
+  return absl::OkStatus();
+}
+
+// The whole search space serialized, which bounds a study in the answers
+// that list it.
+absl::Status CheckSpecBytes(const Locator& locate, std::string_view path,
+                            const google::protobuf::MessageLite& spec) {
+  const size_t bytes = spec.ByteSizeLong();
+  if (bytes <= kMaxSpecBytes) return absl::OkStatus();
+  return Invalid(locate, path,
+                 absl::StrCat("is ", bytes, " bytes once encoded; at most ", kMaxSpecBytes,
+                              " are allowed (fewer or shorter parameter values)"));
 }
 
 std::string Child(std::string_view parent, std::string_view field) {
@@ -320,6 +358,7 @@ absl::Status ValidateParameter(const v1::ParameterSpec& param, std::string_view 
   if (param.parameter_name().empty()) {
     return Invalid(locate, name_path, "the parameter name is required");
   }
+  VERNIER_RETURN_IF_ERROR(CheckBytes(locate, name_path, param.parameter_name(), kMaxNameBytes));
   if (!IsValidParameterName(param.parameter_name())) {
     return Invalid(locate, name_path,
                    absl::StrCat("parameter name \"", param.parameter_name(),
@@ -468,6 +507,10 @@ absl::Status ValidateHyperparameterSpec(const v1::HyperparameterSpec& spec, cons
     return Invalid(locate, "hyperparameter_metric_tag",
                    "the metric tag is empty; it names the metric the trainer reports");
   }
+  VERNIER_RETURN_IF_ERROR(CheckBytes(locate, "hyperparameter_metric_tag",
+                                     spec.hyperparameter_metric_tag(), kMaxNameBytes));
+  VERNIER_RETURN_IF_ERROR(
+      CheckBytes(locate, "metric_regex", spec.metric_regex(), kMaxMetricRegexBytes));
   if (spec.max_trials() < 1) {
     return Invalid(locate, "max_trials",
                    absl::StrCat("must be at least 1, got ", spec.max_trials()));
@@ -514,7 +557,8 @@ absl::Status ValidateHyperparameterSpec(const v1::HyperparameterSpec& spec, cons
                    "is set but trial early stopping is not enabled; enable it or remove these "
                    "settings");
   }
-  return ValidateParameters(spec.params(), "params", spec.algorithm(), locate);
+  VERNIER_RETURN_IF_ERROR(ValidateParameters(spec.params(), "params", spec.algorithm(), locate));
+  return CheckSpecBytes(locate, "params", spec);
 }
 
 absl::Status ValidateTrainingInput(const v1::TrainingInput& input, const Locator& locate) {
@@ -564,6 +608,14 @@ absl::Status ValidateTrainingInput(const v1::TrainingInput& input, const Locator
       return status;
     }
   }
+  VERNIER_RETURN_IF_ERROR(CheckList(locate, "args", input.args(), kMaxCommandArgs, kMaxArgBytes));
+  VERNIER_RETURN_IF_ERROR(CheckBytes(locate, "job_dir", input.job_dir(), kMaxPathBytes));
+  for (const auto& [type, path] : {std::pair{&input.master_type(), "master_type"},
+                                   std::pair{&input.worker_type(), "worker_type"},
+                                   std::pair{&input.parameter_server_type(), "parameter_server_type"},
+                                   std::pair{&input.evaluator_type(), "evaluator_type"}}) {
+    VERNIER_RETURN_IF_ERROR(CheckBytes(locate, path, *type, kMaxNameBytes));
+  }
   if (std::optional<std::string> refusal =
           text::ControlChars::Refusal("the job dir", input.job_dir())) {
     return Invalid(locate, "job_dir", *refusal);
@@ -584,6 +636,11 @@ absl::Status ValidateStudySpec(const v1::StudySpec& spec) {
   if (spec.metrics().empty()) {
     return Invalid(locate, "metrics", "at least one metric is required");
   }
+  if (spec.metrics_size() > kMaxMetrics) {
+    return Invalid(locate, "metrics",
+                   absl::StrCat("has ", spec.metrics_size(), " metrics; at most ", kMaxMetrics,
+                                " are allowed"));
+  }
   absl::flat_hash_map<std::string_view, int> first_index;
   for (int i = 0; i < spec.metrics_size(); ++i) {
     const v1::MetricSpec& metric = spec.metrics(i);
@@ -591,6 +648,8 @@ absl::Status ValidateStudySpec(const v1::StudySpec& spec) {
     if (metric.metric_id().empty()) {
       return Invalid(locate, Child(path, "metric_id"), "the metric id is required");
     }
+    VERNIER_RETURN_IF_ERROR(
+        CheckBytes(locate, Child(path, "metric_id"), metric.metric_id(), kMaxNameBytes));
     if (std::string problem = GoalProblem(metric.goal()); !problem.empty()) {
       return Invalid(locate, Child(path, "goal"), problem);
     }
@@ -623,7 +682,22 @@ absl::Status ValidateStudySpec(const v1::StudySpec& spec) {
       !status.ok()) {
     return status;
   }
-  return ValidateParameters(spec.parameters(), "parameters", spec.algorithm(), locate);
+  VERNIER_RETURN_IF_ERROR(
+      ValidateParameters(spec.parameters(), "parameters", spec.algorithm(), locate));
+  return CheckSpecBytes(locate, "parameters", spec);
+}
+
+absl::Status ValidateStudy(const v1::Study& study) {
+  VERNIER_RETURN_IF_ERROR(
+      CheckBytes(ProtoPathLocator("study"), "display_name", study.display_name(), kMaxNameBytes));
+  return ValidateStudySpec(study.spec());
+}
+
+absl::Status ValidateJobFields(const v1::Job& job) {
+  const Locator locate = ProtoPathLocator("job");
+  VERNIER_RETURN_IF_ERROR(CheckList(locate, "command", job.command(), kMaxCommandArgs, kMaxArgBytes));
+  VERNIER_RETURN_IF_ERROR(CheckBytes(locate, "job_dir", job.job_dir(), kMaxPathBytes));
+  return CheckBytes(locate, "working_dir", job.working_dir(), kMaxPathBytes);
 }
 
 absl::Status ValidateJobDir(std::string_view job_dir) {

@@ -41,6 +41,14 @@ absl::Status ValidateTrainingInput(const v1::TrainingInput& input, const Locator
 // proto fields under "spec", e.g. "spec.parameters[1].max_value: ...".
 absl::Status ValidateStudySpec(const v1::StudySpec& spec);
 
+// A study received over gRPC: its display name's size, then ValidateStudySpec.
+absl::Status ValidateStudy(const v1::Study& study);
+
+// The fields of a job outside its trainingInput: the trainer command (at
+// most kMaxCommandArgs arguments of at most kMaxArgBytes each), job_dir and
+// working_dir (at most kMaxPathBytes). Errors name "job.FIELD".
+absl::Status ValidateJobFields(const v1::Job& job);
+
 // Job ids: letters, digits and underscores, starting with a letter, at most
 // 128 characters (AI Platform's rule; the id also names the job's study).
 absl::Status ValidateJobId(std::string_view job_id);
@@ -60,6 +68,19 @@ inline constexpr int kMaxParameters = 100;
 inline constexpr int kMaxCategoricalValues = 1000;
 inline constexpr size_t kMaxCategoricalValueBytes = 256;
 inline constexpr int kMaxJobIdLength = 128;
+// Field sizes, the same over gRPC and in YAML (docs/yaml-reference.md,
+// "Limits"), so that nothing a client sends makes the answers that list it
+// too large: display names, parameter names, metric ids and the metric tag,
+// machine types.
+inline constexpr size_t kMaxNameBytes = 256;
+inline constexpr int kMaxMetrics = 100;
+// The trainer command (after `--`) and trainingInput.args, each.
+inline constexpr int kMaxCommandArgs = 1000;
+inline constexpr size_t kMaxArgBytes = 16 * 1024;
+inline constexpr size_t kMaxPathBytes = 4096;
+inline constexpr size_t kMaxMetricRegexBytes = 1024;
+// A study's spec (or a job's hyperparameters) once encoded.
+inline constexpr size_t kMaxSpecBytes = 1 << 20;
 
 }  // namespace vernier::config
 

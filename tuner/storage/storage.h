@@ -55,6 +55,8 @@ class Storage : public JobCoordination {
  public:
   virtual ~Storage() = default;
 
+  // ALREADY_EXISTS also for the study name of any job, even once that
+  // study is deleted: a job's study name is never reused.
   virtual absl::StatusOr<v1::Study> CreateStudy(const v1::Study& study) = 0;
   virtual absl::StatusOr<v1::Study> GetStudy(std::string_view study_name) = 0;
   // Ordered by name.
@@ -62,7 +64,9 @@ class Storage : public JobCoordination {
                                                       std::string_view page_token) = 0;
   virtual absl::StatusOr<v1::Study> UpdateStudy(std::string_view study_name,
                                                 const StudyMutator& mutate) = 0;
-  // Removes the study with its trials and their measurements.
+  // Removes the study with its trials and their measurements;
+  // FAILED_PRECONDITION naming the job while a job that has not ended runs
+  // it (checked in the same transaction).
   virtual absl::Status DeleteStudy(std::string_view study_name) = 0;
 
   // Stores `trials` with ids following the study's largest id, in order,

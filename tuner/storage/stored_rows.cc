@@ -26,6 +26,32 @@ absl::Status JobNotFound(std::string_view job_id) {
   return absl::NotFoundError(absl::StrCat("job \"", ToAbslView(job_id), "\" not found"));
 }
 
+absl::Status CheckNoUnfinishedJobRuns(std::string_view study_name, std::span<const v1::Job> jobs) {
+  for (const v1::Job& job : jobs) {
+    if (job.study_name() != study_name) continue;
+    if (std::find(std::begin(kUnfinishedJobStates), std::end(kUnfinishedJobStates), job.state()) ==
+        std::end(kUnfinishedJobStates)) {
+      continue;
+    }
+    return absl::FailedPreconditionError(absl::StrCat(
+        "study \"", ToAbslView(study_name), "\" is run by job \"", job.job_id(), "\", which is ",
+        v1::Job::State_Name(job.state()), "; cancel the job first (`vernier jobs cancel ",
+        job.job_id(), "`), wait for it to end, then delete the study"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckStudyNameOfNoJob(std::string_view study_name, std::span<const v1::Job> jobs) {
+  for (const v1::Job& job : jobs) {
+    if (job.study_name() != study_name) continue;
+    return absl::AlreadyExistsError(absl::StrCat(
+        "study name \"", ToAbslView(study_name), "\" belongs to job \"", job.job_id(),
+        "\" (for good, even once its study is deleted, so that no late report from the job's "
+        "replicas lands in another study); choose another name"));
+  }
+  return absl::OkStatus();
+}
+
 std::string DescribeTrial(std::string_view study_name, int64_t trial_id) {
   return absl::StrCat("trial ", trial_id, " of study \"", ToAbslView(study_name), "\"");
 }

@@ -30,6 +30,19 @@ int64_t ToMicros(const google::protobuf::Timestamp& time);
 absl::Status StudyNotFound(std::string_view study_name);
 absl::Status TrialNotFound(std::string_view study_name, int64_t trial_id);
 absl::Status JobNotFound(std::string_view job_id);
+// The states of a job that has not ended: its replicas may still run and
+// report, so its study must stay.
+inline constexpr v1::Job::State kUnfinishedJobStates[] = {v1::Job::QUEUED, v1::Job::PREPARING,
+                                                          v1::Job::RUNNING, v1::Job::CANCELLING};
+// FAILED_PRECONDITION refusing to delete `study_name` if one of `jobs` (read
+// in the deleting transaction) runs it and has not ended, naming the job
+// and saying to cancel it first; else OK.
+absl::Status CheckNoUnfinishedJobRuns(std::string_view study_name, std::span<const v1::Job> jobs);
+// ALREADY_EXISTS naming the job if one of `jobs` (every job, read in the
+// creating transaction) has or had a study named `study_name`: a job's
+// study name is never reused, even once its study is deleted, so a late
+// report from the job's replicas never lands in another study.
+absl::Status CheckStudyNameOfNoJob(std::string_view study_name, std::span<const v1::Job> jobs);
 // "trial 3 of study \"s1\"".
 std::string DescribeTrial(std::string_view study_name, int64_t trial_id);
 // Whether AddMeasurements takes measurements for a trial in `state`.

@@ -452,3 +452,59 @@ TEST(JobIdValidatorTest, Rejects129Characters) {
 
 }  // namespace
 }  // namespace vernier::config
+
+namespace vernier::config {
+namespace {
+
+TEST(FieldSizeLimitsTest, JobsAndTrainingInputsAreRefusedNamingTheOversizedField) {
+  v1::Job job;
+  job.add_command("python3");
+  job.add_command(std::string(kMaxArgBytes + 1, 'a'));
+  ExpectInvalid(ValidateJobFields(job), "job.command[1]: is 16385 bytes; at most 16384 are allowed");
+  job.clear_command();
+  for (int i = 0; i <= kMaxCommandArgs; ++i) job.add_command("x");
+  ExpectInvalid(ValidateJobFields(job), "job.command: has 1001 values; at most 1000 are allowed");
+  job.clear_command();
+  job.set_working_dir("/" + std::string(kMaxPathBytes, 'w'));
+  ExpectInvalid(ValidateJobFields(job), "job.working_dir: is 4097 bytes; at most 4096 are allowed");
+
+  v1::TrainingInput input;
+  input.set_scale_tier("BASIC");
+  input.add_args(std::string(kMaxArgBytes + 1, 'a'));
+  ExpectInvalid(ValidateTrainingInput(input, ProtoPathLocator("training_input")),
+                "training_input.args[0]: is 16385 bytes; at most 16384 are allowed");
+
+  v1::HyperparameterSpec spec = ValidHyperparameters();
+  spec.set_hyperparameter_metric_tag(std::string(kMaxNameBytes + 1, 'm'));
+  ExpectInvalid(ValidateHyperparameters(spec),
+                "training_input.hyperparameters.hyperparameter_metric_tag: is 257 bytes; at most "
+                "256 are allowed");
+  spec = ValidHyperparameters();
+  spec.mutable_params(0)->set_parameter_name(std::string(3 << 20, 'p'));
+  ExpectInvalid(ValidateHyperparameters(spec),
+                "training_input.hyperparameters.params[0].parameter_name: is 3145728 bytes; at "
+                "most 256 are allowed");
+}
+
+TEST(FieldSizeLimitsTest, AStudyIsRefusedAnOversizedDisplayNameOrSpec) {
+  v1::Study study;
+  study.set_display_name(std::string(kMaxNameBytes + 1, 'd'));
+  ExpectInvalid(ValidateStudy(study), "study.display_name: is 257 bytes; at most 256 are allowed");
+
+  v1::HyperparameterSpec spec = ValidHyperparameters();
+  for (int p = 0; p < 5; ++p) {
+    v1::ParameterSpec& parameter = *spec.add_params();
+    parameter.set_parameter_name(absl::StrCat("c", p));
+    parameter.set_type(v1::ParameterSpec::CATEGORICAL);
+    for (int i = 0; i < kMaxCategoricalValues; ++i) {
+      parameter.add_categorical_values(absl::StrCat(i, std::string(240, 'v')));
+    }
+  }
+  const absl::Status status = ValidateHyperparameters(spec);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+  EXPECT_THAT(status.message(), HasSubstr("training_input.hyperparameters.params: is "));
+  EXPECT_THAT(status.message(), HasSubstr("bytes once encoded; at most 1048576 are allowed"));
+}
+
+}  // namespace
+}  // namespace vernier::config

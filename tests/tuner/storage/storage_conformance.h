@@ -401,6 +401,64 @@ TYPED_TEST_P(StorageConformanceTest, DeleteStudyRemovesItsTrialsAndMeasurementsO
   EXPECT_THAT(other->measurements(), SizeIs(2));
 }
 
+TYPED_TEST_P(StorageConformanceTest, DeleteStudyOfAnUnfinishedJobIsRefusedNamingTheJob) {
+  const v1::Job::State unfinished[] = {v1::Job::QUEUED, v1::Job::PREPARING, v1::Job::RUNNING,
+                                       v1::Job::CANCELLING};
+  for (const v1::Job::State state : unfinished) {
+    const std::string id = absl::StrCat("job_", v1::Job::State_Name(state));
+    ASSERT_THAT(this->store().CreateJob(this->MakeJob(id, state, 100), this->MakeStudy(id)), IsOk());
+    ASSERT_THAT(this->store().CreateTrials(id, std::vector<v1::Trial>{this->MakeTrial(
+                                                   v1::Trial::ACTIVE)}),
+                IsOk());
+    // Through either server of the store.
+    for (Storage* store : {&this->store(), &this->other_store()}) {
+      EXPECT_THAT(store->DeleteStudy(id),
+                  StatusIs(absl::StatusCode::kFailedPrecondition,
+                           AllOf(HasSubstr(absl::StrCat("job \"", id, "\"")),
+                                 HasSubstr(v1::Job::State_Name(state)),
+                                 HasSubstr(absl::StrCat("vernier jobs cancel ", id)),
+                                 HasSubstr("wait for it to end"))));
+    }
+    // Nothing was deleted.
+    EXPECT_THAT(this->store().GetTrial(id, 1, false), IsOk());
+  }
+  // Once the job ends, its study may go.
+  ASSERT_THAT(this->store().UpdateJob("job_RUNNING",
+                                      [](v1::Job& job) {
+                                        job.set_state(v1::Job::CANCELLED);
+                                        return absl::OkStatus();
+                                      }),
+              IsOk());
+  EXPECT_THAT(this->store().DeleteStudy("job_RUNNING"), IsOk());
+  EXPECT_THAT(this->store().GetStudy("job_RUNNING"),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("job_RUNNING")));
+}
+
+TYPED_TEST_P(StorageConformanceTest, AJobsStudyNameIsNeverReusedSoLateReportsFindNoTrial) {
+  v1::Job job = this->MakeJob("job_1", v1::Job::SUCCEEDED, 100);
+  job.set_study_name("tuned");
+  ASSERT_THAT(this->store().CreateJob(job, this->MakeStudy("tuned")), IsOk());
+  ASSERT_THAT(this->store().CreateTrials(
+                  "tuned", std::vector<v1::Trial>{this->MakeTrial(v1::Trial::ACTIVE)}),
+              IsOk());
+  ASSERT_THAT(this->store().DeleteStudy("tuned"), IsOk());
+
+  // A new study cannot take the name, through either server of the store...
+  for (Storage* store : {&this->store(), &this->other_store()}) {
+    EXPECT_THAT(store->CreateStudy(this->MakeStudy("tuned")),
+                StatusIs(absl::StatusCode::kAlreadyExists,
+                         AllOf(HasSubstr("\"tuned\""), HasSubstr("job \"job_1\""))));
+  }
+  // ...so a late measurement for the job's trial 1 lands nowhere.
+  const std::vector<v1::Measurement> late = {this->MakeMeasurement(1, 1, 0.5)};
+  EXPECT_THAT(this->store().AddMeasurements("tuned", 1, late, {}),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("tuned")));
+  EXPECT_THAT(this->store().GetStudy("tuned"),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("tuned")));
+  // Other names stay free.
+  EXPECT_THAT(this->store().CreateStudy(this->MakeStudy("tuned_again")), IsOk());
+}
+
 TYPED_TEST_P(StorageConformanceTest, DeleteMissingStudyIsNotFound) {
   EXPECT_THAT(this->store().DeleteStudy("nope"),
               StatusIs(absl::StatusCode::kNotFound, HasSubstr("study \"nope\" not found")));
@@ -1553,6 +1611,8 @@ REGISTER_TYPED_TEST_SUITE_P(
     StorageConformanceTest, CreateStudyThenGetReturnsIt,
     CreateStudyTwiceIsAlreadyExistsAndKeepsTheFirst, CreateStudyWithEmptyNameIsInvalidArgument,
     GetMissingStudyIsNotFound, ListStudiesIsOrderedByNameAcrossPages,
+    DeleteStudyOfAnUnfinishedJobIsRefusedNamingTheJob,
+    AJobsStudyNameIsNeverReusedSoLateReportsFindNoTrial,
     ListStudiesFullLastPageHasNoToken, ListStudiesOfAnEmptyStoreIsEmpty,
     ListStudiesRejectsBadTokenAndNegativePageSize, UpdateStudyAppliesTheMutatorButKeepsTheName,
     UpdateStudyMutatorErrorRollsBackAndIsReturnedUnchanged, UpdateStudyWithoutMutatorKeepsTheStudy,

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "pqxx/except"
+#include "spdlog/spdlog.h"
 #include "tuner/storage/absl_string_view.h"
 
 namespace vernier::storage {
@@ -32,6 +33,28 @@ bool IsConnectionLoss(const std::string& sqlstate) {
          sqlstate == "57P03";
 }
 
+// The database a refused connection names in libpq's `FATAL:  database "X"
+// does not exist` (the server is up; the database is not), or empty.
+std::string MissingDatabase(std::string_view message) {
+  constexpr std::string_view kBefore = "database \"";
+  constexpr std::string_view kAfter = "\" does not exist";
+  const size_t end = message.find(kAfter);
+  if (end == std::string_view::npos) return "";
+  const size_t begin = message.rfind(kBefore, end);
+  if (begin == std::string_view::npos) return "";
+  return std::string(message.substr(begin + kBefore.size(), end - begin - kBefore.size()));
+}
+
+// SQLSTATE class 53 (insufficient resources): what the server ran out of,
+// or empty for another code.
+std::string_view ExhaustedResource(const std::string& sqlstate) {
+  if (sqlstate == "53100") return "disk space";
+  if (sqlstate == "53200") return "memory";
+  if (sqlstate == "53300") return "connections";
+  if (absl::StartsWith(sqlstate, "53")) return "resources";
+  return {};
+}
+
 }  // namespace
 
 absl::Status PostgresError(const std::exception& error, std::string_view doing) {
@@ -42,6 +65,14 @@ absl::Status PostgresError(const std::exception& error, std::string_view doing) 
         Message(error)));
   }
   if (dynamic_cast<const pqxx::broken_connection*>(&error) != nullptr) {
+    if (const std::string database = MissingDatabase(Message(error)); !database.empty()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          prefix, "database \"", database,
+          "\" does not exist on the server (which is up and answered): create it, e.g. CREATE DATABASE \"",
+          database, "\" OWNER vernier ENCODING 'UTF8'; (see docs/postgresql.md), or name an "
+          "existing database in the URL: ",
+          Message(error)));
+    }
     return Retryable(absl::UnavailableError(
         absl::StrCat(prefix, "lost the connection to the server: ", Message(error))));
   }
@@ -74,6 +105,12 @@ absl::Status PostgresError(const std::exception& error, std::string_view doing) 
   if (sqlstate == "40001" || sqlstate == "40P01") {
     return Retryable(absl::AbortedError(
         absl::StrCat(prefix, "conflicted with a concurrent transaction: ", detail)));
+  }
+  if (const std::string_view resource = ExhaustedResource(sqlstate); !resource.empty()) {
+    absl::Status status = absl::ResourceExhaustedError(
+        absl::StrCat(prefix, "the database server is out of ", ToAbslView(resource), ": ", detail));
+    spdlog::error("{}", std::string(status.message()));
+    return status;
   }
   return absl::InternalError(absl::StrCat(prefix, detail));
 }

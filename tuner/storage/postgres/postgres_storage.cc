@@ -370,6 +370,10 @@ absl::StatusOr<v1::Study> PostgresStorage::CreateStudy(const v1::Study& study) {
   VERNIER_RETURN_IF_ERROR(RunInTransaction(
       TransactionKind::kWrite, absl::StrCat("creating ", StudyWhat(study.name())),
       [&](Transaction& transaction) -> absl::Status {
+        VERNIER_ASSIGN_OR_RETURN(
+            const std::vector<v1::Job> jobs,
+            ParseBodies<v1::Job>(transaction.exec_prepared("list_all_jobs_oldest_first"), "job"));
+        VERNIER_RETURN_IF_ERROR(CheckStudyNameOfNoJob(study.name(), jobs));
         const pqxx::result inserted =
             transaction.exec_prepared("insert_study", study.name(), static_cast<int>(study.state()),
                                       ToMicros(study.create_time()), Bytes(study));
@@ -433,7 +437,16 @@ absl::Status PostgresStorage::DeleteStudy(std::string_view study_name) {
         // Trials and their measurements go by ON DELETE CASCADE.
         const pqxx::result deleted =
             transaction.exec_prepared("delete_study", std::string(study_name));
-        return deleted.affected_rows() == 0 ? StudyNotFound(study_name) : absl::OkStatus();
+        if (deleted.affected_rows() == 0) return StudyNotFound(study_name);
+        // A job and its study are committed together, so the job of a study
+        // this DELETE found is in the next statement's snapshot; a refusal
+        // rolls the DELETE back.
+        VERNIER_ASSIGN_OR_RETURN(
+            const std::vector<v1::Job> unfinished,
+            ParseBodies<v1::Job>(transaction.exec_prepared("list_jobs_in_states_oldest_first",
+                                                           IntegerArray(std::span<const v1::Job::State>(kUnfinishedJobStates))),
+                                 "job"));
+        return CheckNoUnfinishedJobRuns(study_name, unfinished);
       }));
   spdlog::info("deleted study {} with its trials from PostgreSQL store {}", study_name,
                description_);

@@ -3,9 +3,12 @@
 #include <sqlite3.h>
 
 #include <utility>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/status_macros.h"
 #include "tuner/storage/absl_string_view.h"
 #include "tuner/storage/sqlite/sqlite_error.h"
 
@@ -60,6 +63,41 @@ absl::StatusOr<std::unique_ptr<SqliteConnection>> SqliteConnection::Open(
       connection->Execute("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;");
   if (!pragmas.ok()) return OpenError(path, pragmas.message());
   return connection;
+}
+
+absl::Status SqliteConnection::CheckIntact() {
+  VERNIER_ASSIGN_OR_RETURN(SqliteStatement check, Prepare("PRAGMA quick_check"));
+  std::vector<std::string> problems;
+  for (;;) {
+    absl::StatusOr<bool> has_row = check.Step();
+    if (!has_row.ok()) {
+      problems = {std::string(has_row.status().message())};
+      break;
+    }
+    if (!*has_row) break;
+    std::string line = check.ColumnText(0);
+    if (line != "ok" && problems.size() < 5) problems.push_back(std::move(line));
+  }
+  if (problems.empty()) return absl::OkStatus();
+  return OpenError(path_, absl::StrCat("the database is corrupted (PRAGMA quick_check: ",
+                                       absl::StrJoin(problems, "; "),
+                                       "); restore it from a backup"));
+}
+
+absl::Status SqliteConnection::CheckWritable() {
+  if (sqlite3_db_readonly(db_, "main") == 1) {
+    return OpenError(path_, "the database can only be read (is the file or its directory "
+                            "read-only for this user?)");
+  }
+  // The write probe: an update that changes nothing, committed like any
+  // write, so a directory where the WAL cannot grow fails here.
+  if (absl::Status probe = Execute(
+          "BEGIN IMMEDIATE; UPDATE schema_version SET version = version; COMMIT;");
+      !probe.ok()) {
+    if (InTransaction()) (void)Execute("ROLLBACK");
+    return OpenError(path_, absl::StrCat("a test write failed: ", probe.message()));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status SqliteConnection::Execute(std::string_view sql) {

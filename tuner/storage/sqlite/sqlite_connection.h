@@ -38,6 +38,15 @@ class SqliteConnection {
   // statement must be released before the same text is prepared again.
   absl::StatusOr<SqliteStatement> Prepare(std::string_view sql);
 
+  // Checked once when a store opens, so that a bad data dir stops `vernier
+  // serve` at start rather than at its first read or write: each is
+  // FAILED_PRECONDITION naming the path. CheckIntact runs SQLite's quick
+  // integrity check (a corrupted file fails); CheckWritable commits an update
+  // that changes nothing to schema_version (a read-only file, directory or
+  // file system fails).
+  absl::Status CheckIntact();
+  absl::Status CheckWritable();
+
   // Rows changed by the last INSERT, UPDATE or DELETE.
   int64_t Changes() const;
   bool InTransaction() const;

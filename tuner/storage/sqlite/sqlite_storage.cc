@@ -227,6 +227,22 @@ absl::Status CheckWriteFence(SqliteConnection& connection) {
   return absl::OkStatus();
 }
 
+// Oldest first; every job for no states.
+absl::StatusOr<std::vector<v1::Job>> ReadJobsInStates(SqliteConnection& connection,
+                                                      std::span<const v1::Job::State> states) {
+  std::string sql = "SELECT body FROM jobs";
+  if (!states.empty()) {
+    sql += " WHERE state IN (?";
+    for (size_t i = 1; i < states.size(); ++i) sql += ", ?";
+    sql += ")";
+  }
+  sql += " ORDER BY create_time_micros, job_id";
+  VERNIER_ASSIGN_OR_RETURN(SqliteStatement select, connection.Prepare(sql));
+  int index = 1;
+  for (const v1::Job::State state : states) select.BindInt64(index++, state);
+  return ReadBodies<v1::Job>(select, 0, "job");
+}
+
 }  // namespace
 
 SqliteStorage::SqliteStorage(std::string path, const SqliteStorageOptions& options,
@@ -260,9 +276,11 @@ absl::StatusOr<std::unique_ptr<SqliteStorage>> SqliteStorage::Open(
   }
   VERNIER_ASSIGN_OR_RETURN(std::unique_ptr<SqliteConnection> connection,
                            SqliteConnection::Open(path, options.busy_timeout));
+  VERNIER_RETURN_IF_ERROR(connection->CheckIntact());
   VERNIER_ASSIGN_OR_RETURN(
       const int previous_version,
       MigrateSqliteSchema(*connection, SqliteSchemaMigrations(), SqliteDataMigrations));
+  VERNIER_RETURN_IF_ERROR(connection->CheckWritable());
   auto pool =
       std::make_unique<SqliteConnectionPool>(path, options.max_connections, options.busy_timeout);
   pool->Adopt(std::move(connection));
@@ -308,6 +326,8 @@ absl::StatusOr<v1::Study> SqliteStorage::CreateStudy(const v1::Study& study) {
           return absl::AlreadyExistsError(
               absl::StrCat("study \"", study.name(), "\" already exists"));
         }
+        VERNIER_ASSIGN_OR_RETURN(const std::vector<v1::Job> jobs, ReadJobsInStates(connection, {}));
+        VERNIER_RETURN_IF_ERROR(CheckStudyNameOfNoJob(study.name(), jobs));
         return InsertStudy(connection, study);
       }));
   return study;
@@ -365,6 +385,11 @@ absl::StatusOr<v1::Study> SqliteStorage::UpdateStudy(std::string_view study_name
 absl::Status SqliteStorage::DeleteStudy(std::string_view study_name) {
   VERNIER_RETURN_IF_ERROR(
       RunInTransaction(TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
+        // Checked in the deleting transaction, so a job created meanwhile is
+        // either seen here or finds no study to create trials in.
+        VERNIER_ASSIGN_OR_RETURN(std::vector<v1::Job> unfinished,
+                                 ReadJobsInStates(connection, kUnfinishedJobStates));
+        VERNIER_RETURN_IF_ERROR(CheckNoUnfinishedJobRuns(study_name, unfinished));
         // Trials and their measurements go by ON DELETE CASCADE.
         VERNIER_ASSIGN_OR_RETURN(SqliteStatement remove,
                                  connection.Prepare("DELETE FROM studies WHERE name = ?"));
@@ -675,20 +700,10 @@ absl::StatusOr<Page<v1::Job>> SqliteStorage::ListJobs(int page_size, std::string
 
 absl::StatusOr<std::vector<v1::Job>> SqliteStorage::ListJobsInStates(
     std::span<const v1::Job::State> states) {
-  std::string sql = "SELECT body FROM jobs";
-  if (!states.empty()) {
-    sql += " WHERE state IN (?";
-    for (size_t i = 1; i < states.size(); ++i) sql += ", ?";
-    sql += ")";
-  }
-  sql += " ORDER BY create_time_micros, job_id";
   std::vector<v1::Job> jobs;
   VERNIER_RETURN_IF_ERROR(
       RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
-        VERNIER_ASSIGN_OR_RETURN(SqliteStatement select, connection.Prepare(sql));
-        int index = 1;
-        for (const v1::Job::State state : states) select.BindInt64(index++, state);
-        VERNIER_ASSIGN_OR_RETURN(jobs, ReadBodies<v1::Job>(select, 0, "job"));
+        VERNIER_ASSIGN_OR_RETURN(jobs, ReadJobsInStates(connection, states));
         return absl::OkStatus();
       }));
   return jobs;

@@ -1,10 +1,14 @@
 #include "tuner/storage/postgres/postgres_error.h"
 
 #include <stdexcept>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "pqxx/except"
+#include "tests/support/log_capture.h"
 #include "tests/tuner/storage/storage_test_matchers.h"
 
 namespace vernier::storage::testing {
@@ -27,6 +31,19 @@ TEST(PostgresErrorTest, ALostConnectionIsUnavailableAndRetryable) {
       kDoing);
   EXPECT_THAT(shutdown, StatusIs(absl::StatusCode::kUnavailable, HasSubstr("57P01")));
   EXPECT_TRUE(IsRetryablePostgresError(shutdown));
+}
+
+TEST(PostgresErrorTest, AMissingDatabaseIsFailedPreconditionNotALostConnection) {
+  const absl::Status status = PostgresError(
+      pqxx::broken_connection("connection to server at \"127.0.0.1\", port 5432 failed: FATAL:  "
+                              "database \"tuning\" does not exist\n"),
+      "connecting to postgresql://vernier@127.0.0.1:5432/tuning");
+  EXPECT_THAT(status,
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       AllOf(HasSubstr("postgresql://vernier@127.0.0.1:5432/tuning"),
+                             HasSubstr("database \"tuning\" does not exist"),
+                             HasSubstr("port 5432"), HasSubstr("CREATE DATABASE \"tuning\""))));
+  EXPECT_FALSE(IsRetryablePostgresError(status));
 }
 
 TEST(PostgresErrorTest, ConflictsAreAbortedAndRetryable) {
@@ -56,6 +73,22 @@ TEST(PostgresErrorTest, UniqueViolationsAreAlreadyExists) {
                                AllOf(HasSubstr("creating study \"s1\""), HasSubstr("studies_pkey"),
                                      HasSubstr("SQLSTATE 23505"))));
   EXPECT_FALSE(IsRetryablePostgresError(status));
+}
+
+TEST(PostgresErrorTest, AServerOutOfResourcesIsResourceExhaustedAndLogged) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"53100", "disk space"}, {"53200", "memory"}, {"53300", "connections"}};
+  for (const auto& [sqlstate, resource] : cases) {
+    vernier::testing::LogCapture log;
+    const absl::Status status = PostgresError(
+        pqxx::sql_error("could not extend file: No space left on device", "INSERT", sqlstate),
+        kDoing);
+    EXPECT_THAT(status, StatusIs(absl::StatusCode::kResourceExhausted,
+                                 AllOf(HasSubstr(kDoing), HasSubstr(resource),
+                                       HasSubstr(absl::StrCat("SQLSTATE ", sqlstate)))));
+    EXPECT_FALSE(IsRetryablePostgresError(status));
+    EXPECT_THAT(log.Text(), AllOf(HasSubstr(kDoing), HasSubstr(sqlstate)));
+  }
 }
 
 TEST(PostgresErrorTest, TimeoutsAreDeadlineExceededAndTheRestInternal) {

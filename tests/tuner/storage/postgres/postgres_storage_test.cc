@@ -237,12 +237,13 @@ TEST_F(PostgresStorageTest, NeverOpensMoreConnectionsThanAllowed) {
   EXPECT_EQ(failures.load(), 0);
 }
 
-TEST_F(PostgresStorageTest, AMissingDatabaseIsUnavailableAndNamed) {
+TEST_F(PostgresStorageTest, AMissingDatabaseIsFailedPreconditionNamedWithHowToCreateIt) {
   const std::string missing = database_->url() + "_missing";
-  EXPECT_THAT(
-      PostgresStorage::Open(missing),
-      StatusIs(absl::StatusCode::kUnavailable,
-               AllOf(HasSubstr(database_->name() + "_missing"), HasSubstr("does not exist"))));
+  EXPECT_THAT(PostgresStorage::Open(missing),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       AllOf(HasSubstr("database \"" + database_->name() + "_missing\" does not exist"),
+                             HasSubstr("CREATE DATABASE \"" + database_->name() + "_missing\""),
+                             Not(HasSubstr("lost")))));
 }
 
 TEST(PostgresStorageOpenTest, AnUnreachableServerIsUnavailableWithoutThePassword) {

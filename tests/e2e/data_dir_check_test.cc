@@ -1,0 +1,122 @@
+// `vernier serve` checks its SQLite database at start: a corrupted file or
+// one it cannot write stops it there with a message naming the file, instead
+// of failing the first read or write a client makes.
+#include <sys/stat.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/support/server_process.h"
+#include "tests/support/subprocess.h"
+
+namespace vernier::testing {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+// The user the read-only test runs the server as when the test runs as root,
+// for whom file permissions do not bind.
+constexpr uid_t kNobody = 65534;
+
+std::vector<std::string> ServeArgs(const std::string& data_dir) {
+  return {BinaryPath("vernier"), "serve", "--port", "0", "--data-dir", data_dir};
+}
+
+// A data dir holding a database that a server created and closed.
+void CreateDatabase(const std::string& data_dir) {
+  ServerProcess server(data_dir);
+  server.Start();
+  server.Stop();
+  for (const char* suffix : {"-wal", "-shm"}) {
+    ASSERT_FALSE(std::filesystem::exists(data_dir + "/vernier.db" + suffix))
+        << "the server left its WAL behind";
+  }
+}
+
+void Overwrite(const std::string& path, std::streamoff offset, std::streamsize size) {
+  std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+  ASSERT_TRUE(file.good()) << path;
+  file.seekp(offset);
+  const std::string garbage(static_cast<size_t>(size), '\xa5');
+  file.write(garbage.data(), size);
+  ASSERT_TRUE(file.good()) << path;
+}
+
+// The page number of `table`'s root and the page size of the database at
+// `path`, or {0, 0} when they cannot be read.
+std::pair<int64_t, int64_t> RootPage(const std::string& path, const std::string& table) {
+  sqlite3* db = nullptr;
+  std::pair<int64_t, int64_t> result{0, 0};
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    sqlite3_stmt* statement = nullptr;
+    const std::string sql = "SELECT rootpage, (SELECT page_size FROM pragma_page_size) "
+                            "FROM sqlite_schema WHERE type = 'table' AND name = '" + table + "'";
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr) == SQLITE_OK &&
+        sqlite3_step(statement) == SQLITE_ROW) {
+      result = {sqlite3_column_int64(statement, 0), sqlite3_column_int64(statement, 1)};
+    }
+    sqlite3_finalize(statement);
+  }
+  sqlite3_close(db);
+  return result;
+}
+
+TEST(DataDirCheckTest, AFileThatIsNotADatabaseStopsTheServerAtStart) {
+  TempDir dir;
+  const std::string data_dir = dir.path() + "/data";
+  std::filesystem::create_directories(data_dir);
+  const std::string db = data_dir + "/vernier.db";
+  std::ofstream(db) << std::string(8192, '\x17');
+
+  const CommandResult serve = RunCommand(ServeArgs(data_dir), std::chrono::seconds(30));
+  EXPECT_NE(serve.exit_code, 0);
+  EXPECT_THAT(serve.err + serve.out, AllOf(HasSubstr(db), HasSubstr("not a database")));
+}
+
+TEST(DataDirCheckTest, ACorruptedDatabaseStopsTheServerAtStartNamingTheFile) {
+  TempDir dir;
+  const std::string data_dir = dir.path() + "/data";
+  CreateDatabase(data_dir);
+  const std::string db = data_dir + "/vernier.db";
+  // The measurements table's root page, which starting a server never reads,
+  // becomes garbage.
+  const auto [page, page_size] = RootPage(db, "measurements");
+  ASSERT_GT(page, 1);
+  Overwrite(db, static_cast<std::streamoff>(page - 1) * page_size, page_size);
+
+  const CommandResult serve = RunCommand(ServeArgs(data_dir), std::chrono::seconds(30));
+  EXPECT_NE(serve.exit_code, 0);
+  EXPECT_THAT(serve.err + serve.out, AllOf(HasSubstr(db), HasSubstr("corrupt")));
+}
+
+TEST(DataDirCheckTest, ADatabaseTheServerCannotWriteStopsItAtStartNamingTheFile) {
+  TempDir dir;
+  const std::string data_dir = dir.path() + "/data";
+  CreateDatabase(data_dir);
+  const std::string db = data_dir + "/vernier.db";
+  ASSERT_EQ(::chmod(db.c_str(), 0444), 0);
+  std::vector<std::string> argv = ServeArgs(data_dir);
+  if (::geteuid() == 0) {
+    // Root writes any file whatever its mode, so the server runs as nobody,
+    // in a data dir nobody owns, on a database root owns.
+    ASSERT_EQ(::chmod(dir.path().c_str(), 0755), 0);
+    ASSERT_EQ(::chown(data_dir.c_str(), kNobody, kNobody), 0);
+    std::filesystem::remove(db + ".server.lock");
+    argv.insert(argv.begin(), {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"});
+  }
+
+  const CommandResult serve = RunCommand(argv, std::chrono::seconds(30));
+  EXPECT_NE(serve.exit_code, 0);
+  EXPECT_THAT(serve.err + serve.out, AllOf(HasSubstr(db), HasSubstr("read-only")));
+}
+
+}  // namespace
+}  // namespace vernier::testing
