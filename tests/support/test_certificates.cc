@@ -1,0 +1,18 @@
+#include "tests/support/test_certificates.h"
+
+#include <stdexcept>
+
+namespace vernier::testing {
+
+TestCertificates::TestCertificates(const std::vector<std::string>& names, const std::string& user) {
+  std::vector<std::string> argv = {SourcePath("scripts/make-certs.sh"), "--user", user, dir_.path()};
+  argv.insert(argv.end(), names.begin(), names.end());
+  const CommandResult result = RunCommand(argv);
+  if (result.exit_code != 0) {
+    throw std::runtime_error("scripts/make-certs.sh failed: " + result.err + result.out);
+  }
+}
+
+std::string TestCertificates::Read(const std::string& name) const { return ReadFile(Path(name)); }
+
+}  // namespace vernier::testing
