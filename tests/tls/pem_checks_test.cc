@@ -25,9 +25,11 @@ class PemChecksTest : public ::testing::Test {
     return Read(flag, name);
   }
 
-  const absl::Time now_ = absl::Now();
   TestCertificates certificates_{{"gpu-head.example", "10.1.2.3"}};
   TestCertificates other_{};
+  // After the certificates: one made in a later second than `now_` would
+  // not be valid yet.
+  const absl::Time now_ = absl::Now();
 };
 
 TEST_F(PemChecksTest, TheScriptsCertificatesPassEveryCheck) {
