@@ -270,5 +270,20 @@ TEST_F(TlsTest, ABadPemFileIsNamedAtStart) {
   EXPECT_THAT(result.err, HasSubstr("does not name gpu-head.example"));
 }
 
+TEST_F(TlsTest, AnAgentWithABadTlsFileEndsNamingIt) {
+  const std::string missing = dir_.path() + "/missing-ca.pem";
+  CommandResult result = RunCommand({BinaryPath("vernier-agent"), "--server", "127.0.0.1:1",
+                                     "--tls-ca", missing, "--", "true"});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.err, HasSubstr("vernier-agent: --tls-ca " + missing + ": no such file"));
+
+  result = RunCommand({BinaryPath("vernier-agent"), "--server", "127.0.0.1:1", "--tls-ca",
+                       certs_.Path("ca.pem"), "--tls-cert", certs_.Path("agent.pem"), "--tls-key",
+                       certs_.Path("client.key"), "--", "true"});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.err, HasSubstr("--tls-key " + certs_.Path("client.key") +
+                                    ": is not the key of the certificate in --tls-cert"));
+}
+
 }  // namespace
 }  // namespace vernier::testing
