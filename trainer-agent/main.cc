@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "tls/channel_credentials.h"
 #include "trainer-agent/agent.h"
 #include "trainer-agent/server_target.h"
-#include "tls/channel_credentials.h"
 
 namespace {
 

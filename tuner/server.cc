@@ -20,6 +20,9 @@
 #include "absl/synchronization/mutex.h"
 #include "common/status_macros.h"
 #include "spdlog/spdlog.h"
+#include "tls/listen_policy.h"
+#include "tls/server_credentials.h"
+#include "tls/tls_file_monitor.h"
 #include "tuner/agent_service_impl.h"
 #include "tuner/backend_factory.h"
 #include "tuner/job_controller.h"
@@ -28,9 +31,6 @@
 #include "tuner/storage/storage_factory.h"
 #include "tuner/study_manager.h"
 #include "tuner/study_service_impl.h"
-#include "tls/listen_policy.h"
-#include "tls/server_credentials.h"
-#include "tls/tls_file_monitor.h"
 
 namespace vernier::tuner {
 namespace {
