@@ -20,7 +20,7 @@ absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> MakeChannelCredentials
   }
   grpc::SslCredentialsOptions ssl;
   VERNIER_ASSIGN_OR_RETURN(const PemFile ca, ReadPemFile("--tls-ca", options.ca_path));
-  VERNIER_RETURN_IF_ERROR(CheckCertificates(ca, now));
+  VERNIER_RETURN_IF_ERROR(CheckCaBundle(ca, now));
   ssl.pem_root_certs = ca.text;
   if (!options.cert_path.empty()) {
     VERNIER_ASSIGN_OR_RETURN(const PemFile certificate,

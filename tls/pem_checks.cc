@@ -141,6 +141,21 @@ absl::Status CheckCertificates(const PemFile& certificates, absl::Time now) {
   return absl::OkStatus();
 }
 
+absl::Status CheckCaBundle(const PemFile& bundle, absl::Time now) {
+  std::vector<Certificate> parsed = ParseCertificates(bundle);
+  if (parsed.empty()) {
+    return Invalid(bundle, "no PEM certificate in it (-----BEGIN CERTIFICATE-----)");
+  }
+  time_t at = absl::ToTimeT(now);
+  for (const Certificate& certificate : parsed) {
+    if (X509_cmp_time(X509_get0_notAfter(certificate.get()), &at) >= 0) return absl::OkStatus();
+  }
+  return Invalid(bundle, parsed.size() == 1
+                             ? absl::StrCat("the certificate ", SubjectOf(parsed.front().get()),
+                                            " has expired")
+                             : "every certificate in it has expired");
+}
+
 absl::Status CheckPrivateKey(const PemFile& key, const PemFile& certificate) {
   auto bio = ReadBio(key);
   std::unique_ptr<EVP_PKEY, KeyFree> private_key(

@@ -25,8 +25,13 @@ struct PemFile {
 // The file's contents: an error for a missing, unreadable or empty file.
 absl::StatusOr<PemFile> ReadPemFile(std::string_view flag, const std::string& path);
 
-// At least one certificate, each one parsed and none expired at `now`.
+// At least one certificate, each one parsed and none expired at `now`: a
+// certificate and its chain.
 absl::Status CheckCertificates(const PemFile& certificates, absl::Time now);
+
+// At least one certificate, and one not expired at `now`: a CA bundle,
+// such as the system's, may hold expired roots beside the one that counts.
+absl::Status CheckCaBundle(const PemFile& bundle, absl::Time now);
 
 // A private key that belongs to the first certificate of `certificate`.
 absl::Status CheckPrivateKey(const PemFile& key, const PemFile& certificate);

@@ -17,7 +17,7 @@ absl::Status CheckServerTlsFiles(const ServerTlsOptions& options, absl::Time now
   VERNIER_RETURN_IF_ERROR(CheckCertificates(certificate, now));
   VERNIER_RETURN_IF_ERROR(CheckPrivateKey(key, certificate));
   VERNIER_ASSIGN_OR_RETURN(const PemFile ca, ReadPemFile("--tls-ca", options.ca_path));
-  VERNIER_RETURN_IF_ERROR(CheckCertificates(ca, now));
+  VERNIER_RETURN_IF_ERROR(CheckCaBundle(ca, now));
   VERNIER_RETURN_IF_ERROR(CheckIssuedBy(certificate, ca, /*client=*/false, now));
   if (!options.agent_server_name.empty()) {
     VERNIER_RETURN_IF_ERROR(CheckNamesHost(certificate, options.agent_server_name));
@@ -25,7 +25,7 @@ absl::Status CheckServerTlsFiles(const ServerTlsOptions& options, absl::Time now
   if (!options.mutual()) return absl::OkStatus();
   VERNIER_ASSIGN_OR_RETURN(const PemFile client_ca,
                            ReadPemFile("--tls-client-ca", options.client_ca_path));
-  VERNIER_RETURN_IF_ERROR(CheckCertificates(client_ca, now));
+  VERNIER_RETURN_IF_ERROR(CheckCaBundle(client_ca, now));
   VERNIER_ASSIGN_OR_RETURN(const PemFile agent_certificate,
                            ReadPemFile("--tls-agent-cert", options.agent_cert_path));
   VERNIER_ASSIGN_OR_RETURN(const PemFile agent_key,

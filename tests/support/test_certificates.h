@@ -11,11 +11,12 @@ namespace vernier::testing {
 // A CA and server, client and agent certificates made by the project's own
 // scripts/make-certs.sh in a temporary directory (removed with it). The
 // server's certificate names localhost, 127.0.0.1, ::1, this host and
-// `names`; the client's CN is `user`.
+// `names`; the client's CN is `user`. They last `days` (0: the script's
+// default, 825).
 class TestCertificates {
  public:
   explicit TestCertificates(const std::vector<std::string>& names = {},
-                            const std::string& user = "alice");
+                            const std::string& user = "alice", int days = 0);
 
   const std::string& dir() const { return dir_.path(); }
   // DIR/NAME, e.g. Path("server.pem").

@@ -91,6 +91,21 @@ TEST_F(PemChecksTest, AnExpiredCertificateIsNamed) {
                                       HasSubstr("has expired")));
 }
 
+TEST_F(PemChecksTest, ACaBundleNeedsOneUnexpiredCertificate) {
+  const PemFile ca = Read("--tls-ca", "ca.pem");
+  EXPECT_TRUE(CheckCaBundle(ca, now_).ok());
+  EXPECT_THAT(CheckCaBundle(ca, now_ + absl::Hours(24 * 900)).message(), HasSubstr("has expired"));
+  // An expired root beside a good one, as system bundles may hold.
+  const TestCertificates lasting({}, "alice", /*days=*/3650);
+  const PemFile bundle =
+      Written("--tls-ca", "bundle.pem", certificates_.Read("ca.pem") + lasting.Read("ca.pem"));
+  EXPECT_TRUE(CheckCaBundle(bundle, now_ + absl::Hours(24 * 900)).ok());
+  EXPECT_EQ(CheckCaBundle(bundle, now_ + absl::Hours(24 * 4000)).message(),
+            "--tls-ca " + bundle.path + ": every certificate in it has expired");
+  const PemFile garbage = Written("--tls-ca", "garbage.pem", "no\n");
+  EXPECT_THAT(CheckCaBundle(garbage, now_).message(), HasSubstr("no PEM certificate in it"));
+}
+
 TEST_F(PemChecksTest, AKeyThatIsNoKeyOrAnotherCertificatesIsNamed) {
   const PemFile server = Read("--tls-cert", "server.pem");
   const PemFile certificate_as_key = Read("--tls-key", "server.pem");
