@@ -42,6 +42,21 @@ bool IsLoopbackHost(std::string_view host) {
   return false;
 }
 
+bool IsLoopbackAddress(std::string_view address) {
+  if (address.starts_with("unix:") || address.starts_with("unix-abstract:")) return true;
+  if (address.starts_with("dns:///")) address.remove_prefix(7);
+  if (address.starts_with("[")) {
+    const size_t close = address.find(']');
+    return close != std::string_view::npos && IsLoopbackHost(address.substr(0, close + 1));
+  }
+  const size_t colon = address.rfind(':');
+  // More than one colon without brackets: an IPv6 address without a port.
+  if (colon != std::string_view::npos && address.find(':') == colon) {
+    address = address.substr(0, colon);
+  }
+  return IsLoopbackHost(address);
+}
+
 absl::Status CheckListenSecurity(std::string_view host, const ServerTlsOptions& tls, bool insecure) {
   if (insecure && tls.enabled()) {
     return absl::InvalidArgumentError("--insecure contradicts --tls-cert: leave one out");

@@ -15,6 +15,9 @@ namespace vernier::tls {
 // Wildcards (0.0.0.0, ::), other addresses and other names are not.
 bool IsLoopbackHost(std::string_view host);
 
+// The same for a client's HOST:PORT ([V6]:PORT, a bare host, unix:PATH).
+bool IsLoopbackAddress(std::string_view address);
+
 // Secure by default: a server off loopback must use TLS, unless the one
 // running it says --insecure. FAILED_PRECONDITION saying what to add
 // otherwise; INVALID_ARGUMENT for --insecure beside TLS.

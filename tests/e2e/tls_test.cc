@@ -4,6 +4,9 @@
 #include <gmock/gmock.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
 #include <signal.h>
 
 #include <chrono>
@@ -31,6 +34,22 @@ std::shared_ptr<grpc::ChannelCredentials> Credentials(const TestCertificates& ce
     ssl.pem_private_key = certificates.Read("client.key");
   }
   return grpc::SslCredentials(ssl);
+}
+
+// An IPv4 address of this machine off loopback; empty when it has none.
+std::string NonLoopbackAddress() {
+  ifaddrs* addresses = nullptr;
+  if (getifaddrs(&addresses) != 0) return "";
+  std::string found;
+  for (ifaddrs* entry = addresses; entry != nullptr && found.empty(); entry = entry->ifa_next) {
+    if (entry->ifa_addr == nullptr || entry->ifa_addr->sa_family != AF_INET) continue;
+    const in_addr address = reinterpret_cast<sockaddr_in*>(entry->ifa_addr)->sin_addr;
+    if ((ntohl(address.s_addr) >> 24) == 127) continue;
+    char text[INET_ADDRSTRLEN] = {};
+    if (inet_ntop(AF_INET, &address, text, sizeof(text)) != nullptr) found = text;
+  }
+  freeifaddrs(addresses);
+  return found;
 }
 
 // Waits until the server's log has `text` (at most 60 s).
@@ -231,6 +250,19 @@ TEST_F(TlsTest, InsecureOffLoopbackStartsWithAWarning) {
   EXPECT_THAT(server.log(), HasSubstr("--insecure: serving on 0.0.0.0 without TLS"));
   const CommandResult listed = RunCommand(Cli(server, {"studies", "list"}));
   EXPECT_EQ(listed.exit_code, 0) << listed.err;
+
+  // `jobs describe` through an address off loopback says so too.
+  const std::string host = NonLoopbackAddress();
+  if (host.empty()) GTEST_SKIP() << "this machine has no IPv4 address off loopback";
+  const std::string address = host + ":" + std::to_string(server.port());
+  const CommandResult described = RunCommand(
+      {BinaryPath("vernier"), "jobs", "describe", "no_such_job", "--server", address});
+  EXPECT_EQ(described.exit_code, 1);
+  EXPECT_THAT(described.err, HasSubstr("NOT_FOUND"));
+  EXPECT_THAT(described.err, HasSubstr("warning: " + address +
+                                       " was reached without TLS, so it runs with --insecure"));
+  const CommandResult on_loopback = RunCommand(Cli(server, {"jobs", "describe", "no_such_job"}));
+  EXPECT_THAT(on_loopback.err, Not(HasSubstr("warning")));
 }
 
 TEST_F(TlsTest, TlsOffLoopbackWithoutClientCertificatesWarns) {

@@ -33,6 +33,17 @@ TEST(IsLoopbackHostTest, WildcardsOtherAddressesAndNamesAreNot) {
   }
 }
 
+TEST(IsLoopbackAddressTest, TheHostOfAClientsAddress) {
+  for (const char* address : {"127.0.0.1:7730", "localhost:7730", "[::1]:7730", "::1", "localhost",
+                              "dns:///localhost:7730", "unix:/tmp/vernier.sock"}) {
+    EXPECT_TRUE(IsLoopbackAddress(address)) << address;
+  }
+  for (const char* address : {"10.0.0.5:7730", "gpu-head.example:7730", "[fe80::1]:7730",
+                              "fe80::1", "0.0.0.0:7730", "[::1"}) {
+    EXPECT_FALSE(IsLoopbackAddress(address)) << address;
+  }
+}
+
 TEST(CheckListenSecurityTest, LoopbackNeedsNothing) {
   EXPECT_TRUE(CheckListenSecurity("127.0.0.1", {}, false).ok());
   EXPECT_TRUE(CheckListenSecurity("localhost", {}, false).ok());

@@ -13,6 +13,7 @@
 #include "tuner/cli/job_commands.h"
 #include "tuner/cli/output_format.h"
 #include "tuner/cli/study_commands.h"
+#include "tls/listen_policy.h"
 #include "tuner/cli/vernier_client.h"
 
 namespace vernier::cli {
@@ -268,8 +269,18 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
   CLI::App* describe_job = jobs->add_subcommand("describe", "Show a job, its trials and replicas");
   describe_job->add_option("JOB_ID", flags.name, "The job")->required();
   AddClientOptions(describe_job, &flags.client);
-  describe_job->callback(
-      job_action([&](JobCommands& commands) { return commands.Describe(flags.name); }));
+  describe_job->callback(job_action([&](JobCommands& commands) {
+    const absl::Status status = commands.Describe(flags.name);
+    // Plaintext off loopback reaches only a server started with --insecure.
+    if (status.code() != absl::StatusCode::kUnavailable && !flags.client.tls.enabled() &&
+        !tls::IsLoopbackAddress(flags.client.server)) {
+      err << "warning: " << flags.client.server
+          << " was reached without TLS, so it runs with --insecure: anyone on its network can "
+             "read and change every job (see docs/security.md)"
+          << std::endl;
+    }
+    return status;
+  }));
 
   CLI::App* list_jobs = jobs->add_subcommand("list", "List the jobs");
   list_jobs->add_option("--page-size", flags.page_size, "Jobs per request (all pages are read)")
