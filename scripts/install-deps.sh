@@ -8,6 +8,8 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
   libeigen3-dev libnlopt-cxx-dev libnlopt-dev libpqxx-dev libspdlog-dev libyaml-cpp-dev
   libcli11-dev libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev libre2-dev
+  # TLS: certificate checks at start (libssl) and scripts/make-certs.sh (openssl).
+  libssl-dev openssl
   # The fuzz targets' build (scripts/fuzz.sh).
   clang-16 libfuzzer-16-dev
   postgresql

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "tls/channel_credentials.h"
 #include "trainer-agent/agent.h"
 #include "trainer-agent/server_target.h"
 
@@ -87,6 +88,16 @@ int main(int argc, char** argv) {
                  "dropped")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  vernier::tls::ClientTlsOptions tls;
+  app.add_option("--tls-ca", tls.ca_path,
+                 "TLS: the CA (PEM) that verifies the server's certificate; without it the agent "
+                 "dials in plaintext");
+  app.add_option("--tls-cert", tls.cert_path,
+                 "Mutual TLS: the agent's client certificate (PEM), with --tls-key");
+  app.add_option("--tls-key", tls.key_path, "Mutual TLS: the private key (PEM) of --tls-cert");
+  app.add_option("--tls-server-name", tls.server_name,
+                 "TLS: the name checked in the server's certificate (default: the host dialled; "
+                 "needed with several servers)");
   app.footer("The program and its arguments follow '--'.");
   try {
     app.parse(agent_argc, argv);
@@ -104,6 +115,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   options.server = *std::move(target);
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+      vernier::tls::MakeChannelCredentials(tls, absl::Now());
+  if (!credentials.ok()) {
+    std::cerr << "vernier-agent: " << credentials.status().message() << "\n";
+    return 2;
+  }
+  options.reporter.credentials = *std::move(credentials);
+  if (tls.enabled()) options.reporter.tls_server_name = tls.server_name;
   options.command = std::move(command);
   options.grace_period = absl::Milliseconds(grace_period_ms);
   options.give_up_after = absl::Seconds(give_up_after_s);

@@ -32,7 +32,11 @@ std::shared_ptr<grpc::Channel> MeasurementReporter::CreateChannel(const std::str
   arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, std::max(initial_ms, 1));
   arguments.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, std::max(initial_ms, 1));
   arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, std::max(max_ms, 1));
-  return grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), arguments);
+  if (!options.tls_server_name.empty()) arguments.SetSslTargetNameOverride(options.tls_server_name);
+  return grpc::CreateCustomChannel(
+      target,
+      options.credentials != nullptr ? options.credentials : grpc::InsecureChannelCredentials(),
+      arguments);
 }
 
 bool MeasurementReporter::IsRetryable(grpc::StatusCode code) {

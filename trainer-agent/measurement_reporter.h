@@ -3,6 +3,7 @@
 
 #include <grpcpp/channel.h>
 #include <grpcpp/client_context.h>
+#include <grpcpp/security/credentials.h>
 #include <spdlog/logger.h>
 
 #include <atomic>
@@ -43,6 +44,10 @@ struct ReporterOptions {
   uint64_t compact_log_after_bytes = 4 << 20;
   // Seeds the backoff jitter; 0 draws a seed from std::random_device.
   uint64_t seed = 0;
+  // TLS (tls::MakeChannelCredentials); null: plaintext.
+  std::shared_ptr<grpc::ChannelCredentials> credentials;
+  // The name checked in the server's certificate; empty: the target's host.
+  std::string tls_server_name;
 };
 
 struct ReporterCounters {

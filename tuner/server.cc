@@ -20,6 +20,9 @@
 #include "absl/synchronization/mutex.h"
 #include "common/status_macros.h"
 #include "spdlog/spdlog.h"
+#include "tls/listen_policy.h"
+#include "tls/server_credentials.h"
+#include "tls/tls_file_monitor.h"
 #include "tuner/agent_service_impl.h"
 #include "tuner/backend_factory.h"
 #include "tuner/job_controller.h"
@@ -50,9 +53,20 @@ int shutdown_pipe[2] = {-1, -1};
 // (docs/benchmarks.md, "Handler threads kept").
 constexpr int kIdleHandlerThreads = 256;
 
+constexpr char kShutdownByte = 1;
+constexpr char kHangupByte = 2;
+
 void OnShutdownSignal(int) {
-  const char byte = 1;
+  const char byte = kShutdownByte;
   // Async-signal-safe: just wake the thread that waits for shutdown.
+  [[maybe_unused]] ssize_t written = write(shutdown_pipe[1], &byte, 1);
+}
+
+// SIGHUP reloads nothing beyond what the server re-reads anyway (its TLS
+// files, every --tls-reload-interval); it is logged rather than ending the
+// server as by default.
+void OnHangupSignal(int) {
+  const char byte = kHangupByte;
   [[maybe_unused]] ssize_t written = write(shutdown_pipe[1], &byte, 1);
 }
 
@@ -68,12 +82,24 @@ absl::Status InstallShutdownHandlers() {
   action.sa_flags = SA_RESTART;
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
+  action.sa_handler = OnHangupSignal;
+  sigaction(SIGHUP, &action, nullptr);
   return absl::OkStatus();
 }
 
-void WaitForShutdownSignal() {
-  char byte;
-  while (read(shutdown_pipe[0], &byte, 1) < 0 && errno == EINTR) {
+void WaitForShutdownSignal(const tls::ServerTlsOptions& tls) {
+  char byte = 0;
+  while (byte != kShutdownByte) {
+    const ssize_t got = read(shutdown_pipe[0], &byte, 1);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return;
+    if (byte != kHangupByte) continue;
+    if (tls.enabled()) {
+      spdlog::info("SIGHUP: the TLS files are re-read every {}s anyway; nothing else to reload",
+                   absl::ToInt64Seconds(tls.reload_interval));
+    } else {
+      spdlog::info("SIGHUP: nothing to reload");
+    }
   }
 }
 
@@ -124,6 +150,10 @@ absl::Status RunServer(const ServerOptions& given) {
         options.agent_path));
   }
 
+  VERNIER_RETURN_IF_ERROR(tls::CheckListenSecurity(options.host, options.tls, options.insecure));
+  VERNIER_ASSIGN_OR_RETURN(const std::shared_ptr<grpc::ServerCredentials> credentials,
+                           tls::MakeServerCredentials(options.tls, absl::Now()));
+
   std::shared_ptr<const config::MachineTypeCatalog> machine_types;
   if (!options.machine_types_path.empty()) {
     absl::StatusOr<config::MachineTypeCatalog> catalog =
@@ -155,6 +185,7 @@ absl::Status RunServer(const ServerOptions& given) {
       single_server.has_value() ? absl::StrCat("sole server of ", sqlite_path) : ServerId();
   controller_options.trials.launch.agent_path = options.agent_path;
   controller_options.trials.launch.grace_period = options.grace_period;
+  controller_options.trials.launch.agent_tls = options.tls.ForAgents();
   controller_options.trials.launch.heartbeat_interval = HeartbeatIntervalFor(options.agent_timeout);
   controller_options.trials.agent_timeout = options.agent_timeout;
   controller_options.submission.default_job_root = absl::StrCat(options.data_dir, "/jobs");
@@ -171,7 +202,7 @@ absl::Status RunServer(const ServerOptions& given) {
   grpc::ServerBuilder builder;
   int bound_port = 0;
   const std::string address = absl::StrCat(options.host, ":", options.port);
-  builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &bound_port);
+  builder.AddListeningPort(address, credentials, &bound_port);
   builder.RegisterService(&study_service);
   builder.RegisterService(&job_service);
   builder.RegisterService(&agent_service);
@@ -186,11 +217,21 @@ absl::Status RunServer(const ServerOptions& given) {
   jobs.Start(options.advertise_host.empty()
                  ? bound_address
                  : absl::StrCat(options.advertise_host, ":", bound_port));
-  spdlog::info("vernier serve listening on {} (store {}, data dir {})", bound_address,
-               storage::DescribeStorageUrl(options.db_url), options.data_dir);
+  spdlog::info("vernier serve listening on {} (store {}, data dir {}, {})", bound_address,
+               storage::DescribeStorageUrl(options.db_url), options.data_dir,
+               !options.tls.enabled() ? "no TLS"
+               : options.tls.mutual() ? "mutual TLS: clients need a certificate"
+                                      : "TLS");
+  for (const std::string& warning :
+       tls::ListenWarnings(options.host, options.tls, options.insecure)) {
+    spdlog::warn("{}", warning);
+  }
+  // Says when replaced TLS files are good, and names a broken one.
+  tls::TlsFileMonitor tls_files(options.tls);
+  tls_files.Start();
   std::cout << "vernier serve listening on " << bound_address << std::endl;
 
-  WaitForShutdownSignal();
+  WaitForShutdownSignal(options.tls);
   spdlog::info("shutting down; running trials keep running and report to the next server");
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
   jobs.Stop();

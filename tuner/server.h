@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "scheduler/port_allocator.h"
+#include "tls/tls_options.h"
 
 namespace vernier::tuner {
 
@@ -42,6 +43,10 @@ struct ServerOptions {
   std::vector<int> gpus;
   // Machine types and scale tiers (YAML); empty: the built-in ones.
   std::string machine_types_path;
+  // TLS of the server and of its agents' connections (docs/security.md).
+  tls::ServerTlsOptions tls;
+  // Serves off loopback without TLS (tls::CheckListenSecurity), warning.
+  bool insecure = false;
 };
 
 // Serves StudyService, JobService and AgentService (with health checking

@@ -80,6 +80,20 @@ std::string TfConfig(const google::protobuf::Value& cluster, const v1::ReplicaSp
   return json;
 }
 
+// The agent's TLS flags: paths, never the keys' contents.
+void AppendAgentTlsFlags(const tls::ClientTlsOptions& tls, std::vector<std::string>& argv) {
+  if (!tls.enabled()) return;
+  const std::pair<const char*, const std::string*> flags[] = {{"--tls-ca", &tls.ca_path},
+                                                              {"--tls-cert", &tls.cert_path},
+                                                              {"--tls-key", &tls.key_path},
+                                                              {"--tls-server-name", &tls.server_name}};
+  for (const auto& [flag, value] : flags) {
+    if (value->empty()) continue;
+    argv.push_back(flag);
+    argv.push_back(*value);
+  }
+}
+
 }  // namespace
 
 std::string ParameterFlag(const v1::ParameterValue& value) {
@@ -170,6 +184,7 @@ scheduler::TrialLaunch BuildTrialLaunch(const v1::Job& job, const v1::Study& stu
       replica.argv.push_back("--metric-regex");
       replica.argv.push_back(metric_regex);
     }
+    AppendAgentTlsFlags(settings.agent_tls, replica.argv);
     replica.argv.push_back("--");
     for (const std::string& word : job.command()) replica.argv.push_back(word);
     for (const std::string& arg : job.training_input().args()) replica.argv.push_back(arg);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "scheduler/backend.h"
+#include "tls/tls_options.h"
 #include "vernier/v1/job.pb.h"
 #include "vernier/v1/study.pb.h"
 
@@ -18,6 +19,9 @@ struct LaunchSettings {
   std::chrono::milliseconds grace_period{10000};
   // How often agents send heartbeats; well inside the service's agent timeout.
   std::chrono::milliseconds heartbeat_interval{5000};
+  // How agents dial the service over TLS: --tls-ca, --tls-server-name and,
+  // under mutual TLS, --tls-cert and --tls-key (paths only); off: nothing.
+  tls::ClientTlsOptions agent_tls{};
 };
 
 // The trainer's flag for one hyperparameter: --name=value, numbers in their
@@ -44,7 +48,9 @@ struct ReplicaGrants {
 // What the scheduler starts for one trial: one replica per ReplicaSpecsOf,
 //   AGENT --server ... --study ... --trial N --role ROLE --index I ...
 //         -- COMMAND ARGS --name=value ... --job-dir=JOB_DIR/N
-// (with --metric-regex when the job has a metricRegex), its log at
+// (with --metric-regex when the job has a metricRegex, and the agent's TLS
+// flags --tls-ca, --tls-cert, --tls-key, --tls-server-name when the
+// service uses TLS), its log at
 // JOB_DIR/N/logs/ROLE-I.log, and the environment of a replica on AI
 // Platform: TF_CONFIG (cluster, task, job, environment), MASTER_ADDR,
 // MASTER_PORT, WORLD_SIZE, RANK, LOCAL_RANK, CUDA_VISIBLE_DEVICES and

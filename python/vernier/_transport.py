@@ -5,12 +5,86 @@ server through one :class:`Transport`."""
 
 from __future__ import annotations
 
-from typing import Any
+import os
+from dataclasses import dataclass
+from typing import Any, List, Optional, Tuple
 
 import grpc
 
 from vernier._stubs import study_service_pb2_grpc
-from vernier.errors import from_rpc_error
+from vernier.errors import InvalidArgument, from_rpc_error
+
+
+@dataclass(frozen=True)
+class TlsFiles:
+    """PEM files for TLS (see docs/security.md): the CA that signs the
+    server's certificate and, for mutual TLS, this client's certificate and
+    key; ``server_name`` is checked in the server's certificate instead of
+    the host dialled. TLS is on when any file is given."""
+
+    ca: Optional[str] = None
+    cert: Optional[str] = None
+    key: Optional[str] = None
+    server_name: Optional[str] = None
+
+    @classmethod
+    def from_arguments(cls, ca: Optional[str], cert: Optional[str], key: Optional[str],
+                       server_name: Optional[str]) -> "TlsFiles":
+        """The arguments given, each missing one from the environment like the
+        CLI: VERNIER_TLS_CA, VERNIER_TLS_CERT, VERNIER_TLS_KEY,
+        VERNIER_TLS_SERVER_NAME."""
+        def pick(given: Optional[str], variable: str) -> Optional[str]:
+            return os.fspath(given) if given else (os.environ.get(variable) or None)
+        return cls(pick(ca, "VERNIER_TLS_CA"), pick(cert, "VERNIER_TLS_CERT"),
+                   pick(key, "VERNIER_TLS_KEY"), pick(server_name, "VERNIER_TLS_SERVER_NAME"))
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.ca or self.cert or self.key)
+
+    def credentials(self) -> grpc.ChannelCredentials:
+        """SSL channel credentials from the files, read now.
+
+        Raises:
+            InvalidArgument: a file is missing, unreadable or not the PEM it
+                should be, or only one of cert and key is given; the message
+                names the argument and the file.
+        """
+        if not self.ca:
+            raise InvalidArgument("tls_cert and tls_key need tls_ca, the CA that signs the "
+                                  "server's certificate")
+        if bool(self.cert) != bool(self.key):
+            given, missing = ("tls_cert", "tls_key") if self.cert else ("tls_key", "tls_cert")
+            raise InvalidArgument(f"{given} needs {missing} (mutual TLS takes both)")
+        root = _read_pem("tls_ca", self.ca, b"-----BEGIN CERTIFICATE-----")
+        if not self.cert:
+            return grpc.ssl_channel_credentials(root_certificates=root)
+        chain = _read_pem("tls_cert", self.cert, b"-----BEGIN CERTIFICATE-----")
+        key = _read_pem("tls_key", self.key or "", b"PRIVATE KEY-----")
+        return grpc.ssl_channel_credentials(root_certificates=root, private_key=key,
+                                            certificate_chain=chain)
+
+    def channel_options(self) -> List[Tuple[str, Any]]:
+        if self.enabled and self.server_name:
+            return [("grpc.ssl_target_name_override", self.server_name)]
+        return []
+
+
+def _read_pem(argument: str, path: str, marker: bytes) -> bytes:
+    try:
+        with open(path, "rb") as file:
+            data = file.read()
+    except FileNotFoundError:
+        raise InvalidArgument(f"{argument} {path}: no such file") from None
+    except IsADirectoryError:
+        raise InvalidArgument(f"{argument} {path}: is a directory, not a file") from None
+    except OSError as error:
+        raise InvalidArgument(f"{argument} {path}: cannot read it: {error.strerror}") from None
+    if marker not in data:
+        what = "private key" if b"KEY" in marker else "certificate"
+        raise InvalidArgument(f"{argument} {path}: no PEM {what} in it "
+                              f"({marker.decode().strip('-')})")
+    return data
 
 # The largest answer read (64 MiB): list pages stay under 3 MiB, a trial
 # with all its measurements may be larger.
@@ -22,16 +96,21 @@ class Transport:
     ``timeout`` seconds. Creating one does not connect; the first call does.
     May be shared by threads."""
 
-    def __init__(self, target: str, timeout: float) -> None:
+    def __init__(self, target: str, timeout: float, tls: Optional[TlsFiles] = None) -> None:
         self.target = target
         self.timeout = timeout
+        self.tls = tls or TlsFiles()
         # A client of its own service must not be sent through an http_proxy
         # meant for the web.
         # List pages stay under 3 MiB on the server; a trial with all its
         # measurements may be larger than gRPC's default 4 MiB.
-        self._channel = grpc.insecure_channel(
-            target, options=[("grpc.enable_http_proxy", 0),
-                             ("grpc.max_receive_message_length", MAX_RECEIVE_BYTES)])
+        options: List[Tuple[str, Any]] = [("grpc.enable_http_proxy", 0),
+                                          ("grpc.max_receive_message_length", MAX_RECEIVE_BYTES)]
+        if self.tls.enabled:
+            self._channel = grpc.secure_channel(target, self.tls.credentials(),
+                                                options=options + self.tls.channel_options())
+        else:
+            self._channel = grpc.insecure_channel(target, options=options)
         self._stub = study_service_pb2_grpc.StudyServiceStub(self._channel)
 
     def call(self, method: str, request: Any) -> Any:
@@ -39,7 +118,7 @@ class Transport:
         try:
             return getattr(self._stub, method)(request, timeout=self.timeout)
         except grpc.RpcError as error:
-            raise from_rpc_error(error, self.target, self.timeout) from None
+            raise from_rpc_error(error, self.target, self.timeout, self.tls.enabled) from None
 
     def ready(self, timeout: float) -> bool:
         """True when the server answers within ``timeout`` seconds."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import List, Optional
 
 from vernier._stubs import study_pb2, study_service_pb2
-from vernier._transport import Transport
+from vernier._transport import TlsFiles, Transport
 from vernier.spec import SpecSource, parse_study_spec
 from vernier.study import PAGE_SIZE, Study
 
@@ -22,6 +22,16 @@ class Client:
         target: ``HOST:PORT`` of the server (``vernier serve`` listens on
             127.0.0.1:7730 by default).
         timeout: seconds each call may take before :class:`DeadlineExceeded`.
+        tls_ca: talk TLS, trusting this CA (a PEM file) to sign the server's
+            certificate; default ``$VERNIER_TLS_CA``, else plaintext.
+        tls_cert, tls_key: mutual TLS: this client's certificate and key
+            (PEM files); default ``$VERNIER_TLS_CERT``, ``$VERNIER_TLS_KEY``.
+        tls_server_name: the name to check in the server's certificate
+            instead of the host of ``target``; default
+            ``$VERNIER_TLS_SERVER_NAME``.
+
+    Raises:
+        InvalidArgument: a TLS file is missing or not PEM (named).
 
     Example::
 
@@ -29,8 +39,11 @@ class Client:
         study = client.create_study("lr_sweep", {"goal": "MINIMIZE", ...})
     """
 
-    def __init__(self, target: str = DEFAULT_TARGET, *, timeout: float = 30.0) -> None:
-        self._transport = Transport(target, timeout)
+    def __init__(self, target: str = DEFAULT_TARGET, *, timeout: float = 30.0,
+                 tls_ca: Optional[str] = None, tls_cert: Optional[str] = None,
+                 tls_key: Optional[str] = None, tls_server_name: Optional[str] = None) -> None:
+        self._transport = Transport(
+            target, timeout, TlsFiles.from_arguments(tls_ca, tls_cert, tls_key, tls_server_name))
 
     @property
     def target(self) -> str:

@@ -122,16 +122,19 @@ def error_for_code(code: grpc.StatusCode, message: str) -> VernierError:
     return cls(message, code=code)
 
 
-def from_rpc_error(error: grpc.RpcError, target: str, timeout: float) -> VernierError:
+def from_rpc_error(error: grpc.RpcError, target: str, timeout: float,
+                   tls: bool = False) -> VernierError:
     """Turns a failed call into its exception. Transport failures name the
-    address, since the server's own message cannot help there."""
+    address, since the server's own message cannot help there, and what to
+    check about TLS (a failed handshake looks like an absent server)."""
     code = error.code() if hasattr(error, "code") else grpc.StatusCode.UNKNOWN
     details = (error.details() if hasattr(error, "details") else None) or str(error)
     if code == grpc.StatusCode.UNAVAILABLE:
-        details = (
-            f"cannot reach the Vernier server at {target} "
-            f"(is `vernier serve` running?): {details}"
-        )
+        hint = ("is `vernier serve` running there, does tls_ca sign its certificate and does "
+                "that name the host dialled (else tls_server_name), and, under mutual TLS, does "
+                "it accept tls_cert?" if tls else
+                "is `vernier serve` running? If it serves TLS, pass tls_ca= or set VERNIER_TLS_CA")
+        details = f"cannot reach the Vernier server at {target} ({hint}): {details}"
     elif code == grpc.StatusCode.DEADLINE_EXCEEDED:
         details = (
             f"the Vernier server at {target} did not answer within {timeout:g} s: {details}"

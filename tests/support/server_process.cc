@@ -51,7 +51,8 @@ void ServerProcess::Start() {
     execv(args[0], args.data());
     _exit(127);
   }
-  const std::regex listening("vernier serve listening on 127\\.0\\.0\\.1:(\\d+)");
+  // Any host (--host 0.0.0.0 too); address() dials it on 127.0.0.1.
+  const std::regex listening("vernier serve listening on \\S+:(\\d+)");
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (std::chrono::steady_clock::now() < deadline) {
     const std::string text = log().substr(log_start);
@@ -94,13 +95,13 @@ void ServerProcess::Kill() {
 }
 
 std::unique_ptr<v1::StudyService::Stub> ServerProcess::StudyStub() const {
-  return v1::StudyService::NewStub(
-      grpc::CreateChannel(address(), grpc::InsecureChannelCredentials()));
+  return v1::StudyService::NewStub(grpc::CreateChannel(
+      address(), credentials_ != nullptr ? credentials_ : grpc::InsecureChannelCredentials()));
 }
 
 std::unique_ptr<v1::JobService::Stub> ServerProcess::JobStub() const {
-  return v1::JobService::NewStub(
-      grpc::CreateChannel(address(), grpc::InsecureChannelCredentials()));
+  return v1::JobService::NewStub(grpc::CreateChannel(
+      address(), credentials_ != nullptr ? credentials_ : grpc::InsecureChannelCredentials()));
 }
 
 }  // namespace vernier::testing

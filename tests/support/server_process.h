@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <grpcpp/security/credentials.h>
+
 #include "vernier/v1/job_service.grpc.pb.h"
 #include "vernier/v1/study_service.grpc.pb.h"
 
@@ -35,6 +37,10 @@ class ServerProcess {
 
   std::unique_ptr<v1::StudyService::Stub> StudyStub() const;
   std::unique_ptr<v1::JobService::Stub> JobStub() const;
+  // What the stubs dial with (a server with --tls-cert); default: plaintext.
+  void set_channel_credentials(std::shared_ptr<grpc::ChannelCredentials> credentials) {
+    credentials_ = std::move(credentials);
+  }
 
  private:
   std::string data_dir_;
@@ -42,6 +48,7 @@ class ServerProcess {
   std::vector<std::string> extra_args_;
   std::string log_path_;
   int pid_ = -1;
+  std::shared_ptr<grpc::ChannelCredentials> credentials_;
 };
 
 }  // namespace vernier::testing

@@ -126,6 +126,35 @@ TEST(TrialLaunchBuilderTest, MasterRunsTheAgentAroundTheTrainerWithItsFlags) {
   EXPECT_EQ(master.env.at("CLOUD_ML_JOB_ID"), "sweep");
 }
 
+TEST(TrialLaunchBuilderTest, TheServersTlsReachesTheAgentByPathsOnly) {
+  v1::Job job;
+  job.set_job_id("sweep");
+  job.set_job_dir("/runs");
+  job.add_command("train");
+  v1::Study study;
+  study.set_name("sweep");
+  v1::Trial trial;
+  trial.set_id(3);
+  LaunchSettings settings{"/bin/vernier-agent", "10.0.0.5:7730"};
+  settings.agent_tls = {.ca_path = "/certs/ca.pem",
+                        .cert_path = "/certs/agent.pem",
+                        .key_path = "/certs/agent.key",
+                        .server_name = "gpu-head.example"};
+  const std::vector<std::string> argv =
+      BuildTrialLaunch(job, study, trial, settings, 0).replicas.at(0).argv;
+  const auto separator = std::find(argv.begin(), argv.end(), "--");
+  const std::vector<std::string> agent_flags(argv.begin(), separator);
+  EXPECT_THAT(agent_flags,
+              ::testing::IsSupersetOf({"--tls-ca", "/certs/ca.pem", "--tls-cert",
+                                       "/certs/agent.pem", "--tls-key", "/certs/agent.key",
+                                       "--tls-server-name", "gpu-head.example"}));
+  const std::vector<std::string> plain =
+      BuildTrialLaunch(job, study, trial, LaunchSettings{"/bin/vernier-agent", "h:1"}, 0)
+          .replicas.at(0)
+          .argv;
+  for (const std::string& word : plain) EXPECT_FALSE(word.starts_with("--tls")) << word;
+}
+
 TEST(TrialLaunchBuilderTest, MetricRegexAndHeartbeatIntervalReachTheAgent) {
   v1::Job job;
   job.set_job_id("sweep");

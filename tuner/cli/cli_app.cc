@@ -13,6 +13,7 @@
 #include "tuner/cli/job_commands.h"
 #include "tuner/cli/output_format.h"
 #include "tuner/cli/study_commands.h"
+#include "tls/listen_policy.h"
 #include "tuner/cli/vernier_client.h"
 
 namespace vernier::cli {
@@ -26,6 +27,7 @@ constexpr char kSubmitExample[] =
 struct ClientFlags {
   std::string server;
   std::string format = "table";
+  tls::ClientTlsOptions tls;
 };
 
 // CLI11's envname() cannot serve here: every command binds --server to the
@@ -35,6 +37,12 @@ std::string DefaultServer() {
   const char* from_environment = std::getenv("VERNIER_SERVER");
   return from_environment != nullptr && *from_environment != '\0' ? from_environment
                                                                   : kDefaultServer;
+}
+
+// A flag's default from the environment (see DefaultServer): empty if unset.
+std::string FromEnvironment(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr ? value : "";
 }
 
 // Storage for every flag of every command; only the chosen command's are read.
@@ -57,6 +65,16 @@ void AddClientOptions(CLI::App* command, ClientFlags* flags) {
   command->add_option("--format", flags->format, "Output format: table or json")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
+  command->add_option("--tls-ca", flags->tls.ca_path,
+                      "TLS: the CA (PEM) that verifies the server's certificate; TLS is on when "
+                      "given (default: $VERNIER_TLS_CA)");
+  command->add_option("--tls-cert", flags->tls.cert_path,
+                      "Mutual TLS: this client's certificate (PEM) (default: $VERNIER_TLS_CERT)");
+  command->add_option("--tls-key", flags->tls.key_path,
+                      "Mutual TLS: the private key (PEM) of --tls-cert (default: $VERNIER_TLS_KEY)");
+  command->add_option("--tls-server-name", flags->tls.server_name,
+                      "TLS: the name to check in the server's certificate (default: the host of "
+                      "--server, or $VERNIER_TLS_SERVER_NAME)");
 }
 
 // Prints a parse error the way CLI11 does and maps it to our exit codes.
@@ -87,13 +105,18 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
 
   Flags flags;
   flags.client.server = DefaultServer();
+  flags.client.tls.ca_path = FromEnvironment("VERNIER_TLS_CA");
+  flags.client.tls.cert_path = FromEnvironment("VERNIER_TLS_CERT");
+  flags.client.tls.key_path = FromEnvironment("VERNIER_TLS_KEY");
+  flags.client.tls.server_name = FromEnvironment("VERNIER_TLS_SERVER_NAME");
   if (has_trainer_command) flags.submit.command.assign(separator + 1, arguments.end());
   std::function<absl::Status()> action;
 
   const auto client_for = [this, &flags] {
     return VernierClient(VernierClient::Options{.address = flags.client.server,
                                                 .connect_timeout = dependencies_.connect_timeout,
-                                                .rpc_timeout = dependencies_.rpc_timeout});
+                                                .rpc_timeout = dependencies_.rpc_timeout,
+                                                .tls = flags.client.tls});
   };
   const auto context_for = [this, &flags, &out] {
     return CommandContext{
@@ -179,6 +202,33 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
   serve->add_option("--machine-types", flags.serve.machine_types,
                     "YAML of the machine types and scale tiers jobs may ask for, replacing the "
                     "built-in config/machine-types.yaml");
+  serve->add_option("--tls-cert", flags.serve.tls_cert,
+                    "TLS: the server's certificate (PEM, chain), re-read when it changes; with "
+                    "--tls-key and --tls-ca (docs/security.md; scripts/make-certs.sh DIR makes "
+                    "them)");
+  serve->add_option("--tls-key", flags.serve.tls_key, "TLS: the server's private key (PEM)");
+  serve->add_option("--tls-ca", flags.serve.tls_ca,
+                    "TLS: the CA (PEM) that verifies the server's certificate; the trials' agents "
+                    "get its path to check the server with");
+  serve->add_option("--tls-client-ca", flags.serve.tls_client_ca,
+                    "Mutual TLS: clients must present a certificate this CA (PEM) signed; its "
+                    "subject CN names the caller. Needs --tls-agent-cert and --tls-agent-key");
+  serve->add_option("--tls-agent-cert", flags.serve.tls_agent_cert,
+                    "Mutual TLS: the client certificate (PEM) the trials' agents present; they "
+                    "get its path, so it must be readable where they run");
+  serve->add_option("--tls-agent-key", flags.serve.tls_agent_key,
+                    "Mutual TLS: the private key (PEM) of --tls-agent-cert, by path like it");
+  serve->add_option("--tls-server-name", flags.serve.tls_server_name,
+                    "TLS: the name agents check in the server's certificate (default: the host "
+                    "they dial, --advertise-host else --host; localhost for 0.0.0.0 or ::)");
+  serve
+      ->add_option("--tls-reload-interval", flags.serve.tls_reload_interval,
+                   "TLS: how often the certificate, key and client CA files are re-read; "
+                   "replaced files serve new connections, open ones stay (at least 1s)")
+      ->capture_default_str();
+  serve->add_flag("--insecure", flags.serve.insecure,
+                  "Serve off loopback (--host other than 127.0.0.1, ::1, localhost) without TLS, "
+                  "with a warning: anyone who reaches the port can run commands as this user");
   serve->add_option("--log-level", flags.serve.log_level, "Log verbosity")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}))
       ->capture_default_str();
@@ -219,8 +269,18 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
   CLI::App* describe_job = jobs->add_subcommand("describe", "Show a job, its trials and replicas");
   describe_job->add_option("JOB_ID", flags.name, "The job")->required();
   AddClientOptions(describe_job, &flags.client);
-  describe_job->callback(
-      job_action([&](JobCommands& commands) { return commands.Describe(flags.name); }));
+  describe_job->callback(job_action([&](JobCommands& commands) {
+    const absl::Status status = commands.Describe(flags.name);
+    // Plaintext off loopback reaches only a server started with --insecure.
+    if (status.code() != absl::StatusCode::kUnavailable && !flags.client.tls.enabled() &&
+        !tls::IsLoopbackAddress(flags.client.server)) {
+      err << "warning: " << flags.client.server
+          << " was reached without TLS, so it runs with --insecure: anyone on its network can "
+             "read and change every job (see docs/security.md)"
+          << std::endl;
+    }
+    return status;
+  }));
 
   CLI::App* list_jobs = jobs->add_subcommand("list", "List the jobs");
   list_jobs->add_option("--page-size", flags.page_size, "Jobs per request (all pages are read)")

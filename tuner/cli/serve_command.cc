@@ -12,7 +12,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
+#include "common/status_macros.h"
 #include "scheduler/gpu_inventory.h"
+#include "tls/listen_policy.h"
 
 namespace vernier::cli {
 namespace {
@@ -52,6 +54,78 @@ absl::StatusOr<absl::Duration> ParseDurationFlag(const std::string& flag, const 
     return absl::InvalidArgumentError(absl::StrCat(flag, " ", text, " must be more than 0"));
   }
   return duration;
+}
+
+// The server's TLS from its flags: both of a pair or neither, the rest only
+// beside --tls-cert, paths absolute (agents run elsewhere).
+absl::StatusOr<tls::ServerTlsOptions> BuildTlsOptions(const ServeFlags& flags) {
+  const auto pair_error = [](const std::string& given, const char* given_flag,
+                             const std::string& other, const char* other_flag) -> absl::Status {
+    if (!given.empty() && other.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(given_flag, " needs ", other_flag));
+    }
+    return absl::OkStatus();
+  };
+  VERNIER_RETURN_IF_ERROR(pair_error(flags.tls_cert, "--tls-cert", flags.tls_key, "--tls-key"));
+  VERNIER_RETURN_IF_ERROR(pair_error(flags.tls_key, "--tls-key", flags.tls_cert, "--tls-cert"));
+  VERNIER_RETURN_IF_ERROR(pair_error(flags.tls_agent_cert, "--tls-agent-cert",
+                                     flags.tls_agent_key, "--tls-agent-key"));
+  VERNIER_RETURN_IF_ERROR(pair_error(flags.tls_agent_key, "--tls-agent-key",
+                                     flags.tls_agent_cert, "--tls-agent-cert"));
+  tls::ServerTlsOptions tls;
+  if (flags.tls_cert.empty()) {
+    const std::pair<const char*, const std::string*> needing_tls[] = {
+        {"--tls-ca", &flags.tls_ca},
+        {"--tls-client-ca", &flags.tls_client_ca},
+        {"--tls-agent-cert", &flags.tls_agent_cert},
+        {"--tls-server-name", &flags.tls_server_name}};
+    for (const auto& [flag, value] : needing_tls) {
+      if (!value->empty()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(flag, " needs --tls-cert and --tls-key, which turn TLS on"));
+      }
+    }
+    return tls;
+  }
+  if (flags.tls_ca.empty()) {
+    return absl::InvalidArgumentError(
+        "--tls-cert needs --tls-ca: the CA that verifies the server's certificate, which the "
+        "trials' agents are given to check it (scripts/make-certs.sh writes DIR/ca.pem)");
+  }
+  if (!flags.tls_client_ca.empty() && flags.tls_agent_cert.empty()) {
+    return absl::InvalidArgumentError(
+        "--tls-client-ca (mutual TLS) needs --tls-agent-cert and --tls-agent-key: the client "
+        "certificate the trials' agents present (scripts/make-certs.sh writes DIR/agent.pem and "
+        "DIR/agent.key)");
+  }
+  if (flags.tls_client_ca.empty() && !flags.tls_agent_cert.empty()) {
+    return absl::InvalidArgumentError(
+        "--tls-agent-cert is for mutual TLS: it needs --tls-client-ca");
+  }
+  VERNIER_ASSIGN_OR_RETURN(const absl::Duration reload_interval,
+                           ParseDurationFlag("--tls-reload-interval", flags.tls_reload_interval, ""));
+  if (reload_interval < absl::Seconds(1)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--tls-reload-interval ", flags.tls_reload_interval, " is under the shortest, 1s"));
+  }
+  tls.reload_interval = absl::Seconds(absl::ToInt64Seconds(reload_interval));
+  const std::pair<std::string*, std::pair<const char*, const std::string*>> paths[] = {
+      {&tls.cert_path, {"--tls-cert", &flags.tls_cert}},
+      {&tls.key_path, {"--tls-key", &flags.tls_key}},
+      {&tls.ca_path, {"--tls-ca", &flags.tls_ca}},
+      {&tls.client_ca_path, {"--tls-client-ca", &flags.tls_client_ca}},
+      {&tls.agent_cert_path, {"--tls-agent-cert", &flags.tls_agent_cert}},
+      {&tls.agent_key_path, {"--tls-agent-key", &flags.tls_agent_key}}};
+  for (const auto& [path, flag] : paths) {
+    if (flag.second->empty()) continue;
+    VERNIER_ASSIGN_OR_RETURN(*path, AbsolutePath(flag.first, *flag.second));
+  }
+  tls.agent_server_name =
+      !flags.tls_server_name.empty()
+          ? flags.tls_server_name
+          : tls::DefaultAgentServerName(flags.advertise_host.empty() ? flags.host
+                                                                     : flags.advertise_host);
+  return tls;
 }
 
 }  // namespace
@@ -96,6 +170,9 @@ absl::StatusOr<tuner::ServerOptions> ServeCommand::BuildServerOptions(const Serv
         absl::StrCat("--replica-ports: ", replica_ports.status().message()));
   }
   options.replica_ports = *replica_ports;
+  VERNIER_ASSIGN_OR_RETURN(options.tls, BuildTlsOptions(flags));
+  VERNIER_RETURN_IF_ERROR(tls::CheckListenSecurity(flags.host, options.tls, flags.insecure));
+  options.insecure = flags.insecure;
 
   std::string data_dir = flags.data_dir;
   if (data_dir.empty()) {

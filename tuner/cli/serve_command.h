@@ -32,6 +32,17 @@ struct ServeFlags {
   // discover them (NVML, then nvidia-smi; CUDA_VISIBLE_DEVICES respected).
   std::string gpus;
   std::string machine_types;  // empty: the built-in config/machine-types.yaml
+  // TLS (see docs/security.md): PEM files, made absolute.
+  std::string tls_cert;
+  std::string tls_key;
+  std::string tls_ca;
+  std::string tls_client_ca;
+  std::string tls_agent_cert;
+  std::string tls_agent_key;
+  std::string tls_server_name;  // empty: the host agents dial
+  std::string tls_reload_interval = "10s";
+  // Serve off loopback without TLS.
+  bool insecure = false;
 };
 
 // `vernier serve`: turns the flags into tuner::ServerOptions and runs the

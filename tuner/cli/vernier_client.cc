@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "tls/channel_credentials.h"
 #include "vernier/grpc_status.h"
 
 namespace vernier::cli {
@@ -21,17 +22,31 @@ VernierClient::VernierClient(Options options) : options_(std::move(options)) {
   // http_proxy meant for the web.
   arguments.SetInt(GRPC_ARG_ENABLE_HTTP_PROXY, 0);
   arguments.SetMaxReceiveMessageSize(kMaxReceiveBytes);
-  channel_ =
-      grpc::CreateCustomChannel(options_.address, grpc::InsecureChannelCredentials(), arguments);
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+      tls::MakeChannelCredentials(options_.tls, absl::Now());
+  if (!credentials.ok()) {
+    setup_status_ = credentials.status();
+    return;
+  }
+  tls::ApplyServerName(options_.tls, arguments);
+  channel_ = grpc::CreateCustomChannel(options_.address, *credentials, arguments);
   jobs_ = v1::JobService::NewStub(channel_);
   studies_ = v1::StudyService::NewStub(channel_);
 }
 
 absl::Status VernierClient::EnsureConnected() {
   if (connected_) return absl::OkStatus();
+  if (!setup_status_.ok()) return setup_status_;
   if (!channel_->WaitForConnected(DeadlineAfter(options_.connect_timeout))) {
-    return absl::UnavailableError(absl::StrCat("cannot reach the Vernier server at ",
-                                               options_.address, " (is `vernier serve` running?)"));
+    // A TLS handshake that fails looks the same from here as no server.
+    return absl::UnavailableError(absl::StrCat(
+        "cannot reach the Vernier server at ", options_.address,
+        options_.tls.enabled()
+            ? " (is `vernier serve` running there, does the CA in --tls-ca sign its certificate "
+              "and does that name the host dialled (else --tls-server-name), and, under mutual "
+              "TLS, does it accept --tls-cert?)"
+            : " (is `vernier serve` running? If it serves TLS, pass --tls-ca CA.pem or set "
+              "VERNIER_TLS_CA)"));
   }
   connected_ = true;
   return absl::OkStatus();

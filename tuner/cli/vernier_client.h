@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "tls/tls_options.h"
 #include "vernier/v1/job_service.grpc.pb.h"
 #include "vernier/v1/study_service.grpc.pb.h"
 
@@ -28,6 +29,8 @@ class VernierClient {
     std::string address = "127.0.0.1:7730";
     absl::Duration connect_timeout = absl::Seconds(3);
     absl::Duration rpc_timeout = absl::Seconds(30);
+    // TLS when a CA is given (--tls-ca, $VERNIER_TLS_CA, ...).
+    tls::ClientTlsOptions tls;
   };
 
   explicit VernierClient(Options options);
@@ -65,6 +68,8 @@ class VernierClient {
   std::unique_ptr<v1::JobService::Stub> jobs_;
   std::unique_ptr<v1::StudyService::Stub> studies_;
   bool connected_ = false;
+  // Why no channel could be made (a bad TLS file); returned by every call.
+  absl::Status setup_status_;
 };
 
 }  // namespace vernier::cli

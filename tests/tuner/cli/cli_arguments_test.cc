@@ -239,7 +239,8 @@ TEST_F(CliArgumentsTest, UnreachableServerIsNamed) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
   EXPECT_EQ(run.exit_code, kExitFailure);
   EXPECT_EQ(run.err, "error: UNAVAILABLE: cannot reach the Vernier server at " + address +
-                         " (is `vernier serve` running?)\n");
+                         " (is `vernier serve` running? If it serves TLS, pass --tls-ca CA.pem or "
+                         "set VERNIER_TLS_CA)\n");
 }
 
 TEST_F(CliArgumentsTest, ServerAddressComesFromTheEnvironmentUnlessGiven) {
@@ -266,7 +267,7 @@ TEST_F(CliArgumentsTest, ServeFillsServerOptionsWithAbsolutePaths) {
   const std::filesystem::path previous = std::filesystem::current_path();
   std::filesystem::current_path(dir_);
   const CliRun run =
-      RunCli({"serve", "--host", "0.0.0.0", "--port", "0", "--data-dir", "data", "--db",
+      RunCli({"serve", "--host", "0.0.0.0", "--insecure", "--port", "0", "--data-dir", "data", "--db",
               "state/v.db", "--agent-path", "bin/vernier-agent", "--grace-period-ms", "1500",
               "--agent-timeout", "3s", "--log-level", "warn"},
              dependencies);
@@ -281,6 +282,61 @@ TEST_F(CliArgumentsTest, ServeFillsServerOptionsWithAbsolutePaths) {
   EXPECT_EQ(received.agent_path, (dir_ / "bin" / "vernier-agent").string());
   EXPECT_EQ(received.grace_period, std::chrono::milliseconds(1500));
   EXPECT_EQ(received.agent_timeout, absl::Seconds(3));
+  EXPECT_TRUE(received.insecure);
+  EXPECT_FALSE(received.tls.enabled());
+}
+
+TEST_F(CliArgumentsTest, ServeTlsPathsBecomeAbsoluteAndAgentsCheckTheHostTheyDial) {
+  tuner::ServerOptions received;
+  CliDependencies dependencies;
+  dependencies.run_server = [&](const tuner::ServerOptions& options) {
+    received = options;
+    return absl::OkStatus();
+  };
+  const std::filesystem::path previous = std::filesystem::current_path();
+  std::filesystem::current_path(dir_);
+  const CliRun run = RunCli(
+      {"serve", "--host", "0.0.0.0", "--advertise-host", "gpu-head.example", "--data-dir", "d",
+       "--tls-cert", "certs/server.pem", "--tls-key", "certs/server.key", "--tls-ca",
+       "certs/ca.pem", "--tls-client-ca", "certs/ca.pem", "--tls-agent-cert", "certs/agent.pem",
+       "--tls-agent-key", "certs/agent.key", "--tls-reload-interval", "2m"},
+      dependencies);
+  std::filesystem::current_path(previous);
+  ASSERT_EQ(run.exit_code, kExitSuccess) << run.err;
+  const std::string certs = (dir_ / "certs").string();
+  EXPECT_EQ(received.tls.cert_path, certs + "/server.pem");
+  EXPECT_EQ(received.tls.key_path, certs + "/server.key");
+  EXPECT_EQ(received.tls.ca_path, certs + "/ca.pem");
+  EXPECT_EQ(received.tls.client_ca_path, certs + "/ca.pem");
+  EXPECT_EQ(received.tls.agent_cert_path, certs + "/agent.pem");
+  EXPECT_EQ(received.tls.agent_key_path, certs + "/agent.key");
+  EXPECT_EQ(received.tls.agent_server_name, "gpu-head.example");
+  EXPECT_EQ(received.tls.reload_interval, absl::Minutes(2));
+  EXPECT_FALSE(received.insecure);
+  const tls::ClientTlsOptions agents = received.tls.ForAgents();
+  EXPECT_EQ(agents.ca_path, certs + "/ca.pem");
+  EXPECT_EQ(agents.cert_path, certs + "/agent.pem");
+  EXPECT_EQ(agents.server_name, "gpu-head.example");
+}
+
+TEST_F(CliArgumentsTest, ClientTlsFlagsComeFromTheEnvironmentAndABadFileIsNamed) {
+  CliDependencies dependencies;
+  dependencies.connect_timeout = absl::Milliseconds(200);
+  const std::string missing = (dir_ / "missing-ca.pem").string();
+  ASSERT_EQ(setenv("VERNIER_TLS_CA", missing.c_str(), 1), 0);
+  const CliRun from_environment = RunCli({"studies", "list", "--server", "127.0.0.1:1"}, dependencies);
+  unsetenv("VERNIER_TLS_CA");
+  EXPECT_EQ(from_environment.exit_code, kExitFailure);
+  EXPECT_EQ(from_environment.err, "error: INVALID_ARGUMENT: --tls-ca " + missing + ": no such file\n");
+  const std::string garbage = WriteFile("garbage.pem", "not PEM\n");
+  const CliRun from_flag =
+      RunCli({"jobs", "list", "--server", "127.0.0.1:1", "--tls-ca", garbage}, dependencies);
+  EXPECT_EQ(from_flag.err, "error: INVALID_ARGUMENT: --tls-ca " + garbage +
+                               ": no PEM certificate in it (-----BEGIN CERTIFICATE-----)\n");
+  const CliRun half = RunCli(
+      {"jobs", "list", "--server", "127.0.0.1:1", "--tls-ca", garbage, "--tls-cert", garbage},
+      dependencies);
+  EXPECT_THAT(half.err, HasSubstr("--tls-cert needs --tls-key"));
 }
 
 TEST_F(CliArgumentsTest, ServePassesDatabaseUrlsThrough) {
@@ -319,6 +375,99 @@ TEST_F(CliArgumentsTest, ServeRejectsBadFlagsAsUsageErrors) {
   const CliRun run = RunCli({"serve", "--log-level", "loud"}, dependencies);
   EXPECT_EQ(run.exit_code, kExitUsage);
   EXPECT_THAT(run.err, HasSubstr("--log-level"));
+}
+
+// The error BuildServerOptions gives for `flags` ("" when it accepts them).
+std::string ServeError(const ServeFlags& flags) {
+  absl::StatusOr<tuner::ServerOptions> options = ServeCommand::BuildServerOptions(flags, "/home/ada");
+  return options.ok() ? "" : std::string(options.status().message());
+}
+
+ServeFlags WithTls() {
+  ServeFlags flags;
+  flags.tls_cert = "/certs/server.pem";
+  flags.tls_key = "/certs/server.key";
+  flags.tls_ca = "/certs/ca.pem";
+  return flags;
+}
+
+TEST(ServeCommandTest, NonLoopbackWithoutTlsIsRefusedUnlessInsecure) {
+  ServeFlags flags;
+  flags.host = "0.0.0.0";
+  EXPECT_THAT(ServeError(flags), HasSubstr("refusing to serve on 0.0.0.0 without TLS"));
+  EXPECT_THAT(ServeError(flags), HasSubstr("--tls-cert FILE --tls-key FILE"));
+  EXPECT_THAT(ServeError(flags), HasSubstr("--insecure"));
+  flags.insecure = true;
+  EXPECT_EQ(ServeError(flags), "");
+  ServeFlags tls = WithTls();
+  tls.host = "10.0.0.5";
+  EXPECT_EQ(ServeError(tls), "");
+  tls.insecure = true;
+  EXPECT_THAT(ServeError(tls), HasSubstr("--insecure contradicts --tls-cert"));
+  for (const char* loopback : {"127.0.0.1", "localhost", "::1"}) {
+    ServeFlags local;
+    local.host = loopback;
+    EXPECT_EQ(ServeError(local), "") << loopback;
+  }
+}
+
+TEST(ServeCommandTest, TlsFlagsComeInPairsAndBesideTheCertificate) {
+  ServeFlags no_key = WithTls();
+  no_key.tls_key.clear();
+  EXPECT_EQ(ServeError(no_key), "--tls-cert needs --tls-key");
+  ServeFlags no_cert = WithTls();
+  no_cert.tls_cert.clear();
+  EXPECT_EQ(ServeError(no_cert), "--tls-key needs --tls-cert");
+  ServeFlags no_ca = WithTls();
+  no_ca.tls_ca.clear();
+  EXPECT_THAT(ServeError(no_ca), HasSubstr("--tls-cert needs --tls-ca"));
+  ServeFlags ca_alone;
+  ca_alone.tls_ca = "/certs/ca.pem";
+  EXPECT_EQ(ServeError(ca_alone), "--tls-ca needs --tls-cert and --tls-key, which turn TLS on");
+  ServeFlags client_ca_alone;
+  client_ca_alone.tls_client_ca = "/certs/ca.pem";
+  EXPECT_THAT(ServeError(client_ca_alone), HasSubstr("--tls-client-ca needs --tls-cert"));
+}
+
+TEST(ServeCommandTest, MutualTlsNeedsTheAgentsCertificate) {
+  ServeFlags mutual = WithTls();
+  mutual.tls_client_ca = "/certs/ca.pem";
+  EXPECT_THAT(ServeError(mutual),
+              HasSubstr("--tls-client-ca (mutual TLS) needs --tls-agent-cert and --tls-agent-key"));
+  mutual.tls_agent_cert = "/certs/agent.pem";
+  EXPECT_EQ(ServeError(mutual), "--tls-agent-cert needs --tls-agent-key");
+  mutual.tls_agent_key = "/certs/agent.key";
+  EXPECT_EQ(ServeError(mutual), "");
+  ServeFlags agent_without_mutual = WithTls();
+  agent_without_mutual.tls_agent_cert = "/certs/agent.pem";
+  agent_without_mutual.tls_agent_key = "/certs/agent.key";
+  EXPECT_EQ(ServeError(agent_without_mutual),
+            "--tls-agent-cert is for mutual TLS: it needs --tls-client-ca");
+}
+
+TEST(ServeCommandTest, TlsReloadIntervalIsADurationOfASecondOrMore) {
+  ServeFlags flags = WithTls();
+  flags.tls_reload_interval = "500ms";
+  EXPECT_THAT(ServeError(flags), HasSubstr("--tls-reload-interval 500ms is under the shortest, 1s"));
+  flags.tls_reload_interval = "soon";
+  EXPECT_THAT(ServeError(flags), HasSubstr("--tls-reload-interval \"soon\" is not a duration"));
+  flags.tls_reload_interval = "30";
+  absl::StatusOr<tuner::ServerOptions> options = ServeCommand::BuildServerOptions(flags, "/h");
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->tls.reload_interval, absl::Seconds(30));
+}
+
+TEST(ServeCommandTest, AgentsCheckTheGivenServerNameOrTheHostTheyDial) {
+  ServeFlags flags = WithTls();
+  flags.host = "0.0.0.0";
+  EXPECT_EQ(ServeCommand::BuildServerOptions(flags, "/h")->tls.agent_server_name, "localhost");
+  flags.host = "10.0.0.5";
+  EXPECT_EQ(ServeCommand::BuildServerOptions(flags, "/h")->tls.agent_server_name, "10.0.0.5");
+  flags.tls_server_name = "vernier.example";
+  EXPECT_EQ(ServeCommand::BuildServerOptions(flags, "/h")->tls.agent_server_name,
+            "vernier.example");
+  EXPECT_FALSE(ServeCommand::BuildServerOptions(ServeFlags(), "/h")->tls.enabled());
+  EXPECT_FALSE(ServeCommand::BuildServerOptions(ServeFlags(), "/h")->tls.ForAgents().enabled());
 }
 
 TEST(ServeCommandTest, DataDirDefaultsToDotVernierUnderHome) {
