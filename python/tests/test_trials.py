@@ -191,6 +191,41 @@ def test_report_arguments(study: vernier.Study) -> None:
     assert "metric names must be non-empty strings" in caught.value.message
 
 
+def test_report_takes_the_step_by_keyword_or_first(study: vernier.Study) -> None:
+    trial = study.suggest()[0]
+    trial.report(step=1, loss=0.3)
+    trial.report(2, loss=0.2)
+    trial.report({"training/loss": 0.1}, step=3)
+    trial.report(4, {"training/loss": 0.05}, loss=0.04)
+    steps = [(m.step, m.metrics) for m in trial.refresh().measurements]
+    assert steps == [(1, {"loss": 0.3}), (2, {"loss": 0.2}), (3, {"training/loss": 0.1}),
+                     (4, {"training/loss": 0.05, "loss": 0.04})]
+
+
+def test_report_refuses_step_as_a_metric_and_optunas_order(study: vernier.Study) -> None:
+    trial = study.suggest()[0]
+    with pytest.raises(vernier.InvalidArgument) as caught:
+        trial.report(2, loss=0.2, step=2)  # type: ignore[misc]
+    assert "the step is given twice" in caught.value.message
+    with pytest.raises(vernier.InvalidArgument) as caught:
+        trial.report(2, {"step": 2.0, "loss": 0.2})
+    assert '"step" cannot be a metric name' in caught.value.message
+    with pytest.raises(vernier.InvalidArgument) as caught:
+        trial.report(0.3, 1)  # type: ignore[arg-type]
+    assert "looks like Optuna's order (value, step)" in caught.value.message
+    assert "report(step=1, loss=0.3)" in caught.value.message
+    with pytest.raises(vernier.InvalidArgument) as caught:
+        trial.report(loss=0.3)
+    assert "give the step, e.g. report(step=1, loss=0.3)" in caught.value.message
+    with pytest.raises(vernier.InvalidArgument) as caught:
+        trial.report(1, 2, 3)  # type: ignore[arg-type]
+    assert "at most one metrics mapping" in caught.value.message
+    with pytest.raises(vernier.InvalidArgument) as caught:
+        trial.report(1, 0.5)  # type: ignore[arg-type]
+    assert "after the step comes a mapping of metrics" in caught.value.message
+    assert trial.refresh().measurement_count == 0
+
+
 def test_report_after_completion_fails(study: vernier.Study) -> None:
     trial = study.suggest()[0]
     trial.complete(loss=1.0)

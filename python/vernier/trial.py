@@ -77,6 +77,45 @@ def check_step(step: Any, what: str) -> int:
     return int(step)
 
 
+def _report_arguments(args: tuple, step: Any, what: str) -> tuple:
+    """The step and the metrics mapping of ``Trial.report(*args, step=...)``:
+    ``(step, metrics)``, ``(metrics,)`` with ``step=``, or ``()`` with
+    ``step=``. Optuna's ``report(value, step)`` gets a message that shows the
+    call to write instead."""
+    if len(args) > 2:
+        raise InvalidArgument(
+            f"{what}: takes the step and at most one metrics mapping by position, got "
+            f"{len(args)} values; write report(step=1, loss=0.3)")
+    if args and _is_number(args[0]) and not _is_whole(args[0]) \
+            and len(args) == 2 and _is_whole(args[1]):
+        raise InvalidArgument(
+            f"{what}: report({args[0]!r}, {args[1]!r}) looks like Optuna's order "
+            f"(value, step); Vernier names its metrics: write "
+            f"report(step={args[1]!r}, <metric>={args[0]!r}), e.g. "
+            f"report(step={args[1]!r}, loss={args[0]!r})")
+    rest = list(args)
+    if rest and not isinstance(rest[0], Mapping):
+        if step is not None:
+            raise InvalidArgument(
+                f"{what}: the step is given twice ({rest[0]!r} by position and step={step!r})")
+        step = rest.pop(0)
+    if rest and not isinstance(rest[0], Mapping):
+        raise InvalidArgument(
+            f"{what}: after the step comes a mapping of metrics, got {rest[0]!r}; "
+            "write report(step=1, loss=0.3)")
+    if step is None:
+        raise InvalidArgument(f"{what}: give the step, e.g. report(step=1, loss=0.3)")
+    return check_step(step, what), (rest[0] if rest else None)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _is_whole(value: Any) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
 class Trial:
     """One trial of a study, as the server last described it.
 
@@ -151,27 +190,36 @@ class Trial:
         now = datetime.datetime.now(datetime.timezone.utc)
         return max(0.0, (now - self.start_time).total_seconds())
 
-    def report(self, step: int, metrics: Optional[Mapping[str, float]] = None, /,
-               **keyword_metrics: float) -> None:
+    def report(self, *args: Any, step: Any = None, **keyword_metrics: float) -> None:
         """Records intermediate metrics at a training step.
 
+        Called as ``report(step=10, loss=0.3)``, ``report(10, loss=0.3)`` or,
+        for metric names that are not Python identifiers,
+        ``report(10, {"training/hptuning/metric": 0.3})``.
+
         Args:
-            step: the training step (or epoch), not negative.
-            metrics: metrics whose names are not Python identifiers, e.g.
-                ``{"training/hptuning/metric": 0.3}``.
+            step: the training step (or epoch), a whole number >= 0; by
+                keyword or first.
+            metrics: (second, after the step) metrics whose names are not
+                Python identifiers.
             **keyword_metrics: metrics by name, e.g. ``loss=0.3, accuracy=0.9``.
 
         Raises:
-            InvalidArgument: no metric, a value that is not a finite number, a
-                negative step.
+            InvalidArgument: no step, the step given twice, Optuna's order
+                ``report(value, step)``, no metric, a metric named ``step``,
+                a value that is not a finite number, a negative step.
             FailedPrecondition: the trial has ended.
             NotFound: the trial or its study no longer exists.
         """
         what = f"trial {self.id}: report"
-        step = check_step(step, what)
+        step, metrics = _report_arguments(args, step, what)
         values = metric_values(metrics, keyword_metrics, what)
         if not values:
-            raise InvalidArgument(f"{what}: give at least one metric, e.g. report(step, loss=0.3)")
+            raise InvalidArgument(f"{what}: give at least one metric, e.g. report(step=1, loss=0.3)")
+        if "step" in values:
+            raise InvalidArgument(
+                f'{what}: "step" cannot be a metric name; the step is report\'s own argument, '
+                "e.g. report(step=1, loss=0.3)")
         request = study_service_pb2.AddMeasurementRequest(
             study_name=self.study_name, trial_id=self.id,
             measurement=measurement_proto(step, values, self._elapsed_seconds()))
