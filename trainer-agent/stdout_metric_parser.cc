@@ -44,6 +44,32 @@ std::string Quote(std::string_view value) {
   return absl::StrCat(std::string(value.substr(0, kQuotedValueBytes)), "...");
 }
 
+// Keras' progress lines: "1875/1875 [====] - 3s 2ms/step - loss: 0.2975 -
+// accuracy: 0.9136" (Keras 3 starts the metrics with "- " after the bar too).
+// A metric is "- NAME: VALUE" where the dash starts the line or follows a
+// blank or a carriage return (a progress bar redraws the line with "\r", so
+// the last, whole-epoch value of a name wins), which keeps free text such as
+// "Note: 5 files" out.
+void AppendKerasTokens(std::string_view line, std::vector<metrics::MetricToken>& tokens) {
+  if (line.find(": ") == std::string_view::npos) return;
+  for (size_t dash = line.find("- "); dash != std::string_view::npos;
+       dash = line.find("- ", dash + 1)) {
+    if (dash > 0 && line[dash - 1] != ' ' && line[dash - 1] != '\r' && line[dash - 1] != '\t') {
+      continue;
+    }
+    const size_t name_start = dash + 2;
+    const size_t colon = line.find(": ", name_start);
+    if (colon == std::string_view::npos) return;
+    const std::string_view name = line.substr(name_start, colon - name_start);
+    if (!metrics::MetricValue::IsValidName(name)) continue;
+    const size_t value_start = colon + 2;
+    size_t value_end = value_start;
+    while (value_end < line.size() && !IsSeparator(line[value_end])) ++value_end;
+    if (value_end == value_start) continue;
+    tokens.push_back({name, line.substr(value_start, value_end - value_start)});
+  }
+}
+
 }  // namespace
 
 StdoutMetricParser::StdoutMetricParser(std::shared_ptr<spdlog::logger> logger,
@@ -99,6 +125,7 @@ std::vector<metrics::MetricToken> StdoutMetricParser::Tokens(std::string_view li
     if (!metrics::MetricValue::IsValidName(name)) continue;
     tokens.push_back({name, token.substr(equals + 1)});
   }
+  AppendKerasTokens(line, tokens);
   return tokens;
 }
 

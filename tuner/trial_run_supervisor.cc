@@ -1,6 +1,9 @@
 #include "tuner/trial_run_supervisor.h"
 
 #include <cstring>
+#include <set>
+#include <string>
+#include <vector>
 #include <limits>
 
 #include "absl/strings/str_cat.h"
@@ -49,6 +52,45 @@ std::optional<v1::Measurement> LastObjectiveMeasurement(const v1::Trial& trial,
     if (MetricValue(*it, objective).has_value()) return *it;
   }
   return std::nullopt;
+}
+
+// Why a trial whose trainer exited with 0 has no result: the objective never
+// appeared. Names the metrics that did (a misspelt or differently named
+// objective is the usual cause) and how to read another output format.
+std::string MissingObjectiveMessage(const v1::Trial& trial, const std::string& replica,
+                                    const std::string& objective,
+                                    const std::string& metric_regex) {
+  constexpr size_t kMaxNamesShown = 10;
+  std::set<std::string> seen;
+  for (const v1::Measurement& measurement : trial.measurements()) {
+    for (const v1::Metric& metric : measurement.metrics()) seen.insert(metric.metric_id());
+  }
+  std::string message = absl::StrFormat(
+      "%s exited with code 0 but never reported the objective metric \"%s\"", replica, objective);
+  if (!seen.empty()) {
+    std::vector<std::string> shown(seen.begin(), seen.end());
+    if (shown.size() > kMaxNamesShown) shown.resize(kMaxNamesShown);
+    absl::StrAppendFormat(&message, "; the metrics it reported: %s%s (is hyperparameterMetricTag "
+                          "one of them under another name?)",
+                          absl::StrJoin(shown, ", "),
+                          seen.size() > kMaxNamesShown
+                              ? absl::StrFormat(" and %d more", seen.size() - kMaxNamesShown)
+                              : "");
+  } else {
+    absl::StrAppend(&message, "; it reported no metric at all");
+  }
+  if (metric_regex.empty()) {
+    absl::StrAppendFormat(&message,
+                          " (print `%s=VALUE` or report it with cloudml-hypertune, or give the "
+                          "job a metricRegex that reads the trainer's own output format)",
+                          objective);
+  } else {
+    absl::StrAppendFormat(&message,
+                          " (the job's metricRegex \"%s\" found no \"%s\" in the trainer's "
+                          "output; check the pattern against a line the trainer prints)",
+                          metric_regex, objective);
+  }
+  return message;
 }
 
 // The lease this thread's writes are fenced with, to carry into a thread.
@@ -778,9 +820,8 @@ absl::Status TrialRunSupervisor::OnReplicaExit(const v1::ReportExitRequest& repo
     } else {
       outcome = studies_.FailTrial(
           job->study_name(), trial.id(),
-          absl::StrFormat("%s exited with code 0 but never reported the objective metric \"%s\" "
-                          "(print `%s=VALUE` or report it with cloudml-hypertune)",
-                          name, objective, objective));
+          MissingObjectiveMessage(trial, name, objective,
+                                  job->training_input().hyperparameters().metric_regex()));
     }
   } else {
     if (!report.stopped_by_request() && job->training_input().scheduling().max_retries() > 0) {

@@ -186,6 +186,36 @@ TEST_F(StdoutMetricParserTest, NonNumericObjectiveIsRejectedWithAReason) {
   EXPECT_THAT(log, Not(HasSubstr("'mode'"))) << "free text is not a metric";
 }
 
+TEST_F(StdoutMetricParserTest, KerasProgressLinesAreReadByDefault) {
+  // Keras 2 with verbose=1: the bar is redrawn with "\r", then the epoch's
+  // final line ends with "\n"; only the last drawing counts.
+  std::vector<v1::Measurement> out = parser_.Feed(
+      "Epoch 1/2\n"
+      "  1/1875 [..............................] - ETA: 5:02 - loss: 2.3026 - accuracy: 0.0938\r"
+      "1875/1875 [==============================] - 3s 1ms/step - loss: 0.2975 - accuracy: "
+      "0.9136 - val_loss: 0.1405 - val_accuracy: 0.9580\n");
+  ASSERT_THAT(out, SizeIs(1));
+  EXPECT_EQ(out[0].step(), 1);
+  EXPECT_THAT(Metrics(out[0]),
+              ElementsAre(Pair("loss", DoubleEq(0.2975)), Pair("accuracy", DoubleEq(0.9136)),
+                          Pair("val_loss", DoubleEq(0.1405)),
+                          Pair("val_accuracy", DoubleEq(0.958))));
+  // Keras 3 draws its bar with box characters and no "[...]".
+  out = parser_.Feed(
+      "1875/1875 \xe2\x94\x81\xe2\x94\x81 2s 1ms/step - accuracy: 0.9700 - loss: 0.1001\n");
+  ASSERT_THAT(out, SizeIs(1));
+  EXPECT_EQ(out[0].step(), 2);
+  EXPECT_THAT(Metrics(out[0]),
+              ElementsAre(Pair("accuracy", DoubleEq(0.97)), Pair("loss", DoubleEq(0.1001))));
+  EXPECT_THAT(log_.Text(), IsEmpty());
+}
+
+TEST_F(StdoutMetricParserTest, ColonsInFreeTextAreNotKerasMetrics) {
+  EXPECT_THAT(parser_.Feed("Note: 5 files; mode: 3 - rate:4\n"), IsEmpty());
+  EXPECT_THAT(parser_.Feed("loading-data: 12\n"), IsEmpty());
+  EXPECT_THAT(log_.Text(), IsEmpty());
+}
+
 TEST_F(StdoutMetricParserTest, RepeatedWarningsAreThinnedOut) {
   std::string text;
   for (int i = 0; i < 40; ++i) text += "loss=nan accuracy=0.5\n";

@@ -438,6 +438,40 @@ TEST_F(TrialRunSupervisorTest, AMasterThatExitsWithoutTheObjectiveFailsTheTrial)
   const v1::Trial trial = TrialOf(job, 1);
   EXPECT_EQ(trial.state(), v1::Trial::FAILED);
   EXPECT_THAT(trial.status_reason(), HasSubstr("never reported the objective metric"));
+  EXPECT_THAT(trial.status_reason(), HasSubstr("it reported no metric at all"));
+  EXPECT_THAT(trial.status_reason(), HasSubstr("metricRegex"));
+}
+
+TEST_F(TrialRunSupervisorTest, AMissingObjectiveNamesTheMetricsThatWereReported) {
+  const v1::Job job = Submit(MakeJob("othernames", dir_.path(), 0));
+  Start(job, 1);
+  v1::Measurement measurement;
+  measurement.set_step(1);
+  for (const char* name : {"val_accuracy", "loss"}) {
+    v1::Metric* metric = measurement.add_metrics();
+    metric->set_metric_id(name);
+    metric->set_value(0.5);
+  }
+  ASSERT_TRUE(studies_->AddMeasurements(job.study_name(), 1, {&measurement, 1}).ok());
+  ASSERT_TRUE(Exit(job, 1, "master", 0).ok());
+  const v1::Trial trial = TrialOf(job, 1);
+  EXPECT_EQ(trial.state(), v1::Trial::FAILED);
+  EXPECT_THAT(trial.status_reason(),
+              HasSubstr("never reported the objective metric \"accuracy\"; the metrics it "
+                        "reported: loss, val_accuracy"));
+  EXPECT_THAT(trial.status_reason(), HasSubstr("metricRegex"));
+}
+
+TEST_F(TrialRunSupervisorTest, AMissingObjectiveWithAMetricRegexPointsAtThePattern) {
+  v1::Job spec = MakeJob("withregex", dir_.path(), 0);
+  spec.mutable_training_input()->mutable_hyperparameters()->set_metric_regex(
+      "acc=(?P<accuracy>\\S+)");
+  const v1::Job job = Submit(spec);
+  Start(job, 1);
+  ASSERT_TRUE(Exit(job, 1, "master", 0).ok());
+  EXPECT_THAT(TrialOf(job, 1).status_reason(),
+              HasSubstr("the job's metricRegex \"acc=(?P<accuracy>\\S+)\" found no "
+                        "\"accuracy\""));
 }
 
 TEST_F(TrialRunSupervisorTest, AnExitReportOfAStudyWithoutAJobIsNotFound) {
