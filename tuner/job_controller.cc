@@ -8,16 +8,13 @@
 #include "tuner/storage/scoped_write_fence.h"
 #include "tuner/storage/trial_ranking.h"
 #include "tuner/training_output_builder.h"
+#include "tuner/storage/trial_states.h"
 
 namespace vernier::tuner {
 namespace {
 
 constexpr v1::Job::State kUnfinishedStates[] = {v1::Job::QUEUED, v1::Job::PREPARING,
                                                 v1::Job::RUNNING, v1::Job::CANCELLING};
-
-bool IsRunning(v1::Trial::State state) {
-  return state == v1::Trial::ACTIVE || state == v1::Trial::STOPPING;
-}
 
 absl::StatusOr<std::vector<v1::Trial>> AllTrials(storage::Storage& storage,
                                                  std::string_view study_name) {

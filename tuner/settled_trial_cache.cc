@@ -4,16 +4,9 @@
 
 #include "google/protobuf/util/message_differencer.h"
 #include "tuner/storage/page_token.h"
+#include "tuner/storage/trial_states.h"
 
 namespace vernier::tuner {
-namespace {
-
-bool HasEnded(v1::Trial::State state) {
-  return state == v1::Trial::SUCCEEDED || state == v1::Trial::STOPPED_EARLY ||
-         state == v1::Trial::INFEASIBLE || state == v1::Trial::FAILED;
-}
-
-}  // namespace
 
 SettledTrialCache::SettledTrialCache(storage::Storage& storage) : storage_(storage) {}
 

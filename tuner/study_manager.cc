@@ -18,20 +18,12 @@
 #include "suggest/search_space.h"
 #include "tuner/config/hyperparameter_validator.h"
 #include "tuner/storage/trial_ranking.h"
+#include "tuner/storage/trial_states.h"
 
 namespace vernier::tuner {
 namespace {
 
 using google::protobuf::util::MessageDifferencer;
-
-bool IsPending(v1::Trial::State state) {
-  return state == v1::Trial::REQUESTED || state == v1::Trial::ACTIVE ||
-         state == v1::Trial::STOPPING;
-}
-
-bool IsRunning(v1::Trial::State state) {
-  return state == v1::Trial::ACTIVE || state == v1::Trial::STOPPING;
-}
 
 // The most trials one SuggestTrials call, and one designer call, asks for.
 constexpr int kMaxSuggestCount = 1000;
@@ -215,6 +207,13 @@ absl::StatusOr<SuggestResult> StudyManager::SuggestTrials(std::string_view study
   }
   absl::StatusOr<v1::Study> study = storage_.GetStudy(study_name);
   if (!study.ok()) return study.status();
+  if (study->state() == v1::Study::COMPLETED && study->spec().max_trials() > 0) {
+    // Every one of its trials has ended: no room, as for a full study.
+    SuggestResult done;
+    done.reason = absl::StrFormat("the study is COMPLETED: its max_trials=%d trials have ended",
+                                  study->spec().max_trials());
+    return done;
+  }
   if (study->state() != v1::Study::ACTIVE) {
     return absl::FailedPreconditionError(
         absl::StrFormat("study \"%s\" is %s; only ACTIVE studies suggest trials", study_name,
@@ -563,8 +562,30 @@ absl::StatusOr<v1::Trial> StudyManager::CompleteTrial(
     spdlog::info("study={} trial={} {} objective={}", study_name, trial_id,
                  v1::Trial::State_Name(completed->state()),
                  MetricValue(completed->final_measurement(), objective).value_or(NAN));
+    VERNIER_RETURN_IF_ERROR(CompleteStudyIfDone(study_name));
   }
   return completed;
+}
+
+absl::Status StudyManager::CompleteStudyIfDone(std::string_view study_name) {
+  VERNIER_ASSIGN_OR_RETURN(const v1::Study study, storage_.GetStudy(study_name));
+  const int64_t max_trials = study.spec().max_trials();
+  if (study.state() != v1::Study::ACTIVE || max_trials <= 0) return absl::OkStatus();
+  VERNIER_ASSIGN_OR_RETURN(const auto counts, storage_.CountTrials(study_name));
+  int64_t ended = 0;
+  for (const auto& [state, n] : counts) ended += HasEnded(state) ? n : 0;
+  if (ended < max_trials) return absl::OkStatus();
+  VERNIER_RETURN_IF_ERROR(storage_
+                              .UpdateStudy(study_name,
+                                           [](v1::Study& stored) {
+                                             if (stored.state() == v1::Study::ACTIVE) {
+                                               stored.set_state(v1::Study::COMPLETED);
+                                             }
+                                             return absl::OkStatus();
+                                           })
+                              .status());
+  spdlog::info("study={} COMPLETED: its max_trials={} trials have ended", study_name, max_trials);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<v1::Trial> StudyManager::EndTrial(std::string_view study_name, int64_t trial_id,
@@ -586,6 +607,7 @@ absl::StatusOr<v1::Trial> StudyManager::EndTrial(std::string_view study_name, in
   if (ended.ok()) {
     spdlog::info("study={} trial={} {}: {}", study_name, trial_id, v1::Trial::State_Name(state),
                  reason);
+    VERNIER_RETURN_IF_ERROR(CompleteStudyIfDone(study_name));
   }
   return ended;
 }

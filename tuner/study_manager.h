@@ -139,6 +139,9 @@ class StudyManager {
   void SuggestLocked(const v1::Study& study, std::span<SuggestRequest* const> batch);
   absl::StatusOr<v1::Trial> EndTrial(std::string_view study_name, int64_t trial_id,
                                      v1::Trial::State state, std::string reason);
+  // After a trial ended: a study with max_trials whose trials have all ended
+  // becomes COMPLETED (it would suggest nothing more).
+  absl::Status CompleteStudyIfDone(std::string_view study_name);
 
   absl::StatusOr<EarlyStoppingDecision> ApplyEarlyStoppingPolicy(const v1::Trial& trial);
 

@@ -5,14 +5,10 @@
 #include "absl/strings/str_cat.h"
 #include "suggest/search_space.h"
 #include "tuner/storage/trial_ranking.h"
+#include "tuner/storage/trial_states.h"
 
 namespace vernier::tuner {
 namespace {
-
-bool HasEnded(v1::Trial::State state) {
-  return state == v1::Trial::SUCCEEDED || state == v1::Trial::STOPPED_EARLY ||
-         state == v1::Trial::INFEASIBLE || state == v1::Trial::FAILED;
-}
 
 std::string ValueText(const v1::ParameterValue& value) {
   const std::string formatted = suggest::FormatParameterValue(value);

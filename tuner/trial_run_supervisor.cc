@@ -16,13 +16,10 @@
 #include "suggest/search_space.h"
 #include "tuner/storage/scoped_write_fence.h"
 #include "tuner/storage/trial_ranking.h"
+#include "tuner/storage/trial_states.h"
 
 namespace vernier::tuner {
 namespace {
-
-bool IsRunning(v1::Trial::State state) {
-  return state == v1::Trial::ACTIVE || state == v1::Trial::STOPPING;
-}
 
 bool IsMaster(const std::string& role) { return role == "master" || role == "chief"; }
 

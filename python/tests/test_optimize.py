@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
 import time
@@ -110,9 +111,14 @@ def test_a_mapping_without_the_objective_stops_the_loop(study: vernier.Study) ->
     assert 'lacks the objective metric "loss"' in caught.value.message
 
 
-def test_optimize_stops_when_the_study_is_full(client: vernier.Client, study_name: str) -> None:
+def test_optimize_stops_when_the_study_is_full(client: vernier.Client, study_name: str,
+                                               caplog: pytest.LogCaptureFixture) -> None:
     study = client.create_study(study_name, quadratic_spec(maxTrials=4))
-    assert len(study.optimize(loss_of, n_trials=10)) == 4
+    with caplog.at_level(logging.WARNING, logger="vernier"):
+        assert len(study.optimize(loss_of, n_trials=10)) == 4
+    assert "optimize ran 4 of the n_trials=10 trials asked for" in caplog.text
+    assert "max_trials=4" in caplog.text
+    assert study.refresh().state == "COMPLETED"
     assert study.optimize(loss_of, n_trials=10) == []
 
 

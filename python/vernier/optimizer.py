@@ -124,8 +124,11 @@ class _Run:
                 if self.stopped:
                     return None
                 if self.running == 0 and self.asking == 0:
-                    logger.info("study=%s optimize stops after %d trials: %s", self.study.name,
-                                len(self.finished), suggestions.reason or "no trial suggested")
+                    # Fewer trials than asked for is worth a warning: the
+                    # study's maxTrials (or an exhausted grid) ended the loop.
+                    logger.warning("study=%s optimize ran %d of the n_trials=%d trials asked "
+                                   "for: %s", self.study.name, len(self.finished),
+                                   self.n_trials, suggestions.reason or "no trial suggested")
                     self.stopped = True
                     self.condition.notify_all()
                     return None

@@ -48,6 +48,11 @@ absl::StatusOr<std::unique_ptr<Designer>> MakeDesigner(const v1::StudySpec& spec
   }
 }
 
+v1::Algorithm RunningAlgorithm(const v1::StudySpec& spec) {
+  return spec.algorithm() == v1::ALGORITHM_UNSPECIFIED ? v1::GAUSSIAN_PROCESS_BANDIT
+                                                       : spec.algorithm();
+}
+
 std::string DescribeAlgorithm(const v1::StudySpec& spec) {
   switch (spec.algorithm()) {
     case v1::ALGORITHM_UNSPECIFIED:

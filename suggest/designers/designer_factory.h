@@ -19,6 +19,10 @@ absl::StatusOr<std::unique_ptr<Designer>> MakeDesigner(const v1::StudySpec& spec
 // Bayesian optimisation after a quasi-random start)".
 std::string DescribeAlgorithm(const v1::StudySpec& spec);
 
+// The algorithm that runs for a spec: its own, or GAUSSIAN_PROCESS_BANDIT for
+// ALGORITHM_UNSPECIFIED.
+v1::Algorithm RunningAlgorithm(const v1::StudySpec& spec);
+
 }  // namespace vernier::suggest
 
 #endif  // VERNIER_SUGGEST_DESIGNERS_DESIGNER_FACTORY_H_

@@ -247,6 +247,34 @@ TEST_F(TuningJobTest, TrainerThatNeverReportsTheObjectiveFails) {
               HasSubstr("never reported the objective metric \"accuracy\""));
 }
 
+TEST_F(TuningJobTest, AJobWithoutMaxTrialsIsWarnedAtSubmitThatItRunsOneTrial) {
+  ServerProcess server(dir_.path() + "/data");
+  server.Start();
+  const std::string config = dir_.path() + "/hp.yaml";
+  std::string text = SmallConfig(1, 1, 0);
+  const std::string max_trials_line = "    maxTrials: 1\n";
+  text.erase(text.find(max_trials_line), max_trials_line.size());
+  WriteFile(config, text);
+  const CommandResult submitted = RunCommand(Submit(
+      server, "onetrial", config, dir_.path() + "/runs", {"/bin/sh", "-c", "echo accuracy=0.5"}));
+  ASSERT_EQ(submitted.exit_code, 0) << submitted.err;
+  EXPECT_THAT(submitted.out,
+              HasSubstr("Warning: " + config + ":3:3: trainingInput.hyperparameters: no "
+                        "maxTrials, so the job runs 1 trial (AI Platform's default); set "
+                        "maxTrials to tune"));
+  const v1::GetJobResponse job = WaitForJob(server, "onetrial", Ended);
+  EXPECT_EQ(job.job().state(), v1::Job::SUCCEEDED);
+  EXPECT_EQ(ListTrials(server, "onetrial").size(), 1u);
+
+  // A config that sets it gets no warning.
+  WriteFile(config, SmallConfig(1, 1, 0));
+  const CommandResult quiet = RunCommand(Submit(server, "settrials", config,
+                                                dir_.path() + "/runs2",
+                                                {"/bin/sh", "-c", "echo accuracy=0.5"}));
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
+  EXPECT_THAT(quiet.out, Not(HasSubstr("Warning")));
+}
+
 TEST_F(TuningJobTest, ServerKilledMidJobLosesNothingAndTheJobFinishes) {
   ServerProcess server(dir_.path() + "/data");
   server.Start();

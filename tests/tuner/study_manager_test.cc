@@ -23,6 +23,7 @@ namespace vernier::tuner {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::IsEmpty;
 
 v1::Study MakeStudy(const std::string& name, int max_trials = 0, int parallel = 0) {
   v1::Study study;
@@ -139,6 +140,34 @@ TEST_F(StudyManagerTest, SuggestRespectsMaxParallelAndMaxTrials) {
   EXPECT_EQ(third->trials.size(), 1u);
   EXPECT_THAT(third->reason, HasSubstr("max_trials=5"));
   EXPECT_EQ(third->trials[0].id(), 5);
+}
+
+TEST_F(StudyManagerTest, AStudyIsCompletedWhenItsMaxTrialsHaveAllEnded) {
+  ASSERT_TRUE(manager_->CreateStudy(MakeStudy("s", /*max_trials=*/3, /*parallel=*/3)).ok());
+  absl::StatusOr<SuggestResult> trials = manager_->SuggestTrials("s", 3, "");
+  ASSERT_TRUE(trials.ok()) << trials.status();
+  ASSERT_EQ(trials->trials.size(), 3u);
+  ASSERT_TRUE(
+      manager_->AddMeasurements("s", 1, std::vector<v1::Measurement>{Accuracy(1, 0.5)}).ok());
+  ASSERT_TRUE(manager_->CompleteTrial("s", 1, std::nullopt).ok());
+  ASSERT_TRUE(manager_->FailTrial("s", 2, "boom").ok());
+  // All trials exist, one is still running: the study goes on.
+  EXPECT_EQ(manager_->GetStudy("s")->state(), v1::Study::ACTIVE);
+  ASSERT_TRUE(manager_->MarkInfeasible("s", 3, "diverged").ok());
+  EXPECT_EQ(manager_->GetStudy("s")->state(), v1::Study::COMPLETED);
+  // Asking for more gets none, with the reason, not an error.
+  absl::StatusOr<SuggestResult> more = manager_->SuggestTrials("s", 1, "");
+  ASSERT_TRUE(more.ok()) << more.status();
+  EXPECT_THAT(more->trials, IsEmpty());
+  EXPECT_THAT(more->reason, HasSubstr("COMPLETED: its max_trials=3 trials have ended"));
+}
+
+TEST_F(StudyManagerTest, AStudyWithoutMaxTrialsStaysActive) {
+  ASSERT_TRUE(manager_->CreateStudy(MakeStudy("s")).ok());
+  absl::StatusOr<SuggestResult> trials = manager_->SuggestTrials("s", 1, "");
+  ASSERT_TRUE(trials.ok()) << trials.status();
+  ASSERT_TRUE(manager_->FailTrial("s", 1, "boom").ok());
+  EXPECT_EQ(manager_->GetStudy("s")->state(), v1::Study::ACTIVE);
 }
 
 TEST_F(StudyManagerTest, SuggestedParametersRespectTheSpace) {

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "tuner/cli/command_context.h"
+#include "tuner/cli/gcloud_flags.h"
 #include "tuner/cli/job_commands.h"
 #include "tuner/cli/output_format.h"
 #include "tuner/cli/study_commands.h"
@@ -150,6 +151,7 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
       "else 127.0.0.1:7730.",
       "vernier");
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("vernier ") + VERNIER_VERSION);
 
   // vernier serve
   CLI::App* serve = app.add_subcommand("serve", "Run the Vernier server in this process");
@@ -371,6 +373,11 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
   try {
     app.parse(static_cast<int>(argv.size()), argv.data());
     if (training->parsed() && !training->remaining().empty()) {
+      for (const std::string& extra : training->remaining()) {
+        if (std::optional<std::string> advice = GcloudFlagAdvice(extra)) {
+          throw CLI::ValidationError(*advice);
+        }
+      }
       // Most often a trainer command typed without the `--` before it.
       throw CLI::ValidationError(absl::StrCat(
           "unexpected arguments before `--`: ", absl::StrJoin(training->remaining(), " "),

@@ -19,6 +19,7 @@
 #include "tuner/cli/time_format.h"
 #include "tuner/config/hyperparameter_validator.h"
 #include "tuner/config/training_input_parser.h"
+#include "tuner/storage/trial_states.h"
 
 namespace vernier::cli {
 namespace {
@@ -76,11 +77,6 @@ std::string FormatBestTrial(const v1::Job& job) {
   return text;
 }
 
-bool HasEnded(v1::Trial::State state) {
-  return state == v1::Trial::SUCCEEDED || state == v1::Trial::FAILED ||
-         state == v1::Trial::INFEASIBLE || state == v1::Trial::STOPPED_EARLY;
-}
-
 // The server may keep the runs of ended trials; their replica states are
 // then the last ones seen, so the trial's own state decides.
 std::vector<const v1::TrialRun*> RunningTrialRuns(const v1::GetJobResponse& response) {
@@ -89,7 +85,7 @@ std::vector<const v1::TrialRun*> RunningTrialRuns(const v1::GetJobResponse& resp
     const std::string trial_id = absl::StrCat(run.trial_id());
     const auto& trials = response.job().training_output().trials();
     const bool ended = std::any_of(trials.begin(), trials.end(), [&](const auto& trial) {
-      return trial.trial_id() == trial_id && HasEnded(trial.state());
+      return trial.trial_id() == trial_id && tuner::HasEnded(trial.state());
     });
     if (!ended) running.push_back(&run);
   }
@@ -204,6 +200,9 @@ absl::Status JobCommands::Submit(const SubmitJobOptions& options) {
     return config::LocateInTrainingInputFile(submitted.status(), options.config_path);
   }
   if (context_.format == OutputFormat::kJson) return PrintJson(*submitted);
+  for (const std::string& warning : config::TrainingInputFileWarnings(options.config_path)) {
+    *context_.out << "Warning: " << warning << "\n";
+  }
   if (options.dry_run) {
     *context_.out << submitted->launch_preview();
     return absl::OkStatus();

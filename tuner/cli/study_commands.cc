@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "suggest/designers/designer_factory.h"
 #include "suggest/early_stopping/early_stopping_policy_factory.h"
 #include "suggest/search_space.h"
 #include "tuner/cli/fetch_all_pages.h"
@@ -243,7 +244,7 @@ absl::Status StudyCommands::ListStudies() {
   table.SetAlignment(4, TablePrinter::Alignment::kRight);
   for (const v1::Study& study : all.studies()) {
     table.AddRow({study.name(), v1::Study::State_Name(study.state()),
-                  v1::Algorithm_Name(study.spec().algorithm()), FormatMetrics(study),
+                  v1::Algorithm_Name(suggest::RunningAlgorithm(study.spec())), FormatMetrics(study),
                   FormatLimit(study.spec().max_trials()),
                   FormatTimestamp(study.create_time(), context_.time_zone)});
   }
@@ -271,7 +272,7 @@ absl::Status StudyCommands::Describe(const std::string& study_name) {
   if (!study->display_name().empty()) fields.AddRow({"Display name:", study->display_name()});
   fields.AddRow({"State:", v1::Study::State_Name(study->state())});
   fields.AddRow({"Created:", FormatTimestamp(study->create_time(), context_.time_zone)});
-  fields.AddRow({"Algorithm:", v1::Algorithm_Name(spec.algorithm())});
+  fields.AddRow({"Algorithm:", suggest::DescribeAlgorithm(spec)});
   fields.AddRow({"Seed:", absl::StrCat(spec.seed())});
   fields.AddRow({"Metrics:", FormatMetrics(*study)});
   fields.AddRow({"Limits:", absl::StrCat("max trials ", FormatLimit(spec.max_trials()),

@@ -162,6 +162,19 @@ class TrainingInputParser {
     return spec;
   }
 
+  // After Parse: what the config leaves to a default that is rarely meant,
+  // each "FILE:LINE:COLUMN: FIELD: WHY".
+  std::vector<std::string> Warnings(const v1::TrainingInput& input) const {
+    std::vector<std::string> warnings;
+    const std::string block(kHyperparametersKey);
+    if (input.has_hyperparameters() && !marks_.contains(Child(block, "maxTrials"))) {
+      warnings.push_back(absl::StrCat(
+          Locate(block), ": no maxTrials, so the job runs ", input.hyperparameters().max_trials(),
+          " trial (AI Platform's default); set maxTrials to tune"));
+    }
+    return warnings;
+  }
+
   // After Parse: "FILE:LINE:COLUMN: FIELD" for a proto field path relative
   // to the trainingInput ("worker_config.accelerator_config.count").
   std::string LocateProtoField(absl::string_view proto_path) const {
@@ -703,6 +716,15 @@ absl::StatusOr<v1::TrainingInput> ParseTrainingInputFile(const std::string& path
   absl::StatusOr<std::string> text = ReadConfigFile(path);
   if (!text.ok()) return text.status();
   return ParseTrainingInputYaml(*text, path);
+}
+
+std::vector<std::string> TrainingInputFileWarnings(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadConfigFile(path);
+  if (!text.ok()) return {};
+  TrainingInputParser parser(path);
+  absl::StatusOr<v1::TrainingInput> input = parser.Parse(*text);
+  if (!input.ok()) return {};
+  return parser.Warnings(*input);
 }
 
 absl::Status LocateInTrainingInputFile(const absl::Status& server_error, const std::string& path) {

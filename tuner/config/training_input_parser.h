@@ -2,6 +2,7 @@
 #define VERNIER_TUNER_CONFIG_TRAINING_INPUT_PARSER_H_
 
 #include <string>
+#include <vector>
 #include <string_view>
 
 #include "absl/status/statusor.h"
@@ -46,6 +47,11 @@ absl::StatusOr<v1::StudySpec> ParseStudySpecText(std::string_view text, SpecForm
 // As above, for the file at `path`; NOT_FOUND when there is no such file,
 // INVALID_ARGUMENT naming the path when it cannot be read.
 absl::StatusOr<v1::TrainingInput> ParseTrainingInputFile(const std::string& path);
+
+// What the file at `path` leaves to a default that is rarely meant (no
+// maxTrials: one trial), each "FILE:LINE:COLUMN: FIELD: WHY"; none for a file
+// that does not parse (ParseTrainingInputFile says why).
+std::vector<std::string> TrainingInputFileWarnings(const std::string& path);
 
 // The server checks what only it knows (its machine types, its GPUs) and
 // names the field in proto terms: "training_input.worker_type: PROBLEM".

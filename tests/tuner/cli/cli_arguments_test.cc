@@ -25,6 +25,7 @@ namespace {
 using testing::CliRun;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 using testing::RunCli;
 
 // Absolute, so that tests may change the working directory afterwards. ctest
@@ -62,6 +63,30 @@ TEST_F(CliArgumentsTest, SubmitWithoutTrainerCommandIsAUsageError) {
   EXPECT_THAT(run.err, HasSubstr("the trainer command is missing"));
   EXPECT_THAT(run.err, HasSubstr("-- CMD ARGS..."));
   EXPECT_THAT(run.out, IsEmpty());
+}
+
+TEST_F(CliArgumentsTest, GcloudFlagsVernierDoesNotTakeAreNamedWithWhatToDoInstead) {
+  CliRun run = RunCli({"jobs", "submit", "training", "job1", "--config", "c.yaml", "--job-dir",
+                       "/tmp/j", "--region", "us-central1", "--", "python3", "train.py"});
+  EXPECT_EQ(run.exit_code, kExitUsage);
+  EXPECT_THAT(run.err, HasSubstr("`--region` is a gcloud flag that Vernier does not take: it has "
+                                 "no meaning for a self-hosted server; drop it"));
+  EXPECT_THAT(run.err, Not(HasSubstr("Put the trainer command after")));
+  run = RunCli({"jobs", "submit", "training", "job1", "--config", "c.yaml", "--job-dir", "/tmp/j",
+                "--scale-tier=BASIC_GPU", "--", "python3", "train.py"});
+  EXPECT_EQ(run.exit_code, kExitUsage);
+  EXPECT_THAT(run.err, HasSubstr("`--scale-tier` is a gcloud flag that Vernier does not take: it "
+                                 "goes in the --config YAML instead"));
+  run = RunCli({"jobs", "submit", "training", "job1", "--config", "c.yaml", "--job-dir", "/tmp/j",
+                "--stream-logs", "--", "python3", "train.py"});
+  EXPECT_THAT(run.err, HasSubstr("vernier jobs stream-logs JOB_ID --follow"));
+  EXPECT_THAT(run.out, IsEmpty());
+}
+
+TEST_F(CliArgumentsTest, VersionPrintsTheVersion) {
+  const CliRun run = RunCli({"--version"});
+  EXPECT_EQ(run.exit_code, kExitSuccess);
+  EXPECT_THAT(run.out, HasSubstr("vernier 0."));
 }
 
 TEST_F(CliArgumentsTest, EmptyCommandAfterSeparatorIsAUsageError) {

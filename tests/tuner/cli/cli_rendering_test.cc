@@ -333,6 +333,11 @@ class FakeVernierServer final : public v1::JobService::Service, public v1::Study
   grpc::Status ListStudies(grpc::ServerContext*, const v1::ListStudiesRequest*,
                            v1::ListStudiesResponse* response) override {
     *response->add_studies() = CannedStudy();
+    // A study created without an algorithm shows the one that runs.
+    v1::Study* unspecified = response->add_studies();
+    *unspecified = CannedStudy();
+    unspecified->set_name("auto");
+    unspecified->mutable_spec()->set_algorithm(v1::ALGORITHM_UNSPECIFIED);
     v1::Study* other = response->add_studies();
     other->set_name("direct");
     other->set_state(v1::Study::COMPLETED);
@@ -631,6 +636,8 @@ TEST_F(CliRenderingTest, StudiesListShowsAlgorithmMetricsAndLimits) {
             "CREATED\n"
             "mnist   ACTIVE     GAUSSIAN_PROCESS_BANDIT  accuracy (MAXIMIZE)          20  "
             "2024-05-01 11:00:00\n"
+            "auto    ACTIVE     GAUSSIAN_PROCESS_BANDIT  accuracy (MAXIMIZE)          20  "
+            "2024-05-01 11:00:00\n"
             "direct  COMPLETED  RANDOM_SEARCH            loss (MINIMIZE)       unlimited  "
             "2024-05-01 11:59:00\n");
 }
@@ -642,7 +649,8 @@ TEST_F(CliRenderingTest, StudiesDescribeShowsTheSpecAndTrialCounts) {
             "Study:           mnist\n"
             "State:           ACTIVE\n"
             "Created:         2024-05-01 11:00:00\n"
-            "Algorithm:       GAUSSIAN_PROCESS_BANDIT\n"
+            "Algorithm:       GAUSSIAN_PROCESS_BANDIT (Gaussian-process Bayesian optimisation "
+            "after a quasi-random start)\n"
             "Seed:            42\n"
             "Metrics:         accuracy (MAXIMIZE)\n"
             "Limits:          max trials 20, max parallel 2, max failed unlimited\n"

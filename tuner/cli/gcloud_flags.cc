@@ -1,0 +1,73 @@
+#include "tuner/cli/gcloud_flags.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace vernier::cli {
+namespace {
+
+struct GcloudFlag {
+  std::string_view name;
+  std::string_view advice;
+};
+
+constexpr std::string_view kCloudOnly =
+    "has no meaning for a self-hosted server; drop it (trials run where `vernier serve` "
+    "runs them: this machine or its Slurm cluster)";
+constexpr std::string_view kInConfig =
+    "goes in the --config YAML instead: masterConfig/workerConfig/parameterServerConfig with "
+    "masterType, workerCount, acceleratorConfig or imageUri (see docs/yaml-reference.md)";
+constexpr std::string_view kAsync =
+    "is not needed: `vernier jobs submit training` returns once the job is queued; follow it "
+    "with `vernier jobs stream-logs JOB_ID --follow`";
+constexpr std::string_view kPackage =
+    "is not supported yet: install the package where the server runs and give the module as "
+    "the trainer command, e.g. `-- python3 -m trainer.task ARGS`";
+
+constexpr GcloudFlag kGcloudFlags[] = {
+    {"--region", kCloudOnly},
+    {"--runtime-version", kCloudOnly},
+    {"--python-version", kCloudOnly},
+    {"--staging-bucket", kCloudOnly},
+    {"--labels", kCloudOnly},
+    {"--kms-key", kCloudOnly},
+    {"--kms-keyring", kCloudOnly},
+    {"--kms-location", kCloudOnly},
+    {"--kms-project", kCloudOnly},
+    {"--network", kCloudOnly},
+    {"--service-account", kCloudOnly},
+    {"--enable-web-access", kCloudOnly},
+    {"--project", kCloudOnly},
+    {"--scale-tier", kInConfig},
+    {"--master-machine-type", kInConfig},
+    {"--master-accelerator", kInConfig},
+    {"--master-image-uri", kInConfig},
+    {"--worker-count", kInConfig},
+    {"--worker-machine-type", kInConfig},
+    {"--worker-accelerator", kInConfig},
+    {"--worker-image-uri", kInConfig},
+    {"--parameter-server-count", kInConfig},
+    {"--parameter-server-machine-type", kInConfig},
+    {"--parameter-server-accelerator", kInConfig},
+    {"--parameter-server-image-uri", kInConfig},
+    {"--use-chief-in-tf-config", kInConfig},
+    {"--stream-logs", kAsync},
+    {"--async", kAsync},
+    {"--package-path", kPackage},
+    {"--module-name", kPackage},
+    {"--packages", kPackage},
+};
+
+}  // namespace
+
+std::optional<std::string> GcloudFlagAdvice(std::string_view argument) {
+  const std::string_view name = argument.substr(0, argument.find('='));
+  for (const GcloudFlag& flag : kGcloudFlags) {
+    if (flag.name == name) {
+      return absl::StrCat("`", std::string(name), "` is a gcloud flag that Vernier does not take: it ",
+                          std::string(flag.advice));
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace vernier::cli
