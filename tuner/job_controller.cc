@@ -1,5 +1,7 @@
 #include "tuner/job_controller.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -7,8 +9,8 @@
 #include "spdlog/spdlog.h"
 #include "tuner/storage/scoped_write_fence.h"
 #include "tuner/storage/trial_ranking.h"
-#include "tuner/training_output_builder.h"
 #include "tuner/storage/trial_states.h"
+#include "tuner/training_output_builder.h"
 
 namespace vernier::tuner {
 namespace {
@@ -174,7 +176,29 @@ absl::StatusOr<v1::GetJobResponse> JobController::GetJob(std::string_view job_id
 absl::StatusOr<storage::Page<v1::Job>> JobController::ListJobs(int page_size,
                                                                std::string_view page_token) {
   if (page_size < 0) return absl::InvalidArgumentError("page_size must not be negative");
-  return storage_.ListJobs(page_size, page_token);
+  VERNIER_ASSIGN_OR_RETURN(storage::Page<v1::Job> page, storage_.ListJobs(page_size, page_token));
+  for (v1::Job& job : page.items) {
+    // A job's stored output is written when it ends; before that (and for
+    // jobs stored before counts were) its counts come from the store, one
+    // aggregate query per job, never every trial.
+    if (job.has_end_time() && job.training_output().has_trial_counts()) continue;
+    absl::StatusOr<v1::Study> study = storage_.GetStudy(job.study_name());
+    if (!study.ok()) continue;
+    VERNIER_ASSIGN_OR_RETURN(const auto by_state, storage_.CountTrials(job.study_name()));
+    v1::TrainingOutput& output = *job.mutable_training_output();
+    *output.mutable_trial_counts() = CountTrialStates(by_state);
+    const int64_t ended = EndedTrials(output.trial_counts());
+    // A resumed job's study holds its own maxTrials plus the copies.
+    int64_t resumed = 0;
+    if (!job.training_input().hyperparameters().resume_previous_job_id().empty()) {
+      resumed = std::clamp<int64_t>(
+          study->spec().max_trials() - job.training_input().hyperparameters().max_trials(), 0,
+          ended);
+    }
+    output.set_resumed_trial_count(resumed);
+    output.set_completed_trial_count(ended - resumed);
+  }
+  return page;
 }
 
 absl::StatusOr<v1::Job> JobController::CancelJob(std::string_view job_id) {

@@ -14,6 +14,7 @@
 #include "tuner/config/replica_spec_builder.h"
 #include "tuner/config/study_spec_builder.h"
 #include "tuner/config/training_input_defaults.h"
+#include "tuner/training_output_builder.h"
 
 namespace vernier::tuner {
 namespace {
@@ -26,10 +27,6 @@ v1::HyperparameterSpec TunedEssentials(const v1::Job& job) {
       job.training_input().hyperparameters().hyperparameter_metric_tag());
   essentials.set_goal(job.training_input().hyperparameters().goal());
   return essentials;
-}
-
-std::string ResumedClientId(const std::string& previous_id) {
-  return absl::StrCat("resumed:", previous_id);
 }
 
 }  // namespace

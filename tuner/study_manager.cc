@@ -100,8 +100,8 @@ absl::Status ValidateMeasurement(const v1::Measurement& measurement, std::string
     }
     if (metric.metric_id().size() > config::kMaxNameBytes) {
       return absl::InvalidArgumentError(
-          absl::StrFormat("%s: metrics[%d].metric_id is %d bytes; at most %d are allowed", where,
-                          i, metric.metric_id().size(), config::kMaxNameBytes));
+          absl::StrFormat("%s: metrics[%d].metric_id is %d bytes; at most %d are allowed", where, i,
+                          metric.metric_id().size(), config::kMaxNameBytes));
     }
     // Which of two values would count is not for the service to guess.
     const auto [first, inserted] = first_index.emplace(metric.metric_id(), i);
@@ -149,7 +149,7 @@ absl::StatusOr<v1::Study> StudyManager::CreateStudy(v1::Study study) {
   }
 
   absl::MutexLock lock(&StudyLock(study.name()));
-  const bool seed_chosen_by_user = study.spec().seed() != 0;
+  const bool seed_chosen_by_user = study.spec().has_seed();
   absl::StatusOr<v1::Study> existing = storage_.GetStudy(study.name());
   if (existing.ok()) {
     v1::StudySpec requested = study.spec();
@@ -161,7 +161,7 @@ absl::StatusOr<v1::Study> StudyManager::CreateStudy(v1::Study study) {
   }
   if (!absl::IsNotFound(existing.status())) return existing.status();
 
-  if (!seed_chosen_by_user) study.mutable_spec()->set_seed(std::random_device{}() | 1);
+  if (!seed_chosen_by_user) study.mutable_spec()->set_seed(std::random_device{}());
   study.set_state(v1::Study::ACTIVE);
   *study.mutable_create_time() = ToTimestamp(clock_());
   absl::StatusOr<v1::Study> created = storage_.CreateStudy(study);
@@ -621,6 +621,11 @@ absl::StatusOr<v1::Trial> StudyManager::MarkInfeasible(std::string_view study_na
 absl::StatusOr<v1::Trial> StudyManager::FailTrial(std::string_view study_name, int64_t trial_id,
                                                   std::string reason) {
   return EndTrial(study_name, trial_id, v1::Trial::FAILED, std::move(reason));
+}
+
+absl::StatusOr<v1::Trial> StudyManager::CancelTrial(std::string_view study_name, int64_t trial_id,
+                                                    std::string reason) {
+  return EndTrial(study_name, trial_id, v1::Trial::CANCELLED, std::move(reason));
 }
 
 absl::StatusOr<v1::Trial> StudyManager::StopTrial(std::string_view study_name, int64_t trial_id) {

@@ -96,6 +96,10 @@ class StudyManager {
   // For the job controller: the trial's program failed or was lost.
   absl::StatusOr<v1::Trial> FailTrial(std::string_view study_name, int64_t trial_id,
                                       std::string reason);
+  // For the job controller: the trial's job was cancelled or failed (the
+  // trial is CANCELLED, with its measurements kept).
+  absl::StatusOr<v1::Trial> CancelTrial(std::string_view study_name, int64_t trial_id,
+                                        std::string reason);
   absl::StatusOr<v1::Trial> StopTrial(std::string_view study_name, int64_t trial_id);
   // Whether the trial should stop: yes once it is STOPPING or has ended;
   // for an ACTIVE trial of a study with early stopping on, the study's policy

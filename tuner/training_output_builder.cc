@@ -31,8 +31,11 @@ v1::HyperparameterOutput ToOutput(const v1::Trial& trial, const v1::StudySpec& s
   if (trial.has_start_time()) *output.mutable_start_time() = trial.start_time();
   if (trial.has_end_time()) *output.mutable_end_time() = trial.end_time();
   output.set_state(trial.state());
+  output.set_resumed(IsResumedCopy(trial));
   return output;
 }
+
+constexpr std::string_view kResumedClientPrefix = "resumed:";
 
 }  // namespace
 
@@ -47,42 +50,70 @@ v1::TrainingOutput BuildTrainingOutput(const v1::StudySpec& spec,
     listed.insert(trial.id());
   }
   int64_t completed = 0;
+  int64_t resumed = 0;
   for (const v1::Trial& trial : trials) {
-    if (HasEnded(trial.state())) ++completed;
+    const bool copy = IsResumedCopy(trial);
+    resumed += copy ? 1 : 0;
+    if (HasEnded(trial.state()) && !copy) ++completed;
     if (!listed.contains(trial.id())) *output.add_trials() = ToOutput(trial, spec);
   }
   output.set_completed_trial_count(completed);
+  output.set_resumed_trial_count(resumed);
+  *output.mutable_trial_counts() = CountTrialStates(trials);
   return output;
 }
 
 v1::TrialCounts CountTrialStates(std::span<const v1::Trial> trials) {
+  std::map<v1::Trial::State, int64_t> by_state;
+  for (const v1::Trial& trial : trials) ++by_state[trial.state()];
+  return CountTrialStates(by_state);
+}
+
+v1::TrialCounts CountTrialStates(const std::map<v1::Trial::State, int64_t>& by_state) {
   v1::TrialCounts counts;
-  for (const v1::Trial& trial : trials) {
-    switch (trial.state()) {
+  for (const auto& [state, n] : by_state) {
+    const int32_t count = static_cast<int32_t>(n);
+    switch (state) {
       case v1::Trial::REQUESTED:
-        counts.set_requested(counts.requested() + 1);
+        counts.set_requested(counts.requested() + count);
         break;
       case v1::Trial::ACTIVE:
       case v1::Trial::STOPPING:
-        counts.set_active(counts.active() + 1);
+        counts.set_active(counts.active() + count);
         break;
       case v1::Trial::SUCCEEDED:
-        counts.set_succeeded(counts.succeeded() + 1);
+        counts.set_succeeded(counts.succeeded() + count);
         break;
       case v1::Trial::FAILED:
-        counts.set_failed(counts.failed() + 1);
+        counts.set_failed(counts.failed() + count);
         break;
       case v1::Trial::INFEASIBLE:
-        counts.set_infeasible(counts.infeasible() + 1);
+        counts.set_infeasible(counts.infeasible() + count);
         break;
       case v1::Trial::STOPPED_EARLY:
-        counts.set_stopped_early(counts.stopped_early() + 1);
+        counts.set_stopped_early(counts.stopped_early() + count);
+        break;
+      case v1::Trial::CANCELLED:
+        counts.set_cancelled(counts.cancelled() + count);
         break;
       default:
         break;
     }
   }
   return counts;
+}
+
+int64_t EndedTrials(const v1::TrialCounts& counts) {
+  return int64_t{counts.succeeded()} + counts.failed() + counts.infeasible() +
+         counts.stopped_early() + counts.cancelled();
+}
+
+std::string ResumedClientId(std::string_view previous_job_id) {
+  return absl::StrCat(std::string(kResumedClientPrefix), std::string(previous_job_id));
+}
+
+bool IsResumedCopy(const v1::Trial& trial) {
+  return trial.client_id().starts_with(kResumedClientPrefix);
 }
 
 }  // namespace vernier::tuner

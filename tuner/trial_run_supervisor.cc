@@ -1,10 +1,10 @@
 #include "tuner/trial_run_supervisor.h"
 
 #include <cstring>
+#include <limits>
 #include <set>
 #include <string>
 #include <vector>
-#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -55,8 +55,7 @@ std::optional<v1::Measurement> LastObjectiveMeasurement(const v1::Trial& trial,
 // appeared. Names the metrics that did (a misspelt or differently named
 // objective is the usual cause) and how to read another output format.
 std::string MissingObjectiveMessage(const v1::Trial& trial, const std::string& replica,
-                                    const std::string& objective,
-                                    const std::string& metric_regex) {
+                                    const std::string& objective, const std::string& metric_regex) {
   constexpr size_t kMaxNamesShown = 10;
   std::set<std::string> seen;
   for (const v1::Measurement& measurement : trial.measurements()) {
@@ -67,7 +66,8 @@ std::string MissingObjectiveMessage(const v1::Trial& trial, const std::string& r
   if (!seen.empty()) {
     std::vector<std::string> shown(seen.begin(), seen.end());
     if (shown.size() > kMaxNamesShown) shown.resize(kMaxNamesShown);
-    absl::StrAppendFormat(&message, "; the metrics it reported: %s%s (is hyperparameterMetricTag "
+    absl::StrAppendFormat(&message,
+                          "; the metrics it reported: %s%s (is hyperparameterMetricTag "
                           "one of them under another name?)",
                           absl::StrJoin(shown, ", "),
                           seen.size() > kMaxNamesShown
@@ -461,7 +461,7 @@ void TrialRunSupervisor::CancelTrials(const v1::Job& job, const std::vector<v1::
   for (const v1::Trial& trial : trials) {
     auto run = runs.find(trial.id());
     if (run == runs.end()) {
-      (void)studies_.FailTrial(job.study_name(), trial.id(), reason);
+      (void)studies_.CancelTrial(job.study_name(), trial.id(), reason);
       continue;
     }
     const TrialKey key{job.job_id(), trial.id()};
@@ -481,7 +481,7 @@ void TrialRunSupervisor::CancelTrials(const v1::Job& job, const std::vector<v1::
       }
       RecordEndedRun(key.job_id, run);
       // The agent usually reports first; then this is a no-op.
-      (void)studies_.FailTrial(study, key.trial_id, reason);
+      (void)studies_.CancelTrial(study, key.trial_id, reason);
       absl::MutexLock lock(&mutex_);
       auto attempt = attempts_.find(key);
       if (attempt != attempts_.end()) attempt->second.state = TrialAttemptState::kEnded;
@@ -804,10 +804,10 @@ absl::Status TrialRunSupervisor::OnReplicaExit(const v1::ReportExitRequest& repo
   absl::StatusOr<v1::Trial> outcome;
   if (job->state() == v1::Job::CANCELLING) {
     outcome =
-        studies_.FailTrial(job->study_name(), trial.id(),
-                           job->error_message().empty()
-                               ? absl::StrFormat("cancelled with job %s", job->job_id())
-                               : absl::StrFormat("ended because job %s failed", job->job_id()));
+        studies_.CancelTrial(job->study_name(), trial.id(),
+                             job->error_message().empty()
+                                 ? absl::StrFormat("cancelled with job %s", job->job_id())
+                                 : absl::StrFormat("ended because job %s failed", job->job_id()));
   } else if (report.stopped_by_request() && trial.state() == v1::Trial::STOPPING &&
              last.has_value()) {
     outcome = studies_.CompleteTrial(job->study_name(), trial.id(), last);

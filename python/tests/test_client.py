@@ -25,7 +25,7 @@ def test_create_get_and_list_a_study(client: vernier.Client, study_name: str) ->
     assert study.parameter_names == ["lr", "layers", "optimizer", "batch_size", "dropout"]
     assert study.spec.max_trials == 5
     assert study.create_time is not None and study.create_time.tzinfo is not None
-    assert study.spec.seed != 0  # Chosen and stored by the server.
+    assert study.spec.HasField("seed")  # Chosen and stored by the server.
 
     fetched = client.get_study(study_name)
     assert fetched.proto == study.proto
@@ -80,6 +80,18 @@ def test_create_with_another_spec_already_exists(client: vernier.Client,
 def test_seed_is_kept(client: vernier.Client, study_name: str) -> None:
     study = client.create_study(study_name, quadratic_spec(), seed=1234)
     assert study.spec.seed == 1234
+
+
+def test_seed_zero_is_a_seed_like_any_other(client: vernier.Client, study_name: str) -> None:
+    first = client.create_study(study_name + "_a", quadratic_spec(), seed=0)
+    second = client.create_study(study_name + "_b", quadratic_spec(), seed=0)
+    assert first.spec.HasField("seed") and first.spec.seed == 0
+    assert client.get_study(study_name + "_a").spec.seed == 0
+    assert [t.parameters for t in first.suggest(3)] == [t.parameters for t in second.suggest(3)]
+    # Re-running the same cell with seed=0 returns the study, not a conflict.
+    assert client.create_study(study_name + "_a", quadratic_spec(), seed=0).spec.seed == 0
+    with pytest.raises(vernier.AlreadyExists):
+        client.create_study(study_name + "_a", quadratic_spec(), seed=1)
 
 
 def test_same_seed_same_suggestions(client: vernier.Client, study_name: str) -> None:

@@ -94,8 +94,9 @@ class Client:
                                  "minValue": 1e-4, "maxValue": 0.1,
                                  "scaleType": "UNIT_LOG_SCALE"}]}
             display_name: free text shown beside the name.
-            seed: the designers' seed, for reproducible suggestions; default:
-                one chosen by the server.
+            seed: the designers' seed, for reproducible suggestions (0 is a
+                seed like any other); None (the default): one chosen by the
+                server and stored with the study.
 
         Raises:
             InvalidArgument: the spec or name breaks a rule; for errors in a

@@ -123,7 +123,8 @@ class Trial:
         id: the trial's number in its study, from 1.
         study_name: the study it belongs to.
         state: ``"ACTIVE"``, ``"STOPPING"``, ``"SUCCEEDED"``, ``"FAILED"``,
-            ``"INFEASIBLE"``, ``"STOPPED_EARLY"`` or ``"REQUESTED"``.
+            ``"INFEASIBLE"``, ``"STOPPED_EARLY"``, ``"CANCELLED"`` (its job
+            was cancelled) or ``"REQUESTED"``.
         parameters: name to typed value (see :data:`ParameterValue`).
         final_measurement: the measurement the trial was completed with.
         latest_measurement: the most recent measurement reported.
@@ -182,7 +183,7 @@ class Trial:
     @property
     def is_done(self) -> bool:
         """True once the trial has ended, whichever way."""
-        return self.state in ("SUCCEEDED", "FAILED", "INFEASIBLE", "STOPPED_EARLY")
+        return self.state in ("SUCCEEDED", "FAILED", "INFEASIBLE", "STOPPED_EARLY", "CANCELLED")
 
     def _elapsed_seconds(self) -> float:
         if self.start_time is None:

@@ -113,7 +113,18 @@ TEST_F(TuningJobTest, CancelEndsEveryTrialProcessAndTheJob) {
   v1::GetJobResponse job = WaitForJob(server, "to_cancel", Ended, std::chrono::seconds(60));
   EXPECT_EQ(job.job().state(), v1::Job::CANCELLED) << job.DebugString();
   EXPECT_EQ(job.trial_counts().active(), 0);
-  EXPECT_EQ(job.trial_counts().failed(), 2);
+  // Cancelled, not failed: the trainers did nothing wrong. Their
+  // measurements stay, and the job list says what happened.
+  EXPECT_EQ(job.trial_counts().failed(), 0);
+  EXPECT_EQ(job.trial_counts().cancelled(), 2);
+  for (const v1::Trial& trial : ListTrials(server, "to_cancel")) {
+    EXPECT_EQ(trial.state(), v1::Trial::CANCELLED) << trial.DebugString();
+    EXPECT_EQ(trial.status_reason(), "cancelled with job to_cancel");
+    EXPECT_GT(trial.measurements_size(), 0);
+  }
+  const CommandResult listed = RunCommand(Cli(server, {"jobs", "list"}));
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_THAT(listed.out, HasSubstr("CANCELLED     2/6  2 cancelled"));
   for (int pid : pids) EXPECT_FALSE(ProcessAlive(pid)) << "agent " << pid << " outlived the cancel";
 
   CommandResult again = RunCommand(Cli(server, {"jobs", "cancel", "to_cancel"}));
@@ -350,6 +361,8 @@ TEST_F(TuningJobTest, SubmitErrorsNameTheProblem) {
       Submit(server, "twice", good, dir_.path() + "/runs", {"/bin/sh", "-c", "echo accuracy=1"}));
   EXPECT_EQ(duplicate.exit_code, 1);
   EXPECT_THAT(duplicate.err, HasSubstr("ALREADY_EXISTS"));
+  // The first one runs to its end, so that no agent outlives the server.
+  EXPECT_EQ(WaitForJob(server, "twice", Ended).job().state(), v1::Job::SUCCEEDED);
 
   CommandResult missing = RunCommand(Cli(server, {"jobs", "describe", "no_such_job"}));
   EXPECT_EQ(missing.exit_code, 1);

@@ -48,6 +48,33 @@ TEST(TrainingOutputBuilderTest, RankedTrialsFirstThenTheRestAndCounts) {
   EXPECT_EQ(counts.failed(), 1);
   EXPECT_EQ(counts.stopped_early(), 1);
   EXPECT_EQ(counts.active(), 1);
+  EXPECT_EQ(output.trial_counts().succeeded(), 1);
+  EXPECT_EQ(output.trial_counts().active(), 1);
+  EXPECT_EQ(output.resumed_trial_count(), 0);
+}
+
+TEST(TrainingOutputBuilderTest, ResumedCopiesAreMarkedAndLeftOutOfTheCompletedCount) {
+  v1::StudySpec spec;
+  v1::MetricSpec& metric = *spec.add_metrics();
+  metric.set_metric_id("accuracy");
+  metric.set_goal(v1::MetricSpec::MAXIMIZE);
+  std::vector<v1::Trial> trials;
+  for (int64_t id = 1; id <= 4; ++id) {
+    trials.push_back(MakeTrial(id, v1::Trial::SUCCEEDED, 0.1 * static_cast<double>(id)));
+    trials.back().set_client_id(ResumedClientId("earlier_job"));
+  }
+  trials.push_back(MakeTrial(5, v1::Trial::SUCCEEDED, 0.9));
+  trials.push_back(MakeTrial(6, v1::Trial::FAILED, std::nullopt));
+  const v1::TrainingOutput output = BuildTrainingOutput(spec, trials);
+  EXPECT_EQ(output.completed_trial_count(), 2);
+  EXPECT_EQ(output.resumed_trial_count(), 4);
+  EXPECT_EQ(output.trial_counts().succeeded(), 5);
+  EXPECT_EQ(output.trial_counts().failed(), 1);
+  ASSERT_EQ(output.trials_size(), 6);
+  EXPECT_EQ(output.trials(0).trial_id(), "5");
+  EXPECT_FALSE(output.trials(0).resumed());
+  EXPECT_TRUE(output.trials(1).resumed());
+  EXPECT_EQ(EndedTrials(output.trial_counts()), 6);
 }
 
 }  // namespace

@@ -341,7 +341,7 @@ TEST_F(TrialRunSupervisorTest, ASilentAgentFailsItsTrialAfterTheAgentTimeout) {
   EXPECT_THAT(StateOf(job, 1), Optional(TrialAttemptState::kEnded));
 }
 
-TEST_F(TrialRunSupervisorTest, CancellingARunningTrialEndsItsReplicasAndFailsIt) {
+TEST_F(TrialRunSupervisorTest, CancellingARunningTrialEndsItsReplicasAndMarksItCancelled) {
   const v1::Job job = Submit(MakeJob("cancelled", dir_.path(), 1));
   Start(job, 1);
   Load(job);
@@ -351,7 +351,7 @@ TEST_F(TrialRunSupervisorTest, CancellingARunningTrialEndsItsReplicasAndFailsIt)
   WaitUntilEnded(job, 1);
   EXPECT_THAT(backend_.cancelled(), ElementsAre("fake:1"));
   const v1::Trial trial = TrialOf(job, 1);
-  EXPECT_EQ(trial.state(), v1::Trial::FAILED);
+  EXPECT_EQ(trial.state(), v1::Trial::CANCELLED);
   EXPECT_EQ(trial.status_reason(), "cancelled with job cancelled");
   // The ended run's replica states are stored.
   const v1::TrialRun run = RunOf(job, 1);

@@ -63,7 +63,8 @@ std::optional<std::string> GcloudFlagAdvice(std::string_view argument) {
   const std::string_view name = argument.substr(0, argument.find('='));
   for (const GcloudFlag& flag : kGcloudFlags) {
     if (flag.name == name) {
-      return absl::StrCat("`", std::string(name), "` is a gcloud flag that Vernier does not take: it ",
+      return absl::StrCat("`", std::string(name),
+                          "` is a gcloud flag that Vernier does not take: it ",
                           std::string(flag.advice));
     }
   }

@@ -17,6 +17,7 @@
 #include "tuner/cli/fetch_all_pages.h"
 #include "tuner/cli/table_printer.h"
 #include "tuner/cli/time_format.h"
+#include "tuner/cli/trial_count_format.h"
 #include "tuner/config/hyperparameter_validator.h"
 #include "tuner/config/training_input_parser.h"
 #include "tuner/storage/trial_states.h"
@@ -44,13 +45,6 @@ std::string ShellCommand(const google::protobuf::RepeatedPtrField<std::string>& 
 }
 
 std::string OrDash(const std::string& text) { return text.empty() ? "-" : text; }
-
-std::string FormatTrialCounts(const v1::TrialCounts& counts) {
-  return absl::StrCat(counts.requested(), " requested, ", counts.active(), " active, ",
-                      counts.succeeded(), " succeeded, ", counts.failed(), " failed, ",
-                      counts.infeasible(), " infeasible, ", counts.stopped_early(),
-                      " stopped early");
-}
 
 std::string ObjectiveName(const v1::Job& job) {
   if (!job.training_input().hyperparameters().hyperparameter_metric_tag().empty()) {
@@ -278,13 +272,14 @@ absl::Status JobCommands::List(int page_size) {
     *context_.out << "No jobs.\n";
     return absl::OkStatus();
   }
-  TablePrinter table({"JOB_ID", "STATE", "TRIALS", "CREATED", "DURATION"});
+  TablePrinter table({"JOB_ID", "STATE", "TRIALS", "OUTCOME", "CREATED", "DURATION"});
   table.SetAlignment(2, TablePrinter::Alignment::kRight);
-  table.SetAlignment(4, TablePrinter::Alignment::kRight);
+  table.SetAlignment(5, TablePrinter::Alignment::kRight);
   for (const v1::Job& job : all.jobs()) {
     table.AddRow({job.job_id(), v1::Job::State_Name(job.state()),
                   absl::StrCat(job.training_output().completed_trial_count(), "/",
                                job.training_input().hyperparameters().max_trials()),
+                  FormatOutcome(job.training_output()),
                   FormatTimestamp(job.create_time(), context_.time_zone),
                   FormatElapsed(job.start_time(), job.end_time(), context_.now())});
   }

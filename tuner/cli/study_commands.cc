@@ -16,6 +16,7 @@
 #include "tuner/cli/fetch_all_pages.h"
 #include "tuner/cli/table_printer.h"
 #include "tuner/cli/time_format.h"
+#include "tuner/cli/trial_count_format.h"
 #include "tuner/training_output_builder.h"
 #include "vernier/v1/job_service.pb.h"
 #include "vernier/v1/study_service.pb.h"
@@ -279,11 +280,7 @@ absl::Status StudyCommands::Describe(const std::string& study_name) {
                                          ", max parallel ", FormatLimit(spec.max_parallel_trials()),
                                          ", max failed ", FormatLimit(spec.max_failed_trials()))});
   fields.AddRow({"Early stopping:", suggest::DescribeEarlyStopping(spec.early_stopping())});
-  fields.AddRow(
-      {"Trials:", absl::StrCat(trials->size(), " (", counts.requested(), " requested, ",
-                               counts.active(), " active, ", counts.succeeded(), " succeeded, ",
-                               counts.failed(), " failed, ", counts.infeasible(), " infeasible, ",
-                               counts.stopped_early(), " stopped early)")});
+  fields.AddRow({"Trials:", absl::StrCat(trials->size(), " (", FormatTrialCounts(counts), ")")});
   fields.Print(*context_.out);
 
   *context_.out << "\nParameters:\n";

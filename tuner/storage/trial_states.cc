@@ -2,9 +2,7 @@
 
 namespace vernier::tuner {
 
-bool IsPending(v1::Trial::State state) {
-  return state == v1::Trial::REQUESTED || IsRunning(state);
-}
+bool IsPending(v1::Trial::State state) { return state == v1::Trial::REQUESTED || IsRunning(state); }
 
 bool IsRunning(v1::Trial::State state) {
   return state == v1::Trial::ACTIVE || state == v1::Trial::STOPPING;
@@ -12,7 +10,8 @@ bool IsRunning(v1::Trial::State state) {
 
 bool HasEnded(v1::Trial::State state) {
   return state == v1::Trial::SUCCEEDED || state == v1::Trial::FAILED ||
-         state == v1::Trial::INFEASIBLE || state == v1::Trial::STOPPED_EARLY;
+         state == v1::Trial::INFEASIBLE || state == v1::Trial::STOPPED_EARLY ||
+         state == v1::Trial::CANCELLED;
 }
 
 }  // namespace vernier::tuner

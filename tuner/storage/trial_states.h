@@ -10,7 +10,7 @@ namespace vernier::tuner {
 bool IsPending(v1::Trial::State state);
 // ACTIVE or STOPPING: handed out and being evaluated.
 bool IsRunning(v1::Trial::State state);
-// SUCCEEDED, FAILED, INFEASIBLE or STOPPED_EARLY: final.
+// SUCCEEDED, FAILED, INFEASIBLE, STOPPED_EARLY or CANCELLED: final.
 bool HasEnded(v1::Trial::State state);
 
 }  // namespace vernier::tuner

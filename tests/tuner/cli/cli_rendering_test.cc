@@ -279,11 +279,19 @@ class FakeVernierServer final : public v1::JobService::Service, public v1::Study
     *job->mutable_create_time() = SecondsBeforeNow(7200);
     *job->mutable_start_time() = SecondsBeforeNow(7000);
     *job->mutable_end_time() = SecondsBeforeNow(7000 - 3725);
+    v1::TrainingOutput& output = *job->mutable_training_output();
     if (request->page_token().empty()) {
       job->set_job_id("first_job");
       response->set_next_page_token("page2");
+      output.mutable_trial_counts()->set_succeeded(8);
+      output.mutable_trial_counts()->set_failed(2);
     } else {
+      // Every trial failed; 4 finished trials came from a resumed job.
       job->set_job_id("second_job");
+      job->set_state(v1::Job::FAILED);
+      output.mutable_trial_counts()->set_failed(10);
+      output.mutable_trial_counts()->set_succeeded(4);
+      output.set_resumed_trial_count(4);
     }
     return grpc::Status::OK;
   }
@@ -503,9 +511,12 @@ TEST_F(CliRenderingTest, JobsListFollowsPageTokens) {
   const CliRun run = Run({"jobs", "list", "--page-size", "1"});
   ASSERT_EQ(run.exit_code, kExitSuccess) << run.err;
   EXPECT_EQ(run.out,
-            "JOB_ID      STATE      TRIALS  CREATED              DURATION\n"
-            "first_job   SUCCEEDED   10/10  2024-05-01 10:00:00     1h02m\n"
-            "second_job  SUCCEEDED   10/10  2024-05-01 10:00:00     1h02m\n");
+            "JOB_ID      STATE      TRIALS  OUTCOME                             CREATED      "
+            "        DURATION\n"
+            "first_job   SUCCEEDED   10/10  8 succeeded, 2 failed               2024-05-01 "
+            "10:00:00     1h02m\n"
+            "second_job  FAILED      10/10  4 succeeded, 10 failed (4 resumed)  2024-05-01 "
+            "10:00:00     1h02m\n");
   const std::vector<v1::ListJobsRequest> requests = server_.job_page_requests();
   ASSERT_EQ(requests.size(), 2u);
   EXPECT_EQ(requests[0].page_size(), 1);
