@@ -35,7 +35,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <map>
 #include <string_view>
 #include <utility>
 
@@ -404,35 +406,302 @@ ParameterValue DecodeCoordinate(const ParameterSpec& spec, double x) {
   return value;
 }
 
+// Where a conditional child's parent value lies among the parent's values;
+// INVALID_ARGUMENT when the parent does not take it.
+absl::StatusOr<int64_t> ParentValueIndex(const ParameterSpec& parent, const ParameterSpec& child,
+                                         const ParameterValue& value) {
+  const std::string where =
+      absl::StrCat("conditional parameter ", Quoted(child.parameter_name()), ": parent value ",
+                   value.value_case() == ParameterValue::kStringValue ? Quoted(value.string_value())
+                                                                      : FormatParameterValue(value),
+                   " is not a value of parent ", Quoted(parent.parameter_name()));
+  switch (parent.type()) {
+    case ParameterSpec::CATEGORICAL: {
+      const auto& allowed = parent.categorical_values();
+      const auto it = std::find(allowed.begin(), allowed.end(), value.string_value());
+      if (it == allowed.end()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(where, " (", ListValues(allowed, Quoted), ")"));
+      }
+      return it - allowed.begin();
+    }
+    case ParameterSpec::INTEGER:
+      if (value.int_value() < IntegerMin(parent) || value.int_value() > IntegerMax(parent)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(where, " ([", IntegerMin(parent), ", ", IntegerMax(parent), "])"));
+      }
+      return value.int_value() - IntegerMin(parent);
+    default: {
+      const auto& allowed = parent.discrete_values();
+      const auto it = std::lower_bound(allowed.begin(), allowed.end(), value.double_value());
+      if (it == allowed.end() || *it != value.double_value()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(where, " (", ListValues(allowed, FormatDouble), ")"));
+      }
+      return it - allowed.begin();
+    }
+  }
+}
+
+// The parent values of a conditional spec, as ParameterValues of the
+// parent's kind; INVALID_ARGUMENT when the condition does not fit the parent.
+absl::StatusOr<std::vector<ParameterValue>> ParentValues(
+    const ParameterSpec& parent, const v1::ConditionalParameterSpec& conditional) {
+  const ParameterSpec& child = conditional.parameter_spec();
+  const std::string prefix = absl::StrCat("conditional parameter ", Quoted(child.parameter_name()),
+                                          " of ", Quoted(parent.parameter_name()), ": ");
+  using Case = v1::ConditionalParameterSpec::ParentValueConditionCase;
+  Case expected = Case::PARENT_VALUE_CONDITION_NOT_SET;
+  absl::string_view expected_name;
+  switch (parent.type()) {
+    case ParameterSpec::CATEGORICAL:
+      expected = Case::kParentCategoricalValues;
+      expected_name = "parentCategoricalValues";
+      break;
+    case ParameterSpec::INTEGER:
+      expected = Case::kParentIntValues;
+      expected_name = "parentIntValues";
+      break;
+    case ParameterSpec::DISCRETE:
+      expected = Case::kParentDiscreteValues;
+      expected_name = "parentDiscreteValues";
+      break;
+    default:
+      return absl::InvalidArgumentError(
+          absl::StrCat(prefix, "a DOUBLE parameter cannot be a parent; make it DISCRETE"));
+  }
+  if (conditional.parent_value_condition_case() != expected) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        prefix, "a ", ParameterSpec::Type_Name(parent.type()), " parent needs ", expected_name));
+  }
+  std::vector<ParameterValue> values;
+  switch (expected) {
+    case Case::kParentCategoricalValues:
+      for (const std::string& v : conditional.parent_categorical_values().values()) {
+        values.emplace_back().set_string_value(v);
+      }
+      break;
+    case Case::kParentIntValues:
+      for (int64_t v : conditional.parent_int_values().values())
+        values.emplace_back().set_int_value(v);
+      break;
+    default:
+      for (double v : conditional.parent_discrete_values().values()) {
+        values.emplace_back().set_double_value(v);
+      }
+      break;
+  }
+  if (values.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(prefix, expected_name, " lists no values"));
+  }
+  return values;
+}
+
 }  // namespace
 
-SearchSpace::SearchSpace(std::vector<v1::ParameterSpec> parameters)
-    : parameters_(std::move(parameters)) {}
+bool SearchSpace::Condition::Matches(const ParameterValue& parent_value) const {
+  switch (parent_value.value_case()) {
+    case ParameterValue::kStringValue:
+      return std::find(categories.begin(), categories.end(), parent_value.string_value()) !=
+             categories.end();
+    case ParameterValue::kIntValue:
+      return std::find(ints.begin(), ints.end(), parent_value.int_value()) != ints.end();
+    case ParameterValue::kDoubleValue:
+      return std::find(discretes.begin(), discretes.end(), parent_value.double_value()) !=
+             discretes.end();
+    default:
+      return false;
+  }
+}
+
+SearchSpace::SearchSpace(std::vector<v1::ParameterSpec> parameters,
+                         std::vector<Condition> conditions)
+    : parameters_(std::move(parameters)), conditions_(std::move(conditions)) {
+  for (const Condition& condition : conditions_) conditional_ |= condition.parent >= 0;
+  PrepareWalk();
+}
 
 absl::StatusOr<SearchSpace> SearchSpace::Create(std::span<const v1::ParameterSpec> parameters) {
   if (parameters.empty()) {
     return absl::InvalidArgumentError("the search space has no parameters; give at least one");
   }
-  absl::flat_hash_set<std::string_view> names;
-  for (size_t i = 0; i < parameters.size(); ++i) {
-    const ParameterSpec& spec = parameters[i];
+  std::vector<ParameterSpec> flat;
+  std::vector<Condition> conditions;
+  absl::flat_hash_set<std::string> names;
+  // Validates one parameter and adds it and its subtree, depth-first.
+  std::function<absl::Status(const ParameterSpec&, Condition, const std::string&)> add =
+      [&](const ParameterSpec& spec, Condition condition,
+          const std::string& where) -> absl::Status {
     if (spec.parameter_name().empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("parameter at index ", i, ": parameterName is empty"));
+      return absl::InvalidArgumentError(absl::StrCat(where, ": parameterName is empty"));
     }
     if (!names.insert(spec.parameter_name()).second) {
       return absl::InvalidArgumentError(
           absl::StrCat("parameter ", Quoted(spec.parameter_name()), " is defined twice"));
     }
     VERNIER_RETURN_IF_ERROR(ValidateParameter(spec));
+    const int index = static_cast<int>(flat.size());
+    flat.push_back(spec);
+    flat.back().clear_conditional_parameter_specs();
+    conditions.push_back(std::move(condition));
+    for (int k = 0; k < spec.conditional_parameter_specs_size(); ++k) {
+      const v1::ConditionalParameterSpec& conditional = spec.conditional_parameter_specs(k);
+      VERNIER_ASSIGN_OR_RETURN(std::vector<ParameterValue> values, ParentValues(spec, conditional));
+      Condition child_condition;
+      child_condition.parent = index;
+      for (const ParameterValue& value : values) {
+        VERNIER_RETURN_IF_ERROR(
+            ParentValueIndex(spec, conditional.parameter_spec(), value).status());
+        if (value.value_case() == ParameterValue::kStringValue) {
+          child_condition.categories.push_back(value.string_value());
+        } else if (value.value_case() == ParameterValue::kIntValue) {
+          child_condition.ints.push_back(value.int_value());
+        } else {
+          child_condition.discretes.push_back(value.double_value());
+        }
+      }
+      VERNIER_RETURN_IF_ERROR(
+          add(conditional.parameter_spec(), std::move(child_condition),
+              absl::StrCat("conditional parameter ", k, " of ", Quoted(spec.parameter_name()))));
+    }
+    return absl::OkStatus();
+  };
+  for (size_t i = 0; i < parameters.size(); ++i) {
+    VERNIER_RETURN_IF_ERROR(
+        add(parameters[i], Condition(), absl::StrCat("parameter at index ", i)));
   }
-  return SearchSpace(std::vector<v1::ParameterSpec>(parameters.begin(), parameters.end()));
+  return SearchSpace(std::move(flat), std::move(conditions));
 }
 
 absl::StatusOr<SearchSpace> SearchSpace::Create(
     const google::protobuf::RepeatedPtrField<v1::ParameterSpec>& parameters) {
   const std::vector<v1::ParameterSpec> copied(parameters.begin(), parameters.end());
   return Create(std::span<const v1::ParameterSpec>(copied));
+}
+
+absl::Status SearchSpace::InactiveError(size_t parameter_index) const {
+  const int parent = conditions_[parameter_index].parent;
+  return ParameterError(
+      parameters_[parameter_index],
+      absl::StrCat("is inactive (it exists only for some values of ",
+                   Quoted(parameters_[parent].parameter_name()), ") and must have no value"));
+}
+
+bool SearchSpace::IsActive(int parameter_index, const ParameterAssignment& assignment) const {
+  const int parent = conditions_[parameter_index].parent;
+  if (parent < 0) return true;
+  return IsActive(parent, assignment) && conditions_[parameter_index].Matches(assignment[parent]);
+}
+
+void SearchSpace::PrepareWalk() {
+  const int d = dimension();
+  branches_.assign(d, {});
+  subtree_sizes_.assign(d, std::nullopt);
+  top_level_.clear();
+  // Children come after their parents, so a backwards pass sees every
+  // subtree before the parameter that holds it.
+  for (int i = d - 1; i >= 0; --i) {
+    const std::optional<int64_t> cardinality = Cardinality(i);
+    // The values with children, and those children.
+    std::map<int64_t, std::vector<int>> children_by_value;
+    for (int c = i + 1; c < d; ++c) {
+      if (conditions_[c].parent != i) continue;
+      std::vector<int64_t> value_indices;
+      for (const std::string& v : conditions_[c].categories) {
+        ParameterValue value;
+        value.set_string_value(v);
+        value_indices.push_back(*ParentValueIndex(parameters_[i], parameters_[c], value));
+      }
+      for (int64_t v : conditions_[c].ints) value_indices.push_back(v - IntegerMin(parameters_[i]));
+      for (double v : conditions_[c].discretes) {
+        ParameterValue value;
+        value.set_double_value(v);
+        value_indices.push_back(*ParentValueIndex(parameters_[i], parameters_[c], value));
+      }
+      for (int64_t v : value_indices) {
+        std::vector<int>& children = children_by_value[v];
+        if (std::find(children.begin(), children.end(), c) == children.end()) {
+          children.push_back(c);
+        }
+      }
+    }
+    std::optional<int64_t> size = cardinality;
+    if (size.has_value()) *size -= static_cast<int64_t>(children_by_value.size());
+    for (auto& [value_index, children] : children_by_value) {
+      std::stable_sort(children.begin(), children.end(), [this](int a, int b) {
+        return subtree_sizes_[a].value_or(std::numeric_limits<int64_t>::max()) >
+               subtree_sizes_[b].value_or(std::numeric_limits<int64_t>::max());
+      });
+      const std::optional<int64_t> branch = SiblingsSize(children);
+      if (!size.has_value() || !branch.has_value() ||
+          __builtin_add_overflow(*size, *branch, &*size)) {
+        size = std::nullopt;
+      }
+      branches_[i].push_back({value_index, std::move(children)});
+    }
+    subtree_sizes_[i] = size;
+  }
+  for (int i = 0; i < d; ++i) {
+    if (conditions_[i].parent < 0) top_level_.push_back(i);
+  }
+  std::stable_sort(top_level_.begin(), top_level_.end(), [this](int a, int b) {
+    return subtree_sizes_[a].value_or(std::numeric_limits<int64_t>::max()) >
+           subtree_sizes_[b].value_or(std::numeric_limits<int64_t>::max());
+  });
+  finite_size_ = SiblingsSize(top_level_);
+}
+
+std::optional<int64_t> SearchSpace::SiblingsSize(const std::vector<int>& siblings) const {
+  int64_t size = 1;
+  for (int s : siblings) {
+    if (!subtree_sizes_[s].has_value() || __builtin_mul_overflow(size, *subtree_sizes_[s], &size)) {
+      return std::nullopt;
+    }
+  }
+  return size;
+}
+
+void SearchSpace::SiblingsAt(const std::vector<int>& siblings, int64_t index,
+                             ParameterAssignment& point) const {
+  for (int s : siblings) {
+    const int64_t radix = *subtree_sizes_[s];
+    SubtreeAt(s, index % radix, point);
+    index /= radix;
+  }
+}
+
+void SearchSpace::SubtreeAt(int parameter, int64_t index, ParameterAssignment& point) const {
+  // Values without children count once each, in order; a value with
+  // children counts once per assignment of its children.
+  int64_t next_value = 0;
+  for (const Branch& branch : branches_[parameter]) {
+    const int64_t plain = branch.value_index - next_value;
+    if (index < plain) {
+      point[parameter] = ValueAt(parameter, next_value + index);
+      return;
+    }
+    index -= plain;
+    const int64_t size = *SiblingsSize(branch.children);
+    if (index < size) {
+      point[parameter] = ValueAt(parameter, branch.value_index);
+      SiblingsAt(branch.children, index, point);
+      return;
+    }
+    index -= size;
+    next_value = branch.value_index + 1;
+  }
+  point[parameter] = ValueAt(parameter, next_value + index);
+}
+
+ParameterAssignment SearchSpace::PointAt(int64_t index) const {
+  ABSL_RAW_CHECK(finite_size_.has_value() && index >= 0 && index < *finite_size_,
+                 "SearchSpace::PointAt: no such point");
+  ParameterAssignment point(parameters_.size());
+  for (size_t i = 0; i < parameters_.size(); ++i) {
+    point[i].set_parameter_name(parameters_[i].parameter_name());
+  }
+  SiblingsAt(top_level_, index, point);
+  return point;
 }
 
 std::optional<int> SearchSpace::IndexOf(std::string_view parameter_name) const {
@@ -448,7 +717,11 @@ ParameterAssignment SearchSpace::Decode(std::span<const double> unit_point) cons
   ParameterAssignment assignment;
   assignment.reserve(parameters_.size());
   for (size_t i = 0; i < parameters_.size(); ++i) {
-    assignment.push_back(DecodeCoordinate(parameters_[i], unit_point[i]));
+    if (IsActive(static_cast<int>(i), assignment)) {
+      assignment.push_back(DecodeCoordinate(parameters_[i], unit_point[i]));
+    } else {
+      assignment.emplace_back().set_parameter_name(parameters_[i].parameter_name());
+    }
   }
   return assignment;
 }
@@ -467,6 +740,13 @@ absl::StatusOr<std::vector<double>> SearchSpace::Encode(
       return absl::InvalidArgumentError(absl::StrCat("value ", i, " is for parameter ",
                                                      Quoted(assignment[i].parameter_name()),
                                                      ", expected ", Quoted(spec.parameter_name())));
+    }
+    if (!IsActive(static_cast<int>(i), assignment)) {
+      if (assignment[i].value_case() != ParameterValue::VALUE_NOT_SET) {
+        return InactiveError(i);
+      }
+      unit_point.push_back(std::numeric_limits<double>::quiet_NaN());
+      continue;
     }
     absl::StatusOr<double> x = EncodeValue(spec, assignment[i]);
     if (!x.ok()) return x.status();
@@ -496,6 +776,12 @@ absl::StatusOr<ParameterAssignment> SearchSpace::Canonicalize(
   ParameterAssignment assignment;
   assignment.reserve(parameters_.size());
   for (size_t i = 0; i < parameters_.size(); ++i) {
+    // Parents come first, so their values are in place when a child asks.
+    if (!IsActive(static_cast<int>(i), assignment)) {
+      if (by_index[i] != nullptr) return InactiveError(i);
+      assignment.emplace_back().set_parameter_name(parameters_[i].parameter_name());
+      continue;
+    }
     if (by_index[i] == nullptr) return ParameterError(parameters_[i], "has no value");
     absl::StatusOr<double> x = EncodeValue(parameters_[i], *by_index[i]);
     if (!x.ok()) return x.status();
@@ -585,9 +871,32 @@ std::string FormatParameterValue(const v1::ParameterValue& value) {
 }
 
 std::string FormatAssignment(const ParameterAssignment& assignment) {
-  return absl::StrJoin(assignment, ", ", [](std::string* out, const ParameterValue& value) {
-    absl::StrAppend(out, value.parameter_name(), "=", FormatParameterValue(value));
-  });
+  return absl::StrJoin(
+      ActiveValues(assignment), ", ", [](std::string* out, const ParameterValue& value) {
+        absl::StrAppend(out, value.parameter_name(), "=", FormatParameterValue(value));
+      });
+}
+
+std::vector<v1::ParameterValue> ActiveValues(const ParameterAssignment& assignment) {
+  std::vector<v1::ParameterValue> active;
+  active.reserve(assignment.size());
+  for (const ParameterValue& value : assignment) {
+    if (value.value_case() != ParameterValue::VALUE_NOT_SET) active.push_back(value);
+  }
+  return active;
+}
+
+std::vector<const v1::ParameterSpec*> FlattenParameterSpecs(
+    const google::protobuf::RepeatedPtrField<v1::ParameterSpec>& parameters) {
+  std::vector<const v1::ParameterSpec*> flat;
+  std::function<void(const ParameterSpec&)> add = [&](const ParameterSpec& spec) {
+    flat.push_back(&spec);
+    for (const v1::ConditionalParameterSpec& child : spec.conditional_parameter_specs()) {
+      add(child.parameter_spec());
+    }
+  };
+  for (const ParameterSpec& spec : parameters) add(spec);
+  return flat;
 }
 
 }  // namespace vernier::suggest

@@ -132,7 +132,9 @@ absl::StatusOr<v1::Job> JobSubmission::Preview(v1::Job job, const LaunchSettings
   v1::Trial trial;
   trial.set_id(1);
   if (!first.points.empty()) {
-    for (const v1::ParameterValue& value : first.points.front()) *trial.add_parameters() = value;
+    for (v1::ParameterValue& value : suggest::ActiveValues(first.points.front())) {
+      *trial.add_parameters() = std::move(value);
+    }
   }
   ReplicaGrants grants;
   grants.server_grants_gpus = admission_.GrantsGpus();

@@ -408,8 +408,8 @@ void StudyManager::SuggestLocked(const v1::Study& study, std::span<SuggestReques
       trial.set_state(v1::Trial::ACTIVE);
       trial.set_client_id(batch[i]->client_id);
       *trial.mutable_start_time() = ToTimestamp(now);
-      for (const v1::ParameterValue& value : suggestions->points[point]) {
-        *trial.add_parameters() = value;
+      for (v1::ParameterValue& value : suggest::ActiveValues(suggestions->points[point])) {
+        *trial.add_parameters() = std::move(value);
       }
       fresh.push_back(std::move(trial));
       owners.push_back(batch[i]);
@@ -450,7 +450,9 @@ absl::StatusOr<v1::Trial> StudyManager::CreateTrial(std::string_view study_name,
   }
   v1::Trial requested;
   requested.set_state(v1::Trial::REQUESTED);
-  for (const v1::ParameterValue& value : *parameters) *requested.add_parameters() = value;
+  for (v1::ParameterValue& value : suggest::ActiveValues(*parameters)) {
+    *requested.add_parameters() = std::move(value);
+  }
   absl::StatusOr<std::vector<v1::Trial>> created =
       storage_.CreateTrials(study_name, std::span<const v1::Trial>(&requested, 1));
   if (!created.ok()) return created.status();

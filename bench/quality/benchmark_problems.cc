@@ -1,6 +1,7 @@
 #include "bench/quality/benchmark_problems.h"
 
 #include "bench/quality/branin.h"
+#include "bench/quality/conditional_model_problem.h"
 #include "bench/quality/hartmann6.h"
 #include "bench/quality/mixed_training_problem.h"
 #include "bench/quality/rosenbrock.h"
@@ -19,6 +20,7 @@ std::vector<std::unique_ptr<BenchmarkProblem>> AllBenchmarkProblems() {
   problems.push_back(std::make_unique<ShiftedRastrigin>());
   problems.push_back(std::make_unique<SixHumpCamel>());
   problems.push_back(std::make_unique<MixedTrainingProblem>());
+  problems.push_back(std::make_unique<ConditionalModelProblem>());
   return problems;
 }
 

@@ -139,9 +139,10 @@ def sigmoid(logit):
 
 
 class Optimizer:
-    def __init__(self, name, learning_rate, parameters):
+    def __init__(self, name, learning_rate, parameters, momentum=0.9):
         self.name = name
         self.learning_rate = learning_rate
+        self.momentum = momentum
         self.step_count = 0
         self.first = [[0.0] * len(v) for v in parameters]
         self.second = [[0.0] * len(v) for v in parameters]
@@ -159,7 +160,7 @@ class Optimizer:
                 if self.name == "sgd":
                     vector[i] -= lr * g
                 elif self.name == "momentum":
-                    m[i] = 0.9 * m[i] + g
+                    m[i] = self.momentum * m[i] + g
                     vector[i] -= lr * m[i]
                 else:
                     m[i] = beta1 * m[i] + (1.0 - beta1) * g
@@ -225,6 +226,8 @@ def parse_args(argv):
     parser.add_argument("--hidden_layers", type=int, choices=range(0, 4), default=1)
     parser.add_argument("--hidden_units", type=positive_int, default=16)
     parser.add_argument("--optimizer", choices=["sgd", "momentum", "adam"], default="sgd")
+    parser.add_argument("--momentum", type=float, default=0.9,
+                        help="the momentum optimizer's coefficient, in [0, 1)")
     parser.add_argument("--epochs", type=positive_int, default=5)
     parser.add_argument("--job-dir", dest="job_dir", default="",
                         help="where the checkpoint and metrics JSON go")
@@ -246,7 +249,7 @@ def main(argv):
     rng = random.Random(args.seed)
     model = Mlp(2, args.hidden_layers, args.hidden_units, rng)
     parameters = model.parameters()
-    optimizer = Optimizer(args.optimizer, args.learning_rate, parameters)
+    optimizer = Optimizer(args.optimizer, args.learning_rate, parameters, args.momentum)
     metric_path = os.environ.get("CLOUD_ML_HP_METRIC_FILE")
     hypertune = None
     if metric_path and args.report == "hypertune":
@@ -287,7 +290,9 @@ def main(argv):
             json.dump({"layers": [{"weights": layer.weights, "biases": layer.biases}
                                   for layer in model.layers]}, checkpoint)
         with open(os.path.join(args.job_dir, "metrics.json"), "w") as metrics:
-            json.dump({"hyperparameters": vars(args), "history": history,
+            # "flags": the flags given, before defaults: what the tuner chose.
+            flags = sorted({arg[2:].split("=", 1)[0] for arg in argv if arg.startswith("--")})
+            json.dump({"hyperparameters": vars(args), "flags": flags, "history": history,
                        "final": history[-1], "elapsed_seconds": elapsed}, metrics, indent=2)
     print(f"done in {elapsed:.2f}s", flush=True)
     return 0

@@ -15,12 +15,23 @@ CATEGORICAL; DISCRETE values are int when every allowed value is a whole
 number (batch sizes, layer counts) and float otherwise."""
 
 
+def flatten_specs(specs: Iterable[study_pb2.ParameterSpec]) -> List[study_pb2.ParameterSpec]:
+    """Every parameter of a search space, conditional ones included:
+    depth-first, each parent before its children (the server's order)."""
+    flat: List[study_pb2.ParameterSpec] = []
+    for spec in specs:
+        flat.append(spec)
+        flat.extend(flatten_specs(child.parameter_spec
+                                  for child in spec.conditional_parameter_specs))
+    return flat
+
+
 class ParameterCodec:
     """Encodes and decodes the values of one study's parameters."""
 
     def __init__(self, specs: Iterable[study_pb2.ParameterSpec]) -> None:
         self._specs: Dict[str, study_pb2.ParameterSpec] = {
-            spec.parameter_name: spec for spec in specs}
+            spec.parameter_name: spec for spec in flatten_specs(specs)}
 
     def decode(self, values: Iterable[study_pb2.ParameterValue]) -> Dict[str, ParameterValue]:
         """Name to typed value."""

@@ -6,7 +6,7 @@ import logging
 from typing import (TYPE_CHECKING, Callable, List, Mapping, Optional, Sequence, Tuple, Type,
                     Union)
 
-from vernier._parameters import ParameterCodec, ParameterValue
+from vernier._parameters import ParameterCodec, ParameterValue, flatten_specs
 from vernier._stubs import study_pb2, study_service_pb2
 from vernier._transport import Transport
 from vernier.errors import InvalidArgument
@@ -75,8 +75,10 @@ class Study:
 
     @property
     def parameter_names(self) -> List[str]:
-        """The search space's parameters, in spec order."""
-        return [param.parameter_name for param in self.spec.parameters]
+        """The search space's parameters, in spec order; a conditional
+        parameter follows its parent. A trial's ``parameters`` hold only
+        those active for it."""
+        return [param.parameter_name for param in flatten_specs(self.spec.parameters)]
 
     def _trial(self, proto: study_pb2.Trial) -> Trial:
         return Trial(self, proto, transport=self._transport, parameters=self._parameters)

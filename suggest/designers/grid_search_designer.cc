@@ -36,47 +36,40 @@ uint64_t GoldenStep(uint64_t size) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<GridSearchDesigner>> GridSearchDesigner::Create(SearchSpace space) {
-  int64_t grid_size = 1;
   for (int i = 0; i < space.dimension(); ++i) {
-    const std::optional<int64_t> cardinality = space.Cardinality(i);
-    const std::string& name = space.parameters()[i].parameter_name();
-    if (!cardinality.has_value()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("GRID_SEARCH cannot enumerate DOUBLE parameter \"", name,
-                       "\"; use DISCRETE values or another algorithm"));
-    }
-    if (__builtin_mul_overflow(grid_size, *cardinality, &grid_size)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("GRID_SEARCH: the grid has more than 2^63 - 1 points (at parameter \"", name,
-                       "\"); use fewer values or another algorithm"));
+    if (!space.Cardinality(i).has_value()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "GRID_SEARCH cannot enumerate DOUBLE parameter \"",
+          space.parameters()[i].parameter_name(), "\"; use DISCRETE values or another algorithm"));
     }
   }
-  std::vector<int> digit_order(space.dimension());
-  std::iota(digit_order.begin(), digit_order.end(), 0);
-  std::stable_sort(digit_order.begin(), digit_order.end(), [&space](int a, int b) {
-    return *space.Cardinality(a) > *space.Cardinality(b);
-  });
-  return std::unique_ptr<GridSearchDesigner>(
-      new GridSearchDesigner(std::move(space), std::move(digit_order), grid_size));
+  if (!space.FiniteSize().has_value()) {
+    // Name the parameter where the product of the values first overflows
+    // (for a conditional space, an upper bound of the tree's size).
+    std::string at;
+    int64_t product = 1;
+    for (int i = 0; i < space.dimension() && at.empty(); ++i) {
+      if (__builtin_mul_overflow(product, *space.Cardinality(i), &product)) {
+        at = absl::StrCat(" (at parameter \"", space.parameters()[i].parameter_name(), "\")");
+      }
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat("GRID_SEARCH: the grid has more than 2^63 - 1 points", at,
+                     "; use fewer values or another algorithm"));
+  }
+  const int64_t grid_size = *space.FiniteSize();
+  return std::unique_ptr<GridSearchDesigner>(new GridSearchDesigner(std::move(space), grid_size));
 }
 
-GridSearchDesigner::GridSearchDesigner(SearchSpace space, std::vector<int> digit_order,
-                                       int64_t grid_size)
+GridSearchDesigner::GridSearchDesigner(SearchSpace space, int64_t grid_size)
     : space_(std::move(space)),
-      digit_order_(std::move(digit_order)),
       grid_size_(grid_size),
       step_(GoldenStep(static_cast<uint64_t>(grid_size))) {}
 
 ParameterAssignment GridSearchDesigner::PointAt(int64_t position) const {
   const auto size = static_cast<unsigned __int128>(grid_size_);
-  uint64_t index = static_cast<uint64_t>(static_cast<unsigned __int128>(position) * step_ % size);
-  ParameterAssignment point(space_.dimension());
-  for (const int parameter : digit_order_) {
-    const auto radix = static_cast<uint64_t>(*space_.Cardinality(parameter));
-    point[parameter] = space_.ValueAt(parameter, static_cast<int64_t>(index % radix));
-    index /= radix;
-  }
-  return point;
+  const auto index = static_cast<uint64_t>(static_cast<unsigned __int128>(position) * step_ % size);
+  return space_.PointAt(static_cast<int64_t>(index));
 }
 
 absl::StatusOr<Suggestions> GridSearchDesigner::Suggest(const DesignerHistory& history, int count,

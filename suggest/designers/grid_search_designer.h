@@ -20,13 +20,18 @@ namespace vernier::suggest {
 // The order: grid index p_j = (j * step) mod N for j = 0, 1, ..., with N the
 // grid size and step the integer coprime with N nearest N * (golden ratio -
 // 1), so j -> p_j is a permutation of 0..N-1; p_j is read as mixed-radix
-// digits, the parameter with the most values on the fastest digit. Since the
+// digits, the parameter with the most values on the fastest digit
+// (SearchSpace::PointAt). Since the
 // step is coprime with every radix prefix product, the fastest digit runs
 // through all its values in every window of its size, and slower digits
 // follow a golden-ratio sequence. Nothing is materialised, so grids up to
 // 2^63 - 1 points work, and the order depends on the space alone: a
 // designer rebuilt for every call (after a restart, say) continues where
 // the history says the study is. The rng is not used.
+//
+// A conditional space is walked as a tree: a parent value with children
+// stands for every assignment of its children, one without children for
+// one point, so each distinct set of active values comes exactly once.
 class GridSearchDesigner : public Designer {
  public:
   // INVALID_ARGUMENT for a DOUBLE parameter or a grid of more than 2^63 - 1
@@ -44,11 +49,9 @@ class GridSearchDesigner : public Designer {
   ParameterAssignment PointAt(int64_t position) const;
 
  private:
-  GridSearchDesigner(SearchSpace space, std::vector<int> digit_order, int64_t grid_size);
+  GridSearchDesigner(SearchSpace space, int64_t grid_size);
 
   SearchSpace space_;
-  // Parameter indices from the fastest mixed-radix digit to the slowest.
-  std::vector<int> digit_order_;
   int64_t grid_size_;
   uint64_t step_;
 };

@@ -17,36 +17,16 @@ namespace {
 constexpr int kDrawsPerPoint = 1000;
 constexpr int64_t kMaxEnumeratedPoints = int64_t{1} << 16;
 
-std::optional<int64_t> FiniteSize(const SearchSpace& space) {
-  int64_t size = 1;
-  for (int i = 0; i < space.dimension(); ++i) {
-    const std::optional<int64_t> cardinality = space.Cardinality(i);
-    if (!cardinality.has_value() || __builtin_mul_overflow(size, *cardinality, &size)) {
-      return std::nullopt;
-    }
-  }
-  return size;
-}
-
 }  // namespace
 
 RandomSearchDesigner::RandomSearchDesigner(SearchSpace space)
-    : space_(std::move(space)), space_size_(FiniteSize(space_)) {}
+    : space_(std::move(space)), space_size_(space_.FiniteSize()) {}
 
 std::optional<std::vector<ParameterAssignment>> RandomSearchDesigner::EnumerateSpace() const {
   if (!space_size_.has_value() || *space_size_ > kMaxEnumeratedPoints) return std::nullopt;
   std::vector<ParameterAssignment> points;
   points.reserve(*space_size_);
-  for (int64_t index = 0; index < *space_size_; ++index) {
-    ParameterAssignment point;
-    int64_t rest = index;
-    for (int i = 0; i < space_.dimension(); ++i) {
-      const int64_t cardinality = *space_.Cardinality(i);
-      point.push_back(space_.ValueAt(i, rest % cardinality));
-      rest /= cardinality;
-    }
-    points.push_back(std::move(point));
-  }
+  for (int64_t index = 0; index < *space_size_; ++index) points.push_back(space_.PointAt(index));
   return points;
 }
 

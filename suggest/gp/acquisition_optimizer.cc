@@ -74,11 +74,18 @@ AcquisitionOptimizer::Candidate AcquisitionOptimizer::Refine(
     Eigen::VectorXd start) const {
   const int d = encoder_.dimension();
   Eigen::VectorXd point = std::move(start);
+  std::vector<int> free;
   if (encoder_.has_continuous()) {
-    std::vector<int> free;
+    // Inactive coordinates stay at their fixed value, and a parent moves
+    // only in the coordinate search below (which canonicalises its
+    // children), so every point L-BFGS evaluates is a canonical one.
     for (int j = 0; j < d; ++j) {
-      if (!encoder_.categorical()[j]) free.push_back(j);
+      if (!encoder_.categorical()[j] && !encoder_.is_parent(j) && !encoder_.IsInactive(point, j)) {
+        free.push_back(j);
+      }
     }
+  }
+  if (!free.empty()) {
     const auto m = static_cast<Eigen::Index>(free.size());
     Eigen::VectorXd initial(m);
     for (Eigen::Index i = 0; i < m; ++i) initial[i] = point[free[i]];
@@ -121,6 +128,8 @@ AcquisitionOptimizer::Candidate AcquisitionOptimizer::Refine(
       for (double neighbour : encoder_.Neighbours(point, j)) {
         Eigen::VectorXd trial = point;
         trial[j] = neighbour;
+        // Children of a changed parent come and go.
+        if (encoder_.is_parent(j)) trial = encoder_.Snap(trial);
         const double trial_value = Score(model, acquisition, trial);
         if (trial_value > value) {
           value = trial_value;

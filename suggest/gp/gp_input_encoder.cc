@@ -16,6 +16,14 @@ GpInputEncoder::GpInputEncoder(SearchSpace space) : space_(std::move(space)) {
     if (!categorical) ++continuous_count_;
     if (parameter.type() != v1::ParameterSpec::DOUBLE) all_double_ = false;
   }
+  is_parent_.assign(space_.dimension(), false);
+  for (int j = 0; j < space_.dimension(); ++j) {
+    if (space_.ParentOf(j) >= 0) is_parent_[space_.ParentOf(j)] = true;
+  }
+}
+
+bool GpInputEncoder::IsInactive(const Eigen::VectorXd& point, int j) const {
+  return categorical_[j] ? point[j] > category_counts_[j] - 0.5 : point[j] < -0.5;
 }
 
 absl::StatusOr<Eigen::VectorXd> GpInputEncoder::Encode(
@@ -24,6 +32,10 @@ absl::StatusOr<Eigen::VectorXd> GpInputEncoder::Encode(
   if (!unit.ok()) return unit.status();
   Eigen::VectorXd point(dimension());
   for (int j = 0; j < dimension(); ++j) {
+    if (std::isnan((*unit)[j])) {  // Inactive.
+      point[j] = categorical_[j] ? category_counts_[j] : kInactiveCoordinate;
+      continue;
+    }
     point[j] = categorical_[j] ? std::min(std::floor((*unit)[j] * category_counts_[j]),
                                           category_counts_[j] - 1.0)
                                : (*unit)[j];
@@ -35,7 +47,11 @@ std::vector<double> GpInputEncoder::UnitPoint(const Eigen::VectorXd& point) cons
   ABSL_RAW_CHECK(point.size() == dimension(), "GpInputEncoder: point dimension");
   std::vector<double> unit(dimension());
   for (int j = 0; j < dimension(); ++j) {
-    if (categorical_[j]) {
+    if (IsInactive(point, j)) {
+      // Decode drops it if it is still inactive; if its parent changed, it
+      // starts in the middle of its range.
+      unit[j] = 0.5;
+    } else if (categorical_[j]) {
       const double index = std::clamp(std::round(point[j]), 0.0, category_counts_[j] - 1.0);
       unit[j] = (index + 0.5) / category_counts_[j];
     } else {
@@ -66,6 +82,7 @@ Eigen::VectorXd GpInputEncoder::FromUnit(std::span<const double> unit_point) con
 
 std::vector<double> GpInputEncoder::Neighbours(const Eigen::VectorXd& point, int j) const {
   std::vector<double> neighbours;
+  if (IsInactive(point, j)) return neighbours;
   const v1::ParameterSpec& parameter = space_.parameters()[j];
   switch (parameter.type()) {
     case v1::ParameterSpec::CATEGORICAL:

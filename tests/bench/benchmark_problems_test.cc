@@ -47,7 +47,7 @@ TEST(BenchmarkProblemsTest, HaveUniqueNamesAndValidSpecsWithOneMetric) {
     EXPECT_NE(spec.metrics(0).goal(), v1::MetricSpec::GOAL_UNSPECIFIED);
     some_maximize = some_maximize || Maximizes(*problem);
   }
-  EXPECT_EQ(names.size(), 7u);
+  EXPECT_EQ(names.size(), 8u);
   EXPECT_TRUE(some_maximize) << "the MAXIMIZE path of the designers goes unbenchmarked";
 }
 

@@ -10,8 +10,12 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <set>
+#include <sstream>
 #include <thread>
 
+#include "google/protobuf/struct.pb.h"
+#include "google/protobuf/util/json_util.h"
 #include "tests/support/job_client.h"
 #include "tests/support/server_process.h"
 #include "tests/support/subprocess.h"
@@ -86,6 +90,74 @@ TEST_F(TuningJobTest, ExampleJobFinishesAndItsLeaderboardRanksTheTrials) {
   ASSERT_EQ(logs.exit_code, 0) << logs.err;
   EXPECT_THAT(logs.out, HasSubstr("[trial 2 master-0] epoch=1"));
   EXPECT_THAT(logs.out, Not(HasSubstr("[trial 3 ")));
+}
+
+// The flags the example trainer was given (metrics.json "flags"), less the
+// job's own (--epochs, --job-dir).
+std::set<std::string> TrainerFlags(const std::string& trial_dir) {
+  std::ifstream file(trial_dir + "/metrics.json");
+  std::stringstream text;
+  text << file.rdbuf();
+  google::protobuf::Struct metrics;
+  EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(text.str(), &metrics).ok()) << trial_dir;
+  std::set<std::string> flags;
+  for (const google::protobuf::Value& flag : metrics.fields().at("flags").list_value().values()) {
+    if (flag.string_value() != "epochs" && flag.string_value() != "job-dir") {
+      flags.insert(flag.string_value());
+    }
+  }
+  return flags;
+}
+
+TEST_F(TuningJobTest, AConditionalJobGivesEachTrialExactlyItsActiveParametersAsFlags) {
+  ServerProcess server(dir_.path() + "/data");
+  server.Start();
+  const std::string job_dir = dir_.path() + "/runs";
+  CommandResult submit =
+      RunCommand(Submit(server, "conditional_job", SourcePath("examples/hptuning_conditional.yaml"),
+                        job_dir, ExampleTrainer(2)));
+  ASSERT_EQ(submit.exit_code, 0) << submit.out << submit.err;
+
+  v1::GetJobResponse job = WaitForJob(server, "conditional_job", Ended);
+  ASSERT_EQ(job.job().state(), v1::Job::SUCCEEDED) << job.DebugString() << server.log();
+  EXPECT_EQ(job.trial_counts().succeeded(), 12);
+  std::set<std::string> seen;
+  for (const v1::Trial& trial : ListTrials(server, "conditional_job")) {
+    std::map<std::string, v1::ParameterValue> values;
+    for (const v1::ParameterValue& value : trial.parameters()) {
+      values[value.parameter_name()] = value;
+    }
+    std::set<std::string> expected = {"learning_rate", "hidden_layers", "optimizer"};
+    if (values.at("hidden_layers").int_value() > 0) expected.insert("hidden_units");
+    if (values.at("optimizer").string_value() == "momentum") expected.insert("momentum");
+    std::set<std::string> names;
+    for (const auto& [name, value] : values) names.insert(name);
+    EXPECT_EQ(names, expected) << trial.DebugString();
+    EXPECT_EQ(TrainerFlags(job_dir + "/" + std::to_string(trial.id())), expected)
+        << trial.DebugString();
+    seen.insert(names.begin(), names.end());
+  }
+  // Both children were active somewhere and absent elsewhere.
+  EXPECT_TRUE(seen.contains("hidden_units"));
+
+  // The JSON output and the trainingOutput carry no inactive parameter.
+  for (const v1::HyperparameterOutput& trial : job.job().training_output().trials()) {
+    EXPECT_EQ(trial.hyperparameters().contains("hidden_units"),
+              trial.hyperparameters().at("hidden_layers") != "0");
+  }
+  CommandResult leaderboard =
+      RunCommand(Cli(server, {"trials", "leaderboard", "conditional_job", "--top", "12"}));
+  ASSERT_EQ(leaderboard.exit_code, 0) << leaderboard.err;
+  EXPECT_THAT(leaderboard.out, HasSubstr("hidden_layers="));
+  EXPECT_THAT(leaderboard.out, Not(HasSubstr("(unset)")));
+  CommandResult json = RunCommand(
+      Cli(server, {"trials", "leaderboard", "conditional_job", "--top", "12", "--format", "json"}));
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_THAT(json.out, HasSubstr("\"hidden_layers\""));
+  CommandResult describe = RunCommand(Cli(server, {"studies", "describe", "conditional_job"}));
+  ASSERT_EQ(describe.exit_code, 0) << describe.err;
+  EXPECT_THAT(describe.out, HasSubstr("hidden_units"));
+  EXPECT_THAT(describe.out, HasSubstr("hidden_layers in {1, 2, 3}"));
 }
 
 TEST_F(TuningJobTest, CancelEndsEveryTrialProcessAndTheJob) {

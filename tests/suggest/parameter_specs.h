@@ -77,6 +77,61 @@ inline v1::ParameterValue StringValue(const std::string& name, const std::string
   return parameter;
 }
 
+// Adds `child` to `parent` as a conditional parameter, active for the given
+// parent values (categorical, int or discrete, by the parent's type).
+inline void AddChild(v1::ParameterSpec& parent, v1::ParameterSpec child,
+                     std::initializer_list<std::string> categories) {
+  v1::ConditionalParameterSpec* conditional = parent.add_conditional_parameter_specs();
+  for (const std::string& value : categories) {
+    conditional->mutable_parent_categorical_values()->add_values(value);
+  }
+  *conditional->mutable_parameter_spec() = std::move(child);
+}
+
+inline void AddIntChild(v1::ParameterSpec& parent, v1::ParameterSpec child,
+                        std::initializer_list<int64_t> values) {
+  v1::ConditionalParameterSpec* conditional = parent.add_conditional_parameter_specs();
+  for (int64_t value : values) conditional->mutable_parent_int_values()->add_values(value);
+  *conditional->mutable_parameter_spec() = std::move(child);
+}
+
+inline void AddDiscreteChild(v1::ParameterSpec& parent, v1::ParameterSpec child,
+                             std::initializer_list<double> values) {
+  v1::ConditionalParameterSpec* conditional = parent.add_conditional_parameter_specs();
+  for (double value : values) conditional->mutable_parent_discrete_values()->add_values(value);
+  *conditional->mutable_parameter_spec() = std::move(child);
+}
+
+// model: linear | dnn | tree; linear -> l2 (DOUBLE); dnn -> layers (INTEGER
+// 1..4) -> (layers 3, 4) dropout (DOUBLE), and dnn -> optimizer (adam | sgd)
+// -> (sgd) momentum (DISCRETE 0, 0.5, 0.9); tree has no children. Two levels
+// deep, all three condition kinds but discrete.
+inline v1::ParameterSpec ModelFamilySpec() {
+  v1::ParameterSpec model = CategoricalSpec("model", {"linear", "dnn", "tree"});
+  AddChild(model, DoubleSpec("l2", 1e-6, 1e-1, v1::ParameterSpec::UNIT_LOG_SCALE), {"linear"});
+  v1::ParameterSpec layers = IntegerSpec("layers", 1, 4);
+  AddIntChild(layers, DoubleSpec("dropout", 0, 0.5), {3, 4});
+  AddChild(model, layers, {"dnn"});
+  v1::ParameterSpec optimizer = CategoricalSpec("optimizer", {"adam", "sgd"});
+  AddChild(optimizer, DiscreteSpec("momentum", {0, 0.5, 0.9}), {"sgd"});
+  AddChild(model, optimizer, {"dnn"});
+  return model;
+}
+
+// The model family with every leaf finite: 2 + (2 + 2 * 2) * (1 + 3) + 1 = 27
+// distinct assignments.
+inline v1::ParameterSpec FiniteModelFamily() {
+  v1::ParameterSpec model = CategoricalSpec("model", {"linear", "dnn", "tree"});
+  AddChild(model, DiscreteSpec("l2", {0.001, 0.01}), {"linear"});
+  v1::ParameterSpec layers = IntegerSpec("layers", 1, 4);
+  AddIntChild(layers, DiscreteSpec("dropout", {0.1, 0.3}), {3, 4});
+  AddChild(model, layers, {"dnn"});
+  v1::ParameterSpec optimizer = CategoricalSpec("optimizer", {"adam", "sgd"});
+  AddChild(optimizer, DiscreteSpec("momentum", {0, 0.5, 0.9}), {"sgd"});
+  AddChild(model, optimizer, {"dnn"});
+  return model;
+}
+
 inline absl::StatusOr<SearchSpace> MakeSpace(const std::vector<v1::ParameterSpec>& specs) {
   return SearchSpace::Create(std::span<const v1::ParameterSpec>(specs));
 }

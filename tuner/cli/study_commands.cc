@@ -5,8 +5,10 @@
 
 #include <cctype>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -56,6 +58,23 @@ std::string FormatParameters(const v1::Trial& trial) {
       trial.parameters(), ", ", [](std::string* out, const v1::ParameterValue& value) {
         absl::StrAppend(out, value.parameter_name(), "=", suggest::FormatParameterValue(value));
       });
+}
+
+// "model in {dnn}", "layers in {3, 4}": when a conditional parameter is
+// active.
+std::string FormatCondition(const v1::ParameterSpec& parent,
+                            const v1::ConditionalParameterSpec& child) {
+  std::vector<std::string> values;
+  for (const std::string& value : child.parent_categorical_values().values()) {
+    values.push_back(value);
+  }
+  for (int64_t value : child.parent_int_values().values()) values.push_back(absl::StrCat(value));
+  for (double value : child.parent_discrete_values().values()) {
+    v1::ParameterValue number;
+    number.set_double_value(value);
+    values.push_back(suggest::FormatParameterValue(number));
+  }
+  return absl::StrCat(parent.parameter_name(), " in {", absl::StrJoin(values, ", "), "}");
 }
 
 std::string ObjectiveMetricId(const v1::Study& study) {
@@ -284,11 +303,26 @@ absl::Status StudyCommands::Describe(const std::string& study_name) {
   fields.Print(*context_.out);
 
   *context_.out << "\nParameters:\n";
-  TablePrinter parameters({"NAME", "TYPE", "VALUES", "SCALE"});
+  // A conditional space adds the condition that makes each child active.
+  std::map<const v1::ParameterSpec*, std::string> conditions;
+  for (const v1::ParameterSpec* parent : suggest::FlattenParameterSpecs(spec.parameters())) {
+    for (const v1::ConditionalParameterSpec& child : parent->conditional_parameter_specs()) {
+      conditions[&child.parameter_spec()] = FormatCondition(*parent, child);
+    }
+  }
+  std::vector<std::string> header = {"NAME", "TYPE", "VALUES", "SCALE"};
+  if (!conditions.empty()) header.push_back("ACTIVE WHEN");
+  TablePrinter parameters(header);
   parameters.SetIndent(2);
-  for (const v1::ParameterSpec& parameter : spec.parameters()) {
-    parameters.AddRow({parameter.parameter_name(), v1::ParameterSpec::Type_Name(parameter.type()),
-                       FormatBounds(parameter), FormatScale(parameter)});
+  for (const v1::ParameterSpec* parameter : suggest::FlattenParameterSpecs(spec.parameters())) {
+    std::vector<std::string> row = {parameter->parameter_name(),
+                                    v1::ParameterSpec::Type_Name(parameter->type()),
+                                    FormatBounds(*parameter), FormatScale(*parameter)};
+    if (!conditions.empty()) {
+      const auto condition = conditions.find(parameter);
+      row.push_back(condition == conditions.end() ? "-" : condition->second);
+    }
+    parameters.AddRow(row);
   }
   parameters.Print(*context_.out);
   return absl::OkStatus();

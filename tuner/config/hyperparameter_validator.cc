@@ -11,8 +11,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "common/status_macros.h"
 #include "absl/strings/str_join.h"
+#include "common/status_macros.h"
 #include "metrics/metric_pattern.h"
 #include "suggest/early_stopping/early_stopping_policy_factory.h"
 #include "text/control_chars.h"
@@ -45,12 +45,12 @@ absl::Status CheckBytes(const Locator& locate, std::string_view path, std::strin
 // The same for a list of strings: at most `max_count` of at most
 // `max_bytes` each.
 absl::Status CheckList(const Locator& locate, std::string_view path,
-                       const google::protobuf::RepeatedPtrField<std::string>& values,
-                       int max_count, size_t max_bytes) {
+                       const google::protobuf::RepeatedPtrField<std::string>& values, int max_count,
+                       size_t max_bytes) {
   if (values.size() > max_count) {
-    return Invalid(locate, path,
-                   absl::StrCat("has ", values.size(), " values; at most ", max_count,
-                                " are allowed"));
+    return Invalid(
+        locate, path,
+        absl::StrCat("has ", values.size(), " values; at most ", max_count, " are allowed"));
   }
   for (int i = 0; i < values.size(); ++i) {
     VERNIER_RETURN_IF_ERROR(
@@ -404,6 +404,138 @@ absl::Status ValidateParameter(const v1::ParameterSpec& param, std::string_view 
   }
 }
 
+// Where each parameter name of a tree was first defined, for the error
+// that names a duplicate.
+using FirstDefinitions = absl::flat_hash_map<std::string, std::string>;
+
+absl::Status ValidateParameterTree(const v1::ParameterSpec& param, const std::string& path,
+                                   std::string first_definition, v1::Algorithm algorithm,
+                                   const Locator& locate, FirstDefinitions& names, int& count);
+
+// The values of a conditional spec's parent condition, checked against the
+// parent's type and domain.
+absl::Status ValidateParentValues(const v1::ParameterSpec& parent,
+                                  const v1::ConditionalParameterSpec& conditional,
+                                  const std::string& path, const Locator& locate) {
+  using Case = v1::ConditionalParameterSpec::ParentValueConditionCase;
+  const std::string parent_name = absl::StrCat("\"", parent.parameter_name(), "\"");
+  Case expected;
+  std::string field;
+  // The field as YAML and JSON spell it.
+  std::string yaml_field;
+  switch (parent.type()) {
+    case v1::ParameterSpec::CATEGORICAL:
+      expected = Case::kParentCategoricalValues;
+      field = "parent_categorical_values";
+      yaml_field = "parentCategoricalValues";
+      break;
+    case v1::ParameterSpec::INTEGER:
+      expected = Case::kParentIntValues;
+      field = "parent_int_values";
+      yaml_field = "parentIntValues";
+      break;
+    case v1::ParameterSpec::DISCRETE:
+      expected = Case::kParentDiscreteValues;
+      field = "parent_discrete_values";
+      yaml_field = "parentDiscreteValues";
+      break;
+    default:
+      return Invalid(locate, path,
+                     absl::StrCat("DOUBLE parameter ", parent_name,
+                                  " cannot have conditional parameters (a condition needs "
+                                  "values to match); make it DISCRETE to branch on its values"));
+  }
+  const std::string values_path = Child(Child(path, field), "values");
+  if (conditional.parent_value_condition_case() != expected) {
+    return Invalid(
+        locate, path,
+        absl::StrCat("parent ", parent_name, " is ", v1::ParameterSpec::Type_Name(parent.type()),
+                     ", so the condition must be ", yaml_field));
+  }
+  int size = 0;
+  switch (expected) {
+    case Case::kParentCategoricalValues: {
+      const auto& values = conditional.parent_categorical_values().values();
+      size = values.size();
+      for (int j = 0; j < values.size(); ++j) {
+        const auto& allowed = parent.categorical_values();
+        if (std::find(allowed.begin(), allowed.end(), values[j]) == allowed.end()) {
+          return Invalid(locate, Element(values_path, j),
+                         absl::StrCat("\"", values[j], "\" is not a value of parent ", parent_name,
+                                      " (", absl::StrJoin(allowed, ", "), ")"));
+        }
+      }
+      break;
+    }
+    case Case::kParentIntValues: {
+      const auto& values = conditional.parent_int_values().values();
+      size = values.size();
+      for (int j = 0; j < values.size(); ++j) {
+        if (static_cast<double>(values[j]) < parent.min_value() ||
+            static_cast<double>(values[j]) > parent.max_value()) {
+          return Invalid(locate, Element(values_path, j),
+                         absl::StrCat(values[j], " is not a value of parent ", parent_name, " ([",
+                                      FormatNumber(parent.min_value()), ", ",
+                                      FormatNumber(parent.max_value()), "])"));
+        }
+      }
+      break;
+    }
+    default: {
+      const auto& values = conditional.parent_discrete_values().values();
+      size = values.size();
+      for (int j = 0; j < values.size(); ++j) {
+        const auto& allowed = parent.discrete_values();
+        if (std::find(allowed.begin(), allowed.end(), values[j]) == allowed.end()) {
+          return Invalid(
+              locate, Element(values_path, j),
+              absl::StrCat(FormatNumber(values[j]), " is not a value of parent ", parent_name, " (",
+                           absl::StrJoin(allowed, ", ",
+                                         [](std::string* out, double value) {
+                                           absl::StrAppend(out, FormatNumber(value));
+                                         }),
+                           ")"));
+        }
+      }
+      break;
+    }
+  }
+  if (size == 0) {
+    return Invalid(locate, values_path,
+                   absl::StrCat("lists no values of parent ", parent_name,
+                                "; the conditional parameter would never be active"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateParameterTree(const v1::ParameterSpec& param, const std::string& path,
+                                   std::string first_definition, v1::Algorithm algorithm,
+                                   const Locator& locate, FirstDefinitions& names, int& count) {
+  if (++count > kMaxParameters) {
+    return Invalid(locate, path,
+                   absl::StrCat("the search space has more than ", kMaxParameters,
+                                " parameters, conditional ones included"));
+  }
+  VERNIER_RETURN_IF_ERROR(ValidateParameter(param, path, algorithm, locate));
+  const auto [it, inserted] = names.emplace(param.parameter_name(), first_definition);
+  if (!inserted) {
+    return Invalid(locate, Child(path, "parameter_name"),
+                   absl::StrCat("duplicate parameter name \"", param.parameter_name(), "\" (first ",
+                                it->second, "); a name may be used once in the whole tree"));
+  }
+  const std::string conditionals_path = Child(path, "conditional_parameter_specs");
+  for (int k = 0; k < param.conditional_parameter_specs_size(); ++k) {
+    const v1::ConditionalParameterSpec& conditional = param.conditional_parameter_specs(k);
+    const std::string conditional_path = Element(conditionals_path, k);
+    VERNIER_RETURN_IF_ERROR(ValidateParentValues(param, conditional, conditional_path, locate));
+    VERNIER_RETURN_IF_ERROR(ValidateParameterTree(
+        conditional.parameter_spec(), Child(conditional_path, "parameter_spec"),
+        absl::StrCat("as a conditional parameter of \"", param.parameter_name(), "\""), algorithm,
+        locate, names, count));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ValidateParameters(const ParameterList& params, std::string_view list_path,
                                 v1::Algorithm algorithm, const Locator& locate) {
   if (params.empty()) {
@@ -414,18 +546,12 @@ absl::Status ValidateParameters(const ParameterList& params, std::string_view li
                    absl::StrCat("has ", params.size(), " parameters; at most ", kMaxParameters,
                                 " are allowed"));
   }
-  absl::flat_hash_map<std::string_view, int> first_index;
+  FirstDefinitions names;
+  int count = 0;
   for (int i = 0; i < params.size(); ++i) {
-    const std::string path = Element(list_path, i);
-    if (absl::Status status = ValidateParameter(params[i], path, algorithm, locate); !status.ok()) {
-      return status;
-    }
-    const auto [it, inserted] = first_index.emplace(params[i].parameter_name(), i);
-    if (!inserted) {
-      return Invalid(locate, Child(path, "parameter_name"),
-                     absl::StrCat("duplicate parameter name \"", params[i].parameter_name(),
-                                  "\" (first at index ", it->second, ")"));
-    }
+    VERNIER_RETURN_IF_ERROR(ValidateParameterTree(params[i], Element(list_path, i),
+                                                  absl::StrCat("at index ", i), algorithm, locate,
+                                                  names, count));
   }
   return absl::OkStatus();
 }
@@ -610,10 +736,11 @@ absl::Status ValidateTrainingInput(const v1::TrainingInput& input, const Locator
   }
   VERNIER_RETURN_IF_ERROR(CheckList(locate, "args", input.args(), kMaxCommandArgs, kMaxArgBytes));
   VERNIER_RETURN_IF_ERROR(CheckBytes(locate, "job_dir", input.job_dir(), kMaxPathBytes));
-  for (const auto& [type, path] : {std::pair{&input.master_type(), "master_type"},
-                                   std::pair{&input.worker_type(), "worker_type"},
-                                   std::pair{&input.parameter_server_type(), "parameter_server_type"},
-                                   std::pair{&input.evaluator_type(), "evaluator_type"}}) {
+  for (const auto& [type, path] :
+       {std::pair{&input.master_type(), "master_type"},
+        std::pair{&input.worker_type(), "worker_type"},
+        std::pair{&input.parameter_server_type(), "parameter_server_type"},
+        std::pair{&input.evaluator_type(), "evaluator_type"}}) {
     VERNIER_RETURN_IF_ERROR(CheckBytes(locate, path, *type, kMaxNameBytes));
   }
   if (std::optional<std::string> refusal =
@@ -695,7 +822,8 @@ absl::Status ValidateStudy(const v1::Study& study) {
 
 absl::Status ValidateJobFields(const v1::Job& job) {
   const Locator locate = ProtoPathLocator("job");
-  VERNIER_RETURN_IF_ERROR(CheckList(locate, "command", job.command(), kMaxCommandArgs, kMaxArgBytes));
+  VERNIER_RETURN_IF_ERROR(
+      CheckList(locate, "command", job.command(), kMaxCommandArgs, kMaxArgBytes));
   VERNIER_RETURN_IF_ERROR(CheckBytes(locate, "job_dir", job.job_dir(), kMaxPathBytes));
   return CheckBytes(locate, "working_dir", job.working_dir(), kMaxPathBytes);
 }

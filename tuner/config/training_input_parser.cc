@@ -478,6 +478,12 @@ class TrainingInputParser {
     };
   }
 
+  ValueReader Int64List(google::protobuf::RepeatedField<int64_t>* out) {
+    return [this, out](const YAML::Node& value, const std::string& path) {
+      return ReadList(value, path, Int64([out](int64_t number) { out->Add(number); }));
+    };
+  }
+
   ValueReader DoubleList(google::protobuf::RepeatedField<double>* out) {
     return [this, out](const YAML::Node& value, const std::string& path) {
       return ReadList(value, path, Double([out](double number) { out->Add(number); }));
@@ -521,7 +527,15 @@ class TrainingInputParser {
                                   static_cast<v1::ParameterSpec::ScaleType>(scale));
                             })},
          {"categoricalValues", StringList(param.mutable_categorical_values())},
-         {"discreteValues", DoubleList(param.mutable_discrete_values())}});
+         {"discreteValues", DoubleList(param.mutable_discrete_values())},
+         {"conditionalParameterSpecs",
+          [this, &param](const YAML::Node& value, const std::string& list_path) {
+            return ReadList(value, list_path,
+                            [this, &param](const YAML::Node& element, const std::string& path) {
+                              return ReadConditionalParameter(
+                                  element, path, *param.add_conditional_parameter_specs());
+                            });
+          }}});
     if (!status.ok()) return status;
     // Proto3 cannot tell a bound of 0 from a missing one, so this rule lives
     // here rather than in the validator.
@@ -533,6 +547,54 @@ class TrainingInputParser {
               " parameter \"", param.parameter_name(), "\" needs ", bound));
         }
       }
+    }
+    return absl::OkStatus();
+  }
+
+  // One entry of conditionalParameterSpecs: one parent condition and the
+  // child's parameterSpec (which may have children of its own).
+  absl::Status ReadConditionalParameter(const YAML::Node& node, const std::string& path,
+                                        v1::ConditionalParameterSpec& conditional) {
+    // The oneof's message is created only when its key is read: creating
+    // one clears the others.
+    VERNIER_RETURN_IF_ERROR(ReadMapping(
+        node, path,
+        {{"parentCategoricalValues",
+          [this, &conditional](const YAML::Node& value, const std::string& condition_path) {
+            return ReadMapping(
+                value, condition_path,
+                {{"values",
+                  StringList(conditional.mutable_parent_categorical_values()->mutable_values())}});
+          }},
+         {"parentIntValues",
+          [this, &conditional](const YAML::Node& value, const std::string& condition_path) {
+            return ReadMapping(
+                value, condition_path,
+                {{"values", Int64List(conditional.mutable_parent_int_values()->mutable_values())}});
+          }},
+         {"parentDiscreteValues",
+          [this, &conditional](const YAML::Node& value, const std::string& condition_path) {
+            return ReadMapping(
+                value, condition_path,
+                {{"values",
+                  DoubleList(conditional.mutable_parent_discrete_values()->mutable_values())}});
+          }},
+         {"parameterSpec", [this, &conditional](const YAML::Node& value, const std::string& child) {
+            return ReadParameter(value, child, *conditional.mutable_parameter_spec());
+          }}}));
+    std::vector<std::string> conditions;
+    for (absl::string_view key :
+         {"parentCategoricalValues", "parentIntValues", "parentDiscreteValues"}) {
+      if (marks_.contains(Child(path, key))) conditions.emplace_back(key);
+    }
+    if (conditions.size() > 1) {
+      return absl::InvalidArgumentError(absl::StrCat(Locate(Child(path, conditions[1])),
+                                                     ": give one parent condition, not both ",
+                                                     conditions[0], " and ", conditions[1]));
+    }
+    if (!marks_.contains(Child(path, "parameterSpec"))) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(Locate(path), ": a conditional parameter needs its parameterSpec"));
     }
     return absl::OkStatus();
   }

@@ -399,7 +399,8 @@ std::vector<SpecCase> StudyCases() {
        "metrics { metric_id: 'loss' goal: MINIMIZE } "
        "parameters { parameter_name: 'x' type: DOUBLE max_value: 1 } "
        "parameters { parameter_name: 'x' type: INTEGER max_value: 1 }",
-       "spec.parameters[1].parameter_name: duplicate parameter name \"x\" (first at index 0)"},
+       "spec.parameters[1].parameter_name: duplicate parameter name \"x\" (first at index 0); a "
+       "name may be used once in the whole tree"},
       {"GridSearchOverDouble",
        "metrics { metric_id: 'loss' goal: MINIMIZE } algorithm: GRID_SEARCH "
        "parameters { parameter_name: 'x' type: DOUBLE max_value: 1 }",
@@ -460,7 +461,8 @@ TEST(FieldSizeLimitsTest, JobsAndTrainingInputsAreRefusedNamingTheOversizedField
   v1::Job job;
   job.add_command("python3");
   job.add_command(std::string(kMaxArgBytes + 1, 'a'));
-  ExpectInvalid(ValidateJobFields(job), "job.command[1]: is 16385 bytes; at most 16384 are allowed");
+  ExpectInvalid(ValidateJobFields(job),
+                "job.command[1]: is 16385 bytes; at most 16384 are allowed");
   job.clear_command();
   for (int i = 0; i <= kMaxCommandArgs; ++i) job.add_command("x");
   ExpectInvalid(ValidateJobFields(job), "job.command: has 1001 values; at most 1000 are allowed");
@@ -504,6 +506,117 @@ TEST(FieldSizeLimitsTest, AStudyIsRefusedAnOversizedDisplayNameOrSpec) {
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
   EXPECT_THAT(status.message(), HasSubstr("training_input.hyperparameters.params: is "));
   EXPECT_THAT(status.message(), HasSubstr("bytes once encoded; at most 1048576 are allowed"));
+}
+
+}  // namespace
+}  // namespace vernier::config
+
+namespace vernier::config {
+namespace {
+
+v1::StudySpec ConditionalStudySpec(const std::string& condition, const std::string& child) {
+  return TextProto<v1::StudySpec>(
+      absl::StrCat(R"pb(
+                     parameters { parameter_name: "model" type: CATEGORICAL
+                                  categorical_values: [ "linear", "dnn" ]
+                                  conditional_parameter_specs {
+                   )pb",
+                   condition, " parameter_spec { ", child, R"pb(}
+                                                                }
+    }
+    metrics { metric_id: "accuracy" goal: MAXIMIZE }
+  )pb"));
+}
+
+TEST(ConditionalParameterValidatorTest, AcceptsANestedTree) {
+  v1::StudySpec spec = ConditionalStudySpec(
+      R"pb(parent_categorical_values { values: "dnn" })pb",
+      R"pb(parameter_name: "layers"
+           type: INTEGER
+           min_value: 1
+           max_value: 4
+           conditional_parameter_specs {
+             parent_int_values { values: [ 3, 4 ] }
+             parameter_spec {
+               parameter_name: "width"
+               type: DISCRETE
+               discrete_values: [ 64, 128 ]
+               conditional_parameter_specs {
+                 parent_discrete_values { values: 128 }
+                 parameter_spec { parameter_name: "dropout" type: DOUBLE min_value: 0 max_value: 1 }
+               }
+             }
+           })pb");
+  EXPECT_TRUE(ValidateStudySpec(spec).ok()) << ValidateStudySpec(spec);
+}
+
+TEST(ConditionalParameterValidatorTest, NamesTheNestedProtoFieldOfEachProblem) {
+  ExpectInvalid(ValidateStudySpec(ConditionalStudySpec(
+                    R"pb(parent_categorical_values { values: [ "dnn", "cnn" ] })pb",
+                    R"pb(parameter_name: "layers" type: INTEGER min_value: 1 max_value: 4)pb")),
+                "spec.parameters[0].conditional_parameter_specs[0].parent_categorical_values."
+                "values[1]: \"cnn\" is not a value of parent \"model\" (linear, dnn)");
+  ExpectInvalid(ValidateStudySpec(ConditionalStudySpec(R"pb(parent_int_values { values: 1 })pb",
+                                                       R"pb(parameter_name: "layers"
+                                                            type: INTEGER
+                                                            min_value: 1
+                                                            max_value: 4)pb")),
+                "spec.parameters[0].conditional_parameter_specs[0]: parent \"model\" is "
+                "CATEGORICAL, so the condition must be parentCategoricalValues");
+  ExpectInvalid(ValidateStudySpec(ConditionalStudySpec(R"pb(parent_categorical_values {})pb",
+                                                       R"pb(parameter_name: "layers"
+                                                            type: INTEGER
+                                                            min_value: 1
+                                                            max_value: 4)pb")),
+                "spec.parameters[0].conditional_parameter_specs[0].parent_categorical_values."
+                "values: lists no values of parent \"model\"; the conditional parameter would "
+                "never be active");
+  ExpectInvalid(ValidateStudySpec(ConditionalStudySpec(
+                    R"pb(parent_categorical_values { values: "dnn" })pb",
+                    R"pb(parameter_name: "model" type: INTEGER min_value: 1 max_value: 4)pb")),
+                "spec.parameters[0].conditional_parameter_specs[0].parameter_spec.parameter_name: "
+                "duplicate parameter name \"model\" (first at index 0); a name may be used once "
+                "in the whole tree");
+  ExpectInvalid(ValidateStudySpec(ConditionalStudySpec(
+                    R"pb(parent_categorical_values { values: "dnn" })pb",
+                    R"pb(parameter_name: "layers" type: INTEGER min_value: 4 max_value: 1)pb")),
+                "spec.parameters[0].conditional_parameter_specs[0].parameter_spec.max_value: the "
+                "maximum (1) must be greater than the minimum (4)");
+}
+
+TEST(ConditionalParameterValidatorTest, RejectsAConditionOnADoubleParent) {
+  v1::StudySpec spec = TextProto<v1::StudySpec>(R"pb(
+    parameters {
+      parameter_name: "lr"
+      type: DOUBLE
+      min_value: 0
+      max_value: 1
+      conditional_parameter_specs {
+        parent_discrete_values { values: 0.5 }
+        parameter_spec { parameter_name: "x" type: INTEGER min_value: 1 max_value: 2 }
+      }
+    }
+    metrics { metric_id: "accuracy" goal: MAXIMIZE }
+  )pb");
+  ExpectInvalid(ValidateStudySpec(spec),
+                "spec.parameters[0].conditional_parameter_specs[0]: DOUBLE parameter \"lr\" "
+                "cannot have conditional parameters (a condition needs values to match); make it "
+                "DISCRETE to branch on its values");
+}
+
+TEST(ConditionalParameterValidatorTest, CountsConditionalParametersAgainstTheLimit) {
+  v1::StudySpec spec = ConditionalStudySpec(
+      R"pb(parent_categorical_values { values: "dnn" })pb",
+      R"pb(parameter_name: "layers" type: INTEGER min_value: 1 max_value: 4)pb");
+  for (int i = 0; i < kMaxParameters - 1; ++i) {
+    v1::ParameterSpec* extra = spec.add_parameters();
+    extra->set_parameter_name(absl::StrCat("p", i));
+    extra->set_type(v1::ParameterSpec::CATEGORICAL);
+    extra->add_categorical_values("a");
+  }
+  EXPECT_THAT(std::string(ValidateStudySpec(spec).message()),
+              ::testing::HasSubstr("the search space has more than 100 parameters, conditional "
+                                   "ones included"));
 }
 
 }  // namespace
