@@ -10,6 +10,9 @@ packages=(
   libcli11-dev libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev libre2-dev
   # TLS: certificate checks at start (libssl) and scripts/make-certs.sh (openssl).
   libssl-dev openssl
+  # The HTTP API and dashboard's listener (a compiled library built with
+  # OpenSSL: libcpp-httplib.so); curl for its tests and docs/http-api.md.
+  libcpp-httplib-dev curl
   # The fuzz targets' build (scripts/fuzz.sh).
   clang-16 libfuzzer-16-dev
   postgresql
