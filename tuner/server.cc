@@ -228,6 +228,10 @@ absl::Status RunServer(const ServerOptions& given) {
       server->Shutdown(std::chrono::system_clock::now());
       return http_port.status();
     }
+    // Before any "listening on" line, which those who start the server wait
+    // for.
+    spdlog::info("HTTP API and dashboard at {}", http_server->Url());
+    std::cout << "vernier serve dashboard and HTTP API at " << http_server->Url() << std::endl;
   }
   jobs.Start(options.advertise_host.empty()
                  ? bound_address
@@ -244,10 +248,6 @@ absl::Status RunServer(const ServerOptions& given) {
   // Says when replaced TLS files are good, and names a broken one.
   tls::TlsFileMonitor tls_files(options.tls);
   tls_files.Start();
-  if (http_server.has_value()) {
-    spdlog::info("HTTP API and dashboard at {}", http_server->Url());
-    std::cout << "vernier serve dashboard and HTTP API at " << http_server->Url() << std::endl;
-  }
   std::cout << "vernier serve listening on " << bound_address << std::endl;
 
   WaitForShutdownSignal(options.tls);
