@@ -8,15 +8,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "http/grpc_call.h"
 #include "http/http_status_mapping.h"
 #include "http/request_fields.h"
-#include "vernier/grpc_status.h"
 
 namespace vernier::http {
 namespace {
-
-// How long one forwarded call may take.
-constexpr std::chrono::seconds kCallDeadline(60);
 
 // A path segment: a project, job id, study name or trial id.
 constexpr char kSegment[] = "([^/:]+)";
@@ -55,20 +52,13 @@ absl::Status SetSegment(absl::string_view field, const std::string& segment,
   return SetFieldFromText(field, segment, request);
 }
 
-// Calls `method` with the caller's credentials and answers its response in
-// JSON, or the call's error.
+// Calls `method` with the caller's credentials.
 template <typename Stub, typename Request, typename Response>
 absl::StatusOr<Response> Call(Stub& stub,
                               grpc::Status (Stub::*method)(grpc::ClientContext*, const Request&,
                                                            Response*),
                               const Request& request, const ApiRequest& http) {
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + kCallDeadline);
-  if (!http.authorization.empty()) context.AddMetadata("authorization", http.authorization);
-  Response response;
-  const grpc::Status status = (stub.*method)(&context, request, &response);
-  if (!status.ok()) return FromGrpcStatus(status);
-  return response;
+  return CallWithCredentials(stub, method, request, http.authorization);
 }
 
 template <typename Response>

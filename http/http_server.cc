@@ -1,17 +1,42 @@
 #include "http/http_server.h"
 
+#include <google/protobuf/util/json_util.h>
 #include <httplib.h>
 
+#include <chrono>
 #include <utility>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "http/api_gateway.h"
 #include "http/caller_credentials.h"
+#include "http/change_tracker.h"
+#include "http/dashboard_feed.h"
+#include "http/http_status_mapping.h"
 #include "spdlog/spdlog.h"
+#include "web/web_assets.h"
 
 namespace vernier::http {
 namespace {
+
+// How often an event stream looks for changes.
+constexpr std::chrono::milliseconds kEventInterval(500);
+
+// The header a state-changing request with the session cookie (not an
+// Authorization header) must carry: a page of another site cannot set it
+// without a CORS preflight, which this server never grants.
+constexpr char kCsrfHeader[] = "X-Vernier-Request";
+
+std::string CallerAuthorization(const httplib::Request& request) {
+  return AuthorizationFor(request.get_header_value("Authorization"),
+                          request.get_header_value("Cookie"));
+}
+
+void SendError(const absl::Status& status, httplib::Response& response) {
+  response.status = HttpStatusFor(status.code());
+  response.set_content(ErrorBody(status), "application/json");
+}
 
 ApiRequest ToApiRequest(const httplib::Request& request) {
   ApiRequest api;
@@ -26,8 +51,7 @@ ApiRequest ToApiRequest(const httplib::Request& request) {
     for (const auto& [name, value] : params) api.query.emplace(name, value);
   }
   api.body = request.body;
-  api.authorization = AuthorizationFor(request.get_header_value("Authorization"),
-                                       request.get_header_value("Cookie"));
+  api.authorization = CallerAuthorization(request);
   return api;
 }
 
@@ -42,7 +66,9 @@ std::string UrlHost(const std::string& host) {
 }  // namespace
 
 HttpServer::HttpServer(HttpServerOptions options, std::shared_ptr<grpc::Channel> channel)
-    : options_(std::move(options)), gateway_(std::make_unique<ApiGateway>(std::move(channel))) {}
+    : options_(std::move(options)),
+      gateway_(std::make_unique<ApiGateway>(channel)),
+      feed_(std::make_unique<DashboardFeed>(std::move(channel))) {}
 
 HttpServer::~HttpServer() { Stop(); }
 
@@ -59,7 +85,10 @@ absl::StatusOr<int> HttpServer::Start() {
         "the HTTP listener cannot load the TLS certificate %s and key %s",
         options_.tls.cert_path, options_.tls.key_path));
   }
+  // Every open event stream holds a thread of the pool.
+  server_->new_task_queue = [] { return new httplib::ThreadPool(64); };
   Route();
+  RouteDashboard();
   const std::string host = UrlHost(options_.host);
   if (options_.port == 0) {
     bound_port_ = server_->bind_to_any_port(options_.host);
@@ -78,6 +107,7 @@ absl::StatusOr<int> HttpServer::Start() {
 }
 
 void HttpServer::Stop() {
+  stopping_ = true;
   if (server_ != nullptr) server_->stop();
   if (thread_.joinable()) thread_.join();
 }
@@ -89,6 +119,14 @@ std::string HttpServer::Url() const {
 
 void HttpServer::Route() {
   const auto api = [this](const httplib::Request& request, httplib::Response& response) {
+    if (request.method != "GET" && request.get_header_value("Authorization").empty() &&
+        !CallerAuthorization(request).empty() && !request.has_header(kCsrfHeader)) {
+      SendError(absl::PermissionDeniedError(absl::StrCat(
+                    "a request with the session cookie that changes something needs the ",
+                    kCsrfHeader, " header (the dashboard sends it)")),
+                response);
+      return;
+    }
     const ApiResponse answer = gateway_->Handle(ToApiRequest(request));
     response.status = answer.status;
     response.set_content(answer.body, answer.content_type.c_str());
@@ -114,6 +152,93 @@ void HttpServer::Route() {
   server_->Delete(every_api_path, api);
   server_->Put(every_api_path, api);
   server_->Patch(every_api_path, api);
+}
+
+bool HttpServer::Pause(std::chrono::milliseconds interval) {
+  const auto deadline = std::chrono::steady_clock::now() + interval;
+  while (!stopping_ && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return !stopping_;
+}
+
+void HttpServer::RouteDashboard() {
+  // The dashboard's files; /?token=T keeps T as the session (an HttpOnly,
+  // SameSite=Strict cookie) and reloads without it in the URL.
+  server_->Get(R"(/|/assets/[A-Za-z0-9._-]+)", [](const httplib::Request& request,
+                                                   httplib::Response& response) {
+    if (request.path == "/" && request.has_param("token")) {
+      response.set_header("Set-Cookie",
+                          absl::StrCat(kSessionCookie, "=", request.get_param_value("token"),
+                                       "; HttpOnly; SameSite=Strict; Path=/"));
+      response.set_redirect("/");
+      return;
+    }
+    const web::WebAsset* asset = web::FindWebAsset(request.path);
+    if (asset == nullptr) {
+      SendError(absl::NotFoundError(absl::StrCat("no file ", request.path)), response);
+      return;
+    }
+    response.set_content(std::string(asset->body), std::string(asset->content_type).c_str());
+  });
+  // Server-sent events: first everything, then what changed.
+  const auto stream = [this](const std::string& authorization, auto poll,
+                             httplib::Response& response) {
+    auto seen = std::make_shared<ChangeTracker>();
+    response.set_header("Cache-Control", "no-cache");
+    response.set_chunked_content_provider(
+        "text/event-stream",
+        [this, seen, authorization, poll](size_t, httplib::DataSink& sink) {
+          const absl::StatusOr<std::string> events = poll(*seen, authorization);
+          // A comment when nothing changed: a closed page fails the write.
+          const std::string text =
+              !events.ok()      ? absl::StrCat("event: failure\ndata: ", ErrorBody(events.status()),
+                                               "\n\n")
+              : events->empty() ? std::string(": nothing new\n\n")
+                                : *events;
+          if (!sink.write(text.data(), text.size())) return false;
+          if (!events.ok() || !Pause(kEventInterval)) {
+            sink.done();
+          }
+          return true;
+        });
+  };
+  server_->Get("/events", [this, stream](const httplib::Request& request,
+                                         httplib::Response& response) {
+    stream(CallerAuthorization(request),
+           [this](ChangeTracker& seen, const std::string& authorization) {
+             return feed_->ListEvents(seen, authorization);
+           },
+           response);
+  });
+  server_->Get(R"(/events/studies/([^/]+))", [this, stream](const httplib::Request& request,
+                                                           httplib::Response& response) {
+    const std::string study = request.matches[1];
+    stream(CallerAuthorization(request),
+           [this, study](ChangeTracker& seen, const std::string& authorization) {
+             return feed_->TrialEvents(study, seen, authorization);
+           },
+           response);
+  });
+  server_->Get(R"(/dashboard/studies/([^/]+)/curves)", [this](const httplib::Request& request,
+                                                             httplib::Response& response) {
+    int max_points = 100;
+    if (request.has_param("maxPoints") &&
+        !absl::SimpleAtoi(request.get_param_value("maxPoints"), &max_points)) {
+      SendError(absl::InvalidArgumentError("query parameter \"maxPoints\" is not an integer"),
+                response);
+      return;
+    }
+    const absl::StatusOr<v1::StudyCurves> curves =
+        feed_->Curves(request.matches[1], max_points, CallerAuthorization(request));
+    if (!curves.ok()) {
+      SendError(curves.status(), response);
+      return;
+    }
+    std::string json;
+    (void)google::protobuf::util::MessageToJsonString(*curves, &json);
+    response.set_content(json, "application/json");
+  });
 }
 
 }  // namespace vernier::http

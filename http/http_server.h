@@ -1,6 +1,7 @@
 #ifndef VERNIER_HTTP_HTTP_SERVER_H_
 #define VERNIER_HTTP_HTTP_SERVER_H_
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <thread>
@@ -17,6 +18,7 @@ class Server;
 namespace vernier::http {
 
 class ApiGateway;
+class DashboardFeed;
 
 struct HttpServerOptions {
   std::string host = "127.0.0.1";
@@ -28,7 +30,10 @@ struct HttpServerOptions {
 };
 
 // `vernier serve`'s HTTP listener: the HTTP/JSON API (ApiGateway, forwarding
-// to the gRPC service over `channel`) under /v1/ and the dashboard.
+// to the gRPC service over `channel`) under /v1/, and the dashboard: its
+// files (web/) at / and /assets/, its event streams under /events and its
+// curves under /dashboard/ (DashboardFeed), all through the same channel
+// with the caller's credentials.
 class HttpServer {
  public:
   HttpServer(HttpServerOptions options, std::shared_ptr<grpc::Channel> channel);
@@ -48,9 +53,15 @@ class HttpServer {
 
  private:
   void Route();
+  void RouteDashboard();
+  // Waits up to `interval` unless the server is stopping; answers whether it
+  // goes on.
+  bool Pause(std::chrono::milliseconds interval);
 
   HttpServerOptions options_;
   std::unique_ptr<ApiGateway> gateway_;
+  std::unique_ptr<DashboardFeed> feed_;
+  std::atomic<bool> stopping_{false};
   std::unique_ptr<httplib::Server> server_;
   std::thread thread_;
   int bound_port_ = 0;

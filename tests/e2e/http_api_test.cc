@@ -278,6 +278,73 @@ TEST_F(HttpApiTest, NoHttpTurnsItOffAndATakenPortIsAClearError) {
   EXPECT_THAT(refused.err, HasSubstr("the HTTP listener cannot listen on 127.0.0.1:" + port));
 }
 
+TEST_F(HttpApiTest, TheDashboardsFilesTokenCurvesAndEvents) {
+  ServerProcess server(dir_.path() + "/data");
+  server.Start();
+  const std::string base = HttpUrl(server);
+
+  const CommandResult page = RunCommand({"curl", "-sS", "-i", base});
+  EXPECT_THAT(page.out, HasSubstr("Content-Type: text/html; charset=utf-8"));
+  EXPECT_THAT(page.out, HasSubstr("<title>Vernier</title>"));
+  // Every asset from the binary, uPlot and its licence included.
+  for (const std::string asset : {"app.js", "plots.js", "app.css", "uPlot.iife.min.js",
+                                  "uPlot.min.css", "uPlot.LICENSE.txt"}) {
+    EXPECT_EQ(Http("GET", base + "assets/" + asset).status, 200) << asset;
+  }
+  EXPECT_THAT(Http("GET", base + "assets/uPlot.LICENSE.txt").body, HasSubstr("MIT"));
+  const HttpAnswer missing = Http("GET", base + "assets/nope.js");
+  EXPECT_EQ(missing.status, 404);
+  EXPECT_EQ(ErrorOf(missing).message(), "no file /assets/nope.js");
+
+  // /?token=T keeps T in an HttpOnly, SameSite cookie and drops it from the URL.
+  const CommandResult login = RunCommand({"curl", "-sS", "-i", base + "?token=secret"});
+  EXPECT_THAT(login.out, HasSubstr("302"));
+  EXPECT_THAT(login.out,
+              HasSubstr("Set-Cookie: vernier_session=secret; HttpOnly; SameSite=Strict; Path=/"));
+  EXPECT_THAT(login.out, HasSubstr("Location: /"));
+
+  // A change with the cookie alone needs the dashboard's header.
+  const HttpAnswer forged = Http("POST", base + "v1/projects/-/jobs/any:cancel", "",
+                                 {"-H", "Cookie: vernier_session=secret"});
+  EXPECT_EQ(forged.status, 403);
+  EXPECT_EQ(ErrorOf(forged).status(), "PERMISSION_DENIED");
+  EXPECT_THAT(ErrorOf(forged).message(), HasSubstr("X-Vernier-Request"));
+  const HttpAnswer from_page =
+      Http("POST", base + "v1/projects/-/jobs/any:cancel", "",
+           {"-H", "Cookie: vernier_session=secret", "-H", "X-Vernier-Request: 1"});
+  EXPECT_EQ(from_page.status, 404) << from_page.body;
+
+  // Curves, downsampled on the server: 5 measurements, 2 points kept.
+  ASSERT_EQ(Http("POST", base + "v1/projects/-/jobs",
+                 JobJson("curved", 2, "for s in 1 2 3 4 5; do echo accuracy=0.$s; done"))
+                .status,
+            200);
+  ASSERT_EQ(WaitForEnd(base, "curved").state(), v1::Job::SUCCEEDED) << server.log();
+  const HttpAnswer curves = Http("GET", base + "dashboard/studies/curved/curves?maxPoints=2");
+  ASSERT_EQ(curves.status, 200) << curves.body;
+  const auto parsed = FromJson<v1::StudyCurves>(curves.body);
+  EXPECT_EQ(parsed.metric_id(), "accuracy");
+  ASSERT_EQ(parsed.curves_size(), 2);
+  for (const auto& curve : parsed.curves()) {
+    EXPECT_EQ(curve.measurement_count(), 5);
+    EXPECT_THAT(curve.values(), ::testing::ElementsAre(0.1, 0.5));
+  }
+  EXPECT_EQ(Http("GET", base + "dashboard/studies/curved/curves?maxPoints=x").status, 400);
+  EXPECT_EQ(Http("GET", base + "dashboard/studies/nope/curves").status, 404);
+
+  // The event streams: everything first (then only changes).
+  const CommandResult events = RunCommand({"curl", "-sS", "-N", "--max-time", "2", base + "events"});
+  EXPECT_THAT(events.out, HasSubstr("event: job\ndata: {\"jobId\":\"curved\""));
+  EXPECT_THAT(events.out, HasSubstr("event: study\ndata: {\"name\":\"curved\""));
+  const CommandResult trials =
+      RunCommand({"curl", "-sS", "-N", "--max-time", "2", base + "events/studies/curved"});
+  EXPECT_THAT(trials.out, HasSubstr("event: trial\ndata: {\"id\":\"1\""));
+  EXPECT_THAT(trials.out, HasSubstr("event: trial\ndata: {\"id\":\"2\""));
+  const CommandResult failure =
+      RunCommand({"curl", "-sS", "-N", "--max-time", "5", base + "events/studies/nope"});
+  EXPECT_THAT(failure.out, HasSubstr("event: failure\ndata: {\"error\":{\"code\":404"));
+}
+
 // Every ```sh block of docs/http-api.md, in order, against a real server;
 // each must succeed, and an example whose expected output the page shows
 // (a ```json block right after it) answers JSON with the same keys.
