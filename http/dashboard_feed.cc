@@ -94,7 +94,15 @@ absl::StatusOr<std::string> DashboardFeed::TrialEvents(const std::string& study,
   return events;
 }
 
-absl::StatusOr<v1::StudyCurves> DashboardFeed::Curves(const std::string& study, int max_points,
+std::unique_ptr<grpc::ClientReader<v1::LogLine>> DashboardFeed::OpenLogs(
+    grpc::ClientContext& context, const v1::StreamLogsRequest& request,
+    const std::string& authorization) const {
+  if (!authorization.empty()) context.AddMetadata("authorization", authorization);
+  return jobs_->StreamLogs(&context, request);
+}
+
+absl::StatusOr<v1::StudyCurves> DashboardFeed::Curves(const std::string& study, int64_t trial_id,
+                                                      int max_points,
                                                       const std::string& authorization) const {
   v1::GetStudyRequest get;
   get.set_study_name(study);
@@ -103,9 +111,19 @@ absl::StatusOr<v1::StudyCurves> DashboardFeed::Curves(const std::string& study, 
       CallWithCredentials(*studies_, &v1::StudyService::Stub::GetStudy, get, authorization));
   v1::StudyCurves curves;
   if (found.spec().metrics_size() > 0) curves.set_metric_id(found.spec().metrics(0).metric_id());
-  VERNIER_ASSIGN_OR_RETURN(std::vector<v1::Trial> trials,
-                           AllTrials(*studies_, study, /*include_measurements=*/true,
-                                     authorization));
+  std::vector<v1::Trial> trials;
+  if (trial_id != 0) {
+    v1::GetTrialRequest one;
+    one.set_study_name(study);
+    one.set_trial_id(trial_id);
+    VERNIER_ASSIGN_OR_RETURN(
+        v1::Trial trial,
+        CallWithCredentials(*studies_, &v1::StudyService::Stub::GetTrial, one, authorization));
+    trials.push_back(std::move(trial));
+  } else {
+    VERNIER_ASSIGN_OR_RETURN(trials, AllTrials(*studies_, study, /*include_measurements=*/true,
+                                               authorization));
+  }
   for (const v1::Trial& trial : trials) {
     std::vector<std::pair<int64_t, double>> points;
     for (const v1::Measurement& measurement : trial.measurements()) {

@@ -1,6 +1,7 @@
 #ifndef VERNIER_HTTP_DASHBOARD_FEED_H_
 #define VERNIER_HTTP_DASHBOARD_FEED_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -33,9 +34,14 @@ class DashboardFeed {
   absl::StatusOr<std::string> TrialEvents(const std::string& study, ChangeTracker& seen,
                                           const std::string& authorization) const;
   // Each trial's objective (the study's first metric) by step, at most
-  // `max_points` points per trial.
-  absl::StatusOr<v1::StudyCurves> Curves(const std::string& study, int max_points,
-                                         const std::string& authorization) const;
+  // `max_points` points per trial; only trial `trial_id`'s when it is not 0.
+  absl::StatusOr<v1::StudyCurves> Curves(const std::string& study, int64_t trial_id,
+                                         int max_points, const std::string& authorization) const;
+  // Opens JobService.StreamLogs on `context` (which the caller keeps, and may
+  // cancel) with `authorization`.
+  std::unique_ptr<grpc::ClientReader<v1::LogLine>> OpenLogs(
+      grpc::ClientContext& context, const v1::StreamLogsRequest& request,
+      const std::string& authorization) const;
 
  private:
   std::unique_ptr<v1::JobService::Stub> jobs_;

@@ -1,9 +1,12 @@
 #include "http/http_server.h"
 
 #include <google/protobuf/util/json_util.h>
+#include <grpcpp/client_context.h>
 #include <httplib.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <utility>
 
 #include "absl/strings/numbers.h"
@@ -15,6 +18,7 @@
 #include "http/dashboard_feed.h"
 #include "http/http_status_mapping.h"
 #include "spdlog/spdlog.h"
+#include "vernier/grpc_status.h"
 #include "web/web_assets.h"
 
 namespace vernier::http {
@@ -36,6 +40,16 @@ std::string CallerAuthorization(const httplib::Request& request) {
 void SendError(const absl::Status& status, httplib::Response& response) {
   response.status = HttpStatusFor(status.code());
   response.set_content(ErrorBody(status), "application/json");
+}
+
+// An optional integer query parameter into `value` (left as it is when
+// absent); INVALID_ARGUMENT naming it when it is not an integer.
+absl::Status ReadIntParam(const httplib::Request& request, const char* name, int64_t& value) {
+  if (request.has_param(name) && !absl::SimpleAtoi(request.get_param_value(name), &value)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("query parameter \"", name, "\" is not an integer"));
+  }
+  return absl::OkStatus();
 }
 
 ApiRequest ToApiRequest(const httplib::Request& request) {
@@ -108,6 +122,10 @@ absl::StatusOr<int> HttpServer::Start() {
 
 void HttpServer::Stop() {
   stopping_ = true;
+  {
+    absl::MutexLock lock(&streams_mutex_);
+    for (grpc::ClientContext* context : log_streams_) context->TryCancel();
+  }
   if (server_ != nullptr) server_->stop();
   if (thread_.joinable()) thread_.join();
 }
@@ -222,15 +240,18 @@ void HttpServer::RouteDashboard() {
   });
   server_->Get(R"(/dashboard/studies/([^/]+)/curves)", [this](const httplib::Request& request,
                                                              httplib::Response& response) {
-    int max_points = 100;
-    if (request.has_param("maxPoints") &&
-        !absl::SimpleAtoi(request.get_param_value("maxPoints"), &max_points)) {
-      SendError(absl::InvalidArgumentError("query parameter \"maxPoints\" is not an integer"),
-                response);
-      return;
+    int64_t max_points = 100;
+    int64_t trial_id = 0;
+    for (const absl::Status& read : {ReadIntParam(request, "maxPoints", max_points),
+                                     ReadIntParam(request, "trialId", trial_id)}) {
+      if (!read.ok()) {
+        SendError(read, response);
+        return;
+      }
     }
-    const absl::StatusOr<v1::StudyCurves> curves =
-        feed_->Curves(request.matches[1], max_points, CallerAuthorization(request));
+    const absl::StatusOr<v1::StudyCurves> curves = feed_->Curves(
+        request.matches[1], trial_id, static_cast<int>(std::clamp<int64_t>(max_points, 2, 100000)),
+        CallerAuthorization(request));
     if (!curves.ok()) {
       SendError(curves.status(), response);
       return;
@@ -238,6 +259,55 @@ void HttpServer::RouteDashboard() {
     std::string json;
     (void)google::protobuf::util::MessageToJsonString(*curves, &json);
     response.set_content(json, "application/json");
+  });
+  // A job's (or one trial's) logs as they are written: "event: log" per
+  // line, "event: end" when the job has ended and every line was sent.
+  server_->Get(R"(/events/jobs/([^/:]+)/logs)", [this](const httplib::Request& request,
+                                                      httplib::Response& response) {
+    v1::StreamLogsRequest logs;
+    logs.set_job_id(request.matches[1]);
+    logs.set_follow(true);
+    int64_t trial_id = 0;
+    if (const absl::Status read = ReadIntParam(request, "trialId", trial_id); !read.ok()) {
+      SendError(read, response);
+      return;
+    }
+    logs.set_trial_id(trial_id);
+    struct Stream {
+      grpc::ClientContext context;
+      std::unique_ptr<grpc::ClientReader<v1::LogLine>> reader;
+    };
+    auto stream = std::make_shared<Stream>();
+    {
+      absl::MutexLock lock(&streams_mutex_);
+      if (stopping_) return;
+      log_streams_.insert(&stream->context);
+    }
+    stream->reader = feed_->OpenLogs(stream->context, logs, CallerAuthorization(request));
+    response.set_header("Cache-Control", "no-cache");
+    response.set_chunked_content_provider(
+        "text/event-stream",
+        [stream](size_t, httplib::DataSink& sink) {
+          v1::LogLine line;
+          if (stream->reader->Read(&line)) {
+            std::string json;
+            (void)google::protobuf::util::MessageToJsonString(line, &json);
+            const std::string text = absl::StrCat("event: log\ndata: ", json, "\n\n");
+            return sink.write(text.data(), text.size());
+          }
+          const absl::Status status = FromGrpcStatus(stream->reader->Finish());
+          const std::string text =
+              status.ok() ? std::string("event: end\ndata: {}\n\n")
+                          : absl::StrCat("event: failure\ndata: ", ErrorBody(status), "\n\n");
+          sink.write(text.data(), text.size());
+          sink.done();
+          return true;
+        },
+        [this, stream](bool) {
+          stream->context.TryCancel();
+          absl::MutexLock lock(&streams_mutex_);
+          log_streams_.erase(&stream->context);
+        });
   });
 }
 

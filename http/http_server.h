@@ -3,14 +3,19 @@
 
 #include <atomic>
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
 
 #include <grpcpp/channel.h>
 
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "tls/tls_options.h"
 
+namespace grpc {
+class ClientContext;
+}
 namespace httplib {
 class Server;
 }
@@ -62,6 +67,9 @@ class HttpServer {
   std::unique_ptr<ApiGateway> gateway_;
   std::unique_ptr<DashboardFeed> feed_;
   std::atomic<bool> stopping_{false};
+  // The calls of open log streams, cancelled by Stop.
+  absl::Mutex streams_mutex_;
+  std::set<grpc::ClientContext*> log_streams_ ABSL_GUARDED_BY(streams_mutex_);
   std::unique_ptr<httplib::Server> server_;
   std::thread thread_;
   int bound_port_ = 0;

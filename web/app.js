@@ -4,7 +4,7 @@
 "use strict";
 
 const main = document.getElementById("main");
-let source = null;       // the page's EventSource
+let sources = [];        // the page's EventSources
 let timers = [];
 
 function el(name, attributes = {}, ...children) {
@@ -27,12 +27,32 @@ async function api(path, options = {}) {
 }
 
 function listen(url, handlers) {
-  source = new EventSource(url);
+  const source = new EventSource(url);
+  sources.push(source);
   source.onopen = () => document.getElementById("live").classList.add("on");
   source.onerror = () => document.getElementById("live").classList.remove("on");
   for (const [name, handler] of Object.entries(handlers)) {
     source.addEventListener(name, event => handler(JSON.parse(event.data)));
   }
+  return source;
+}
+
+// A value as YAML (the job page's trainingInput, as it was submitted).
+function yaml(value, indent = "") {
+  if (Array.isArray(value)) {
+    if (value.length === 0) return " []";
+    return value.map(item => {
+      const text = yaml(item, indent + "  ");
+      return "\n" + indent + "-" + (typeof item === "object" && item !== null && !Array.isArray(item)
+          ? text.replace(/^\n\s*/, " ") : text);
+    }).join("");
+  }
+  if (typeof value === "object" && value !== null) {
+    const entries = Object.entries(value);
+    if (entries.length === 0) return " {}";
+    return entries.map(([key, item]) => "\n" + indent + key + ":" + yaml(item, indent + "  ")).join("");
+  }
+  return " " + (typeof value === "string" && !/^[A-Za-z0-9_.\/-]+$/.test(value) ? JSON.stringify(value) : String(value));
 }
 
 // Calls `render` at most every `ms` milliseconds.
@@ -235,7 +255,14 @@ async function studyPage(name) {
 
 async function trialPage(name, id) {
   const container = el("div");
-  main.append(el("h2", {}, `Trial ${id} of `, el("a", { href: "#/study/" + name }, name)), container);
+  const curve = el("div", { id: "plot-trial-curve" });
+  const replicaRows = el("tbody");
+  const log = el("pre", { id: "trial-log" });
+  main.append(el("h2", {}, `Trial ${id} of `, el("a", { href: "#/study/" + name }, name)), container,
+    el("div", { class: "plots" }, el("div", { class: "plot" }, el("h3", {}, "Learning curve"), curve)),
+    el("h3", {}, "Replicas"),
+    el("table", { id: "trial-replicas" }, el("thead", {}, el("tr", {}, ...["attempt", "role", "index", "state", "host", "pid", "GPUs", "exit"].map(h => el("th", {}, h)))), replicaRows),
+    el("h3", {}, "Logs"), log);
   async function load() {
     const trial = await api(`/v1/studies/${encodeURIComponent(name)}/trials/${id}`);
     const params = paramsOf(trial);
@@ -248,6 +275,24 @@ async function trialPage(name, id) {
       el("h3", {}, "Final measurement"),
       el("table", {}, ...((trial.finalMeasurement || {}).metrics || []).map(m => el("tr", {}, el("th", {}, m.metricId), el("td", { class: "num" }, format(m.value))))),
       el("p", {}, `${trial.measurementCount || 0} measurements`));
+    Plots.curves(curve, await api(`/dashboard/studies/${encodeURIComponent(name)}/curves?trialId=${id}&maxPoints=200`));
+    // A job's study is named after the job: its replicas, when it has them.
+    const described = await fetch(`/v1/projects/-/jobs/${encodeURIComponent(name)}:describe`);
+    if (described.ok) {
+      const runs = ((await described.json()).trialRuns || []).filter(run => String(run.trialId) === String(id));
+      replicaRows.replaceChildren(...runs.flatMap(run => (run.replicas || []).map(r => el("tr", {},
+        el("td", {}, run.attempt || 0), el("td", {}, r.role), el("td", {}, r.index || 0), el("td", {}, r.state),
+        el("td", {}, r.host || ""), el("td", {}, r.pid || ""), el("td", {}, (r.gpus || []).join(",")),
+        el("td", {}, r.exitCode || (r.termSignal ? "signal " + r.termSignal : ""))))));
+      if (!log.started) {
+        log.started = true;
+        const logs = listen(`/events/jobs/${encodeURIComponent(name)}/logs?trialId=${id}`, {
+          log: line => { log.append(`[${line.role}-${line.index || 0}] ${line.text}\n`); },
+          end: () => logs.close(),
+          failure: () => logs.close(),
+        });
+      }
+    }
   }
   await load();
   const reload = throttled(() => load().catch(showError), 500);
@@ -290,7 +335,7 @@ async function jobPage(id) {
       el("table", {}, ...(job.replicaSpecs || []).map(r => el("tr", {}, el("td", {}, `${r.role} ${r.index || 0}`), el("td", {}, r.machineType || ""),
           el("td", {}, `${r.gpuCount || 0} GPU`)))),
       el("h3", {}, "trainingInput"),
-      el("pre", { id: "training-input" }, JSON.stringify(job.trainingInput || {}, null, 2)),
+      el("pre", { id: "training-input" }, "trainingInput:" + yaml(job.trainingInput || {}, "  ")),
       el("h3", {}, "Command"), el("pre", {}, (job.command || []).join(" ")));
   }
   await load();
@@ -301,8 +346,8 @@ async function jobPage(id) {
 // ---- routing ---------------------------------------------------------------------------
 
 async function route() {
-  if (source) source.close();
-  source = null;
+  sources.forEach(source => source.close());
+  sources = [];
   timers.forEach(clearTimeout);
   timers = [];
   main.replaceChildren();

@@ -329,7 +329,13 @@ TEST_F(HttpApiTest, TheDashboardsFilesTokenCurvesAndEvents) {
     EXPECT_EQ(curve.measurement_count(), 5);
     EXPECT_THAT(curve.values(), ::testing::ElementsAre(0.1, 0.5));
   }
+  const auto one = FromJson<v1::StudyCurves>(
+      Http("GET", base + "dashboard/studies/curved/curves?trialId=2").body);
+  ASSERT_EQ(one.curves_size(), 1);
+  EXPECT_EQ(one.curves(0).trial_id(), 2);
+  EXPECT_EQ(one.curves(0).values_size(), 5);
   EXPECT_EQ(Http("GET", base + "dashboard/studies/curved/curves?maxPoints=x").status, 400);
+  EXPECT_EQ(Http("GET", base + "dashboard/studies/curved/curves?trialId=x").status, 400);
   EXPECT_EQ(Http("GET", base + "dashboard/studies/nope/curves").status, 404);
 
   // The event streams: everything first (then only changes).
@@ -340,6 +346,20 @@ TEST_F(HttpApiTest, TheDashboardsFilesTokenCurvesAndEvents) {
       RunCommand({"curl", "-sS", "-N", "--max-time", "2", base + "events/studies/curved"});
   EXPECT_THAT(trials.out, HasSubstr("event: trial\ndata: {\"id\":\"1\""));
   EXPECT_THAT(trials.out, HasSubstr("event: trial\ndata: {\"id\":\"2\""));
+  // A trial's logs: every line, then the end (the job has ended).
+  const CommandResult logs = RunCommand(
+      {"curl", "-sS", "-N", "--max-time", "30", base + "events/jobs/curved/logs?trialId=1"});
+  EXPECT_EQ(logs.exit_code, 0) << logs.err;
+  EXPECT_THAT(logs.out, HasSubstr("event: log\ndata: {\"trialId\":\"1\",\"role\":\"master\","));
+  EXPECT_THAT(logs.out, HasSubstr("accuracy=0.5"));
+  EXPECT_THAT(logs.out, Not(HasSubstr("\"trialId\":\"2\"")));
+  EXPECT_THAT(logs.out, HasSubstr("event: end\n"));
+  const HttpAnswer bad_trial = Http("GET", base + "events/jobs/curved/logs?trialId=one");
+  EXPECT_EQ(bad_trial.status, 400);
+  EXPECT_EQ(ErrorOf(bad_trial).message(), "query parameter \"trialId\" is not an integer");
+  const CommandResult no_job =
+      RunCommand({"curl", "-sS", "-N", "--max-time", "30", base + "events/jobs/nope/logs"});
+  EXPECT_THAT(no_job.out, HasSubstr("event: failure\ndata: {\"error\":{\"code\":404"));
   const CommandResult failure =
       RunCommand({"curl", "-sS", "-N", "--max-time", "5", base + "events/studies/nope"});
   EXPECT_THAT(failure.out, HasSubstr("event: failure\ndata: {\"error\":{\"code\":404"));

@@ -184,6 +184,9 @@ def main():
         # A trial.
         open_page(driver, server, f"/trial/sweep/{best_first[0]}", "#trial-state")
         assert text_of(driver, "#trial-state") == "SUCCEEDED"
+        wait_for("the trial's learning curve", lambda: plot_drawn(driver, "plot-trial-curve"))
+        wait_for("the trial's replica", lambda: "master" in text_of(driver, "#trial-replicas tbody"))
+        wait_for("the trial's log", lambda: "[master-0] accuracy=" in text_of(driver, "#trial-log"))
         driver.save_screenshot(os.path.join(shots, "web-trial.png"))
 
         # Live: a trial that ends while the page is open shows without a reload.
@@ -200,6 +203,7 @@ def main():
         # The job page's cancel button.
         server.submit("doomed", 2, 1, "sleep 600")
         open_page(driver, server, "/job/doomed", "#cancel")
+        assert "maxTrials: 2" in text_of(driver, "#training-input"), text_of(driver, "#training-input")
         driver.save_screenshot(os.path.join(shots, "web-job.png"))
         driver.execute_script("document.getElementById('cancel').click();")
         server.wait_for_job("doomed", {"CANCELLED"})
