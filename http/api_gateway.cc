@@ -46,10 +46,14 @@ absl::Status ParseBody(const ApiRequest& http, google::protobuf::Message& messag
   return absl::OkStatus();
 }
 
-// A path segment into an int64 field, e.g. a trial id.
+// A path segment into an integer field (a trial id).
 absl::Status SetSegment(absl::string_view field, const std::string& segment,
                         google::protobuf::Message& request) {
-  return SetFieldFromText(field, segment, request);
+  if (!SetFieldFromText(field, segment, request).ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the path's ", field, " \"", segment, "\" is not an integer"));
+  }
+  return absl::OkStatus();
 }
 
 // Calls `method` with the caller's credentials.
@@ -186,6 +190,47 @@ void ApiGateway::AddStudyRoutes() {
                        VERNIER_RETURN_IF_ERROR(SetSegment("trial_id", captures[1], request));
                        VERNIER_RETURN_IF_ERROR(ApplyQuery(http, request));
                        return Json(Call(stub, &v1::StudyService::Stub::GetTrial, request, http));
+                     }});
+  routes_.push_back({"POST", std::regex(absl::StrCat(trials, ":suggest")),
+                     [&stub](const Captures& captures,
+                             const ApiRequest& http) -> absl::StatusOr<std::string> {
+                       v1::SuggestTrialsRequest request;
+                       VERNIER_RETURN_IF_ERROR(ParseBody(http, request));
+                       request.set_study_name(captures[0]);
+                       VERNIER_RETURN_IF_ERROR(ApplyQuery(http, request));
+                       return Json(
+                           Call(stub, &v1::StudyService::Stub::SuggestTrials, request, http));
+                     }});
+  routes_.push_back({"POST", std::regex(trials), [&stub](const Captures& captures,
+                                                         const ApiRequest& http)
+                          -> absl::StatusOr<std::string> {
+                       v1::CreateTrialRequest request;
+                       VERNIER_RETURN_IF_ERROR(ParseBody(http, *request.mutable_trial()));
+                       request.set_study_name(captures[0]);
+                       VERNIER_RETURN_IF_ERROR(ApplyQuery(http, request));
+                       return Json(Call(stub, &v1::StudyService::Stub::CreateTrial, request, http));
+                     }});
+  routes_.push_back({"POST", std::regex(absl::StrCat(trial, ":addMeasurement")),
+                     [&stub](const Captures& captures,
+                             const ApiRequest& http) -> absl::StatusOr<std::string> {
+                       v1::AddMeasurementRequest request;
+                       VERNIER_RETURN_IF_ERROR(ParseBody(http, *request.mutable_measurement()));
+                       request.set_study_name(captures[0]);
+                       VERNIER_RETURN_IF_ERROR(SetSegment("trial_id", captures[1], request));
+                       VERNIER_RETURN_IF_ERROR(ApplyQuery(http, request));
+                       return Json(
+                           Call(stub, &v1::StudyService::Stub::AddMeasurement, request, http));
+                     }});
+  routes_.push_back({"POST", std::regex(absl::StrCat(trial, ":complete")),
+                     [&stub](const Captures& captures,
+                             const ApiRequest& http) -> absl::StatusOr<std::string> {
+                       v1::CompleteTrialRequest request;
+                       VERNIER_RETURN_IF_ERROR(ParseBody(http, request));
+                       request.set_study_name(captures[0]);
+                       VERNIER_RETURN_IF_ERROR(SetSegment("trial_id", captures[1], request));
+                       VERNIER_RETURN_IF_ERROR(ApplyQuery(http, request));
+                       return Json(
+                           Call(stub, &v1::StudyService::Stub::CompleteTrial, request, http));
                      }});
   routes_.push_back({"POST", std::regex(absl::StrCat(trial, ":stop")),
                      [&stub](const Captures& captures,

@@ -225,6 +225,18 @@ TEST_F(HttpApiTest, ErrorsHaveTheHttpStatusOfTheirGrpcCode) {
   EXPECT_EQ(invalid_job.status, 400);
   EXPECT_EQ(ErrorOf(invalid_job).status(), "INVALID_ARGUMENT");
 
+  const HttpAnswer no_study = Http("POST", base + "v1/studies/nope/trials:suggest", "{\"count\": 1}");
+  EXPECT_EQ(no_study.status, 404) << no_study.body;
+  const HttpAnswer bad_measurement =
+      Http("POST", base + "v1/studies/nope/trials/1:addMeasurement", "{\"step\": \"x\"}");
+  EXPECT_EQ(bad_measurement.status, 400);
+  EXPECT_THAT(ErrorOf(bad_measurement).message(),
+              HasSubstr("the request body is not a vernier.v1.Measurement"));
+  const HttpAnswer bad_trial_id = Http("POST", base + "v1/studies/s/trials/one:complete", "{}");
+  EXPECT_EQ(bad_trial_id.status, 400);
+  EXPECT_EQ(ErrorOf(bad_trial_id).message(),
+            "the path's trial_id \"one\" is not an integer");
+
   const HttpAnswer no_route = Http("GET", base + "v1/elsewhere");
   EXPECT_EQ(no_route.status, 404);
   EXPECT_THAT(ErrorOf(no_route).message(), HasSubstr("no API at /v1/elsewhere"));
