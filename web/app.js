@@ -180,7 +180,9 @@ async function studyPage(name) {
       plotBox("plot-curves", "Intermediate values"),
       plotBox("plot-parallel", "Parallel coordinates"),
       plotBox("plot-slice", "Slice ", sliceSelect),
-      plotBox("plot-timeline", "Timeline")));
+      plotBox("plot-timeline", "Timeline"),
+      ...(metrics.length > 1 ? [plotBox("plot-pareto", `Pareto front: ${metrics[0]} and ${metrics[1]}`)] : [])));
+  let front = [];
 
   function cell(trial, column) {
     if (column === "id") return Number(trial.id);
@@ -230,7 +232,19 @@ async function studyPage(name) {
     Plots.parallel(document.getElementById("plot-parallel"), done, parameters, maximize);
     if (sliceSelect.value) Plots.slice(document.getElementById("plot-slice"), done, sliceSelect.value);
     Plots.timeline(document.getElementById("plot-timeline"), [...trials.values()]);
+    if (metrics.length > 1) {
+      const pair = t => [objectiveOf(t, metrics[0]), objectiveOf(t, metrics[1])];
+      const finished = [...trials.values()].filter(t => t.state === "SUCCEEDED").map(pair)
+          .filter(([x, y]) => x !== undefined && y !== undefined);
+      Plots.pareto(document.getElementById("plot-pareto"), finished, front.map(pair), metrics[0], metrics[1]);
+    }
   }
+  const fetchFront = throttled(async () => {
+    try {
+      front = (await api(`/v1/studies/${encodeURIComponent(name)}/trials:optimal`)).trials || [];
+      renderPlots();
+    } catch (error) { showError(error); }
+  }, 1000);
   const fetchCurves = throttled(async () => {
     try {
       Plots.curves(document.getElementById("plot-curves"),
@@ -242,7 +256,10 @@ async function studyPage(name) {
     trial: trial => {
       const before = trials.get(trial.id);
       trials.set(trial.id, trial);
-      if (!before || before.measurementCount !== trial.measurementCount || before.state !== trial.state) fetchCurves();
+      if (!before || before.measurementCount !== trial.measurementCount || before.state !== trial.state) {
+        fetchCurves();
+        if (metrics.length > 1 && trial.state === "SUCCEEDED") fetchFront();
+      }
       render();
     },
     failure: body => showError(new Error(body.error.message)),

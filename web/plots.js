@@ -142,5 +142,25 @@ const Plots = (() => {
     container.appendChild(svg);
   }
 
-  return { history, curves, slice, parallel, timeline };
+  // Two metrics against each other: every finished trial, and the Pareto
+  // front (the server's ListOptimalTrials) joined by a line.
+  function pareto(container, points, front, xMetric, yMetric) {
+    const table = list => {
+      const sorted = list.slice().sort((a, b) => a[0] - b[0]);
+      return [sorted.map(p => p[0]), sorted.map(p => p[1])];
+    };
+    const data = uPlot.join([table(points), table(front)]);
+    container.dataset.frontSize = front.length;
+    replace(container, new uPlot({
+      width: WIDTH, height: HEIGHT, scales: { x: { time: false } },
+      axes: [{ label: xMetric }, { label: yMetric }],
+      series: [{ label: xMetric },
+               { label: "trial", stroke: "#1f5fbf", paths: () => null,
+                 points: { show: true, size: 6, fill: "#1f5fbf" } },
+               { label: "Pareto front", stroke: "#b42318", width: 2, spanGaps: true,
+                 points: { show: true, size: 7, fill: "#b42318" } }],
+    }, data, container));
+  }
+
+  return { history, curves, slice, parallel, timeline, pareto };
 })();

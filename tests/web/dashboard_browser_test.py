@@ -181,6 +181,27 @@ def main():
         time.sleep(0.5)
         driver.save_screenshot(os.path.join(shots, "web-study.png"))
 
+        # Two metrics: the Pareto front (a study driven over the API).
+        server.call("POST", "/v1/studies", {"name": "two_metrics", "spec": {
+            "metrics": [{"metricId": "accuracy", "goal": "MAXIMIZE"},
+                        {"metricId": "latency", "goal": "MINIMIZE"}],
+            "parameters": [{"parameterName": "x", "type": "DOUBLE", "minValue": 0, "maxValue": 1}],
+            "algorithm": "RANDOM_SEARCH"}})
+        suggested = server.call("POST", "/v1/studies/two_metrics/trials:suggest",
+                                {"count": 6, "clientId": "test"})["trials"]
+        for trial in suggested:
+            x = trial["parameters"][0]["doubleValue"]
+            server.call("POST", f"/v1/studies/two_metrics/trials/{trial['id']}:complete",
+                        {"finalMeasurement": {"metrics": [{"metricId": "accuracy", "value": x},
+                                                          {"metricId": "latency", "value": x * x}]}})
+        open_page(driver, server, "/study/two_metrics", "#leaderboard tbody tr")
+        wait_for("the Pareto plot", lambda: plot_drawn(driver, "plot-pareto"))
+        front = len(server.call("GET", "/v1/studies/two_metrics/trials:optimal")["trials"])
+        assert front > 0
+        wait_for("the API's Pareto front on the plot", lambda: driver.execute_script(
+            "return document.getElementById('plot-pareto').dataset.frontSize;") == str(front))
+        driver.save_screenshot(os.path.join(shots, "web-pareto.png"))
+
         # A trial.
         open_page(driver, server, f"/trial/sweep/{best_first[0]}", "#trial-state")
         assert text_of(driver, "#trial-state") == "SUCCEEDED"
