@@ -20,7 +20,9 @@ for _ in $(seq 300); do
   sleep 0.1
 done
 export VERNIER_SERVER=$address
+dashboard=$(grep -oE 'dashboard and HTTP API at \S+' "$work/serve.log" | head -1 | awk '{print $6}')
 echo "vernier serve is up on $address (data in $work/data, log $work/serve.log)"
+echo "Dashboard, while the demo runs: $dashboard"
 
 job=lr_sweep_001
 "$vernier" jobs submit training "$job" --config examples/hptuning_config.yaml --job-dir "$work/runs" \

@@ -19,6 +19,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
 #include "common/status_macros.h"
+#include "http/http_server.h"
 #include "spdlog/spdlog.h"
 #include "tls/listen_policy.h"
 #include "tls/server_credentials.h"
@@ -214,6 +215,24 @@ absl::Status RunServer(const ServerOptions& given) {
         absl::StrFormat("cannot listen on %s (is another server using the port?)", address));
   }
   const std::string bound_address = absl::StrCat(options.host, ":", bound_port);
+  // The HTTP API calls the same services over the in-process channel, so
+  // every check of a gRPC call applies to it too.
+  std::optional<http::HttpServer> http_server;
+  if (options.serve_http) {
+    http_server.emplace(http::HttpServerOptions{.host = options.host,
+                                                .port = options.http_port,
+                                                .tls = options.tls},
+                        server->InProcessChannel(grpc::ChannelArguments()));
+    const absl::StatusOr<int> http_port = http_server->Start();
+    if (!http_port.ok()) {
+      server->Shutdown(std::chrono::system_clock::now());
+      return http_port.status();
+    }
+    // Before any "listening on" line, which those who start the server wait
+    // for.
+    spdlog::info("HTTP API and dashboard at {}", http_server->Url());
+    std::cout << "vernier serve dashboard and HTTP API at " << http_server->Url() << std::endl;
+  }
   jobs.Start(options.advertise_host.empty()
                  ? bound_address
                  : absl::StrCat(options.advertise_host, ":", bound_port));
@@ -233,6 +252,7 @@ absl::Status RunServer(const ServerOptions& given) {
 
   WaitForShutdownSignal(options.tls);
   spdlog::info("shutting down; running trials keep running and report to the next server");
+  if (http_server.has_value()) http_server->Stop();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
   jobs.Stop();
   return absl::OkStatus();

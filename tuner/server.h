@@ -45,6 +45,10 @@ struct ServerOptions {
   std::string machine_types_path;
   // TLS of the server and of its agents' connections (docs/security.md).
   tls::ServerTlsOptions tls;
+  // The HTTP/JSON API and the dashboard (docs/http-api.md), on `host` with
+  // the same TLS: this port (0: any free one), unless `serve_http` is false.
+  int http_port = 7731;
+  bool serve_http = true;
   // Serves off loopback without TLS (tls::CheckListenSecurity), warning.
   bool insecure = false;
 };

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -39,6 +40,13 @@ void ServerProcess::Start() {
                                    std::to_string(port_), "--data-dir", data_dir_,
                                    "--grace-period-ms",   "2000"};
   argv.insert(argv.end(), extra_args_.begin(), extra_args_.end());
+  // A free HTTP port too, also when restarted on a given gRPC port: tests
+  // run side by side and never share the default 7731.
+  if (std::find_if(extra_args_.begin(), extra_args_.end(), [](const std::string& arg) {
+        return arg.starts_with("--http-port") || arg == "--no-http";
+      }) == extra_args_.end()) {
+    argv.insert(argv.end(), {"--http-port", "0"});
+  }
   const size_t log_start = log().size();
   pid_ = fork();
   if (pid_ == 0) {

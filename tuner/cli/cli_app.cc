@@ -159,6 +159,12 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
   serve->add_option("--port", flags.serve.port, "Port to listen on (0: any free port)")
       ->check(CLI::Range(0, 65535))
       ->capture_default_str();
+  serve->add_option("--http-port", flags.serve.http_port,
+                    "Port of the HTTP/JSON API and the dashboard, on --host with the same TLS "
+                    "(default: 7731; any free port when --port is 0; 0: any free port; "
+                    "docs/http-api.md)");
+  serve->add_flag("--no-http", flags.serve.no_http,
+                  "Serve gRPC only: no HTTP API and no dashboard");
   serve->add_option("--data-dir", flags.serve.data_dir,
                     "Directory of the SQLite database (default: $HOME/.vernier)");
   serve->add_option("--db", flags.serve.db_url,

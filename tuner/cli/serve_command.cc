@@ -19,6 +19,8 @@
 namespace vernier::cli {
 namespace {
 
+constexpr int kDefaultHttpPort = 7731;
+
 absl::StatusOr<std::string> AbsolutePath(const std::string& flag, const std::string& path) {
   std::error_code error;
   const std::filesystem::path absolute = std::filesystem::absolute(path, error);
@@ -138,6 +140,17 @@ absl::StatusOr<tuner::ServerOptions> ServeCommand::BuildServerOptions(const Serv
     return absl::InvalidArgumentError(
         absl::StrCat("--port ", flags.port, " is not a TCP port (0 to 65535, 0: any free port)"));
   }
+  if (flags.http_port.has_value() && (*flags.http_port < 0 || *flags.http_port > 65535)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--http-port ", *flags.http_port, " is not a TCP port (0 to 65535, 0: any free port)"));
+  }
+  if (flags.http_port.has_value() && flags.no_http) {
+    return absl::InvalidArgumentError("--http-port and --no-http exclude each other");
+  }
+  if (flags.http_port.has_value() && *flags.http_port != 0 && *flags.http_port == flags.port) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--http-port ", *flags.http_port, " is --port too: gRPC and HTTP need a port each"));
+  }
   if (flags.grace_period_ms < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("--grace-period-ms ", flags.grace_period_ms, " is negative"));
@@ -152,6 +165,8 @@ absl::StatusOr<tuner::ServerOptions> ServeCommand::BuildServerOptions(const Serv
   options.lease_time = *lease_time;
   options.host = flags.host;
   options.port = flags.port;
+  options.serve_http = !flags.no_http;
+  options.http_port = flags.http_port.value_or(flags.port == 0 ? 0 : kDefaultHttpPort);
   options.grace_period = std::chrono::milliseconds(flags.grace_period_ms);
   if (flags.scheduler != "local" && flags.scheduler != "slurm") {
     return absl::InvalidArgumentError(

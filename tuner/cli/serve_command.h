@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -15,6 +16,11 @@ namespace vernier::cli {
 struct ServeFlags {
   std::string host = "127.0.0.1";
   int port = 7730;
+  // The HTTP API and dashboard's port; unset: 7731, or any free port when
+  // `port` is 0 (so tests and scripts that ask for a free port get two).
+  std::optional<int> http_port;
+  // No HTTP listener at all.
+  bool no_http = false;
   std::string data_dir;  // empty: $HOME/.vernier
   std::string db_url;
   std::string agent_path;

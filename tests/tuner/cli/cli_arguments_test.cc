@@ -402,6 +402,26 @@ TEST_F(CliArgumentsTest, ServeRejectsBadFlagsAsUsageErrors) {
   EXPECT_THAT(run.err, HasSubstr("--log-level"));
 }
 
+TEST_F(CliArgumentsTest, ServeHttpPortDefaultsTo7731OrAFreePortBesideAFreeGrpcPort) {
+  const auto options = [](std::vector<std::string> args) {
+    tuner::ServerOptions received;
+    CliDependencies dependencies;
+    dependencies.run_server = [&](const tuner::ServerOptions& given) {
+      received = given;
+      return absl::OkStatus();
+    };
+    args.insert(args.begin(), {"serve", "--data-dir", "/srv/v"});
+    EXPECT_EQ(RunCli(args, dependencies).exit_code, kExitSuccess);
+    return received;
+  };
+  EXPECT_EQ(options({}).http_port, 7731);
+  EXPECT_TRUE(options({}).serve_http);
+  EXPECT_EQ(options({"--port", "0"}).http_port, 0);
+  EXPECT_EQ(options({"--port", "0", "--http-port", "8080"}).http_port, 8080);
+  EXPECT_EQ(options({"--http-port", "0"}).http_port, 0);
+  EXPECT_FALSE(options({"--no-http"}).serve_http);
+}
+
 // The error BuildServerOptions gives for `flags` ("" when it accepts them).
 std::string ServeError(const ServeFlags& flags) {
   absl::StatusOr<tuner::ServerOptions> options = ServeCommand::BuildServerOptions(flags, "/home/ada");
@@ -414,6 +434,19 @@ ServeFlags WithTls() {
   flags.tls_key = "/certs/server.key";
   flags.tls_ca = "/certs/ca.pem";
   return flags;
+}
+
+TEST(ServeCommandTest, BadHttpPortsAreRefused) {
+  ServeFlags flags;
+  flags.http_port = 70000;
+  EXPECT_EQ(ServeError(flags), "--http-port 70000 is not a TCP port (0 to 65535, 0: any free port)");
+  flags.http_port = -1;
+  EXPECT_EQ(ServeError(flags), "--http-port -1 is not a TCP port (0 to 65535, 0: any free port)");
+  flags.http_port = 7730;
+  EXPECT_EQ(ServeError(flags), "--http-port 7730 is --port too: gRPC and HTTP need a port each");
+  flags.http_port = 8080;
+  flags.no_http = true;
+  EXPECT_EQ(ServeError(flags), "--http-port and --no-http exclude each other");
 }
 
 TEST(ServeCommandTest, NonLoopbackWithoutTlsIsRefusedUnlessInsecure) {

@@ -1,0 +1,35 @@
+#ifndef VERNIER_HTTP_GRPC_CALL_H_
+#define VERNIER_HTTP_GRPC_CALL_H_
+
+#include <grpcpp/client_context.h>
+
+#include <chrono>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "vernier/grpc_status.h"
+
+namespace vernier::http {
+
+// How long one call forwarded from HTTP may take.
+inline constexpr std::chrono::seconds kForwardedCallDeadline(60);
+
+// Calls `method` of `stub` with `authorization` (an HTTP caller's
+// credentials, AuthorizationFor; empty: none) as the call's metadata, and
+// answers its response or its error.
+template <typename Stub, typename Request, typename Response>
+absl::StatusOr<Response> CallWithCredentials(
+    Stub& stub, grpc::Status (Stub::*method)(grpc::ClientContext*, const Request&, Response*),
+    const Request& request, const std::string& authorization) {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + kForwardedCallDeadline);
+  if (!authorization.empty()) context.AddMetadata("authorization", authorization);
+  Response response;
+  const grpc::Status status = (stub.*method)(&context, request, &response);
+  if (!status.ok()) return FromGrpcStatus(status);
+  return response;
+}
+
+}  // namespace vernier::http
+
+#endif  // VERNIER_HTTP_GRPC_CALL_H_

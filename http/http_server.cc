@@ -1,0 +1,314 @@
+#include "http/http_server.h"
+
+#include <google/protobuf/util/json_util.h>
+#include <grpcpp/client_context.h>
+#include <httplib.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "http/api_gateway.h"
+#include "http/caller_credentials.h"
+#include "http/change_tracker.h"
+#include "http/dashboard_feed.h"
+#include "http/http_status_mapping.h"
+#include "spdlog/spdlog.h"
+#include "vernier/grpc_status.h"
+#include "web/web_assets.h"
+
+namespace vernier::http {
+namespace {
+
+// How often an event stream looks for changes.
+constexpr std::chrono::milliseconds kEventInterval(500);
+
+// The header a state-changing request with the session cookie (not an
+// Authorization header) must carry: a page of another site cannot set it
+// without a CORS preflight, which this server never grants.
+constexpr char kCsrfHeader[] = "X-Vernier-Request";
+
+std::string CallerAuthorization(const httplib::Request& request) {
+  return AuthorizationFor(request.get_header_value("Authorization"),
+                          request.get_header_value("Cookie"));
+}
+
+void SendError(const absl::Status& status, httplib::Response& response) {
+  response.status = HttpStatusFor(status.code());
+  response.set_content(ErrorBody(status), "application/json");
+}
+
+// An optional integer query parameter into `value` (left as it is when
+// absent); INVALID_ARGUMENT naming it when it is not an integer.
+absl::Status ReadIntParam(const httplib::Request& request, const char* name, int64_t& value) {
+  if (request.has_param(name) && !absl::SimpleAtoi(request.get_param_value(name), &value)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("query parameter \"", name, "\" is not an integer"));
+  }
+  return absl::OkStatus();
+}
+
+ApiRequest ToApiRequest(const httplib::Request& request) {
+  ApiRequest api;
+  api.method = request.method;
+  api.path = request.path;
+  // From the URL only: httplib also puts a form-encoded body's fields in
+  // `params`, and curl -d sends JSON as a form unless told otherwise.
+  const size_t query = request.target.find('?');
+  if (query != std::string::npos) {
+    httplib::Params params;
+    httplib::detail::parse_query_text(request.target.substr(query + 1), params);
+    for (const auto& [name, value] : params) api.query.emplace(name, value);
+  }
+  api.body = request.body;
+  api.authorization = CallerAuthorization(request);
+  return api;
+}
+
+// A host as it goes in a URL (an IPv6 address in brackets).
+std::string UrlHost(const std::string& host) {
+  if (host.find(':') != std::string::npos && !host.starts_with("[")) {
+    return absl::StrCat("[", host, "]");
+  }
+  return host;
+}
+
+}  // namespace
+
+HttpServer::HttpServer(HttpServerOptions options, std::shared_ptr<grpc::Channel> channel)
+    : options_(std::move(options)),
+      gateway_(std::make_unique<ApiGateway>(channel)),
+      feed_(std::make_unique<DashboardFeed>(std::move(channel))) {}
+
+HttpServer::~HttpServer() { Stop(); }
+
+absl::StatusOr<int> HttpServer::Start() {
+  if (options_.tls.enabled()) {
+    server_ = std::make_unique<httplib::SSLServer>(
+        options_.tls.cert_path.c_str(), options_.tls.key_path.c_str(),
+        options_.tls.mutual() ? options_.tls.client_ca_path.c_str() : nullptr);
+  } else {
+    server_ = std::make_unique<httplib::Server>();
+  }
+  if (!server_->is_valid()) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "the HTTP listener cannot load the TLS certificate %s and key %s",
+        options_.tls.cert_path, options_.tls.key_path));
+  }
+  // Every open event stream holds a thread of the pool.
+  server_->new_task_queue = [] { return new httplib::ThreadPool(64); };
+  Route();
+  RouteDashboard();
+  const std::string host = UrlHost(options_.host);
+  if (options_.port == 0) {
+    bound_port_ = server_->bind_to_any_port(options_.host);
+  } else if (server_->bind_to_port(options_.host, options_.port)) {
+    bound_port_ = options_.port;
+  }
+  if (bound_port_ <= 0) {
+    bound_port_ = 0;
+    return absl::UnavailableError(absl::StrFormat(
+        "the HTTP listener cannot listen on %s:%d (is another server using the port? "
+        "--http-port picks another, --no-http turns it off)",
+        host, options_.port));
+  }
+  thread_ = std::thread([this] { server_->listen_after_bind(); });
+  return bound_port_;
+}
+
+void HttpServer::Stop() {
+  stopping_ = true;
+  {
+    absl::MutexLock lock(&streams_mutex_);
+    for (grpc::ClientContext* context : log_streams_) context->TryCancel();
+  }
+  if (server_ != nullptr) server_->stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+std::string HttpServer::Url() const {
+  return absl::StrCat(options_.tls.enabled() ? "https" : "http", "://", UrlHost(options_.host),
+                      ":", bound_port_, "/");
+}
+
+void HttpServer::Route() {
+  const auto api = [this](const httplib::Request& request, httplib::Response& response) {
+    if (request.method != "GET" && request.get_header_value("Authorization").empty() &&
+        !CallerAuthorization(request).empty() && !request.has_header(kCsrfHeader)) {
+      SendError(absl::PermissionDeniedError(absl::StrCat(
+                    "a request with the session cookie that changes something needs the ",
+                    kCsrfHeader, " header (the dashboard sends it)")),
+                response);
+      return;
+    }
+    const ApiResponse answer = gateway_->Handle(ToApiRequest(request));
+    response.status = answer.status;
+    response.set_content(answer.body, answer.content_type.c_str());
+    if (answer.status >= 400) {
+      spdlog::debug("HTTP {} {}: {}", request.method, request.path, answer.status);
+    }
+  };
+  // A POST with no body and no Content-Length (curl -X POST URL:cancel) is
+  // answered here: cpp-httplib 0.11 would refuse it with a bare 400 before
+  // routing it.
+  server_->set_pre_routing_handler([api](const httplib::Request& request,
+                                         httplib::Response& response) {
+    if (!ApiGateway::IsApiPath(request.path) || request.has_header("Content-Length") ||
+        request.has_header("Transfer-Encoding") || request.method == "GET") {
+      return httplib::Server::HandlerResponse::Unhandled;
+    }
+    api(request, response);
+    return httplib::Server::HandlerResponse::Handled;
+  });
+  const std::string every_api_path = "/v1/.*";
+  server_->Get(every_api_path, api);
+  server_->Post(every_api_path, api);
+  server_->Delete(every_api_path, api);
+  server_->Put(every_api_path, api);
+  server_->Patch(every_api_path, api);
+}
+
+bool HttpServer::Pause(std::chrono::milliseconds interval) {
+  const auto deadline = std::chrono::steady_clock::now() + interval;
+  while (!stopping_ && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return !stopping_;
+}
+
+void HttpServer::RouteDashboard() {
+  // The dashboard's files; /?token=T keeps T as the session (an HttpOnly,
+  // SameSite=Strict cookie) and reloads without it in the URL.
+  server_->Get(R"(/|/assets/[A-Za-z0-9._-]+)", [](const httplib::Request& request,
+                                                   httplib::Response& response) {
+    if (request.path == "/" && request.has_param("token")) {
+      response.set_header("Set-Cookie",
+                          absl::StrCat(kSessionCookie, "=", request.get_param_value("token"),
+                                       "; HttpOnly; SameSite=Strict; Path=/"));
+      response.set_redirect("/");
+      return;
+    }
+    const web::WebAsset* asset = web::FindWebAsset(request.path);
+    if (asset == nullptr) {
+      SendError(absl::NotFoundError(absl::StrCat("no file ", request.path)), response);
+      return;
+    }
+    response.set_content(std::string(asset->body), std::string(asset->content_type).c_str());
+  });
+  // Server-sent events: first everything, then what changed.
+  const auto stream = [this](const std::string& authorization, auto poll,
+                             httplib::Response& response) {
+    auto seen = std::make_shared<ChangeTracker>();
+    response.set_header("Cache-Control", "no-cache");
+    response.set_chunked_content_provider(
+        "text/event-stream",
+        [this, seen, authorization, poll](size_t, httplib::DataSink& sink) {
+          const absl::StatusOr<std::string> events = poll(*seen, authorization);
+          // A comment when nothing changed: a closed page fails the write.
+          const std::string text =
+              !events.ok()      ? absl::StrCat("event: failure\ndata: ", ErrorBody(events.status()),
+                                               "\n\n")
+              : events->empty() ? std::string(": nothing new\n\n")
+                                : *events;
+          if (!sink.write(text.data(), text.size())) return false;
+          if (!events.ok() || !Pause(kEventInterval)) {
+            sink.done();
+          }
+          return true;
+        });
+  };
+  server_->Get("/events", [this, stream](const httplib::Request& request,
+                                         httplib::Response& response) {
+    stream(CallerAuthorization(request),
+           [this](ChangeTracker& seen, const std::string& authorization) {
+             return feed_->ListEvents(seen, authorization);
+           },
+           response);
+  });
+  server_->Get(R"(/events/studies/([^/]+))", [this, stream](const httplib::Request& request,
+                                                           httplib::Response& response) {
+    const std::string study = request.matches[1];
+    stream(CallerAuthorization(request),
+           [this, study](ChangeTracker& seen, const std::string& authorization) {
+             return feed_->TrialEvents(study, seen, authorization);
+           },
+           response);
+  });
+  server_->Get(R"(/dashboard/studies/([^/]+)/curves)", [this](const httplib::Request& request,
+                                                             httplib::Response& response) {
+    int64_t max_points = 100;
+    int64_t trial_id = 0;
+    for (const absl::Status& read : {ReadIntParam(request, "maxPoints", max_points),
+                                     ReadIntParam(request, "trialId", trial_id)}) {
+      if (!read.ok()) {
+        SendError(read, response);
+        return;
+      }
+    }
+    const absl::StatusOr<v1::StudyCurves> curves = feed_->Curves(
+        request.matches[1], trial_id, static_cast<int>(std::clamp<int64_t>(max_points, 2, 100000)),
+        CallerAuthorization(request));
+    if (!curves.ok()) {
+      SendError(curves.status(), response);
+      return;
+    }
+    std::string json;
+    (void)google::protobuf::util::MessageToJsonString(*curves, &json);
+    response.set_content(json, "application/json");
+  });
+  // A job's (or one trial's) logs as they are written: "event: log" per
+  // line, "event: end" when the job has ended and every line was sent.
+  server_->Get(R"(/events/jobs/([^/:]+)/logs)", [this](const httplib::Request& request,
+                                                      httplib::Response& response) {
+    v1::StreamLogsRequest logs;
+    logs.set_job_id(request.matches[1]);
+    logs.set_follow(true);
+    int64_t trial_id = 0;
+    if (const absl::Status read = ReadIntParam(request, "trialId", trial_id); !read.ok()) {
+      SendError(read, response);
+      return;
+    }
+    logs.set_trial_id(trial_id);
+    struct Stream {
+      grpc::ClientContext context;
+      std::unique_ptr<grpc::ClientReader<v1::LogLine>> reader;
+    };
+    auto stream = std::make_shared<Stream>();
+    {
+      absl::MutexLock lock(&streams_mutex_);
+      if (stopping_) return;
+      log_streams_.insert(&stream->context);
+    }
+    stream->reader = feed_->OpenLogs(stream->context, logs, CallerAuthorization(request));
+    response.set_header("Cache-Control", "no-cache");
+    response.set_chunked_content_provider(
+        "text/event-stream",
+        [stream](size_t, httplib::DataSink& sink) {
+          v1::LogLine line;
+          if (stream->reader->Read(&line)) {
+            std::string json;
+            (void)google::protobuf::util::MessageToJsonString(line, &json);
+            const std::string text = absl::StrCat("event: log\ndata: ", json, "\n\n");
+            return sink.write(text.data(), text.size());
+          }
+          const absl::Status status = FromGrpcStatus(stream->reader->Finish());
+          const std::string text =
+              status.ok() ? std::string("event: end\ndata: {}\n\n")
+                          : absl::StrCat("event: failure\ndata: ", ErrorBody(status), "\n\n");
+          sink.write(text.data(), text.size());
+          sink.done();
+          return true;
+        },
+        [this, stream](bool) {
+          stream->context.TryCancel();
+          absl::MutexLock lock(&streams_mutex_);
+          log_streams_.erase(&stream->context);
+        });
+  });
+}
+
+}  // namespace vernier::http

@@ -1,0 +1,80 @@
+#ifndef VERNIER_HTTP_HTTP_SERVER_H_
+#define VERNIER_HTTP_HTTP_SERVER_H_
+
+#include <atomic>
+#include <memory>
+#include <set>
+#include <string>
+#include <thread>
+
+#include <grpcpp/channel.h>
+
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "tls/tls_options.h"
+
+namespace grpc {
+class ClientContext;
+}
+namespace httplib {
+class Server;
+}
+
+namespace vernier::http {
+
+class ApiGateway;
+class DashboardFeed;
+
+struct HttpServerOptions {
+  std::string host = "127.0.0.1";
+  // 0: any free port.
+  int port = 7731;
+  // The same certificate and key as gRPC's, read at start; with a client CA,
+  // clients must present a certificate it signed.
+  tls::ServerTlsOptions tls;
+};
+
+// `vernier serve`'s HTTP listener: the HTTP/JSON API (ApiGateway, forwarding
+// to the gRPC service over `channel`) under /v1/, and the dashboard: its
+// files (web/) at / and /assets/, its event streams under /events and its
+// curves under /dashboard/ (DashboardFeed), all through the same channel
+// with the caller's credentials.
+class HttpServer {
+ public:
+  HttpServer(HttpServerOptions options, std::shared_ptr<grpc::Channel> channel);
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // Binds and starts serving on a thread of its own; answers the bound port.
+  // UNAVAILABLE when the port is taken, FAILED_PRECONDITION when the TLS
+  // files do not load.
+  absl::StatusOr<int> Start();
+  // Stops serving and waits for the thread; also done by the destructor.
+  void Stop();
+
+  // "http://HOST:PORT/" or "https://HOST:PORT/" once started.
+  std::string Url() const;
+
+ private:
+  void Route();
+  void RouteDashboard();
+  // Waits up to `interval` unless the server is stopping; answers whether it
+  // goes on.
+  bool Pause(std::chrono::milliseconds interval);
+
+  HttpServerOptions options_;
+  std::unique_ptr<ApiGateway> gateway_;
+  std::unique_ptr<DashboardFeed> feed_;
+  std::atomic<bool> stopping_{false};
+  // The calls of open log streams, cancelled by Stop.
+  absl::Mutex streams_mutex_;
+  std::set<grpc::ClientContext*> log_streams_ ABSL_GUARDED_BY(streams_mutex_);
+  std::unique_ptr<httplib::Server> server_;
+  std::thread thread_;
+  int bound_port_ = 0;
+};
+
+}  // namespace vernier::http
+
+#endif  // VERNIER_HTTP_HTTP_SERVER_H_

@@ -1,0 +1,413 @@
+// End to end: the HTTP/JSON API of a real `vernier serve` (docs/http-api.md),
+// called with curl, running a real job; and the curl examples of
+// docs/http-api.md themselves.
+#include <google/protobuf/util/json_util.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <regex>
+#include <thread>
+
+#include "tests/support/job_client.h"
+#include "tests/support/server_process.h"
+#include "tests/support/subprocess.h"
+#include "tests/support/test_certificates.h"
+#include "vernier/v1/http.pb.h"
+#include "vernier/v1/job_service.pb.h"
+#include "vernier/v1/study_service.pb.h"
+
+namespace vernier::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+struct HttpAnswer {
+  int status = 0;
+  std::string body;
+};
+
+// The dashboard's and API's base URL from the server's log.
+std::string HttpUrl(const ServerProcess& server) {
+  const std::regex url("dashboard and HTTP API at (https?://\\S+/)");
+  std::smatch match;
+  const std::string log = server.log();
+  if (!std::regex_search(log, match, url)) return "";
+  return match[1];
+}
+
+// One request with curl; `extra` goes before the URL (e.g. --cacert).
+HttpAnswer Http(const std::string& method, const std::string& url, const std::string& body = "",
+                std::vector<std::string> extra = {}) {
+  std::vector<std::string> argv = {"curl", "-sS", "-X", method, "-w", "\n%{http_code}"};
+  if (!body.empty()) {
+    argv.insert(argv.end(), {"-H", "Content-Type: application/json", "--data-binary", body});
+  }
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  argv.push_back(url);
+  const CommandResult result = RunCommand(argv, std::chrono::seconds(60));
+  HttpAnswer answer;
+  const size_t newline = result.out.rfind('\n');
+  if (result.exit_code != 0 || newline == std::string::npos) {
+    answer.body = result.out + result.err;
+    return answer;
+  }
+  answer.body = result.out.substr(0, newline);
+  answer.status = std::stoi(result.out.substr(newline + 1));
+  return answer;
+}
+
+template <typename Message>
+Message FromJson(const std::string& json) {
+  Message message;
+  const auto parsed = google::protobuf::util::JsonStringToMessage(json, &message);
+  EXPECT_TRUE(parsed.ok()) << parsed.ToString() << "\n" << json;
+  return message;
+}
+
+// The error body of an answer, checked to be one.
+v1::HttpErrorResponse::Error ErrorOf(const HttpAnswer& answer) {
+  return FromJson<v1::HttpErrorResponse>(answer.body).error();
+}
+
+constexpr char kJob[] = R"({
+  "jobId": "%s",
+  "trainingInput": {
+    "hyperparameters": {
+      "goal": "MAXIMIZE",
+      "hyperparameterMetricTag": "accuracy",
+      "maxTrials": %d,
+      "maxParallelTrials": 1,
+      "algorithm": "RANDOM_SEARCH",
+      "params": [{"parameterName": "lr", "type": "DOUBLE", "minValue": 0.01, "maxValue": 0.1}]
+    }
+  },
+  "command": ["/bin/sh", "-c", "%s", "trainer"]
+})";
+
+std::string JobJson(const std::string& job_id, int max_trials, const std::string& script) {
+  std::string json = kJob;
+  json.replace(json.find("%s"), 2, job_id);
+  json.replace(json.find("%d"), 2, std::to_string(max_trials));
+  json.replace(json.find("%s"), 2, script);
+  return json;
+}
+
+// Polls GET .../jobs/JOB until it ended (at most 120 s).
+v1::Job WaitForEnd(const std::string& base, const std::string& job_id) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  v1::Job job;
+  while (std::chrono::steady_clock::now() < deadline) {
+    job = FromJson<v1::Job>(Http("GET", base + "v1/projects/-/jobs/" + job_id).body);
+    if (job.state() == v1::Job::SUCCEEDED || job.state() == v1::Job::FAILED ||
+        job.state() == v1::Job::CANCELLED) {
+      return job;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return job;
+}
+
+class HttpApiTest : public ::testing::Test {
+ protected:
+  TempDir dir_;
+};
+
+TEST_F(HttpApiTest, JobsInAiPlatformsShapesAndStudiesWithPageTokens) {
+  ServerProcess server(dir_.path() + "/data");
+  server.Start();
+  const std::string base = HttpUrl(server);
+  ASSERT_THAT(base, HasSubstr("http://127.0.0.1:")) << server.log();
+
+  const HttpAnswer submitted =
+      Http("POST", base + "v1/projects/my-project/jobs",
+           JobJson("http_job", 3, "echo accuracy=0.5"));
+  ASSERT_EQ(submitted.status, 200) << submitted.body;
+  EXPECT_EQ(FromJson<v1::Job>(submitted.body).job_id(), "http_job");
+
+  const v1::Job ended = WaitForEnd(base, "http_job");
+  ASSERT_EQ(ended.state(), v1::Job::SUCCEEDED) << ended.DebugString() << server.log();
+  EXPECT_EQ(ended.training_output().completed_trial_count(), 3);
+
+  // Any project names this server, "-" included.
+  for (const std::string project : {"-", "another"}) {
+    const HttpAnswer listed = Http("GET", base + "v1/projects/" + project + "/jobs");
+    ASSERT_EQ(listed.status, 200) << listed.body;
+    const auto jobs = FromJson<v1::ListJobsResponse>(listed.body);
+    ASSERT_EQ(jobs.jobs_size(), 1);
+    EXPECT_EQ(jobs.jobs(0).job_id(), "http_job");
+  }
+  const auto described = FromJson<v1::GetJobResponse>(
+      Http("GET", base + "v1/projects/-/jobs/http_job:describe").body);
+  EXPECT_EQ(described.trial_counts().succeeded(), 3);
+  EXPECT_EQ(described.trial_runs_size(), 3);
+
+  // Studies and trials, paged.
+  const auto studies =
+      FromJson<v1::ListStudiesResponse>(Http("GET", base + "v1/studies").body);
+  ASSERT_EQ(studies.studies_size(), 1);
+  const std::string study = studies.studies(0).name();
+  EXPECT_EQ(FromJson<v1::Study>(Http("GET", base + "v1/studies/" + study).body).name(), study);
+  std::vector<int64_t> ids;
+  std::string token;
+  int pages = 0;
+  do {
+    const HttpAnswer page = Http("GET", base + "v1/studies/" + study +
+                                            "/trials?pageSize=2&pageToken=" + token);
+    ASSERT_EQ(page.status, 200) << page.body;
+    const auto trials = FromJson<v1::ListTrialsResponse>(page.body);
+    for (const v1::Trial& trial : trials.trials()) ids.push_back(trial.id());
+    token = trials.next_page_token();
+    ++pages;
+  } while (!token.empty() && pages < 10);
+  EXPECT_EQ(ids, (std::vector<int64_t>{1, 2, 3}));
+  EXPECT_EQ(pages, 2);
+
+  const auto succeeded = FromJson<v1::ListTrialsResponse>(
+      Http("GET", base + "v1/studies/" + study +
+                      "/trials?states=SUCCEEDED&includeMeasurements=true")
+          .body);
+  ASSERT_EQ(succeeded.trials_size(), 3);
+  EXPECT_GE(succeeded.trials(0).measurements_size(), 1);
+  const auto trial = FromJson<v1::Trial>(Http("GET", base + "v1/studies/" + study + "/trials/2").body);
+  EXPECT_EQ(trial.id(), 2);
+  const auto best = FromJson<v1::ListOptimalTrialsResponse>(
+      Http("GET", base + "v1/studies/" + study + "/trials:optimal?top=1").body);
+  EXPECT_EQ(best.trials_size(), 1);
+}
+
+TEST_F(HttpApiTest, CancelStopsARunningJob) {
+  ServerProcess server(dir_.path() + "/data");
+  server.Start();
+  const std::string base = HttpUrl(server);
+  // curl -d without a Content-Type sends the JSON as a form: still the body.
+  const CommandResult submitted =
+      RunCommand({"curl", "-sS", "--fail-with-body", "-d", JobJson("long_job", 2, "sleep 600"),
+                  base + "v1/projects/-/jobs"});
+  ASSERT_EQ(submitted.exit_code, 0) << submitted.out << submitted.err;
+  // A POST with no body at all (no Content-Length) is answered too.
+  const HttpAnswer cancelled = Http("POST", base + "v1/projects/-/jobs/long_job:cancel");
+  ASSERT_EQ(cancelled.status, 200) << cancelled.body;
+  EXPECT_EQ(WaitForEnd(base, "long_job").state(), v1::Job::CANCELLED);
+}
+
+TEST_F(HttpApiTest, ErrorsHaveTheHttpStatusOfTheirGrpcCode) {
+  ServerProcess server(dir_.path() + "/data");
+  server.Start();
+  const std::string base = HttpUrl(server);
+
+  const HttpAnswer missing = Http("GET", base + "v1/projects/-/jobs/nope");
+  EXPECT_EQ(missing.status, 404);
+  EXPECT_EQ(ErrorOf(missing).code(), 404);
+  EXPECT_EQ(ErrorOf(missing).status(), "NOT_FOUND");
+  EXPECT_THAT(ErrorOf(missing).message(), HasSubstr("nope"));
+
+  const HttpAnswer bad_number = Http("GET", base + "v1/studies?pageSize=many");
+  EXPECT_EQ(bad_number.status, 400);
+  EXPECT_EQ(ErrorOf(bad_number).status(), "INVALID_ARGUMENT");
+  EXPECT_EQ(ErrorOf(bad_number).message(),
+            "query parameter \"pageSize\": \"many\" is not an integer");
+
+  const HttpAnswer unknown = Http("GET", base + "v1/studies?colour=red");
+  EXPECT_EQ(unknown.status, 400);
+  EXPECT_EQ(ErrorOf(unknown).message(), "unknown query parameter \"colour\"");
+
+  const HttpAnswer bad_body = Http("POST", base + "v1/projects/-/jobs", "{\"jobId\": 7,");
+  EXPECT_EQ(bad_body.status, 400);
+  EXPECT_THAT(ErrorOf(bad_body).message(), HasSubstr("the request body is not a vernier.v1.Job"));
+
+  const HttpAnswer invalid_job =
+      Http("POST", base + "v1/projects/-/jobs", R"({"jobId": "1bad", "command": ["true"]})");
+  EXPECT_EQ(invalid_job.status, 400);
+  EXPECT_EQ(ErrorOf(invalid_job).status(), "INVALID_ARGUMENT");
+
+  const HttpAnswer no_study = Http("POST", base + "v1/studies/nope/trials:suggest", "{\"count\": 1}");
+  EXPECT_EQ(no_study.status, 404) << no_study.body;
+  const HttpAnswer bad_measurement =
+      Http("POST", base + "v1/studies/nope/trials/1:addMeasurement", "{\"step\": \"x\"}");
+  EXPECT_EQ(bad_measurement.status, 400);
+  EXPECT_THAT(ErrorOf(bad_measurement).message(),
+              HasSubstr("the request body is not a vernier.v1.Measurement"));
+  const HttpAnswer bad_trial_id = Http("POST", base + "v1/studies/s/trials/one:complete", "{}");
+  EXPECT_EQ(bad_trial_id.status, 400);
+  EXPECT_EQ(ErrorOf(bad_trial_id).message(),
+            "the path's trial_id \"one\" is not an integer");
+
+  const HttpAnswer no_route = Http("GET", base + "v1/elsewhere");
+  EXPECT_EQ(no_route.status, 404);
+  EXPECT_THAT(ErrorOf(no_route).message(), HasSubstr("no API at /v1/elsewhere"));
+
+  const HttpAnswer wrong_method = Http("DELETE", base + "v1/projects/-/jobs");
+  EXPECT_EQ(wrong_method.status, 501);
+  EXPECT_EQ(ErrorOf(wrong_method).status(), "UNIMPLEMENTED");
+
+  // Nothing was created by the failed calls.
+  EXPECT_EQ(Http("GET", base + "v1/projects/-/jobs").body, "{}");
+}
+
+TEST_F(HttpApiTest, ServesTlsWithTheServersCertificate) {
+  TestCertificates certs;
+  ServerProcess server(dir_.path() + "/data", 0,
+                       {"--tls-cert", certs.Path("server.pem"), "--tls-key",
+                        certs.Path("server.key"), "--tls-ca", certs.Path("ca.pem")});
+  server.Start();
+  const std::string base = HttpUrl(server);
+  ASSERT_THAT(base, HasSubstr("https://127.0.0.1:")) << server.log();
+  const HttpAnswer trusted = Http("GET", base + "v1/studies", "", {"--cacert", certs.Path("ca.pem")});
+  EXPECT_EQ(trusted.status, 200) << trusted.body;
+  // No plaintext on the TLS port, and no unverified server.
+  std::string plain = base;
+  plain.replace(0, 5, "http");
+  EXPECT_NE(Http("GET", plain + "v1/studies").status, 200);
+  EXPECT_EQ(Http("GET", base + "v1/studies").status, 0);
+}
+
+TEST_F(HttpApiTest, NoHttpTurnsItOffAndATakenPortIsAClearError) {
+  ServerProcess quiet(dir_.path() + "/quiet", 0, {"--no-http"});
+  quiet.Start();
+  EXPECT_THAT(quiet.log(), Not(HasSubstr("HTTP API at")));
+
+  // A port in use: the server refuses to start and says which.
+  const int taken = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address = {};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(taken, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  ASSERT_EQ(listen(taken, 1), 0);
+  socklen_t length = sizeof(address);
+  getsockname(taken, reinterpret_cast<sockaddr*>(&address), &length);
+  const std::string port = std::to_string(ntohs(address.sin_port));
+  const CommandResult refused =
+      RunCommand({BinaryPath("vernier"), "serve", "--port", "0", "--http-port", port,
+                  "--data-dir", dir_.path() + "/refused"},
+                 std::chrono::seconds(30));
+  close(taken);
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_THAT(refused.err, HasSubstr("the HTTP listener cannot listen on 127.0.0.1:" + port));
+}
+
+TEST_F(HttpApiTest, TheDashboardsFilesTokenCurvesAndEvents) {
+  ServerProcess server(dir_.path() + "/data");
+  server.Start();
+  const std::string base = HttpUrl(server);
+
+  const CommandResult page = RunCommand({"curl", "-sS", "-i", base});
+  EXPECT_THAT(page.out, HasSubstr("Content-Type: text/html; charset=utf-8"));
+  EXPECT_THAT(page.out, HasSubstr("<title>Vernier</title>"));
+  // Every asset from the binary, uPlot and its licence included.
+  for (const std::string asset : {"app.js", "plots.js", "app.css", "uPlot.iife.min.js",
+                                  "uPlot.min.css", "uPlot.LICENSE.txt"}) {
+    EXPECT_EQ(Http("GET", base + "assets/" + asset).status, 200) << asset;
+  }
+  EXPECT_THAT(Http("GET", base + "assets/uPlot.LICENSE.txt").body, HasSubstr("MIT"));
+  const HttpAnswer missing = Http("GET", base + "assets/nope.js");
+  EXPECT_EQ(missing.status, 404);
+  EXPECT_EQ(ErrorOf(missing).message(), "no file /assets/nope.js");
+
+  // /?token=T keeps T in an HttpOnly, SameSite cookie and drops it from the URL.
+  const CommandResult login = RunCommand({"curl", "-sS", "-i", base + "?token=secret"});
+  EXPECT_THAT(login.out, HasSubstr("302"));
+  EXPECT_THAT(login.out,
+              HasSubstr("Set-Cookie: vernier_session=secret; HttpOnly; SameSite=Strict; Path=/"));
+  EXPECT_THAT(login.out, HasSubstr("Location: /"));
+
+  // A change with the cookie alone needs the dashboard's header.
+  const HttpAnswer forged = Http("POST", base + "v1/projects/-/jobs/any:cancel", "",
+                                 {"-H", "Cookie: vernier_session=secret"});
+  EXPECT_EQ(forged.status, 403);
+  EXPECT_EQ(ErrorOf(forged).status(), "PERMISSION_DENIED");
+  EXPECT_THAT(ErrorOf(forged).message(), HasSubstr("X-Vernier-Request"));
+  const HttpAnswer from_page =
+      Http("POST", base + "v1/projects/-/jobs/any:cancel", "",
+           {"-H", "Cookie: vernier_session=secret", "-H", "X-Vernier-Request: 1"});
+  EXPECT_EQ(from_page.status, 404) << from_page.body;
+
+  // Curves, downsampled on the server: 5 measurements, 2 points kept.
+  ASSERT_EQ(Http("POST", base + "v1/projects/-/jobs",
+                 JobJson("curved", 2, "for s in 1 2 3 4 5; do echo accuracy=0.$s; done"))
+                .status,
+            200);
+  ASSERT_EQ(WaitForEnd(base, "curved").state(), v1::Job::SUCCEEDED) << server.log();
+  const HttpAnswer curves = Http("GET", base + "dashboard/studies/curved/curves?maxPoints=2");
+  ASSERT_EQ(curves.status, 200) << curves.body;
+  const auto parsed = FromJson<v1::StudyCurves>(curves.body);
+  EXPECT_EQ(parsed.metric_id(), "accuracy");
+  ASSERT_EQ(parsed.curves_size(), 2);
+  for (const auto& curve : parsed.curves()) {
+    EXPECT_EQ(curve.measurement_count(), 5);
+    EXPECT_THAT(curve.values(), ::testing::ElementsAre(0.1, 0.5));
+  }
+  const auto one = FromJson<v1::StudyCurves>(
+      Http("GET", base + "dashboard/studies/curved/curves?trialId=2").body);
+  ASSERT_EQ(one.curves_size(), 1);
+  EXPECT_EQ(one.curves(0).trial_id(), 2);
+  EXPECT_EQ(one.curves(0).values_size(), 5);
+  EXPECT_EQ(Http("GET", base + "dashboard/studies/curved/curves?maxPoints=x").status, 400);
+  EXPECT_EQ(Http("GET", base + "dashboard/studies/curved/curves?trialId=x").status, 400);
+  EXPECT_EQ(Http("GET", base + "dashboard/studies/nope/curves").status, 404);
+
+  // The event streams: everything first (then only changes).
+  const CommandResult events = RunCommand({"curl", "-sS", "-N", "--max-time", "2", base + "events"});
+  EXPECT_THAT(events.out, HasSubstr("event: job\ndata: {\"jobId\":\"curved\""));
+  EXPECT_THAT(events.out, HasSubstr("event: study\ndata: {\"name\":\"curved\""));
+  const CommandResult trials =
+      RunCommand({"curl", "-sS", "-N", "--max-time", "2", base + "events/studies/curved"});
+  EXPECT_THAT(trials.out, HasSubstr("event: trial\ndata: {\"id\":\"1\""));
+  EXPECT_THAT(trials.out, HasSubstr("event: trial\ndata: {\"id\":\"2\""));
+  // A trial's logs: every line, then the end (the job has ended).
+  const CommandResult logs = RunCommand(
+      {"curl", "-sS", "-N", "--max-time", "30", base + "events/jobs/curved/logs?trialId=1"});
+  EXPECT_EQ(logs.exit_code, 0) << logs.err;
+  EXPECT_THAT(logs.out, HasSubstr("event: log\ndata: {\"trialId\":\"1\",\"role\":\"master\","));
+  EXPECT_THAT(logs.out, HasSubstr("accuracy=0.5"));
+  EXPECT_THAT(logs.out, Not(HasSubstr("\"trialId\":\"2\"")));
+  EXPECT_THAT(logs.out, HasSubstr("event: end\n"));
+  const HttpAnswer bad_trial = Http("GET", base + "events/jobs/curved/logs?trialId=one");
+  EXPECT_EQ(bad_trial.status, 400);
+  EXPECT_EQ(ErrorOf(bad_trial).message(), "query parameter \"trialId\" is not an integer");
+  const CommandResult no_job =
+      RunCommand({"curl", "-sS", "-N", "--max-time", "30", base + "events/jobs/nope/logs"});
+  EXPECT_THAT(no_job.out, HasSubstr("event: failure\ndata: {\"error\":{\"code\":404"));
+  const CommandResult failure =
+      RunCommand({"curl", "-sS", "-N", "--max-time", "5", base + "events/studies/nope"});
+  EXPECT_THAT(failure.out, HasSubstr("event: failure\ndata: {\"error\":{\"code\":404"));
+}
+
+// Every ```sh block of docs/http-api.md, in order, against a real server;
+// each must succeed, and an example whose expected output the page shows
+// (a ```json block right after it) answers JSON with the same keys.
+TEST_F(HttpApiTest, TheDocumentedCurlExamplesWork) {
+  ServerProcess server(dir_.path() + "/data");
+  server.Start();
+  std::string base = HttpUrl(server);
+  ASSERT_FALSE(base.empty()) << server.log();
+  base.pop_back();
+  const std::string page = ReadFile(SourcePath("docs/http-api.md"));
+  const std::regex block("```sh\n([\\s\\S]*?)```(\n+```json\n([\\s\\S]*?)```)?");
+  int examples = 0;
+  for (std::sregex_iterator it(page.begin(), page.end(), block), end; it != end; ++it) {
+    const std::string script = (*it)[1];
+    if (script.find("curl") == std::string::npos) continue;
+    ++examples;
+    const CommandResult run =
+        RunCommand({"/bin/bash", "-euo", "pipefail", "-c", script}, std::chrono::seconds(120),
+                   {{"VERNIER_HTTP", base}, {"PATH", "/usr/bin:/bin"}});
+    ASSERT_EQ(run.exit_code, 0) << script << "\n" << run.out << run.err << server.log();
+    if ((*it)[3].matched) {
+      const google::protobuf::Struct shown = ParseJson((*it)[3]);
+      const google::protobuf::Struct answered = ParseJson(run.out);
+      for (const auto& [key, value] : shown.fields()) {
+        EXPECT_TRUE(answered.fields().contains(key))
+            << script << " answered no \"" << key << "\":\n" << run.out;
+      }
+    }
+  }
+  EXPECT_GE(examples, 5);
+}
+
+}  // namespace
+}  // namespace vernier::testing

@@ -1,0 +1,245 @@
+#!/usr/bin/python3
+"""The dashboard in a real browser: headless Chromium (Debian's chromium and
+chromium-driver, driven by Debian's python3-selenium) against a real
+`vernier serve` running real jobs. Every page loads with no console error,
+the leaderboard's rows are the API's, every plot draws, a trial that ends
+during the test shows without a reload, and the job page's cancel button
+cancels. It takes a screenshot of each page (docs/images/web-*.png when
+VERNIER_WEB_SCREENSHOTS names that folder; a temporary folder otherwise).
+
+Usage: dashboard_browser_test.py BUILD_DIR
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+TIMEOUT = 120
+
+
+def wait_for(what, check, timeout=TIMEOUT):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.1)
+
+
+class Server:
+    def __init__(self, build_dir, data_dir):
+        self.log_path = os.path.join(data_dir, "serve.log")
+        os.makedirs(data_dir, exist_ok=True)
+        with open(self.log_path, "ab") as log:
+            self.process = subprocess.Popen(
+                [os.path.join(build_dir, "bin", "vernier"), "serve", "--port", "0",
+                 "--data-dir", data_dir, "--grace-period-ms", "1000"],
+                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        self.url = wait_for("the server's dashboard URL", self._url, 60).rstrip("/")
+
+    def _url(self):
+        with open(self.log_path, encoding="utf-8", errors="replace") as log:
+            match = re.search(r"dashboard and HTTP API at (http://\S+)", log.read())
+        if match is None and self.process.poll() is not None:
+            raise AssertionError("vernier serve exited:\n" + open(self.log_path).read())
+        return match and match.group(1)
+
+    def call(self, method, path, body=None):
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(self.url + path, data=data, method=method,
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return json.loads(response.read())
+
+    def submit(self, job_id, max_trials, parallel, script):
+        return self.call("POST", "/v1/projects/-/jobs", {
+            "jobId": job_id,
+            "trainingInput": {"hyperparameters": {
+                "goal": "MAXIMIZE", "hyperparameterMetricTag": "accuracy",
+                "maxTrials": max_trials, "maxParallelTrials": parallel,
+                "algorithm": "RANDOM_SEARCH",
+                "params": [
+                    {"parameterName": "lr", "type": "DOUBLE", "minValue": 0.01, "maxValue": 0.1},
+                    {"parameterName": "layers", "type": "INTEGER", "minValue": 1, "maxValue": 4},
+                ]}},
+            "command": ["/bin/sh", "-c", script, "trainer"]})
+
+    def wait_for_job(self, job_id, states):
+        return wait_for(f"job {job_id} in {states}", lambda: (
+            lambda job: job if job.get("state") in states else None)(
+                self.call("GET", f"/v1/projects/-/jobs/{job_id}")))
+
+    def stop(self):
+        self.process.terminate()
+        try:
+            self.process.wait(20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+# Reports accuracy = lr * step / 4 at steps 1..4, a measurement a step.
+LEARNING = ('lr=${1#--lr=}; for step in 1 2 3 4; do '
+            'awk -v lr="$lr" -v step="$step" \'BEGIN { print "accuracy=" lr * step / 4 }\'; '
+            'sleep 0.1; done')
+
+
+def browser():
+    options = Options()
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
+                     "--window-size=1400,1800", "--disable-gpu"):
+        options.add_argument(argument)
+    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"),
+                            options=options)
+
+
+def text_of(driver, selector):
+    """The element's text, read in one step (the pages re-render rows as they update)."""
+    return driver.execute_script(
+        "const e = document.querySelector(arguments[0]); return e ? e.innerText : '';", selector)
+
+
+def console_errors(driver):
+    return [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+
+def open_page(driver, server, fragment, ready_selector):
+    driver.get(server.url + "/#" + fragment)
+    wait_for(ready_selector, lambda: driver.find_elements(By.CSS_SELECTOR, ready_selector))
+
+
+def plot_drawn(driver, plot_id):
+    """Whether the plot holds a canvas with painted pixels or an SVG with shapes."""
+    return driver.execute_script("""
+        const box = document.getElementById(arguments[0]);
+        if (!box) return false;
+        for (const canvas of box.querySelectorAll('canvas')) {
+          if (canvas.width === 0 || canvas.height === 0) continue;
+          const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+          for (let i = 3; i < pixels.length; i += 4) if (pixels[i] !== 0) return true;
+        }
+        return box.querySelectorAll('svg polyline, svg rect').length > 0;
+    """, plot_id)
+
+
+def main():
+    build_dir = os.path.abspath(sys.argv[1])
+    for program in ("chromium", "chromedriver"):
+        if shutil.which(program) is None:
+            sys.exit(f"{program} is missing: run scripts/install-deps.sh")
+    shots = os.environ.get("VERNIER_WEB_SCREENSHOTS") or tempfile.mkdtemp(prefix="vernier-shots-")
+    os.makedirs(shots, exist_ok=True)
+    work = tempfile.mkdtemp(prefix="vernier-web-test-")
+    server = Server(build_dir, os.path.join(work, "data"))
+    driver = None
+    gate = os.path.join(work, "gate")
+    try:
+        server.submit("sweep", 8, 2, LEARNING)
+        server.wait_for_job("sweep", {"SUCCEEDED"})
+        driver = browser()
+
+        # The jobs and studies list.
+        open_page(driver, server, "/", "#jobs tr[data-job-id='sweep']")
+        row = text_of(driver, "#jobs tr[data-job-id='sweep']")
+        assert "SUCCEEDED" in row and "8 / 8" in row, row
+        wait_for("the study's row", lambda: driver.find_elements(By.CSS_SELECTOR, "#studies tr[data-study='sweep']"))
+        driver.save_screenshot(os.path.join(shots, "web-jobs.png"))
+
+        # The study: leaderboard rows are the API's, every plot draws.
+        open_page(driver, server, "/study/sweep", "#leaderboard tbody tr")
+        best_first = [str(t["id"]) for t in
+                      server.call("GET", "/v1/studies/sweep/trials:optimal")["trials"]]
+        def leaderboard():
+            ids = driver.execute_script(
+                "return [...document.querySelectorAll('#leaderboard tbody tr')]"
+                ".map(r => r.getAttribute('data-trial-id'));")
+            return ids if len(ids) == 8 else None
+        assert wait_for("8 leaderboard rows", leaderboard) == best_first, (leaderboard(), best_first)
+        for plot in ("plot-history", "plot-curves", "plot-parallel", "plot-slice", "plot-timeline"):
+            wait_for(f"{plot} to draw", lambda: plot_drawn(driver, plot))
+        # Filter by state and by a parameter's range.
+        driver.execute_script("const s = document.getElementById('state-filter'); s.value = 'FAILED';"
+                              "s.dispatchEvent(new Event('change'));")
+        wait_for("no FAILED rows", lambda: not driver.execute_script(
+            "return document.querySelectorAll('#leaderboard tbody tr').length;"))
+        driver.execute_script("const s = document.getElementById('state-filter'); s.value = '';"
+                              "s.dispatchEvent(new Event('change'));")
+        wait_for("the rows back", leaderboard)
+        time.sleep(0.5)
+        driver.save_screenshot(os.path.join(shots, "web-study.png"))
+
+        # Two metrics: the Pareto front (a study driven over the API).
+        server.call("POST", "/v1/studies", {"name": "two_metrics", "spec": {
+            "metrics": [{"metricId": "accuracy", "goal": "MAXIMIZE"},
+                        {"metricId": "latency", "goal": "MINIMIZE"}],
+            "parameters": [{"parameterName": "x", "type": "DOUBLE", "minValue": 0, "maxValue": 1}],
+            "algorithm": "RANDOM_SEARCH"}})
+        suggested = server.call("POST", "/v1/studies/two_metrics/trials:suggest",
+                                {"count": 6, "clientId": "test"})["trials"]
+        for trial in suggested:
+            x = trial["parameters"][0]["doubleValue"]
+            server.call("POST", f"/v1/studies/two_metrics/trials/{trial['id']}:complete",
+                        {"finalMeasurement": {"metrics": [{"metricId": "accuracy", "value": x},
+                                                          {"metricId": "latency", "value": x * x}]}})
+        open_page(driver, server, "/study/two_metrics", "#leaderboard tbody tr")
+        wait_for("the Pareto plot", lambda: plot_drawn(driver, "plot-pareto"))
+        front = len(server.call("GET", "/v1/studies/two_metrics/trials:optimal")["trials"])
+        assert front > 0
+        wait_for("the API's Pareto front on the plot", lambda: driver.execute_script(
+            "return document.getElementById('plot-pareto').dataset.frontSize;") == str(front))
+        driver.save_screenshot(os.path.join(shots, "web-pareto.png"))
+
+        # A trial.
+        open_page(driver, server, f"/trial/sweep/{best_first[0]}", "#trial-state")
+        assert text_of(driver, "#trial-state") == "SUCCEEDED"
+        wait_for("the trial's learning curve", lambda: plot_drawn(driver, "plot-trial-curve"))
+        wait_for("the trial's replica", lambda: "master" in text_of(driver, "#trial-replicas tbody"))
+        wait_for("the trial's log", lambda: "[master-0] accuracy=" in text_of(driver, "#trial-log"))
+        driver.save_screenshot(os.path.join(shots, "web-trial.png"))
+
+        # Live: a trial that ends while the page is open shows without a reload.
+        server.submit("live", 1, 1, f'while [ ! -e {gate} ]; do sleep 0.1; done; echo "accuracy=0.5"')
+        open_page(driver, server, "/study/live", "#leaderboard tbody tr[data-trial-id='1']")
+        driver.execute_script("window.notReloaded = true;")
+        row = text_of(driver, "#leaderboard tbody tr[data-trial-id='1']")
+        assert "ACTIVE" in row, row
+        open(gate, "w").close()
+        wait_for("trial 1 SUCCEEDED on the open page", lambda: "SUCCEEDED" in text_of(
+            driver, "#leaderboard tbody tr[data-trial-id='1']"))
+        assert driver.execute_script("return window.notReloaded === true;"), "the page reloaded"
+
+        # The job page's cancel button.
+        server.submit("doomed", 2, 1, "sleep 600")
+        open_page(driver, server, "/job/doomed", "#cancel")
+        assert "maxTrials: 2" in text_of(driver, "#training-input"), text_of(driver, "#training-input")
+        driver.save_screenshot(os.path.join(shots, "web-job.png"))
+        driver.execute_script("document.getElementById('cancel').click();")
+        server.wait_for_job("doomed", {"CANCELLED"})
+        wait_for("CANCELLED on the job page",
+                 lambda: text_of(driver, "#job-state") == "CANCELLED")
+
+        errors = console_errors(driver)
+        assert not errors, errors
+        print(f"dashboard browser test passed; screenshots in {shots}")
+    finally:
+        if driver is not None:
+            driver.quit()
+        server.stop()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,381 @@
+// The Vernier dashboard: a page per hash route (#/, #/study/S, #/trial/S/ID,
+// #/job/J), reading the HTTP API (/v1/...), the event streams (/events...)
+// and the downsampled curves (/dashboard/...). See docs/web.md.
+"use strict";
+
+const main = document.getElementById("main");
+let sources = [];        // the page's EventSources
+let timers = [];
+
+function el(name, attributes = {}, ...children) {
+  const element = document.createElement(name);
+  for (const [key, value] of Object.entries(attributes)) {
+    if (key === "onclick" || key === "onchange" || key === "oninput") element[key] = value;
+    else element.setAttribute(key, value);
+  }
+  for (const child of children) {
+    element.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return element;
+}
+
+async function api(path, options = {}) {
+  const response = await fetch(path, options);
+  const body = await response.json();
+  if (!response.ok) throw new Error(body.error ? `${body.error.status}: ${body.error.message}` : response.statusText);
+  return body;
+}
+
+function listen(url, handlers) {
+  const source = new EventSource(url);
+  sources.push(source);
+  source.onopen = () => document.getElementById("live").classList.add("on");
+  source.onerror = () => document.getElementById("live").classList.remove("on");
+  for (const [name, handler] of Object.entries(handlers)) {
+    source.addEventListener(name, event => handler(JSON.parse(event.data)));
+  }
+  return source;
+}
+
+// A value as YAML (the job page's trainingInput, as it was submitted).
+function yaml(value, indent = "") {
+  if (Array.isArray(value)) {
+    if (value.length === 0) return " []";
+    return value.map(item => {
+      const text = yaml(item, indent + "  ");
+      return "\n" + indent + "-" + (typeof item === "object" && item !== null && !Array.isArray(item)
+          ? text.replace(/^\n\s*/, " ") : text);
+    }).join("");
+  }
+  if (typeof value === "object" && value !== null) {
+    const entries = Object.entries(value);
+    if (entries.length === 0) return " {}";
+    return entries.map(([key, item]) => "\n" + indent + key + ":" + yaml(item, indent + "  ")).join("");
+  }
+  return " " + (typeof value === "string" && !/^[A-Za-z0-9_.\/-]+$/.test(value) ? JSON.stringify(value) : String(value));
+}
+
+// Calls `render` at most every `ms` milliseconds.
+function throttled(render, ms) {
+  let pending = false;
+  return () => {
+    if (pending) return;
+    pending = true;
+    timers.push(setTimeout(() => { pending = false; render(); }, ms));
+  };
+}
+
+function age(time) {
+  if (!time) return "";
+  const seconds = Math.max(0, (Date.now() - Date.parse(time)) / 1000);
+  if (seconds < 90) return Math.round(seconds) + " s";
+  if (seconds < 5400) return Math.round(seconds / 60) + " min";
+  if (seconds < 129600) return Math.round(seconds / 3600) + " h";
+  return Math.round(seconds / 86400) + " d";
+}
+
+function format(value) {
+  if (typeof value !== "number") return value === undefined ? "" : String(value);
+  return Number.isInteger(value) ? String(value) : value.toPrecision(5);
+}
+
+function stateCell(state) { return el("td", { class: "state-" + state }, state || ""); }
+
+function showError(error) { main.append(el("p", { class: "error" }, String(error.message || error))); }
+
+// ---- #/ : jobs and studies -------------------------------------------------
+
+function jobsPage() {
+  const jobs = new Map(), studies = new Map();
+  const jobRows = el("tbody"), studyRows = el("tbody");
+  main.append(el("h2", {}, "Jobs"),
+    el("table", { id: "jobs" }, el("thead", {}, el("tr", {}, ...["job", "state", "trials done / max",
+      "best", "algorithm", "age", ""].map(h => el("th", {}, h)))), jobRows),
+    el("h2", {}, "Studies"),
+    el("table", { id: "studies" }, el("thead", {}, el("tr", {}, ...["study", "state", "metric",
+      "algorithm", "age"].map(h => el("th", {}, h)))), studyRows));
+  const render = throttled(() => {
+    jobRows.replaceChildren(...[...jobs.values()].sort((a, b) => (b.createTime || "").localeCompare(a.createTime || ""))
+      .map(job => {
+        const hp = (job.trainingInput || {}).hyperparameters || {};
+        const output = job.trainingOutput || {};
+        const finals = (output.trials || []).map(t => (t.finalMetric || {}).objectiveValue).filter(v => v !== undefined);
+        const best = finals.length === 0 ? "" : (hp.goal === "MINIMIZE" ? Math.min(...finals) : Math.max(...finals));
+        return el("tr", { "data-job-id": job.jobId },
+          el("td", {}, el("a", { href: "#/job/" + job.jobId }, job.jobId)), stateCell(job.state),
+          el("td", { class: "num" }, `${output.completedTrialCount || 0} / ${hp.maxTrials || ""}`),
+          el("td", { class: "num" }, format(best)), el("td", {}, hp.algorithm || "default"),
+          el("td", {}, age(job.createTime)),
+          el("td", {}, job.studyName ? el("a", { href: "#/study/" + job.studyName }, "study") : ""));
+      }));
+    studyRows.replaceChildren(...[...studies.values()].map(study => {
+      const spec = study.spec || {};
+      const metric = (spec.metrics || [])[0] || {};
+      return el("tr", { "data-study": study.name },
+        el("td", {}, el("a", { href: "#/study/" + study.name }, study.name)), stateCell(study.state),
+        el("td", {}, `${metric.metricId || ""} (${metric.goal || ""})`), el("td", {}, spec.algorithm || "default"),
+        el("td", {}, age(study.createTime)));
+    }));
+  }, 200);
+  listen("/events", {
+    job: job => { jobs.set(job.jobId, job); render(); },
+    study: study => { studies.set(study.name, study); render(); },
+  });
+  render();
+}
+
+// ---- #/study/S : leaderboard and plots ---------------------------------------
+
+function objectiveOf(trial, metricId) {
+  const measurement = trial.finalMeasurement || trial.latestMeasurement;
+  if (!measurement) return undefined;
+  const metric = (measurement.metrics || []).find(m => m.metricId === metricId);
+  return metric ? metric.value : undefined;
+}
+
+function paramsOf(trial) {
+  const params = {};
+  for (const p of trial.parameters || []) {
+    params[p.parameterName] = p.doubleValue !== undefined ? p.doubleValue
+        : p.intValue !== undefined ? Number(p.intValue) : p.stringValue;
+  }
+  return params;
+}
+
+async function studyPage(name) {
+  const study = await api("/v1/studies/" + encodeURIComponent(name));
+  const spec = study.spec || {};
+  const metrics = (spec.metrics || []).map(m => m.metricId);
+  const objective = metrics[0];
+  const maximize = ((spec.metrics || [])[0] || {}).goal !== "MINIMIZE";
+  const parameters = (spec.parameters || []).map(p => p.parameterName);
+  const trials = new Map();
+  const view = { sort: "objective", descending: maximize, state: "", page: 0, pageSize: 20,
+                 rangeParam: parameters[0] || "", min: "", max: "" };
+
+  const stateSelect = el("select", { id: "state-filter", onchange: () => { view.state = stateSelect.value; view.page = 0; render(); } },
+    ...["", "ACTIVE", "SUCCEEDED", "FAILED", "INFEASIBLE", "STOPPED_EARLY"].map(s => el("option", { value: s }, s || "every state")));
+  const rangeSelect = el("select", { onchange: () => { view.rangeParam = rangeSelect.value; render(); } },
+    ...parameters.map(p => el("option", { value: p }, p)));
+  const minInput = el("input", { placeholder: "min", oninput: () => { view.min = minInput.value; view.page = 0; render(); } });
+  const maxInput = el("input", { placeholder: "max", oninput: () => { view.max = maxInput.value; view.page = 0; render(); } });
+  const pageLabel = el("span", { id: "page-label" });
+  const previous = el("button", { id: "previous-page", onclick: () => { view.page = Math.max(0, view.page - 1); render(); } }, "previous");
+  const next = el("button", { id: "next-page", onclick: () => { view.page += 1; render(); } }, "next");
+  const columns = ["id", "state", "objective", ...metrics.slice(1), ...parameters, "measurements"];
+  const header = el("tr", {}, ...columns.map(column => el("th", { onclick: () => {
+    view.descending = view.sort === column ? !view.descending : column === "objective" && maximize;
+    view.sort = column; render(); } }, column === "objective" ? `${objective} (objective)` : column)));
+  const rows = el("tbody");
+  const plotBox = (id, title, extra = "") => el("div", { class: "plot" }, el("h3", {}, title, extra), el("div", { id }));
+  const sliceSelect = el("select", { id: "slice-parameter", onchange: () => renderPlots() },
+    ...parameters.map(p => el("option", { value: p }, p)));
+  main.append(el("h2", {}, "Study ", name), el("p", {}, `${spec.algorithm || "default algorithm"}; ${objective} to ${maximize ? "maximize" : "minimize"}`),
+    el("h3", {}, "Leaderboard"),
+    el("div", { class: "controls" }, "state ", stateSelect, "  ", rangeSelect, " from ", minInput, " to ", maxInput,
+       "  ", previous, " ", pageLabel, " ", next),
+    el("table", { id: "leaderboard" }, el("thead", {}, header), rows),
+    el("div", { class: "plots" },
+      plotBox("plot-history", "Optimisation history"),
+      plotBox("plot-curves", "Intermediate values"),
+      plotBox("plot-parallel", "Parallel coordinates"),
+      plotBox("plot-slice", "Slice ", sliceSelect),
+      plotBox("plot-timeline", "Timeline"),
+      ...(metrics.length > 1 ? [plotBox("plot-pareto", `Pareto front: ${metrics[0]} and ${metrics[1]}`)] : [])));
+  let front = [];
+
+  function cell(trial, column) {
+    if (column === "id") return Number(trial.id);
+    if (column === "state") return trial.state;
+    if (column === "objective") return objectiveOf(trial, objective);
+    if (column === "measurements") return Number(trial.measurementCount || 0);
+    if (metrics.includes(column)) return objectiveOf(trial, column);
+    return paramsOf(trial)[column];
+  }
+  function filtered() {
+    let list = [...trials.values()];
+    if (view.state) list = list.filter(t => t.state === view.state);
+    if (view.rangeParam && (view.min !== "" || view.max !== "")) {
+      list = list.filter(t => {
+        const v = paramsOf(t)[view.rangeParam];
+        return typeof v === "number" && (view.min === "" || v >= Number(view.min)) && (view.max === "" || v <= Number(view.max));
+      });
+    }
+    const sign = view.descending ? -1 : 1;
+    return list.sort((a, b) => {
+      const x = cell(a, view.sort), y = cell(b, view.sort);
+      if (x === undefined) return y === undefined ? 0 : 1;
+      if (y === undefined) return -1;
+      return (x < y ? -1 : x > y ? 1 : 0) * sign;
+    });
+  }
+  function renderTable() {
+    const list = filtered();
+    const pages = Math.max(1, Math.ceil(list.length / view.pageSize));
+    view.page = Math.min(view.page, pages - 1);
+    pageLabel.textContent = `page ${view.page + 1} of ${pages} (${list.length} trials)`;
+    rows.replaceChildren(...list.slice(view.page * view.pageSize, (view.page + 1) * view.pageSize).map(trial =>
+      el("tr", { "data-trial-id": trial.id }, ...columns.map(column => {
+        const value = cell(trial, column);
+        if (column === "id") return el("td", {}, el("a", { href: `#/trial/${name}/${trial.id}` }, value));
+        if (column === "state") return stateCell(value);
+        return el("td", { class: "num" }, format(value));
+      }))));
+  }
+  function points() {
+    return [...trials.values()].filter(t => t.state === "SUCCEEDED" && objectiveOf(t, objective) !== undefined)
+      .map(t => ({ id: Number(t.id), value: objectiveOf(t, objective), params: paramsOf(t) }));
+  }
+  function renderPlots() {
+    const done = points();
+    Plots.history(document.getElementById("plot-history"), done, maximize);
+    Plots.parallel(document.getElementById("plot-parallel"), done, parameters, maximize);
+    if (sliceSelect.value) Plots.slice(document.getElementById("plot-slice"), done, sliceSelect.value);
+    Plots.timeline(document.getElementById("plot-timeline"), [...trials.values()]);
+    if (metrics.length > 1) {
+      const pair = t => [objectiveOf(t, metrics[0]), objectiveOf(t, metrics[1])];
+      const finished = [...trials.values()].filter(t => t.state === "SUCCEEDED").map(pair)
+          .filter(([x, y]) => x !== undefined && y !== undefined);
+      Plots.pareto(document.getElementById("plot-pareto"), finished, front.map(pair), metrics[0], metrics[1]);
+    }
+  }
+  const fetchFront = throttled(async () => {
+    try {
+      front = (await api(`/v1/studies/${encodeURIComponent(name)}/trials:optimal`)).trials || [];
+      renderPlots();
+    } catch (error) { showError(error); }
+  }, 1000);
+  const fetchCurves = throttled(async () => {
+    try {
+      Plots.curves(document.getElementById("plot-curves"),
+                   await api(`/dashboard/studies/${encodeURIComponent(name)}/curves?maxPoints=50`));
+    } catch (error) { showError(error); }
+  }, 1000);
+  const render = throttled(() => { renderTable(); renderPlots(); }, 200);
+  listen("/events/studies/" + encodeURIComponent(name), {
+    trial: trial => {
+      const before = trials.get(trial.id);
+      trials.set(trial.id, trial);
+      if (!before || before.measurementCount !== trial.measurementCount || before.state !== trial.state) {
+        fetchCurves();
+        if (metrics.length > 1 && trial.state === "SUCCEEDED") fetchFront();
+      }
+      render();
+    },
+    failure: body => showError(new Error(body.error.message)),
+  });
+  render();
+  fetchCurves();
+}
+
+// ---- #/trial/S/ID ----------------------------------------------------------------
+
+async function trialPage(name, id) {
+  const container = el("div");
+  const curve = el("div", { id: "plot-trial-curve" });
+  const replicaRows = el("tbody");
+  const log = el("pre", { id: "trial-log" });
+  main.append(el("h2", {}, `Trial ${id} of `, el("a", { href: "#/study/" + name }, name)), container,
+    el("div", { class: "plots" }, el("div", { class: "plot" }, el("h3", {}, "Learning curve"), curve)),
+    el("h3", {}, "Replicas"),
+    el("table", { id: "trial-replicas" }, el("thead", {}, el("tr", {}, ...["attempt", "role", "index", "state", "host", "pid", "GPUs", "exit"].map(h => el("th", {}, h)))), replicaRows),
+    el("h3", {}, "Logs"), log);
+  async function load() {
+    const trial = await api(`/v1/studies/${encodeURIComponent(name)}/trials/${id}`);
+    const params = paramsOf(trial);
+    container.replaceChildren(
+      el("p", {}, "state ", el("span", { class: "state-" + trial.state, id: "trial-state" }, trial.state),
+         trial.statusReason ? " (" + trial.statusReason + ")" : "",
+         ` started ${trial.startTime || "-"}, ended ${trial.endTime || "-"}`),
+      el("h3", {}, "Parameters"),
+      el("table", { id: "parameters" }, ...Object.entries(params).map(([k, v]) => el("tr", {}, el("th", {}, k), el("td", {}, format(v))))),
+      el("h3", {}, "Final measurement"),
+      el("table", {}, ...((trial.finalMeasurement || {}).metrics || []).map(m => el("tr", {}, el("th", {}, m.metricId), el("td", { class: "num" }, format(m.value))))),
+      el("p", {}, `${trial.measurementCount || 0} measurements`));
+    Plots.curves(curve, await api(`/dashboard/studies/${encodeURIComponent(name)}/curves?trialId=${id}&maxPoints=200`));
+    // A job's study is named after the job: its replicas, when it has them.
+    const described = await fetch(`/v1/projects/-/jobs/${encodeURIComponent(name)}:describe`);
+    if (described.ok) {
+      const runs = ((await described.json()).trialRuns || []).filter(run => String(run.trialId) === String(id));
+      replicaRows.replaceChildren(...runs.flatMap(run => (run.replicas || []).map(r => el("tr", {},
+        el("td", {}, run.attempt || 0), el("td", {}, r.role), el("td", {}, r.index || 0), el("td", {}, r.state),
+        el("td", {}, r.host || ""), el("td", {}, r.pid || ""), el("td", {}, (r.gpus || []).join(",")),
+        el("td", {}, r.exitCode || (r.termSignal ? "signal " + r.termSignal : ""))))));
+      if (!log.started) {
+        log.started = true;
+        const logs = listen(`/events/jobs/${encodeURIComponent(name)}/logs?trialId=${id}`, {
+          log: line => { log.append(`[${line.role}-${line.index || 0}] ${line.text}\n`); },
+          end: () => logs.close(),
+          failure: () => logs.close(),
+        });
+      }
+    }
+  }
+  await load();
+  const reload = throttled(() => load().catch(showError), 500);
+  listen("/events/studies/" + encodeURIComponent(name), {
+    trial: trial => { if (String(trial.id) === String(id)) reload(); },
+  });
+}
+
+// ---- #/job/J -----------------------------------------------------------------------
+
+async function jobPage(id) {
+  const container = el("div");
+  const cancel = el("button", { id: "cancel", onclick: async () => {
+    cancel.disabled = true;
+    try {
+      await api(`/v1/projects/-/jobs/${encodeURIComponent(id)}:cancel`,
+                { method: "POST", headers: { "X-Vernier-Request": "1" } });
+    } catch (error) { showError(error); cancel.disabled = false; }
+  } }, "Cancel job");
+  main.append(el("h2", {}, "Job ", id), container);
+  async function load() {
+    const described = await api(`/v1/projects/-/jobs/${encodeURIComponent(id)}:describe`);
+    const job = described.job, counts = described.trialCounts || {};
+    const ended = ["SUCCEEDED", "FAILED", "CANCELLED", "CANCELLING"].includes(job.state);
+    const replicas = [];
+    for (const run of described.trialRuns || []) {
+      for (const replica of run.replicas || []) replicas.push([run.trialId, replica]);
+    }
+    container.replaceChildren(
+      el("p", {}, "state ", el("span", { id: "job-state", class: "state-" + job.state }, job.state), " ",
+         ended ? "" : cancel, job.errorMessage ? el("span", { class: "error" }, " " + job.errorMessage) : ""),
+      el("p", {}, job.studyName ? el("a", { href: "#/study/" + job.studyName }, "study " + job.studyName) : "",
+         ` — trials: ${counts.succeeded || 0} succeeded, ${counts.active || 0} active, ${counts.failed || 0} failed, ` +
+         `${counts.stoppedEarly || 0} stopped early`),
+      el("h3", {}, "Replicas"),
+      el("table", { id: "replicas" }, el("tr", {}, ...["trial", "role", "index", "state", "host", "pid", "GPUs"].map(h => el("th", {}, h))),
+        ...replicas.map(([trial, r]) => el("tr", {}, el("td", {}, trial), el("td", {}, r.role), el("td", {}, r.index || 0),
+          el("td", {}, r.state), el("td", {}, r.host || ""), el("td", {}, r.pid || ""), el("td", {}, (r.gpus || []).join(","))))),
+      el("h3", {}, "Machine types"),
+      el("table", {}, ...(job.replicaSpecs || []).map(r => el("tr", {}, el("td", {}, `${r.role} ${r.index || 0}`), el("td", {}, r.machineType || ""),
+          el("td", {}, `${r.gpuCount || 0} GPU`)))),
+      el("h3", {}, "trainingInput"),
+      el("pre", { id: "training-input" }, "trainingInput:" + yaml(job.trainingInput || {}, "  ")),
+      el("h3", {}, "Command"), el("pre", {}, (job.command || []).join(" ")));
+  }
+  await load();
+  const reload = throttled(() => load().catch(showError), 300);
+  listen("/events", { job: job => { if (job.jobId === id) reload(); } });
+}
+
+// ---- routing ---------------------------------------------------------------------------
+
+async function route() {
+  sources.forEach(source => source.close());
+  sources = [];
+  timers.forEach(clearTimeout);
+  timers = [];
+  main.replaceChildren();
+  const parts = location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
+  try {
+    if (parts[0] === "study" && parts[1]) await studyPage(parts[1]);
+    else if (parts[0] === "trial" && parts[2]) await trialPage(parts[1], parts[2]);
+    else if (parts[0] === "job" && parts[1]) await jobPage(parts[1]);
+    else jobsPage();
+  } catch (error) { showError(error); }
+}
+
+window.addEventListener("hashchange", route);
+route();
