@@ -154,7 +154,7 @@ async function studyPage(name) {
                  rangeParam: parameters[0] || "", min: "", max: "" };
 
   const stateSelect = el("select", { id: "state-filter", onchange: () => { view.state = stateSelect.value; view.page = 0; render(); } },
-    ...["", "ACTIVE", "SUCCEEDED", "FAILED", "INFEASIBLE", "STOPPED_EARLY"].map(s => el("option", { value: s }, s || "every state")));
+    ...["", "ACTIVE", "SUCCEEDED", "FAILED", "INFEASIBLE", "STOPPED_EARLY", "CANCELLED"].map(s => el("option", { value: s }, s || "every state")));
   const rangeSelect = el("select", { onchange: () => { view.rangeParam = rangeSelect.value; render(); } },
     ...parameters.map(p => el("option", { value: p }, p)));
   const minInput = el("input", { placeholder: "min", oninput: () => { view.min = minInput.value; view.page = 0; render(); } });

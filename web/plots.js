@@ -5,7 +5,7 @@
 const Plots = (() => {
   const WIDTH = 560, HEIGHT = 240;
   const COLORS = { SUCCEEDED: "#17803d", FAILED: "#b42318", INFEASIBLE: "#b42318",
-                   STOPPED_EARLY: "#8a6d00", ACTIVE: "#1f5fbf", STOPPING: "#1f5fbf" };
+                   STOPPED_EARLY: "#8a6d00", CANCELLED: "#6b7280", ACTIVE: "#1f5fbf", STOPPING: "#1f5fbf" };
   const SVG = "http://www.w3.org/2000/svg";
 
   function svgElement(name, attributes) {
