@@ -4,43 +4,66 @@
 
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "auth/client_token.h"
 
 namespace vernier::testing {
 namespace {
 
+// The channel's token: read until found, then kept (a restarted server on
+// the same data directory keeps its token), so a load test reads no file
+// per call.
+class TokenSource {
+ public:
+  explicit TokenSource(std::string address) : address_(std::move(address)) {}
+  std::string Get() {
+    absl::MutexLock lock(&mutex_);
+    if (token_.empty()) {
+      absl::StatusOr<std::string> token = auth::ResolveClientToken("", "", address_);
+      if (token.ok()) token_ = *token;
+    }
+    return token_;
+  }
+
+ private:
+  const std::string address_;
+  absl::Mutex mutex_;
+  std::string token_ ABSL_GUARDED_BY(mutex_);
+};
+
 class LocalTokenInterceptor final : public grpc::experimental::Interceptor {
  public:
-  explicit LocalTokenInterceptor(const std::string& address) : address_(address) {}
+  explicit LocalTokenInterceptor(TokenSource& source) : source_(source) {}
 
   void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
     if (methods->QueryInterceptionHookPoint(
             grpc::experimental::InterceptionHookPoints::PRE_SEND_INITIAL_METADATA)) {
       auto* metadata = methods->GetSendInitialMetadata();
       if (metadata->find("authorization") == metadata->end()) {
-        absl::StatusOr<std::string> token = auth::ResolveClientToken("", "", address_);
-        if (token.ok() && !token->empty()) metadata->emplace("authorization", "Bearer " + *token);
+        const std::string token = source_.Get();
+        if (!token.empty()) metadata->emplace("authorization", "Bearer " + token);
       }
     }
     methods->Proceed();
   }
 
  private:
-  const std::string& address_;
+  TokenSource& source_;
 };
 
 class LocalTokenInterceptorFactory final
     : public grpc::experimental::ClientInterceptorFactoryInterface {
  public:
-  explicit LocalTokenInterceptorFactory(std::string address) : address_(std::move(address)) {}
+  explicit LocalTokenInterceptorFactory(std::string address) : source_(std::move(address)) {}
   grpc::experimental::Interceptor* CreateClientInterceptor(
       grpc::experimental::ClientRpcInfo*) override {
-    return new LocalTokenInterceptor(address_);
+    return new LocalTokenInterceptor(source_);
   }
 
  private:
-  std::string address_;
+  TokenSource source_;
 };
 
 }  // namespace

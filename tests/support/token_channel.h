@@ -10,8 +10,9 @@ namespace vernier::testing {
 
 // A channel to the server at `address` whose every call carries the token
 // this user's CLI would send there (auth::ResolveClientToken: $VERNIER_TOKEN,
-// else the file `vernier serve` wrote for that address), read again at each
-// call, so a channel made before the server started (or restarted) finds it.
+// else the file `vernier serve` wrote for that address), read at each call
+// until found and then kept, so a channel made before the server started
+// finds it.
 std::shared_ptr<grpc::Channel> ChannelWithLocalToken(
     const std::string& address, const std::shared_ptr<grpc::ChannelCredentials>& credentials,
     const grpc::ChannelArguments& arguments = {});

@@ -300,8 +300,8 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
     if (status.code() != absl::StatusCode::kUnavailable && !flags.client.tls.enabled() &&
         !tls::IsLoopbackAddress(flags.client.server)) {
       err << "warning: " << flags.client.server
-          << " was reached without TLS, so it runs with --insecure: anyone on its network can "
-             "read and change every job (see docs/security.md)"
+          << " was reached without TLS, so it runs with --insecure: API tokens cross its "
+             "network in the clear, and anyone who sees one can use it (see docs/security.md)"
           << std::endl;
     }
     return status;
