@@ -76,13 +76,13 @@ std::vector<std::string> ListenWarnings(std::string_view host, const ServerTlsOp
   if (insecure) {
     warnings.push_back(absl::StrCat(
         "--insecure: serving on ", std::string(host),
-        " without TLS or authentication; anyone who can reach it can read every study and run "
-        "any command as this user"));
+        " without TLS: API tokens cross the network in the clear, and anyone who sees one can "
+        "use it"));
   } else if (tls.enabled() && !tls.mutual() && !IsLoopbackHost(host)) {
     warnings.push_back(absl::StrCat(
         "serving on ", std::string(host),
-        " with TLS but without client certificates: anyone who can reach it can run commands "
-        "as this user; add --tls-client-ca to require them (docs/security.md)"));
+        " with TLS but without client certificates: callers are known by their API tokens "
+        "alone; add --tls-client-ca to also require a certificate (docs/security.md)"));
   }
   return warnings;
 }

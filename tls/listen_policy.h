@@ -25,7 +25,7 @@ absl::Status CheckListenSecurity(std::string_view host, const ServerTlsOptions& 
 
 // What the server warns about at start: serving off loopback under
 // --insecure, or with TLS but without client certificates (anyone who
-// reaches the port may call it: tokens do not exist yet).
+// reaches the port needs only a token).
 std::vector<std::string> ListenWarnings(std::string_view host, const ServerTlsOptions& tls,
                                         bool insecure);
 

@@ -14,6 +14,7 @@
 
 #include "tls/channel_credentials.h"
 #include "trainer-agent/agent.h"
+#include "trainer-agent/agent_token.h"
 #include "trainer-agent/server_target.h"
 
 namespace {
@@ -122,6 +123,15 @@ int main(int argc, char** argv) {
     return 2;
   }
   options.reporter.credentials = *std::move(credentials);
+  // The attempt's credential: from the file the server names in the
+  // environment (never a flag, which `ps` would show); neither the variable
+  // nor the token reaches the trainer.
+  absl::StatusOr<std::string> token = vernier::agent::TakeAgentToken();
+  if (!token.ok()) {
+    std::cerr << "vernier-agent: " << token.status().message() << "\n";
+    return 2;
+  }
+  options.reporter.token = *std::move(token);
   if (tls.enabled()) options.reporter.tls_server_name = tls.server_name;
   options.command = std::move(command);
   options.grace_period = absl::Milliseconds(grace_period_ms);

@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "auth/bearer_token_interceptor.h"
+
 #include "absl/strings/str_cat.h"
 #include "trainer-agent/backoff.h"
 #include "trainer-agent/rpc_support.h"
@@ -33,10 +35,10 @@ std::shared_ptr<grpc::Channel> MeasurementReporter::CreateChannel(const std::str
   arguments.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, std::max(initial_ms, 1));
   arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, std::max(max_ms, 1));
   if (!options.tls_server_name.empty()) arguments.SetSslTargetNameOverride(options.tls_server_name);
-  return grpc::CreateCustomChannel(
+  return auth::CreateChannelWithToken(
       target,
       options.credentials != nullptr ? options.credentials : grpc::InsecureChannelCredentials(),
-      arguments);
+      arguments, options.token);
 }
 
 bool MeasurementReporter::IsRetryable(grpc::StatusCode code) {

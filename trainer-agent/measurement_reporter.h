@@ -48,6 +48,9 @@ struct ReporterOptions {
   std::shared_ptr<grpc::ChannelCredentials> credentials;
   // The name checked in the server's certificate; empty: the target's host.
   std::string tls_server_name;
+  // The attempt's credential, sent as `authorization: Bearer TOKEN`; empty:
+  // none.
+  std::string token;
 };
 
 struct ReporterCounters {

@@ -77,6 +77,9 @@ absl::StatusOr<v1::Study> JobSubmission::Check(v1::Job& job) {
 
   v1::Study study;
   study.set_name(job.job_id());
+  // The job's owner owns its study; the job's grants cover it.
+  study.set_owner(job.owner());
+  *study.mutable_grants() = job.grants();
   *study.mutable_spec() =
       config::StudySpecFromHyperparameters(job.training_input().hyperparameters());
   // Also validates the search space: the designer is built over it.

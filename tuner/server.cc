@@ -24,10 +24,15 @@
 #include "tls/listen_policy.h"
 #include "tls/server_credentials.h"
 #include "tls/tls_file_monitor.h"
+#include "auth/token_file.h"
 #include "tuner/agent_service_impl.h"
+#include "tuner/auth_service_impl.h"
+#include "tuner/authorized_services.h"
 #include "tuner/backend_factory.h"
 #include "tuner/job_controller.h"
 #include "tuner/job_service_impl.h"
+#include "tuner/local_admin_token.h"
+#include "tuner/rpc_authorizer.h"
 #include "tuner/single_server_lock.h"
 #include "tuner/storage/storage_factory.h"
 #include "tuner/study_manager.h"
@@ -194,9 +199,19 @@ absl::Status RunServer(const ServerOptions& given) {
   JobController jobs(**store, studies, *scheduler.backend, *scheduler.admission, controller_options,
                      SystemClock());
 
-  StudyServiceImpl study_service(studies);
-  JobServiceImpl job_service(jobs, **store, options.poll_interval);
-  AgentServiceImpl agent_service(studies, jobs);
+  // Zero setup for one person: the admin token of this server's user.
+  VERNIER_ASSIGN_OR_RETURN(const std::string admin_token,
+                           EnsureLocalAdminToken(**store, options.data_dir, absl::Now()));
+
+  StudyServiceImpl study_handlers(studies);
+  JobServiceImpl job_handlers(jobs, **store, options.poll_interval);
+  AgentServiceImpl agent_handlers(studies, jobs);
+  // Every RPC passes the one gate (docs/security.md).
+  RpcAuthorizer gate(**store, SystemClock());
+  AuthorizedStudyService study_service(study_handlers, gate);
+  AuthorizedJobService job_service(job_handlers, gate);
+  AuthorizedAgentService agent_service(agent_handlers, gate);
+  AuthServiceImpl auth_service(**store, gate, SystemClock());
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -207,6 +222,7 @@ absl::Status RunServer(const ServerOptions& given) {
   builder.RegisterService(&study_service);
   builder.RegisterService(&job_service);
   builder.RegisterService(&agent_service);
+  builder.RegisterService(&auth_service);
   builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS,
                               kIdleHandlerThreads);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
@@ -215,6 +231,15 @@ absl::Status RunServer(const ServerOptions& given) {
         absl::StrFormat("cannot listen on %s (is another server using the port?)", address));
   }
   const std::string bound_address = absl::StrCat(options.host, ":", bound_port);
+  // Where this user's CLI and Python client find the admin token by the
+  // server's address alone; written before
+  // anything says the server listens, so a client that waits for that finds it.
+  const std::vector<std::string> client_token_files = ClientTokenFilesFor(options.host, bound_port);
+  for (const std::string& file : client_token_files) {
+    if (absl::Status written = auth::WriteTokenFile(file, admin_token); !written.ok()) {
+      spdlog::warn("clients of this user will need --token: {}", written.ToString());
+    }
+  }
   // The HTTP API calls the same services over the in-process channel, so
   // every check of a gRPC call applies to it too.
   std::optional<http::HttpServer> http_server;
@@ -232,6 +257,16 @@ absl::Status RunServer(const ServerOptions& given) {
     // for.
     spdlog::info("HTTP API and dashboard at {}", http_server->Url());
     std::cout << "vernier serve dashboard and HTTP API at " << http_server->Url() << std::endl;
+    // The login link carries this user's admin token, as Jupyter's does:
+    // printed on a terminal only, never into a log file or the server's log.
+    if (isatty(STDOUT_FILENO) == 1) {
+      std::cout << "Open the dashboard (this link logs you in as " << LocalUserName()
+                << "; keep it private): " << http_server->Url() << "/?token=" << admin_token
+                << std::endl;
+    } else {
+      std::cout << "Log in to the dashboard with " << http_server->Url()
+                << "/?token=TOKEN, TOKEN from " << options.data_dir << "/admin.token" << std::endl;
+    }
   }
   jobs.Start(options.advertise_host.empty()
                  ? bound_address
@@ -255,6 +290,11 @@ absl::Status RunServer(const ServerOptions& given) {
   if (http_server.has_value()) http_server->Stop();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
   jobs.Stop();
+  // Another server may have taken the port's file since.
+  for (const std::string& file : client_token_files) {
+    absl::StatusOr<std::string> kept = auth::ReadTokenFile(file);
+    if (kept.ok() && *kept == admin_token) std::filesystem::remove(file, error);
+  }
   return absl::OkStatus();
 }
 

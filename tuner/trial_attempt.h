@@ -87,6 +87,9 @@ struct TrialAttempt {
   // A failure an agent reported (a non-master replica's, or a master's to be
   // retried), for the next pass to act on.
   std::optional<std::string> reported_failure;
+  // The trial directory holding its agents' credential file (empty after a
+  // restart: the credential is still deleted from the store).
+  std::string credential_dir;
 
   // Whether its replicas are being ended in the background.
   bool being_ended() const {

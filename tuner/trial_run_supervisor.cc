@@ -21,6 +21,17 @@
 namespace vernier::tuner {
 namespace {
 
+// What an attempt's agents may report about. A job's study is named after
+// the job.
+v1::AgentScope AgentScopeOf(const TrialKey& key, int attempt) {
+  v1::AgentScope scope;
+  scope.set_study_name(key.job_id);
+  scope.set_job_id(key.job_id);
+  scope.set_trial_id(key.trial_id);
+  scope.set_attempt(attempt);
+  return scope;
+}
+
 bool IsMaster(const std::string& role) { return role == "master" || role == "chief"; }
 
 const v1::ReplicaStatus* MasterOf(const v1::TrialRun& run) {
@@ -123,7 +134,8 @@ TrialRunSupervisor::TrialRunSupervisor(storage::Storage& storage, StudyManager& 
       backend_(backend),
       admission_(admission),
       options_(std::move(options)),
-      clock_(std::move(clock)) {}
+      clock_(std::move(clock)),
+      agent_credentials_(storage, clock_) {}
 
 TrialRunSupervisor::~TrialRunSupervisor() { Stop(); }
 
@@ -338,11 +350,19 @@ void TrialRunSupervisor::RecordEndedRun(const std::string& job_id, const v1::Tri
 }
 
 void TrialRunSupervisor::ReleaseAttempt(const TrialKey& key) {
-  absl::MutexLock lock(&mutex_);
-  auto attempt = attempts_.find(key);
-  if (attempt == attempts_.end()) return;
-  if (attempt->second.ticket.has_value()) admission_.Release(*attempt->second.ticket);
-  attempts_.erase(attempt);
+  v1::AgentScope scope;
+  std::string credential_dir;
+  {
+    absl::MutexLock lock(&mutex_);
+    auto attempt = attempts_.find(key);
+    if (attempt == attempts_.end()) return;
+    if (attempt->second.ticket.has_value()) admission_.Release(*attempt->second.ticket);
+    scope = AgentScopeOf(key, attempt->second.attempt);
+    credential_dir = attempt->second.credential_dir;
+    attempts_.erase(attempt);
+  }
+  // The attempt ended: its agents' credential dies with it.
+  agent_credentials_.Revoke(scope, credential_dir);
 }
 
 bool TrialRunSupervisor::SettleEndedTrials(const v1::Job& job, const std::vector<v1::Trial>& trials,
@@ -660,6 +680,18 @@ absl::Status TrialRunSupervisor::LaunchTrial(const v1::Job& job, const v1::Study
   }
   scheduler::TrialLaunch launch =
       BuildTrialLaunch(job, study, trial, options_.launch, attempt, grants);
+  // The agents' credential for this attempt, in a 0600 file (never on a
+  // command line); the one of the attempt before dies.
+  if (attempt > 0) agent_credentials_.Revoke(AgentScopeOf(key, attempt - 1), launch.trial_dir);
+  VERNIER_ASSIGN_OR_RETURN(const std::string credential_file,
+                           agent_credentials_.Issue(AgentScopeOf(key, attempt), launch.trial_dir));
+  for (scheduler::ReplicaLaunch& replica : launch.replicas) {
+    replica.env[kAgentTokenFileVariable] = credential_file;
+  }
+  {
+    absl::MutexLock lock(&mutex_);
+    attempts_[key].credential_dir = launch.trial_dir;
+  }
   v1::TrialRun pending;
   pending.set_trial_id(trial.id());
   pending.set_trial_dir(launch.trial_dir);

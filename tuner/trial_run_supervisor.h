@@ -15,6 +15,7 @@
 #include "absl/time/time.h"
 #include "scheduler/admission.h"
 #include "scheduler/backend.h"
+#include "tuner/agent_credentials.h"
 #include "tuner/agent_liveness.h"
 #include "tuner/clock.h"
 #include "tuner/storage/storage.h"
@@ -154,6 +155,7 @@ class TrialRunSupervisor {
   TrialRunSupervisorOptions options_;
   Clock clock_;
   AgentLiveness liveness_;
+  AgentCredentials agent_credentials_;
 
   absl::Mutex mutex_;
   std::map<TrialKey, TrialAttempt> attempts_ ABSL_GUARDED_BY(mutex_);

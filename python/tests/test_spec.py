@@ -15,6 +15,7 @@ import grpc
 import pytest
 
 import vernier
+from vernier._transport import find_token
 from vernier.v1 import study_pb2, study_service_pb2, study_service_pb2_grpc
 
 from specs import mixed_spec, quadratic_spec
@@ -239,10 +240,23 @@ def test_the_repository_example_config_is_read(client: vernier.Client) -> None:
 # The RPC itself -----------------------------------------------------------------
 
 
+class _BearerToken(grpc.UnaryUnaryClientInterceptor):
+    """Sends the server's own token, as vernier.Client finds it."""
+
+    def __init__(self, token: str) -> None:
+        self._metadata = (("authorization", f"Bearer {token}"),)
+
+    def intercept_unary_unary(self, continuation, details, request):  # type: ignore[no-untyped-def]
+        details = details._replace(metadata=tuple(details.metadata or ()) + self._metadata)
+        return continuation(details, request)
+
+
 @pytest.fixture
 def stub(server: vernier.LocalServer) -> Iterator[study_service_pb2_grpc.StudyServiceStub]:
     channel = grpc.insecure_channel(server.target, options=[("grpc.enable_http_proxy", 0)])
-    yield study_service_pb2_grpc.StudyServiceStub(channel)
+    token = find_token(server.target) or ""
+    yield study_service_pb2_grpc.StudyServiceStub(
+        grpc.intercept_channel(channel, _BearerToken(token)))
     channel.close()
 
 

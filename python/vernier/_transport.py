@@ -6,6 +6,7 @@ server through one :class:`Transport`."""
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from typing import Any, List, Optional, Tuple
 
@@ -86,6 +87,70 @@ def _read_pem(argument: str, path: str, marker: bytes) -> bytes:
                               f"({marker.decode().strip('-')})")
     return data
 
+def find_token(target: str) -> Optional[str]:
+    """The API token for the server at ``target``, as the CLI finds it (see
+    docs/security.md): ``$VERNIER_TOKEN``, else the file ``$VERNIER_TOKEN_FILE``
+    names, else the file ``vernier serve`` wrote for its own user for that
+    address under ``$VERNIER_CONFIG_DIR`` (default
+    ``$XDG_CONFIG_HOME/vernier``, else ``~/.config/vernier``)
+    ``/tokens/``; None when there is none.
+
+    Raises:
+        InvalidArgument: a token file is missing (when named), readable by
+            others, or empty; the message names it.
+    """
+    if os.environ.get("VERNIER_TOKEN"):
+        return os.environ["VERNIER_TOKEN"]
+    named = os.environ.get("VERNIER_TOKEN_FILE")
+    if named:
+        return read_token_file(named)
+    path = os.path.join(_config_dir(), "tokens", _token_file_name(target))
+    return read_token_file(path) if os.path.exists(path) else None
+
+
+def read_token_file(path: str) -> str:
+    """The token in ``path``, which only its owner may read (mode 0600)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise InvalidArgument(f"token file {path}: no such file") from None
+    if mode & 0o077:
+        raise InvalidArgument(f"token file {path}: others may read it (mode {mode & 0o7777:04o}); "
+                              f"a token file must be mode 0600: chmod 600 {path}")
+    with open(path, encoding="utf-8") as file:
+        token = file.read().strip()
+    if not token:
+        raise InvalidArgument(f"token file {path}: is empty")
+    return token
+
+
+def _config_dir() -> str:
+    if os.environ.get("VERNIER_CONFIG_DIR"):
+        return os.environ["VERNIER_CONFIG_DIR"]
+    if os.environ.get("XDG_CONFIG_HOME"):
+        return os.path.join(os.environ["XDG_CONFIG_HOME"], "vernier")
+    return os.path.join(os.path.expanduser("~"), ".config", "vernier")
+
+
+_LOOPBACK = re.compile(r"^(localhost|127(\.\d{1,3}){3}|\[?::1\]?|\[?::ffff:127(\.\d{1,3}){3}\]?)$",
+                       re.IGNORECASE)
+
+
+def _token_file_name(target: str) -> str:
+    """As auth::TokenFileNameForAddress: ``loopback-PORT`` for any loopback
+    host, else ``HOST-PORT`` with odd characters replaced by ``_``."""
+    host, port = target, ""
+    if target.startswith("["):
+        close = target.find("]:")
+        if close >= 0:
+            host, port = target[:close + 1], target[close + 2:]
+    elif target.count(":") == 1:
+        host, port = target.split(":")
+    if _LOOPBACK.match(host):
+        return f"loopback-{port}"
+    return re.sub(r"[^A-Za-z0-9._-]", "_", f"{host}-{port}")
+
+
 # The largest answer read (64 MiB): list pages stay under 3 MiB, a trial
 # with all its measurements may be larger.
 MAX_RECEIVE_BYTES = 64 << 20
@@ -96,10 +161,13 @@ class Transport:
     ``timeout`` seconds. Creating one does not connect; the first call does.
     May be shared by threads."""
 
-    def __init__(self, target: str, timeout: float, tls: Optional[TlsFiles] = None) -> None:
+    def __init__(self, target: str, timeout: float, tls: Optional[TlsFiles] = None,
+                 token: Optional[str] = None) -> None:
         self.target = target
         self.timeout = timeout
         self.tls = tls or TlsFiles()
+        found = token or find_token(target)
+        self._metadata = (("authorization", f"Bearer {found}"),) if found else None
         # A client of its own service must not be sent through an http_proxy
         # meant for the web.
         # List pages stay under 3 MiB on the server; a trial with all its
@@ -116,7 +184,8 @@ class Transport:
     def call(self, method: str, request: Any) -> Any:
         """Calls one StudyService method, turning failures into VernierErrors."""
         try:
-            return getattr(self._stub, method)(request, timeout=self.timeout)
+            return getattr(self._stub, method)(request, timeout=self.timeout,
+                                               metadata=self._metadata)
         except grpc.RpcError as error:
             raise from_rpc_error(error, self.target, self.timeout, self.tls.enabled) from None
 

@@ -29,9 +29,14 @@ class Client:
         tls_server_name: the name to check in the server's certificate
             instead of the host of ``target``; default
             ``$VERNIER_TLS_SERVER_NAME``.
+        token: the API token sent with every call; default
+            ``$VERNIER_TOKEN``, else the file ``$VERNIER_TOKEN_FILE``, else
+            the one ``vernier serve`` wrote for its own user for ``target``
+            (docs/security.md).
 
     Raises:
-        InvalidArgument: a TLS file is missing or not PEM (named).
+        InvalidArgument: a TLS file is missing or not PEM (named), or a token
+            file is missing, readable by others or empty.
 
     Example::
 
@@ -41,9 +46,11 @@ class Client:
 
     def __init__(self, target: str = DEFAULT_TARGET, *, timeout: float = 30.0,
                  tls_ca: Optional[str] = None, tls_cert: Optional[str] = None,
-                 tls_key: Optional[str] = None, tls_server_name: Optional[str] = None) -> None:
+                 tls_key: Optional[str] = None, tls_server_name: Optional[str] = None,
+                 token: Optional[str] = None) -> None:
         self._transport = Transport(
-            target, timeout, TlsFiles.from_arguments(tls_ca, tls_cert, tls_key, tls_server_name))
+            target, timeout, TlsFiles.from_arguments(tls_ca, tls_cert, tls_key, tls_server_name),
+            token)
 
     @property
     def target(self) -> str:

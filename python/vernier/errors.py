@@ -93,6 +93,20 @@ class Unimplemented(VernierError, NotImplementedError):
     code = grpc.StatusCode.UNIMPLEMENTED
 
 
+class Unauthenticated(VernierError, PermissionError):
+    """No API token, or one the server does not accept (unknown, expired,
+    revoked); the message says which (see docs/security.md)."""
+
+    code = grpc.StatusCode.UNAUTHENTICATED
+
+
+class PermissionDenied(VernierError, PermissionError):
+    """The token's role, or the study's ownership, does not allow the call;
+    the message names the method and what it takes."""
+
+    code = grpc.StatusCode.PERMISSION_DENIED
+
+
 class Internal(VernierError):
     """The server failed on its side; its log says more."""
 
@@ -110,6 +124,8 @@ _BY_CODE: Dict[grpc.StatusCode, Type[VernierError]] = {
         Unavailable,
         DeadlineExceeded,
         Unimplemented,
+        Unauthenticated,
+        PermissionDenied,
         Internal,
     )
 }

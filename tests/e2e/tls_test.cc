@@ -17,6 +17,7 @@
 #include "tests/support/server_process.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/test_certificates.h"
+#include "tests/support/token_channel.h"
 
 namespace vernier::testing {
 namespace {
@@ -124,7 +125,7 @@ TEST_F(TlsTest, TheCliTalksTlsWithTheCaAndFailsClearlyWithoutIt) {
   EXPECT_THAT(wrong_ca.err, HasSubstr("does the CA in --tls-ca sign its certificate"));
 
   // A plaintext client's failed handshakes leave the server serving.
-  EXPECT_TRUE(ListStudies(grpc::CreateChannel(server.address(), Credentials(certs_))).ok());
+  EXPECT_TRUE(ListStudies(ChannelWithLocalToken(server.address(), Credentials(certs_))).ok());
 }
 
 TEST_F(TlsTest, MutualTlsRefusesAClientWithoutACertificate) {
@@ -190,7 +191,7 @@ TEST_F(TlsTest, ReplacedCertificatesServeNewConnectionsAndOpenOnesStay) {
                         "--tls-ca", files + "/ca.pem", "--tls-reload-interval", "1s"});
   server.Start();
   const std::shared_ptr<grpc::Channel> open =
-      grpc::CreateChannel(server.address(), Credentials(certs_));
+      ChannelWithLocalToken(server.address(), Credentials(certs_));
   ASSERT_TRUE(ListStudies(open).ok());
 
   // Key and certificate swapped as a pair: a new directory renamed over.
@@ -208,7 +209,7 @@ TEST_F(TlsTest, ReplacedCertificatesServeNewConnectionsAndOpenOnesStay) {
   while (!reloaded && std::chrono::steady_clock::now() < deadline) {
     grpc::ChannelArguments fresh;
     fresh.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-    reloaded = ListStudies(grpc::CreateCustomChannel(server.address(), Credentials(other_), fresh))
+    reloaded = ListStudies(ChannelWithLocalToken(server.address(), Credentials(other_), fresh))
                    .ok();
     if (!reloaded) std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
@@ -216,7 +217,7 @@ TEST_F(TlsTest, ReplacedCertificatesServeNewConnectionsAndOpenOnesStay) {
   grpc::ChannelArguments fresh;
   fresh.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
   EXPECT_EQ(
-      ListStudies(grpc::CreateCustomChannel(server.address(), Credentials(certs_), fresh)).error_code(),
+      ListStudies(ChannelWithLocalToken(server.address(), Credentials(certs_), fresh)).error_code(),
       grpc::StatusCode::UNAVAILABLE);
   // The connection made before the change is still served.
   EXPECT_TRUE(ListStudies(open).ok());

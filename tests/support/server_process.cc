@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "tests/support/subprocess.h"
+#include "tests/support/token_channel.h"
 
 namespace vernier::testing {
 
@@ -103,12 +104,12 @@ void ServerProcess::Kill() {
 }
 
 std::unique_ptr<v1::StudyService::Stub> ServerProcess::StudyStub() const {
-  return v1::StudyService::NewStub(grpc::CreateChannel(
+  return v1::StudyService::NewStub(ChannelWithLocalToken(
       address(), credentials_ != nullptr ? credentials_ : grpc::InsecureChannelCredentials()));
 }
 
 std::unique_ptr<v1::JobService::Stub> ServerProcess::JobStub() const {
-  return v1::JobService::NewStub(grpc::CreateChannel(
+  return v1::JobService::NewStub(ChannelWithLocalToken(
       address(), credentials_ != nullptr ? credentials_ : grpc::InsecureChannelCredentials()));
 }
 

@@ -1,5 +1,7 @@
 #include "tests/support/study_client.h"
 
+#include "tests/support/token_channel.h"
+
 namespace vernier::testing {
 
 std::shared_ptr<grpc::Channel> OwnChannel(const std::string& address) {
@@ -8,7 +10,7 @@ std::shared_ptr<grpc::Channel> OwnChannel(const std::string& address) {
   arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 20);
   arguments.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 20);
   arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 100);
-  return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), arguments);
+  return ChannelWithLocalToken(address, grpc::InsecureChannelCredentials(), arguments);
 }
 
 StudyClient::StudyClient(const std::string& address, std::chrono::milliseconds deadline)

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 
 from selenium import webdriver
@@ -48,6 +49,10 @@ class Server:
                  "--data-dir", data_dir, "--grace-period-ms", "1000"],
                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         self.url = wait_for("the server's dashboard URL", self._url, 60).rstrip("/")
+        # The server's own admin token: the API takes it as a bearer token,
+        # and the browser logs in with /?token= (docs/web.md).
+        with open(os.path.join(data_dir, "admin.token"), encoding="utf-8") as token_file:
+            self.token = token_file.read().strip()
 
     def _url(self):
         with open(self.log_path, encoding="utf-8", errors="replace") as log:
@@ -59,7 +64,8 @@ class Server:
     def call(self, method, path, body=None):
         data = json.dumps(body).encode() if body is not None else None
         request = urllib.request.Request(self.url + path, data=data, method=method,
-                                         headers={"Content-Type": "application/json"})
+                                         headers={"Content-Type": "application/json",
+                                                  "Authorization": "Bearer " + self.token})
         with urllib.request.urlopen(request, timeout=60) as response:
             return json.loads(response.read())
 
@@ -149,7 +155,15 @@ def main():
     try:
         server.submit("sweep", 8, 2, LEARNING)
         server.wait_for_job("sweep", {"SUCCEEDED"})
+        # Without a token the API answers 401 (authentication is on).
+        try:
+            urllib.request.urlopen(server.url + "/v1/projects/-/jobs", timeout=30)
+            raise AssertionError("the API served a caller without a token")
+        except urllib.error.HTTPError as error:
+            assert error.code == 401, error.code
         driver = browser()
+        # The login link: keeps the token as the page's session cookie.
+        driver.get(server.url + "/?token=" + server.token)
 
         # The jobs and studies list.
         open_page(driver, server, "/", "#jobs tr[data-job-id='sweep']")

@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "tuner/cli/auth_commands.h"
 #include "tuner/cli/command_context.h"
 #include "tuner/cli/gcloud_flags.h"
 #include "tuner/cli/job_commands.h"
@@ -29,6 +30,8 @@ struct ClientFlags {
   std::string server;
   std::string format = "table";
   tls::ClientTlsOptions tls;
+  std::string token;
+  std::string token_file;
 };
 
 // CLI11's envname() cannot serve here: every command binds --server to the
@@ -57,6 +60,11 @@ struct Flags {
   int64_t trial_id = 0;
   int top = 10;
   std::vector<std::string> states;
+  // tokens create, studies/jobs share
+  std::string user;
+  std::string role;
+  std::string expires = "0";
+  bool all = false;
 };
 
 void AddClientOptions(CLI::App* command, ClientFlags* flags) {
@@ -76,6 +84,12 @@ void AddClientOptions(CLI::App* command, ClientFlags* flags) {
   command->add_option("--tls-server-name", flags->tls.server_name,
                       "TLS: the name to check in the server's certificate (default: the host of "
                       "--server, or $VERNIER_TLS_SERVER_NAME)");
+  command->add_option("--token", flags->token,
+                      "API token (default: $VERNIER_TOKEN, else --token-file, else the file "
+                      "`vernier serve` wrote for its own user for --server; docs/security.md). "
+                      "Prefer the file or the variable: a flag shows in `ps`");
+  command->add_option("--token-file", flags->token_file,
+                      "File (mode 0600) holding the API token (default: $VERNIER_TOKEN_FILE)");
 }
 
 // Prints a parse error the way CLI11 does and maps it to our exit codes.
@@ -117,7 +131,9 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
     return VernierClient(VernierClient::Options{.address = flags.client.server,
                                                 .connect_timeout = dependencies_.connect_timeout,
                                                 .rpc_timeout = dependencies_.rpc_timeout,
-                                                .tls = flags.client.tls});
+                                                .tls = flags.client.tls,
+                                                .token = flags.client.token,
+                                                .token_file = flags.client.token_file});
   };
   const auto context_for = [this, &flags, &out] {
     return CommandContext{
@@ -131,6 +147,15 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
       action = [&, body] {
         VernierClient client = client_for();
         JobCommands commands(&client, context_for());
+        return body(commands);
+      };
+    };
+  };
+  const auto auth_action = [&](std::function<absl::Status(AuthCommands&)> body) {
+    return [&, body] {
+      action = [&, body] {
+        VernierClient client = client_for();
+        AuthCommands commands(&client, context_for());
         return body(commands);
       };
     };
@@ -283,8 +308,8 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
     if (status.code() != absl::StatusCode::kUnavailable && !flags.client.tls.enabled() &&
         !tls::IsLoopbackAddress(flags.client.server)) {
       err << "warning: " << flags.client.server
-          << " was reached without TLS, so it runs with --insecure: anyone on its network can "
-             "read and change every job (see docs/security.md)"
+          << " was reached without TLS, so it runs with --insecure: API tokens cross its "
+             "network in the clear, and anyone who sees one can use it (see docs/security.md)"
           << std::endl;
     }
     return status;
@@ -373,6 +398,53 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
   AddClientOptions(delete_study, &flags.client);
   delete_study->callback(
       study_action([&](StudyCommands& commands) { return commands.Delete(flags.name); }));
+
+  CLI::App* share_study = studies->add_subcommand(
+      "share", "Let another user read (viewer) or change (developer) a study you own");
+  share_study->add_option("NAME", flags.name, "The study")->required();
+  share_study->add_option("--user", flags.user, "The user to share with")->required();
+  share_study->add_option("--role", flags.role, "viewer, developer, or none to unshare")
+      ->required();
+  AddClientOptions(share_study, &flags.client);
+  share_study->callback(auth_action([&](AuthCommands& commands) {
+    return commands.Share(/*job=*/false, flags.name, flags.user, flags.role);
+  }));
+
+  CLI::App* share_job = jobs->add_subcommand(
+      "share", "Let another user read (viewer) or change (developer) a job you own, and its study");
+  share_job->add_option("JOB_ID", flags.name, "The job")->required();
+  share_job->add_option("--user", flags.user, "The user to share with")->required();
+  share_job->add_option("--role", flags.role, "viewer, developer, or none to unshare")->required();
+  AddClientOptions(share_job, &flags.client);
+  share_job->callback(auth_action([&](AuthCommands& commands) {
+    return commands.Share(/*job=*/true, flags.name, flags.user, flags.role);
+  }));
+
+  // vernier tokens ... (admin)
+  CLI::App* tokens = app.add_subcommand("tokens", "Create, list and revoke API tokens (admin)");
+  tokens->require_subcommand(1);
+  CLI::App* create_token =
+      tokens->add_subcommand("create", "Create an API token; it is shown once");
+  create_token->add_option("--user", flags.user, "Whom the token stands for")->required();
+  create_token->add_option("--role", flags.role, "viewer, developer or admin")->required();
+  create_token
+      ->add_option("--expires", flags.expires,
+                   "Lifetime: a whole number with s, m, h or d (e.g. 30d); 0: never")
+      ->capture_default_str();
+  AddClientOptions(create_token, &flags.client);
+  create_token->callback(auth_action([&](AuthCommands& commands) {
+    return commands.CreateToken(flags.user, flags.role, flags.expires);
+  }));
+  CLI::App* list_tokens = tokens->add_subcommand("list", "List the API tokens (never the tokens)");
+  list_tokens->add_flag("--all", flags.all, "Also revoked and expired ones");
+  AddClientOptions(list_tokens, &flags.client);
+  list_tokens->callback(
+      auth_action([&](AuthCommands& commands) { return commands.ListTokens(flags.all); }));
+  CLI::App* revoke_token = tokens->add_subcommand("revoke", "Revoke an API token at once");
+  revoke_token->add_option("TOKEN_ID", flags.name, "The token's id (tokens list)")->required();
+  AddClientOptions(revoke_token, &flags.client);
+  revoke_token->callback(
+      auth_action([&](AuthCommands& commands) { return commands.RevokeToken(flags.name); }));
 
   std::vector<const char*> argv;
   for (const std::string& argument : cli_arguments) argv.push_back(argument.c_str());

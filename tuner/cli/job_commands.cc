@@ -14,6 +14,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "scheduler/shell_quote.h"
+#include "tuner/cli/auth_commands.h"
 #include "tuner/cli/fetch_all_pages.h"
 #include "tuner/cli/table_printer.h"
 #include "tuner/cli/time_format.h"
@@ -216,6 +217,9 @@ absl::Status JobCommands::Describe(const std::string& job_id) {
   TablePrinter fields;
   fields.AddRow({"Job:", job.job_id()});
   fields.AddRow({"State:", v1::Job::State_Name(job.state())});
+  // Jobs stored before owners existed have none.
+  if (!job.owner().empty()) fields.AddRow({"Owner:", job.owner()});
+  if (!job.grants().empty()) fields.AddRow({"Shared with:", FormatGrants(job.grants())});
   if (!job.error_message().empty()) fields.AddRow({"Error:", job.error_message()});
   fields.AddRow({"Algorithm:", OrDash(job.algorithm_description())});
   fields.AddRow({"Study:", OrDash(job.study_name())});

@@ -15,6 +15,7 @@
 #include "suggest/designers/designer_factory.h"
 #include "suggest/early_stopping/early_stopping_policy_factory.h"
 #include "suggest/search_space.h"
+#include "tuner/cli/auth_commands.h"
 #include "tuner/cli/fetch_all_pages.h"
 #include "tuner/cli/table_printer.h"
 #include "tuner/cli/time_format.h"
@@ -291,6 +292,9 @@ absl::Status StudyCommands::Describe(const std::string& study_name) {
   fields.AddRow({"Study:", study->name()});
   if (!study->display_name().empty()) fields.AddRow({"Display name:", study->display_name()});
   fields.AddRow({"State:", v1::Study::State_Name(study->state())});
+  // Studies stored before owners existed have none.
+  if (!study->owner().empty()) fields.AddRow({"Owner:", study->owner()});
+  if (!study->grants().empty()) fields.AddRow({"Shared with:", FormatGrants(study->grants())});
   fields.AddRow({"Created:", FormatTimestamp(study->create_time(), context_.time_zone)});
   fields.AddRow({"Algorithm:", suggest::DescribeAlgorithm(spec)});
   fields.AddRow({"Seed:", absl::StrCat(spec.seed())});

@@ -4,6 +4,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "auth/bearer_token_interceptor.h"
+#include "auth/client_token.h"
 #include "tls/channel_credentials.h"
 #include "vernier/grpc_status.h"
 
@@ -29,9 +31,16 @@ VernierClient::VernierClient(Options options) : options_(std::move(options)) {
     return;
   }
   tls::ApplyServerName(options_.tls, arguments);
-  channel_ = grpc::CreateCustomChannel(options_.address, *credentials, arguments);
+  absl::StatusOr<std::string> token =
+      auth::ResolveClientToken(options_.token, options_.token_file, options_.address);
+  if (!token.ok()) {
+    setup_status_ = token.status();
+    return;
+  }
+  channel_ = auth::CreateChannelWithToken(options_.address, *credentials, arguments, *token);
   jobs_ = v1::JobService::NewStub(channel_);
   studies_ = v1::StudyService::NewStub(channel_);
+  auth_ = v1::AuthService::NewStub(channel_);
 }
 
 absl::Status VernierClient::EnsureConnected() {
@@ -185,6 +194,38 @@ absl::StatusOr<v1::ListOptimalTrialsResponse> VernierClient::ListOptimalTrials(
       [&](grpc::ClientContext* context, v1::ListOptimalTrialsResponse* response) {
         return studies_->ListOptimalTrials(context, request, response);
       });
+}
+
+absl::StatusOr<v1::CreateTokenResponse> VernierClient::CreateToken(
+    const v1::CreateTokenRequest& request) {
+  return CallUnary<v1::CreateTokenResponse>(
+      [&](grpc::ClientContext* context, v1::CreateTokenResponse* response) {
+        return auth_->CreateToken(context, request, response);
+      });
+}
+
+absl::StatusOr<v1::ListTokensResponse> VernierClient::ListTokens(bool include_inactive) {
+  v1::ListTokensRequest request;
+  request.set_include_inactive(include_inactive);
+  return CallUnary<v1::ListTokensResponse>(
+      [&](grpc::ClientContext* context, v1::ListTokensResponse* response) {
+        return auth_->ListTokens(context, request, response);
+      });
+}
+
+absl::StatusOr<v1::ApiToken> VernierClient::RevokeToken(const std::string& token_id) {
+  v1::RevokeTokenRequest request;
+  request.set_token_id(token_id);
+  return CallUnary<v1::ApiToken>([&](grpc::ClientContext* context, v1::ApiToken* response) {
+    return auth_->RevokeToken(context, request, response);
+  });
+}
+
+absl::StatusOr<v1::ShareResponse> VernierClient::Share(bool job, const v1::ShareRequest& request) {
+  return CallUnary<v1::ShareResponse>([&](grpc::ClientContext* context, v1::ShareResponse* response) {
+    return job ? auth_->ShareJob(context, request, response)
+               : auth_->ShareStudy(context, request, response);
+  });
 }
 
 }  // namespace vernier::cli

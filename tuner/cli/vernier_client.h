@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "tls/tls_options.h"
+#include "vernier/v1/auth_service.grpc.pb.h"
 #include "vernier/v1/job_service.grpc.pb.h"
 #include "vernier/v1/study_service.grpc.pb.h"
 
@@ -31,6 +32,11 @@ class VernierClient {
     absl::Duration rpc_timeout = absl::Seconds(30);
     // TLS when a CA is given (--tls-ca, $VERNIER_TLS_CA, ...).
     tls::ClientTlsOptions tls;
+    // The bearer token (--token) or its file (--token-file); empty: from
+    // the environment or the server's per-address file
+    // (auth::ResolveClientToken).
+    std::string token;
+    std::string token_file;
   };
 
   explicit VernierClient(Options options);
@@ -55,6 +61,12 @@ class VernierClient {
   absl::StatusOr<v1::ListOptimalTrialsResponse> ListOptimalTrials(const std::string& study_name,
                                                                   int top);
 
+  absl::StatusOr<v1::CreateTokenResponse> CreateToken(const v1::CreateTokenRequest& request);
+  absl::StatusOr<v1::ListTokensResponse> ListTokens(bool include_inactive);
+  absl::StatusOr<v1::ApiToken> RevokeToken(const std::string& token_id);
+  // `job` false: a study.
+  absl::StatusOr<v1::ShareResponse> Share(bool job, const v1::ShareRequest& request);
+
  private:
   absl::Status EnsureConnected();
   std::unique_ptr<grpc::ClientContext> NewUnaryContext() const;
@@ -67,6 +79,7 @@ class VernierClient {
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::JobService::Stub> jobs_;
   std::unique_ptr<v1::StudyService::Stub> studies_;
+  std::unique_ptr<v1::AuthService::Stub> auth_;
   bool connected_ = false;
   // Why no channel could be made (a bad TLS file); returned by every call.
   absl::Status setup_status_;

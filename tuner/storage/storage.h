@@ -12,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "tuner/storage/api_token_store.h"
 #include "tuner/storage/job_coordination.h"
 #include "tuner/storage/study_lock.h"
 #include "vernier/v1/job.pb.h"
@@ -50,8 +51,9 @@ using StudyMutator = std::function<absl::Status(v1::Study&)>;
 // token; UNAVAILABLE when a database server cannot be reached or a commit's
 // outcome is unknown (retry); INTERNAL for another store failure (with the
 // store's message). Several processes may share one store; they share the
-// work of running jobs through the JobCoordination methods.
-class Storage : public JobCoordination {
+// work of running jobs through the JobCoordination methods. API tokens are
+// kept through the ApiTokenStore methods.
+class Storage : public JobCoordination, public ApiTokenStore {
  public:
   virtual ~Storage() = default;
 

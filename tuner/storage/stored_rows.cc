@@ -26,6 +26,23 @@ absl::Status JobNotFound(std::string_view job_id) {
   return absl::NotFoundError(absl::StrCat("job \"", ToAbslView(job_id), "\" not found"));
 }
 
+absl::Status ApiTokenNotFound(std::string_view token_id) {
+  return absl::NotFoundError(absl::StrCat("no API token with id \"", ToAbslView(token_id), "\""));
+}
+
+absl::Status NoTokenWithThatHash() { return absl::NotFoundError("no such API token"); }
+
+absl::Status CheckApiTokenToCreate(std::string_view token_hash, const v1::ApiToken& token) {
+  if (token_hash.empty()) return absl::InvalidArgumentError("an API token needs its hash");
+  if (token.id().empty()) return absl::InvalidArgumentError("an API token needs an id");
+  return absl::OkStatus();
+}
+
+absl::Status ApiTokenExists(std::string_view token_id) {
+  return absl::AlreadyExistsError(
+      absl::StrCat("an API token with id \"", ToAbslView(token_id), "\" or its hash exists"));
+}
+
 absl::Status CheckNoUnfinishedJobRuns(std::string_view study_name, std::span<const v1::Job> jobs) {
   for (const v1::Job& job : jobs) {
     if (job.study_name() != study_name) continue;

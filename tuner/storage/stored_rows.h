@@ -20,6 +20,7 @@
 #include "google/protobuf/timestamp.pb.h"
 #include "tuner/storage/page_token.h"
 #include "tuner/storage/storage.h"
+#include "vernier/v1/auth.pb.h"
 #include "vernier/v1/job.pb.h"
 #include "vernier/v1/study.pb.h"
 
@@ -30,6 +31,13 @@ int64_t ToMicros(const google::protobuf::Timestamp& time);
 absl::Status StudyNotFound(std::string_view study_name);
 absl::Status TrialNotFound(std::string_view study_name, int64_t trial_id);
 absl::Status JobNotFound(std::string_view job_id);
+// "no API token with id \"ID\"" (NOT_FOUND); FindApiToken's NOT_FOUND says
+// "no such token" and never shows the hash.
+absl::Status ApiTokenNotFound(std::string_view token_id);
+absl::Status NoTokenWithThatHash();
+// INVALID_ARGUMENT for an empty hash or id: CreateApiToken's checks.
+absl::Status CheckApiTokenToCreate(std::string_view token_hash, const v1::ApiToken& token);
+absl::Status ApiTokenExists(std::string_view token_id);
 // The states of a job that has not ended: its replicas may still run and
 // report, so its study must stay.
 inline constexpr v1::Job::State kUnfinishedJobStates[] = {v1::Job::QUEUED, v1::Job::PREPARING,

@@ -1607,6 +1607,69 @@ TYPED_TEST_P(StorageConformanceTest, CompleteTrialIsIdempotentOnTheSameResultOnl
   EXPECT_EQ((*leaderboard)[0].id(), id);
 }
 
+inline v1::ApiToken MakeApiToken(const std::string& id, const std::string& user, int64_t seconds) {
+  v1::ApiToken token;
+  token.set_id(id);
+  token.set_user(user);
+  token.set_role(v1::DEVELOPER);
+  token.mutable_create_time()->set_seconds(seconds);
+  return token;
+}
+
+TYPED_TEST_P(StorageConformanceTest, ApiTokensAreFoundByHashListedOldestFirstUpdatedAndDeleted) {
+  Storage& store = this->store();
+  ASSERT_THAT(store.CreateApiToken("hash-b", MakeApiToken("idb", "bob", 20)), IsOk());
+  ASSERT_THAT(store.CreateApiToken("hash-a", MakeApiToken("ida", "alice", 10)), IsOk());
+  EXPECT_THAT(store.FindApiToken("hash-b"), IsOkAndHolds(EqualsProto(MakeApiToken("idb", "bob", 20))));
+  EXPECT_THAT(store.FindApiToken("hash-x"),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("no such API token")));
+  absl::StatusOr<std::vector<v1::ApiToken>> listed = store.ListApiTokens();
+  ASSERT_THAT(listed, IsOk());
+  ASSERT_THAT(*listed, SizeIs(2));
+  EXPECT_EQ((*listed)[0].id(), "ida");
+  EXPECT_EQ((*listed)[1].id(), "idb");
+  // Another server sees the same tokens, and an update keeps the id.
+  absl::StatusOr<v1::ApiToken> revoked =
+      this->other_store().UpdateApiToken("ida", [](v1::ApiToken& token) {
+        token.set_id("changed");
+        token.mutable_revoke_time()->set_seconds(30);
+        return absl::OkStatus();
+      });
+  ASSERT_THAT(revoked, IsOk());
+  EXPECT_EQ(revoked->id(), "ida");
+  absl::StatusOr<v1::ApiToken> found = store.FindApiToken("hash-a");
+  ASSERT_THAT(found, IsOk());
+  EXPECT_EQ(found->revoke_time().seconds(), 30);
+  EXPECT_THAT(store.DeleteApiToken("idb"), IsOk());
+  EXPECT_THAT(store.FindApiToken("hash-b"), StatusIs(absl::StatusCode::kNotFound, HasSubstr("")));
+}
+
+TYPED_TEST_P(StorageConformanceTest, ApiTokenErrorsNameTheTokenAndChangeNothing) {
+  Storage& store = this->store();
+  ASSERT_THAT(store.CreateApiToken("hash-a", MakeApiToken("ida", "alice", 10)), IsOk());
+  EXPECT_THAT(store.CreateApiToken("hash-a", MakeApiToken("other", "eve", 11)),
+              StatusIs(absl::StatusCode::kAlreadyExists, HasSubstr("exists")));
+  EXPECT_THAT(store.CreateApiToken("hash-b", MakeApiToken("ida", "eve", 11)),
+              StatusIs(absl::StatusCode::kAlreadyExists, HasSubstr("\"ida\"")));
+  EXPECT_THAT(store.CreateApiToken("", MakeApiToken("idc", "eve", 11)),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("hash")));
+  EXPECT_THAT(store.CreateApiToken("hash-c", MakeApiToken("", "eve", 11)),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("id")));
+  EXPECT_THAT(store.UpdateApiToken("nope", nullptr),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("\"nope\"")));
+  EXPECT_THAT(store.UpdateApiToken("ida",
+                                   [](v1::ApiToken& token) {
+                                     token.set_user("mallory");
+                                     return absl::InternalError("mutator failed");
+                                   }),
+              StatusIs(absl::StatusCode::kInternal, HasSubstr("mutator failed")));
+  EXPECT_THAT(store.DeleteApiToken("nope"), StatusIs(absl::StatusCode::kNotFound, HasSubstr("\"nope\"")));
+  absl::StatusOr<std::vector<v1::ApiToken>> listed = store.ListApiTokens();
+  ASSERT_THAT(listed, IsOk());
+  ASSERT_THAT(*listed, SizeIs(1));
+  EXPECT_EQ((*listed)[0].user(), "alice");
+}
+
 REGISTER_TYPED_TEST_SUITE_P(
     StorageConformanceTest, CreateStudyThenGetReturnsIt,
     CreateStudyTwiceIsAlreadyExistsAndKeepsTheFirst, CreateStudyWithEmptyNameIsInvalidArgument,
@@ -1641,7 +1704,9 @@ REGISTER_TYPED_TEST_SUITE_P(
     ListBestTrialsRanksEndedTrialsByTheObjective, ListBestTrialsRejectsNegativeLimitAndMissingStudy,
     LockStudyExcludesEveryOtherHolderAcrossStores, LocksOfDifferentStudiesAreIndependent,
     TwoServersSuggestingAtOnceNeverDuplicateOrOverrun,
-    AClientGetsItsUnfinishedTrialBackFromAnyServer, CompleteTrialIsIdempotentOnTheSameResultOnly);
+    AClientGetsItsUnfinishedTrialBackFromAnyServer, CompleteTrialIsIdempotentOnTheSameResultOnly,
+    ApiTokensAreFoundByHashListedOldestFirstUpdatedAndDeleted,
+    ApiTokenErrorsNameTheTokenAndChangeNothing);
 
 }  // namespace vernier::storage::testing
 

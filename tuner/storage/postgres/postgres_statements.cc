@@ -139,6 +139,15 @@ constexpr std::pair<const char*, const char*> kStatements[] = {
      "ON CONFLICT (job_id, trial_id) DO UPDATE SET body = excluded.body"},
     {"list_trial_runs", "SELECT body FROM trial_runs WHERE job_id = $1 ORDER BY trial_id"},
 
+    {"insert_api_token",
+     "INSERT INTO api_tokens (id, token_hash, create_time_micros, body) VALUES ($1, $2, $3, $4) "
+     "ON CONFLICT DO NOTHING"},
+    {"find_api_token", "SELECT body FROM api_tokens WHERE token_hash = $1"},
+    {"list_api_tokens", "SELECT body FROM api_tokens ORDER BY create_time_micros, id"},
+    {"get_api_token_for_update", "SELECT body FROM api_tokens WHERE id = $1 FOR UPDATE"},
+    {"update_api_token", "UPDATE api_tokens SET body = $2 WHERE id = $1"},
+    {"delete_api_token", "DELETE FROM api_tokens WHERE id = $1"},
+
     // job_coordination.h. A lease changes hands only when it expired (or was
     // released); its token grows then. Ids come sorted, so that two servers
     // taking leases together lock them in one order.

@@ -903,6 +903,76 @@ absl::StatusOr<std::unique_ptr<StudyLock>> PostgresStorage::LockStudy(std::strin
   return std::unique_ptr<StudyLock>(*std::move(lock));
 }
 
+// ---------------------------------------------------------------- API tokens
+
+absl::Status PostgresStorage::CreateApiToken(std::string_view token_hash,
+                                             const v1::ApiToken& token) {
+  VERNIER_RETURN_IF_ERROR(CheckApiTokenToCreate(token_hash, token));
+  return RunInTransaction(
+      TransactionKind::kWrite, absl::StrCat("storing API token ", token.id()),
+      [&](Transaction& transaction) -> absl::Status {
+        const pqxx::result inserted =
+            transaction.exec_prepared("insert_api_token", token.id(), std::string(token_hash),
+                                      ToMicros(token.create_time()), Bytes(token));
+        return inserted.affected_rows() == 1 ? absl::OkStatus() : ApiTokenExists(token.id());
+      });
+}
+
+absl::StatusOr<v1::ApiToken> PostgresStorage::FindApiToken(std::string_view token_hash) {
+  v1::ApiToken token;
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kReadOne, "looking up an API token",
+      [&](Transaction& transaction) -> absl::Status {
+        const pqxx::result rows =
+            transaction.exec_prepared("find_api_token", std::string(token_hash));
+        if (rows.empty()) return NoTokenWithThatHash();
+        VERNIER_ASSIGN_OR_RETURN(token, ParseField<v1::ApiToken>(rows[0][0], "API token"));
+        return absl::OkStatus();
+      }));
+  return token;
+}
+
+absl::StatusOr<std::vector<v1::ApiToken>> PostgresStorage::ListApiTokens() {
+  std::vector<v1::ApiToken> tokens;
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kReadOne, "listing API tokens",
+      [&](Transaction& transaction) -> absl::Status {
+        VERNIER_ASSIGN_OR_RETURN(tokens, ParseBodies<v1::ApiToken>(
+                                             transaction.exec_prepared("list_api_tokens"),
+                                             "API token"));
+        return absl::OkStatus();
+      }));
+  return tokens;
+}
+
+absl::StatusOr<v1::ApiToken> PostgresStorage::UpdateApiToken(std::string_view token_id,
+                                                             const ApiTokenMutator& mutate) {
+  v1::ApiToken token;
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kWrite, absl::StrCat("updating API token ", ToAbslView(token_id)),
+      [&](Transaction& transaction) -> absl::Status {
+        const pqxx::result rows =
+            transaction.exec_prepared("get_api_token_for_update", std::string(token_id));
+        if (rows.empty()) return ApiTokenNotFound(token_id);
+        VERNIER_ASSIGN_OR_RETURN(token, ParseField<v1::ApiToken>(rows[0][0], "API token"));
+        if (mutate) VERNIER_RETURN_IF_ERROR(mutate(token));
+        token.set_id(std::string(token_id));
+        transaction.exec_prepared("update_api_token", std::string(token_id), Bytes(token));
+        return absl::OkStatus();
+      }));
+  return token;
+}
+
+absl::Status PostgresStorage::DeleteApiToken(std::string_view token_id) {
+  return RunInTransaction(
+      TransactionKind::kWrite, absl::StrCat("deleting API token ", ToAbslView(token_id)),
+      [&](Transaction& transaction) -> absl::Status {
+        const pqxx::result deleted =
+            transaction.exec_prepared("delete_api_token", std::string(token_id));
+        return deleted.affected_rows() == 1 ? absl::OkStatus() : ApiTokenNotFound(token_id);
+      });
+}
+
 // ---------------------------------------------------------------- job coordination
 
 absl::StatusOr<std::vector<JobLease>> PostgresStorage::AcquireJobLeases(

@@ -109,6 +109,13 @@ class PostgresStorage : public Storage {
   absl::Status PutTrialRun(std::string_view job_id, const v1::TrialRun& run) override;
   absl::StatusOr<std::vector<v1::TrialRun>> ListTrialRuns(std::string_view job_id) override;
 
+  absl::Status CreateApiToken(std::string_view token_hash, const v1::ApiToken& token) override;
+  absl::StatusOr<v1::ApiToken> FindApiToken(std::string_view token_hash) override;
+  absl::StatusOr<std::vector<v1::ApiToken>> ListApiTokens() override;
+  absl::StatusOr<v1::ApiToken> UpdateApiToken(std::string_view token_id,
+                                              const ApiTokenMutator& mutate) override;
+  absl::Status DeleteApiToken(std::string_view token_id) override;
+
   // A session-level advisory lock on a connection of its own (see
   // postgres_study_lock.h).
   absl::StatusOr<std::unique_ptr<StudyLock>> LockStudy(std::string_view study_name) override;

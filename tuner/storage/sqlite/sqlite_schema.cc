@@ -106,7 +106,19 @@ CREATE TABLE replica_exits (
 CREATE INDEX replica_exits_by_job ON replica_exits (job_id, id);
 )sql";
 
-constexpr std::array<std::string_view, 3> kMigrations = {kVersion1, kVersion2, kVersion3};
+// API tokens and agents' credentials (api_token_store.h): the SHA-256 of
+// the token, never the token; the ApiToken in `body`.
+constexpr std::string_view kVersion4 = R"sql(
+CREATE TABLE api_tokens (
+  id TEXT NOT NULL PRIMARY KEY,
+  token_hash TEXT NOT NULL UNIQUE,
+  create_time_micros BIGINT NOT NULL,
+  body BLOB NOT NULL
+);
+)sql";
+
+constexpr std::array<std::string_view, 4> kMigrations = {kVersion1, kVersion2, kVersion3,
+                                                         kVersion4};
 
 absl::Status BackfillRankKeys(SqliteConnection& connection) {
   struct Row {

@@ -770,6 +770,84 @@ absl::StatusOr<std::vector<v1::TrialRun>> SqliteStorage::ListTrialRuns(std::stri
   return runs;
 }
 
+// ---------------------------------------------------------------- API tokens
+
+absl::Status SqliteStorage::CreateApiToken(std::string_view token_hash, const v1::ApiToken& token) {
+  VERNIER_RETURN_IF_ERROR(CheckApiTokenToCreate(token_hash, token));
+  return RunInTransaction(
+      TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
+        VERNIER_ASSIGN_OR_RETURN(
+            SqliteStatement insert,
+            connection.Prepare("INSERT INTO api_tokens (id, token_hash, create_time_micros, body) "
+                               "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING"));
+        VERNIER_RETURN_IF_ERROR(insert.BindText(1, token.id())
+                                    .BindText(2, token_hash)
+                                    .BindInt64(3, ToMicros(token.create_time()))
+                                    .BindBlob(4, SerializeBody(token))
+                                    .Run());
+        return connection.Changes() == 1 ? absl::OkStatus() : ApiTokenExists(token.id());
+      });
+}
+
+absl::StatusOr<v1::ApiToken> SqliteStorage::FindApiToken(std::string_view token_hash) {
+  v1::ApiToken token;
+  VERNIER_RETURN_IF_ERROR(
+      RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
+        VERNIER_ASSIGN_OR_RETURN(
+            SqliteStatement select,
+            connection.Prepare("SELECT body FROM api_tokens WHERE token_hash = ?"));
+        select.BindText(1, token_hash);
+        VERNIER_ASSIGN_OR_RETURN(const bool found, select.Step());
+        if (!found) return NoTokenWithThatHash();
+        VERNIER_ASSIGN_OR_RETURN(token, ParseBody<v1::ApiToken>(select.ColumnBlob(0), "API token"));
+        return absl::OkStatus();
+      }));
+  return token;
+}
+
+absl::StatusOr<std::vector<v1::ApiToken>> SqliteStorage::ListApiTokens() {
+  std::vector<v1::ApiToken> tokens;
+  VERNIER_RETURN_IF_ERROR(
+      RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
+        VERNIER_ASSIGN_OR_RETURN(
+            SqliteStatement select,
+            connection.Prepare("SELECT body FROM api_tokens ORDER BY create_time_micros, id"));
+        VERNIER_ASSIGN_OR_RETURN(tokens, ReadBodies<v1::ApiToken>(select, 0, "API token"));
+        return absl::OkStatus();
+      }));
+  return tokens;
+}
+
+absl::StatusOr<v1::ApiToken> SqliteStorage::UpdateApiToken(std::string_view token_id,
+                                                            const ApiTokenMutator& mutate) {
+  v1::ApiToken token;
+  VERNIER_RETURN_IF_ERROR(
+      RunInTransaction(TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
+        VERNIER_ASSIGN_OR_RETURN(SqliteStatement select,
+                                 connection.Prepare("SELECT body FROM api_tokens WHERE id = ?"));
+        select.BindText(1, token_id);
+        VERNIER_ASSIGN_OR_RETURN(const bool found, select.Step());
+        if (!found) return ApiTokenNotFound(token_id);
+        VERNIER_ASSIGN_OR_RETURN(token, ParseBody<v1::ApiToken>(select.ColumnBlob(0), "API token"));
+        if (mutate) VERNIER_RETURN_IF_ERROR(mutate(token));
+        token.set_id(std::string(token_id));
+        VERNIER_ASSIGN_OR_RETURN(SqliteStatement update,
+                                 connection.Prepare("UPDATE api_tokens SET body = ? WHERE id = ?"));
+        return update.BindBlob(1, SerializeBody(token)).BindText(2, token_id).Run();
+      }));
+  return token;
+}
+
+absl::Status SqliteStorage::DeleteApiToken(std::string_view token_id) {
+  return RunInTransaction(
+      TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
+        VERNIER_ASSIGN_OR_RETURN(SqliteStatement remove,
+                                 connection.Prepare("DELETE FROM api_tokens WHERE id = ?"));
+        VERNIER_RETURN_IF_ERROR(remove.BindText(1, token_id).Run());
+        return connection.Changes() == 1 ? absl::OkStatus() : ApiTokenNotFound(token_id);
+      });
+}
+
 // ---------------------------------------------------------------- job coordination
 
 absl::StatusOr<std::vector<JobLease>> SqliteStorage::AcquireJobLeases(

@@ -93,6 +93,13 @@ class SqliteStorage : public Storage {
   absl::Status PutTrialRun(std::string_view job_id, const v1::TrialRun& run) override;
   absl::StatusOr<std::vector<v1::TrialRun>> ListTrialRuns(std::string_view job_id) override;
 
+  absl::Status CreateApiToken(std::string_view token_hash, const v1::ApiToken& token) override;
+  absl::StatusOr<v1::ApiToken> FindApiToken(std::string_view token_hash) override;
+  absl::StatusOr<std::vector<v1::ApiToken>> ListApiTokens() override;
+  absl::StatusOr<v1::ApiToken> UpdateApiToken(std::string_view token_id,
+                                              const ApiTokenMutator& mutate) override;
+  absl::Status DeleteApiToken(std::string_view token_id) override;
+
   // An OFD lock (fcntl F_OFD_SETLK) on one byte of the file PATH-study-locks,
   // chosen by the study name's hash: released when the process dies too.
   absl::StatusOr<std::unique_ptr<StudyLock>> LockStudy(std::string_view study_name) override;

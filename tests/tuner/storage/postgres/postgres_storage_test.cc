@@ -183,6 +183,25 @@ TEST_F(PostgresStorageTest, Version2MovesTheMeasurementCountAndLatestMeasurement
   EXPECT_EQ(appended->latest_measurement().step(), 3);
 }
 
+TEST_F(PostgresStorageTest, Version4AddsApiTokensAndKeepsWhatVersion3Stored) {
+  {
+    pqxx::connection connection(database_->url());
+    ASSERT_THAT(MigratePostgresSchema(connection, PostgresSchemaMigrations().first(3), "test"),
+                IsOkAndHolds(0));
+  }
+  ASSERT_THAT(database_->Execute(absl::StrCat("INSERT INTO studies VALUES ('s1', 1, 0, ",
+                                              ByteaLiteral(MakeStudy("s1")), ")")),
+              IsOk());
+  std::unique_ptr<PostgresStorage> store = OpenOrDie();
+  ASSERT_NE(store, nullptr);
+  EXPECT_THAT(store->GetStudy("s1"), IsOk());
+  v1::ApiToken token;
+  token.set_id("id1");
+  token.set_user("alice");
+  ASSERT_THAT(store->CreateApiToken("hash1", token), IsOk());
+  EXPECT_THAT(store->FindApiToken("hash1"), IsOk());
+}
+
 TEST_F(PostgresStorageTest, ServersOpeningANewDatabaseTogetherMigrateItOnce) {
   constexpr int kServers = 4;
   std::atomic<int> failures = 0;

@@ -108,7 +108,7 @@ TEST_F(SqliteSchemaTest, TheRealSchemaBuildsEveryTable) {
   EXPECT_EQ(*previous, 0);
   for (const char* table :
        {"schema_version", "studies", "trials", "measurements", "jobs", "trial_runs",
-        "job_leases", "servers", "agent_contacts", "replica_exits"}) {
+        "job_leases", "servers", "agent_contacts", "replica_exits", "api_tokens"}) {
     EXPECT_TRUE(HasTable(table)) << table;
   }
   EXPECT_EQ(StoredVersion(), static_cast<int64_t>(SqliteSchemaMigrations().size()));

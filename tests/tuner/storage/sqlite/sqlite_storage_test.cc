@@ -387,7 +387,8 @@ TEST(SqliteStorageTest, MigratingFromVersion1FillsTheLeaderboard) {
   ASSERT_THAT(ExecuteRaw(path,
                          "DROP INDEX trials_by_rank; ALTER TABLE trials DROP COLUMN rank_key; "
                          "DROP TABLE job_leases; DROP TABLE servers; DROP TABLE agent_contacts; "
-                         "DROP TABLE replica_exits; UPDATE schema_version SET version = 1"),
+                         "DROP TABLE replica_exits; DROP TABLE api_tokens; "
+                         "UPDATE schema_version SET version = 1"),
               IsOk());
   std::unique_ptr<SqliteStorage> migrated = OpenOrDie(path);
   ASSERT_NE(migrated, nullptr);
@@ -399,6 +400,29 @@ TEST(SqliteStorageTest, MigratingFromVersion1FillsTheLeaderboard) {
   absl::StatusOr<std::string> version = QueryRaw(path, "SELECT version FROM schema_version");
   ASSERT_THAT(version, IsOk());
   EXPECT_EQ(*version, std::to_string(SqliteSchemaMigrations().size()));
+}
+
+TEST(SqliteStorageTest, MigratingFromVersion3AddsApiTokensAndKeepsTheRest) {
+  ScopedTempDir dir;
+  const std::string path = dir.File("store.db");
+  {
+    std::unique_ptr<SqliteStorage> store = OpenOrDie(path);
+    ASSERT_NE(store, nullptr);
+    ASSERT_THAT(store->CreateStudy(MakeStudy("s1")), IsOk());
+  }
+  ASSERT_THAT(ExecuteRaw(path, "DROP TABLE api_tokens; UPDATE schema_version SET version = 3"),
+              IsOk());
+  std::unique_ptr<SqliteStorage> migrated = OpenOrDie(path);
+  ASSERT_NE(migrated, nullptr);
+  EXPECT_THAT(migrated->GetStudy("s1"), IsOk());
+  v1::ApiToken token;
+  token.set_id("id1");
+  token.set_user("alice");
+  ASSERT_THAT(migrated->CreateApiToken("hash1", token), IsOk());
+  EXPECT_THAT(migrated->FindApiToken("hash1"), IsOk());
+  absl::StatusOr<std::string> version = QueryRaw(path, "SELECT version FROM schema_version");
+  ASSERT_THAT(version, IsOk());
+  EXPECT_EQ(*version, "4");
 }
 
 // -------------------------------------------------------------- open errors

@@ -1,0 +1,131 @@
+#include "tuner/cli/auth_commands.h"
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "auth/roles.h"
+#include "common/status_macros.h"
+#include "tuner/cli/output_format.h"
+#include "tuner/cli/table_printer.h"
+#include "tuner/cli/time_format.h"
+
+namespace vernier::cli {
+
+absl::StatusOr<absl::Duration> ParseExpiry(const std::string& text) {
+  const std::string lower = absl::AsciiStrToLower(text);
+  if (lower.empty() || lower == "0" || lower == "never") return absl::ZeroDuration();
+  const char unit = lower.back();
+  int64_t count = 0;
+  const bool parsed = absl::SimpleAtoi(lower.substr(0, lower.size() - 1), &count) && count > 0;
+  absl::Duration per;
+  switch (unit) {
+    case 's':
+      per = absl::Seconds(1);
+      break;
+    case 'm':
+      per = absl::Minutes(1);
+      break;
+    case 'h':
+      per = absl::Hours(1);
+      break;
+    case 'd':
+      per = absl::Hours(24);
+      break;
+    default:
+      per = absl::ZeroDuration();
+  }
+  if (!parsed || per == absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--expires \"", text,
+        "\": give a positive whole number with s, m, h or d (e.g. 30d, 12h), or 0 for never"));
+  }
+  return per * count;
+}
+
+std::string FormatGrants(const google::protobuf::RepeatedPtrField<v1::AccessGrant>& grants) {
+  if (grants.empty()) return "-";
+  return absl::StrJoin(grants, ", ", [](std::string* out, const v1::AccessGrant& grant) {
+    absl::StrAppend(out, grant.user(), " (", auth::RoleName(grant.role()), ")");
+  });
+}
+
+absl::Status AuthCommands::PrintJson(const google::protobuf::Message& message) {
+  VERNIER_ASSIGN_OR_RETURN(const std::string json, ToJson(message, JsonLayout::kIndented));
+  *context_.out << json << '\n';
+  return absl::OkStatus();
+}
+
+absl::Status AuthCommands::CreateToken(const std::string& user, const std::string& role,
+                                       const std::string& expires) {
+  VERNIER_ASSIGN_OR_RETURN(const v1::Role parsed_role, auth::ParseUserRole(role, "--role"));
+  VERNIER_ASSIGN_OR_RETURN(const absl::Duration expires_in, ParseExpiry(expires));
+  v1::CreateTokenRequest request;
+  request.set_user(user);
+  request.set_role(parsed_role);
+  request.set_expires_in_seconds(absl::ToInt64Seconds(expires_in));
+  VERNIER_ASSIGN_OR_RETURN(const v1::CreateTokenResponse created, client_->CreateToken(request));
+  if (context_.format == OutputFormat::kJson) return PrintJson(created);
+  *context_.out << created.token() << "\n\n"
+                << "Token " << created.info().id() << " for " << created.info().user() << " ("
+                << auth::RoleName(created.info().role()) << "), expires "
+                << (created.info().has_expire_time()
+                        ? FormatTimestamp(created.info().expire_time(), context_.time_zone)
+                        : std::string("never"))
+                << ".\nIt is shown only now; the server keeps only its hash. Give it to "
+                << created.info().user()
+                << " to put in a file only they can read (chmod 600) and use with\n"
+                   "VERNIER_TOKEN_FILE=FILE or --token-file FILE.\n";
+  return absl::OkStatus();
+}
+
+absl::Status AuthCommands::ListTokens(bool include_inactive) {
+  VERNIER_ASSIGN_OR_RETURN(const v1::ListTokensResponse listed,
+                           client_->ListTokens(include_inactive));
+  if (context_.format == OutputFormat::kJson) return PrintJson(listed);
+  TablePrinter table({"ID", "USER", "ROLE", "CREATED", "EXPIRES", "LAST USED", "REVOKED"});
+  for (const v1::ApiToken& token : listed.tokens()) {
+    table.AddRow({token.id(), token.user(), auth::RoleName(token.role()),
+                  FormatTimestamp(token.create_time(), context_.time_zone),
+                  token.has_expire_time() ? FormatTimestamp(token.expire_time(), context_.time_zone)
+                                          : "never",
+                  FormatTimestamp(token.last_use_time(), context_.time_zone),
+                  FormatTimestamp(token.revoke_time(), context_.time_zone)});
+  }
+  table.Print(*context_.out);
+  return absl::OkStatus();
+}
+
+absl::Status AuthCommands::RevokeToken(const std::string& token_id) {
+  VERNIER_ASSIGN_OR_RETURN(const v1::ApiToken revoked, client_->RevokeToken(token_id));
+  if (context_.format == OutputFormat::kJson) return PrintJson(revoked);
+  *context_.out << "Revoked token " << revoked.id() << " of " << revoked.user() << ".\n";
+  return absl::OkStatus();
+}
+
+absl::Status AuthCommands::Share(bool job, const std::string& name, const std::string& user,
+                                 const std::string& role) {
+  v1::ShareRequest request;
+  request.set_name(name);
+  request.set_user(user);
+  if (absl::AsciiStrToLower(role) == "none") {
+    request.set_role(v1::ROLE_UNSPECIFIED);
+  } else {
+    VERNIER_ASSIGN_OR_RETURN(const v1::Role parsed, auth::ParseUserRole(role, "--role"));
+    if (parsed == v1::ADMIN) {
+      return absl::InvalidArgumentError(
+          "--role admin: a study or job is shared as viewer or developer (or none to unshare)");
+    }
+    request.set_role(parsed);
+  }
+  VERNIER_ASSIGN_OR_RETURN(const v1::ShareResponse shared, client_->Share(job, request));
+  if (context_.format == OutputFormat::kJson) return PrintJson(shared);
+  TablePrinter fields;
+  fields.AddRow({job ? "Job:" : "Study:", name});
+  fields.AddRow({"Owner:", shared.owner().empty() ? "-" : shared.owner()});
+  fields.AddRow({"Shared with:", FormatGrants(shared.grants())});
+  fields.Print(*context_.out);
+  return absl::OkStatus();
+}
+
+}  // namespace vernier::cli

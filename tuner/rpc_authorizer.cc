@@ -1,0 +1,181 @@
+#include "tuner/rpc_authorizer.h"
+
+#include "absl/strings/str_cat.h"
+#include "auth/api_token_codec.h"
+#include "auth/resource_field.h"
+#include "common/status_macros.h"
+#include "spdlog/spdlog.h"
+
+namespace vernier::tuner {
+namespace {
+
+// How often a token's last use is written: at most once a minute.
+constexpr absl::Duration kLastUseResolution = absl::Minutes(1);
+
+constexpr char kHowToSendAToken[] =
+    "send `authorization: Bearer TOKEN`: vernier --token or VERNIER_TOKEN or VERNIER_TOKEN_FILE, "
+    "or the token file `vernier serve` writes for its own user (docs/security.md)";
+
+std::string ResourceKey(absl::string_view kind, absl::string_view name) {
+  return absl::StrCat(kind, "\n", name);
+}
+
+bool IsStudyRule(auth::Ownership ownership) {
+  return ownership == auth::Ownership::kStudyWrite || ownership == auth::Ownership::kStudyOwner;
+}
+
+bool IsJobRule(auth::Ownership ownership) {
+  return ownership == auth::Ownership::kJobWrite || ownership == auth::Ownership::kJobOwner;
+}
+
+}  // namespace
+
+RpcAuthorizer::RpcAuthorizer(storage::Storage& store, Clock clock, absl::Duration cache_time)
+    : store_(store), clock_(std::move(clock)), cache_time_(cache_time) {}
+
+absl::StatusOr<v1::ApiToken> RpcAuthorizer::LookUpToken(const std::string& token_hash) {
+  const absl::Time now = clock_();
+  {
+    absl::MutexLock lock(&mutex_);
+    auto found = tokens_.find(token_hash);
+    if (found != tokens_.end() && now - found->second.read < cache_time_) return found->second.token;
+  }
+  absl::StatusOr<v1::ApiToken> token = store_.FindApiToken(token_hash);
+  if (!token.ok()) return token.status();
+  absl::MutexLock lock(&mutex_);
+  tokens_[token_hash] = CachedToken{*token, now};
+  return token;
+}
+
+void RpcAuthorizer::RecordUse(const v1::ApiToken& token) {
+  const absl::Time now = clock_();
+  if (token.has_last_use_time() && now - FromTimestamp(token.last_use_time()) < kLastUseResolution) {
+    return;
+  }
+  absl::StatusOr<v1::ApiToken> updated =
+      store_.UpdateApiToken(token.id(), [&](v1::ApiToken& stored) {
+        *stored.mutable_last_use_time() = ToTimestamp(now);
+        return absl::OkStatus();
+      });
+  if (!updated.ok()) {
+    spdlog::warn("cannot record the use of API token {}: {}", token.id(), updated.status().ToString());
+    return;
+  }
+  absl::MutexLock lock(&mutex_);
+  for (auto& [hash, cached] : tokens_) {
+    if (cached.token.id() == token.id()) cached.token = *updated;
+  }
+}
+
+absl::StatusOr<auth::Identity> RpcAuthorizer::Authenticate(absl::string_view authorization) {
+  VERNIER_ASSIGN_OR_RETURN(const std::string token, auth::TokenFromAuthorization(authorization));
+  absl::StatusOr<v1::ApiToken> stored = LookUpToken(auth::HashToken(token));
+  if (absl::IsNotFound(stored.status())) {
+    return absl::UnauthenticatedError(
+        "the bearer token is not one this server issued (mistyped, or from another server)");
+  }
+  if (!stored.ok()) return stored.status();
+  const absl::Time now = clock_();
+  if (stored->has_revoke_time()) {
+    return absl::UnauthenticatedError(absl::StrCat("API token ", stored->id(), " of ",
+                                                   stored->user(), " was revoked"));
+  }
+  if (stored->has_expire_time() && FromTimestamp(stored->expire_time()) <= now) {
+    return absl::UnauthenticatedError(absl::StrCat(
+        "API token ", stored->id(), " of ", stored->user(), " expired at ",
+        absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", FromTimestamp(stored->expire_time()),
+                         absl::UTCTimeZone()),
+        "; ask an admin for a new one (vernier tokens create)"));
+  }
+  if (stored->role() != v1::AGENT) RecordUse(*stored);
+  return auth::Identity{stored->user(), stored->role(), stored->id(), stored->agent_scope()};
+}
+
+absl::StatusOr<std::optional<auth::ResourceAccess>> RpcAuthorizer::LookUpResource(
+    const auth::MethodPermission& permission, const std::string& name) {
+  const char* kind = IsStudyRule(permission.ownership) ? "study" : "job";
+  const std::string key = ResourceKey(kind, name);
+  const absl::Time now = clock_();
+  {
+    absl::MutexLock lock(&mutex_);
+    auto found = resources_.find(key);
+    if (found != resources_.end() && now - found->second.read < cache_time_) {
+      return found->second.access;
+    }
+  }
+  std::optional<auth::ResourceAccess> access;
+  if (IsStudyRule(permission.ownership)) {
+    absl::StatusOr<v1::Study> study = store_.GetStudy(name);
+    if (study.ok()) {
+      access = auth::ResourceAccess{kind, name, study->owner(),
+                                    {study->grants().begin(), study->grants().end()}};
+    } else if (!absl::IsNotFound(study.status())) {
+      return study.status();
+    }
+  } else {
+    absl::StatusOr<v1::Job> job = store_.GetJob(name);
+    if (job.ok()) {
+      access = auth::ResourceAccess{kind, name, job->owner(),
+                                    {job->grants().begin(), job->grants().end()}};
+    } else if (!absl::IsNotFound(job.status())) {
+      return job.status();
+    }
+  }
+  absl::MutexLock lock(&mutex_);
+  // A missing one is not cached: it may be created next.
+  if (access.has_value()) resources_[key] = CachedResource{access, now};
+  return access;
+}
+
+absl::StatusOr<auth::Identity> RpcAuthorizer::Authorize(const grpc::ServerContextBase& context,
+                                                        absl::string_view method,
+                                                        const google::protobuf::Message& request) {
+  const auto& metadata = context.client_metadata();
+  const auto header = metadata.find("authorization");
+  if (header == metadata.end()) {
+    return absl::UnauthenticatedError(
+        absl::StrCat(method, ": no token: ", kHowToSendAToken));
+  }
+  absl::StatusOr<auth::Identity> who =
+      Authenticate(absl::string_view(header->second.data(), header->second.size()));
+  if (!who.ok()) {
+    if (absl::IsUnauthenticated(who.status())) {
+      return absl::UnauthenticatedError(absl::StrCat(method, ": ", who.status().message()));
+    }
+    return who.status();
+  }
+  const auth::MethodPermission* permission = auth::FindPermission(method);
+  if (permission == nullptr) {
+    return absl::PermissionDeniedError(
+        absl::StrCat(method, " has no entry in the permission table; refused"));
+  }
+  std::optional<auth::ResourceAccess> resource;
+  std::optional<v1::AgentScope> replica;
+  if (permission->ownership == auth::Ownership::kAgentAttempt) {
+    VERNIER_ASSIGN_OR_RETURN(replica, auth::ReplicaOf(request, permission->resource_field));
+  } else if (IsStudyRule(permission->ownership) || IsJobRule(permission->ownership)) {
+    VERNIER_ASSIGN_OR_RETURN(const std::string name,
+                             auth::StringField(request, permission->resource_field));
+    if (!name.empty()) {
+      VERNIER_ASSIGN_OR_RETURN(resource, LookUpResource(*permission, name));
+    }
+  }
+  VERNIER_RETURN_IF_ERROR(auth::DecideAccess(*who, *permission,
+                                             resource.has_value() ? &*resource : nullptr,
+                                             replica.has_value() ? &*replica : nullptr));
+  return who;
+}
+
+void RpcAuthorizer::ForgetToken(absl::string_view token_id) {
+  absl::MutexLock lock(&mutex_);
+  for (auto it = tokens_.begin(); it != tokens_.end();) {
+    it = it->second.token.id() == token_id ? tokens_.erase(it) : std::next(it);
+  }
+}
+
+void RpcAuthorizer::ForgetResource(absl::string_view kind, absl::string_view name) {
+  absl::MutexLock lock(&mutex_);
+  resources_.erase(ResourceKey(kind, name));
+}
+
+}  // namespace vernier::tuner

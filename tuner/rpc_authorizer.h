@@ -1,0 +1,72 @@
+#ifndef VERNIER_TUNER_RPC_AUTHORIZER_H_
+#define VERNIER_TUNER_RPC_AUTHORIZER_H_
+
+#include <grpcpp/server_context.h>
+
+#include <map>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "auth/access_decision.h"
+#include "auth/identity.h"
+#include "auth/permission_table.h"
+#include "google/protobuf/message.h"
+#include "tuner/clock.h"
+#include "tuner/storage/storage.h"
+
+namespace vernier::tuner {
+
+// The one gate every RPC passes (AuthorizedServices call it first):
+// authenticates the call's `authorization: Bearer TOKEN` against the
+// store's token hashes, finds the method's row in auth::PermissionTable,
+// reads the study or job it names, and decides with auth::DecideAccess.
+// Token lookups and resources are cached for `cache_time` (a revocation or
+// a share made through this server applies at once; one made through
+// another server sharing the store within `cache_time`).
+class RpcAuthorizer {
+ public:
+  RpcAuthorizer(storage::Storage& store, Clock clock, absl::Duration cache_time = absl::Seconds(5));
+
+  // The caller, when it may make `method` (gRPC's path) with `request`;
+  // UNAUTHENTICATED for a missing, malformed, unknown, expired or revoked
+  // token; PERMISSION_DENIED (auth::DecideAccess) for a role or ownership
+  // refusal, or a method with no row in the table.
+  absl::StatusOr<auth::Identity> Authorize(const grpc::ServerContextBase& context,
+                                           absl::string_view method,
+                                           const google::protobuf::Message& request);
+  // Who the bearer token in `authorization` (a metadata value) stands for.
+  absl::StatusOr<auth::Identity> Authenticate(absl::string_view authorization);
+
+  // Forget what is cached about a token (revoked) or a resource (shared).
+  void ForgetToken(absl::string_view token_id);
+  void ForgetResource(absl::string_view kind, absl::string_view name);
+
+ private:
+  struct CachedToken {
+    v1::ApiToken token;
+    absl::Time read;
+  };
+  struct CachedResource {
+    std::optional<auth::ResourceAccess> access;
+    absl::Time read;
+  };
+  absl::StatusOr<v1::ApiToken> LookUpToken(const std::string& token_hash);
+  absl::StatusOr<std::optional<auth::ResourceAccess>> LookUpResource(
+      const auth::MethodPermission& permission, const std::string& name);
+  void RecordUse(const v1::ApiToken& token);
+
+  storage::Storage& store_;
+  Clock clock_;
+  absl::Duration cache_time_;
+  absl::Mutex mutex_;
+  std::map<std::string, CachedToken> tokens_ ABSL_GUARDED_BY(mutex_);
+  std::map<std::string, CachedResource> resources_ ABSL_GUARDED_BY(mutex_);
+};
+
+}  // namespace vernier::tuner
+
+#endif  // VERNIER_TUNER_RPC_AUTHORIZER_H_
