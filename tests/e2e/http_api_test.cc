@@ -8,10 +8,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <regex>
 #include <thread>
 
+#include "absl/strings/ascii.h"
 #include "tests/support/job_client.h"
 #include "tests/support/server_process.h"
 #include "tests/support/subprocess.h"
@@ -32,12 +34,25 @@ struct HttpAnswer {
 };
 
 // The dashboard's and API's base URL from the server's log.
+// The admin token of the server the test talks to: Http() sends it.
+std::string& Bearer() {
+  static std::string token;
+  return token;
+}
+
+// The server's HTTP base URL; also takes its admin token (DATA_DIR/admin.token)
+// for the requests that follow, since authentication is on.
 std::string HttpUrl(const ServerProcess& server) {
   const std::regex url("dashboard and HTTP API at (https?://\\S+/)");
   std::smatch match;
   const std::string log = server.log();
   if (!std::regex_search(log, match, url)) return "";
+  Bearer() = std::string(absl::StripAsciiWhitespace(ReadFile(server.data_dir() + "/admin.token")));
   return match[1];
+}
+
+std::vector<std::string> AuthorizationHeader() {
+  return {"-H", "Authorization: Bearer " + Bearer()};
 }
 
 // One request with curl; `extra` goes before the URL (e.g. --cacert).
@@ -46,6 +61,14 @@ HttpAnswer Http(const std::string& method, const std::string& url, const std::st
   std::vector<std::string> argv = {"curl", "-sS", "-X", method, "-w", "\n%{http_code}"};
   if (!body.empty()) {
     argv.insert(argv.end(), {"-H", "Content-Type: application/json", "--data-binary", body});
+  }
+  // The server's admin token, unless the request brings its own credentials.
+  const bool own_credentials = std::any_of(extra.begin(), extra.end(), [](const std::string& arg) {
+    return arg.starts_with("Cookie:") || arg.starts_with("Authorization:");
+  });
+  if (!own_credentials && !Bearer().empty()) {
+    const std::vector<std::string> header = AuthorizationHeader();
+    argv.insert(argv.end(), header.begin(), header.end());
   }
   argv.insert(argv.end(), extra.begin(), extra.end());
   argv.push_back(url);
@@ -186,8 +209,8 @@ TEST_F(HttpApiTest, CancelStopsARunningJob) {
   const std::string base = HttpUrl(server);
   // curl -d without a Content-Type sends the JSON as a form: still the body.
   const CommandResult submitted =
-      RunCommand({"curl", "-sS", "--fail-with-body", "-d", JobJson("long_job", 2, "sleep 600"),
-                  base + "v1/projects/-/jobs"});
+      RunCommand({"curl", "-sS", "--fail-with-body", "-H", AuthorizationHeader()[1], "-d",
+                  JobJson("long_job", 2, "sleep 600"), base + "v1/projects/-/jobs"});
   ASSERT_EQ(submitted.exit_code, 0) << submitted.out << submitted.err;
   // A POST with no body at all (no Content-Length) is answered too.
   const HttpAnswer cancelled = Http("POST", base + "v1/projects/-/jobs/long_job:cancel");
@@ -323,8 +346,16 @@ TEST_F(HttpApiTest, TheDashboardsFilesTokenCurvesAndEvents) {
   EXPECT_THAT(ErrorOf(forged).message(), HasSubstr("X-Vernier-Request"));
   const HttpAnswer from_page =
       Http("POST", base + "v1/projects/-/jobs/any:cancel", "",
-           {"-H", "Cookie: vernier_session=secret", "-H", "X-Vernier-Request: 1"});
+           {"-H", "Cookie: vernier_session=" + Bearer(), "-H", "X-Vernier-Request: 1"});
   EXPECT_EQ(from_page.status, 404) << from_page.body;
+  // A token the server does not know is 401, by header or by cookie.
+  const HttpAnswer unknown = Http("GET", base + "v1/projects/-/jobs", "",
+                                  {"-H", "Authorization: Bearer vnr_not_a_token"});
+  EXPECT_EQ(unknown.status, 401) << unknown.body;
+  EXPECT_EQ(ErrorOf(unknown).status(), "UNAUTHENTICATED");
+  EXPECT_EQ(Http("GET", base + "v1/projects/-/jobs", "", {"-H", "Cookie: vernier_session=secret"})
+                .status,
+            401);
 
   // Curves, downsampled on the server: 5 measurements, 2 points kept.
   ASSERT_EQ(Http("POST", base + "v1/projects/-/jobs",
@@ -351,16 +382,16 @@ TEST_F(HttpApiTest, TheDashboardsFilesTokenCurvesAndEvents) {
   EXPECT_EQ(Http("GET", base + "dashboard/studies/nope/curves").status, 404);
 
   // The event streams: everything first (then only changes).
-  const CommandResult events = RunCommand({"curl", "-sS", "-N", "--max-time", "2", base + "events"});
+  const CommandResult events = RunCommand({"curl", "-sS", "-N", "--max-time", "2", "-H", AuthorizationHeader()[1], base + "events"});
   EXPECT_THAT(events.out, HasSubstr("event: job\ndata: {\"jobId\":\"curved\""));
   EXPECT_THAT(events.out, HasSubstr("event: study\ndata: {\"name\":\"curved\""));
   const CommandResult trials =
-      RunCommand({"curl", "-sS", "-N", "--max-time", "2", base + "events/studies/curved"});
+      RunCommand({"curl", "-sS", "-N", "--max-time", "2", "-H", AuthorizationHeader()[1], base + "events/studies/curved"});
   EXPECT_THAT(trials.out, HasSubstr("event: trial\ndata: {\"id\":\"1\""));
   EXPECT_THAT(trials.out, HasSubstr("event: trial\ndata: {\"id\":\"2\""));
   // A trial's logs: every line, then the end (the job has ended).
   const CommandResult logs = RunCommand(
-      {"curl", "-sS", "-N", "--max-time", "30", base + "events/jobs/curved/logs?trialId=1"});
+      {"curl", "-sS", "-N", "--max-time", "30", "-H", AuthorizationHeader()[1], base + "events/jobs/curved/logs?trialId=1"});
   EXPECT_EQ(logs.exit_code, 0) << logs.err;
   EXPECT_THAT(logs.out, HasSubstr("event: log\ndata: {\"trialId\":\"1\",\"role\":\"master\","));
   EXPECT_THAT(logs.out, HasSubstr("accuracy=0.5"));
@@ -370,10 +401,10 @@ TEST_F(HttpApiTest, TheDashboardsFilesTokenCurvesAndEvents) {
   EXPECT_EQ(bad_trial.status, 400);
   EXPECT_EQ(ErrorOf(bad_trial).message(), "query parameter \"trialId\" is not an integer");
   const CommandResult no_job =
-      RunCommand({"curl", "-sS", "-N", "--max-time", "30", base + "events/jobs/nope/logs"});
+      RunCommand({"curl", "-sS", "-N", "--max-time", "30", "-H", AuthorizationHeader()[1], base + "events/jobs/nope/logs"});
   EXPECT_THAT(no_job.out, HasSubstr("event: failure\ndata: {\"error\":{\"code\":404"));
   const CommandResult failure =
-      RunCommand({"curl", "-sS", "-N", "--max-time", "5", base + "events/studies/nope"});
+      RunCommand({"curl", "-sS", "-N", "--max-time", "5", "-H", AuthorizationHeader()[1], base + "events/studies/nope"});
   EXPECT_THAT(failure.out, HasSubstr("event: failure\ndata: {\"error\":{\"code\":404"));
 }
 
@@ -395,7 +426,8 @@ TEST_F(HttpApiTest, TheDocumentedCurlExamplesWork) {
     ++examples;
     const CommandResult run =
         RunCommand({"/bin/bash", "-euo", "pipefail", "-c", script}, std::chrono::seconds(120),
-                   {{"VERNIER_HTTP", base}, {"PATH", "/usr/bin:/bin"}});
+                   {{"VERNIER_HTTP", base}, {"PATH", "/usr/bin:/bin"},
+                    {"VERNIER_AUTH", "Authorization: Bearer " + Bearer()}});
     ASSERT_EQ(run.exit_code, 0) << script << "\n" << run.out << run.err << server.log();
     if ((*it)[3].matched) {
       const google::protobuf::Struct shown = ParseJson((*it)[3]);

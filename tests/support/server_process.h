@@ -34,6 +34,7 @@ class ServerProcess {
   int port() const { return port_; }
   std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
   std::string log() const;
+  const std::string& data_dir() const { return data_dir_; }
 
   std::unique_ptr<v1::StudyService::Stub> StudyStub() const;
   std::unique_ptr<v1::JobService::Stub> JobStub() const;

@@ -225,7 +225,8 @@ TEST_F(JobStateMachineTest, ACancelledJobEndsItsRunningTrials) {
   EXPECT_EQ(cancelling->state(), v1::Job::CANCELLING);
   TickUntil("cancelled", v1::Job::CANCELLED);
   const v1::GetJobResponse job = Get("cancelled");
-  EXPECT_EQ(job.trial_counts().failed(), 2);
+  EXPECT_EQ(job.trial_counts().failed(), 0);
+  EXPECT_EQ(job.trial_counts().cancelled(), 2);
   // Both runs were ended (a pass that read the trials before a cancel
   // finished may end one again, which ends nothing more).
   const std::vector<std::string> cancelled = backend_.cancelled();
