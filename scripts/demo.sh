@@ -24,7 +24,7 @@ dashboard=$(grep -oE 'dashboard and HTTP API at \S+' "$work/serve.log" | head -1
 echo "vernier serve is up on $address (data in $work/data, log $work/serve.log)"
 # The link logs the browser in with this user's admin token, which the server
 # wrote (0600) into its data directory.
-echo "Dashboard, while the demo runs: $dashboard/?token=$(cat "$work/data/admin.token")"
+echo "Dashboard, while the demo runs: ${dashboard}?token=$(cat "$work/data/admin.token")"
 
 job=lr_sweep_001
 "$vernier" jobs submit training "$job" --config examples/hptuning_config.yaml --job-dir "$work/runs" \

@@ -261,11 +261,11 @@ absl::Status RunServer(const ServerOptions& given) {
     // printed on a terminal only, never into a log file or the server's log.
     if (isatty(STDOUT_FILENO) == 1) {
       std::cout << "Open the dashboard (this link logs you in as " << LocalUserName()
-                << "; keep it private): " << http_server->Url() << "/?token=" << admin_token
+                << "; keep it private): " << http_server->Url() << "?token=" << admin_token
                 << std::endl;
     } else {
       std::cout << "Log in to the dashboard with " << http_server->Url()
-                << "/?token=TOKEN, TOKEN from " << options.data_dir << "/admin.token" << std::endl;
+                << "?token=TOKEN, TOKEN from " << options.data_dir << "/admin.token" << std::endl;
     }
   }
   jobs.Start(options.advertise_host.empty()
