@@ -532,10 +532,14 @@ absl::StatusOr<v1::Trial> StudyManager::CompleteTrial(
     VERNIER_RETURN_IF_ERROR(ValidateMeasurement(*final_measurement, where + " final measurement"));
   }
   std::string objective;
+  // Only a study with max_trials can be completed by this trial's end; the
+  // study read here spares the others (the load of ask/tell studies) a read.
+  bool limited_study = false;
   const absl::Time now = clock_();
   absl::StatusOr<v1::Trial> completed = storage_.UpdateTrialInStudy(
       study_name, trial_id, [&](v1::Trial& trial, const v1::Study& study) -> absl::Status {
         objective = study.spec().metrics().empty() ? "" : study.spec().metrics(0).metric_id();
+        limited_study = study.state() == v1::Study::ACTIVE && study.spec().max_trials() > 0;
         v1::Measurement final =
             final_measurement.has_value() ? *final_measurement : trial.latest_measurement();
         if (trial.state() == v1::Trial::SUCCEEDED || trial.state() == v1::Trial::STOPPED_EARLY) {
@@ -564,7 +568,7 @@ absl::StatusOr<v1::Trial> StudyManager::CompleteTrial(
     spdlog::info("study={} trial={} {} objective={}", study_name, trial_id,
                  v1::Trial::State_Name(completed->state()),
                  MetricValue(completed->final_measurement(), objective).value_or(NAN));
-    VERNIER_RETURN_IF_ERROR(CompleteStudyIfDone(study_name));
+    if (limited_study) VERNIER_RETURN_IF_ERROR(CompleteStudyIfDone(study_name));
   }
   return completed;
 }
