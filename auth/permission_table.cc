@@ -51,6 +51,7 @@ constexpr std::array kTable = {
     MethodPermission{"/vernier.v1.JobService/ListJobs", kViewer, kNone, "", false},
     MethodPermission{"/vernier.v1.JobService/CancelJob", kDeveloper, kJobWrite, "job_id", true},
     MethodPermission{"/vernier.v1.JobService/StreamLogs", kViewer, kNone, "job_id", false},
+    MethodPermission{"/vernier.v1.JobService/DeleteJob", kDeveloper, kJobWrite, "job_id", true},
 
     MethodPermission{"/vernier.v1.AgentService/ReportMeasurements", kAgent, kAgentAttempt,
                      "replica", true},

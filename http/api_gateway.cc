@@ -120,6 +120,14 @@ void ApiGateway::AddJobRoutes() {
                        VERNIER_RETURN_IF_ERROR(ApplyQuery(http, request));
                        return Json(Call(stub, &v1::JobService::Stub::GetJob, request, http));
                      }});
+  routes_.push_back({"DELETE", std::regex(job),
+                     [&stub](const Captures& captures,
+                             const ApiRequest& http) -> absl::StatusOr<std::string> {
+                       v1::DeleteJobRequest request;
+                       request.set_job_id(captures[1]);
+                       VERNIER_RETURN_IF_ERROR(ApplyQuery(http, request));
+                       return Json(Call(stub, &v1::JobService::Stub::DeleteJob, request, http));
+                     }});
   routes_.push_back({"POST", std::regex(absl::StrCat(job, ":cancel")),
                      [&stub](const Captures& captures,
                              const ApiRequest& http) -> absl::StatusOr<std::string> {

@@ -144,6 +144,15 @@ grpc::Status AuthorizedJobService::CancelJob(grpc::ServerContext* context, const
   return inner_.CancelJob(context, request, response);
 }
 
+grpc::Status AuthorizedJobService::DeleteJob(grpc::ServerContext* context,
+                                             const v1::DeleteJobRequest* request,
+                                             v1::DeleteJobResponse* response) {
+  absl::StatusOr<auth::Identity> who =
+      gate_.Authorize(*context, absl::StrCat(kJobService, "DeleteJob"), *request);
+  if (!who.ok()) return ToGrpcStatus(who.status());
+  return inner_.DeleteJob(context, request, response);
+}
+
 grpc::Status AuthorizedJobService::SubmitTrainingJob(grpc::ServerContext* context,
                                                      const v1::SubmitTrainingJobRequest* request,
                                                      v1::Job* response) {

@@ -65,6 +65,8 @@ class AuthorizedJobService final : public v1::JobService::Service {
   grpc::Status ListJobs(grpc::ServerContext*, const v1::ListJobsRequest*,
                         v1::ListJobsResponse*) override;
   grpc::Status CancelJob(grpc::ServerContext*, const v1::CancelJobRequest*, v1::Job*) override;
+  grpc::Status DeleteJob(grpc::ServerContext*, const v1::DeleteJobRequest*,
+                         v1::DeleteJobResponse*) override;
   grpc::Status StreamLogs(grpc::ServerContext*, const v1::StreamLogsRequest*,
                           grpc::ServerWriter<v1::LogLine>*) override;
 

@@ -1,6 +1,9 @@
 #include "tuner/job_controller.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <set>
+#include <system_error>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -30,6 +33,7 @@ JobController::JobController(storage::Storage& storage, StudyManager& studies,
                              scheduler::Backend& backend, scheduler::Admission& admission,
                              JobControllerOptions options, Clock clock)
     : storage_(storage),
+      studies_(studies),
       options_(std::move(options)),
       clock_(std::move(clock)),
       submission_(storage, studies, backend, admission, options_.submission, clock_),
@@ -219,6 +223,51 @@ absl::StatusOr<v1::Job> JobController::CancelJob(std::string_view job_id) {
   });
   if (job.ok()) spdlog::info("job={} cancelling", job_id);
   return job;
+}
+
+namespace {
+
+// Removes the replica logs of the runs (JOB_DIR/TRIAL/logs/ROLE-INDEX.log),
+// then each logs/ folder, trial folder and the job folder that this left
+// empty; anything a trainer wrote stays. What cannot be removed is logged.
+void RemoveTrialLogs(const v1::Job& job, const std::vector<v1::TrialRun>& runs) {
+  namespace fs = std::filesystem;
+  std::set<fs::path> folders;
+  for (const v1::TrialRun& run : runs) {
+    for (const v1::ReplicaStatus& replica : run.replicas()) {
+      if (replica.log_path().empty()) continue;
+      const fs::path log = replica.log_path();
+      std::error_code error;
+      if (!fs::remove(log, error) && error) {
+        spdlog::warn("job={} trial={} cannot remove log {}: {}", job.job_id(), run.trial_id(),
+                     log.string(), error.message());
+      }
+      folders.insert(log.parent_path());
+      folders.insert(log.parent_path().parent_path());
+    }
+  }
+  if (!job.job_dir().empty()) folders.insert(fs::path(job.job_dir()));
+  // Deepest first, so a trial folder is looked at after its logs/.
+  std::vector<fs::path> ordered(folders.begin(), folders.end());
+  std::sort(ordered.begin(), ordered.end(), [](const fs::path& a, const fs::path& b) {
+    return std::distance(a.begin(), a.end()) > std::distance(b.begin(), b.end());
+  });
+  for (const fs::path& folder : ordered) {
+    std::error_code error;
+    if (fs::is_directory(folder, error) && fs::is_empty(folder, error)) fs::remove(folder, error);
+  }
+}
+
+}  // namespace
+
+absl::Status JobController::DeleteJob(std::string_view job_id) {
+  // The runs name the logs; an ended job gains no new run.
+  VERNIER_ASSIGN_OR_RETURN(const std::vector<v1::TrialRun> runs, storage_.ListTrialRuns(job_id));
+  VERNIER_ASSIGN_OR_RETURN(const v1::Job job, storage_.DeleteJob(job_id));
+  studies_.ForgetStudy(job.study_name());
+  RemoveTrialLogs(job, runs);
+  spdlog::info("job={} deleted with its study, trials and logs", job_id);
+  return absl::OkStatus();
 }
 
 absl::Status JobController::OnReplicaExit(const v1::ReportExitRequest& report) {

@@ -74,6 +74,11 @@ class JobController {
   absl::StatusOr<v1::GetJobResponse> GetJob(std::string_view job_id);
   absl::StatusOr<storage::Page<v1::Job>> ListJobs(int page_size, std::string_view page_token);
   absl::StatusOr<v1::Job> CancelJob(std::string_view job_id);
+  // Removes an ended job from the store with its study, trials and trial
+  // runs (Storage::DeleteJob), then the replica logs its trials wrote
+  // (JOB_DIR/TRIAL/logs/); what the trainers wrote under the job directory
+  // stays. FAILED_PRECONDITION while the job has not ended.
+  absl::Status DeleteJob(std::string_view job_id);
   absl::Status OnReplicaExit(const v1::ReportExitRequest& report);
   // Any call from a replica's agent: it is alive.
   void OnAgentContact(const v1::ReplicaId& replica);
@@ -105,6 +110,7 @@ class JobController {
   void ActOnQueuedExits(const std::string& job_id);
 
   storage::Storage& storage_;
+  StudyManager& studies_;
   JobControllerOptions options_;
   Clock clock_;
   JobSubmission submission_;

@@ -1,13 +1,16 @@
 #include "tuner/job_service_impl.h"
 
+#include <algorithm>
 #include <thread>
 
+#include "absl/status/status.h"
 #include "absl/strings/str_format.h"
 #include "tuner/config/hyperparameter_validator.h"
 #include "tuner/list_page_budget.h"
 #include "tuner/log_follower.h"
 #include "tuner/storage/page_token.h"
 #include "tuner/storage/stored_rows.h"
+#include "tuner/storage/trial_states.h"
 #include "vernier/grpc_status.h"
 
 namespace vernier::tuner {
@@ -16,10 +19,6 @@ namespace {
 absl::Status RequireJobId(const std::string& job_id) {
   if (job_id.empty()) return absl::InvalidArgumentError("job_id is required");
   return absl::OkStatus();
-}
-
-bool HasEnded(v1::Job::State state) {
-  return state == v1::Job::SUCCEEDED || state == v1::Job::FAILED || state == v1::Job::CANCELLED;
 }
 
 }  // namespace
@@ -76,6 +75,14 @@ grpc::Status JobServiceImpl::CancelJob(grpc::ServerContext*, const v1::CancelJob
   return grpc::Status::OK;
 }
 
+grpc::Status JobServiceImpl::DeleteJob(grpc::ServerContext*, const v1::DeleteJobRequest* request,
+                                       v1::DeleteJobResponse*) {
+  if (absl::Status status = RequireJobId(request->job_id()); !status.ok()) {
+    return ToGrpcStatus(status);
+  }
+  return ToGrpcStatus(jobs_.DeleteJob(request->job_id()));
+}
+
 grpc::Status JobServiceImpl::StreamLogs(grpc::ServerContext* context,
                                         const v1::StreamLogsRequest* request,
                                         grpc::ServerWriter<v1::LogLine>* writer) {
@@ -83,11 +90,33 @@ grpc::Status JobServiceImpl::StreamLogs(grpc::ServerContext* context,
     return ToGrpcStatus(status);
   }
   LogFollower follower;
+  bool trial_checked = request->trial_id() == 0;
   while (true) {
     absl::StatusOr<v1::Job> job = storage_.GetJob(request->job_id());
     if (!job.ok()) return ToGrpcStatus(job.status());
     absl::StatusOr<std::vector<v1::TrialRun>> runs = storage_.ListTrialRuns(request->job_id());
     if (!runs.ok()) return ToGrpcStatus(runs.status());
+    if (!trial_checked) {
+      // A trial that ran or exists, or (followed, while the job runs) may
+      // still start.
+      trial_checked = std::any_of(runs->begin(), runs->end(), [&](const v1::TrialRun& run) {
+        return run.trial_id() == request->trial_id();
+      });
+      if (!trial_checked) {
+        absl::StatusOr<v1::Trial> trial = storage_.GetTrial(
+            job->study_name(), request->trial_id(), /*include_measurements=*/false);
+        if (!trial.ok() && !absl::IsNotFound(trial.status())) return ToGrpcStatus(trial.status());
+        trial_checked = trial.ok();
+      }
+      const bool may_start =
+          request->follow() && !HasEnded(job->state()) && request->trial_id() > 0;
+      if (!trial_checked && !may_start) {
+        return ToGrpcStatus(absl::NotFoundError(absl::StrFormat(
+            "job \"%s\" has no trial %d (trials are numbered from 1; `vernier trials list %s` "
+            "lists them)",
+            request->job_id(), request->trial_id(), job->study_name())));
+      }
+    }
     for (const v1::TrialRun& run : *runs) {
       if (request->trial_id() != 0 && run.trial_id() != request->trial_id()) continue;
       for (const v1::ReplicaStatus& replica : run.replicas()) {

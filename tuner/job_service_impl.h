@@ -27,6 +27,8 @@ class JobServiceImpl final : public v1::JobService::Service {
                          v1::Job* response) override;
   grpc::Status StreamLogs(grpc::ServerContext* context, const v1::StreamLogsRequest* request,
                           grpc::ServerWriter<v1::LogLine>* writer) override;
+  grpc::Status DeleteJob(grpc::ServerContext*, const v1::DeleteJobRequest* request,
+                         v1::DeleteJobResponse* response) override;
 
  private:
   JobController& jobs_;

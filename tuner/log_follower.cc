@@ -4,12 +4,37 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <optional>
+#include <string_view>
 
 #include "absl/cleanup/cleanup.h"
+#include "absl/strings/str_cat.h"
 #include "text/utf8_text.h"
 
 namespace vernier::tuner {
+namespace {
+
+// The prefix the replica's vernier-agent puts on its own lines
+// (Agent::LogPrefix): "[vernier-agent study=STUDY trial=T ROLE-INDEX] ".
+// The text after it when `text` starts with the one of this replica.
+std::optional<std::string_view> AfterAgentPrefix(std::string_view text, int64_t trial_id,
+                                                 const std::string& role, int index) {
+  constexpr std::string_view kStart = "[vernier-agent study=";
+  if (text.substr(0, kStart.size()) != kStart) return std::nullopt;
+  const std::string end = absl::StrCat(" trial=", trial_id, " ", role, "-", index, "] ");
+  const size_t at = text.find(end, kStart.size());
+  if (at == std::string_view::npos) return std::nullopt;
+  // The study name holds no space or bracket.
+  if (text.substr(kStart.size(), at - kStart.size()).find_first_of(" []") !=
+      std::string_view::npos) {
+    return std::nullopt;
+  }
+  return text.substr(at + end.size());
+}
+
+}  // namespace
 
 void LogFollower::AddSource(int64_t trial_id, const std::string& role, int index,
                             const std::string& path, int attempt) {
@@ -61,6 +86,11 @@ void LogFollower::ReadSource(const std::string& path, Source& source, bool inclu
     line.set_role(source.role);
     line.set_index(source.index);
     line.set_attempt(source.attempt);
+    if (std::optional<std::string_view> rest =
+            AfterAgentPrefix(text, source.trial_id, source.role, source.index)) {
+      line.set_agent(true);
+      text = *rest;
+    }
     // A trainer may print any bytes; a proto string must be UTF-8, or the
     // stream fails to serialize the line.
     line.set_text(text::Utf8Text::Sanitize(text));
@@ -81,6 +111,11 @@ std::vector<v1::LogLine> LogFollower::Read(bool include_partial) {
   std::vector<v1::LogLine> lines;
   lines.swap(earlier_attempts_);
   for (auto& [path, source] : sources_) ReadSource(path, source, include_partial, lines);
+  // Trial 2 before trial 10 (the sources are ordered by path); each file's
+  // lines, and an earlier attempt's before a later one's, keep their order.
+  std::stable_sort(lines.begin(), lines.end(), [](const v1::LogLine& a, const v1::LogLine& b) {
+    return a.trial_id() < b.trial_id();
+  });
   return lines;
 }
 

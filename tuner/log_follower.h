@@ -15,7 +15,8 @@ namespace vernier::tuner {
 // yet; a file that shrinks (replaced) is read again from its start. A line's
 // text is made valid UTF-8 (invalid bytes become U+FFFD), whatever bytes the
 // file holds. Only regular files are read: a symbolic link at a log's path
-// is not followed, and yields no lines.
+// is not followed, and yields no lines. Lines come in trial id order; those
+// a replica's vernier-agent wrote are marked `agent`, without its prefix.
 class LogFollower {
  public:
   // Adding the same path again is a no-op, unless the attempt differs (a

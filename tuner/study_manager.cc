@@ -189,6 +189,12 @@ absl::Status StudyManager::DeleteStudy(std::string_view study_name) {
   return status;
 }
 
+void StudyManager::ForgetStudy(std::string_view study_name) {
+  absl::MutexLock lock(&StudyLock(study_name));
+  settled_trials_.Forget(study_name);
+  curves_.Forget(study_name);
+}
+
 int StudyManager::WaitingSuggestions(std::string_view study_name) {
   SuggestQueue& queue = State(study_name).suggestions;
   absl::MutexLock lock(&queue.mutex);

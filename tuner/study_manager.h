@@ -59,6 +59,9 @@ class StudyManager {
   absl::StatusOr<v1::Study> GetStudy(std::string_view study_name);
   absl::StatusOr<storage::Page<v1::Study>> ListStudies(int page_size, std::string_view page_token);
   absl::Status DeleteStudy(std::string_view study_name);
+  // Drops what is kept in memory for a study the store no longer has (it
+  // went with its job: JobController::DeleteJob).
+  void ForgetStudy(std::string_view study_name);
 
   absl::StatusOr<SuggestResult> SuggestTrials(std::string_view study_name, int count,
                                               std::string_view client_id);

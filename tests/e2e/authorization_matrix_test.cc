@@ -69,6 +69,8 @@ const std::map<std::string, Rule>& Rules() {
       {"/vernier.v1.JobService/ListJobs", Rule::kRead},
       {"/vernier.v1.JobService/CancelJob", Rule::kChange},
       {"/vernier.v1.JobService/StreamLogs", Rule::kRead},
+      // The job runs: an allowed caller gets FAILED_PRECONDITION.
+      {"/vernier.v1.JobService/DeleteJob", Rule::kChange},
       {"/vernier.v1.AgentService/ReportMeasurements", Rule::kAgent},
       {"/vernier.v1.AgentService/ReportExit", Rule::kAgent},
       {"/vernier.v1.AgentService/Heartbeat", Rule::kAgent},

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
 #include "tests/support/job_client.h"
@@ -251,6 +252,122 @@ TEST_F(TuningJobTest, DeletingARunningJobsStudyIsRefusedAndItsNameNeverReused) {
   const grpc::Status status = server.StudyStub()->CreateStudy(&context, create, &created);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::ALREADY_EXISTS) << status.error_message();
   EXPECT_THAT(status.error_message(), HasSubstr("belongs to job \"busy\""));
+}
+
+TEST_F(TuningJobTest, DeletingAnEndedJobRemovesItsTrialsAndLogsButNotWhatTheTrainerWrote) {
+  ServerProcess server(dir_.path() + "/data");
+  server.Start();
+  const std::string config = dir_.path() + "/hp.yaml";
+  WriteFile(config, SmallConfig(4, 1, 0));
+  // Saves a "model" into its trial's job dir, then reports until stopped.
+  const std::vector<std::string> saving = {
+      "/bin/sh", "-c",
+      "for a; do case $a in --job-dir=*) d=${a#--job-dir=};; esac; done; "
+      "echo weights > \"$d/model.txt\"; while true; do echo accuracy=0.5; sleep 0.2; done",
+      "trainer"};
+  const std::string runs = dir_.path() + "/runs";
+  ASSERT_EQ(RunCommand(Submit(server, "old_job", config, runs, saving)).exit_code, 0);
+  WaitForJob(server, "old_job", [](const v1::GetJobResponse& job) {
+    return job.trial_runs_size() == 1 && job.trial_runs(0).replicas(0).pid() > 0;
+  });
+  const std::string log = runs + "/1/logs/master-0.log";
+  const std::string model = runs + "/1/model.txt";
+
+  // Not while it runs: nothing goes.
+  CommandResult refused = RunCommand(Cli(server, {"jobs", "delete", "old_job"}));
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_THAT(refused.err, HasSubstr("FAILED_PRECONDITION"));
+  EXPECT_THAT(refused.err, HasSubstr("job \"old_job\" is RUNNING"));
+  EXPECT_THAT(refused.err, HasSubstr("vernier jobs cancel old_job"));
+  EXPECT_EQ(GetJob(server, "old_job").job().state(), v1::Job::RUNNING);
+  EXPECT_THAT(ListTrials(server, "old_job"), ::testing::SizeIs(1));
+
+  ASSERT_EQ(RunCommand(Cli(server, {"jobs", "cancel", "old_job"})).exit_code, 0);
+  WaitForJob(server, "old_job", Ended, std::chrono::seconds(60));
+  ASSERT_TRUE(std::filesystem::exists(log)) << log;
+  ASSERT_TRUE(std::filesystem::exists(model)) << model;
+
+  CommandResult deleted = RunCommand(Cli(server, {"jobs", "delete", "old_job"}));
+  ASSERT_EQ(deleted.exit_code, 0) << deleted.err;
+  EXPECT_EQ(deleted.out, "Deleted job old_job with its study, trials and logs.\n");
+  EXPECT_FALSE(std::filesystem::exists(log));
+  EXPECT_FALSE(std::filesystem::exists(runs + "/1/logs"));
+  EXPECT_TRUE(std::filesystem::exists(model)) << "the trainer's output must stay";
+  CommandResult gone = RunCommand(Cli(server, {"jobs", "describe", "old_job"}));
+  EXPECT_EQ(gone.exit_code, 1);
+  EXPECT_THAT(gone.err, HasSubstr("NOT_FOUND"));
+  CommandResult study = RunCommand(Cli(server, {"studies", "describe", "old_job"}));
+  EXPECT_EQ(study.exit_code, 1);
+  EXPECT_THAT(study.err, HasSubstr("NOT_FOUND"));
+  CommandResult listed = RunCommand(Cli(server, {"jobs", "list"}));
+  EXPECT_THAT(listed.out, Not(HasSubstr("old_job")));
+
+  CommandResult unknown = RunCommand(Cli(server, {"jobs", "delete", "old_job"}));
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_THAT(unknown.err, HasSubstr("NOT_FOUND"));
+  EXPECT_THAT(unknown.err, HasSubstr("job \"old_job\" not found"));
+
+  // The id may be used again.
+  CommandResult again = RunCommand(Submit(server, "old_job", config, runs, saving));
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+}
+
+TEST_F(TuningJobTest, SubmitWithStreamLogsShowsLogsEachTrialTheProgressAndTheLeaderboard) {
+  ServerProcess server(dir_.path() + "/data");
+  server.Start();
+  const std::string config = dir_.path() + "/hp.yaml";
+  WriteFile(config, SmallConfig(3, 1, 0));
+  std::vector<std::string> argv =
+      Submit(server, "watched", config, dir_.path() + "/runs", ExampleTrainer(2));
+  argv.insert(std::find(argv.begin(), argv.end(), "--"), "--stream-logs");
+  const CommandResult watched = RunCommand(argv);
+  ASSERT_EQ(watched.exit_code, 0) << watched.out << watched.err;
+  // The submit, each replica's output, a line per trial as it ended, the
+  // progress, and at the end the leaderboard.
+  EXPECT_THAT(watched.out, HasSubstr("Submitted job watched"));
+  for (const char* trial : {"1", "2", "3"}) {
+    EXPECT_THAT(watched.out, HasSubstr(absl::StrCat("[trial ", trial, " master-0] epoch=1")));
+    EXPECT_THAT(watched.out, HasSubstr(absl::StrCat("trial ", trial, " SUCCEEDED  accuracy=")));
+  }
+  EXPECT_THAT(watched.out, HasSubstr("master-0 agent] "));
+  EXPECT_THAT(watched.out, Not(HasSubstr("[vernier-agent study=")));
+  EXPECT_THAT(watched.out, HasSubstr("progress: 3/3 trials ended, 0 running"));
+  EXPECT_THAT(watched.out, HasSubstr("job SUCCEEDED"));
+  EXPECT_THAT(watched.out, HasSubstr("Study watched, metrics: "));
+  EXPECT_LT(watched.out.find("progress: 3/3"), watched.out.find("Study watched, metrics: "));
+
+  // --wait without the logs; a job that fails is exit code 1 with its state.
+  const std::string failing_config = dir_.path() + "/failing.yaml";
+  WriteFile(failing_config, SmallConfig(2, 1, 1));
+  const std::vector<std::string> crashing = {"/bin/sh", "-c", "echo boom; exit 3", "trainer"};
+  argv = Submit(server, "doomed", failing_config, dir_.path() + "/runs2", crashing);
+  argv.insert(std::find(argv.begin(), argv.end(), "--"), "--wait");
+  const CommandResult doomed = RunCommand(argv);
+  EXPECT_EQ(doomed.exit_code, 1) << doomed.out << doomed.err;
+  EXPECT_THAT(doomed.out, HasSubstr("trial 1 FAILED  (its log: vernier jobs stream-logs doomed"));
+  EXPECT_THAT(doomed.out, Not(HasSubstr("boom")));
+  EXPECT_THAT(doomed.err, HasSubstr("job doomed ended FAILED"));
+
+  // One trial up close: every metric by step and the objective's curve.
+  const CommandResult described =
+      RunCommand(Cli(server, {"trials", "describe", "watched", "2"}));
+  ASSERT_EQ(described.exit_code, 0) << described.err;
+  EXPECT_THAT(described.out, HasSubstr("Trial:         2 of study watched"));
+  EXPECT_THAT(described.out, HasSubstr("State:         SUCCEEDED"));
+  EXPECT_THAT(described.out, HasSubstr("learning_rate="));
+  EXPECT_THAT(described.out, HasSubstr("STEP  ELAPSED  accuracy"));
+  EXPECT_THAT(described.out, HasSubstr("accuracy by step:\n"));
+  EXPECT_THAT(described.out, HasSubstr("step 1  step 2"));
+  const CommandResult no_trial =
+      RunCommand(Cli(server, {"trials", "describe", "watched", "9"}));
+  EXPECT_EQ(no_trial.exit_code, 1);
+  EXPECT_THAT(no_trial.err, HasSubstr("NOT_FOUND"));
+
+  // A trial the job does not have is an error.
+  const CommandResult missing =
+      RunCommand(Cli(server, {"jobs", "stream-logs", "watched", "--trial", "9"}));
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_THAT(missing.err, HasSubstr("job \"watched\" has no trial 9"));
 }
 
 TEST_F(TuningJobTest, ASymlinkPlantedInTheJobDirFailsTheTrialAndIsNeverWrittenThrough) {

@@ -212,11 +212,15 @@ TEST_F(JobServiceLogsTest, WithoutFollowSendsWhatIsThereOfOneTrial) {
     std::unique_ptr<grpc::ClientReader<v1::LogLine>> reader = stub_->StreamLogs(&context, request);
     std::vector<std::string> lines;
     for (v1::LogLine line; reader->Read(&line);) lines.push_back(Tagged(line));
-    EXPECT_TRUE(reader->Finish().ok());
+    const grpc::Status status = reader->Finish();
     if (trial == 1) {
+      EXPECT_TRUE(status.ok()) << status.error_message();
       EXPECT_THAT(
           lines, ElementsAre("1 evaluator-0 #0: eval", "1 master-0 #0: one", "1 master-0 #0: two"));
     } else {
+      // A trial the job does not have is an error, not an empty stream.
+      EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
+      EXPECT_THAT(status.error_message(), ::testing::HasSubstr("job \"logs\" has no trial 2"));
       EXPECT_TRUE(lines.empty());
     }
   }

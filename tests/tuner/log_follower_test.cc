@@ -87,5 +87,38 @@ TEST(LogFollowerTest, AFileThatShrankIsReadFromItsStart) {
   EXPECT_EQ(Texts(follower.Poll()), std::vector<std::string>{"new"});
 }
 
+TEST(LogFollowerTest, TrialsComeInNumericOrderNotInPathOrder) {
+  testing::TempDir dir;
+  LogFollower follower;
+  for (const int trial : {10, 2, 1}) {
+    const std::string folder = dir.path() + "/" + std::to_string(trial);
+    std::filesystem::create_directories(folder);
+    std::ofstream(folder + "/master-0.log") << "trial " << trial << " a\ntrial " << trial << " b\n";
+    follower.AddSource(trial, "master", 0, folder + "/master-0.log");
+  }
+  EXPECT_EQ(Texts(follower.Drain()),
+            (std::vector<std::string>{"trial 1 a", "trial 1 b", "trial 2 a", "trial 2 b",
+                                      "trial 10 a", "trial 10 b"}));
+}
+
+TEST(LogFollowerTest, TheAgentsOwnLinesAreMarkedAndLoseTheirPrefix) {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/worker-1.log";
+  std::ofstream(path)
+      << "[vernier-agent study=job_7 trial=3 worker-1] 2026-11-26T04:00:00.000 info: started\n"
+      << "loss=0.5\n"
+      // Another replica's prefix, or a broken one, is the trainer's text.
+      << "[vernier-agent study=job_7 trial=4 worker-1] 2026 info: not mine\n"
+      << "[vernier-agent study=a b trial=3 worker-1] x\n";
+  LogFollower follower;
+  follower.AddSource(3, "worker", 1, path);
+  const std::vector<v1::LogLine> lines = follower.Drain();
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_TRUE(lines[0].agent());
+  EXPECT_EQ(lines[0].text(), "2026-11-26T04:00:00.000 info: started");
+  for (size_t i = 1; i < lines.size(); ++i) EXPECT_FALSE(lines[i].agent()) << lines[i].text();
+  EXPECT_EQ(lines[2].text(), "[vernier-agent study=job_7 trial=4 worker-1] 2026 info: not mine");
+}
+
 }  // namespace
 }  // namespace vernier::tuner

@@ -269,7 +269,7 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
       [&] { action = [&] { return ServeCommand(dependencies_.run_server).Run(flags.serve); }; });
 
   // vernier jobs ...
-  CLI::App* jobs = app.add_subcommand("jobs", "Submit, inspect and cancel training jobs");
+  CLI::App* jobs = app.add_subcommand("jobs", "Submit, inspect, cancel and delete training jobs");
   jobs->require_subcommand(1);
   CLI::App* submit = jobs->add_subcommand("submit", "Submit a job");
   submit->require_subcommand(1);
@@ -293,6 +293,11 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
   training->add_flag("--dry-run", flags.submit.dry_run,
                      "Print what the server would start for the first trial (the sbatch "
                      "script on Slurm) and create nothing");
+  training->add_flag("--wait", flags.submit.wait,
+                     "Stay until the job ends: a line per trial as it ends and the progress, "
+                     "then the leaderboard; exit code 1 unless the job SUCCEEDED");
+  training->add_flag("--stream-logs", flags.submit.stream_logs,
+                     "As --wait, and print every replica's output meanwhile (gcloud's flag)");
   AddClientOptions(training, &flags.client);
   // Collected rather than refused, to say where the trainer command goes.
   training->allow_extras();
@@ -329,6 +334,13 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
   cancel_job->callback(
       job_action([&](JobCommands& commands) { return commands.Cancel(flags.name); }));
 
+  CLI::App* delete_job = jobs->add_subcommand(
+      "delete", "Delete an ended job with its study, trials and logs (trainer outputs stay)");
+  delete_job->add_option("JOB_ID", flags.name, "The job")->required();
+  AddClientOptions(delete_job, &flags.client);
+  delete_job->callback(
+      job_action([&](JobCommands& commands) { return commands.Delete(flags.name); }));
+
   CLI::App* stream_logs = jobs->add_subcommand("stream-logs", "Print the output of a job's trials");
   stream_logs->add_option("JOB_ID", flags.name, "The job")->required();
   stream_logs->add_flag("--follow", flags.follow, "Keep printing new lines until the job ends");
@@ -353,6 +365,18 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
   AddClientOptions(leaderboard, &flags.client);
   leaderboard->callback(study_action(
       [&](StudyCommands& commands) { return commands.Leaderboard(flags.name, flags.top); }));
+
+  CLI::App* describe_trial = trials->add_subcommand(
+      "describe", "One trial: every metric of every measurement and the objective's curve");
+  describe_trial->add_option("JOB_ID_OR_STUDY", flags.name, "A study; a job's study has its name")
+      ->required();
+  describe_trial->add_option("TRIAL_ID", flags.trial_id, "The trial (from 1)")
+      ->required()
+      ->check(CLI::PositiveNumber);
+  AddClientOptions(describe_trial, &flags.client);
+  describe_trial->callback(study_action([&](StudyCommands& commands) {
+    return commands.DescribeTrial(flags.name, flags.trial_id);
+  }));
 
   CLI::App* list_trials = trials->add_subcommand("list", "List the trials of a study");
   list_trials->add_option("STUDY", flags.name, "The study")->required();

@@ -17,8 +17,8 @@ constexpr std::string_view kInConfig =
     "goes in the --config YAML instead: masterConfig/workerConfig/parameterServerConfig with "
     "masterType, workerCount, acceleratorConfig or imageUri (see docs/yaml-reference.md)";
 constexpr std::string_view kAsync =
-    "is not needed: `vernier jobs submit training` returns once the job is queued; follow it "
-    "with `vernier jobs stream-logs JOB_ID --follow`";
+    "is not needed: `vernier jobs submit training` returns once the job is queued (unless "
+    "given --wait or --stream-logs)";
 constexpr std::string_view kPackage =
     "is not supported yet: install the package where the server runs and give the module as "
     "the trainer command, e.g. `-- python3 -m trainer.task ARGS`";
@@ -50,7 +50,6 @@ constexpr GcloudFlag kGcloudFlags[] = {
     {"--parameter-server-accelerator", kInConfig},
     {"--parameter-server-image-uri", kInConfig},
     {"--use-chief-in-tf-config", kInConfig},
-    {"--stream-logs", kAsync},
     {"--async", kAsync},
     {"--package-path", kPackage},
     {"--module-name", kPackage},

@@ -6,16 +6,23 @@
 #include <map>
 #include <string_view>
 #include <system_error>
+#include <thread>
 #include <utility>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
 #include "scheduler/shell_quote.h"
 #include "tuner/cli/auth_commands.h"
+#include "common/status_macros.h"
 #include "tuner/cli/fetch_all_pages.h"
+#include "tuner/cli/job_progress.h"
+#include "tuner/cli/study_commands.h"
 #include "tuner/cli/table_printer.h"
 #include "tuner/cli/time_format.h"
 #include "tuner/cli/trial_count_format.h"
@@ -46,16 +53,6 @@ std::string ShellCommand(const google::protobuf::RepeatedPtrField<std::string>& 
 }
 
 std::string OrDash(const std::string& text) { return text.empty() ? "-" : text; }
-
-std::string ObjectiveName(const v1::Job& job) {
-  if (!job.training_input().hyperparameters().hyperparameter_metric_tag().empty()) {
-    return job.training_input().hyperparameters().hyperparameter_metric_tag();
-  }
-  if (!job.training_output().hyperparameter_metric_tag().empty()) {
-    return job.training_output().hyperparameter_metric_tag();
-  }
-  return "objective";
-}
 
 std::string FormatBestTrial(const v1::Job& job) {
   const v1::HyperparameterOutput* best = FindBestTrial(job);
@@ -134,6 +131,16 @@ void PrintReplicaSpecs(const v1::Job& job, std::ostream& out) {
 
 }  // namespace
 
+std::string ObjectiveName(const v1::Job& job) {
+  if (!job.training_input().hyperparameters().hyperparameter_metric_tag().empty()) {
+    return job.training_input().hyperparameters().hyperparameter_metric_tag();
+  }
+  if (!job.training_output().hyperparameter_metric_tag().empty()) {
+    return job.training_output().hyperparameter_metric_tag();
+  }
+  return "objective";
+}
+
 const v1::HyperparameterOutput* FindBestTrial(const v1::Job& job) {
   const bool minimize = job.training_input().hyperparameters().goal() == v1::MetricSpec::MINIMIZE;
   const v1::HyperparameterOutput* best = nullptr;
@@ -194,7 +201,11 @@ absl::Status JobCommands::Submit(const SubmitJobOptions& options) {
   if (!submitted.ok()) {
     return config::LocateInTrainingInputFile(submitted.status(), options.config_path);
   }
-  if (context_.format == OutputFormat::kJson) return PrintJson(*submitted);
+  if (context_.format == OutputFormat::kJson) {
+    if (options.dry_run || !(options.wait || options.stream_logs)) return PrintJson(*submitted);
+    // Only the job as it ended: one JSON document.
+    return WaitForJob(submitted->job_id(), options);
+  }
   for (const std::string& warning : config::TrainingInputFileWarnings(options.config_path)) {
     *context_.out << "Warning: " << warning << "\n";
   }
@@ -203,9 +214,64 @@ absl::Status JobCommands::Submit(const SubmitJobOptions& options) {
     return absl::OkStatus();
   }
   *context_.out << "Submitted job " << submitted->job_id() << " (state "
-                << v1::Job::State_Name(submitted->state()) << ").\n"
-                << "Follow it with: vernier jobs describe " << submitted->job_id() << "\n";
+                << v1::Job::State_Name(submitted->state()) << ").\n";
+  if (options.wait || options.stream_logs) return WaitForJob(submitted->job_id(), options);
+  *context_.out << "Follow it with: vernier jobs describe " << submitted->job_id() << "\n";
   return absl::OkStatus();
+}
+
+absl::Status JobCommands::WaitForJob(const std::string& job_id, const SubmitJobOptions& options) {
+  const bool json = context_.format == OutputFormat::kJson;
+  absl::Mutex out_mutex;
+  std::thread logs;
+  absl::Status logs_status;
+  if (options.stream_logs && !json) {
+    v1::StreamLogsRequest request;
+    request.set_job_id(job_id);
+    request.set_follow(true);
+    logs = std::thread([&, request] {
+      logs_status = client_->StreamLogs(request, [&](const v1::LogLine& line) -> absl::Status {
+        absl::MutexLock lock(&out_mutex);
+        PrintLogLine(line);
+        return absl::OkStatus();
+      });
+    });
+  }
+  // The log stream ends by itself once the job has ended.
+  absl::Cleanup join_logs = [&logs] {
+    if (logs.joinable()) logs.join();
+  };
+  JobProgress progress;
+  v1::GetJobResponse last;
+  for (;;) {
+    absl::StatusOr<v1::GetJobResponse> snapshot = client_->GetJob(job_id);
+    if (!snapshot.ok()) return snapshot.status();
+    last = *std::move(snapshot);
+    if (!json) {
+      absl::MutexLock lock(&out_mutex);
+      for (const std::string& line : progress.Update(last, context_.now())) {
+        *context_.out << line << '\n';
+      }
+      context_.out->flush();
+    }
+    if (tuner::HasEnded(last.job().state())) break;
+    absl::SleepFor(options.poll_interval);
+  }
+  std::move(join_logs).Invoke();
+  if (!logs_status.ok()) {
+    *context_.out << "Warning: the log stream ended early: " << logs_status.ToString() << "\n";
+  }
+  if (json) {
+    VERNIER_RETURN_IF_ERROR(PrintJson(last));
+  } else {
+    *context_.out << "\n";
+    StudyCommands studies(client_, context_);
+    VERNIER_RETURN_IF_ERROR(studies.Leaderboard(last.job().study_name(), 10));
+  }
+  if (last.job().state() == v1::Job::SUCCEEDED) return absl::OkStatus();
+  return absl::AbortedError(absl::StrCat(
+      "job ", job_id, " ended ", v1::Job::State_Name(last.job().state()),
+      last.job().error_message().empty() ? "" : ": ", last.job().error_message()));
 }
 
 absl::Status JobCommands::Describe(const std::string& job_id) {
@@ -299,6 +365,24 @@ absl::Status JobCommands::Cancel(const std::string& job_id) {
   return absl::OkStatus();
 }
 
+absl::Status JobCommands::Delete(const std::string& job_id) {
+  if (absl::Status deleted = client_->DeleteJob(job_id); !deleted.ok()) return deleted;
+  if (context_.format == OutputFormat::kJson) return PrintJson(v1::DeleteJobResponse());
+  *context_.out << "Deleted job " << job_id << " with its study, trials and logs.\n";
+  return absl::OkStatus();
+}
+
+void JobCommands::PrintLogLine(const v1::LogLine& line) {
+  std::string_view text = line.text();
+  if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+  *context_.out << "[trial " << line.trial_id() << " "
+                << (line.role().empty() ? "replica" : line.role()) << "-" << line.index();
+  if (line.attempt() > 0) *context_.out << " retry " << line.attempt();
+  // The agent's own lines (its prefix removed by the server).
+  if (line.agent()) *context_.out << " agent";
+  *context_.out << "] " << text << '\n';
+}
+
 absl::Status JobCommands::StreamLogs(const std::string& job_id, bool follow, int64_t trial_id) {
   v1::StreamLogsRequest request;
   request.set_job_id(job_id);
@@ -310,12 +394,7 @@ absl::Status JobCommands::StreamLogs(const std::string& job_id, bool follow, int
       if (!json.ok()) return json.status();
       *context_.out << *json << '\n';
     } else {
-      std::string_view text = line.text();
-      if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
-      *context_.out << "[trial " << line.trial_id() << " "
-                    << (line.role().empty() ? "replica" : line.role()) << "-" << line.index();
-      if (line.attempt() > 0) *context_.out << " retry " << line.attempt();
-      *context_.out << "] " << text << '\n';
+      PrintLogLine(line);
     }
     // Followed logs are read live, often through a pipe.
     context_.out->flush();

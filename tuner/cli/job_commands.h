@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "tuner/cli/command_context.h"
 #include "tuner/cli/vernier_client.h"
 #include "vernier/v1/job.pb.h"
@@ -19,6 +20,14 @@ struct SubmitJobOptions {
   std::string job_dir;      // made absolute before submission
   std::vector<std::string> command;
   bool dry_run = false;
+  // Stay until the job ends, printing a line per trial as it ends and the
+  // progress (JobProgress), then the leaderboard; an error unless the job
+  // SUCCEEDED. stream_logs also prints every replica's output meanwhile
+  // (gcloud's --stream-logs).
+  bool wait = false;
+  bool stream_logs = false;
+  // How often the job is read while waiting.
+  absl::Duration poll_interval = absl::Seconds(1);
 };
 
 // `vernier jobs ...`: each call makes its RPCs through `client` and prints
@@ -39,11 +48,15 @@ class JobCommands {
   // Follows page tokens until the server has no more jobs.
   absl::Status List(int page_size);
   absl::Status Cancel(const std::string& job_id);
+  absl::Status Delete(const std::string& job_id);
   // trial_id 0: every trial.
   absl::Status StreamLogs(const std::string& job_id, bool follow, int64_t trial_id);
 
  private:
   absl::Status PrintJson(const google::protobuf::Message& message);
+  void PrintLogLine(const v1::LogLine& line);
+  // SubmitJobOptions::wait and stream_logs, once the job is submitted.
+  absl::Status WaitForJob(const std::string& job_id, const SubmitJobOptions& options);
 
   VernierClient* client_;
   CommandContext context_;
@@ -53,6 +66,9 @@ class JobCommands {
 // unless the goal is MINIMIZE), among the trials that neither failed nor were
 // infeasible; nullptr when no trial has a final metric yet.
 const v1::HyperparameterOutput* FindBestTrial(const v1::Job& job);
+// The job's objective metric: its hyperparameterMetricTag, else
+// "objective".
+std::string ObjectiveName(const v1::Job& job);
 
 }  // namespace vernier::cli
 

@@ -3,6 +3,7 @@
 #include <google/protobuf/struct.pb.h>
 #include <google/protobuf/util/json_util.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <map>
@@ -12,10 +13,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/time.h"
 #include "suggest/designers/designer_factory.h"
 #include "suggest/early_stopping/early_stopping_policy_factory.h"
 #include "suggest/search_space.h"
 #include "tuner/cli/auth_commands.h"
+#include "tuner/cli/curve_chart.h"
 #include "tuner/cli/fetch_all_pages.h"
 #include "tuner/cli/table_printer.h"
 #include "tuner/cli/time_format.h"
@@ -243,6 +246,91 @@ absl::Status StudyCommands::ListTrials(const std::string& study_name,
     table.AddRow(std::move(row));
   }
   table.Print(*context_.out);
+  return absl::OkStatus();
+}
+
+absl::Status StudyCommands::DescribeTrial(const std::string& study_name, int64_t trial_id) {
+  absl::StatusOr<v1::Study> study = client_->GetStudy(study_name);
+  if (!study.ok()) return study.status();
+  absl::StatusOr<v1::Trial> trial = client_->GetTrial(study_name, trial_id);
+  if (!trial.ok()) return trial.status();
+  if (context_.format == OutputFormat::kJson) return PrintJson(*trial);
+
+  const std::string metric_id = ObjectiveMetricId(*study);
+  TablePrinter fields;
+  fields.AddRow({"Trial:", absl::StrCat(trial->id(), " of study ", study->name())});
+  fields.AddRow({"State:", v1::Trial::State_Name(trial->state())});
+  if (!trial->status_reason().empty()) fields.AddRow({"Reason:", trial->status_reason()});
+  fields.AddRow({"Parameters:", FormatParameters(*trial)});
+  fields.AddRow({"Started:", FormatTimestamp(trial->start_time(), context_.time_zone)});
+  fields.AddRow({"Ended:", FormatTimestamp(trial->end_time(), context_.time_zone)});
+  fields.AddRow(
+      {"Duration:", FormatElapsed(trial->start_time(), trial->end_time(), context_.now())});
+  if (trial->has_final_measurement()) {
+    fields.AddRow({"Final:", absl::StrCat(absl::StrJoin(trial->final_measurement().metrics(), ", ",
+                                                        [](std::string* out, const v1::Metric& m) {
+                                                          absl::StrAppend(out, m.metric_id(), "=",
+                                                                          m.value());
+                                                        }),
+                                          " at step ", trial->final_measurement().step())});
+  }
+  fields.AddRow({"Measurements:", absl::StrCat(trial->measurements_size())});
+  fields.Print(*context_.out);
+  if (trial->measurements().empty()) return absl::OkStatus();
+
+  // Every metric any measurement has, the objective first.
+  std::vector<std::string> metrics;
+  if (!metric_id.empty()) metrics.push_back(metric_id);
+  for (const v1::Measurement& measurement : trial->measurements()) {
+    for (const v1::Metric& metric : measurement.metrics()) {
+      if (std::find(metrics.begin(), metrics.end(), metric.metric_id()) == metrics.end()) {
+        metrics.push_back(metric.metric_id());
+      }
+    }
+  }
+  std::vector<std::string> headers = {"STEP", "ELAPSED"};
+  headers.insert(headers.end(), metrics.begin(), metrics.end());
+  TablePrinter table(headers);
+  for (size_t column = 0; column < headers.size(); ++column) {
+    table.SetAlignment(static_cast<int>(column), TablePrinter::Alignment::kRight);
+  }
+  // A long curve: its first rows and its last ones (json has them all).
+  constexpr int kHead = 5;
+  constexpr int kTail = 20;
+  const int count = trial->measurements_size();
+  for (int i = 0; i < count; ++i) {
+    if (count > kHead + kTail + 1 && i == kHead) {
+      std::vector<std::string> gap(headers.size(), "");
+      gap[0] = absl::StrCat("(", count - kHead - kTail, " more)");
+      table.AddRow(std::move(gap));
+      i = count - kTail - 1;
+      continue;
+    }
+    const v1::Measurement& measurement = trial->measurements(i);
+    std::vector<std::string> row = {absl::StrCat(measurement.step()),
+                                    FormatCompactDuration(absl::Seconds(measurement.elapsed_seconds()))};
+    for (const std::string& metric : metrics) {
+      const std::optional<double> value = FindMetric(measurement, metric);
+      row.push_back(value.has_value() ? absl::StrCat(*value) : "-");
+    }
+    table.AddRow(std::move(row));
+  }
+  *context_.out << "\n";
+  table.Print(*context_.out);
+
+  std::vector<CurvePoint> curve;
+  for (const v1::Measurement& measurement : trial->measurements()) {
+    if (std::optional<double> value = FindMetric(measurement, metric_id)) {
+      curve.push_back({measurement.step(), *value});
+    }
+  }
+  // As many rows as points, from 3 to 10.
+  const int rows = std::clamp(static_cast<int>(curve.size()), 3, 10);
+  const std::string chart = RenderCurveChart(curve, /*width=*/60, rows);
+  if (!chart.empty()) {
+    *context_.out << "\n" << (metric_id.empty() ? "objective" : metric_id) << " by step:\n"
+                  << chart;
+  }
   return absl::OkStatus();
 }
 

@@ -25,6 +25,9 @@ class StudyCommands {
   // Empty `states`: every state. Follows page tokens.
   absl::Status ListTrials(const std::string& study_name,
                           const std::vector<v1::Trial::State>& states);
+  // One trial: its parameters, state and times, every metric of every
+  // measurement, and the objective's learning curve drawn in text.
+  absl::Status DescribeTrial(const std::string& study_name, int64_t trial_id);
   absl::Status ListStudies();
   // The spec (parameters, metrics, algorithm, limits) and the trial counts.
   absl::Status Describe(const std::string& study_name);

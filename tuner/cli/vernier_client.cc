@@ -129,6 +129,16 @@ absl::StatusOr<v1::Job> VernierClient::CancelJob(const std::string& job_id) {
   });
 }
 
+absl::Status VernierClient::DeleteJob(const std::string& job_id) {
+  v1::DeleteJobRequest request;
+  request.set_job_id(job_id);
+  return CallUnary<v1::DeleteJobResponse>(
+             [&](grpc::ClientContext* context, v1::DeleteJobResponse* response) {
+               return jobs_->DeleteJob(context, request, response);
+             })
+      .status();
+}
+
 absl::Status VernierClient::StreamLogs(
     const v1::StreamLogsRequest& request,
     const std::function<absl::Status(const v1::LogLine&)>& on_line) {
@@ -146,6 +156,16 @@ absl::Status VernierClient::StreamLogs(
   const grpc::Status status = reader->Finish();
   if (!status.ok()) return FromRpcStatus(status);
   return absl::OkStatus();
+}
+
+absl::StatusOr<v1::Trial> VernierClient::GetTrial(const std::string& study_name,
+                                                  int64_t trial_id) {
+  v1::GetTrialRequest request;
+  request.set_study_name(study_name);
+  request.set_trial_id(trial_id);
+  return CallUnary<v1::Trial>([&](grpc::ClientContext* context, v1::Trial* response) {
+    return studies_->GetTrial(context, request, response);
+  });
 }
 
 absl::StatusOr<v1::Study> VernierClient::GetStudy(const std::string& study_name) {

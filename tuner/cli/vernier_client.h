@@ -49,12 +49,15 @@ class VernierClient {
   absl::StatusOr<v1::GetJobResponse> GetJob(const std::string& job_id);
   absl::StatusOr<v1::ListJobsResponse> ListJobs(int page_size, const std::string& page_token);
   absl::StatusOr<v1::Job> CancelJob(const std::string& job_id);
+  absl::Status DeleteJob(const std::string& job_id);
   // Calls `on_line` for every line until the server ends the stream. No
   // deadline: a followed stream lasts as long as the job.
   absl::Status StreamLogs(const v1::StreamLogsRequest& request,
                           const std::function<absl::Status(const v1::LogLine&)>& on_line);
 
   absl::StatusOr<v1::Study> GetStudy(const std::string& study_name);
+  // With every measurement.
+  absl::StatusOr<v1::Trial> GetTrial(const std::string& study_name, int64_t trial_id);
   absl::StatusOr<v1::ListStudiesResponse> ListStudies(int page_size, const std::string& page_token);
   absl::Status DeleteStudy(const std::string& study_name);
   absl::StatusOr<v1::ListTrialsResponse> ListTrials(const v1::ListTrialsRequest& request);

@@ -137,6 +137,14 @@ class Storage : public JobCoordination, public ApiTokenStore {
   virtual absl::StatusOr<std::vector<v1::Job>> ListJobsInStates(
       std::span<const v1::Job::State> states) = 0;
   virtual absl::StatusOr<v1::Job> UpdateJob(std::string_view job_id, const JobMutator& mutate) = 0;
+  // Removes an ended job with its study (trials, measurements), its trial
+  // runs and what job_coordination.h keeps for it, all or nothing, and
+  // returns the job as it was. NOT_FOUND for an unknown job;
+  // FAILED_PRECONDITION naming its state while it has not ended (checked in
+  // the same transaction). The job id and study name are free again
+  // afterwards: the job's replicas have ended and their credentials died
+  // with their attempts.
+  virtual absl::StatusOr<v1::Job> DeleteJob(std::string_view job_id) = 0;
 
   // Inserts or replaces the run of (job, trial_id).
   virtual absl::Status PutTrialRun(std::string_view job_id, const v1::TrialRun& run) = 0;

@@ -58,6 +58,17 @@ absl::Status CheckNoUnfinishedJobRuns(std::string_view study_name, std::span<con
   return absl::OkStatus();
 }
 
+absl::Status CheckJobDeletable(const v1::Job& job) {
+  if (std::find(std::begin(kUnfinishedJobStates), std::end(kUnfinishedJobStates), job.state()) ==
+      std::end(kUnfinishedJobStates)) {
+    return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      "job \"", job.job_id(), "\" is ", v1::Job::State_Name(job.state()),
+      " and cannot be deleted until it ends; cancel it first (`vernier jobs cancel ", job.job_id(),
+      "`) and wait for it to end"));
+}
+
 absl::Status CheckStudyNameOfNoJob(std::string_view study_name, std::span<const v1::Job> jobs) {
   for (const v1::Job& job : jobs) {
     if (job.study_name() != study_name) continue;

@@ -50,6 +50,10 @@ absl::Status CheckNoUnfinishedJobRuns(std::string_view study_name, std::span<con
 // creating transaction) has or had a study named `study_name`: a job's
 // study name is never reused, even once its study is deleted, so a late
 // report from the job's replicas never lands in another study.
+// OK when the job has ended; else FAILED_PRECONDITION naming its state and
+// saying to cancel it first (Storage::DeleteJob).
+absl::Status CheckJobDeletable(const v1::Job& job);
+
 absl::Status CheckStudyNameOfNoJob(std::string_view study_name, std::span<const v1::Job> jobs);
 // "trial 3 of study \"s1\"".
 std::string DescribeTrial(std::string_view study_name, int64_t trial_id);

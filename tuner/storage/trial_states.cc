@@ -14,4 +14,8 @@ bool HasEnded(v1::Trial::State state) {
          state == v1::Trial::CANCELLED;
 }
 
+bool HasEnded(v1::Job::State state) {
+  return state == v1::Job::SUCCEEDED || state == v1::Job::FAILED || state == v1::Job::CANCELLED;
+}
+
 }  // namespace vernier::tuner

@@ -1,6 +1,7 @@
 #ifndef VERNIER_TUNER_STORAGE_TRIAL_STATES_H_
 #define VERNIER_TUNER_STORAGE_TRIAL_STATES_H_
 
+#include "vernier/v1/job.pb.h"
 #include "vernier/v1/study.pb.h"
 
 namespace vernier::tuner {
@@ -12,6 +13,8 @@ bool IsPending(v1::Trial::State state);
 bool IsRunning(v1::Trial::State state);
 // SUCCEEDED, FAILED, INFEASIBLE, STOPPED_EARLY or CANCELLED: final.
 bool HasEnded(v1::Trial::State state);
+// A job that SUCCEEDED, FAILED or was CANCELLED: final.
+bool HasEnded(v1::Job::State state);
 
 }  // namespace vernier::tuner
 

@@ -78,8 +78,9 @@ TEST_F(CliArgumentsTest, GcloudFlagsVernierDoesNotTakeAreNamedWithWhatToDoInstea
   EXPECT_THAT(run.err, HasSubstr("`--scale-tier` is a gcloud flag that Vernier does not take: it "
                                  "goes in the --config YAML instead"));
   run = RunCli({"jobs", "submit", "training", "job1", "--config", "c.yaml", "--job-dir", "/tmp/j",
-                "--stream-logs", "--", "python3", "train.py"});
-  EXPECT_THAT(run.err, HasSubstr("vernier jobs stream-logs JOB_ID --follow"));
+                "--async", "--", "python3", "train.py"});
+  EXPECT_EQ(run.exit_code, kExitUsage);
+  EXPECT_THAT(run.err, HasSubstr("returns once the job is queued (unless given --wait"));
   EXPECT_THAT(run.out, IsEmpty());
 }
 

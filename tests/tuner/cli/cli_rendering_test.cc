@@ -319,9 +319,16 @@ class FakeVernierServer final : public v1::JobService::Service, public v1::Study
       log_line.set_text(text);
       return log_line;
     };
+    const auto agent_line = [&line](int64_t trial, const std::string& role, int index,
+                                    const std::string& text) {
+      v1::LogLine log_line = line(trial, role, index, text);
+      log_line.set_agent(true);
+      return log_line;
+    };
     for (const v1::LogLine& log_line :
          {line(3, "master", 0, "epoch=1 accuracy=0.5"), line(3, "worker", 1, "ready\n"),
-          line(4, "master", 0, "epoch=1 accuracy=0.6"), line(4, "ps", 0, "resumed", 2)}) {
+          line(4, "master", 0, "epoch=1 accuracy=0.6"), line(4, "ps", 0, "resumed", 2),
+          agent_line(4, "master", 0, "2026-11-26T04:00:00.000 info: trainer exited with 0")}) {
       if (request->trial_id() != 0 && log_line.trial_id() != request->trial_id()) continue;
       writer->Write(log_line);
     }
@@ -566,7 +573,8 @@ TEST_F(CliRenderingTest, StreamLogsPrefixesTrialRoleAndIndex) {
             "[trial 3 master-0] epoch=1 accuracy=0.5\n"
             "[trial 3 worker-1] ready\n"
             "[trial 4 master-0] epoch=1 accuracy=0.6\n"
-            "[trial 4 ps-0 retry 2] resumed\n");
+            "[trial 4 ps-0 retry 2] resumed\n"
+            "[trial 4 master-0 agent] 2026-11-26T04:00:00.000 info: trainer exited with 0\n");
   EXPECT_TRUE(server_.logs_request().follow());
   EXPECT_EQ(server_.logs_request().job_id(), "mnist");
 }

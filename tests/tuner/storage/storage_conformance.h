@@ -1150,6 +1150,108 @@ TYPED_TEST_P(StorageConformanceTest, TrialRunsOfMissingJobAreNotFound) {
   EXPECT_THAT(*none, IsEmpty());
 }
 
+TYPED_TEST_P(StorageConformanceTest, DeleteJobRemovesTheJobItsStudyRunsAndCoordinationOnly) {
+  for (const std::string id : {"job_1", "job_2"}) {
+    ASSERT_THAT(this->store().CreateJob(this->MakeJob(id, v1::Job::RUNNING, 100),
+                                        this->MakeStudy(id)),
+                IsOk());
+    ASSERT_THAT(this->store().CreateTrials(
+                    id, std::vector<v1::Trial>{this->MakeTrial(v1::Trial::ACTIVE)}),
+                IsOk());
+    const std::vector<v1::Measurement> measured = {this->MakeMeasurement(1, 1, 0.5)};
+    ASSERT_THAT(this->store().AddMeasurements(id, 1, measured, {}), IsOk());
+    v1::TrialRun run;
+    run.set_trial_id(1);
+    ASSERT_THAT(this->store().PutTrialRun(id, run), IsOk());
+    ASSERT_THAT(this->store().RecordAgentContact(id, 1, "master-0"), IsOk());
+    v1::ReportExitRequest exit;
+    exit.mutable_replica()->set_study_name(id);
+    exit.mutable_replica()->set_trial_id(1);
+    ASSERT_THAT(this->store().QueueReplicaExit(id, exit), IsOk());
+    const std::vector<std::string> ids = {id};
+    ASSERT_THAT(this->store().AcquireJobLeases("server_a", ids, absl::Minutes(1)), IsOk());
+    ASSERT_THAT(this->store().UpdateJob(id,
+                                        [](v1::Job& job) {
+                                          job.set_state(v1::Job::SUCCEEDED);
+                                          return absl::OkStatus();
+                                        }),
+                IsOk());
+  }
+
+  absl::StatusOr<v1::Job> deleted = this->other_store().DeleteJob("job_1");
+  ASSERT_THAT(deleted, IsOk());
+  EXPECT_EQ(deleted->job_id(), "job_1");
+  EXPECT_EQ(deleted->state(), v1::Job::SUCCEEDED);
+  for (Storage* store : {&this->store(), &this->other_store()}) {
+    EXPECT_THAT(store->GetJob("job_1"), StatusIs(absl::StatusCode::kNotFound, HasSubstr("job_1")));
+    EXPECT_THAT(store->GetStudy("job_1"),
+                StatusIs(absl::StatusCode::kNotFound, HasSubstr("job_1")));
+    EXPECT_THAT(store->GetTrial("job_1", 1, true),
+                StatusIs(absl::StatusCode::kNotFound, HasSubstr("job_1")));
+  }
+  // The id and study name are free again, and the new job starts clean:
+  // no run, contact, queued exit or lease of the old one.
+  ASSERT_THAT(this->store().CreateJob(this->MakeJob("job_1", v1::Job::RUNNING, 200),
+                                      this->MakeStudy("job_1")),
+              IsOk());
+  absl::StatusOr<std::vector<v1::TrialRun>> runs = this->store().ListTrialRuns("job_1");
+  ASSERT_THAT(runs, IsOk());
+  EXPECT_THAT(*runs, IsEmpty());
+  absl::StatusOr<std::optional<absl::Duration>> heard =
+      this->store().AgentContactAge("job_1", 1, "master-0");
+  ASSERT_THAT(heard, IsOk());
+  EXPECT_FALSE(heard->has_value());
+  absl::StatusOr<std::vector<v1::ReportExitRequest>> exits =
+      this->store().TakeReplicaExits("job_1");
+  ASSERT_THAT(exits, IsOk());
+  EXPECT_THAT(*exits, IsEmpty());
+  const std::vector<std::string> job_1 = {"job_1"};
+  absl::StatusOr<std::vector<JobLease>> taken =
+      this->store().AcquireJobLeases("server_b", job_1, absl::Minutes(1));
+  ASSERT_THAT(taken, IsOk());
+  EXPECT_THAT(*taken, SizeIs(1));
+  absl::StatusOr<Page<v1::Trial>> fresh = this->store().ListTrials("job_1", TrialQuery{});
+  ASSERT_THAT(fresh, IsOk());
+  EXPECT_THAT(fresh->items, IsEmpty());
+
+  // The other job is untouched.
+  EXPECT_THAT(this->store().GetJob("job_2"), IsOk());
+  absl::StatusOr<v1::Trial> other = this->store().GetTrial("job_2", 1, true);
+  ASSERT_THAT(other, IsOk());
+  EXPECT_THAT(other->measurements(), SizeIs(1));
+  absl::StatusOr<std::vector<v1::TrialRun>> other_runs = this->store().ListTrialRuns("job_2");
+  ASSERT_THAT(other_runs, IsOk());
+  EXPECT_THAT(*other_runs, SizeIs(1));
+  absl::StatusOr<std::vector<v1::ReportExitRequest>> other_exits =
+      this->store().TakeReplicaExits("job_2");
+  ASSERT_THAT(other_exits, IsOk());
+  EXPECT_THAT(*other_exits, SizeIs(1));
+}
+
+TYPED_TEST_P(StorageConformanceTest, DeleteJobThatHasNotEndedIsRefusedAndDeletesNothing) {
+  const v1::Job::State unfinished[] = {v1::Job::QUEUED, v1::Job::PREPARING, v1::Job::RUNNING,
+                                       v1::Job::CANCELLING};
+  for (const v1::Job::State state : unfinished) {
+    const std::string id = absl::StrCat("job_", v1::Job::State_Name(state));
+    ASSERT_THAT(this->store().CreateJob(this->MakeJob(id, state, 100), this->MakeStudy(id)), IsOk());
+    ASSERT_THAT(this->store().CreateTrials(id, std::vector<v1::Trial>{this->MakeTrial(
+                                                   v1::Trial::ACTIVE)}),
+                IsOk());
+    for (Storage* store : {&this->store(), &this->other_store()}) {
+      EXPECT_THAT(store->DeleteJob(id),
+                  StatusIs(absl::StatusCode::kFailedPrecondition,
+                           AllOf(HasSubstr(absl::StrCat("job \"", id, "\"")),
+                                 HasSubstr(v1::Job::State_Name(state)),
+                                 HasSubstr(absl::StrCat("vernier jobs cancel ", id)),
+                                 HasSubstr("wait for it to end"))));
+    }
+    EXPECT_THAT(this->store().GetJob(id), IsOk());
+    EXPECT_THAT(this->store().GetTrial(id, 1, false), IsOk());
+  }
+  EXPECT_THAT(this->store().DeleteJob("nope"),
+              StatusIs(absl::StatusCode::kNotFound, "job \"nope\" not found"));
+}
+
 // ------------------------------------------------------------ concurrency
 
 TYPED_TEST_P(StorageConformanceTest, ConcurrentAddMeasurementsOnDifferentTrialsLoseNothing) {
@@ -1698,7 +1800,9 @@ REGISTER_TYPED_TEST_SUITE_P(
     ListJobsIsNewestFirstAcrossPages, ListJobsInStatesFiltersOldestFirst,
     UpdateJobAppliesTheMutatorButKeepsTheId, UpdateJobMutatorErrorRollsBackAndIsReturnedUnchanged,
     UpdateMissingJobIsNotFound, PutTrialRunUpsertsAndListsByTrialId,
-    TrialRunsOfMissingJobAreNotFound, ConcurrentAddMeasurementsOnDifferentTrialsLoseNothing,
+    TrialRunsOfMissingJobAreNotFound, DeleteJobRemovesTheJobItsStudyRunsAndCoordinationOnly,
+    DeleteJobThatHasNotEndedIsRefusedAndDeletesNothing,
+    ConcurrentAddMeasurementsOnDifferentTrialsLoseNothing,
     ConcurrentRetriesOfOneReportStoreItOnce, ConcurrentReportsWithDifferentOutcomesKeepThemApart,
     AddMeasurementAsyncAnswersEachReportWithItsOwnOutcome, ConcurrentCreateTrialsNeverDuplicateIds,
     ListBestTrialsRanksEndedTrialsByTheObjective, ListBestTrialsRejectsNegativeLimitAndMissingStudy,

@@ -134,6 +134,11 @@ constexpr std::pair<const char*, const char*> kStatements[] = {
      "ORDER BY create_time_micros, job_id"},
     {"update_job",
      "UPDATE jobs SET state = $2, create_time_micros = $3, body = $4 WHERE job_id = $1"},
+    // DeleteJob: trial runs go by ON DELETE CASCADE.
+    {"delete_job", "DELETE FROM jobs WHERE job_id = $1"},
+    {"delete_job_lease", "DELETE FROM job_leases WHERE job_id = $1"},
+    {"delete_agent_contacts", "DELETE FROM agent_contacts WHERE job_id = $1"},
+    {"delete_replica_exits", "DELETE FROM replica_exits WHERE job_id = $1"},
     {"upsert_trial_run",
      "INSERT INTO trial_runs (job_id, trial_id, body) VALUES ($1, $2, $3) "
      "ON CONFLICT (job_id, trial_id) DO UPDATE SET body = excluded.body"},

@@ -868,6 +868,28 @@ absl::StatusOr<v1::Job> PostgresStorage::UpdateJob(std::string_view job_id,
   return job;
 }
 
+absl::StatusOr<v1::Job> PostgresStorage::DeleteJob(std::string_view job_id) {
+  v1::Job job;
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kWrite, absl::StrCat("deleting ", JobWhat(job_id)),
+      [&](Transaction& transaction) -> absl::Status {
+        // The row lock keeps a concurrent update (a cancel, a new state)
+        // from slipping between the check and the delete.
+        VERNIER_ASSIGN_OR_RETURN(job, ReadJob(transaction, job_id, /*for_update=*/true));
+        VERNIER_RETURN_IF_ERROR(CheckJobDeletable(job));
+        for (const char* statement :
+             {"delete_job", "delete_job_lease", "delete_agent_contacts", "delete_replica_exits"}) {
+          transaction.exec_prepared(statement, std::string(job_id));
+        }
+        // Trials and their measurements go by ON DELETE CASCADE.
+        transaction.exec_prepared("delete_study", job.study_name());
+        return absl::OkStatus();
+      }));
+  spdlog::info("job={} deleted with study {} and its trials from PostgreSQL store {}", job_id,
+               job.study_name(), description_);
+  return job;
+}
+
 absl::Status PostgresStorage::PutTrialRun(std::string_view job_id, const v1::TrialRun& run) {
   return RunInTransaction(
       TransactionKind::kWrite,

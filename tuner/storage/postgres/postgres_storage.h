@@ -105,6 +105,7 @@ class PostgresStorage : public Storage {
   absl::StatusOr<std::vector<v1::Job>> ListJobsInStates(
       std::span<const v1::Job::State> states) override;
   absl::StatusOr<v1::Job> UpdateJob(std::string_view job_id, const JobMutator& mutate) override;
+  absl::StatusOr<v1::Job> DeleteJob(std::string_view job_id) override;
 
   absl::Status PutTrialRun(std::string_view job_id, const v1::TrialRun& run) override;
   absl::StatusOr<std::vector<v1::TrialRun>> ListTrialRuns(std::string_view job_id) override;

@@ -730,6 +730,30 @@ absl::StatusOr<v1::Job> SqliteStorage::UpdateJob(std::string_view job_id,
   return job;
 }
 
+absl::StatusOr<v1::Job> SqliteStorage::DeleteJob(std::string_view job_id) {
+  v1::Job job;
+  VERNIER_RETURN_IF_ERROR(
+      RunInTransaction(TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
+        VERNIER_ASSIGN_OR_RETURN(job, ReadJob(connection, job_id));
+        VERNIER_RETURN_IF_ERROR(CheckJobDeletable(job));
+        // Trial runs go with the job, trials and measurements with the
+        // study, by ON DELETE CASCADE.
+        for (const std::string_view sql :
+             {"DELETE FROM jobs WHERE job_id = ?", "DELETE FROM job_leases WHERE job_id = ?",
+              "DELETE FROM agent_contacts WHERE job_id = ?",
+              "DELETE FROM replica_exits WHERE job_id = ?"}) {
+          VERNIER_ASSIGN_OR_RETURN(SqliteStatement remove, connection.Prepare(sql));
+          VERNIER_RETURN_IF_ERROR(remove.BindText(1, job_id).Run());
+        }
+        VERNIER_ASSIGN_OR_RETURN(SqliteStatement remove_study,
+                                 connection.Prepare("DELETE FROM studies WHERE name = ?"));
+        return remove_study.BindText(1, job.study_name()).Run();
+      }));
+  spdlog::info("job={} deleted with study {} and its trials from SQLite store {}", job_id,
+               job.study_name(), path_);
+  return job;
+}
+
 absl::Status SqliteStorage::PutTrialRun(std::string_view job_id, const v1::TrialRun& run) {
   return RunInTransaction(
       TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {

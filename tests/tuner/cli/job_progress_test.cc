@@ -1,0 +1,92 @@
+#include "tuner/cli/job_progress.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "absl/time/time.h"
+#include "google/protobuf/util/time_util.h"
+
+namespace vernier::cli {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+const absl::Time kStart = absl::FromUnixSeconds(1'700'000'000);
+
+v1::GetJobResponse Snapshot(v1::Job::State state, int active) {
+  v1::GetJobResponse snapshot;
+  v1::Job& job = *snapshot.mutable_job();
+  job.set_job_id("sweep");
+  job.set_state(state);
+  *job.mutable_start_time() =
+      google::protobuf::util::TimeUtil::SecondsToTimestamp(absl::ToUnixSeconds(kStart));
+  job.mutable_training_input()->mutable_hyperparameters()->set_max_trials(4);
+  job.mutable_training_input()->mutable_hyperparameters()->set_goal(v1::MetricSpec::MAXIMIZE);
+  job.mutable_training_input()->mutable_hyperparameters()->set_hyperparameter_metric_tag(
+      "accuracy");
+  snapshot.mutable_trial_counts()->set_active(active);
+  return snapshot;
+}
+
+void AddTrial(v1::GetJobResponse& snapshot, int id, v1::Trial::State state, double accuracy,
+              bool resumed = false) {
+  v1::HyperparameterOutput* trial = snapshot.mutable_job()->mutable_training_output()->add_trials();
+  trial->set_trial_id(std::to_string(id));
+  trial->set_state(state);
+  trial->set_resumed(resumed);
+  if (state == v1::Trial::SUCCEEDED) {
+    trial->mutable_final_metric()->set_objective_value(accuracy);
+    trial->mutable_final_metric()->set_training_step(10);
+  }
+  v1::TrainingOutput& output = *snapshot.mutable_job()->mutable_training_output();
+  if (!resumed && state != v1::Trial::ACTIVE) {
+    output.set_completed_trial_count(output.completed_trial_count() + 1);
+  }
+}
+
+TEST(JobProgressTest, ATrialLineAsEachEndsInIdOrderThenTheProgressWithAnEstimate) {
+  JobProgress progress;
+  EXPECT_THAT(progress.Update(Snapshot(v1::Job::RUNNING, 2), kStart + absl::Seconds(5)),
+              ElementsAre("progress: 0/4 trials ended, 2 running, 5.0s elapsed"));
+  // Nothing changed: nothing to say.
+  EXPECT_THAT(progress.Update(Snapshot(v1::Job::RUNNING, 2), kStart + absl::Seconds(6)), IsEmpty());
+
+  v1::GetJobResponse two = Snapshot(v1::Job::RUNNING, 2);
+  AddTrial(two, 2, v1::Trial::SUCCEEDED, 0.75);
+  AddTrial(two, 1, v1::Trial::FAILED, 0);
+  EXPECT_THAT(progress.Update(two, kStart + absl::Seconds(60)),
+              ElementsAre("trial 1 FAILED  (its log: vernier jobs stream-logs sweep --trial 1)  "
+                          "best 0.75 (trial 2)",
+                          "trial 2 SUCCEEDED  accuracy=0.75 at step 10  best 0.75 (trial 2)",
+                          "progress: 2/4 trials ended, 2 running, 1m00s elapsed, about 1m00s "
+                          "left"));
+
+  v1::GetJobResponse done = Snapshot(v1::Job::SUCCEEDED, 0);
+  *done.mutable_job()->mutable_end_time() =
+      google::protobuf::util::TimeUtil::SecondsToTimestamp(absl::ToUnixSeconds(kStart) + 90);
+  AddTrial(done, 2, v1::Trial::SUCCEEDED, 0.75);
+  AddTrial(done, 1, v1::Trial::FAILED, 0);
+  AddTrial(done, 4, v1::Trial::SUCCEEDED, 0.5);
+  AddTrial(done, 3, v1::Trial::SUCCEEDED, 0.875);
+  // Trials already reported are not repeated; the elapsed time stops at the
+  // job's end.
+  EXPECT_THAT(progress.Update(done, kStart + absl::Seconds(300)),
+              ElementsAre("trial 3 SUCCEEDED  accuracy=0.875 at step 10  best 0.875 (trial 3)",
+                          "trial 4 SUCCEEDED  accuracy=0.5 at step 10  best 0.875 (trial 3)",
+                          "progress: 4/4 trials ended, 0 running, 1m30s elapsed, job SUCCEEDED"));
+}
+
+TEST(JobProgressTest, AResumedJobsCopiesAreNotNews) {
+  JobProgress progress;
+  v1::GetJobResponse snapshot = Snapshot(v1::Job::RUNNING, 1);
+  AddTrial(snapshot, 1, v1::Trial::SUCCEEDED, 0.9, /*resumed=*/true);
+  AddTrial(snapshot, 2, v1::Trial::SUCCEEDED, 0.5);
+  EXPECT_THAT(progress.Update(snapshot, kStart + absl::Seconds(10)),
+              ElementsAre("trial 2 SUCCEEDED  accuracy=0.5 at step 10  best 0.9 (trial 1)",
+                          "progress: 1/4 trials ended, 1 running, 10.0s elapsed, about 30.0s "
+                          "left"));
+}
+
+}  // namespace
+}  // namespace vernier::cli

@@ -1,0 +1,39 @@
+#ifndef VERNIER_TUNER_CLI_JOB_PROGRESS_H_
+#define VERNIER_TUNER_CLI_JOB_PROGRESS_H_
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "vernier/v1/job_service.pb.h"
+
+namespace vernier::cli {
+
+// What `vernier jobs submit --wait` (and `--stream-logs`) prints while a job
+// runs, from successive snapshots of it (GetJob): a line for each trial as
+// it ends, in id order, with its state, objective and the best so far,
+//
+//   trial 3 SUCCEEDED  accuracy=0.9312 at step 10  best 0.9312 (trial 3)
+//
+// and a progress line whenever the counts change,
+//
+//   progress: 5/12 trials ended, 2 running, 1m03s elapsed, about 1m30s left
+//
+// Copies of a resumed job's trials are not news and are left out. Pure:
+// the time comes with each snapshot.
+class JobProgress {
+ public:
+  // Lines for this snapshot, each without its newline.
+  std::vector<std::string> Update(const v1::GetJobResponse& snapshot, absl::Time now);
+
+ private:
+  std::string ProgressLine(const v1::GetJobResponse& snapshot, absl::Time now) const;
+
+  std::set<std::string> reported_;
+  std::string last_counts_;
+};
+
+}  // namespace vernier::cli
+
+#endif  // VERNIER_TUNER_CLI_JOB_PROGRESS_H_
