@@ -143,3 +143,30 @@ def test_a_trainer_reports_through_the_agent(server: vernier.LocalServer,
         assert trial.measurements[1].metrics == {"score": 0.5, "other": 1.0}
         assert trial.value == 0.5
     assert modes == {"file", "stdout"}
+
+
+def test_a_trainer_reports_with_the_standard_library_alone(tmp_path: Path) -> None:
+    # grpc and protobuf made unimportable: what a trainer's environment
+    # without them sees.
+    metric = tmp_path / "output.metric"
+    script = textwrap.dedent(f"""
+        import os, sys
+        for name in ("grpc", "google.protobuf"):
+            sys.modules[name] = None
+        os.environ["CLOUD_ML_HP_METRIC_FILE"] = {str(metric)!r}
+        from vernier import report
+        report(step=2, accuracy=0.5)
+        try:
+            report(step=3)
+        except ValueError as error:
+            print("refused:", error)
+        assert not [m for m in sys.modules if m.startswith("grpc") and sys.modules[m]]
+    """)
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env={"PYTHONPATH": ":".join(sys.path)}, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert "refused: report: give at least one metric" in run.stdout
+    assert [(r["global_step"], r["accuracy"]) for r in records(metric)] == [("2", "0.5")]
+    # With grpc there, the same mistake is the client's InvalidArgument.
+    with pytest.raises(vernier.InvalidArgument):
+        vernier.report(step=3)

@@ -357,3 +357,38 @@ def test_a_maximised_study_ranks_the_largest_first(client: vernier.Client,
     for trial, loss in zip(study.suggest(3), [3.0, 1.0, 2.0]):
         trial.complete(loss=loss)
     assert [row.value for row in study.leaderboard()] == [3.0, 2.0, 1.0]
+
+
+def test_trials_dataframe_has_every_trial_and_on_request_the_learning_curves(
+        study: vernier.Study) -> None:
+    pandas = pytest.importorskip("pandas")
+    done, diverged, running = study.suggest(3)
+    done.report(step=1, loss=4.0)
+    done.report(step=2, loss=2.5, accuracy=0.5)
+    done.complete(loss=2.0, accuracy=0.75)
+    diverged.complete(infeasible="diverged")
+    running.report(step=1, loss=9.0)
+
+    frame = study.trials_dataframe()
+    assert isinstance(frame, pandas.DataFrame)
+    assert list(frame.columns) == ["number", "value", "datetime_start", "datetime_complete",
+                                   "duration", "params_x", "state", "metrics_loss",
+                                   "metrics_accuracy", "status_reason"]
+    assert list(frame["number"]) == [done.id, diverged.id, running.id]
+    assert list(frame["state"]) == ["SUCCEEDED", "INFEASIBLE", "ACTIVE"]
+    assert frame["value"][0] == 2.0 and frame["metrics_accuracy"][0] == 0.75
+    assert math.isnan(frame["value"][1]) and frame["status_reason"][1] == "diverged"
+    # A running trial shows its latest measurement, and no end yet.
+    assert frame["value"][2] == 9.0 and pandas.isna(frame["datetime_complete"][2])
+    assert frame["duration"][0] > pandas.Timedelta(0)
+    assert list(frame["params_x"]) == [done.parameters["x"], diverged.parameters["x"],
+                                       running.parameters["x"]]
+
+    curves = study.trials_dataframe(include_intermediate=True)
+    assert curves["intermediate_values"][0] == {1: 4.0, 2: 2.5}
+    assert curves["intermediate_values"][1] == {}
+    assert curves["intermediate_values"][2] == {1: 9.0}
+    only = study.trials_dataframe(states=["SUCCEEDED"])
+    assert list(only["number"]) == [done.id]
+    with pytest.raises(vernier.InvalidArgument):
+        study.trials_dataframe(states=["DONE"])

@@ -22,26 +22,52 @@ import pkgutil
 # makes every `vernier` folder on sys.path part of the package.
 __path__ = pkgutil.extend_path(__path__, __name__)
 
-from vernier.client import DEFAULT_TARGET, Client, study_spec_from  # noqa: E402
-from vernier.errors import (  # noqa: E402
-    Aborted,
-    AlreadyExists,
-    DeadlineExceeded,
-    FailedPrecondition,
-    Internal,
-    InvalidArgument,
-    NotFound,
-    PermissionDenied,
-    Unauthenticated,
-    Unavailable,
-    Unimplemented,
-    VernierError,
-)
-from vernier.leaderboard import Leaderboard, LeaderboardRow  # noqa: E402
-from vernier.local_server import LocalServer, find_vernier_binary  # noqa: E402
-from vernier.reporting import report  # noqa: E402
-from vernier.study import Study, Suggestions  # noqa: E402
-from vernier.trial import Measurement, ParameterValue, Trial  # noqa: E402
+import importlib  # noqa: E402
+from typing import TYPE_CHECKING, Any, List  # noqa: E402
+
+# Where each public name lives. They are imported on first use, so that a
+# trainer's `from vernier import report` (or `import vernier.reporting`)
+# needs nothing beyond the standard library: no grpc, no protobuf.
+_EXPORTS = {
+    "Client": "vernier.client", "DEFAULT_TARGET": "vernier.client",
+    "study_spec_from": "vernier.client",
+    "Aborted": "vernier.errors", "AlreadyExists": "vernier.errors",
+    "DeadlineExceeded": "vernier.errors", "FailedPrecondition": "vernier.errors",
+    "Internal": "vernier.errors", "InvalidArgument": "vernier.errors",
+    "NotFound": "vernier.errors", "PermissionDenied": "vernier.errors",
+    "Unauthenticated": "vernier.errors", "Unavailable": "vernier.errors",
+    "Unimplemented": "vernier.errors", "VernierError": "vernier.errors",
+    "Leaderboard": "vernier.leaderboard", "LeaderboardRow": "vernier.leaderboard",
+    "LocalServer": "vernier.local_server", "find_vernier_binary": "vernier.local_server",
+    "report": "vernier.reporting",
+    "Study": "vernier.study", "Suggestions": "vernier.study",
+    "Measurement": "vernier.trial", "ParameterValue": "vernier.trial", "Trial": "vernier.trial",
+}
+
+if TYPE_CHECKING:  # pragma: no cover
+    from vernier.client import DEFAULT_TARGET, Client, study_spec_from
+    from vernier.errors import (Aborted, AlreadyExists, DeadlineExceeded, FailedPrecondition,
+                                Internal, InvalidArgument, NotFound, PermissionDenied,
+                                Unauthenticated, Unavailable, Unimplemented, VernierError)
+    from vernier.leaderboard import Leaderboard, LeaderboardRow
+    from vernier.local_server import LocalServer, find_vernier_binary
+    from vernier.reporting import report
+    from vernier.study import Study, Suggestions
+    from vernier.trial import Measurement, ParameterValue, Trial
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'vernier' has no attribute '{name}'")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> List[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
+
 
 __version__ = "0.1.0"
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
+from vernier._pandas import import_pandas
+
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
@@ -61,12 +63,8 @@ class Leaderboard(List[LeaderboardRow]):
         Raises:
             ImportError: pandas is not installed (Debian: python3-pandas).
         """
-        try:
-            import pandas
-        except ImportError as error:
-            raise ImportError(
-                "Leaderboard.to_dataframe() needs pandas (Debian: apt-get install python3-pandas); "
-                "the leaderboard itself is a list of rows") from error
+        pandas = import_pandas("Leaderboard.to_dataframe()",
+                               "the leaderboard itself is a list of rows")
         records = [row.to_dict(self.objective) for row in self]
         columns = ["rank", "trial", "state", self.objective]
         for record in records:

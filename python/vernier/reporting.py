@@ -26,7 +26,17 @@ import sys
 import time
 from typing import Any, Mapping, Optional, TextIO
 
-from vernier.errors import InvalidArgument
+
+
+def InvalidArgument(message: str) -> Exception:  # noqa: N802 (raised like the class)
+    """vernier.InvalidArgument with this message; a ValueError where grpc (which
+    the client's errors need) is not installed, since reporting itself needs
+    only the standard library."""
+    try:
+        from vernier.errors import InvalidArgument as invalid_argument
+    except ImportError:
+        return ValueError(message)
+    return invalid_argument(message)
 
 METRIC_FILE_VARIABLE = "CLOUD_ML_HP_METRIC_FILE"
 TRIAL_ID_VARIABLE = "CLOUD_ML_TRIAL_ID"

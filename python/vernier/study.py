@@ -13,6 +13,7 @@ from vernier.errors import InvalidArgument
 from vernier.leaderboard import Leaderboard
 from vernier.optimizer import ObjectiveResult, run_optimization
 from vernier.trial import Trial, timestamp_to_datetime
+from vernier.trials_frame import trials_dataframe
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -170,6 +171,27 @@ class Study:
             page_token = response.next_page_token
             if not page_token:
                 return trials
+
+    def trials_dataframe(self, states: Optional[Sequence[str]] = None,
+                         include_intermediate: bool = False) -> "pandas.DataFrame":
+        """Every trial (failed, infeasible and running ones too), by id, as a
+        pandas DataFrame with Optuna's column names: ``number``, ``value``
+        (the objective), ``datetime_start``, ``datetime_complete``,
+        ``duration``, ``params_NAME``, ``state``, ``metrics_NAME`` (the final
+        measurement's, else the latest's) and ``status_reason``.
+
+        Args:
+            states: only trials in these states, as for :meth:`trials`.
+            include_intermediate: add ``intermediate_values``, the
+                objective's ``{step: value}`` of every measurement (reads every
+                measurement: more data for a long study).
+
+        Raises:
+            ImportError: pandas is not installed (Debian: python3-pandas).
+            InvalidArgument: an unknown state name.
+        """
+        return trials_dataframe(self.trials(states, include_measurements=include_intermediate),
+                                self.objective, include_intermediate)
 
     @property
     def best_trial(self) -> Optional[Trial]:
