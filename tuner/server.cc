@@ -26,6 +26,8 @@
 #include "tls/tls_file_monitor.h"
 #include "auth/token_file.h"
 #include "tuner/agent_service_impl.h"
+#include "tuner/audit_log.h"
+#include "tuner/audit_service_impl.h"
 #include "tuner/auth_service_impl.h"
 #include "tuner/authorized_services.h"
 #include "tuner/backend_factory.h"
@@ -207,11 +209,15 @@ absl::Status RunServer(const ServerOptions& given) {
   JobServiceImpl job_handlers(jobs, **store, options.poll_interval);
   AgentServiceImpl agent_handlers(studies, jobs);
   // Every RPC passes the one gate (docs/security.md).
+  // The audit log (docs/security.md) is written at the gate.
+  AuditLog audit_log(**store, options.audit_data_access);
   RpcAuthorizer gate(**store, SystemClock());
+  gate.set_audit_log(&audit_log);
   AuthorizedStudyService study_service(study_handlers, gate);
   AuthorizedJobService job_service(job_handlers, gate);
   AuthorizedAgentService agent_service(agent_handlers, gate);
   AuthServiceImpl auth_service(**store, gate, SystemClock());
+  AuditServiceImpl audit_service(**store, audit_log, gate);
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -223,6 +229,7 @@ absl::Status RunServer(const ServerOptions& given) {
   builder.RegisterService(&job_service);
   builder.RegisterService(&agent_service);
   builder.RegisterService(&auth_service);
+  builder.RegisterService(&audit_service);
   builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS,
                               kIdleHandlerThreads);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();

@@ -51,6 +51,9 @@ struct ServerOptions {
   bool serve_http = true;
   // Serves off loopback without TLS (tls::CheckListenSecurity), warning.
   bool insecure = false;
+  // The audit log also records reads and measurement writes (data access),
+  // not only changes and refusals.
+  bool audit_data_access = false;
 };
 
 // Serves StudyService, JobService and AgentService (with health checking
