@@ -14,6 +14,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "scheduler/shell_quote.h"
+#include "auth/secret_redaction.h"
 #include "tuner/cli/auth_commands.h"
 #include "tuner/cli/fetch_all_pages.h"
 #include "tuner/cli/table_printer.h"
@@ -38,9 +39,11 @@ absl::StatusOr<std::string> AbsoluteDirectory(const std::string& directory) {
   return normal;
 }
 
+// The command as a shell line, without secrets (auth::RedactCommandLine).
 std::string ShellCommand(const google::protobuf::RepeatedPtrField<std::string>& command) {
   if (command.empty()) return "-";
-  return absl::StrJoin(command, " ", [](std::string* out, const std::string& argument) {
+  return absl::StrJoin(auth::RedactCommandLine({command.begin(), command.end()}), " ",
+                       [](std::string* out, const std::string& argument) {
     out->append(scheduler::ShellQuote(argument));
   });
 }
@@ -211,6 +214,10 @@ absl::Status JobCommands::Submit(const SubmitJobOptions& options) {
 absl::Status JobCommands::Describe(const std::string& job_id) {
   absl::StatusOr<v1::GetJobResponse> response = client_->GetJob(job_id);
   if (!response.ok()) return response.status();
+  // Secrets in the command (HF_TOKEN=..., --api-key ...) are not shown.
+  const std::vector<std::string> command =
+      auth::RedactCommandLine({response->job().command().begin(), response->job().command().end()});
+  response->mutable_job()->mutable_command()->Assign(command.begin(), command.end());
   if (context_.format == OutputFormat::kJson) return PrintJson(*response);
 
   const v1::Job& job = response->job();
