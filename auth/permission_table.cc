@@ -33,7 +33,7 @@ constexpr std::array kTable = {
     MethodPermission{"/vernier.v1.StudyService/GetTrial", kViewer, kNone, "study_name", false},
     MethodPermission{"/vernier.v1.StudyService/ListTrials", kViewer, kNone, "study_name", false},
     MethodPermission{"/vernier.v1.StudyService/AddMeasurement", kDeveloper, kStudyWrite,
-                     "study_name", true},
+                     "study_name", true, /*data_write=*/true},
     MethodPermission{"/vernier.v1.StudyService/CompleteTrial", kDeveloper, kStudyWrite,
                      "study_name", true},
     MethodPermission{"/vernier.v1.StudyService/StopTrial", kDeveloper, kStudyWrite, "study_name",
@@ -53,10 +53,17 @@ constexpr std::array kTable = {
     MethodPermission{"/vernier.v1.JobService/StreamLogs", kViewer, kNone, "job_id", false},
     MethodPermission{"/vernier.v1.JobService/DeleteJob", kDeveloper, kJobWrite, "job_id", true},
 
+    // Measurements and heartbeats write data (audit: data access); the
+    // exit report ends the trial (admin activity).
     MethodPermission{"/vernier.v1.AgentService/ReportMeasurements", kAgent, kAgentAttempt,
-                     "replica", true},
+                     "replica", true, /*data_write=*/true},
     MethodPermission{"/vernier.v1.AgentService/ReportExit", kAgent, kAgentAttempt, "replica", true},
-    MethodPermission{"/vernier.v1.AgentService/Heartbeat", kAgent, kAgentAttempt, "replica", true},
+    MethodPermission{"/vernier.v1.AgentService/Heartbeat", kAgent, kAgentAttempt, "replica", true,
+                     /*data_write=*/true},
+
+    // The audit log is the admin's.
+    MethodPermission{"/vernier.v1.AuditService/ListAuditEntries", kAdmin, kNone, "", false},
+    MethodPermission{"/vernier.v1.AuditService/VerifyAuditLog", kAdmin, kNone, "", false},
 };
 
 }  // namespace

@@ -34,9 +34,20 @@ struct MethodPermission {
   v1::Role min_role;
   Ownership ownership;
   absl::string_view resource_field;
-  // Changes something (the audit log's admin activity); else a read.
+  // Changes something; else a read.
   bool mutating;
+  // A change that writes data (a measurement, a heartbeat), not
+  // configuration or state: data access in the audit log, as AI Platform
+  // counts writing data (docs/security.md), so recorded only with
+  // --audit-data-access.
+  bool data_write = false;
 };
+
+// Admin activity, which the audit log always records: a change that is not
+// a data write.
+inline bool IsAdminActivity(const MethodPermission& row) {
+  return row.mutating && !row.data_write;
+}
 
 // Every RPC of every Vernier service; a test checks it against the proto
 // descriptors.

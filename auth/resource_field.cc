@@ -71,4 +71,16 @@ absl::StatusOr<v1::AgentScope> ReplicaOf(const Message& request, absl::string_vi
   return scope;
 }
 
+std::string ResourceNamed(const google::protobuf::Message& request, const MethodPermission& row) {
+  if (row.resource_field.empty()) return "";
+  if (row.ownership == Ownership::kAgentAttempt) {
+    absl::StatusOr<v1::AgentScope> replica = ReplicaOf(request, row.resource_field);
+    if (!replica.ok()) return "";
+    return absl::StrCat(replica->study_name(), "/trials/", replica->trial_id(), "/attempts/",
+                        replica->attempt());
+  }
+  absl::StatusOr<std::string> name = StringField(request, row.resource_field);
+  return name.ok() ? *name : "";
+}
+
 }  // namespace vernier::auth

@@ -6,6 +6,7 @@
 
 #include "absl/status/statusor.h"
 #include "google/protobuf/message.h"
+#include "auth/permission_table.h"
 #include "vernier/v1/auth.pb.h"
 
 namespace vernier::auth {
@@ -19,6 +20,10 @@ absl::StatusOr<std::string> StringField(const google::protobuf::Message& request
 // study_name, trial_id and attempt.
 absl::StatusOr<v1::AgentScope> ReplicaOf(const google::protobuf::Message& request,
                                          absl::string_view replica_field);
+// The resource `request` names under `row` (the audit log's resource):
+// the study, job or token id at its resource field, or for an agent's
+// report "STUDY/trials/ID/attempts/N"; "" for none or a malformed request.
+std::string ResourceNamed(const google::protobuf::Message& request, const MethodPermission& row);
 
 }  // namespace vernier::auth
 

@@ -38,6 +38,7 @@
 #include "tests/support/server_process.h"
 #include "tests/support/study_client.h"
 #include "tests/support/subprocess.h"
+#include "tests/support/test_certificates.h"
 #include "tests/support/test_database.h"
 
 namespace vernier::bench {
@@ -57,6 +58,8 @@ struct Options {
   // next trial as soon as its last one completed (closed loop).
   double trials_per_second = 0;
   std::string log_level = "info";
+  // Also run each store's server with TLS, right after it without.
+  bool compare_tls = false;
 };
 
 enum Rpc { kSuggest, kAddMeasurement, kComplete, kNoop, kRpcCount };
@@ -136,10 +139,11 @@ class LoadClient {
  public:
   // `first_trial` is when a paced client starts its first trial (clients
   // start spread over one period, not all at once).
-  LoadClient(const std::string& address, std::string study, std::string client_id,
-             const Options& options, RunState& state, bool noop, Pacer& pacer,
-             Clock::time_point first_trial)
-      : stub_(v1::StudyService::NewStub(testing::OwnChannel(address))),
+  LoadClient(const std::string& address,
+             const std::shared_ptr<grpc::ChannelCredentials>& credentials, std::string study,
+             std::string client_id, const Options& options, RunState& state, bool noop,
+             Pacer& pacer, Clock::time_point first_trial)
+      : stub_(v1::StudyService::NewStub(testing::OwnChannel(address, credentials))),
         study_(std::move(study)),
         client_id_(std::move(client_id)),
         options_(options),
@@ -355,10 +359,12 @@ struct RunResult {
 };
 
 RunResult Run(const Options& options, const std::string& address, const std::string& label,
-              const Watched& watched, bool noop) {
+              const Watched& watched, bool noop,
+              const std::shared_ptr<grpc::ChannelCredentials>& credentials =
+                  grpc::InsecureChannelCredentials()) {
   std::vector<std::string> studies;
   if (!noop) {
-    testing::StudyClient admin(address);
+    testing::StudyClient admin(address, std::chrono::seconds(10), credentials);
     const std::string run_id =
         absl::StrFormat("%d_%d", getpid(), Clock::now().time_since_epoch().count() % 1000000);
     for (int s = 0; s < options.studies; ++s) {
@@ -381,7 +387,8 @@ RunResult Run(const Options& options, const std::string& address, const std::str
             ? now
             : now + std::chrono::duration_cast<Clock::duration>(
                         std::chrono::duration<double>(i / options.trials_per_second));
-    clients.push_back(std::make_unique<LoadClient>(address, noop ? "" : studies[i % studies.size()],
+    clients.push_back(std::make_unique<LoadClient>(address, credentials,
+                                                   noop ? "" : studies[i % studies.size()],
                                                    absl::StrFormat("client-%d", i), options, state,
                                                    noop, pacer, first_trial));
   }
@@ -486,9 +493,9 @@ std::string StoreLabel(const std::string& store) {
   return store;
 }
 
-// Starts a server on `store`, runs the no-op baseline and the tuning load
-// against it, stops it.
-void BenchStore(const Options& options, const std::string& store) {
+// Starts a server on `store` (with TLS from scripts/make-certs.sh when
+// `tls`), runs the no-op baseline and the tuning load against it, stops it.
+void BenchStore(const Options& options, const std::string& store, bool tls) {
   testing::TempDir dir;
   std::unique_ptr<testing::TestDatabase> database;
   std::string url = store;
@@ -507,13 +514,26 @@ void BenchStore(const Options& options, const std::string& store) {
     // Backends show their database in their command line.
     watched.postgres_marker = " " + database->postgres()->name() + " ";
   }
-  testing::ServerProcess server(dir.path() + "/server", 0,
-                                {"--db", url, "--log-level", options.log_level});
+  std::vector<std::string> flags = {"--db", url, "--log-level", options.log_level};
+  std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
+  std::unique_ptr<testing::TestCertificates> certificates;
+  if (tls) {
+    certificates = std::make_unique<testing::TestCertificates>();
+    flags.insert(flags.end(), {"--tls-cert", certificates->Path("server.pem"), "--tls-key",
+                               certificates->Path("server.key"), "--tls-ca",
+                               certificates->Path("ca.pem")});
+    grpc::SslCredentialsOptions ssl;
+    ssl.pem_root_certs = certificates->Read("ca.pem");
+    credentials = grpc::SslCredentials(ssl);
+  }
+  testing::ServerProcess server(dir.path() + "/server", 0, flags);
   server.Start();
   watched.server_pid = server.pid();
-  const std::string label = StoreLabel(store);
-  Print(options, Run(options, server.address(), label + " server, no-op RPC", watched, true));
-  Print(options, Run(options, server.address(), label + " tuning load", watched, false));
+  const std::string label = StoreLabel(store) + (tls ? " (TLS, token)" : " (plaintext, token)");
+  Print(options,
+        Run(options, server.address(), label + " server, no-op RPC", watched, true, credentials));
+  Print(options,
+        Run(options, server.address(), label + " tuning load", watched, false, credentials));
   server.Stop();
 }
 
@@ -554,6 +574,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--log-level", options.log_level, "The server's --log-level")
       ->capture_default_str();
+  app.add_flag("--tls", options.compare_tls,
+               "Run each store's server again with TLS (certificates from "
+               "scripts/make-certs.sh), right after it without, in the same run");
   CLI11_PARSE(app, argc, argv);
 
   // ServerProcess finds `vernier` through VERNIER_BUILD_DIR, as ctest sets
@@ -574,6 +597,9 @@ int main(int argc, char** argv) {
     Print(options, Run(options, options.server, options.server + " tuning load", {}, false));
     return 0;
   }
-  for (const std::string& store : options.stores) BenchStore(options, store);
+  for (const std::string& store : options.stores) {
+    BenchStore(options, store, /*tls=*/false);
+    if (options.compare_tls) BenchStore(options, store, /*tls=*/true);
+  }
   return 0;
 }

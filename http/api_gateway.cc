@@ -62,7 +62,7 @@ absl::StatusOr<Response> Call(Stub& stub,
                               grpc::Status (Stub::*method)(grpc::ClientContext*, const Request&,
                                                            Response*),
                               const Request& request, const ApiRequest& http) {
-  return CallWithCredentials(stub, method, request, http.authorization);
+  return CallWithCredentials(stub, method, request, http.authorization, http.client_address);
 }
 
 template <typename Response>

@@ -24,6 +24,8 @@ struct ApiRequest {
   std::string body;
   // The `authorization` metadata to send (AuthorizationFor); empty: none.
   std::string authorization;
+  // The HTTP client's address ("ipv4:IP:PORT"), for the audit log.
+  std::string client_address;
 };
 
 struct ApiResponse {

@@ -66,6 +66,11 @@ ApiRequest ToApiRequest(const httplib::Request& request) {
   }
   api.body = request.body;
   api.authorization = CallerAuthorization(request);
+  api.client_address =
+      absl::StrCat(request.remote_addr.find(':') != std::string::npos ? "ipv6:[" : "ipv4:",
+                   request.remote_addr,
+                   request.remote_addr.find(':') != std::string::npos ? "]:" : ":",
+                   request.remote_port);
   return api;
 }
 

@@ -11,6 +11,7 @@
 #include <system_error>
 #include <utility>
 
+#include "auth/secret_redaction.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
@@ -210,10 +211,12 @@ int Agent::Run() {
         [this] { return unacknowledged_.load(); }, logger_);
   }
   // Arguments carry parameter values, which may hold newlines: escaped, so
-  // that no value can write a line of the agent's log of its own.
+  // that no value can write a line of the agent's log of its own; secrets
+  // in it (HF_TOKEN=..., --api-key ...) are redacted.
   logger_->info("service {}, objective metric '{}', program: {}", options_.server,
                 text::ControlChars::Escape(options_.metric_tag),
-                text::ControlChars::Escape(absl::StrJoin(options_.command, " ")));
+                text::ControlChars::Escape(
+                    absl::StrJoin(auth::RedactCommandLine(options_.command), " ")));
   // The trial directory first: the lock and the measurement log live in it.
   absl::StatusOr<std::string> metric_file = PrepareMetricFile();
   if (metric_file.ok()) {

@@ -94,114 +94,120 @@ absl::StatusOr<v1::CreateTokenResponse> IssueApiToken(storage::Storage& store,
 grpc::Status AuthServiceImpl::CreateToken(grpc::ServerContext* context,
                                           const v1::CreateTokenRequest* request,
                                           v1::CreateTokenResponse* response) {
-  absl::StatusOr<auth::Identity> who =
-      gate_.Authorize(*context, absl::StrCat(kAuthService, "CreateToken"), *request);
-  if (!who.ok()) return ToGrpcStatus(who.status());
-  absl::StatusOr<v1::CreateTokenResponse> created =
-      IssueApiToken(store_, request->user(), request->role(),
-                    absl::Seconds(request->expires_in_seconds()), who->user, clock_());
-  if (!created.ok()) return ToGrpcStatus(created.status());
-  *response = *std::move(created);
-  return grpc::Status::OK;
+  return gate_.Guard(
+      *context, absl::StrCat(kAuthService, "CreateToken"), *request,
+      [&](const auth::Identity& who) -> grpc::Status {
+    absl::StatusOr<v1::CreateTokenResponse> created =
+        IssueApiToken(store_, request->user(), request->role(),
+                      absl::Seconds(request->expires_in_seconds()), who.user, clock_());
+    if (!created.ok()) return ToGrpcStatus(created.status());
+    *response = *std::move(created);
+    return grpc::Status::OK;
+      });
 }
 
 grpc::Status AuthServiceImpl::ListTokens(grpc::ServerContext* context,
                                          const v1::ListTokensRequest* request,
                                          v1::ListTokensResponse* response) {
-  absl::StatusOr<auth::Identity> who =
-      gate_.Authorize(*context, absl::StrCat(kAuthService, "ListTokens"), *request);
-  if (!who.ok()) return ToGrpcStatus(who.status());
-  absl::StatusOr<std::vector<v1::ApiToken>> tokens = store_.ListApiTokens();
-  if (!tokens.ok()) return ToGrpcStatus(tokens.status());
-  const absl::Time now = clock_();
-  for (v1::ApiToken& token : *tokens) {
-    // Agents' credentials live as long as their trial attempt.
-    if (token.role() == v1::AGENT) continue;
-    const bool inactive = token.has_revoke_time() ||
-                          (token.has_expire_time() && FromTimestamp(token.expire_time()) <= now);
-    if (inactive && !request->include_inactive()) continue;
-    *response->add_tokens() = std::move(token);
-  }
-  return grpc::Status::OK;
+  return gate_.Guard(
+      *context, absl::StrCat(kAuthService, "ListTokens"), *request,
+      [&](const auth::Identity& who) -> grpc::Status {
+    absl::StatusOr<std::vector<v1::ApiToken>> tokens = store_.ListApiTokens();
+    if (!tokens.ok()) return ToGrpcStatus(tokens.status());
+    const absl::Time now = clock_();
+    for (v1::ApiToken& token : *tokens) {
+      // Agents' credentials live as long as their trial attempt.
+      if (token.role() == v1::AGENT) continue;
+      const bool inactive = token.has_revoke_time() ||
+                            (token.has_expire_time() && FromTimestamp(token.expire_time()) <= now);
+      if (inactive && !request->include_inactive()) continue;
+      *response->add_tokens() = std::move(token);
+    }
+    return grpc::Status::OK;
+      });
 }
 
 grpc::Status AuthServiceImpl::RevokeToken(grpc::ServerContext* context,
                                           const v1::RevokeTokenRequest* request,
                                           v1::ApiToken* response) {
-  absl::StatusOr<auth::Identity> who =
-      gate_.Authorize(*context, absl::StrCat(kAuthService, "RevokeToken"), *request);
-  if (!who.ok()) return ToGrpcStatus(who.status());
-  if (request->token_id().empty()) {
-    return ToGrpcStatus(absl::InvalidArgumentError("token_id is required (vernier tokens list)"));
-  }
-  const absl::Time now = clock_();
-  absl::StatusOr<v1::ApiToken> revoked =
-      store_.UpdateApiToken(request->token_id(), [&](v1::ApiToken& token) {
-        if (!token.has_revoke_time()) *token.mutable_revoke_time() = ToTimestamp(now);
-        return absl::OkStatus();
+  return gate_.Guard(
+      *context, absl::StrCat(kAuthService, "RevokeToken"), *request,
+      [&](const auth::Identity& who) -> grpc::Status {
+    if (request->token_id().empty()) {
+      return ToGrpcStatus(absl::InvalidArgumentError("token_id is required (vernier tokens list)"));
+    }
+    const absl::Time now = clock_();
+    absl::StatusOr<v1::ApiToken> revoked =
+        store_.UpdateApiToken(request->token_id(), [&](v1::ApiToken& token) {
+          if (!token.has_revoke_time()) *token.mutable_revoke_time() = ToTimestamp(now);
+          return absl::OkStatus();
+        });
+    if (!revoked.ok()) return ToGrpcStatus(revoked.status());
+    gate_.ForgetToken(request->token_id());
+    spdlog::info("API token {} of {} revoked by {}", revoked->id(), revoked->user(), who.user);
+    *response = *std::move(revoked);
+    return grpc::Status::OK;
       });
-  if (!revoked.ok()) return ToGrpcStatus(revoked.status());
-  gate_.ForgetToken(request->token_id());
-  spdlog::info("API token {} of {} revoked by {}", revoked->id(), revoked->user(), who->user);
-  *response = *std::move(revoked);
-  return grpc::Status::OK;
 }
 
 grpc::Status AuthServiceImpl::ShareStudy(grpc::ServerContext* context,
                                          const v1::ShareRequest* request,
                                          v1::ShareResponse* response) {
-  absl::StatusOr<auth::Identity> who =
-      gate_.Authorize(*context, absl::StrCat(kAuthService, "ShareStudy"), *request);
-  if (!who.ok()) return ToGrpcStatus(who.status());
-  if (absl::Status invalid = CheckShare(*request, "name (the study)"); !invalid.ok()) {
-    return ToGrpcStatus(invalid);
-  }
-  absl::StatusOr<v1::Study> study = store_.UpdateStudy(request->name(), [&](v1::Study& stored) {
-    SetGrant(*stored.mutable_grants(), request->user(), request->role());
-    return absl::OkStatus();
-  });
-  if (!study.ok()) return ToGrpcStatus(study.status());
-  gate_.ForgetResource("study", request->name());
-  response->set_owner(study->owner());
-  *response->mutable_grants() = study->grants();
-  return grpc::Status::OK;
+  return gate_.Guard(
+      *context, absl::StrCat(kAuthService, "ShareStudy"), *request,
+      [&](const auth::Identity& who) -> grpc::Status {
+    if (absl::Status invalid = CheckShare(*request, "name (the study)"); !invalid.ok()) {
+      return ToGrpcStatus(invalid);
+    }
+    absl::StatusOr<v1::Study> study = store_.UpdateStudy(request->name(), [&](v1::Study& stored) {
+      SetGrant(*stored.mutable_grants(), request->user(), request->role());
+      return absl::OkStatus();
+    });
+    if (!study.ok()) return ToGrpcStatus(study.status());
+    gate_.ForgetResource("study", request->name());
+    response->set_owner(study->owner());
+    *response->mutable_grants() = study->grants();
+    return grpc::Status::OK;
+      });
 }
 
 grpc::Status AuthServiceImpl::ShareJob(grpc::ServerContext* context, const v1::ShareRequest* request,
                                        v1::ShareResponse* response) {
-  absl::StatusOr<auth::Identity> who =
-      gate_.Authorize(*context, absl::StrCat(kAuthService, "ShareJob"), *request);
-  if (!who.ok()) return ToGrpcStatus(who.status());
-  if (absl::Status invalid = CheckShare(*request, "name (the job id)"); !invalid.ok()) {
-    return ToGrpcStatus(invalid);
-  }
-  absl::StatusOr<v1::Job> job = store_.UpdateJob(request->name(), [&](v1::Job& stored) {
-    SetGrant(*stored.mutable_grants(), request->user(), request->role());
-    return absl::OkStatus();
-  });
-  if (!job.ok()) return ToGrpcStatus(job.status());
-  gate_.ForgetResource("job", request->name());
-  // The job's grant covers its study (its trials).
-  absl::StatusOr<v1::Study> study = store_.UpdateStudy(job->study_name(), [&](v1::Study& stored) {
-    SetGrant(*stored.mutable_grants(), request->user(), request->role());
-    return absl::OkStatus();
-  });
-  if (!study.ok() && !absl::IsNotFound(study.status())) return ToGrpcStatus(study.status());
-  gate_.ForgetResource("study", job->study_name());
-  response->set_owner(job->owner());
-  *response->mutable_grants() = job->grants();
-  return grpc::Status::OK;
+  return gate_.Guard(
+      *context, absl::StrCat(kAuthService, "ShareJob"), *request,
+      [&](const auth::Identity& who) -> grpc::Status {
+    if (absl::Status invalid = CheckShare(*request, "name (the job id)"); !invalid.ok()) {
+      return ToGrpcStatus(invalid);
+    }
+    absl::StatusOr<v1::Job> job = store_.UpdateJob(request->name(), [&](v1::Job& stored) {
+      SetGrant(*stored.mutable_grants(), request->user(), request->role());
+      return absl::OkStatus();
+    });
+    if (!job.ok()) return ToGrpcStatus(job.status());
+    gate_.ForgetResource("job", request->name());
+    // The job's grant covers its study (its trials).
+    absl::StatusOr<v1::Study> study = store_.UpdateStudy(job->study_name(), [&](v1::Study& stored) {
+      SetGrant(*stored.mutable_grants(), request->user(), request->role());
+      return absl::OkStatus();
+    });
+    if (!study.ok() && !absl::IsNotFound(study.status())) return ToGrpcStatus(study.status());
+    gate_.ForgetResource("study", job->study_name());
+    response->set_owner(job->owner());
+    *response->mutable_grants() = job->grants();
+    return grpc::Status::OK;
+      });
 }
 
 grpc::Status AuthServiceImpl::WhoAmI(grpc::ServerContext* context, const v1::WhoAmIRequest* request,
                                      v1::WhoAmIResponse* response) {
-  absl::StatusOr<auth::Identity> who =
-      gate_.Authorize(*context, absl::StrCat(kAuthService, "WhoAmI"), *request);
-  if (!who.ok()) return ToGrpcStatus(who.status());
-  response->set_user(who->user);
-  response->set_role(who->role);
-  response->set_token_id(who->token_id);
-  return grpc::Status::OK;
+  return gate_.Guard(
+      *context, absl::StrCat(kAuthService, "WhoAmI"), *request,
+      [&](const auth::Identity& who) -> grpc::Status {
+    response->set_user(who.user);
+    response->set_role(who.role);
+    response->set_token_id(who.token_id);
+    return grpc::Status::OK;
+      });
 }
 
 }  // namespace vernier::tuner

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <random>
 
+#include "auth/secret_redaction.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/status_macros.h"
@@ -143,7 +144,8 @@ absl::StatusOr<v1::Job> JobSubmission::Preview(v1::Job job, const LaunchSettings
   grants.server_grants_gpus = admission_.GrantsGpus();
   VERNIER_ASSIGN_OR_RETURN(std::string preview, backend_.PreviewLaunch(BuildTrialLaunch(
                                                     job, study, trial, launch, 0, grants)));
-  job.set_launch_preview(std::move(preview));
+  // Secrets in the trainer's command or environment are not shown.
+  job.set_launch_preview(auth::RedactText(preview));
   return job;
 }
 

@@ -3,6 +3,8 @@
 #include "absl/strings/str_cat.h"
 #include "auth/api_token_codec.h"
 #include "auth/resource_field.h"
+#include "auth/secret_redaction.h"
+#include "tuner/caller_address.h"
 #include "common/status_macros.h"
 #include "spdlog/spdlog.h"
 
@@ -127,24 +129,35 @@ absl::StatusOr<std::optional<auth::ResourceAccess>> RpcAuthorizer::LookUpResourc
   return access;
 }
 
-absl::StatusOr<auth::Identity> RpcAuthorizer::Authorize(const grpc::ServerContextBase& context,
-                                                        absl::string_view method,
-                                                        const google::protobuf::Message& request) {
+RpcAuthorizer::Verdict RpcAuthorizer::Decide(const grpc::ServerContextBase& context,
+                                              absl::string_view method,
+                                              const google::protobuf::Message& request) {
+  Verdict verdict;
+  verdict.permission = auth::FindPermission(method);
   const auto& metadata = context.client_metadata();
   const auto header = metadata.find("authorization");
   if (header == metadata.end()) {
-    return absl::UnauthenticatedError(
-        absl::StrCat(method, ": no token: ", kHowToSendAToken));
+    verdict.status =
+        absl::UnauthenticatedError(absl::StrCat(method, ": no token: ", kHowToSendAToken));
+    return verdict;
   }
   absl::StatusOr<auth::Identity> who =
       Authenticate(absl::string_view(header->second.data(), header->second.size()));
   if (!who.ok()) {
-    if (absl::IsUnauthenticated(who.status())) {
-      return absl::UnauthenticatedError(absl::StrCat(method, ": ", who.status().message()));
-    }
-    return who.status();
+    verdict.status = absl::IsUnauthenticated(who.status())
+                         ? absl::UnauthenticatedError(absl::StrCat(method, ": ", who.status().message()))
+                         : who.status();
+    return verdict;
   }
-  const auth::MethodPermission* permission = auth::FindPermission(method);
+  verdict.who = *std::move(who);
+  verdict.status = Check(*verdict.who, verdict.permission, method, request);
+  return verdict;
+}
+
+absl::Status RpcAuthorizer::Check(const auth::Identity& who,
+                                  const auth::MethodPermission* permission,
+                                  absl::string_view method,
+                                  const google::protobuf::Message& request) {
   if (permission == nullptr) {
     return absl::PermissionDeniedError(
         absl::StrCat(method, " has no entry in the permission table; refused"));
@@ -160,10 +173,44 @@ absl::StatusOr<auth::Identity> RpcAuthorizer::Authorize(const grpc::ServerContex
       VERNIER_ASSIGN_OR_RETURN(resource, LookUpResource(*permission, name));
     }
   }
-  VERNIER_RETURN_IF_ERROR(auth::DecideAccess(*who, *permission,
-                                             resource.has_value() ? &*resource : nullptr,
-                                             replica.has_value() ? &*replica : nullptr));
-  return who;
+  return auth::DecideAccess(who, *permission, resource.has_value() ? &*resource : nullptr,
+                            replica.has_value() ? &*replica : nullptr);
+}
+
+absl::StatusOr<auth::Identity> RpcAuthorizer::Authorize(const grpc::ServerContextBase& context,
+                                                        absl::string_view method,
+                                                        const google::protobuf::Message& request) {
+  Verdict verdict = Decide(context, method, request);
+  if (!verdict.status.ok()) return verdict.status;
+  return *std::move(verdict.who);
+}
+
+bool RpcAuthorizer::Audits(const Verdict& verdict) const {
+  if (audit_log_ == nullptr) return false;
+  // Refusals and admin activity always; data access when asked.
+  if (!verdict.status.ok() || audit_log_->records_data_access()) return true;
+  return verdict.permission != nullptr && auth::IsAdminActivity(*verdict.permission);
+}
+
+void RpcAuthorizer::Audit(const grpc::ServerContextBase& context, absl::string_view method,
+                          const google::protobuf::Message& request, const Verdict& verdict,
+                          const grpc::Status& outcome) {
+  if (!Audits(verdict)) return;
+  v1::AuditEntry entry;
+  *entry.mutable_time() = ToTimestamp(clock_());
+  if (verdict.who.has_value()) {
+    entry.set_user(verdict.who->user);
+    entry.set_role(verdict.who->role);
+  }
+  entry.set_method(std::string(method));
+  if (verdict.permission != nullptr) {
+    entry.set_resource(auth::ResourceNamed(request, *verdict.permission));
+    entry.set_data_access(!auth::IsAdminActivity(*verdict.permission));
+  }
+  entry.set_code(static_cast<int32_t>(outcome.error_code()));
+  entry.set_peer(CallerAddress(context));
+  entry.set_summary(auth::RequestSummary(request));
+  audit_log_->Record(std::move(entry));
 }
 
 void RpcAuthorizer::ForgetToken(absl::string_view token_id) {

@@ -15,7 +15,9 @@
 #include "auth/identity.h"
 #include "auth/permission_table.h"
 #include "google/protobuf/message.h"
+#include "tuner/audit_log.h"
 #include "tuner/clock.h"
+#include "vernier/grpc_status.h"
 #include "tuner/storage/storage.h"
 
 namespace vernier::tuner {
@@ -27,9 +29,47 @@ namespace vernier::tuner {
 // Token lookups and resources are cached for `cache_time` (a revocation or
 // a share made through this server applies at once; one made through
 // another server sharing the store within `cache_time`).
+//
+// It also keeps the audit log (docs/security.md): Guard records each call
+// with its outcome, the admin activity and refusals always, reads and
+// measurement writes when the AuditLog records data access.
 class RpcAuthorizer {
  public:
   RpcAuthorizer(storage::Storage& store, Clock clock, absl::Duration cache_time = absl::Seconds(5));
+
+  // The audit log Guard records to (nullptr: none). Set before serving.
+  void set_audit_log(AuditLog* audit_log) { audit_log_ = audit_log; }
+
+  // The gate's answer on one call.
+  struct Verdict {
+    // OK, or why the call is refused (as Authorize).
+    absl::Status status;
+    // The caller, when its token is good (also when refused for its role).
+    std::optional<auth::Identity> who;
+    // The method's row (nullptr: none).
+    const auth::MethodPermission* permission = nullptr;
+  };
+  Verdict Decide(const grpc::ServerContextBase& context, absl::string_view method,
+                 const google::protobuf::Message& request);
+
+  // The one way a handler is reached: decides, runs `handler(identity)`
+  // (returning grpc::Status) when the call may go on, and records the call
+  // and its outcome in the audit log.
+  template <typename Handler>
+  grpc::Status Guard(const grpc::ServerContextBase& context, absl::string_view method,
+                     const google::protobuf::Message& request, Handler&& handler) {
+    const Verdict verdict = Decide(context, method, request);
+    const grpc::Status outcome =
+        verdict.status.ok() ? handler(*verdict.who) : ToGrpcStatus(verdict.status);
+    Audit(context, method, request, verdict, outcome);
+    return outcome;
+  }
+  // Whether a call with this verdict goes in the audit log.
+  bool Audits(const Verdict& verdict) const;
+  // Records the call (when Audits) with its outcome.
+  void Audit(const grpc::ServerContextBase& context, absl::string_view method,
+             const google::protobuf::Message& request, const Verdict& verdict,
+             const grpc::Status& outcome);
 
   // The caller, when it may make `method` (gRPC's path) with `request`;
   // UNAUTHENTICATED for a missing, malformed, unknown, expired or revoked
@@ -54,6 +94,9 @@ class RpcAuthorizer {
     std::optional<auth::ResourceAccess> access;
     absl::Time read;
   };
+  // Whether `who` may make the call (permission nullptr: no row).
+  absl::Status Check(const auth::Identity& who, const auth::MethodPermission* permission,
+                     absl::string_view method, const google::protobuf::Message& request);
   absl::StatusOr<v1::ApiToken> LookUpToken(const std::string& token_hash);
   absl::StatusOr<std::optional<auth::ResourceAccess>> LookUpResource(
       const auth::MethodPermission& permission, const std::string& name);
@@ -61,6 +104,7 @@ class RpcAuthorizer {
 
   storage::Storage& store_;
   Clock clock_;
+  AuditLog* audit_log_ = nullptr;
   absl::Duration cache_time_;
   absl::Mutex mutex_;
   std::map<std::string, CachedToken> tokens_ ABSL_GUARDED_BY(mutex_);

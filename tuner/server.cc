@@ -1,5 +1,7 @@
 #include "tuner/server.h"
 
+#include <grpcpp/impl/server_builder_option.h>
+#include <grpcpp/impl/server_builder_plugin.h>
 #include <fcntl.h>
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
@@ -26,6 +28,8 @@
 #include "tls/tls_file_monitor.h"
 #include "auth/token_file.h"
 #include "tuner/agent_service_impl.h"
+#include "tuner/audit_log.h"
+#include "tuner/audit_service_impl.h"
 #include "tuner/auth_service_impl.h"
 #include "tuner/authorized_services.h"
 #include "tuner/backend_factory.h"
@@ -40,6 +44,18 @@
 
 namespace vernier::tuner {
 namespace {
+
+// Leaves out gRPC's reflection service, which linking grpc++_reflection adds
+// to every server (docs/security.md: off loopback it is not offered).
+class WithoutReflection final : public grpc::ServerBuilderOption {
+ public:
+  void UpdateArguments(grpc::ChannelArguments*) override {}
+  void UpdatePlugins(std::vector<std::unique_ptr<grpc::ServerBuilderPlugin>>* plugins) override {
+    std::erase_if(*plugins, [](const std::unique_ptr<grpc::ServerBuilderPlugin>& plugin) {
+      return plugin->name() == "proto_server_reflection";
+    });
+  }
+};
 
 // Names this process among the servers sharing a store, in logs and the
 // store's job leases: host, PID and a random part (PIDs repeat).
@@ -207,12 +223,20 @@ absl::Status RunServer(const ServerOptions& given) {
   JobServiceImpl job_handlers(jobs, **store, options.poll_interval);
   AgentServiceImpl agent_handlers(studies, jobs);
   // Every RPC passes the one gate (docs/security.md).
+  // The audit log (docs/security.md) is written at the gate.
+  AuditLog audit_log(**store, options.audit_data_access);
   RpcAuthorizer gate(**store, SystemClock());
+  gate.set_audit_log(&audit_log);
   AuthorizedStudyService study_service(study_handlers, gate);
   AuthorizedJobService job_service(job_handlers, gate);
   AuthorizedAgentService agent_service(agent_handlers, gate);
   AuthServiceImpl auth_service(**store, gate, SystemClock());
+  AuditServiceImpl audit_service(**store, audit_log, gate);
 
+  // Health stays open, without a token: it tells only that the server is
+  // up, and probes (Kubernetes, load balancers) send none. Reflection (the
+  // services' schema, for grpcurl) only on loopback: it needs no token
+  // either, and off loopback it would show anyone who reaches the port.
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
@@ -223,6 +247,8 @@ absl::Status RunServer(const ServerOptions& given) {
   builder.RegisterService(&job_service);
   builder.RegisterService(&agent_service);
   builder.RegisterService(&auth_service);
+  builder.RegisterService(&audit_service);
+  if (!tls::IsLoopbackHost(options.host)) builder.SetOption(std::make_unique<WithoutReflection>());
   builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS,
                               kIdleHandlerThreads);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();

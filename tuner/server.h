@@ -51,11 +51,15 @@ struct ServerOptions {
   bool serve_http = true;
   // Serves off loopback without TLS (tls::CheckListenSecurity), warning.
   bool insecure = false;
+  // The audit log also records reads and measurement writes (data access),
+  // not only changes and refusals.
+  bool audit_data_access = false;
 };
 
-// Serves StudyService, JobService and AgentService (with health checking
-// and reflection) until SIGINT or SIGTERM. Returns the reason it could not
-// start, or OK after a clean shutdown.
+// Serves StudyService, JobService, AgentService, AuthService and
+// AuditService (with health checking and, on loopback, reflection) until
+// SIGINT or SIGTERM. Returns the reason it could not start, or OK after a
+// clean shutdown.
 absl::Status RunServer(const ServerOptions& options);
 
 // How often agents send heartbeats under `agent_timeout`: a quarter of it,

@@ -168,20 +168,31 @@ grpc::Status StudyServiceImpl::ListTrials(grpc::ServerContext*,
 grpc::ServerUnaryReactor* StudyServiceImpl::AddMeasurement(grpc::CallbackServerContext* context,
                                                            const v1::AddMeasurementRequest* request,
                                                            v1::Trial* response) {
+  return AddMeasurementThen(context, request, response, nullptr);
+}
+
+grpc::ServerUnaryReactor* StudyServiceImpl::AddMeasurementThen(
+    grpc::CallbackServerContext* context, const v1::AddMeasurementRequest* request,
+    v1::Trial* response, std::function<void(const grpc::Status&)> on_finish) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   absl::Status invalid = RequireTrial(request->study_name(), request->trial_id());
   if (invalid.ok() && !request->has_measurement()) {
     invalid = absl::InvalidArgumentError("measurement is required");
   }
   if (!invalid.ok()) {
-    reactor->Finish(ToGrpcStatus(invalid));
+    const grpc::Status refused = ToGrpcStatus(invalid);
+    if (on_finish) on_finish(refused);
+    reactor->Finish(refused);
     return reactor;
   }
   // The request and response live until Finish has run.
-  studies_.AddMeasurementAsync(request->study_name(), request->trial_id(), request->measurement(),
-                               [reactor, response](absl::StatusOr<v1::Trial> trial) {
-                                 reactor->Finish(ToGrpcStatus(Reply(std::move(trial), response)));
-                               });
+  studies_.AddMeasurementAsync(
+      request->study_name(), request->trial_id(), request->measurement(),
+      [reactor, response, on_finish = std::move(on_finish)](absl::StatusOr<v1::Trial> trial) {
+        const grpc::Status outcome = ToGrpcStatus(Reply(std::move(trial), response));
+        if (on_finish) on_finish(outcome);
+        reactor->Finish(outcome);
+      });
   return reactor;
 }
 

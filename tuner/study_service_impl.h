@@ -1,6 +1,8 @@
 #ifndef VERNIER_TUNER_STUDY_SERVICE_IMPL_H_
 #define VERNIER_TUNER_STUDY_SERVICE_IMPL_H_
 
+#include <functional>
+
 #include "tuner/study_manager.h"
 #include "vernier/v1/study_service.grpc.pb.h"
 
@@ -35,6 +37,11 @@ class StudyServiceImpl final
   grpc::ServerUnaryReactor* AddMeasurement(grpc::CallbackServerContext* context,
                                            const v1::AddMeasurementRequest* request,
                                            v1::Trial* response) override;
+  // AddMeasurement that calls `on_finish` (when set) with the outcome just
+  // before the call finishes (the audit log's record of it).
+  grpc::ServerUnaryReactor* AddMeasurementThen(
+      grpc::CallbackServerContext* context, const v1::AddMeasurementRequest* request,
+      v1::Trial* response, std::function<void(const grpc::Status&)> on_finish);
   grpc::Status CompleteTrial(grpc::ServerContext*, const v1::CompleteTrialRequest* request,
                              v1::Trial* response) override;
   grpc::Status StopTrial(grpc::ServerContext*, const v1::StopTrialRequest* request,

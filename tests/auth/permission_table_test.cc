@@ -11,6 +11,7 @@
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/message.h"
 #include "vernier/v1/agent_service.pb.h"
+#include "vernier/v1/audit_service.pb.h"
 #include "vernier/v1/auth_service.pb.h"
 #include "vernier/v1/job_service.pb.h"
 #include "vernier/v1/study_service.pb.h"
@@ -28,7 +29,8 @@ using google::protobuf::ServiceDescriptor;
 // the generated pool's vernier.v1 package.
 std::vector<const FileDescriptor*> ServiceFiles() {
   return {v1::CreateTokenRequest::descriptor()->file(), v1::GetStudyRequest::descriptor()->file(),
-          v1::GetJobRequest::descriptor()->file(), v1::HeartbeatRequest::descriptor()->file()};
+          v1::GetJobRequest::descriptor()->file(), v1::HeartbeatRequest::descriptor()->file(),
+          v1::ListAuditEntriesRequest::descriptor()->file()};
 }
 
 std::string PathOf(const MethodDescriptor& method) {
@@ -59,10 +61,10 @@ TEST(PermissionTableTest, WalkedFilesAreEveryServiceFile) {
   }
   for (const std::string name :
        {"vernier.v1.AuthService", "vernier.v1.StudyService", "vernier.v1.JobService",
-        "vernier.v1.AgentService"}) {
+        "vernier.v1.AgentService", "vernier.v1.AuditService"}) {
     EXPECT_TRUE(walked.count(name)) << name;
   }
-  EXPECT_EQ(walked.size(), 4u) << "a service file is missing from ServiceFiles()";
+  EXPECT_EQ(walked.size(), 5u) << "a service file is missing from ServiceFiles()";
 }
 
 TEST(PermissionTableTest, EveryResourceFieldNamesAFieldOfTheRequest) {
@@ -93,6 +95,22 @@ TEST(PermissionTableTest, OwnershipRulesNameTheirResource) {
     // Only an agent's own reports take the AGENT role, and they all do.
     EXPECT_EQ(row.min_role == v1::AGENT, row.ownership == Ownership::kAgentAttempt) << row.method;
   }
+}
+
+// The audit log's classes (docs/security.md): measurement writes and
+// heartbeats are data access, every other change admin activity, the
+// audit log's own reads are reads.
+TEST(PermissionTableTest, MeasurementWritesAreDataAccessOtherChangesAdminActivity) {
+  for (const MethodPermission& row : PermissionTable()) {
+    const bool measurement = row.method == "/vernier.v1.StudyService/AddMeasurement" ||
+                             row.method == "/vernier.v1.AgentService/ReportMeasurements" ||
+                             row.method == "/vernier.v1.AgentService/Heartbeat";
+    EXPECT_EQ(row.data_write, measurement) << row.method;
+    EXPECT_EQ(IsAdminActivity(row), row.mutating && !measurement) << row.method;
+  }
+  EXPECT_TRUE(IsAdminActivity(*FindPermission("/vernier.v1.AgentService/ReportExit")));
+  EXPECT_TRUE(IsAdminActivity(*FindPermission("/vernier.v1.JobService/CancelJob")));
+  EXPECT_FALSE(IsAdminActivity(*FindPermission("/vernier.v1.AuditService/ListAuditEntries")));
 }
 
 TEST(PermissionTableTest, UnknownMethodHasNoRow) {

@@ -27,6 +27,7 @@
 #include "tests/support/subprocess.h"
 #include "tests/support/tuning_job.h"
 #include "vernier/v1/agent_service.pb.h"
+#include "vernier/v1/audit_service.pb.h"
 #include "vernier/v1/auth_service.grpc.pb.h"
 #include "vernier/v1/job_service.grpc.pb.h"
 #include "vernier/v1/study_service.pb.h"
@@ -74,6 +75,8 @@ const std::map<std::string, Rule>& Rules() {
       {"/vernier.v1.AgentService/ReportMeasurements", Rule::kAgent},
       {"/vernier.v1.AgentService/ReportExit", Rule::kAgent},
       {"/vernier.v1.AgentService/Heartbeat", Rule::kAgent},
+      {"/vernier.v1.AuditService/ListAuditEntries", Rule::kAdmin},
+      {"/vernier.v1.AuditService/VerifyAuditLog", Rule::kAdmin},
   };
   return *rules;
 }
@@ -253,7 +256,8 @@ TEST_F(AuthorizationMatrixTest, EveryRpcAsEveryCallerMeetsTheRules) {
   std::vector<const MethodDescriptor*> methods;
   for (const google::protobuf::FileDescriptor* file :
        {v1::CreateTokenRequest::descriptor()->file(), v1::GetStudyRequest::descriptor()->file(),
-        v1::GetJobRequest::descriptor()->file(), v1::HeartbeatRequest::descriptor()->file()}) {
+        v1::GetJobRequest::descriptor()->file(), v1::HeartbeatRequest::descriptor()->file(),
+        v1::ListAuditEntriesRequest::descriptor()->file()}) {
     for (int s = 0; s < file->service_count(); ++s) {
       for (int m = 0; m < file->service(s)->method_count(); ++m) {
         methods.push_back(file->service(s)->method(m));

@@ -4,9 +4,6 @@
 #include <gmock/gmock.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
-#include <arpa/inet.h>
-#include <ifaddrs.h>
-#include <netinet/in.h>
 #include <signal.h>
 
 #include <chrono>
@@ -14,6 +11,7 @@
 #include <thread>
 
 #include "tests/support/job_client.h"
+#include "tests/support/non_loopback_address.h"
 #include "tests/support/server_process.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/test_certificates.h"
@@ -35,22 +33,6 @@ std::shared_ptr<grpc::ChannelCredentials> Credentials(const TestCertificates& ce
     ssl.pem_private_key = certificates.Read("client.key");
   }
   return grpc::SslCredentials(ssl);
-}
-
-// An IPv4 address of this machine off loopback; empty when it has none.
-std::string NonLoopbackAddress() {
-  ifaddrs* addresses = nullptr;
-  if (getifaddrs(&addresses) != 0) return "";
-  std::string found;
-  for (ifaddrs* entry = addresses; entry != nullptr && found.empty(); entry = entry->ifa_next) {
-    if (entry->ifa_addr == nullptr || entry->ifa_addr->sa_family != AF_INET) continue;
-    const in_addr address = reinterpret_cast<sockaddr_in*>(entry->ifa_addr)->sin_addr;
-    if ((ntohl(address.s_addr) >> 24) == 127) continue;
-    char text[INET_ADDRSTRLEN] = {};
-    if (inet_ntop(AF_INET, &address, text, sizeof(text)) != nullptr) found = text;
-  }
-  freeifaddrs(addresses);
-  return found;
 }
 
 // Waits until the server's log has `text` (at most 60 s).

@@ -4,17 +4,19 @@
 
 namespace vernier::testing {
 
-std::shared_ptr<grpc::Channel> OwnChannel(const std::string& address) {
+std::shared_ptr<grpc::Channel> OwnChannel(
+    const std::string& address, const std::shared_ptr<grpc::ChannelCredentials>& credentials) {
   grpc::ChannelArguments arguments;
   arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
   arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 20);
   arguments.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 20);
   arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 100);
-  return ChannelWithLocalToken(address, grpc::InsecureChannelCredentials(), arguments);
+  return ChannelWithLocalToken(address, credentials, arguments);
 }
 
-StudyClient::StudyClient(const std::string& address, std::chrono::milliseconds deadline)
-    : stub_(v1::StudyService::NewStub(OwnChannel(address))), deadline_(deadline) {}
+StudyClient::StudyClient(const std::string& address, std::chrono::milliseconds deadline,
+                         const std::shared_ptr<grpc::ChannelCredentials>& credentials)
+    : stub_(v1::StudyService::NewStub(OwnChannel(address, credentials))), deadline_(deadline) {}
 
 void StudyClient::Prepare(grpc::ClientContext& context) const {
   context.set_deadline(std::chrono::system_clock::now() + deadline_);

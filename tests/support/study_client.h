@@ -14,8 +14,12 @@ namespace vernier::testing {
 
 // A channel with its own TCP connection (gRPC shares one between channels
 // to the same address by default), reconnecting within a few tens of
-// milliseconds once a restarted server listens again.
-std::shared_ptr<grpc::Channel> OwnChannel(const std::string& address);
+// milliseconds once a restarted server listens again. TLS with
+// `credentials` (default: plaintext).
+std::shared_ptr<grpc::Channel> OwnChannel(
+    const std::string& address,
+    const std::shared_ptr<grpc::ChannelCredentials>& credentials =
+        grpc::InsecureChannelCredentials());
 
 // A StudyService client over its own channel, as one agent or user has:
 // every call waits for a connection until its deadline and returns the
@@ -23,7 +27,9 @@ std::shared_ptr<grpc::Channel> OwnChannel(const std::string& address);
 class StudyClient {
  public:
   explicit StudyClient(const std::string& address,
-                       std::chrono::milliseconds deadline = std::chrono::seconds(10));
+                       std::chrono::milliseconds deadline = std::chrono::seconds(10),
+                       const std::shared_ptr<grpc::ChannelCredentials>& credentials =
+                           grpc::InsecureChannelCredentials());
 
   grpc::Status CreateStudy(const v1::Study& study, v1::Study* created = nullptr);
   grpc::Status Suggest(const std::string& study_name, int count, const std::string& client_id,

@@ -13,7 +13,7 @@
 
 namespace vernier::cli {
 
-// `vernier tokens ...` and `vernier studies|jobs share`.
+// `vernier tokens ...`, `vernier studies|jobs share` and `vernier audit ...`.
 class AuthCommands {
  public:
   AuthCommands(VernierClient* client, CommandContext context)
@@ -28,6 +28,11 @@ class AuthCommands {
   // `role` viewer, developer or none (removes the user's grant).
   absl::Status Share(bool job, const std::string& name, const std::string& user,
                      const std::string& role);
+  // `vernier audit list`: `since` as --since takes it ("" for any).
+  absl::Status ListAudit(const std::string& user, const std::string& resource,
+                         const std::string& since, int limit);
+  // `vernier audit verify`: DATA_LOSS, saying where, when the chain is broken.
+  absl::Status VerifyAudit();
 
  private:
   absl::Status PrintJson(const google::protobuf::Message& message);
@@ -39,6 +44,9 @@ class AuthCommands {
 // --expires: a whole number with s, m, h or d ("30d"); "0" or "never": no
 // expiry. INVALID_ARGUMENT naming the flag otherwise.
 absl::StatusOr<absl::Duration> ParseExpiry(const std::string& text);
+// --since: an RFC 3339 time ("2026-11-26T03:00:00Z") or how long ago
+// ("90m", "2h", "7d") from `now`. INVALID_ARGUMENT naming the flag otherwise.
+absl::StatusOr<absl::Time> ParseSince(const std::string& text, absl::Time now);
 // "alice (developer), bob (viewer)"; "-" for none.
 std::string FormatGrants(const google::protobuf::RepeatedPtrField<v1::AccessGrant>& grants);
 

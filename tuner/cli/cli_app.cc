@@ -65,6 +65,10 @@ struct Flags {
   std::string role;
   std::string expires = "0";
   bool all = false;
+  // audit list
+  std::string resource;
+  std::string since;
+  int limit = 0;
 };
 
 void AddClientOptions(CLI::App* command, ClientFlags* flags) {
@@ -262,6 +266,9 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
   serve->add_flag("--insecure", flags.serve.insecure,
                   "Serve off loopback (--host other than 127.0.0.1, ::1, localhost) without TLS, "
                   "with a warning: anyone who reaches the port can run commands as this user");
+  serve->add_flag("--audit-data-access", flags.serve.audit_data_access,
+                  "The audit log also records reads and measurement writes (data access), "
+                  "not only changes and refused calls");
   serve->add_option("--log-level", flags.serve.log_level, "Log verbosity")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}))
       ->capture_default_str();
@@ -469,6 +476,29 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
   AddClientOptions(revoke_token, &flags.client);
   revoke_token->callback(
       auth_action([&](AuthCommands& commands) { return commands.RevokeToken(flags.name); }));
+
+  // vernier audit ... (admin)
+  CLI::App* audit =
+      app.add_subcommand("audit", "Read and verify the audit log (admin; docs/security.md)");
+  audit->require_subcommand(1);
+  CLI::App* list_audit =
+      audit->add_subcommand("list", "List audit log entries, oldest first");
+  list_audit->add_option("--user", flags.user, "Only this user's calls");
+  list_audit->add_option("--resource", flags.resource,
+                         "Only calls naming this study, job or token id");
+  list_audit->add_option("--since", flags.since,
+                         "Only calls since an RFC 3339 time or for a while (90m, 2h, 7d)");
+  list_audit->add_option("--limit", flags.limit, "Only the newest N matching entries (0: all)")
+      ->capture_default_str();
+  AddClientOptions(list_audit, &flags.client);
+  list_audit->callback(auth_action([&](AuthCommands& commands) {
+    return commands.ListAudit(flags.user, flags.resource, flags.since, flags.limit);
+  }));
+  CLI::App* verify_audit = audit->add_subcommand(
+      "verify", "Check the audit log's hash chain; fails if a row was changed or removed");
+  AddClientOptions(verify_audit, &flags.client);
+  verify_audit->callback(
+      auth_action([&](AuthCommands& commands) { return commands.VerifyAudit(); }));
 
   std::vector<const char*> argv;
   for (const std::string& argument : cli_arguments) argv.push_back(argument.c_str());

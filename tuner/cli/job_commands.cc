@@ -18,6 +18,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "scheduler/shell_quote.h"
+#include "auth/secret_redaction.h"
 #include "tuner/cli/auth_commands.h"
 #include "common/status_macros.h"
 #include "tuner/cli/fetch_all_pages.h"
@@ -45,9 +46,11 @@ absl::StatusOr<std::string> AbsoluteDirectory(const std::string& directory) {
   return normal;
 }
 
+// The command as a shell line, without secrets (auth::RedactCommandLine).
 std::string ShellCommand(const google::protobuf::RepeatedPtrField<std::string>& command) {
   if (command.empty()) return "-";
-  return absl::StrJoin(command, " ", [](std::string* out, const std::string& argument) {
+  return absl::StrJoin(auth::RedactCommandLine({command.begin(), command.end()}), " ",
+                       [](std::string* out, const std::string& argument) {
     out->append(scheduler::ShellQuote(argument));
   });
 }
@@ -277,6 +280,10 @@ absl::Status JobCommands::WaitForJob(const std::string& job_id, const SubmitJobO
 absl::Status JobCommands::Describe(const std::string& job_id) {
   absl::StatusOr<v1::GetJobResponse> response = client_->GetJob(job_id);
   if (!response.ok()) return response.status();
+  // Secrets in the command (HF_TOKEN=..., --api-key ...) are not shown.
+  const std::vector<std::string> command =
+      auth::RedactCommandLine({response->job().command().begin(), response->job().command().end()});
+  response->mutable_job()->mutable_command()->Assign(command.begin(), command.end());
   if (context_.format == OutputFormat::kJson) return PrintJson(*response);
 
   const v1::Job& job = response->job();

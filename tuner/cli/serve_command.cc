@@ -188,6 +188,7 @@ absl::StatusOr<tuner::ServerOptions> ServeCommand::BuildServerOptions(const Serv
   VERNIER_ASSIGN_OR_RETURN(options.tls, BuildTlsOptions(flags));
   VERNIER_RETURN_IF_ERROR(tls::CheckListenSecurity(flags.host, options.tls, flags.insecure));
   options.insecure = flags.insecure;
+  options.audit_data_access = flags.audit_data_access;
 
   std::string data_dir = flags.data_dir;
   if (data_dir.empty()) {

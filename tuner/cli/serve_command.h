@@ -49,6 +49,8 @@ struct ServeFlags {
   std::string tls_reload_interval = "10s";
   // Serve off loopback without TLS.
   bool insecure = false;
+  // Also audit reads and measurement writes (data access).
+  bool audit_data_access = false;
 };
 
 // `vernier serve`: turns the flags into tuner::ServerOptions and runs the

@@ -41,6 +41,7 @@ VernierClient::VernierClient(Options options) : options_(std::move(options)) {
   jobs_ = v1::JobService::NewStub(channel_);
   studies_ = v1::StudyService::NewStub(channel_);
   auth_ = v1::AuthService::NewStub(channel_);
+  audit_ = v1::AuditService::NewStub(channel_);
 }
 
 absl::Status VernierClient::EnsureConnected() {
@@ -230,6 +231,22 @@ absl::StatusOr<v1::ListTokensResponse> VernierClient::ListTokens(bool include_in
   return CallUnary<v1::ListTokensResponse>(
       [&](grpc::ClientContext* context, v1::ListTokensResponse* response) {
         return auth_->ListTokens(context, request, response);
+      });
+}
+
+absl::StatusOr<v1::ListAuditEntriesResponse> VernierClient::ListAuditEntries(
+    const v1::ListAuditEntriesRequest& request) {
+  return CallUnary<v1::ListAuditEntriesResponse>(
+      [&](grpc::ClientContext* context, v1::ListAuditEntriesResponse* response) {
+        return audit_->ListAuditEntries(context, request, response);
+      });
+}
+
+absl::StatusOr<v1::VerifyAuditLogResponse> VernierClient::VerifyAuditLog() {
+  const v1::VerifyAuditLogRequest request;
+  return CallUnary<v1::VerifyAuditLogResponse>(
+      [&](grpc::ClientContext* context, v1::VerifyAuditLogResponse* response) {
+        return audit_->VerifyAuditLog(context, request, response);
       });
 }
 

@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "tls/tls_options.h"
+#include "vernier/v1/audit_service.grpc.pb.h"
 #include "vernier/v1/auth_service.grpc.pb.h"
 #include "vernier/v1/job_service.grpc.pb.h"
 #include "vernier/v1/study_service.grpc.pb.h"
@@ -66,6 +67,9 @@ class VernierClient {
 
   absl::StatusOr<v1::CreateTokenResponse> CreateToken(const v1::CreateTokenRequest& request);
   absl::StatusOr<v1::ListTokensResponse> ListTokens(bool include_inactive);
+  absl::StatusOr<v1::ListAuditEntriesResponse> ListAuditEntries(
+      const v1::ListAuditEntriesRequest& request);
+  absl::StatusOr<v1::VerifyAuditLogResponse> VerifyAuditLog();
   absl::StatusOr<v1::ApiToken> RevokeToken(const std::string& token_id);
   // `job` false: a study.
   absl::StatusOr<v1::ShareResponse> Share(bool job, const v1::ShareRequest& request);
@@ -83,6 +87,7 @@ class VernierClient {
   std::unique_ptr<v1::JobService::Stub> jobs_;
   std::unique_ptr<v1::StudyService::Stub> studies_;
   std::unique_ptr<v1::AuthService::Stub> auth_;
+  std::unique_ptr<v1::AuditService::Stub> audit_;
   bool connected_ = false;
   // Why no channel could be made (a bad TLS file); returned by every call.
   absl::Status setup_status_;

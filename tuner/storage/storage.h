@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "tuner/storage/api_token_store.h"
+#include "tuner/storage/audit_log_store.h"
 #include "tuner/storage/job_coordination.h"
 #include "tuner/storage/study_lock.h"
 #include "vernier/v1/job.pb.h"
@@ -52,8 +53,9 @@ using StudyMutator = std::function<absl::Status(v1::Study&)>;
 // outcome is unknown (retry); INTERNAL for another store failure (with the
 // store's message). Several processes may share one store; they share the
 // work of running jobs through the JobCoordination methods. API tokens are
-// kept through the ApiTokenStore methods.
-class Storage : public JobCoordination, public ApiTokenStore {
+// kept through the ApiTokenStore methods, the audit log through the
+// AuditLogStore ones.
+class Storage : public JobCoordination, public ApiTokenStore, public AuditLogStore {
  public:
   virtual ~Storage() = default;
 

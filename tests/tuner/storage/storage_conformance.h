@@ -43,6 +43,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/tuner/storage/storage_test_matchers.h"
+#include "tuner/storage/audit_chain.h"
 #include "tuner/storage/storage.h"
 #include "tuner/study_manager.h"
 #include "vernier/v1/job.pb.h"
@@ -1772,6 +1773,96 @@ TYPED_TEST_P(StorageConformanceTest, ApiTokenErrorsNameTheTokenAndChangeNothing)
   EXPECT_EQ((*listed)[0].user(), "alice");
 }
 
+inline v1::AuditEntry MakeAuditEntry(const std::string& user, const std::string& resource,
+                                     int64_t seconds) {
+  v1::AuditEntry entry;
+  entry.mutable_time()->set_seconds(seconds);
+  entry.set_user(user);
+  entry.set_role(v1::DEVELOPER);
+  entry.set_method("/vernier.v1.JobService/CancelJob");
+  entry.set_resource(resource);
+  entry.set_peer("ipv4:10.0.0.5:51234");
+  entry.set_summary("job_id: \"" + resource + "\"");
+  return entry;
+}
+
+TYPED_TEST_P(StorageConformanceTest, AuditEntriesAreChainedInOrderAndListedByFilter) {
+  Storage& store = this->store();
+  const std::vector<v1::AuditEntry> first = {MakeAuditEntry("alice", "job_a", 100),
+                                             MakeAuditEntry("bob", "job_b", 200)};
+  ASSERT_THAT(store.AppendAuditEntries(first), IsOk());
+  const std::vector<v1::AuditEntry> second = {MakeAuditEntry("alice", "job_b", 300)};
+  ASSERT_THAT(store.AppendAuditEntries(second), IsOk());
+  ASSERT_THAT(store.AppendAuditEntries({}), IsOk());
+
+  absl::StatusOr<std::vector<v1::AuditEntry>> all = store.ListAuditEntries(AuditQuery{});
+  ASSERT_THAT(all, IsOk());
+  ASSERT_THAT(*all, SizeIs(3));
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ((*all)[i].sequence(), i + 1);
+    EXPECT_THAT((*all)[i].hash(), SizeIs(64));
+  }
+  EXPECT_EQ((*all)[1].user(), "bob");
+  EXPECT_EQ((*all)[1].summary(), "job_id: \"job_b\"");
+  EXPECT_EQ((*all)[2].peer(), "ipv4:10.0.0.5:51234");
+
+  AuditQuery by_user;
+  by_user.user = "alice";
+  absl::StatusOr<std::vector<v1::AuditEntry>> alices = store.ListAuditEntries(by_user);
+  ASSERT_THAT(alices, IsOk());
+  ASSERT_THAT(*alices, SizeIs(2));
+  EXPECT_EQ((*alices)[0].sequence(), 1);
+  EXPECT_EQ((*alices)[1].sequence(), 3);
+  AuditQuery by_resource;
+  by_resource.resource = "job_b";
+  by_resource.since = absl::FromUnixSeconds(250);
+  absl::StatusOr<std::vector<v1::AuditEntry>> recent = store.ListAuditEntries(by_resource);
+  ASSERT_THAT(recent, IsOk());
+  ASSERT_THAT(*recent, SizeIs(1));
+  EXPECT_EQ((*recent)[0].sequence(), 3);
+  AuditQuery newest;
+  newest.limit = 2;
+  absl::StatusOr<std::vector<v1::AuditEntry>> last_two = store.ListAuditEntries(newest);
+  ASSERT_THAT(last_two, IsOk());
+  ASSERT_THAT(*last_two, SizeIs(2));
+  EXPECT_EQ((*last_two)[0].sequence(), 2);
+  EXPECT_EQ((*last_two)[1].sequence(), 3);
+
+  absl::StatusOr<std::vector<StoredAuditRow>> rows = store.ReadAuditChain();
+  ASSERT_THAT(rows, IsOk());
+  const v1::VerifyAuditLogResponse verified = VerifyAuditChain(*rows);
+  EXPECT_TRUE(verified.intact()) << verified.problem();
+  EXPECT_EQ(verified.entry_count(), 3);
+  EXPECT_EQ(verified.head_sequence(), 3);
+  EXPECT_EQ(verified.head_hash(), (*all)[2].hash());
+}
+
+TYPED_TEST_P(StorageConformanceTest, ConcurrentAuditAppendsFromTwoServersKeepOneChain) {
+  Storage& first = this->store();
+  Storage& second = this->other_store();
+  constexpr int kThreads = 4;
+  constexpr int kAppends = 15;
+  std::vector<std::thread> threads;
+  std::atomic<int> failures = 0;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      Storage& store = t % 2 == 0 ? first : second;
+      for (int i = 0; i < kAppends; ++i) {
+        const std::vector<v1::AuditEntry> one = {
+            MakeAuditEntry(absl::StrCat("user", t), absl::StrCat("job", i), 1000 + i)};
+        if (!store.AppendAuditEntries(one).ok()) ++failures;
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(failures.load(), 0);
+  absl::StatusOr<std::vector<StoredAuditRow>> rows = second.ReadAuditChain();
+  ASSERT_THAT(rows, IsOk());
+  const v1::VerifyAuditLogResponse verified = VerifyAuditChain(*rows);
+  EXPECT_TRUE(verified.intact()) << verified.problem();
+  EXPECT_EQ(verified.entry_count(), kThreads * kAppends);
+}
+
 REGISTER_TYPED_TEST_SUITE_P(
     StorageConformanceTest, CreateStudyThenGetReturnsIt,
     CreateStudyTwiceIsAlreadyExistsAndKeepsTheFirst, CreateStudyWithEmptyNameIsInvalidArgument,
@@ -1810,7 +1901,8 @@ REGISTER_TYPED_TEST_SUITE_P(
     TwoServersSuggestingAtOnceNeverDuplicateOrOverrun,
     AClientGetsItsUnfinishedTrialBackFromAnyServer, CompleteTrialIsIdempotentOnTheSameResultOnly,
     ApiTokensAreFoundByHashListedOldestFirstUpdatedAndDeleted,
-    ApiTokenErrorsNameTheTokenAndChangeNothing);
+    ApiTokenErrorsNameTheTokenAndChangeNothing, AuditEntriesAreChainedInOrderAndListedByFilter,
+    ConcurrentAuditAppendsFromTwoServersKeepOneChain);
 
 }  // namespace vernier::storage::testing
 

@@ -125,8 +125,30 @@ CREATE TABLE api_tokens (
 );
 )sql";
 
-constexpr std::array<std::string_view, 4> kMigrations = {kVersion1, kVersion2, kVersion3,
-                                                         kVersion4};
+// The audit log (audit_log_store.h): append-only (the triggers refuse a
+// change, a removal or a truncation through PostgreSQL) and hash-chained
+// (audit_chain.h), so a change made around them shows in `vernier audit
+// verify`.
+constexpr std::string_view kVersion5 = R"sql(
+CREATE TABLE audit_log (
+  sequence BIGINT PRIMARY KEY,
+  time_micros BIGINT NOT NULL,
+  user_name TEXT COLLATE "C" NOT NULL,
+  resource TEXT COLLATE "C" NOT NULL,
+  body BYTEA NOT NULL,
+  hash TEXT NOT NULL
+);
+CREATE INDEX audit_log_by_time ON audit_log (time_micros);
+CREATE FUNCTION audit_log_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN RAISE EXCEPTION 'the audit log is append-only'; END $$;
+CREATE TRIGGER audit_log_no_change BEFORE UPDATE OR DELETE ON audit_log
+  FOR EACH ROW EXECUTE PROCEDURE audit_log_append_only();
+CREATE TRIGGER audit_log_no_truncate BEFORE TRUNCATE ON audit_log
+  FOR EACH STATEMENT EXECUTE PROCEDURE audit_log_append_only();
+)sql";
+
+constexpr std::array<std::string_view, 5> kMigrations = {kVersion1, kVersion2, kVersion3,
+                                                         kVersion4, kVersion5};
 
 // pg_advisory_xact_lock's key for migrations: "VERNIERM" in ASCII.
 constexpr int64_t kMigrationLockKey = 0x5645524E4945524D;

@@ -153,6 +153,24 @@ constexpr std::pair<const char*, const char*> kStatements[] = {
     {"update_api_token", "UPDATE api_tokens SET body = $2 WHERE id = $1"},
     {"delete_api_token", "DELETE FROM api_tokens WHERE id = $1"},
 
+    // audit_log_store.h. Appends take the table's lock first (SHARE ROW
+    // EXCLUSIVE conflicts with itself, not with reads): one appender at a
+    // time across every server, so the chain stays one line.
+    {"lock_audit_log", "LOCK TABLE audit_log IN SHARE ROW EXCLUSIVE MODE"},
+    {"last_audit_row",
+     "SELECT sequence, time_micros, user_name, resource, body, hash FROM audit_log"
+     " ORDER BY sequence DESC LIMIT 1"},
+    {"insert_audit_row",
+     "INSERT INTO audit_log (sequence, time_micros, user_name, resource, body, hash)"
+     " VALUES ($1, $2, $3, $4, $5, $6)"},
+    {"list_audit_rows",
+     "SELECT sequence, time_micros, user_name, resource, body, hash FROM audit_log"
+     " WHERE ($1 = '' OR user_name = $1) AND ($2 = '' OR resource = $2) AND time_micros >= $3"
+     " ORDER BY sequence DESC LIMIT CASE WHEN $4 > 0 THEN $4 END"},
+    {"read_audit_chain",
+     "SELECT sequence, time_micros, user_name, resource, body, hash FROM audit_log"
+     " ORDER BY sequence"},
+
     // job_coordination.h. A lease changes hands only when it expired (or was
     // released); its token grows then. Ids come sorted, so that two servers
     // taking leases together lock them in one order.

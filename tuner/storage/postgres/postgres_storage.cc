@@ -995,6 +995,74 @@ absl::Status PostgresStorage::DeleteApiToken(std::string_view token_id) {
       });
 }
 
+// ---------------------------------------------------------------- audit log
+
+namespace {
+
+std::vector<StoredAuditRow> AuditRows(const pqxx::result& result) {
+  std::vector<StoredAuditRow> rows;
+  rows.reserve(result.size());
+  for (const auto& row : result) {
+    const pqxx::binarystring body(row[4]);
+    rows.push_back(StoredAuditRow{row[0].as<int64_t>(), row[1].as<int64_t>(),
+                                  row[2].as<std::string>(), row[3].as<std::string>(),
+                                  body.str(), row[5].as<std::string>()});
+  }
+  return rows;
+}
+
+}  // namespace
+
+absl::Status PostgresStorage::AppendAuditEntries(std::span<const v1::AuditEntry> entries) {
+  if (entries.empty()) return absl::OkStatus();
+  return RunInTransaction(
+      TransactionKind::kWrite, absl::StrCat("appending ", entries.size(), " audit rows"),
+      [&](Transaction& transaction) -> absl::Status {
+        transaction.exec_prepared("lock_audit_log");
+        std::vector<StoredAuditRow> head = AuditRows(transaction.exec_prepared("last_audit_row"));
+        std::optional<StoredAuditRow> previous;
+        if (!head.empty()) previous = std::move(head.front());
+        for (const v1::AuditEntry& entry : entries) {
+          StoredAuditRow row = ChainAuditRow(previous.has_value() ? &*previous : nullptr, entry);
+          transaction.exec_prepared("insert_audit_row", row.sequence, row.time_micros, row.user,
+                                    row.resource, pqxx::binarystring(row.body), row.hash);
+          previous = std::move(row);
+        }
+        return absl::OkStatus();
+      });
+}
+
+absl::StatusOr<std::vector<v1::AuditEntry>> PostgresStorage::ListAuditEntries(
+    const AuditQuery& query) {
+  std::vector<StoredAuditRow> rows;
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kReadOne, "listing the audit log",
+      [&](Transaction& transaction) -> absl::Status {
+        rows = AuditRows(transaction.exec_prepared(
+            "list_audit_rows", query.user, query.resource,
+            query.since.has_value() ? absl::ToUnixMicros(*query.since)
+                                    : std::numeric_limits<int64_t>::min(),
+            static_cast<int64_t>(query.limit)));
+        return absl::OkStatus();
+      }));
+  std::vector<v1::AuditEntry> entries;
+  for (auto row = rows.rbegin(); row != rows.rend(); ++row) {
+    VERNIER_ASSIGN_OR_RETURN(entries.emplace_back(), AuditEntryOfRow(*row));
+  }
+  return entries;
+}
+
+absl::StatusOr<std::vector<StoredAuditRow>> PostgresStorage::ReadAuditChain() {
+  std::vector<StoredAuditRow> rows;
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kReadOne, "reading the audit log",
+      [&](Transaction& transaction) -> absl::Status {
+        rows = AuditRows(transaction.exec_prepared("read_audit_chain"));
+        return absl::OkStatus();
+      }));
+  return rows;
+}
+
 // ---------------------------------------------------------------- job coordination
 
 absl::StatusOr<std::vector<JobLease>> PostgresStorage::AcquireJobLeases(

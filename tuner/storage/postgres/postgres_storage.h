@@ -117,6 +117,10 @@ class PostgresStorage : public Storage {
                                               const ApiTokenMutator& mutate) override;
   absl::Status DeleteApiToken(std::string_view token_id) override;
 
+  absl::Status AppendAuditEntries(std::span<const v1::AuditEntry> entries) override;
+  absl::StatusOr<std::vector<v1::AuditEntry>> ListAuditEntries(const AuditQuery& query) override;
+  absl::StatusOr<std::vector<StoredAuditRow>> ReadAuditChain() override;
+
   // A session-level advisory lock on a connection of its own (see
   // postgres_study_lock.h).
   absl::StatusOr<std::unique_ptr<StudyLock>> LockStudy(std::string_view study_name) override;

@@ -117,8 +117,27 @@ CREATE TABLE api_tokens (
 );
 )sql";
 
-constexpr std::array<std::string_view, 4> kMigrations = {kVersion1, kVersion2, kVersion3,
-                                                         kVersion4};
+// The audit log (audit_log_store.h): append-only (the triggers refuse a
+// change or a removal through SQLite) and hash-chained (audit_chain.h), so
+// a change made around them shows in `vernier audit verify`.
+constexpr std::string_view kVersion5 = R"sql(
+CREATE TABLE audit_log (
+  sequence INTEGER PRIMARY KEY,
+  time_micros BIGINT NOT NULL,
+  user_name TEXT NOT NULL,
+  resource TEXT NOT NULL,
+  body BLOB NOT NULL,
+  hash TEXT NOT NULL
+);
+CREATE INDEX audit_log_by_time ON audit_log (time_micros);
+CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log
+BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log
+BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+)sql";
+
+constexpr std::array<std::string_view, 5> kMigrations = {kVersion1, kVersion2, kVersion3,
+                                                         kVersion4, kVersion5};
 
 absl::Status BackfillRankKeys(SqliteConnection& connection) {
   struct Row {

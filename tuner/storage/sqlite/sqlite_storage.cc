@@ -872,6 +872,98 @@ absl::Status SqliteStorage::DeleteApiToken(std::string_view token_id) {
       });
 }
 
+// ---------------------------------------------------------------- audit log
+
+namespace {
+
+constexpr char kAuditColumns[] = "sequence, time_micros, user_name, resource, body, hash";
+
+absl::StatusOr<std::vector<StoredAuditRow>> ReadAuditRows(SqliteStatement& select) {
+  std::vector<StoredAuditRow> rows;
+  while (true) {
+    VERNIER_ASSIGN_OR_RETURN(const bool found, select.Step());
+    if (!found) break;
+    rows.push_back(StoredAuditRow{select.ColumnInt64(0), select.ColumnInt64(1),
+                                  select.ColumnText(2), select.ColumnText(3),
+                                  std::string(select.ColumnBlob(4)), select.ColumnText(5)});
+  }
+  return rows;
+}
+
+}  // namespace
+
+absl::Status SqliteStorage::AppendAuditEntries(std::span<const v1::AuditEntry> entries) {
+  if (entries.empty()) return absl::OkStatus();
+  // A write transaction holds SQLite's one write lock: appends from every
+  // process sharing the file are serialised, so the chain stays one line.
+  return RunInTransaction(
+      TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
+        VERNIER_ASSIGN_OR_RETURN(
+            SqliteStatement last,
+            connection.Prepare(absl::StrCat("SELECT ", kAuditColumns,
+                                            " FROM audit_log ORDER BY sequence DESC LIMIT 1")));
+        VERNIER_ASSIGN_OR_RETURN(std::vector<StoredAuditRow> head, ReadAuditRows(last));
+        std::optional<StoredAuditRow> previous;
+        if (!head.empty()) previous = std::move(head.front());
+        for (const v1::AuditEntry& entry : entries) {
+          StoredAuditRow row = ChainAuditRow(previous.has_value() ? &*previous : nullptr, entry);
+          VERNIER_ASSIGN_OR_RETURN(
+              SqliteStatement insert,
+              connection.Prepare(absl::StrCat("INSERT INTO audit_log (", kAuditColumns,
+                                              ") VALUES (?, ?, ?, ?, ?, ?)")));
+          VERNIER_RETURN_IF_ERROR(insert.BindInt64(1, row.sequence)
+                                      .BindInt64(2, row.time_micros)
+                                      .BindText(3, row.user)
+                                      .BindText(4, row.resource)
+                                      .BindBlob(5, row.body)
+                                      .BindText(6, row.hash)
+                                      .Run());
+          previous = std::move(row);
+        }
+        return absl::OkStatus();
+      });
+}
+
+absl::StatusOr<std::vector<v1::AuditEntry>> SqliteStorage::ListAuditEntries(
+    const AuditQuery& query) {
+  std::vector<StoredAuditRow> rows;
+  VERNIER_RETURN_IF_ERROR(
+      RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
+        VERNIER_ASSIGN_OR_RETURN(
+            SqliteStatement select,
+            connection.Prepare(absl::StrCat(
+                "SELECT ", kAuditColumns,
+                " FROM audit_log WHERE (?1 = '' OR user_name = ?1) AND (?2 = '' OR resource = ?2)"
+                " AND time_micros >= ?3 ORDER BY sequence DESC LIMIT ?4")));
+        select.BindText(1, query.user)
+            .BindText(2, query.resource)
+            .BindInt64(3, query.since.has_value() ? absl::ToUnixMicros(*query.since)
+                                                   : std::numeric_limits<int64_t>::min())
+            .BindInt64(4, query.limit > 0 ? query.limit : -1);
+        VERNIER_ASSIGN_OR_RETURN(rows, ReadAuditRows(select));
+        return absl::OkStatus();
+      }));
+  std::vector<v1::AuditEntry> entries;
+  for (auto row = rows.rbegin(); row != rows.rend(); ++row) {
+    VERNIER_ASSIGN_OR_RETURN(entries.emplace_back(), AuditEntryOfRow(*row));
+  }
+  return entries;
+}
+
+absl::StatusOr<std::vector<StoredAuditRow>> SqliteStorage::ReadAuditChain() {
+  std::vector<StoredAuditRow> rows;
+  VERNIER_RETURN_IF_ERROR(
+      RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
+        VERNIER_ASSIGN_OR_RETURN(
+            SqliteStatement select,
+            connection.Prepare(
+                absl::StrCat("SELECT ", kAuditColumns, " FROM audit_log ORDER BY sequence")));
+        VERNIER_ASSIGN_OR_RETURN(rows, ReadAuditRows(select));
+        return absl::OkStatus();
+      }));
+  return rows;
+}
+
 // ---------------------------------------------------------------- job coordination
 
 absl::StatusOr<std::vector<JobLease>> SqliteStorage::AcquireJobLeases(

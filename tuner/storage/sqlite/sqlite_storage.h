@@ -101,6 +101,10 @@ class SqliteStorage : public Storage {
                                               const ApiTokenMutator& mutate) override;
   absl::Status DeleteApiToken(std::string_view token_id) override;
 
+  absl::Status AppendAuditEntries(std::span<const v1::AuditEntry> entries) override;
+  absl::StatusOr<std::vector<v1::AuditEntry>> ListAuditEntries(const AuditQuery& query) override;
+  absl::StatusOr<std::vector<StoredAuditRow>> ReadAuditChain() override;
+
   // An OFD lock (fcntl F_OFD_SETLK) on one byte of the file PATH-study-locks,
   // chosen by the study name's hash: released when the process dies too.
   absl::StatusOr<std::unique_ptr<StudyLock>> LockStudy(std::string_view study_name) override;

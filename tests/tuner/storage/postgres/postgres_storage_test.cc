@@ -202,6 +202,61 @@ TEST_F(PostgresStorageTest, Version4AddsApiTokensAndKeepsWhatVersion3Stored) {
   EXPECT_THAT(store->FindApiToken("hash1"), IsOk());
 }
 
+TEST_F(PostgresStorageTest, Version5AddsTheAuditLogAndKeepsWhatVersion4Stored) {
+  {
+    pqxx::connection connection(database_->url());
+    ASSERT_THAT(MigratePostgresSchema(connection, PostgresSchemaMigrations().first(4), "test"),
+                IsOkAndHolds(0));
+  }
+  ASSERT_THAT(database_->Execute(absl::StrCat("INSERT INTO studies VALUES ('s1', 1, 0, ",
+                                              ByteaLiteral(MakeStudy("s1")), ")")),
+              IsOk());
+  std::unique_ptr<PostgresStorage> store = OpenOrDie();
+  ASSERT_NE(store, nullptr);
+  EXPECT_THAT(store->GetStudy("s1"), IsOk());
+  const std::vector<v1::AuditEntry> entries = {MakeAuditEntry("alice", "s1", 10)};
+  ASSERT_THAT(store->AppendAuditEntries(entries), IsOk());
+  EXPECT_THAT(database_->QueryValue("SELECT version FROM schema_version"),
+              IsOkAndHolds(kSchemaVersion));
+}
+
+// The audit log's rows cannot be changed through PostgreSQL; changed or
+// removed around the triggers, the chain shows it.
+TEST_F(PostgresStorageTest, AuditRowsAreAppendOnlyAndAChangedOrDeletedRowBreaksTheChain) {
+  std::unique_ptr<PostgresStorage> store = OpenOrDie();
+  ASSERT_NE(store, nullptr);
+  std::vector<v1::AuditEntry> entries;
+  for (int i = 1; i <= 4; ++i) entries.push_back(MakeAuditEntry("alice", absl::StrCat("job", i), i));
+  ASSERT_THAT(store->AppendAuditEntries(entries), IsOk());
+  const auto verify = [&] {
+    absl::StatusOr<std::vector<StoredAuditRow>> rows = store->ReadAuditChain();
+    EXPECT_THAT(rows, IsOk());
+    return VerifyAuditChain(rows.ok() ? *rows : std::vector<StoredAuditRow>{});
+  };
+  ASSERT_TRUE(verify().intact());
+  EXPECT_THAT(database_->Execute("UPDATE audit_log SET user_name = 'mallory' WHERE sequence = 2"),
+              Not(IsOk()));
+  EXPECT_THAT(database_->Execute("DELETE FROM audit_log WHERE sequence = 2"), Not(IsOk()));
+  EXPECT_THAT(database_->Execute("TRUNCATE audit_log"), Not(IsOk()));
+  EXPECT_TRUE(verify().intact());
+
+  // Around the triggers: one row's body changed, then another row removed.
+  ASSERT_THAT(database_->Execute("ALTER TABLE audit_log DISABLE TRIGGER USER"), IsOk());
+  ASSERT_THAT(database_->Execute("UPDATE audit_log SET body = convert_to(replace(convert_from("
+                                 "body, 'LATIN1'), 'alice', 'malice'), 'LATIN1') "
+                                 "WHERE sequence = 2"),
+              IsOk());
+  v1::VerifyAuditLogResponse changed = verify();
+  EXPECT_FALSE(changed.intact());
+  EXPECT_EQ(changed.first_bad_sequence(), 2);
+  EXPECT_THAT(changed.problem(), HasSubstr("changed"));
+  ASSERT_THAT(database_->Execute("DELETE FROM audit_log WHERE sequence = 2"), IsOk());
+  v1::VerifyAuditLogResponse deleted = verify();
+  EXPECT_FALSE(deleted.intact());
+  EXPECT_EQ(deleted.first_bad_sequence(), 2);
+  EXPECT_THAT(deleted.problem(), HasSubstr("deleted"));
+}
+
 TEST_F(PostgresStorageTest, ServersOpeningANewDatabaseTogetherMigrateItOnce) {
   constexpr int kServers = 4;
   std::atomic<int> failures = 0;

@@ -387,7 +387,7 @@ TEST(SqliteStorageTest, MigratingFromVersion1FillsTheLeaderboard) {
   ASSERT_THAT(ExecuteRaw(path,
                          "DROP INDEX trials_by_rank; ALTER TABLE trials DROP COLUMN rank_key; "
                          "DROP TABLE job_leases; DROP TABLE servers; DROP TABLE agent_contacts; "
-                         "DROP TABLE replica_exits; DROP TABLE api_tokens; "
+                         "DROP TABLE replica_exits; DROP TABLE api_tokens; DROP TABLE audit_log; "
                          "UPDATE schema_version SET version = 1"),
               IsOk());
   std::unique_ptr<SqliteStorage> migrated = OpenOrDie(path);
@@ -410,7 +410,9 @@ TEST(SqliteStorageTest, MigratingFromVersion3AddsApiTokensAndKeepsTheRest) {
     ASSERT_NE(store, nullptr);
     ASSERT_THAT(store->CreateStudy(MakeStudy("s1")), IsOk());
   }
-  ASSERT_THAT(ExecuteRaw(path, "DROP TABLE api_tokens; UPDATE schema_version SET version = 3"),
+  ASSERT_THAT(ExecuteRaw(path,
+                         "DROP TABLE audit_log; DROP TABLE api_tokens; "
+                         "UPDATE schema_version SET version = 3"),
               IsOk());
   std::unique_ptr<SqliteStorage> migrated = OpenOrDie(path);
   ASSERT_NE(migrated, nullptr);
@@ -422,7 +424,77 @@ TEST(SqliteStorageTest, MigratingFromVersion3AddsApiTokensAndKeepsTheRest) {
   EXPECT_THAT(migrated->FindApiToken("hash1"), IsOk());
   absl::StatusOr<std::string> version = QueryRaw(path, "SELECT version FROM schema_version");
   ASSERT_THAT(version, IsOk());
-  EXPECT_EQ(*version, "4");
+  EXPECT_EQ(*version, std::to_string(SqliteSchemaMigrations().size()));
+}
+
+TEST(SqliteStorageTest, MigratingFromVersion4AddsTheAuditLogAndKeepsTheRest) {
+  ScopedTempDir dir;
+  const std::string path = dir.File("store.db");
+  {
+    std::unique_ptr<SqliteStorage> store = OpenOrDie(path);
+    ASSERT_NE(store, nullptr);
+    ASSERT_THAT(store->CreateStudy(MakeStudy("s1")), IsOk());
+  }
+  ASSERT_THAT(ExecuteRaw(path, "DROP TABLE audit_log; UPDATE schema_version SET version = 4"),
+              IsOk());
+  std::unique_ptr<SqliteStorage> migrated = OpenOrDie(path);
+  ASSERT_NE(migrated, nullptr);
+  EXPECT_THAT(migrated->GetStudy("s1"), IsOk());
+  const std::vector<v1::AuditEntry> entries = {MakeAuditEntry("alice", "s1", 10)};
+  ASSERT_THAT(migrated->AppendAuditEntries(entries), IsOk());
+  EXPECT_THAT(QueryRaw(path, "SELECT version FROM schema_version"), IsOkAndHolds("5"));
+}
+
+// The audit log's rows cannot be changed through SQLite; changed or removed
+// around the triggers, the chain shows it.
+TEST(SqliteStorageTest, AuditRowsAreAppendOnlyAndAChangedOrDeletedRowBreaksTheChain) {
+  ScopedTempDir dir;
+  const std::string path = dir.File("store.db");
+  std::unique_ptr<SqliteStorage> store = OpenOrDie(path);
+  ASSERT_NE(store, nullptr);
+  std::vector<v1::AuditEntry> entries;
+  for (int i = 1; i <= 4; ++i) entries.push_back(MakeAuditEntry("alice", absl::StrCat("job", i), i));
+  ASSERT_THAT(store->AppendAuditEntries(entries), IsOk());
+  const auto verify = [&] {
+    absl::StatusOr<std::vector<StoredAuditRow>> rows = store->ReadAuditChain();
+    EXPECT_THAT(rows, IsOk());
+    return VerifyAuditChain(rows.ok() ? *rows : std::vector<StoredAuditRow>{});
+  };
+  ASSERT_TRUE(verify().intact());
+
+  EXPECT_THAT(ExecuteRaw(path, "UPDATE audit_log SET user_name = 'mallory' WHERE sequence = 2"),
+              StatusIs(absl::StatusCode::kInternal, HasSubstr("append-only")));
+  EXPECT_THAT(ExecuteRaw(path, "DELETE FROM audit_log WHERE sequence = 2"),
+              StatusIs(absl::StatusCode::kInternal, HasSubstr("append-only")));
+  EXPECT_TRUE(verify().intact());
+
+  // Around the triggers: the body's bytes changed (alice becomes mallory).
+  ASSERT_THAT(ExecuteRaw(path, "DROP TRIGGER audit_log_no_update; DROP TRIGGER audit_log_no_delete"),
+              IsOk());
+  ASSERT_THAT(ExecuteRaw(path,
+                         "UPDATE audit_log SET body = CAST(replace(CAST(body AS TEXT), 'alice', "
+                         "'malice') AS BLOB) WHERE sequence = 2"),
+              IsOk());
+  v1::VerifyAuditLogResponse changed = verify();
+  EXPECT_FALSE(changed.intact());
+  EXPECT_EQ(changed.first_bad_sequence(), 2);
+  EXPECT_THAT(changed.problem(), HasSubstr("changed"));
+
+  // A row removed, the others left as they were.
+  ScopedTempDir other_dir;
+  const std::string other_path = other_dir.File("store.db");
+  std::unique_ptr<SqliteStorage> other = OpenOrDie(other_path);
+  ASSERT_NE(other, nullptr);
+  ASSERT_THAT(other->AppendAuditEntries(entries), IsOk());
+  ASSERT_THAT(ExecuteRaw(other_path, "DROP TRIGGER audit_log_no_delete; "
+                                     "DELETE FROM audit_log WHERE sequence = 3"),
+              IsOk());
+  absl::StatusOr<std::vector<StoredAuditRow>> rows = other->ReadAuditChain();
+  ASSERT_THAT(rows, IsOk());
+  const v1::VerifyAuditLogResponse deleted = VerifyAuditChain(*rows);
+  EXPECT_FALSE(deleted.intact());
+  EXPECT_EQ(deleted.first_bad_sequence(), 3);
+  EXPECT_THAT(deleted.problem(), HasSubstr("deleted"));
 }
 
 // -------------------------------------------------------------- open errors
