@@ -155,10 +155,10 @@ grpc::Status AuthorizedJobService::CancelJob(grpc::ServerContext* context, const
 grpc::Status AuthorizedJobService::DeleteJob(grpc::ServerContext* context,
                                              const v1::DeleteJobRequest* request,
                                              v1::DeleteJobResponse* response) {
-  absl::StatusOr<auth::Identity> who =
-      gate_.Authorize(*context, absl::StrCat(kJobService, "DeleteJob"), *request);
-  if (!who.ok()) return ToGrpcStatus(who.status());
-  return inner_.DeleteJob(context, request, response);
+  return gate_.Guard(*context, absl::StrCat(kJobService, "DeleteJob"), *request,
+                     [&](const auth::Identity&) {
+                       return inner_.DeleteJob(context, request, response);
+                     });
 }
 
 grpc::Status AuthorizedJobService::SubmitTrainingJob(grpc::ServerContext* context,
