@@ -117,8 +117,16 @@ TEST(MultiObjectiveGpDesignerTest, TheFactoryPicksItForSeveralMetricsOnly) {
   *spec.add_metrics() = AtMost("latency", 50);
   EXPECT_NE(dynamic_cast<MultiObjectiveGpDesigner*>(MakeDesigner(spec)->get()), nullptr);
   EXPECT_NE(DescribeAlgorithm(spec).find("hypervolume"), std::string::npos);
+  // The model-free designers ignore the metrics.
   spec.set_algorithm(v1::RANDOM_SEARCH);
   EXPECT_NE(dynamic_cast<RandomSearchDesigner*>(MakeDesigner(spec)->get()), nullptr);
+  spec.set_algorithm(v1::QUASI_RANDOM_SEARCH);
+  EXPECT_NE(dynamic_cast<QuasiRandomDesigner*>(MakeDesigner(spec)->get()), nullptr);
+  *spec.mutable_parameters(0) = IntegerSpec("x", 0, 3);
+  spec.set_algorithm(v1::GRID_SEARCH);
+  absl::StatusOr<std::unique_ptr<Designer>> grid = MakeDesigner(spec);
+  ASSERT_TRUE(grid.ok()) << grid.status();
+  EXPECT_EQ(MustSuggest(**grid, {}, 4).points.size(), 4u);
 }
 
 TEST(MultiObjectiveGpDesignerTest, CoversTheParetoFrontBetterThanRandomSearch) {
