@@ -21,6 +21,11 @@ struct TrialObservation {
   v1::Trial::State state = v1::Trial::ACTIVE;
   // Set for SUCCEEDED and STOPPED_EARLY trials that reported the objective.
   std::optional<double> objective;
+  // Every metric of the study's spec in its order (objectives and outcome
+  // constraints, as reported), for SUCCEEDED and STOPPED_EARLY trials;
+  // nullopt where the trial did not report one. Designers of one objective
+  // read `objective` only.
+  std::vector<std::optional<double>> metrics = {};
 };
 
 struct DesignerHistory {

@@ -27,6 +27,7 @@ v1::HyperparameterSpec TunedEssentials(const v1::Job& job) {
   essentials.set_hyperparameter_metric_tag(
       job.training_input().hyperparameters().hyperparameter_metric_tag());
   essentials.set_goal(job.training_input().hyperparameters().goal());
+  *essentials.mutable_metrics() = job.training_input().hyperparameters().metrics();
   return essentials;
 }
 

@@ -47,7 +47,7 @@ void AddToHistory(std::span<const v1::Trial> trials, const suggest::SearchSpace&
         space.Canonicalize(trial.parameters());
     if (!parameters.ok()) continue;  // Cannot happen for stored trials; never fatal to suggest.
     suggest::TrialObservation observation{trial.id(), std::move(*parameters), trial.state(),
-                                          FinalObjective(trial, spec)};
+                                          FinalObjective(trial, spec), FinalMetrics(trial, spec)};
     (IsPending(trial.state()) ? history.pending : history.completed)
         .push_back(std::move(observation));
   }
@@ -709,7 +709,8 @@ absl::StatusOr<std::vector<v1::Trial>> StudyManager::ListOptimalTrials(std::stri
   if (top < 0) return absl::InvalidArgumentError("top must not be negative");
   absl::StatusOr<v1::Study> study = storage_.GetStudy(study_name);
   if (!study.ok()) return study.status();
-  // One objective: the store's leaderboard index; a Pareto front needs all.
+  // One metric: the store's leaderboard index; a Pareto front, or outcome
+  // constraints, need every ended trial.
   if (study->spec().metrics_size() == 1) return storage_.ListBestTrials(study_name, top);
   storage::TrialQuery ended;
   ended.states = {v1::Trial::SUCCEEDED, v1::Trial::STOPPED_EARLY};

@@ -27,6 +27,16 @@ v1::HyperparameterOutput ToOutput(const v1::Trial& trial, const v1::StudySpec& s
     output.mutable_final_metric()->set_training_step(trial.final_measurement().step());
     output.mutable_final_metric()->set_objective_value(*objective);
   }
+  if (spec.metrics_size() > 1 && trial.has_final_measurement()) {
+    for (const v1::MetricSpec& metric : spec.metrics()) {
+      if (std::optional<double> value =
+              MetricValue(trial.final_measurement(), metric.metric_id())) {
+        v1::Metric* final_metric = output.add_final_metrics();
+        final_metric->set_metric_id(metric.metric_id());
+        final_metric->set_value(*value);
+      }
+    }
+  }
   output.set_is_trial_stopped_early(trial.state() == v1::Trial::STOPPED_EARLY);
   if (trial.has_start_time()) *output.mutable_start_time() = trial.start_time();
   if (trial.has_end_time()) *output.mutable_end_time() = trial.end_time();

@@ -7,8 +7,9 @@ separable), using nothing but the Python standard library.
 
 It follows the contract of AI Platform trainers:
   * hyperparameters arrive as flags (--learning_rate=0.01 ...), plus --job-dir;
-  * every epoch prints `epoch=N loss=... val_loss=... accuracy=...`, the
-    validation accuracy being the objective;
+  * every epoch prints `epoch=N loss=... val_loss=... accuracy=... weights=...`,
+    the validation accuracy being the objective (weights, the model's size,
+    is a second objective for examples/hptuning_multi_objective.yaml);
   * when CLOUD_ML_HP_METRIC_FILE is set, every epoch is also reported the way
     the cloudml-hypertune library does: the whole history rewritten to that
     file, one JSON object per line.
@@ -249,6 +250,7 @@ def main(argv):
     rng = random.Random(args.seed)
     model = Mlp(2, args.hidden_layers, args.hidden_units, rng)
     parameters = model.parameters()
+    weight_count = sum(len(values) for values in parameters)
     optimizer = Optimizer(args.optimizer, args.learning_rate, parameters, args.momentum)
     metric_path = os.environ.get("CLOUD_ML_HP_METRIC_FILE")
     hypertune = None
@@ -278,8 +280,9 @@ def main(argv):
         val_loss, accuracy = evaluate(model, validation)
         history.append({"epoch": epoch, "loss": train_loss, "val_loss": val_loss,
                         "accuracy": accuracy})
+        # weights: the model's size, a second objective (smaller serves faster).
         print(f"epoch={epoch} loss={train_loss:.4f} val_loss={val_loss:.4f} "
-              f"accuracy={accuracy:.4f}", flush=True)
+              f"accuracy={accuracy:.4f} weights={weight_count}", flush=True)
         if hypertune is not None:
             hypertune.report("accuracy", accuracy, epoch)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from vernier._pandas import import_pandas
 
@@ -25,18 +25,37 @@ class LeaderboardRow:
     metrics: Dict[str, float] = field(default_factory=dict)
     """Every metric of the final measurement, the objective included."""
     parameters: Dict[str, "ParameterValue"] = field(default_factory=dict)
+    feasible: Optional[bool] = None
+    """Whether the trial meets every outcome constraint of the study; None
+    when the study has none."""
 
     def to_dict(self, objective: str = "value") -> Dict[str, Any]:
         """A flat record: rank, trial, state, the objective under its own
-        name, the other metrics, then the parameters (a parameter named like
-        a metric gets a ``param.`` prefix)."""
+        name, the other metrics, ``feasible`` when the study has outcome
+        constraints, then the parameters (a parameter named like a metric
+        gets a ``param.`` prefix)."""
         record: Dict[str, Any] = {"rank": self.rank, "trial": self.trial_id,
                                   "state": self.state, objective: self.value}
         for name, metric in self.metrics.items():
             record.setdefault(name, metric)
+        if self.feasible is not None:
+            record.setdefault("feasible", self.feasible)
         for name, parameter in self.parameters.items():
             record["param." + name if name in record else name] = parameter
         return record
+
+
+def meets_constraints(metrics: Mapping[str, float],
+                      constraints: Mapping[str, Tuple[Optional[float], Optional[float]]]) -> bool:
+    """Whether every constrained metric is reported and within its bounds
+    (``(min, max)``, None for an open side)."""
+    for name, (lower, upper) in constraints.items():
+        value = metrics.get(name)
+        if value is None or value != value:
+            return False
+        if (lower is not None and value < lower) or (upper is not None and value > upper):
+            return False
+    return True
 
 
 class Leaderboard(List[LeaderboardRow]):
@@ -44,16 +63,24 @@ class Leaderboard(List[LeaderboardRow]):
 
     objective: str = "value"
     parameter_names: Sequence[str] = ()
+    metric_names: Sequence[str] = ()
+    """Every metric of the study (objectives, then outcome constraints, in
+    the spec's order); with more than one, the rows are the Pareto front."""
 
     @classmethod
     def from_trials(cls, trials: Sequence["Trial"], objective: str,
-                    parameter_names: Sequence[str]) -> "Leaderboard":
+                    parameter_names: Sequence[str], metric_names: Sequence[str] = (),
+                    constraints: Optional[Mapping[str, Tuple[Optional[float], Optional[float]]]]
+                    = None) -> "Leaderboard":
         board = cls(
             LeaderboardRow(rank=rank, trial_id=trial.id, state=trial.state, value=trial.value,
-                           metrics=trial.metrics, parameters=dict(trial.parameters))
+                           metrics=trial.metrics, parameters=dict(trial.parameters),
+                           feasible=(meets_constraints(trial.metrics, constraints)
+                                     if constraints else None))
             for rank, trial in enumerate(trials, start=1))
         board.objective = objective or "value"
         board.parameter_names = list(parameter_names)
+        board.metric_names = list(metric_names) or [board.objective]
         return board
 
     def to_dataframe(self) -> "pandas.DataFrame":
@@ -76,10 +103,19 @@ class Leaderboard(List[LeaderboardRow]):
         printer.text(str(self))
 
     def __str__(self) -> str:
-        values = ["-" if row.value is None else f"{row.value:.6g}" for row in self]
-        width = max([len(self.objective)] + [len(value) for value in values])
-        lines = [f"rank  trial  {self.objective:>{width}}  parameters"]
-        for row, value in zip(self, values):
+        names = list(self.metric_names) or [self.objective]
+        columns = []
+        for index, name in enumerate(names):
+            values = []
+            for row in self:
+                value = row.value if index == 0 and len(names) == 1 else row.metrics.get(name)
+                values.append("-" if value is None else f"{value:.6g}")
+            width = max([len(name)] + [len(value) for value in values])
+            columns.append((name, width, values))
+        header = "  ".join(f"{name:>{width}}" for name, width, _ in columns)
+        lines = [f"rank  trial  {header}  parameters"]
+        for position, row in enumerate(self):
+            cells = "  ".join(f"{values[position]:>{width}}" for _, width, values in columns)
             params = " ".join(f"{name}={row.parameters[name]}" for name in row.parameters)
-            lines.append(f"{row.rank:>4}  {row.trial_id:>5}  {value:>{width}}  {params}")
+            lines.append(f"{row.rank:>4}  {row.trial_id:>5}  {cells}  {params}")
         return "\n".join(lines)

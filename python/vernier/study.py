@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import logging
-from typing import (TYPE_CHECKING, Callable, List, Mapping, Optional, Sequence, Tuple, Type,
-                    Union)
+from typing import (TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Sequence, Tuple,
+                    Type, Union)
 
 from vernier._parameters import ParameterCodec, ParameterValue, flatten_specs
 from vernier._stubs import study_pb2, study_service_pb2
@@ -73,6 +73,30 @@ class Study:
         if not self.spec.metrics:
             return "GOAL_UNSPECIFIED"
         return study_pb2.MetricSpec.Goal.Name(self.spec.metrics[0].goal)
+
+    @property
+    def metric_names(self) -> List[str]:
+        """Every metric of the spec: the objectives, then any outcome
+        constraints, in the spec's order."""
+        return [metric.metric_id for metric in self.spec.metrics]
+
+    @property
+    def objectives(self) -> Dict[str, str]:
+        """The objectives (metrics without a constraint) and their goals,
+        ``{"accuracy": "MAXIMIZE", "latency_ms": "MINIMIZE"}``."""
+        return {metric.metric_id: study_pb2.MetricSpec.Goal.Name(metric.goal)
+                for metric in self.spec.metrics if not metric.HasField("constraint")}
+
+    @property
+    def constraints(self) -> Dict[str, Tuple[Optional[float], Optional[float]]]:
+        """The outcome constraints: metric name to ``(min, max)``, None for
+        an open side. A trial is feasible when it meets every one."""
+        return {metric.metric_id: (
+                    metric.constraint.min_value if metric.constraint.HasField("min_value")
+                    else None,
+                    metric.constraint.max_value if metric.constraint.HasField("max_value")
+                    else None)
+                for metric in self.spec.metrics if metric.HasField("constraint")}
 
     @property
     def parameter_names(self) -> List[str]:
@@ -211,16 +235,21 @@ class Study:
             as_dataframe: return a pandas DataFrame instead (needs pandas;
                 the same as ``study.leaderboard(top).to_dataframe()``).
 
+        With several objectives the rows are the Pareto front (the trials
+        no other trial beats on every objective), each with every metric;
+        with outcome constraints, trials that miss one rank below every
+        trial that meets them all (``row.feasible``).
+
         Returns:
             A :class:`Leaderboard`: a list of :class:`LeaderboardRow` (rank,
-            trial id, state, objective value, metrics, parameters) with a
-            ``to_dataframe()`` method.
+            trial id, state, objective value, metrics, feasibility,
+            parameters) with a ``to_dataframe()`` method.
         """
         request = study_service_pb2.ListOptimalTrialsRequest(study_name=self.name, top=top)
         response = self._transport.call("ListOptimalTrials", request)
         board = Leaderboard.from_trials(
             [self._trial(proto) for proto in response.trials], self.objective,
-            self.parameter_names)
+            self.parameter_names, self.metric_names, self.constraints)
         return board.to_dataframe() if as_dataframe else board
 
     def optimize(self, fn: Callable[[Trial], ObjectiveResult], n_trials: int,

@@ -99,6 +99,32 @@ TEST_F(JobModelTest, ImpossibleRequestsAreInvalidArgumentOverGrpc) {
        },
        "training_input.master_config.accelerator_config.count: master-0 needs 2 GPUs "
        "(n1-standard-8) but this server has 0 GPUs (`vernier serve --gpus` sets them)"},
+      // Early stopping compares trials on one objective: refused, never
+      // applied silently to the first of several.
+      {[](v1::TrainingInput& input) {
+         v1::HyperparameterSpec& hyperparameters = *input.mutable_hyperparameters();
+         for (const auto& [id, goal] : {std::pair{"accuracy", v1::MetricSpec::MAXIMIZE},
+                                        std::pair{"latency_ms", v1::MetricSpec::MINIMIZE}}) {
+           v1::MetricSpec* metric = hyperparameters.add_metrics();
+           metric->set_metric_id(id);
+           metric->set_goal(goal);
+         }
+         hyperparameters.set_enable_trial_early_stopping(true);
+         hyperparameters.mutable_early_stopping()->set_policy(v1::EarlyStoppingSpec::ASHA);
+       },
+       "training_input.hyperparameters.enable_trial_early_stopping: early stopping compares "
+       "trials on one objective, and this study has 2 (a trial behind on one may lead on "
+       "another); disable early stopping or keep one objective"},
+      {[](v1::TrainingInput& input) {
+         v1::HyperparameterSpec& hyperparameters = *input.mutable_hyperparameters();
+         hyperparameters.set_hyperparameter_metric_tag("accuracy");
+         v1::MetricSpec* metric = hyperparameters.add_metrics();
+         metric->set_metric_id("accuracy");
+         metric->set_goal(v1::MetricSpec::MAXIMIZE);
+       },
+       "training_input.hyperparameters.hyperparameter_metric_tag: give either metrics or goal "
+       "with hyperparameterMetricTag, not both (metrics names every objective with its own "
+       "goal)"},
   };
   for (const Case& test : cases) {
     v1::Job created;

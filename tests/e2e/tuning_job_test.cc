@@ -161,6 +161,83 @@ TEST_F(TuningJobTest, AConditionalJobGivesEachTrialExactlyItsActiveParametersAsF
   EXPECT_THAT(describe.out, HasSubstr("hidden_layers in {1, 2, 3}"));
 }
 
+// Issue 21's end to end: conditional parameters and two objectives in one
+// YAML, through `vernier jobs submit`; the GP of several objectives drives it,
+// and describe and the leaderboard show the Pareto front with both.
+TEST_F(TuningJobTest, AJobWithTwoObjectivesOverAConditionalSpaceShowsItsParetoFront) {
+  ServerProcess server(dir_.path() + "/data");
+  server.Start();
+  const std::string job_dir = dir_.path() + "/runs";
+  CommandResult submit =
+      RunCommand(Submit(server, "pareto_job", SourcePath("examples/hptuning_multi_objective.yaml"),
+                        job_dir, ExampleTrainer(2)));
+  ASSERT_EQ(submit.exit_code, 0) << submit.out << submit.err;
+
+  v1::GetJobResponse job = WaitForJob(server, "pareto_job", Ended);
+  ASSERT_EQ(job.job().state(), v1::Job::SUCCEEDED) << job.DebugString() << server.log();
+  EXPECT_EQ(job.trial_counts().succeeded(), 12);
+  EXPECT_THAT(job.job().algorithm_description(), HasSubstr("hypervolume"));
+  // Every trial reported both objectives and kept to its active parameters.
+  std::map<int64_t, std::pair<double, double>> objectives;
+  for (const v1::Trial& trial : ListTrials(server, "pareto_job")) {
+    std::map<std::string, double> metrics;
+    for (const v1::Metric& metric : trial.final_measurement().metrics()) {
+      metrics[metric.metric_id()] = metric.value();
+    }
+    ASSERT_TRUE(metrics.contains("accuracy") && metrics.contains("weights")) << trial.DebugString();
+    objectives[trial.id()] = {metrics["accuracy"], metrics["weights"]};
+    std::map<std::string, v1::ParameterValue> values;
+    for (const v1::ParameterValue& value : trial.parameters()) {
+      values[value.parameter_name()] = value;
+    }
+    EXPECT_EQ(values.contains("hidden_units"), values.at("hidden_layers").int_value() > 0)
+        << trial.DebugString();
+  }
+  // trainingOutput carries both metrics of every trial.
+  for (const v1::HyperparameterOutput& trial : job.job().training_output().trials()) {
+    EXPECT_EQ(trial.final_metrics_size(), 2) << trial.DebugString();
+  }
+
+  // The front: no trial of the study dominates one of its trials, and every
+  // trial left out is dominated by one.
+  v1::ListOptimalTrialsResponse front;
+  {
+    grpc::ClientContext context;
+    v1::ListOptimalTrialsRequest request;
+    request.set_study_name("pareto_job");
+    ASSERT_TRUE(server.StudyStub()->ListOptimalTrials(&context, request, &front).ok());
+  }
+  ASSERT_GT(front.trials_size(), 0);
+  const auto dominates = [](std::pair<double, double> a, std::pair<double, double> b) {
+    return a.first >= b.first && a.second <= b.second && (a.first > b.first || a.second < b.second);
+  };
+  std::set<int64_t> on_front;
+  for (const v1::Trial& trial : front.trials()) {
+    on_front.insert(trial.id());
+    for (const auto& [id, other] : objectives) {
+      EXPECT_FALSE(dominates(other, objectives[trial.id()])) << id << " dominates " << trial.id();
+    }
+  }
+  for (const auto& [id, value] : objectives) {
+    if (on_front.contains(id)) continue;
+    EXPECT_TRUE(std::any_of(on_front.begin(), on_front.end(),
+                            [&](int64_t best) { return dominates(objectives[best], value); }))
+        << "trial " << id << " is left off the front but nothing dominates it";
+  }
+
+  CommandResult describe = RunCommand(Cli(server, {"jobs", "describe", "pareto_job"}));
+  ASSERT_EQ(describe.exit_code, 0) << describe.err;
+  EXPECT_THAT(describe.out, HasSubstr("accuracy (MAXIMIZE), weights (MINIMIZE)"));
+  EXPECT_THAT(describe.out,
+              HasSubstr(absl::StrCat("Pareto front (", front.trials_size(), " trials):")));
+  CommandResult leaderboard =
+      RunCommand(Cli(server, {"trials", "leaderboard", "pareto_job", "--top", "0"}));
+  ASSERT_EQ(leaderboard.exit_code, 0) << leaderboard.err;
+  EXPECT_THAT(leaderboard.out, HasSubstr("The Pareto front"));
+  EXPECT_THAT(leaderboard.out, HasSubstr("accuracy"));
+  EXPECT_THAT(leaderboard.out, HasSubstr("weights"));
+}
+
 TEST_F(TuningJobTest, CancelEndsEveryTrialProcessAndTheJob) {
   ServerProcess server(dir_.path() + "/data");
   server.Start();

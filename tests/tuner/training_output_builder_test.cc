@@ -53,6 +53,32 @@ TEST(TrainingOutputBuilderTest, RankedTrialsFirstThenTheRestAndCounts) {
   EXPECT_EQ(output.resumed_trial_count(), 0);
 }
 
+TEST(TrainingOutputBuilderTest, SeveralMetricsListEveryFinalMetricAndTheFeasibleFirst) {
+  v1::StudySpec spec;
+  v1::MetricSpec& accuracy = *spec.add_metrics();
+  accuracy.set_metric_id("accuracy");
+  accuracy.set_goal(v1::MetricSpec::MAXIMIZE);
+  v1::MetricSpec& latency = *spec.add_metrics();
+  latency.set_metric_id("latency");
+  latency.mutable_constraint()->set_max_value(10);
+  std::vector<v1::Trial> trials = {MakeTrial(1, v1::Trial::SUCCEEDED, 0.9),
+                                   MakeTrial(2, v1::Trial::SUCCEEDED, 0.6)};
+  for (auto [trial, value] : {std::pair{&trials[0], 20.0}, std::pair{&trials[1], 5.0}}) {
+    v1::Metric& metric = *trial->mutable_final_measurement()->add_metrics();
+    metric.set_metric_id("latency");
+    metric.set_value(value);
+  }
+  const v1::TrainingOutput output = BuildTrainingOutput(spec, trials);
+  ASSERT_EQ(output.trials_size(), 2);
+  // Trial 1 is more accurate but misses the constraint.
+  EXPECT_EQ(output.trials(0).trial_id(), "2");
+  ASSERT_EQ(output.trials(0).final_metrics_size(), 2);
+  EXPECT_EQ(output.trials(0).final_metrics(0).metric_id(), "accuracy");
+  EXPECT_EQ(output.trials(0).final_metrics(1).metric_id(), "latency");
+  EXPECT_EQ(output.trials(0).final_metrics(1).value(), 5.0);
+  EXPECT_EQ(output.trials(1).trial_id(), "1");
+}
+
 TEST(TrainingOutputBuilderTest, ResumedCopiesAreMarkedAndLeftOutOfTheCompletedCount) {
   v1::StudySpec spec;
   v1::MetricSpec& metric = *spec.add_metrics();

@@ -27,8 +27,10 @@
 #include "tuner/cli/table_printer.h"
 #include "tuner/cli/time_format.h"
 #include "tuner/cli/trial_count_format.h"
+#include "tuner/cli/trial_format.h"
 #include "tuner/config/hyperparameter_validator.h"
 #include "tuner/config/training_input_parser.h"
+#include "tuner/storage/trial_ranking.h"
 #include "tuner/storage/trial_states.h"
 
 namespace vernier::cli {
@@ -138,6 +140,9 @@ std::string ObjectiveName(const v1::Job& job) {
   if (!job.training_input().hyperparameters().hyperparameter_metric_tag().empty()) {
     return job.training_input().hyperparameters().hyperparameter_metric_tag();
   }
+  if (!job.training_input().hyperparameters().metrics().empty()) {
+    return job.training_input().hyperparameters().metrics(0).metric_id();
+  }
   if (!job.training_output().hyperparameter_metric_tag().empty()) {
     return job.training_output().hyperparameter_metric_tag();
   }
@@ -145,13 +150,19 @@ std::string ObjectiveName(const v1::Job& job) {
 }
 
 const v1::HyperparameterOutput* FindBestTrial(const v1::Job& job) {
-  const bool minimize = job.training_input().hyperparameters().goal() == v1::MetricSpec::MINIMIZE;
+  const v1::HyperparameterSpec& hyperparameters = job.training_input().hyperparameters();
+  // With `metrics`, trainingOutput lists the ranked trials first (trials
+  // that meet the outcome constraints before those that miss one).
+  const bool ranked = !hyperparameters.metrics().empty();
+  const bool minimize = (ranked ? hyperparameters.metrics(0).goal() : hyperparameters.goal()) ==
+                        v1::MetricSpec::MINIMIZE;
   const v1::HyperparameterOutput* best = nullptr;
   for (const v1::HyperparameterOutput& trial : job.training_output().trials()) {
     if (!trial.has_final_metric() || trial.state() == v1::Trial::FAILED ||
         trial.state() == v1::Trial::INFEASIBLE) {
       continue;
     }
+    if (ranked) return &trial;
     const double value = trial.final_metric().objective_value();
     if (best == nullptr) {
       best = &trial;
@@ -305,8 +316,28 @@ absl::Status JobCommands::Describe(const std::string& job_id) {
   fields.AddRow(
       {"Trials:", absl::StrCat(FormatTrialCounts(response->trial_counts()), " (of ",
                                job.training_input().hyperparameters().max_trials(), " max)")});
-  fields.AddRow({"Best trial:", FormatBestTrial(job)});
+  const v1::HyperparameterSpec& hyperparameters = job.training_input().hyperparameters();
+  v1::StudySpec metrics;
+  *metrics.mutable_metrics() = hyperparameters.metrics();
+  const bool several_objectives = tuner::ObjectiveCount(metrics) > 1;
+  if (!hyperparameters.metrics().empty()) {
+    fields.AddRow({"Metrics:", FormatMetricSpecs(metrics)});
+  }
+  if (!several_objectives) fields.AddRow({"Best trial:", FormatBestTrial(job)});
   fields.Print(*context_.out);
+  if (several_objectives && !job.study_name().empty()) {
+    // The Pareto front, with every objective and constraint.
+    absl::StatusOr<v1::ListOptimalTrialsResponse> front =
+        client_->ListOptimalTrials(job.study_name(), 0);
+    if (!front.ok()) return front.status();
+    *context_.out << "\nPareto front (" << front->trials_size() << " trials):\n";
+    if (front->trials().empty()) {
+      *context_.out << "  No completed trials yet.\n";
+    } else {
+      PrintTrialsWithMetrics({front->trials().begin(), front->trials().end()}, metrics, 2,
+                             *context_.out);
+    }
+  }
   // Jobs stored before the job model have none: one master without GPUs.
   if (job.replica_specs_size() > 0) PrintReplicaSpecs(job, *context_.out);
 

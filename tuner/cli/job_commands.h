@@ -66,8 +66,8 @@ class JobCommands {
 // unless the goal is MINIMIZE), among the trials that neither failed nor were
 // infeasible; nullptr when no trial has a final metric yet.
 const v1::HyperparameterOutput* FindBestTrial(const v1::Job& job);
-// The job's objective metric: its hyperparameterMetricTag, else
-// "objective".
+// The job's objective metric: its hyperparameterMetricTag, else its first
+// `metrics` entry, else "objective".
 std::string ObjectiveName(const v1::Job& job);
 
 }  // namespace vernier::cli

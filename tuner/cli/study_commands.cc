@@ -23,6 +23,8 @@
 #include "tuner/cli/table_printer.h"
 #include "tuner/cli/time_format.h"
 #include "tuner/cli/trial_count_format.h"
+#include "tuner/cli/trial_format.h"
+#include "tuner/storage/trial_ranking.h"
 #include "tuner/training_output_builder.h"
 #include "vernier/v1/job_service.pb.h"
 #include "vernier/v1/study_service.pb.h"
@@ -34,34 +36,10 @@ namespace {
 // loops still follow page tokens for servers that cap pages lower.
 constexpr int kPageSize = 1000;
 
-std::optional<double> FindMetric(const v1::Measurement& measurement, const std::string& metric_id) {
-  for (const v1::Metric& metric : measurement.metrics()) {
-    if (metric_id.empty() || metric.metric_id() == metric_id) return metric.value();
-  }
-  return std::nullopt;
-}
-
-std::string FormatObjective(const v1::Trial& trial, const std::string& metric_id) {
-  std::optional<double> value;
-  if (trial.has_final_measurement()) value = FindMetric(trial.final_measurement(), metric_id);
-  if (!value.has_value() && trial.has_latest_measurement()) {
-    value = FindMetric(trial.latest_measurement(), metric_id);
-  }
-  return value.has_value() ? absl::StrCat(*value) : "-";
-}
-
 std::string FormatLastStep(const v1::Trial& trial) {
   if (trial.has_final_measurement()) return absl::StrCat(trial.final_measurement().step());
   if (trial.has_latest_measurement()) return absl::StrCat(trial.latest_measurement().step());
   return "-";
-}
-
-std::string FormatParameters(const v1::Trial& trial) {
-  if (trial.parameters().empty()) return "-";
-  return absl::StrJoin(
-      trial.parameters(), ", ", [](std::string* out, const v1::ParameterValue& value) {
-        absl::StrAppend(out, value.parameter_name(), "=", suggest::FormatParameterValue(value));
-      });
 }
 
 // "model in {dnn}", "layers in {3, 4}": when a conditional parameter is
@@ -83,15 +61,6 @@ std::string FormatCondition(const v1::ParameterSpec& parent,
 
 std::string ObjectiveMetricId(const v1::Study& study) {
   return study.spec().metrics().empty() ? std::string() : study.spec().metrics(0).metric_id();
-}
-
-std::string FormatMetrics(const v1::Study& study) {
-  if (study.spec().metrics().empty()) return "-";
-  return absl::StrJoin(study.spec().metrics(), ", ",
-                       [](std::string* out, const v1::MetricSpec& metric) {
-                         absl::StrAppend(out, metric.metric_id(), " (",
-                                         v1::MetricSpec::Goal_Name(metric.goal()), ")");
-                       });
 }
 
 std::string FormatBounds(const v1::ParameterSpec& parameter) {
@@ -192,20 +161,58 @@ absl::Status StudyCommands::Leaderboard(const std::string& study_name, int top) 
   if (!optimal.ok()) return optimal.status();
   if (context_.format == OutputFormat::kJson) return PrintJson(*optimal);
 
-  *context_.out << "Study " << study->name() << ", metrics: " << FormatMetrics(*study) << "\n";
+  *context_.out << "Study " << study->name() << ", metrics: " << FormatMetricSpecs(study->spec())
+                << "\n";
   if (optimal->trials().empty()) {
     *context_.out << "No completed trials yet.\n";
     return absl::OkStatus();
   }
-  const std::string metric_id = ObjectiveMetricId(*study);
-  TablePrinter table({"RANK", "TRIAL", "STATE", "OBJECTIVE", "PARAMETERS", "STEP", "DURATION"});
-  for (int column : {0, 1, 3, 5, 6}) table.SetAlignment(column, TablePrinter::Alignment::kRight);
+  // One metric: OBJECTIVE; several (objectives and outcome constraints): a
+  // column each, under its own name.
+  std::vector<std::string> metric_ids;
+  if (study->spec().metrics_size() > 1) {
+    for (const v1::MetricSpec& metric : study->spec().metrics()) {
+      metric_ids.push_back(metric.metric_id());
+    }
+    *context_.out << (tuner::ObjectiveCount(study->spec()) > 1
+                          ? "The Pareto front: no other trial is as good on every objective and "
+                            "better on one.\n"
+                          : "")
+                  << (study->spec().metrics_size() > tuner::ObjectiveCount(study->spec())
+                          ? "Trials that miss an outcome constraint rank below every trial that "
+                            "meets them all.\n"
+                          : "");
+  } else {
+    metric_ids.push_back(ObjectiveMetricId(*study));
+  }
+  std::vector<std::string> header = {"RANK", "TRIAL", "STATE"};
+  if (study->spec().metrics_size() > 1) {
+    header.insert(header.end(), metric_ids.begin(), metric_ids.end());
+  } else {
+    header.push_back("OBJECTIVE");
+  }
+  for (const char* name : {"PARAMETERS", "STEP", "DURATION"}) header.emplace_back(name);
+  const int metric_columns = static_cast<int>(metric_ids.size());
+  TablePrinter table(header);
+  for (int column = 0; column < 2; ++column) {
+    table.SetAlignment(column, TablePrinter::Alignment::kRight);
+  }
+  for (int column = 3; column < 3 + metric_columns; ++column) {
+    table.SetAlignment(column, TablePrinter::Alignment::kRight);
+  }
+  table.SetAlignment(4 + metric_columns, TablePrinter::Alignment::kRight);
+  table.SetAlignment(5 + metric_columns, TablePrinter::Alignment::kRight);
   int rank = 0;
   for (const v1::Trial& trial : optimal->trials()) {
-    table.AddRow({absl::StrCat(++rank), absl::StrCat(trial.id()),
-                  v1::Trial::State_Name(trial.state()), FormatObjective(trial, metric_id),
-                  FormatParameters(trial), FormatLastStep(trial),
-                  FormatElapsed(trial.start_time(), trial.end_time(), context_.now())});
+    std::vector<std::string> row = {absl::StrCat(++rank), absl::StrCat(trial.id()),
+                                    v1::Trial::State_Name(trial.state())};
+    for (const std::string& metric_id : metric_ids) {
+      row.push_back(FormatMetricValue(trial, metric_id));
+    }
+    row.push_back(FormatParameters(trial));
+    row.push_back(FormatLastStep(trial));
+    row.push_back(FormatElapsed(trial.start_time(), trial.end_time(), context_.now()));
+    table.AddRow(row);
   }
   table.Print(*context_.out);
   return absl::OkStatus();
@@ -238,7 +245,7 @@ absl::Status StudyCommands::ListTrials(const std::string& study_name,
     std::vector<std::string> row = {
         absl::StrCat(trial.id()),
         v1::Trial::State_Name(trial.state()),
-        FormatObjective(trial, metric_id),
+        FormatMetricValue(trial, metric_id),
         FormatParameters(trial),
         FormatLastStep(trial),
         FormatElapsed(trial.start_time(), trial.end_time(), context_.now())};
@@ -353,8 +360,8 @@ absl::Status StudyCommands::ListStudies() {
   table.SetAlignment(4, TablePrinter::Alignment::kRight);
   for (const v1::Study& study : all.studies()) {
     table.AddRow({study.name(), v1::Study::State_Name(study.state()),
-                  v1::Algorithm_Name(suggest::RunningAlgorithm(study.spec())), FormatMetrics(study),
-                  FormatLimit(study.spec().max_trials()),
+                  v1::Algorithm_Name(suggest::RunningAlgorithm(study.spec())),
+                  FormatMetricSpecs(study.spec()), FormatLimit(study.spec().max_trials()),
                   FormatTimestamp(study.create_time(), context_.time_zone)});
   }
   table.Print(*context_.out);
@@ -386,7 +393,7 @@ absl::Status StudyCommands::Describe(const std::string& study_name) {
   fields.AddRow({"Created:", FormatTimestamp(study->create_time(), context_.time_zone)});
   fields.AddRow({"Algorithm:", suggest::DescribeAlgorithm(spec)});
   fields.AddRow({"Seed:", absl::StrCat(spec.seed())});
-  fields.AddRow({"Metrics:", FormatMetrics(*study)});
+  fields.AddRow({"Metrics:", FormatMetricSpecs(study->spec())});
   fields.AddRow({"Limits:", absl::StrCat("max trials ", FormatLimit(spec.max_trials()),
                                          ", max parallel ", FormatLimit(spec.max_parallel_trials()),
                                          ", max failed ", FormatLimit(spec.max_failed_trials()))});

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -619,6 +620,85 @@ absl::Status ValidateReplicaGroup(absl::string_view role, int64_t count, std::st
   return absl::OkStatus();
 }
 
+// The metrics of a study or a hyperparameters block: ids unique, every
+// objective with a goal, every constraint without one and with at least one
+// finite bound (min <= max), the first metric an objective; several
+// objectives rule out early stopping (`early_stopping_path` names the switch).
+absl::Status ValidateMetrics(const google::protobuf::RepeatedPtrField<v1::MetricSpec>& metrics,
+                             std::string_view list, bool early_stopping,
+                             std::string_view early_stopping_path, const Locator& locate) {
+  if (metrics.size() > kMaxMetrics) {
+    return Invalid(
+        locate, list,
+        absl::StrCat("has ", metrics.size(), " metrics; at most ", kMaxMetrics, " are allowed"));
+  }
+  absl::flat_hash_map<std::string_view, int> first_index;
+  int objectives = 0;
+  for (int i = 0; i < metrics.size(); ++i) {
+    const v1::MetricSpec& metric = metrics[i];
+    const std::string path = Element(list, i);
+    if (metric.metric_id().empty()) {
+      return Invalid(locate, Child(path, "metric_id"), "the metric id is required");
+    }
+    VERNIER_RETURN_IF_ERROR(
+        CheckBytes(locate, Child(path, "metric_id"), metric.metric_id(), kMaxNameBytes));
+    const auto [it, inserted] = first_index.emplace(metric.metric_id(), i);
+    if (!inserted) {
+      return Invalid(locate, Child(path, "metric_id"),
+                     absl::StrCat("duplicate metric id \"", metric.metric_id(),
+                                  "\" (first at index ", it->second, ")"));
+    }
+    if (!metric.has_constraint()) {
+      if (std::string problem = GoalProblem(metric.goal()); !problem.empty()) {
+        return Invalid(locate, Child(path, "goal"), problem);
+      }
+      ++objectives;
+      continue;
+    }
+    const v1::MetricSpec::Constraint& constraint = metric.constraint();
+    if (metric.goal() != v1::MetricSpec::GOAL_UNSPECIFIED) {
+      return Invalid(locate, Child(path, "goal"),
+                     absl::StrCat("metric \"", metric.metric_id(),
+                                  "\" is an outcome constraint (it has a constraint), which has "
+                                  "no goal; remove the goal, or the constraint to make it an "
+                                  "objective"));
+    }
+    if (!constraint.has_min_value() && !constraint.has_max_value()) {
+      return Invalid(locate, Child(path, "constraint"),
+                     "needs minValue, maxValue or both (the bounds a feasible trial's value "
+                     "lies within)");
+    }
+    for (const auto& [present, value, field] :
+         {std::tuple{constraint.has_min_value(), constraint.min_value(), "min_value"},
+          std::tuple{constraint.has_max_value(), constraint.max_value(), "max_value"}}) {
+      if (present && !std::isfinite(value)) {
+        return Invalid(locate, Child(Child(path, "constraint"), field),
+                       absl::StrCat("must be a finite number, got ", value));
+      }
+    }
+    if (constraint.has_min_value() && constraint.has_max_value() &&
+        constraint.min_value() > constraint.max_value()) {
+      return Invalid(locate, Child(Child(path, "constraint"), "min_value"),
+                     absl::StrCat("must not exceed max_value (", constraint.max_value(), "), got ",
+                                  constraint.min_value()));
+    }
+    if (i == 0) {
+      return Invalid(locate, Child(path, "constraint"),
+                     "the first metric must be an objective (the one a single-objective view "
+                     "reports); list the outcome constraints after the objectives");
+    }
+  }
+  if (objectives > 1 && early_stopping) {
+    return Invalid(locate, early_stopping_path,
+                   absl::StrCat("early stopping compares trials on one objective, and this "
+                                "study has ",
+                                objectives,
+                                " (a trial behind on one may lead on another); disable early "
+                                "stopping or keep one objective"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 Locator ProtoPathLocator(std::string root) {
@@ -626,15 +706,31 @@ Locator ProtoPathLocator(std::string root) {
 }
 
 absl::Status ValidateHyperparameterSpec(const v1::HyperparameterSpec& spec, const Locator& locate) {
-  if (std::string problem = GoalProblem(spec.goal()); !problem.empty()) {
-    return Invalid(locate, "goal", problem);
+  if (!spec.metrics().empty()) {
+    // Several objectives and constraints, instead of AI Platform's one.
+    for (const auto& [given, field] :
+         {std::pair{!spec.hyperparameter_metric_tag().empty(), "hyperparameter_metric_tag"},
+          std::pair{spec.goal() != v1::MetricSpec::GOAL_UNSPECIFIED, "goal"}}) {
+      if (given) {
+        return Invalid(locate, field,
+                       "give either metrics or goal with hyperparameterMetricTag, not both "
+                       "(metrics names every objective with its own goal)");
+      }
+    }
+    VERNIER_RETURN_IF_ERROR(ValidateMetrics(spec.metrics(), "metrics",
+                                            spec.enable_trial_early_stopping(),
+                                            "enable_trial_early_stopping", locate));
+  } else {
+    if (std::string problem = GoalProblem(spec.goal()); !problem.empty()) {
+      return Invalid(locate, "goal", problem);
+    }
+    if (spec.hyperparameter_metric_tag().empty()) {
+      return Invalid(locate, "hyperparameter_metric_tag",
+                     "the metric tag is empty; it names the metric the trainer reports");
+    }
+    VERNIER_RETURN_IF_ERROR(CheckBytes(locate, "hyperparameter_metric_tag",
+                                       spec.hyperparameter_metric_tag(), kMaxNameBytes));
   }
-  if (spec.hyperparameter_metric_tag().empty()) {
-    return Invalid(locate, "hyperparameter_metric_tag",
-                   "the metric tag is empty; it names the metric the trainer reports");
-  }
-  VERNIER_RETURN_IF_ERROR(CheckBytes(locate, "hyperparameter_metric_tag",
-                                     spec.hyperparameter_metric_tag(), kMaxNameBytes));
   VERNIER_RETURN_IF_ERROR(
       CheckBytes(locate, "metric_regex", spec.metric_regex(), kMaxMetricRegexBytes));
   if (spec.max_trials() < 1) {
@@ -763,30 +859,9 @@ absl::Status ValidateStudySpec(const v1::StudySpec& spec) {
   if (spec.metrics().empty()) {
     return Invalid(locate, "metrics", "at least one metric is required");
   }
-  if (spec.metrics_size() > kMaxMetrics) {
-    return Invalid(locate, "metrics",
-                   absl::StrCat("has ", spec.metrics_size(), " metrics; at most ", kMaxMetrics,
-                                " are allowed"));
-  }
-  absl::flat_hash_map<std::string_view, int> first_index;
-  for (int i = 0; i < spec.metrics_size(); ++i) {
-    const v1::MetricSpec& metric = spec.metrics(i);
-    const std::string path = Element("metrics", i);
-    if (metric.metric_id().empty()) {
-      return Invalid(locate, Child(path, "metric_id"), "the metric id is required");
-    }
-    VERNIER_RETURN_IF_ERROR(
-        CheckBytes(locate, Child(path, "metric_id"), metric.metric_id(), kMaxNameBytes));
-    if (std::string problem = GoalProblem(metric.goal()); !problem.empty()) {
-      return Invalid(locate, Child(path, "goal"), problem);
-    }
-    const auto [it, inserted] = first_index.emplace(metric.metric_id(), i);
-    if (!inserted) {
-      return Invalid(locate, Child(path, "metric_id"),
-                     absl::StrCat("duplicate metric id \"", metric.metric_id(),
-                                  "\" (first at index ", it->second, ")"));
-    }
-  }
+  VERNIER_RETURN_IF_ERROR(ValidateMetrics(spec.metrics(), "metrics",
+                                          spec.early_stopping().enabled(), "early_stopping.enabled",
+                                          locate));
   for (const auto& [value, field] : {std::pair{spec.max_trials(), "max_trials"},
                                      std::pair{spec.max_parallel_trials(), "max_parallel_trials"},
                                      std::pair{spec.max_failed_trials(), "max_failed_trials"}}) {

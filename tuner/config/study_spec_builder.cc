@@ -7,9 +7,13 @@ namespace vernier::config {
 v1::StudySpec StudySpecFromHyperparameters(const v1::HyperparameterSpec& hyperparameters) {
   v1::StudySpec spec;
   *spec.mutable_parameters() = hyperparameters.params();
-  v1::MetricSpec* metric = spec.add_metrics();
-  metric->set_metric_id(hyperparameters.hyperparameter_metric_tag());
-  metric->set_goal(hyperparameters.goal());
+  if (!hyperparameters.metrics().empty()) {
+    *spec.mutable_metrics() = hyperparameters.metrics();
+  } else {
+    v1::MetricSpec* metric = spec.add_metrics();
+    metric->set_metric_id(hyperparameters.hyperparameter_metric_tag());
+    metric->set_goal(hyperparameters.goal());
+  }
   spec.set_algorithm(hyperparameters.algorithm());
   spec.set_max_trials(hyperparameters.max_trials());
   spec.set_max_parallel_trials(hyperparameters.max_parallel_trials());

@@ -7,8 +7,9 @@
 namespace vernier::config {
 
 // The study behind a tuning job, from its (validated) `hyperparameters:`
-// block: the parameters as given; one metric, hyperparameterMetricTag with
-// the goal; the algorithm; the trial limits; early stopping switched on by
+// block: the parameters as given; its metrics (objectives and outcome
+// constraints), or one metric, hyperparameterMetricTag with the goal; the
+// algorithm; the trial limits; early stopping switched on by
 // enableTrialEarlyStopping with the block's own earlyStopping settings.
 //
 // maxFailedTrials 0 means "Vernier decides" (AI Platform leaves it to the

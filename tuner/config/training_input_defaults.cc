@@ -18,9 +18,12 @@ std::string DefaultScaleTier(const v1::TrainingInput& input) {
 
 void FillHyperparameterDefaults(v1::HyperparameterSpec& spec) {
   const v1::HyperparameterSpec defaults = DefaultHyperparameterSpec();
-  if (spec.goal() == v1::MetricSpec::GOAL_UNSPECIFIED) spec.set_goal(defaults.goal());
-  if (spec.hyperparameter_metric_tag().empty()) {
-    spec.set_hyperparameter_metric_tag(defaults.hyperparameter_metric_tag());
+  // `metrics` replaces goal and hyperparameter_metric_tag.
+  if (spec.metrics().empty()) {
+    if (spec.goal() == v1::MetricSpec::GOAL_UNSPECIFIED) spec.set_goal(defaults.goal());
+    if (spec.hyperparameter_metric_tag().empty()) {
+      spec.set_hyperparameter_metric_tag(defaults.hyperparameter_metric_tag());
+    }
   }
   if (spec.max_trials() == 0) spec.set_max_trials(defaults.max_trials());
   if (spec.max_parallel_trials() == 0) spec.set_max_parallel_trials(defaults.max_parallel_trials());

@@ -25,7 +25,8 @@ std::string DefaultScaleTier(const v1::TrainingInput& input);
 
 // For requests that arrive as protos: fills every field that is zero or empty
 // and has a default above. An explicit 0 cannot be told from an absent field
-// here, so max_trials 0 becomes 1 rather than an error.
+// here, so max_trials 0 becomes 1 rather than an error. With `metrics`, goal
+// and hyperparameter_metric_tag stay empty (they are its alternative).
 void FillTrainingInputDefaults(v1::TrainingInput& input);
 void FillHyperparameterDefaults(v1::HyperparameterSpec& spec);
 

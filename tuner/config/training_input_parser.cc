@@ -599,15 +599,57 @@ class TrainingInputParser {
     return absl::OkStatus();
   }
 
+  // One entry of `metrics`: an objective ({metricId, goal}) or an outcome
+  // constraint ({metricId, constraint: {minValue, maxValue}}).
+  absl::Status ReadMetric(const YAML::Node& node, const std::string& path, v1::MetricSpec& metric) {
+    return ReadMapping(
+        node, path,
+        {{"metricId", String(metric.mutable_metric_id())},
+         {"goal",
+          Enum(kGoals, "goal",
+               [&metric](int goal) { metric.set_goal(static_cast<v1::MetricSpec::Goal>(goal)); })},
+         {"constraint", [this, &metric](const YAML::Node& value, const std::string& bounds_path) {
+            v1::MetricSpec::Constraint* constraint = metric.mutable_constraint();
+            return ReadMapping(
+                value, bounds_path,
+                {{"minValue",
+                  Double([constraint](double bound) { constraint->set_min_value(bound); })},
+                 {"maxValue",
+                  Double([constraint](double bound) { constraint->set_max_value(bound); })}});
+          }}});
+  }
+
   absl::Status ReadHyperparameters(const YAML::Node& node, const std::string& path,
                                    v1::HyperparameterSpec& spec) {
     spec = DefaultHyperparameterSpec();
+    VERNIER_RETURN_IF_ERROR(ReadHyperparameterKeys(node, path, spec));
+    if (marks_.contains(Child(path, "metrics"))) {
+      // `metrics` replaces goal and hyperparameterMetricTag: their defaults
+      // go, and the validator names either one that the document gives.
+      if (!marks_.contains(Child(path, "goal"))) spec.clear_goal();
+      if (!marks_.contains(Child(path, "hyperparameterMetricTag"))) {
+        spec.clear_hyperparameter_metric_tag();
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status ReadHyperparameterKeys(const YAML::Node& node, const std::string& path,
+                                      v1::HyperparameterSpec& spec) {
     return ReadMapping(
         node, path,
         {{"goal",
           Enum(kGoals, "goal",
                [&spec](int goal) { spec.set_goal(static_cast<v1::MetricSpec::Goal>(goal)); })},
          {"hyperparameterMetricTag", String(spec.mutable_hyperparameter_metric_tag())},
+         {"metrics",
+          [this, &spec](const YAML::Node& value, const std::string& metrics_path) {
+            return ReadList(
+                value, metrics_path,
+                [this, &spec](const YAML::Node& element, const std::string& element_path) {
+                  return ReadMetric(element, element_path, *spec.add_metrics());
+                });
+          }},
          {"maxTrials", Int32([&spec](int32_t count) { spec.set_max_trials(count); })},
          {"maxParallelTrials",
           Int32([&spec](int32_t count) { spec.set_max_parallel_trials(count); })},

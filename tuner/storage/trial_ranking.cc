@@ -1,6 +1,8 @@
 #include "tuner/storage/trial_ranking.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 namespace vernier::tuner {
 
@@ -18,27 +20,52 @@ bool HasFinalMeasurement(const v1::Trial& trial) {
          trial.has_final_measurement();
 }
 
-// Every metric of the spec, or nullopt when the trial lacks one.
-std::optional<std::vector<double>> AllMetrics(const v1::Trial& trial, const v1::StudySpec& spec) {
+struct Ranked {
+  const v1::Trial* trial;
+  // The objectives, in the order of the spec's objectives.
+  std::vector<double> objectives;
+  double violation;
+};
+
+// Every objective of the spec, or nullopt when the trial lacks one.
+std::optional<Ranked> Rankable(const v1::Trial& trial, const v1::StudySpec& spec) {
   if (!HasFinalMeasurement(trial)) return std::nullopt;
-  std::vector<double> values;
+  Ranked ranked{&trial, {}, ConstraintViolation(trial.final_measurement(), spec)};
   for (const v1::MetricSpec& metric : spec.metrics()) {
+    if (metric.has_constraint()) continue;
     std::optional<double> value = MetricValue(trial.final_measurement(), metric.metric_id());
     if (!value.has_value()) return std::nullopt;
-    values.push_back(*value);
+    ranked.objectives.push_back(*value);
   }
-  return values;
+  return ranked;
 }
 
-bool Dominates(const std::vector<double>& a, const std::vector<double>& b,
-               const v1::StudySpec& spec) {
+// Whether a is at least as good as b everywhere and better somewhere; with
+// `violation`, the violation is one more value to minimise.
+bool Dominates(const Ranked& a, const Ranked& b, std::span<const v1::MetricSpec::Goal> goals,
+               bool violation) {
   bool strictly_better_somewhere = false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    v1::MetricSpec::Goal goal = spec.metrics(static_cast<int>(i)).goal();
-    if (IsBetter(b[i], a[i], goal)) return false;
-    if (IsBetter(a[i], b[i], goal)) strictly_better_somewhere = true;
+  for (size_t i = 0; i < a.objectives.size(); ++i) {
+    if (IsBetter(b.objectives[i], a.objectives[i], goals[i])) return false;
+    if (IsBetter(a.objectives[i], b.objectives[i], goals[i])) strictly_better_somewhere = true;
+  }
+  if (violation) {
+    if (b.violation < a.violation) return false;
+    if (a.violation < b.violation) strictly_better_somewhere = true;
   }
   return strictly_better_somewhere;
+}
+
+std::vector<Ranked> ParetoFront(const std::vector<Ranked>& candidates,
+                                std::span<const v1::MetricSpec::Goal> goals, bool violation) {
+  std::vector<Ranked> front;
+  for (const Ranked& candidate : candidates) {
+    bool dominated = std::any_of(candidates.begin(), candidates.end(), [&](const Ranked& other) {
+      return Dominates(other, candidate, goals, violation);
+    });
+    if (!dominated) front.push_back(candidate);
+  }
+  return front;
 }
 
 }  // namespace
@@ -48,37 +75,67 @@ std::optional<double> FinalObjective(const v1::Trial& trial, const v1::StudySpec
   return MetricValue(trial.final_measurement(), spec.metrics(0).metric_id());
 }
 
+int ObjectiveCount(const v1::StudySpec& spec) {
+  return static_cast<int>(
+      std::count_if(spec.metrics().begin(), spec.metrics().end(),
+                    [](const v1::MetricSpec& m) { return !m.has_constraint(); }));
+}
+
 bool IsBetter(double a, double b, v1::MetricSpec::Goal goal) {
   return goal == v1::MetricSpec::MINIMIZE ? a < b : a > b;
 }
 
+std::vector<std::optional<double>> FinalMetrics(const v1::Trial& trial, const v1::StudySpec& spec) {
+  std::vector<std::optional<double>> values;
+  if (!HasFinalMeasurement(trial)) return values;
+  for (const v1::MetricSpec& metric : spec.metrics()) {
+    values.push_back(MetricValue(trial.final_measurement(), metric.metric_id()));
+  }
+  return values;
+}
+
+double ConstraintViolation(const v1::Measurement& measurement, const v1::StudySpec& spec) {
+  double violation = 0;
+  for (const v1::MetricSpec& metric : spec.metrics()) {
+    if (!metric.has_constraint()) continue;
+    std::optional<double> value = MetricValue(measurement, metric.metric_id());
+    if (!value.has_value() || std::isnan(*value)) return std::numeric_limits<double>::infinity();
+    const v1::MetricSpec::Constraint& constraint = metric.constraint();
+    if (constraint.has_min_value() && *value < constraint.min_value()) {
+      violation +=
+          (constraint.min_value() - *value) / std::max(std::abs(constraint.min_value()), 1.0);
+    }
+    if (constraint.has_max_value() && *value > constraint.max_value()) {
+      violation +=
+          (*value - constraint.max_value()) / std::max(std::abs(constraint.max_value()), 1.0);
+    }
+  }
+  return violation;
+}
+
 std::vector<v1::Trial> RankTrials(std::span<const v1::Trial> trials, const v1::StudySpec& spec,
                                   int top) {
-  struct Ranked {
-    const v1::Trial* trial;
-    std::vector<double> metrics;
-  };
+  std::vector<v1::MetricSpec::Goal> goals;
+  for (const v1::MetricSpec& metric : spec.metrics()) {
+    if (!metric.has_constraint()) goals.push_back(metric.goal());
+  }
   std::vector<Ranked> candidates;
   for (const v1::Trial& trial : trials) {
-    if (std::optional<std::vector<double>> metrics = AllMetrics(trial, spec)) {
-      candidates.push_back({&trial, std::move(*metrics)});
-    }
+    if (std::optional<Ranked> ranked = Rankable(trial, spec)) candidates.push_back(*ranked);
   }
-  if (spec.metrics_size() > 1) {
-    std::vector<Ranked> front;
+  if (goals.size() > 1) {
+    std::vector<Ranked> feasible;
     for (const Ranked& candidate : candidates) {
-      bool dominated = std::any_of(candidates.begin(), candidates.end(), [&](const Ranked& other) {
-        return Dominates(other.metrics, candidate.metrics, spec);
-      });
-      if (!dominated) front.push_back(candidate);
+      if (candidate.violation == 0) feasible.push_back(candidate);
     }
-    candidates = std::move(front);
+    candidates = feasible.empty() ? ParetoFront(candidates, goals, /*violation=*/true)
+                                  : ParetoFront(feasible, goals, /*violation=*/false);
   }
-  const v1::MetricSpec::Goal goal =
-      spec.metrics().empty() ? v1::MetricSpec::MAXIMIZE : spec.metrics(0).goal();
+  const v1::MetricSpec::Goal goal = goals.empty() ? v1::MetricSpec::MAXIMIZE : goals[0];
   std::stable_sort(candidates.begin(), candidates.end(), [&](const Ranked& a, const Ranked& b) {
-    if (IsBetter(a.metrics[0], b.metrics[0], goal)) return true;
-    if (IsBetter(b.metrics[0], a.metrics[0], goal)) return false;
+    if (a.violation != b.violation) return a.violation < b.violation;
+    if (!a.objectives.empty() && IsBetter(a.objectives[0], b.objectives[0], goal)) return true;
+    if (!b.objectives.empty() && IsBetter(b.objectives[0], a.objectives[0], goal)) return false;
     return a.trial->id() < b.trial->id();
   });
   if (top > 0 && static_cast<int>(candidates.size()) > top) candidates.resize(top);

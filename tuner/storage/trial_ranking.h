@@ -16,13 +16,31 @@ std::optional<double> MetricValue(const v1::Measurement& measurement, std::strin
 // measurement: SUCCEEDED or STOPPED_EARLY trials only.
 std::optional<double> FinalObjective(const v1::Trial& trial, const v1::StudySpec& spec);
 
+// Every metric of the spec (objectives and constraints, in its order) of a
+// trial that ended with a final measurement; nullopt where it has none.
+// Empty for other trials.
+std::vector<std::optional<double>> FinalMetrics(const v1::Trial& trial, const v1::StudySpec& spec);
+
+// The metrics of the spec without a constraint.
+int ObjectiveCount(const v1::StudySpec& spec);
+
 // True when `a` is strictly better than `b` under `goal`.
 bool IsBetter(double a, double b, v1::MetricSpec::Goal goal);
 
-// The leaderboard. With one metric: every trial that has a final objective,
-// best first (ties by trial id). With several metrics: the Pareto front
-// (no other trial at least as good on every metric and better on one),
-// ordered by the first metric. `top` > 0 keeps the first `top`.
+// How far a final measurement lies outside the spec's outcome constraints:
+// 0 when it meets every one (feasible), else the sum over violated
+// constraints of the distance to the bound, relative to max(|bound|, 1);
+// infinity when it lacks a constraint's metric.
+double ConstraintViolation(const v1::Measurement& measurement, const v1::StudySpec& spec);
+
+// The leaderboard, of trials that reported every objective (metrics without
+// a constraint). With one objective: best first (ties by trial id); trials
+// that violate an outcome constraint follow every feasible one, least
+// violation first. With several objectives: the Pareto front of the
+// feasible trials (no other feasible trial at least as good on every
+// objective and better on one), ordered by the first objective; when no
+// trial is feasible, the front with the violation as one more objective to
+// minimise, least violation first. `top` > 0 keeps the first `top`.
 std::vector<v1::Trial> RankTrials(std::span<const v1::Trial> trials, const v1::StudySpec& spec,
                                   int top);
 

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
@@ -142,6 +143,53 @@ std::vector<v1::Trial> CannedOptimalTrials() {
   return {finished, running};
 }
 
+// Two objectives and an outcome constraint.
+google::protobuf::RepeatedPtrField<v1::MetricSpec> ParetoMetrics() {
+  google::protobuf::RepeatedPtrField<v1::MetricSpec> metrics;
+  v1::MetricSpec* accuracy = metrics.Add();
+  accuracy->set_metric_id("accuracy");
+  accuracy->set_goal(v1::MetricSpec::MAXIMIZE);
+  v1::MetricSpec* latency = metrics.Add();
+  latency->set_metric_id("latency");
+  latency->set_goal(v1::MetricSpec::MINIMIZE);
+  v1::MetricSpec* memory = metrics.Add();
+  memory->set_metric_id("memory");
+  memory->mutable_constraint()->set_max_value(8);
+  return metrics;
+}
+
+v1::Study ParetoStudy() {
+  v1::Study study = CannedStudy();
+  study.set_name("pareto");
+  *study.mutable_spec()->mutable_metrics() = ParetoMetrics();
+  study.mutable_spec()->clear_early_stopping();
+  return study;
+}
+
+// The front of the "pareto" study.
+std::vector<v1::Trial> ParetoFront() {
+  std::vector<v1::Trial> front;
+  for (const auto& [id, accuracy, latency] :
+       {std::tuple{4, 0.95, 30.0}, std::tuple{2, 0.9, 12.5}}) {
+    v1::Trial& trial = front.emplace_back();
+    trial.set_id(id);
+    trial.set_study_name("pareto");
+    trial.set_state(v1::Trial::SUCCEEDED);
+    *trial.add_parameters() = Int("layers", id);
+    v1::Measurement& final_measurement = *trial.mutable_final_measurement();
+    final_measurement = Measure(10, "accuracy", accuracy);
+    v1::Metric* more = final_measurement.add_metrics();
+    more->set_metric_id("latency");
+    more->set_value(latency);
+    more = final_measurement.add_metrics();
+    more->set_metric_id("memory");
+    more->set_value(id * 1.5);
+    *trial.mutable_start_time() = SecondsBeforeNow(100);
+    *trial.mutable_end_time() = SecondsBeforeNow(40);
+  }
+  return front;
+}
+
 v1::GetJobResponse CannedJob() {
   v1::GetJobResponse response;
   v1::Job& job = *response.mutable_job();
@@ -260,6 +308,19 @@ class FakeVernierServer final : public v1::JobService::Service, public v1::Study
       response->clear_trial_runs();
       return grpc::Status::OK;
     }
+    if (request->job_id() == "pareto") {
+      *response = CannedJob();
+      v1::Job& job = *response->mutable_job();
+      job.set_job_id("pareto");
+      job.set_study_name("pareto");
+      v1::HyperparameterSpec& hyperparameters =
+          *job.mutable_training_input()->mutable_hyperparameters();
+      hyperparameters.clear_goal();
+      hyperparameters.clear_hyperparameter_metric_tag();
+      *hyperparameters.mutable_metrics() = ParetoMetrics();
+      response->clear_trial_runs();
+      return grpc::Status::OK;
+    }
     if (request->job_id() != "mnist") {
       return grpc::Status(grpc::StatusCode::NOT_FOUND,
                           "job \"" + request->job_id() + "\" not found");
@@ -337,6 +398,10 @@ class FakeVernierServer final : public v1::JobService::Service, public v1::Study
 
   grpc::Status GetStudy(grpc::ServerContext*, const v1::GetStudyRequest* request,
                         v1::Study* response) override {
+    if (request->study_name() == "pareto") {
+      *response = ParetoStudy();
+      return grpc::Status::OK;
+    }
     if (request->study_name() != "mnist") {
       return grpc::Status(grpc::StatusCode::NOT_FOUND,
                           "study \"" + request->study_name() + "\" not found");
@@ -394,6 +459,10 @@ class FakeVernierServer final : public v1::JobService::Service, public v1::Study
     absl::MutexLock lock(&mutex_);
     optimal_request_ = *request;
     if (request->study_name() == "empty") return grpc::Status::OK;
+    if (request->study_name() == "pareto") {
+      for (const v1::Trial& trial : ParetoFront()) *response->add_trials() = trial;
+      return grpc::Status::OK;
+    }
     for (const v1::Trial& trial : CannedOptimalTrials()) *response->add_trials() = trial;
     return grpc::Status::OK;
   }
@@ -607,6 +676,33 @@ TEST_F(CliRenderingTest, LeaderboardRanksWithObjectiveParametersStepAndDuration)
       "   2      5  ACTIVE           0.9  lr=0.05, layers=1, optimizer=sgd     40      3.2s\n");
   EXPECT_EQ(server_.optimal_request().study_name(), "mnist");
   EXPECT_EQ(server_.optimal_request().top(), 5);
+}
+
+TEST_F(CliRenderingTest, LeaderboardOfSeveralMetricsIsTheParetoFrontWithEveryMetric) {
+  const CliRun run = Run({"trials", "leaderboard", "pareto"});
+  ASSERT_EQ(run.exit_code, kExitSuccess) << run.err;
+  EXPECT_EQ(run.out,
+            "Study pareto, metrics: accuracy (MAXIMIZE), latency (MINIMIZE), memory (at most 8)\n"
+            "The Pareto front: no other trial is as good on every objective and better on one.\n"
+            "Trials that miss an outcome constraint rank below every trial that meets them all.\n"
+            "RANK  TRIAL  STATE      accuracy  latency  memory  PARAMETERS  STEP  DURATION\n"
+            "   1      4  SUCCEEDED      0.95       30       6  layers=4      10     1m00s\n"
+            "   2      2  SUCCEEDED       0.9     12.5       3  layers=2      10     1m00s\n");
+}
+
+TEST_F(CliRenderingTest, JobsDescribeOfSeveralObjectivesShowsTheParetoFront) {
+  const CliRun run = Run({"jobs", "describe", "pareto"});
+  ASSERT_EQ(run.exit_code, kExitSuccess) << run.err;
+  EXPECT_THAT(
+      run.out,
+      HasSubstr("Metrics:    accuracy (MAXIMIZE), latency (MINIMIZE), memory (at most 8)\n"));
+  EXPECT_THAT(run.out, Not(HasSubstr("Best trial:")));
+  EXPECT_THAT(run.out, HasSubstr("\nPareto front (2 trials):\n"
+                                 "  TRIAL  accuracy  latency  memory  PARAMETERS\n"
+                                 "      4      0.95       30       6  layers=4\n"
+                                 "      2       0.9     12.5       3  layers=2\n"));
+  EXPECT_EQ(server_.optimal_request().study_name(), "pareto");
+  EXPECT_EQ(server_.optimal_request().top(), 0);
 }
 
 TEST_F(CliRenderingTest, LeaderboardDefaultsToTheTopTen) {

@@ -439,7 +439,7 @@ std::vector<ErrorCase> ErrorCases() {
        "unknown key \"maxTrails\"; did you mean \"maxTrials\"?"},
       {"UnknownKeyListsAllowed", WithParam({"colour: blue"}, kLearningRate),
        hp + "3:5: " + field + "colour",
-       "unknown key \"colour\"; allowed: goal, hyperparameterMetricTag, maxTrials, "
+       "unknown key \"colour\"; allowed: goal, hyperparameterMetricTag, metrics, maxTrials, "
        "maxParallelTrials, maxFailedTrials, enableTrialEarlyStopping, resumePreviousJobId, "
        "metricRegex, algorithm, params, earlyStopping"},
       {"UnknownParameterKeyDidYouMean",

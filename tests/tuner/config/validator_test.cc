@@ -350,6 +350,15 @@ TEST(StudySpecValidatorTest, AcceptsUnlimitedTrials) {
   EXPECT_TRUE(ValidateStudySpec(spec).ok());
 }
 
+TEST(StudySpecValidatorTest, AcceptsEarlyStoppingWithOneObjectiveAndConstraints) {
+  v1::StudySpec spec = ValidStudySpec();
+  v1::MetricSpec* latency = spec.add_metrics();
+  latency->set_metric_id("latency");
+  latency->mutable_constraint()->set_max_value(50);
+  spec.mutable_early_stopping()->set_enabled(true);
+  EXPECT_TRUE(ValidateStudySpec(spec).ok()) << ValidateStudySpec(spec);
+}
+
 TEST(StudySpecValidatorTest, AcceptsSeveralMetrics) {
   v1::StudySpec spec = ValidStudySpec();
   v1::MetricSpec* latency = spec.add_metrics();
@@ -370,6 +379,35 @@ std::vector<SpecCase> StudyCases() {
        "spec.metrics[1].metric_id: duplicate metric id \"loss\" (first at index 0)"},
       {"NoParameters", "metrics { metric_id: 'loss' goal: MINIMIZE }",
        "spec.parameters: at least one parameter is required"},
+      {"SeveralObjectivesWithEarlyStopping",
+       "metrics { metric_id: 'acc' goal: MAXIMIZE } metrics { metric_id: 'ms' goal: MINIMIZE } "
+       "early_stopping { enabled: true } "
+       "parameters { parameter_name: 'x' type: DOUBLE max_value: 1 }",
+       "spec.early_stopping.enabled: early stopping compares trials on one objective, and this "
+       "study has 2 (a trial behind on one may lead on another); disable early stopping or keep "
+       "one objective"},
+      {"ConstraintFirst",
+       "metrics { metric_id: 'ms' constraint { max_value: 5 } } "
+       "metrics { metric_id: 'acc' goal: MAXIMIZE }",
+       "spec.metrics[0].constraint: the first metric must be an objective (the one a "
+       "single-objective view reports); list the outcome constraints after the objectives"},
+      {"ConstraintWithGoal",
+       "metrics { metric_id: 'acc' goal: MAXIMIZE } "
+       "metrics { metric_id: 'ms' goal: MINIMIZE constraint { max_value: 5 } }",
+       "spec.metrics[1].goal: metric \"ms\" is an outcome constraint (it has a constraint), "
+       "which has no goal; remove the goal, or the constraint to make it an objective"},
+      {"ConstraintWithoutBounds",
+       "metrics { metric_id: 'acc' goal: MAXIMIZE } metrics { metric_id: 'ms' constraint { } }",
+       "spec.metrics[1].constraint: needs minValue, maxValue or both (the bounds a feasible "
+       "trial's value lies within)"},
+      {"ConstraintNotFinite",
+       "metrics { metric_id: 'acc' goal: MAXIMIZE } "
+       "metrics { metric_id: 'ms' constraint { max_value: inf } }",
+       "spec.metrics[1].constraint.max_value: must be a finite number, got inf"},
+      {"ConstraintEmptyRange",
+       "metrics { metric_id: 'acc' goal: MAXIMIZE } "
+       "metrics { metric_id: 'ms' constraint { min_value: 2 max_value: 1 } }",
+       "spec.metrics[1].constraint.min_value: must not exceed max_value (1), got 2"},
       {"MaxTrialsNegative",
        "metrics { metric_id: 'loss' goal: MINIMIZE } max_trials: -1 "
        "parameters { parameter_name: 'x' type: DOUBLE max_value: 1 }",

@@ -59,6 +59,64 @@ TEST(TrialRankingTest, SeveralMetricsGiveTheParetoFront) {
   EXPECT_EQ(Ids(RankTrials(trials, spec, 0)), (std::vector<int64_t>{5, 1, 2}));
 }
 
+v1::StudySpec WithAtMost(v1::StudySpec spec, const std::string& name, double bound) {
+  v1::MetricSpec& metric = *spec.add_metrics();
+  metric.set_metric_id(name);
+  metric.mutable_constraint()->set_max_value(bound);
+  return spec;
+}
+
+TEST(TrialRankingTest, TrialsThatMissAConstraintRankBelowEveryFeasibleOne) {
+  const v1::StudySpec spec = WithAtMost(Spec({{"acc", v1::MetricSpec::MAXIMIZE}}), "latency", 50);
+  const std::vector<v1::Trial> trials = {
+      Ended(1, {{"acc", 0.99}, {"latency", 80}}),  // best accuracy, violates by 30
+      Ended(2, {{"acc", 0.7}, {"latency", 50}}),   // feasible (the bound is inclusive)
+      Ended(3, {{"acc", 0.8}, {"latency", 20}}),   // feasible
+      Ended(4, {{"acc", 0.95}, {"latency", 60}}),  // violates by 10
+      Ended(5, {{"acc", 0.9}}),                    // no latency: violates by infinity
+      Ended(6, {{"latency", 1}})};                 // no objective: unranked
+  EXPECT_EQ(Ids(RankTrials(trials, spec, 0)), (std::vector<int64_t>{3, 2, 4, 1, 5}));
+  EXPECT_EQ(ConstraintViolation(trials[1].final_measurement(), spec), 0.0);
+  EXPECT_DOUBLE_EQ(ConstraintViolation(trials[3].final_measurement(), spec), 10.0 / 50);
+  EXPECT_EQ(ObjectiveCount(spec), 1);
+}
+
+TEST(TrialRankingTest, TheParetoFrontHoldsFeasibleTrialsOnly) {
+  const v1::StudySpec spec =
+      WithAtMost(Spec({{"acc", v1::MetricSpec::MAXIMIZE}, {"latency", v1::MetricSpec::MINIMIZE}}),
+                 "memory", 8);
+  const std::vector<v1::Trial> trials = {
+      Ended(1, {{"acc", 0.9}, {"latency", 30}, {"memory", 4}}),    // front
+      Ended(2, {{"acc", 0.8}, {"latency", 10}, {"memory", 8}}),    // front
+      Ended(3, {{"acc", 0.99}, {"latency", 5}, {"memory", 9}}),    // dominates all, infeasible
+      Ended(4, {{"acc", 0.85}, {"latency", 35}, {"memory", 1}})};  // dominated by 1
+  EXPECT_EQ(Ids(RankTrials(trials, spec, 0)), (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(ObjectiveCount(spec), 2);
+}
+
+TEST(TrialRankingTest, WithoutAFeasibleTrialTheViolationIsOneMoreObjective) {
+  const v1::StudySpec spec =
+      WithAtMost(Spec({{"acc", v1::MetricSpec::MAXIMIZE}, {"latency", v1::MetricSpec::MINIMIZE}}),
+                 "memory", 8);
+  const std::vector<v1::Trial> trials = {
+      Ended(1, {{"acc", 0.9}, {"latency", 30}, {"memory", 12}}),    // violates by 0.5
+      Ended(2, {{"acc", 0.8}, {"latency", 10}, {"memory", 10}}),    // by 0.25: front
+      Ended(3, {{"acc", 0.7}, {"latency", 20}, {"memory", 10}}),    // dominated by 2
+      Ended(4, {{"acc", 0.95}, {"latency", 40}, {"memory", 16}})};  // by 1: front
+  // 1 is not dominated either: better than 2 on accuracy.
+  EXPECT_EQ(Ids(RankTrials(trials, spec, 0)), (std::vector<int64_t>{2, 1, 4}));
+}
+
+TEST(TrialRankingTest, FinalMetricsFollowTheSpec) {
+  const v1::StudySpec spec = WithAtMost(Spec({{"acc", v1::MetricSpec::MAXIMIZE}}), "latency", 5);
+  const std::vector<std::optional<double>> metrics =
+      FinalMetrics(Ended(1, {{"latency", 3}, {"acc", 0.5}}), spec);
+  EXPECT_EQ(metrics, (std::vector<std::optional<double>>{0.5, 3.0}));
+  EXPECT_EQ(FinalMetrics(Ended(1, {{"acc", 0.5}}), spec),
+            (std::vector<std::optional<double>>{0.5, std::nullopt}));
+  EXPECT_TRUE(FinalMetrics(Ended(1, {{"acc", 0.5}}, v1::Trial::ACTIVE), spec).empty());
+}
+
 TEST(TrialRankingTest, FinalObjectiveNeedsAnEndedTrialWithTheMetric) {
   const v1::StudySpec spec = Spec({{"acc", v1::MetricSpec::MAXIMIZE}});
   EXPECT_EQ(FinalObjective(Ended(1, {{"acc", 0.5}}), spec), 0.5);

@@ -1,0 +1,120 @@
+#ifndef VERNIER_SUGGEST_DESIGNERS_MULTI_OBJECTIVE_GP_DESIGNER_H_
+#define VERNIER_SUGGEST_DESIGNERS_MULTI_OBJECTIVE_GP_DESIGNER_H_
+
+#include <Eigen/Dense>
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "suggest/designer.h"
+#include "suggest/designers/quasi_random_designer.h"
+#include "suggest/gp/gaussian_process.h"
+#include "suggest/gp/gp_input_encoder.h"
+#include "suggest/search_space.h"
+#include "vernier/v1/study.pb.h"
+
+namespace vernier::suggest {
+
+// GAUSSIAN_PROCESS_BANDIT for a study with several objectives or with
+// outcome constraints (metrics with a constraint):
+// - The first trials come from the quasi-random design, as for one
+//   objective.
+// - One Gaussian process per objective (warped and standardised as for one
+//   objective, OutputWarper) and one per constraint metric (its values
+//   standardised, not warped, so the bounds keep their meaning), each with
+//   the Matérn-5/2 ARD kernel and MAP hyper-parameters (GpLogPosterior).
+// - Each point maximises
+//     P(feasible) * (HVI + 1e-3 * mean_w s_w(UCB)),
+//   where UCB is every objective's upper confidence bound (mean + 1.8 sd),
+//   HVI the hypervolume improvement that UCB would bring to the feasible
+//   trials' Pareto front, estimated by random hypervolume scalarisations
+//   (HypervolumeScalarization; Golovin and Zhang 2020, as OSS Vizier), and
+//   P(feasible) the product over constraints of the probability that the
+//   constraint's GP puts the metric within its bounds. The small second term
+//   ranks points where no improvement seems possible. Before any trial is
+//   feasible, HVI is measured from the reference point, so the search heads
+//   for the feasible region first.
+// - The maximisation screens quasi-random points and perturbations of the
+//   Pareto front's points, then perturbs the best screened points again.
+// - Pending trials and earlier points of a batch are conditioned on in every
+//   GP at their posterior mean (kriging believer), and count in the front,
+//   so a batch spreads along the front.
+// Any failure of a model gives quasi-random points, with the reason in
+// fallback_reason.
+class MultiObjectiveGpDesigner : public Designer {
+ public:
+  struct Options {
+    // Ended trials before the models take over; 0 picks
+    // min(max(d + 1, 5), 10).
+    int initial_points = 0;
+    int max_model_points = 250;
+    int max_fit_points = 80;
+    int fit_evaluations = 50;
+    int fit_starts = 2;
+    // Directions of the hypervolume scalarisation.
+    int directions = 128;
+    double ucb_coefficient = 1.8;
+    // Quasi-random screening points; 0 picks by dimension.
+    int screening_points = 0;
+    // Pareto-front points perturbed in the screening, and draws around each.
+    int incumbents = 6;
+    int perturbations_per_incumbent = 30;
+    // Best screened points perturbed again, and draws around each.
+    int refine_starts = 5;
+    int refine_perturbations = 40;
+  };
+
+  // `metrics` is the study's metric list: objectives (goal set) and
+  // constraints (constraint set), in the order of TrialObservation::metrics.
+  // `seed` scrambles the quasi-random design.
+  MultiObjectiveGpDesigner(SearchSpace space, std::vector<v1::MetricSpec> metrics, uint64_t seed,
+                           Options options);
+  MultiObjectiveGpDesigner(SearchSpace space, std::vector<v1::MetricSpec> metrics, uint64_t seed)
+      : MultiObjectiveGpDesigner(std::move(space), std::move(metrics), seed, Options()) {}
+
+  // INVALID_ARGUMENT when count is negative; model failures are not errors.
+  absl::StatusOr<Suggestions> Suggest(const DesignerHistory& history, int count,
+                                      std::mt19937_64& rng) override;
+
+  int initial_points() const { return initial_points_; }
+
+ private:
+  struct Constraint {
+    int metric;  // Index in TrialObservation::metrics.
+    // Bounds in the standardised units of its GP (infinite when absent).
+    double lower;
+    double upper;
+  };
+  struct Models {
+    std::vector<GaussianProcess> objectives;
+    std::vector<GaussianProcess> constraints;
+    std::vector<Constraint> bounds;
+  };
+
+  absl::StatusOr<Suggestions> SuggestFromModels(const DesignerHistory& history, int count,
+                                                std::mt19937_64& rng);
+  // A GP for the values (standardised), hyper-parameters fitted.
+  absl::StatusOr<GaussianProcess> FitModel(const Eigen::MatrixXd& points,
+                                           const Eigen::VectorXd& values,
+                                           std::mt19937_64& rng) const;
+  // Every objective's mean and variance at the columns of `points` (one row
+  // per objective), and the probability of feasibility of each column.
+  void Predict(const Models& models, const Eigen::MatrixXd& points, Eigen::MatrixXd* means,
+               Eigen::MatrixXd* deviations, Eigen::VectorXd* feasibility) const;
+  Eigen::MatrixXd Perturb(std::span<const Eigen::VectorXd> centres, int per_centre, double scale,
+                          std::mt19937_64& rng) const;
+
+  GpInputEncoder encoder_;
+  std::vector<v1::MetricSpec> metrics_;
+  std::vector<int> objective_metrics_;
+  std::vector<int> constraint_metrics_;
+  Options options_;
+  int initial_points_;
+  QuasiRandomDesigner initial_design_;
+};
+
+}  // namespace vernier::suggest
+
+#endif  // VERNIER_SUGGEST_DESIGNERS_MULTI_OBJECTIVE_GP_DESIGNER_H_

@@ -1,0 +1,236 @@
+#include "suggest/designers/multi_objective_gp_designer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "suggest/designers/designer_factory.h"
+#include "suggest/designers/quasi_random_designer.h"
+#include "suggest/designers/random_search_designer.h"
+#include "tests/suggest/parameter_specs.h"
+
+namespace vernier::suggest {
+namespace {
+
+using v1::ParameterSpec;
+using namespace vernier::suggest::testing;  // NOLINT: spec builders.
+
+SearchSpace UnitCube(int d) {
+  std::vector<ParameterSpec> specs;
+  for (int i = 0; i < d; ++i) specs.push_back(DoubleSpec("x" + std::to_string(i), 0, 1));
+  return MustMakeSpace(specs);
+}
+
+v1::MetricSpec Objective(const std::string& id, v1::MetricSpec::Goal goal) {
+  v1::MetricSpec metric;
+  metric.set_metric_id(id);
+  metric.set_goal(goal);
+  return metric;
+}
+
+v1::MetricSpec AtMost(const std::string& id, double bound) {
+  v1::MetricSpec metric;
+  metric.set_metric_id(id);
+  metric.mutable_constraint()->set_max_value(bound);
+  return metric;
+}
+
+// Every metric of a point, in the order of the designer's metrics.
+using Problem = std::function<std::vector<double>(const ParameterAssignment&)>;
+
+void Complete(DesignerHistory& history, const std::vector<ParameterAssignment>& points,
+              const Problem& problem) {
+  for (const ParameterAssignment& point : points) {
+    TrialObservation trial = Observation(static_cast<int64_t>(history.completed.size()) + 1, point,
+                                         v1::Trial::SUCCEEDED);
+    for (double value : problem(point)) trial.metrics.emplace_back(value);
+    trial.objective = trial.metrics[0];
+    history.completed.push_back(std::move(trial));
+  }
+}
+
+DesignerHistory RunStudy(Designer& designer, const Problem& problem, int trials, int batch,
+                         uint64_t seed) {
+  DesignerHistory history;
+  for (int t = 0; t < trials; t += batch) {
+    const Suggestions suggestions = MustSuggest(designer, history, batch, seed * 1000 + t);
+    EXPECT_EQ(suggestions.fallback_reason, "");
+    EXPECT_EQ(static_cast<int>(suggestions.points.size()), batch);
+    Complete(history, suggestions.points, problem);
+  }
+  return history;
+}
+
+// ZDT1 in 3 dimensions: both objectives minimised, the front f2 = 1 - sqrt(f1)
+// at x1 = x2 = 0.
+std::vector<double> Zdt1(const ParameterAssignment& p) {
+  const double f1 = p[0].double_value();
+  const double g = 1 + 9 * (p[1].double_value() + p[2].double_value()) / 2;
+  return {f1, g * (1 - std::sqrt(f1 / g))};
+}
+
+// The hypervolume of the trials' (f1, f2) above the reference (1, 11),
+// both minimised: sweep the points by f1.
+double Hypervolume(const DesignerHistory& history) {
+  std::vector<std::pair<double, double>> points;
+  for (const TrialObservation& trial : history.completed) {
+    const double f1 = *trial.metrics[0];
+    const double f2 = *trial.metrics[1];
+    if (f1 < 1 && f2 < 11) points.emplace_back(f1, f2);
+  }
+  std::sort(points.begin(), points.end());
+  double volume = 0;
+  double level = 11;
+  for (const auto& [f1, f2] : points) {
+    if (f2 >= level) continue;
+    volume += (1 - f1) * (level - f2);
+    level = f2;
+  }
+  return volume;
+}
+
+TEST(MultiObjectiveGpDesignerTest, StartsWithTheQuasiRandomDesign) {
+  const SearchSpace space = UnitCube(3);
+  MultiObjectiveGpDesigner designer(
+      space, {Objective("f1", v1::MetricSpec::MINIMIZE), Objective("f2", v1::MetricSpec::MINIMIZE)},
+      5);
+  QuasiRandomDesigner quasi_random(space, 5);
+  const Suggestions gp = MustSuggest(designer, {}, 3);
+  const Suggestions quasi = MustSuggest(quasi_random, {}, 3);
+  ASSERT_EQ(gp.points.size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(SearchSpace::Key(gp.points[i]), SearchSpace::Key(quasi.points[i]));
+  }
+}
+
+TEST(MultiObjectiveGpDesignerTest, TheFactoryPicksItForSeveralMetricsOnly) {
+  v1::StudySpec spec;
+  *spec.add_parameters() = DoubleSpec("x", 0, 1);
+  *spec.add_metrics() = Objective("loss", v1::MetricSpec::MINIMIZE);
+  spec.set_algorithm(v1::GAUSSIAN_PROCESS_BANDIT);
+  EXPECT_EQ(dynamic_cast<MultiObjectiveGpDesigner*>(MakeDesigner(spec)->get()), nullptr);
+  *spec.add_metrics() = AtMost("latency", 50);
+  EXPECT_NE(dynamic_cast<MultiObjectiveGpDesigner*>(MakeDesigner(spec)->get()), nullptr);
+  EXPECT_NE(DescribeAlgorithm(spec).find("hypervolume"), std::string::npos);
+  // The model-free designers ignore the metrics.
+  spec.set_algorithm(v1::RANDOM_SEARCH);
+  EXPECT_NE(dynamic_cast<RandomSearchDesigner*>(MakeDesigner(spec)->get()), nullptr);
+  spec.set_algorithm(v1::QUASI_RANDOM_SEARCH);
+  EXPECT_NE(dynamic_cast<QuasiRandomDesigner*>(MakeDesigner(spec)->get()), nullptr);
+  *spec.mutable_parameters(0) = IntegerSpec("x", 0, 3);
+  spec.set_algorithm(v1::GRID_SEARCH);
+  absl::StatusOr<std::unique_ptr<Designer>> grid = MakeDesigner(spec);
+  ASSERT_TRUE(grid.ok()) << grid.status();
+  EXPECT_EQ(MustSuggest(**grid, {}, 4).points.size(), 4u);
+}
+
+TEST(MultiObjectiveGpDesignerTest, CoversTheParetoFrontBetterThanRandomSearch) {
+  const SearchSpace space = UnitCube(3);
+  const std::vector<v1::MetricSpec> metrics = {Objective("f1", v1::MetricSpec::MINIMIZE),
+                                               Objective("f2", v1::MetricSpec::MINIMIZE)};
+  int wins = 0;
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    MultiObjectiveGpDesigner gp(space, metrics, seed);
+    RandomSearchDesigner random(space);
+    const double gp_volume = Hypervolume(RunStudy(gp, Zdt1, 30, 1, seed));
+    const double random_volume = Hypervolume(RunStudy(random, Zdt1, 30, 1, seed));
+    if (gp_volume > random_volume) ++wins;
+  }
+  EXPECT_EQ(wins, 3);
+}
+
+TEST(MultiObjectiveGpDesignerTest, BatchesAreDistinctAndSpreadOut) {
+  const SearchSpace space = UnitCube(3);
+  MultiObjectiveGpDesigner designer(
+      space, {Objective("f1", v1::MetricSpec::MINIMIZE), Objective("f2", v1::MetricSpec::MINIMIZE)},
+      2);
+  const DesignerHistory history = RunStudy(designer, Zdt1, 24, 4, 2);
+  std::set<std::string> keys;
+  for (const TrialObservation& trial : history.completed) {
+    keys.insert(SearchSpace::Key(trial.parameters));
+  }
+  EXPECT_EQ(keys.size(), history.completed.size());
+}
+
+TEST(MultiObjectiveGpDesignerTest, SpendsFewTrialsOutsideTheFeasibleRegion) {
+  // Maximise x0 + x1 with latency = 100 * (x0 + x1) at most 80: the best
+  // feasible points lie on the constraint's edge, x0 + x1 = 0.8.
+  const SearchSpace space = UnitCube(2);
+  const std::vector<v1::MetricSpec> metrics = {Objective("score", v1::MetricSpec::MAXIMIZE),
+                                               AtMost("latency", 80)};
+  const Problem problem = [](const ParameterAssignment& p) {
+    const double sum = p[0].double_value() + p[1].double_value();
+    return std::vector<double>{sum, 100 * sum};
+  };
+  const auto infeasible_after = [](const DesignerHistory& history, size_t start) {
+    int count = 0;
+    for (size_t i = start; i < history.completed.size(); ++i) {
+      count += *history.completed[i].metrics[1] > 80 ? 1 : 0;
+    }
+    return count;
+  };
+  MultiObjectiveGpDesigner gp(space, metrics, 4);
+  RandomSearchDesigner random(space);
+  const DesignerHistory gp_history = RunStudy(gp, problem, 30, 1, 4);
+  const DesignerHistory random_history = RunStudy(random, problem, 30, 1, 4);
+  const size_t start = static_cast<size_t>(gp.initial_points());
+  // Random search: about a third of the square is infeasible (x0 + x1 > 0.8).
+  EXPECT_LT(infeasible_after(gp_history, start), infeasible_after(random_history, start));
+  double best = 0;
+  for (const TrialObservation& trial : gp_history.completed) {
+    if (*trial.metrics[1] <= 80) best = std::max(best, *trial.metrics[0]);
+  }
+  EXPECT_GT(best, 0.78);
+}
+
+TEST(MultiObjectiveGpDesignerTest, LearnsFromFailedTrialsAndMissingMetrics) {
+  const SearchSpace space = UnitCube(2);
+  MultiObjectiveGpDesigner designer(space,
+                                    {Objective("a", v1::MetricSpec::MAXIMIZE),
+                                     Objective("b", v1::MetricSpec::MAXIMIZE), AtMost("c", 1)},
+                                    3);
+  DesignerHistory history;
+  const Suggestions first = MustSuggest(designer, history, 8);
+  for (size_t i = 0; i < first.points.size(); ++i) {
+    TrialObservation trial = Observation(static_cast<int64_t>(i) + 1, first.points[i],
+                                         i % 3 == 0 ? v1::Trial::FAILED : v1::Trial::SUCCEEDED);
+    if (trial.state == v1::Trial::SUCCEEDED) {
+      trial.metrics = {first.points[i][0].double_value(),
+                       i % 2 == 0 ? std::optional<double>() : first.points[i][1].double_value(),
+                       std::nullopt};
+      trial.objective = trial.metrics[0];
+    }
+    history.completed.push_back(std::move(trial));
+  }
+  const Suggestions next = MustSuggest(designer, history, 2);
+  EXPECT_EQ(next.fallback_reason, "");
+  EXPECT_EQ(next.points.size(), 2u);
+}
+
+TEST(MultiObjectiveGpDesignerTest, HandlesConditionalAndMixedSpaces) {
+  const SearchSpace space = MustMakeSpace({ModelFamilySpec(), IntegerSpec("batch", 8, 64),
+                                           CategoricalSpec("activation", {"relu", "tanh"})});
+  MultiObjectiveGpDesigner designer(
+      space,
+      {Objective("loss", v1::MetricSpec::MINIMIZE), Objective("latency", v1::MetricSpec::MINIMIZE)},
+      6);
+  DesignerHistory history;
+  for (int t = 0; t < 16; ++t) {
+    const Suggestions suggestions = MustSuggest(designer, history, 1, t + 1);
+    ASSERT_EQ(suggestions.points.size(), 1u);
+    EXPECT_EQ(suggestions.fallback_reason, "");
+    TrialObservation trial = Observation(t + 1, suggestions.points[0], v1::Trial::SUCCEEDED);
+    trial.metrics = {static_cast<double>(suggestions.points[0].size()) + 0.01 * t,
+                     static_cast<double>(t % 5)};
+    trial.objective = trial.metrics[0];
+    history.completed.push_back(std::move(trial));
+  }
+}
+
+}  // namespace
+}  // namespace vernier::suggest
