@@ -7,7 +7,6 @@
 #include "suggest/search_space.h"
 
 namespace vernier::cli {
-namespace {
 
 std::optional<double> FindMetric(const v1::Measurement& measurement, const std::string& metric_id) {
   for (const v1::Metric& metric : measurement.metrics()) {
@@ -15,6 +14,8 @@ std::optional<double> FindMetric(const v1::Measurement& measurement, const std::
   }
   return std::nullopt;
 }
+
+namespace {
 
 std::string FormatConstraint(const v1::MetricSpec::Constraint& constraint) {
   if (constraint.has_min_value() && constraint.has_max_value()) {

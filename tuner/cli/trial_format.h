@@ -1,6 +1,7 @@
 #ifndef VERNIER_TUNER_CLI_TRIAL_FORMAT_H_
 #define VERNIER_TUNER_CLI_TRIAL_FORMAT_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -8,6 +9,9 @@
 #include "vernier/v1/study.pb.h"
 
 namespace vernier::cli {
+
+// The metric's value in the measurement (an empty id: its first metric).
+std::optional<double> FindMetric(const v1::Measurement& measurement, const std::string& metric_id);
 
 // A metric's value in a trial's final measurement, else its latest; "-"
 // when neither has it. An empty metric id takes the first metric.
