@@ -18,7 +18,8 @@ hence /usr/bin/python3; run it under nice:
 
   nice -n 19 /usr/bin/python3 bench/realistic/run.py [--quick] [--build build]
       [--seeds 10] [--problems a,b] [--designers gp,random,quasi,tpe] [--batches 1,4,8]
-      [--reuse earlier-report.md] [--save runs.json] [--markdown report.md]
+      [--reuse earlier-report.md] [--save runs.json] [--load a.json,b.json]
+      [--markdown report.md]
 """
 
 import argparse
@@ -105,20 +106,20 @@ def tpe_run(job):
     return job, problem.evaluate(best[1]) - problem.optimum
 
 
-def run_tpe(options, names, batches):
+def run_tpe(options, names, batches, regrets, save):
+    """TPE's regrets into `regrets`, saved after each run."""
     jobs = [(name, seed, batch) for name in names for batch in batches
             for seed in range(1, options.seeds + 1)]
-    regrets = {}
     with multiprocessing.Pool(options.threads) as pool:
         for (name, seed, batch), regret in pool.imap_unordered(tpe_run, jobs):
             regrets.setdefault((name, "tpe", batch), []).append(regret)
-    return regrets
+            save()
 
 
 def summarise(values):
-    """(median, lower quartile, upper quartile, worst) of a list of regrets."""
+    """(median, lower quartile, upper quartile, worst, seeds) of a list of regrets."""
     median, lower, upper = quartiles(values)
-    return median, lower, upper, max(values)
+    return median, lower, upper, max(values), len(values)
 
 
 def read_summaries(path, designers):
@@ -127,31 +128,31 @@ def read_summaries(path, designers):
     with open(path) as report_file:
         for line in report_file:
             cells = [c.strip() for c in line.strip().strip("|").split("|")]
-            if len(cells) != 6 or cells[2] not in designers:
+            if len(cells) != 7 or cells[2] not in designers:
                 continue
-            median, rest = cells[4].split(" [")
+            median, rest = cells[5].split(" [")
             lower, upper = rest.rstrip("]").split(", ")
             summaries[(cells[0], cells[2], int(cells[3]))] = (
-                float(median), float(lower), float(upper), float(cells[5]))
+                float(median), float(lower), float(upper), float(cells[6]), int(cells[4]))
     return summaries
 
 
 def report(options, selected, summaries, seconds):
-    lines = [f"{options.seeds} seeds (1..{options.seeds}); final regret on the noiseless value: "
+    lines = ["Final regret on the noiseless value over seeds 1..N: "
              "median [lower quartile, upper quartile] | worst seed. Batch 1 = sequential. "
              "Random and quasi-random search do not depend on the batch size (run sequentially).",
              ""]
-    header = "| problem | trials | designer | batch | median [quartiles] | worst |"
-    lines += [header, "|---|---|---|---|---|---|"]
+    header = "| problem | trials | designer | batch | seeds | median [quartiles] | worst |"
+    lines += [header, "|---|---|---|---|---|---|---|"]
     for problem in selected:
         for designer in ["gp", "tpe", "random", "quasi"]:
             for batch in options.batches:
                 summary = summaries.get((problem.name, designer, batch))
                 if summary is None:
                     continue
-                median, lower, upper, worst = summary
+                median, lower, upper, worst, seeds = summary
                 lines.append(f"| {problem.name} | {problem.trials} | {designer} | {batch} "
-                             f"| {median:.4g} [{lower:.4g}, {upper:.4g}] | {worst:.4g} |")
+                             f"| {seeds} | {median:.4g} [{lower:.4g}, {upper:.4g}] | {worst:.4g} |")
     lines += ["", "Targets (issue 22): GP sequential median ≤ the best baseline median; no GP "
               "seed worse than random's median; GP batch-4 median ≤ 1.2 × GP sequential median.",
               "", "| problem | GP seq median | best baseline median | GP seq worst | random median "
@@ -201,10 +202,14 @@ def main(argv):
     parser.add_argument("--reuse", default=None,
                         help="an earlier report whose rows stand in for the designers not run "
                              "(the baselines, when only the GP changed)")
-    parser.add_argument("--save", default=None, help="write every run's regret here (JSON)")
+    parser.add_argument("--save", default=None,
+                        help="write every run's regret here (JSON), after each phase")
+    parser.add_argument("--load", default=None,
+                        help="comma-separated --save files whose runs are reported as well "
+                             "(with --designers none, only reported)")
     options = parser.parse_args(argv)
     options.seeds = options.seeds or (3 if options.quick else 10)
-    options.designers = options.designers.split(",")
+    options.designers = [] if options.designers == "none" else options.designers.split(",")
     batches = options.batches or ("1,4" if options.quick else "1,4,8")
     options.batches = [int(b) for b in batches.split(",")]
     names = (options.problems.split(",") if options.problems else
@@ -213,26 +218,38 @@ def main(argv):
 
     start = time.time()
     regrets = {}
-    for trials in sorted({p.trials for p in selected}):
+    for path in (options.load.split(",") if options.load else []):
+        with open(path) as saved:
+            for name, designer, batch, values in json.load(saved):
+                regrets.setdefault((name, designer, batch), []).extend(values)
+
+    def save():
+        # After every phase, so that an interrupted run keeps what it did.
+        if options.save:
+            with open(options.save, "w") as out:
+                json.dump([[*key, values] for key, values in sorted(regrets.items())], out)
+    for trials in sorted({p.trials for p in selected}) if options.designers else []:
         group = [p.name for p in selected if p.trials == trials]
         plain = [d for d in ["random", "quasi"] if d in options.designers]
         if plain:
             regrets.update(run_vernier(options, group, trials, plain, ["sequential"], 4))
+            save()
         if "gp" in options.designers:
             for batch in options.batches:
                 if batch == 1:
                     regrets.update(run_vernier(options, group, trials, ["gp"], ["sequential"], 4))
                 else:
                     regrets.update(run_vernier(options, group, trials, ["gp"], ["batched"], batch))
+                save()
+        save()
         print(f"vernier {trials} trials done after {time.time() - start:.0f} s", file=sys.stderr)
     if "tpe" in options.designers:
-        regrets.update(run_tpe(options, names, options.batches))
-    if options.save:
-        with open(options.save, "w") as out:
-            json.dump([[*key, values] for key, values in sorted(regrets.items())], out)
+        run_tpe(options, names, options.batches, regrets, save)
+    save()
     summaries = {}
     if options.reuse:
-        others = {"gp", "tpe", "random", "quasi"} - set(options.designers)
+        others = {"gp", "tpe", "random", "quasi"} - set(options.designers) - {
+            key[1] for key in regrets}
         summaries.update(read_summaries(options.reuse, others))
     summaries.update({key: summarise(values) for key, values in regrets.items()})
     text = report(options, selected, summaries, time.time() - start)
