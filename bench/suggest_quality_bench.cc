@@ -24,6 +24,7 @@
 #include "absl/strings/str_join.h"
 #include "bench/quality/benchmark_problem.h"
 #include "bench/quality/benchmark_problems.h"
+#include "bench/quality/external_problem.h"
 #include "bench/quality/regret_table.h"
 #include "bench/quality/simulated_study.h"
 
@@ -40,6 +41,8 @@ struct Options {
   int threads = 2;
   std::string markdown_path;
   std::string runs_path;
+  std::string evaluator;
+  std::vector<std::string> external_problems;
 };
 
 std::optional<v1::Algorithm> ParseDesigner(const std::string& name) {
@@ -257,7 +260,7 @@ int Main(int argc, char** argv) {
   CLI::App app{
       "Suggestion quality: the final regret of each designer on test functions with known "
       "optima, median and quartiles over seeds, in markdown tables."};
-  const std::vector<std::unique_ptr<BenchmarkProblem>> all_problems = AllBenchmarkProblems();
+  std::vector<std::unique_ptr<BenchmarkProblem>> all_problems = AllBenchmarkProblems();
   std::vector<std::string> problem_names;
   for (const auto& problem : all_problems) problem_names.push_back(problem->name());
   app.add_option("--problems", options.problems,
@@ -286,7 +289,26 @@ int Main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--markdown", options.markdown_path, "Also write the tables to this file");
   app.add_option("--runs", options.runs_path, "Write every study's result as CSV to this file");
+  app.add_option("--evaluator", options.evaluator,
+                 "A program evaluating more problems (ExternalProblem), e.g. \"/usr/bin/python3 "
+                 "bench/realistic/evaluator.py\"");
+  app.add_option("--external", options.external_problems,
+                 "Problems of --evaluator to add, comma-separated")
+      ->delimiter(',');
   CLI11_PARSE(app, argc, argv);
+  if (!options.external_problems.empty() && options.evaluator.empty()) {
+    std::cerr << "--external needs --evaluator\n";
+    return 2;
+  }
+  for (const std::string& name : options.external_problems) {
+    absl::StatusOr<std::unique_ptr<ExternalProblem>> problem =
+        ExternalProblem::Start(options.evaluator, name);
+    if (!problem.ok()) {
+      std::cerr << problem.status().message() << "\n";
+      return 2;
+    }
+    all_problems.push_back(*std::move(problem));
+  }
 
   absl::StatusOr<Selection> selected = Select(options, all_problems);
   if (!selected.ok()) {

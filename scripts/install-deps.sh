@@ -24,7 +24,7 @@ packages=(
   python3-grpcio python3-protobuf python3-yaml python3-setuptools python3-pip python3-wheel
   python3-venv python3-pytest python3-nbclient python3-ipykernel python3-matplotlib
   python3-pandas
-  python3-optuna python3-psycopg2
+  python3-optuna python3-psycopg2 python3-sklearn
 )
 
 missing=()

@@ -1,6 +1,7 @@
 #ifndef VERNIER_BENCH_QUALITY_BENCHMARK_PROBLEM_H_
 #define VERNIER_BENCH_QUALITY_BENCHMARK_PROBLEM_H_
 
+#include <cstdint>
 #include <string>
 
 #include "suggest/search_space.h"
@@ -20,8 +21,16 @@ class BenchmarkProblem {
   // The parameters and one objective metric with its goal; the caller sets
   // the algorithm and the seed.
   virtual v1::StudySpec Spec() const = 0;
-  // The objective at a point of Spec()'s space, values in the space's order.
+  // The objective at a point of Spec()'s space, values in the space's order:
+  // its noiseless value, by which the regret is measured.
   virtual double Evaluate(const suggest::ParameterAssignment& point) const = 0;
+  // The value trial `trial_id` of the study seeded `seed` reports at
+  // `point`: Evaluate(point) for a noiseless problem; a noisy one adds noise
+  // drawn from (seed, trial_id), so that a run repeats.
+  virtual double Observe(const suggest::ParameterAssignment& point, uint64_t /*seed*/,
+                         int64_t /*trial_id*/) const {
+    return Evaluate(point);
+  }
   // The best value of the objective over the space: its minimum under
   // MINIMIZE, its maximum under MAXIMIZE.
   virtual double OptimalValue() const = 0;

@@ -84,12 +84,15 @@ class Study {
   void CompleteOldest() {
     suggest::TrialObservation trial = std::move(history_.pending.front());
     history_.pending.erase(history_.pending.begin());
-    const double value = problem_.Evaluate(trial.parameters);
+    const double value = problem_.Observe(trial.parameters, spec_.seed(), trial.trial_id);
     trial.state = v1::Trial::SUCCEEDED;
     trial.objective = value;
+    if (!best_.has_value() || (maximize_ ? value > *best_ : value < *best_)) {
+      best_ = value;
+      best_point_ = trial.parameters;
+    }
     history_.completed.push_back(std::move(trial));
     ++outcome_.completed_trials;
-    if (!best_.has_value() || (maximize_ ? value > *best_ : value < *best_)) best_ = value;
   }
 
   absl::StatusOr<StudyOutcome> Finish() {
@@ -98,7 +101,7 @@ class Study {
           absl::StrCat("no trial completed: ", outcome_.shortfall_reason));
     }
     outcome_.best_value = *best_;
-    outcome_.regret = problem_.Regret(*best_);
+    outcome_.regret = problem_.Regret(problem_.Evaluate(best_point_));
     return outcome_;
   }
 
@@ -112,6 +115,7 @@ class Study {
   int64_t next_trial_id_ = 1;
   absl::flat_hash_set<std::string> proposed_;
   std::optional<double> best_;
+  suggest::ParameterAssignment best_point_;
   StudyOutcome outcome_;
 };
 

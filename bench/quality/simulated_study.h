@@ -37,7 +37,9 @@ struct StudyRun {
 };
 
 struct StudyOutcome {
-  // The best objective value among the completed trials and its regret.
+  // The best objective value among the completed trials as observed, and
+  // the regret of that trial's noiseless value (BenchmarkProblem::Evaluate;
+  // the same for a noiseless problem).
   double best_value = 0;
   double regret = 0;
   int completed_trials = 0;

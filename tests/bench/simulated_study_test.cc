@@ -111,6 +111,26 @@ TEST(RunSimulatedStudyTest, RegretIsTheDistanceOfTheBestTrialFromTheOptimum) {
   EXPECT_DOUBLE_EQ(outcome->regret, best - branin.OptimalValue());
 }
 
+// Branin observed with noise: trial 2 looks best, but only by its noise.
+class NoisyBranin : public Branin {
+ public:
+  double Observe(const suggest::ParameterAssignment& point, uint64_t /*seed*/,
+                 int64_t trial_id) const override {
+    return Evaluate(point) + (trial_id == 2 ? -1000.0 : 0.0);
+  }
+};
+
+TEST(RunSimulatedStudyTest, TheBestObservedTrialIsJudgedByItsNoiselessValue) {
+  NoisyBranin branin;
+  std::vector<Request> requests;
+  absl::StatusOr<StudyOutcome> outcome = RunSimulatedStudy(
+      branin, {.trials = 5, .flow = TrialFlow::kSequential}, Recording(requests, branin.Optimum()));
+  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  const double second = branin.Value(std::vector<double>{-4.9, 2.275});
+  EXPECT_DOUBLE_EQ(outcome->best_value, second - 1000.0);
+  EXPECT_DOUBLE_EQ(outcome->regret, second - branin.OptimalValue());
+}
+
 TEST(RunSimulatedStudyTest, OnAMaximizedProblemTheBestIsTheLargest) {
   MixedTrainingProblem mixed;
   std::vector<Request> requests;

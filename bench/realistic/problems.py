@@ -1,0 +1,267 @@
+"""The problems of the realistic suggestion-quality suite (issue 22), defined
+once for every designer: Vernier's run through bench/realistic/evaluator.py
+(ExternalProblem of build/bin/suggest_quality_bench), Optuna's in-process.
+
+Each problem has
+  space       the parameters: (name, kind, ...) with kind "double", "int",
+              "discrete" or "categorical";
+  observe(point, seed, trial)  the value a trial reports (noisy);
+  evaluate(point)              the noiseless value the regret is measured on;
+  optimum     the best value (0 for a cross-validated error: the regret is
+              then the error itself).
+All are minimised. A point is a dict from parameter name to value.
+"""
+
+import math
+import os
+import warnings
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+
+
+def _rng(*keys):
+    """A generator seeded by integers (problem index, seed, trial)."""
+    return np.random.default_rng([int(k) & 0xFFFFFFFF for k in keys])
+
+
+class Problem:
+    name = ""
+    trials = 60
+    optimum = 0.0
+    noise = 0.0
+    key = 0
+
+    def describe(self):
+        """The StudySpec in protobuf text format, one line."""
+        parts = []
+        for parameter in self.space:
+            name, kind = parameter[0], parameter[1]
+            if kind == "double" or kind == "int":
+                low, high, scale = parameter[2], parameter[3], parameter[4]
+                ptype = "DOUBLE" if kind == "double" else "INTEGER"
+                parts.append(f'parameters {{ parameter_name: "{name}" type: {ptype} '
+                             f'min_value: {low!r} max_value: {high!r} '
+                             f'scale_type: {"UNIT_LOG_SCALE" if scale == "log" else "UNIT_LINEAR_SCALE"} }}')
+            elif kind == "discrete":
+                values = " ".join(f"discrete_values: {v!r}" for v in parameter[2])
+                parts.append(f'parameters {{ parameter_name: "{name}" type: DISCRETE {values} }}')
+            else:
+                values = " ".join(f'categorical_values: "{v}"' for v in parameter[2])
+                parts.append(f'parameters {{ parameter_name: "{name}" type: CATEGORICAL {values} }}')
+        parts.append('metrics { metric_id: "value" goal: MINIMIZE }')
+        return " ".join(parts)
+
+    def point(self, values):
+        """The dict of a list of values in the space's order."""
+        return {parameter[0]: value for parameter, value in zip(self.space, values)}
+
+    def observe(self, point, seed, trial):
+        value = self.evaluate(point)
+        if self.noise > 0:
+            value += self.noise * _rng(self.key, seed, trial).standard_normal()
+        return value
+
+
+# ---------------------------------------------------------------- synthetic
+
+
+def _hartmann6(x):
+    alpha = [1.0, 1.2, 3.0, 3.2]
+    a = [[10, 3, 17, 3.5, 1.7, 8], [0.05, 10, 17, 0.1, 8, 14],
+         [3, 3.5, 1.7, 10, 17, 8], [17, 8, 0.05, 10, 0.1, 14]]
+    p = [[0.1312, 0.1696, 0.5569, 0.0124, 0.8283, 0.5886],
+         [0.2329, 0.4135, 0.8307, 0.3736, 0.1004, 0.9991],
+         [0.2348, 0.1451, 0.3522, 0.2883, 0.3047, 0.6650],
+         [0.4047, 0.8828, 0.8732, 0.5743, 0.1091, 0.0381]]
+    total = 0.0
+    for i in range(4):
+        total -= alpha[i] * math.exp(-sum(a[i][j] * (x[j] - p[i][j]) ** 2 for j in range(6)))
+    return total
+
+
+def _branin(x1, x2):
+    b = 5.1 / (4 * math.pi ** 2)
+    c = 5 / math.pi
+    t = 1 / (8 * math.pi)
+    return (x2 - b * x1 ** 2 + c * x1 - 6) ** 2 + 10 * (1 - t) * math.cos(x1) + 10
+
+
+class BoxFunction(Problem):
+    """A function of the unit box's first coordinates ('active'), the rest
+    irrelevant, with Gaussian observation noise of a known deviation."""
+
+    def __init__(self, name, key, dimension, function, optimum, noise, trials, active=None):
+        self.name = name
+        self.key = key
+        self.dimension = dimension
+        self.function = function
+        self.optimum = optimum
+        self.noise = noise
+        self.trials = trials
+        # Where the function's variables sit among the box's coordinates: a
+        # fixed scatter, so that they are not the first ones.
+        self.active = active
+        self.space = [(f"x{i + 1}", "double", 0.0, 1.0, "linear") for i in range(dimension)]
+
+    def evaluate(self, point):
+        x = [point[f"x{i + 1}"] for i in range(self.dimension)]
+        if self.active is not None:
+            x = [x[i] for i in self.active]
+        return self.function(x)
+
+
+def _ackley(x):
+    # Shifted Ackley on [-5, 5]^d (x in the unit box), minimum 0.
+    shift = [1.3, -2.2, 0.7, 2.9, -0.4, -3.1, 1.9, -1.1]
+    z = [10 * xi - 5 - shift[i % len(shift)] for i, xi in enumerate(x)]
+    d = len(z)
+    return (-20 * math.exp(-0.2 * math.sqrt(sum(v * v for v in z) / d))
+            - math.exp(sum(math.cos(2 * math.pi * v) for v in z) / d) + 20 + math.e)
+
+
+def _deceptive3(x):
+    # A wide, shallow basin around (0.2, 0.2, 0.2) (value -1) that a model
+    # finds first, and the narrower global minimum -2 at (0.8, 0.75, 0.7).
+    wide = -1.0 * math.exp(-sum((xi - 0.2) ** 2 for xi in x) / (2 * 0.15 ** 2))
+    narrow = -2.0 * math.exp(-sum((xi - c) ** 2 for xi, c in zip(x, (0.8, 0.75, 0.7)))
+                             / (2 * 0.1 ** 2))
+    return wide + narrow
+
+
+# ------------------------------------------------------------ scikit-learn
+
+
+class CrossValidated(Problem):
+    """A scikit-learn model's 3-fold cross-validated error on a dataset that
+    ships with scikit-learn. A trial's folds are shuffled by (seed, trial),
+    as a user's would differ from run to run: the error is quantised (steps
+    of 1/n) and noisy. The noiseless value, for the regret, is the mean error
+    over 5 fixed shufflings."""
+
+    folds = 3
+    repeats = 5
+
+    def _data(self):
+        if not hasattr(self, "_cache"):
+            self._cache = self.load()
+        return self._cache
+
+    def _error(self, point, split_seed):
+        from sklearn.model_selection import StratifiedKFold, cross_val_score
+        x, y = self._data()
+        cv = StratifiedKFold(self.folds, shuffle=True, random_state=split_seed)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            scores = cross_val_score(self.model(point, split_seed), x, y, cv=cv)
+        return 1.0 - float(np.mean(scores))
+
+    def observe(self, point, seed, trial):
+        return self._error(point, int(_rng(self.key, seed, trial).integers(1 << 30)))
+
+    def evaluate(self, point):
+        return float(np.mean([self._error(point, 1000 + r) for r in range(self.repeats)]))
+
+
+class ForestWine(CrossValidated):
+    name = "forest_wine"
+    key = 101
+    space = [
+        ("n_estimators", "discrete", [5, 10, 20, 40]),
+        ("max_depth", "int", 1, 12, "linear"),
+        ("min_samples_leaf", "int", 1, 30, "log"),
+        ("max_features", "double", 0.05, 1.0, "linear"),
+        ("criterion", "categorical", ["gini", "entropy"]),
+        ("bootstrap", "categorical", ["true", "false"]),
+    ]
+
+    def load(self):
+        from sklearn.datasets import load_wine
+        return load_wine(return_X_y=True)
+
+    def model(self, p, seed):
+        from sklearn.ensemble import RandomForestClassifier
+        return RandomForestClassifier(
+            n_estimators=int(p["n_estimators"]), max_depth=int(p["max_depth"]),
+            min_samples_leaf=int(p["min_samples_leaf"]), max_features=float(p["max_features"]),
+            criterion=p["criterion"], bootstrap=p["bootstrap"] == "true", random_state=seed)
+
+
+class SvcCancer(CrossValidated):
+    name = "svc_cancer"
+    key = 102
+    space = [
+        ("C", "double", 1e-3, 1e4, "log"),
+        ("gamma", "double", 1e-5, 10.0, "log"),
+        ("kernel", "categorical", ["rbf", "poly", "sigmoid"]),
+        ("degree", "int", 2, 5, "linear"),
+        ("coef0", "double", 0.0, 2.0, "linear"),
+    ]
+
+    def load(self):
+        from sklearn.datasets import load_breast_cancer
+        return load_breast_cancer(return_X_y=True)
+
+    def model(self, p, seed):
+        from sklearn.pipeline import make_pipeline
+        from sklearn.preprocessing import StandardScaler
+        from sklearn.svm import SVC
+        return make_pipeline(StandardScaler(), SVC(
+            C=p["C"], gamma=p["gamma"], kernel=p["kernel"], degree=int(p["degree"]),
+            coef0=p["coef0"], max_iter=20000))
+
+
+class SgdDigits(CrossValidated):
+    """Ten parameters: a linear model trained by SGD on 600 handwritten
+    digits (8x8), scaled."""
+    name = "sgd_digits"
+    key = 103
+    space = [
+        ("alpha", "double", 1e-7, 1.0, "log"),
+        ("l1_ratio", "double", 0.0, 1.0, "linear"),
+        ("penalty", "categorical", ["l2", "l1", "elasticnet"]),
+        ("loss", "categorical", ["hinge", "log_loss", "modified_huber", "squared_hinge"]),
+        ("learning_rate", "categorical", ["optimal", "constant", "invscaling", "adaptive"]),
+        ("eta0", "double", 1e-5, 1.0, "log"),
+        ("power_t", "double", 0.1, 0.9, "linear"),
+        ("max_iter", "int", 2, 40, "log"),
+        ("average", "categorical", ["false", "true"]),
+        ("tol", "discrete", [1e-4, 1e-3, 1e-2]),
+    ]
+
+    def load(self):
+        from sklearn.datasets import load_digits
+        x, y = load_digits(return_X_y=True)
+        return x[:600] / 16.0, y[:600]
+
+    def model(self, p, seed):
+        from sklearn.linear_model import SGDClassifier
+        return SGDClassifier(
+            alpha=p["alpha"], l1_ratio=p["l1_ratio"], penalty=p["penalty"], loss=p["loss"],
+            learning_rate=p["learning_rate"], eta0=p["eta0"], power_t=p["power_t"],
+            max_iter=int(p["max_iter"]), average=p["average"] == "true",
+            tol=p["tol"], random_state=seed)
+
+
+def all_problems():
+    return [
+        ForestWine(),
+        SvcCancer(),
+        SgdDigits(),
+        BoxFunction("hartmann6_noisy", 201, 6, _hartmann6, -3.32237, noise=0.1, trials=60),
+        BoxFunction("ackley8_noisy", 202, 8, _ackley, 0.0, noise=0.5, trials=60),
+        BoxFunction("deceptive3_noisy", 203, 3, _deceptive3, -2.0, noise=0.02, trials=60),
+        BoxFunction("hartmann6_in_20d", 301, 20, _hartmann6, -3.32237, noise=0.0, trials=100,
+                    active=[3, 17, 8, 12, 0, 10]),
+        BoxFunction("branin_in_50d", 302, 50, lambda x: _branin(15 * x[0] - 5, 15 * x[1]),
+                    0.397887, noise=0.0, trials=100, active=[7, 31]),
+    ]
+
+
+def by_name(name):
+    for problem in all_problems():
+        if problem.name == name:
+            return problem
+    raise KeyError(f"unknown problem {name!r}; the problems are "
+                   + ", ".join(p.name for p in all_problems()))
