@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "tests/support/job_client.h"
 #include "tests/support/server_process.h"
 #include "tests/support/subprocess.h"
@@ -49,7 +50,7 @@ TEST_F(UntrustedOutputTest, ATrainerPrintingInvalidUtf8SucceedsAndItsLogStreams)
                  std::chrono::seconds(60));
   ASSERT_EQ(logs.exit_code, 0) << logs.err;
   EXPECT_THAT(logs.out, HasSubstr("[trial 1 master-0] step=1 loss=0.5"));
-  EXPECT_THAT(logs.out, HasSubstr(std::string("[trial 1 master-0] bad ") + kReplacement + " byte"));
+  EXPECT_THAT(logs.out, HasSubstr(absl::StrCat("[trial 1 master-0] bad ", kReplacement, " byte")));
 }
 
 TEST_F(UntrustedOutputTest, AFailingTrainersInvalidOutputReachesTheTrialsReason) {
@@ -67,7 +68,7 @@ TEST_F(UntrustedOutputTest, AFailingTrainersInvalidOutputReachesTheTrialsReason)
   ASSERT_EQ(trials.size(), 1u);
   EXPECT_EQ(trials[0].state(), v1::Trial::FAILED);
   EXPECT_THAT(trials[0].status_reason(), HasSubstr("exited with code 3"));
-  EXPECT_THAT(trials[0].status_reason(), HasSubstr(std::string("bad ") + kReplacement + " byte"));
+  EXPECT_THAT(trials[0].status_reason(), HasSubstr(absl::StrCat("bad ", kReplacement, " byte")));
 }
 
 // A newline in --job-dir once reached the sbatch script (and the --dry-run
