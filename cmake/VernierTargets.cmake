@@ -1,3 +1,5 @@
+include(${CMAKE_CURRENT_LIST_DIR}/VernierPch.cmake)
+
 # vernier_library(NAME SOURCES ... DEPS ...): a module library with our warnings.
 function(vernier_library name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
@@ -12,6 +14,7 @@ function(vernier_library name)
   target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR})
   target_compile_options(${name} PRIVATE ${VERNIER_WARNINGS})
   target_link_libraries(${name} PUBLIC ${ARG_DEPS})
+  vernier_pch_candidate(${name})
 endfunction()
 
 # vernier_executable(NAME SOURCES ... DEPS ...)
@@ -29,6 +32,7 @@ function(vernier_executable name)
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
   target_compile_options(${name} PRIVATE ${VERNIER_WARNINGS})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS})
+  vernier_pch_candidate(${name})
 endfunction()
 
 # vernier_test(NAME SOURCES ... DEPS ... [LABELS ...]): one googletest binary,

@@ -1,14 +1,19 @@
 #!/usr/bin/python3
-"""What the build's debug-info level and linker cost, in CPU seconds.
+"""What the build's debug-info level, linker and precompiled headers cost, in
+CPU seconds.
 
 Compiles a sample of the project's translation units with full debug info
-(-g) and with line tables only (-g1), and links a sample of its executables
-with ld.bfd and with gold, all from the compile and link commands of an
-existing build folder (run scripts/build.sh first), and prints the CPU time
-(user + sys) of each, summed, and the ratios. CPU time rather than wall time,
-so that other work on the machine matters less.
+(-g) and with line tables only (-g1), links a sample of its executables with
+ld.bfd and with gold, and compiles a sample of the sources that use a
+precompiled header (cmake/VernierPch.cmake) with it and without it, all from
+the compile and link commands of an existing build folder (run
+scripts/build.sh first; the default configuration has the precompiled
+headers), and prints the CPU time (user + sys) of each, summed, the ratios,
+and what building the precompiled headers costs once per build. CPU time
+rather than wall time, so that other work on the machine matters less.
 
     /usr/bin/python3 bench/build/build_flags_bench.py [BUILD_DIR] [--sources N] [--links N]
+        [--pch-sources N]
 """
 
 import argparse
@@ -20,24 +25,29 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Optional
 
 
-def cpu_seconds(command: str) -> float:
+def cpu_seconds(command: str, cwd: Optional[Path] = None) -> float:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    result = subprocess.run(command, shell=True, capture_output=True, text=True)
+    result = subprocess.run(command, shell=True, capture_output=True, text=True, cwd=cwd)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if result.returncode != 0:
         sys.exit(f"build_flags_bench: failed: {command[:200]}...\n{result.stderr[-2000:]}")
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def compile_command(entry: dict, debug_flag: str, output: Path) -> str:
+def compile_command(entry: dict, debug_flag: Optional[str], output: Path,
+                    with_pch: bool = True) -> str:
+    """The entry's command without a launcher or dependency files, writing
+    OUTPUT; with DEBUG_FLAG for its -g or -g1, and without its precompiled
+    header unless WITH_PCH."""
     args = shlex.split(entry["command"])
-    if args[0] == "ccache":
+    if args[0].endswith("ccache"):
         args = args[1:]
     kept = []
     skip = 0
-    for arg in args:
+    for i, arg in enumerate(args):
         if skip:
             skip -= 1
             continue
@@ -46,8 +56,14 @@ def compile_command(entry: dict, debug_flag: str, output: Path) -> str:
             continue
         if arg == "-MD":
             continue
+        if not with_pch and arg == "-include" and args[i + 1].endswith("cmake_pch.hxx"):
+            skip = 1
+            continue
+        if not with_pch and arg == "-Winvalid-pch":
+            continue
         kept.append(arg)
-    kept = [debug_flag if a in ("-g", "-g1") else a for a in kept]
+    if debug_flag is not None:
+        kept = [debug_flag if a in ("-g", "-g1") else a for a in kept]
     kept[kept.index("-o") + 1] = str(output)
     return shlex.join(kept)
 
@@ -57,10 +73,12 @@ def main() -> None:
     parser.add_argument("build_dir", nargs="?", default="build")
     parser.add_argument("--sources", type=int, default=12)
     parser.add_argument("--links", type=int, default=5)
+    parser.add_argument("--pch-sources", type=int, default=16)
     parser.add_argument("--seed", type=int, default=3)
     options = parser.parse_args()
     build = Path(options.build_dir).resolve()
-    entries = [e for e in json.loads((build / "compile_commands.json").read_text())
+    all_entries = json.loads((build / "compile_commands.json").read_text())
+    entries = [e for e in all_entries
                if e["file"].endswith(".cc") and str(build) not in e["file"]]
     rng = random.Random(options.seed)
     sample = rng.sample(entries, min(options.sources, len(entries)))
@@ -68,7 +86,10 @@ def main() -> None:
     totals = {"-g": 0.0, "-g1": 0.0}
     for i, entry in enumerate(sample):
         for flag in totals:
-            totals[flag] += cpu_seconds(compile_command(entry, flag, out / f"{i}{flag}.o"))
+            # Without the precompiled header: GCC takes one only with the
+            # debug-info level it was built with.
+            command = compile_command(entry, flag, out / f"{i}{flag}.o", with_pch=False)
+            totals[flag] += cpu_seconds(command, Path(entry["directory"]))
     print(f"compile {len(sample)} sources: -g {totals['-g']:.1f} s, -g1 {totals['-g1']:.1f} s, "
           f"ratio {totals['-g1'] / totals['-g']:.2f}")
 
@@ -85,6 +106,40 @@ def main() -> None:
             links[linker] += cpu_seconds(f"cd {shlex.quote(str(build))} && {command}")
     print(f"link {options.links} executables: ld.bfd {links['bfd']:.1f} s, gold "
           f"{links['gold']:.1f} s, ratio {links['gold'] / links['bfd']:.2f}")
+    measure_pch(build, all_entries, options.pch_sources, rng, out)
+
+
+def measure_pch(build: Path, entries: list, count: int, rng: random.Random, out: Path) -> None:
+    """Sources that use a precompiled header, compiled with and without it,
+    and the two headers themselves (built once per build, and again after a
+    .proto changes)."""
+    users = [e for e in entries if "cmake_pch.hxx" in e["command"]
+             and e["file"].endswith(".cc") and not e["file"].endswith("pch_anchor.cc")]
+    if not users:
+        print("precompiled headers: none in this build (configured with -DVERNIER_PCH=OFF)")
+        return
+    sample = rng.sample(users, min(count, len(users)))
+    totals = {"without": 0.0, "with": 0.0}
+    for i, entry in enumerate(sample):
+        for mode in totals:
+            command = compile_command(entry, None, out / f"pch{i}-{mode}.o", mode == "with")
+            totals[mode] += cpu_seconds(command, Path(entry["directory"]))
+    headers = 0.0
+    for target in ("vernier_pch", "vernier_test_pch"):
+        header = build / "CMakeFiles" / f"{target}.dir" / "cmake_pch.hxx.gch"
+        if not header.exists():
+            continue
+        commands = subprocess.run(["ninja", "-C", str(build), "-t", "commands",
+                                   str(header.relative_to(build))],
+                                  capture_output=True, text=True, check=True).stdout
+        entry = {"command": commands.strip().splitlines()[-1]}
+        headers += cpu_seconds(compile_command(entry, None, out / f"{target}.gch"), build)
+    scale = len(users) / len(sample)
+    print(f"compile {len(sample)} of the {len(users)} sources with a precompiled header: without "
+          f"{totals['without']:.1f} s, with {totals['with']:.1f} s, ratio "
+          f"{totals['with'] / totals['without']:.2f}; scaled to all {len(users)}: "
+          f"{totals['without'] * scale:.0f} s without, {totals['with'] * scale + headers:.0f} s "
+          f"with, the headers' own {headers:.0f} s included")
 
 
 if __name__ == "__main__":
