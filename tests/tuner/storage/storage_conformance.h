@@ -45,6 +45,7 @@
 #include "tests/tuner/storage/storage_test_matchers.h"
 #include "tuner/storage/audit_chain.h"
 #include "tuner/storage/storage.h"
+#include "tuner/storage/stored_rows.h"
 #include "tuner/study_manager.h"
 #include "vernier/v1/job.pb.h"
 #include "vernier/v1/study.pb.h"
@@ -167,6 +168,26 @@ class StorageConformanceTest : public ::testing::Test {
     absl::StatusOr<std::vector<v1::Trial>> created = store().CreateTrials(study_name, trials);
     EXPECT_THAT(created, IsOk());
     return created.ok() ? *created : std::vector<v1::Trial>();
+  }
+
+  // For each state a job has not ended in (kUnfinishedJobStates), a job
+  // named job_STATE in it, with its study and one ACTIVE trial.
+  void CreateUnfinishedJobs() {
+    for (const v1::Job::State state : kUnfinishedJobStates) {
+      const std::string id = absl::StrCat("job_", v1::Job::State_Name(state));
+      ASSERT_THAT(store().CreateJob(MakeJob(id, state, 100), MakeStudy(id)), IsOk());
+      ASSERT_THAT(store().CreateTrials(id, std::vector<v1::Trial>{MakeTrial(v1::Trial::ACTIVE)}),
+                  IsOk());
+    }
+  }
+
+  // The refusal to delete job `id` (or its study) while it is in `state`.
+  static auto RefusedUntilTheJobEnds(const std::string& id, v1::Job::State state) {
+    return StatusIs(absl::StatusCode::kFailedPrecondition,
+                    ::testing::AllOf(::testing::HasSubstr(absl::StrCat("job \"", id, "\"")),
+                                     ::testing::HasSubstr(v1::Job::State_Name(state)),
+                                     ::testing::HasSubstr(absl::StrCat("vernier jobs cancel ", id)),
+                                     ::testing::HasSubstr("wait for it to end")));
   }
 
   // The ids of every trial of the study, following page tokens.
@@ -403,22 +424,12 @@ TYPED_TEST_P(StorageConformanceTest, DeleteStudyRemovesItsTrialsAndMeasurementsO
 }
 
 TYPED_TEST_P(StorageConformanceTest, DeleteStudyOfAnUnfinishedJobIsRefusedNamingTheJob) {
-  const v1::Job::State unfinished[] = {v1::Job::QUEUED, v1::Job::PREPARING, v1::Job::RUNNING,
-                                       v1::Job::CANCELLING};
-  for (const v1::Job::State state : unfinished) {
+  ASSERT_NO_FATAL_FAILURE(this->CreateUnfinishedJobs());
+  for (const v1::Job::State state : kUnfinishedJobStates) {
     const std::string id = absl::StrCat("job_", v1::Job::State_Name(state));
-    ASSERT_THAT(this->store().CreateJob(this->MakeJob(id, state, 100), this->MakeStudy(id)), IsOk());
-    ASSERT_THAT(this->store().CreateTrials(id, std::vector<v1::Trial>{this->MakeTrial(
-                                                   v1::Trial::ACTIVE)}),
-                IsOk());
     // Through either server of the store.
     for (Storage* store : {&this->store(), &this->other_store()}) {
-      EXPECT_THAT(store->DeleteStudy(id),
-                  StatusIs(absl::StatusCode::kFailedPrecondition,
-                           AllOf(HasSubstr(absl::StrCat("job \"", id, "\"")),
-                                 HasSubstr(v1::Job::State_Name(state)),
-                                 HasSubstr(absl::StrCat("vernier jobs cancel ", id)),
-                                 HasSubstr("wait for it to end"))));
+      EXPECT_THAT(store->DeleteStudy(id), this->RefusedUntilTheJobEnds(id, state));
     }
     // Nothing was deleted.
     EXPECT_THAT(this->store().GetTrial(id, 1, false), IsOk());
@@ -1230,21 +1241,11 @@ TYPED_TEST_P(StorageConformanceTest, DeleteJobRemovesTheJobItsStudyRunsAndCoordi
 }
 
 TYPED_TEST_P(StorageConformanceTest, DeleteJobThatHasNotEndedIsRefusedAndDeletesNothing) {
-  const v1::Job::State unfinished[] = {v1::Job::QUEUED, v1::Job::PREPARING, v1::Job::RUNNING,
-                                       v1::Job::CANCELLING};
-  for (const v1::Job::State state : unfinished) {
+  ASSERT_NO_FATAL_FAILURE(this->CreateUnfinishedJobs());
+  for (const v1::Job::State state : kUnfinishedJobStates) {
     const std::string id = absl::StrCat("job_", v1::Job::State_Name(state));
-    ASSERT_THAT(this->store().CreateJob(this->MakeJob(id, state, 100), this->MakeStudy(id)), IsOk());
-    ASSERT_THAT(this->store().CreateTrials(id, std::vector<v1::Trial>{this->MakeTrial(
-                                                   v1::Trial::ACTIVE)}),
-                IsOk());
     for (Storage* store : {&this->store(), &this->other_store()}) {
-      EXPECT_THAT(store->DeleteJob(id),
-                  StatusIs(absl::StatusCode::kFailedPrecondition,
-                           AllOf(HasSubstr(absl::StrCat("job \"", id, "\"")),
-                                 HasSubstr(v1::Job::State_Name(state)),
-                                 HasSubstr(absl::StrCat("vernier jobs cancel ", id)),
-                                 HasSubstr("wait for it to end"))));
+      EXPECT_THAT(store->DeleteJob(id), this->RefusedUntilTheJobEnds(id, state));
     }
     EXPECT_THAT(this->store().GetJob(id), IsOk());
     EXPECT_THAT(this->store().GetTrial(id, 1, false), IsOk());
