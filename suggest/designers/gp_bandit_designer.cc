@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "suggest/designers/model_fallback.h"
 #include "suggest/gp/gaussian_process.h"
 #include "suggest/gp/gp_log_posterior.h"
 #include "suggest/gp/hyperparameter_fitter.h"
@@ -61,21 +62,11 @@ GpBanditDesigner::GpBanditDesigner(SearchSpace space, v1::MetricSpec::Goal goal,
 
 absl::StatusOr<Suggestions> GpBanditDesigner::Suggest(const DesignerHistory& history, int count,
                                                       std::mt19937_64& rng) {
-  if (count < 0) {
-    return absl::InvalidArgumentError(absl::StrCat("count must not be negative, got ", count));
-  }
-  if (count == 0) return Suggestions();
-  if (static_cast<int>(history.completed.size()) < initial_points_) {
-    return initial_design_.Suggest(history, count, rng);
-  }
-  absl::StatusOr<Suggestions> suggestions = SuggestFromModel(history, count, rng);
-  if (suggestions.ok()) return suggestions;
-  absl::StatusOr<Suggestions> fallback = initial_design_.Suggest(history, count, rng);
-  if (!fallback.ok()) return fallback.status();
-  fallback->fallback_reason =
-      absl::StrCat("the Gaussian-process model failed (", suggestions.status().message(),
-                   "); quasi-random points instead");
-  return fallback;
+  return SuggestFromModelOrInitialDesign(
+      history, count, rng,
+      /*model_ready=*/static_cast<int>(history.completed.size()) >= initial_points_,
+      "Gaussian-process model", initial_design_,
+      [&] { return SuggestFromModel(history, count, rng); });
 }
 
 absl::StatusOr<Eigen::VectorXd> GpBanditDesigner::FitHyperparameters(const Eigen::MatrixXd& points,

@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "suggest/designers/model_fallback.h"
 #include "suggest/gp/gp_log_posterior.h"
 #include "suggest/gp/hyperparameter_fitter.h"
 #include "suggest/gp/hypervolume_scalarization.h"
@@ -99,21 +100,12 @@ MultiObjectiveGpDesigner::MultiObjectiveGpDesigner(SearchSpace space,
 
 absl::StatusOr<Suggestions> MultiObjectiveGpDesigner::Suggest(const DesignerHistory& history,
                                                               int count, std::mt19937_64& rng) {
-  if (count < 0) {
-    return absl::InvalidArgumentError(absl::StrCat("count must not be negative, got ", count));
-  }
-  if (count == 0) return Suggestions();
-  if (static_cast<int>(history.completed.size()) < initial_points_ || objective_metrics_.empty()) {
-    return initial_design_.Suggest(history, count, rng);
-  }
-  absl::StatusOr<Suggestions> suggestions = SuggestFromModels(history, count, rng);
-  if (suggestions.ok()) return suggestions;
-  absl::StatusOr<Suggestions> fallback = initial_design_.Suggest(history, count, rng);
-  if (!fallback.ok()) return fallback.status();
-  fallback->fallback_reason =
-      absl::StrCat("the Gaussian-process models failed (", suggestions.status().message(),
-                   "); quasi-random points instead");
-  return fallback;
+  return SuggestFromModelOrInitialDesign(
+      history, count, rng,
+      /*model_ready=*/static_cast<int>(history.completed.size()) >= initial_points_ &&
+          !objective_metrics_.empty(),
+      "Gaussian-process models", initial_design_,
+      [&] { return SuggestFromModels(history, count, rng); });
 }
 
 absl::StatusOr<GaussianProcess> MultiObjectiveGpDesigner::FitModel(const Eigen::MatrixXd& points,
