@@ -163,6 +163,8 @@ absl::StatusOr<std::vector<v1::ReplicaSpec>> BuildReplicaSpecs(const v1::Trainin
       replica.set_gpu_type(gpus->second);
       replica.set_cpu_count(type->cpus);
       replica.set_memory_mb(type->memory_mb);
+      replica.set_image_uri(group.config->image_uri());
+      *replica.mutable_env() = group.config->env();
     }
   }
   return replicas;

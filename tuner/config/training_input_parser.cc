@@ -490,6 +490,38 @@ class TrainingInputParser {
     };
   }
 
+  // A mapping of names to scalar values (an `env:` map); the names are
+  // checked where the training input is validated, for gRPC callers too.
+  ValueReader StringMap(google::protobuf::Map<std::string, std::string>* out) {
+    return [this, out](const YAML::Node& value, const std::string& path) -> absl::Status {
+      if (!value.IsMap()) {
+        return ValueError(value, path,
+                          absl::StrCat("expected a mapping of names to values, got ",
+                                       DescribeNode(value)));
+      }
+      absl::flat_hash_map<std::string, YAML::Mark> seen;
+      for (const auto& entry : value) {
+        const YAML::Node& key = entry.first;
+        if (!key.IsScalar()) {
+          return ErrorAt(key.Mark(), path,
+                         absl::StrCat("keys must be plain names, got ", DescribeNode(key)));
+        }
+        const std::string entry_path = Child(path, key.Scalar());
+        const auto [previous, inserted] = seen.emplace(key.Scalar(), key.Mark());
+        if (!inserted) {
+          return ErrorAt(key.Mark(), entry_path,
+                         absl::StrCat("duplicate key \"", key.Scalar(), "\" (first at line ",
+                                      previous->second.line + 1, ")"));
+        }
+        marks_[entry_path] = key.Mark();
+        absl::StatusOr<std::string> text = ReadScalar(entry.second, entry_path, "a string");
+        if (!text.ok()) return text.status();
+        (*out)[key.Scalar()] = *std::move(text);
+      }
+      return absl::OkStatus();
+    };
+  }
+
   // Sub-messages are created only when their key is read, so that
   // has_master_config() and friends say whether the file wrote one.
   ValueReader ReplicaConfig(std::function<v1::ReplicaConfig*()> create) {
@@ -507,7 +539,8 @@ class TrainingInputParser {
                                                   })},
                                                  {"type", String(accelerators->mutable_type())}});
                            }},
-                          {"imageUri", String(config->mutable_image_uri())}});
+                          {"imageUri", String(config->mutable_image_uri())},
+                          {"env", StringMap(config->mutable_env())}});
     };
   }
 
@@ -723,6 +756,8 @@ class TrainingInputParser {
          {"region", String(input.mutable_region())},
          {"runtimeVersion", String(input.mutable_runtime_version())},
          {"pythonVersion", String(input.mutable_python_version())},
+         {"packageUris", StringList(input.mutable_package_uris())},
+         {"pythonModule", String(input.mutable_python_module())},
          {"scheduling", [this, &input](const YAML::Node& value, const std::string& path) {
             v1::Scheduling* scheduling = input.mutable_scheduling();
             return ReadMapping(value, path, {{"maxRetries", Int32([scheduling](int32_t count) {
