@@ -26,6 +26,8 @@ absl::StatusOr<std::string> Backend::PreviewLaunch(const TrialLaunch& launch) co
                     replica.gpus.empty() ? "" : " [", absl::StrJoin(replica.gpus, ","),
                     replica.gpus.empty() ? "" : "]", ", log ", ShellQuote(replica.log_path), "\n");
     absl::StrAppend(&text, "cd ", ShellQuote(replica.working_dir), " &&\n");
+    // The replica's whole environment: nothing else of the server's.
+    absl::StrAppend(&text, "env -i \\\n");
     for (const auto& [name, value] : replica.env) {
       absl::StrAppend(&text, name, "=", ShellQuote(value), " \\\n");
     }

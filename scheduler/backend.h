@@ -14,13 +14,14 @@
 namespace vernier::scheduler {
 
 // One process to start for a replica of a trial: the agent command line
-// (which itself starts the trainer), its environment additions and where
-// its output goes.
+// (which itself starts the trainer), its environment and where its output
+// goes.
 struct ReplicaLaunch {
   std::string role;  // master, chief, worker, ps, evaluator
   int index = 0;
   std::vector<std::string> argv;
-  // Added to the server's environment.
+  // The replica's whole environment: a backend adds nothing of the
+  // server's own (the Slurm backend only the step's CUDA_VISIBLE_DEVICES).
   std::map<std::string, std::string> env;
   std::string working_dir;
   // stdout and stderr of the replica, appended.
@@ -63,7 +64,7 @@ class Backend {
 
   // What Submit would start for `launch`, as text to check before
   // submitting (`vernier jobs submit --dry-run`); starts nothing. By
-  // default each replica's environment additions and command line, as shell
+  // default each replica's environment and command line, as shell
   // words; the Slurm backend gives its sbatch script.
   virtual absl::StatusOr<std::string> PreviewLaunch(const TrialLaunch& launch) const;
 };

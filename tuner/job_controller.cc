@@ -1,6 +1,7 @@
 #include "tuner/job_controller.h"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <set>
 #include <system_error>
@@ -10,6 +11,8 @@
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
 #include "spdlog/spdlog.h"
+#include "tuner/packaged_trainer.h"
+#include "tuner/replica_environment.h"
 #include "tuner/storage/scoped_write_fence.h"
 #include "tuner/storage/trial_ranking.h"
 #include "tuner/storage/trial_states.h"
@@ -17,6 +20,9 @@
 
 namespace vernier::tuner {
 namespace {
+
+// How long a packaged trainer's packages may take to install.
+constexpr std::chrono::minutes kPackageInstallTimeout{10};
 
 constexpr v1::Job::State kUnfinishedStates[] = {v1::Job::QUEUED, v1::Job::PREPARING,
                                                 v1::Job::RUNNING, v1::Job::CANCELLING};
@@ -313,6 +319,21 @@ absl::Status JobController::AdvanceJob(v1::Job job) {
   const std::string job_id = job.job_id();
   if (job.state() == v1::Job::QUEUED || job.state() == v1::Job::PREPARING) {
     VERNIER_RETURN_IF_ERROR(submission_.PrepareResume(job));
+    if (PackagedTrainer::IsPackaged(job)) {
+      // Once per job, before its first trial (PREPARING meanwhile); a
+      // failure fails the job with the installer's last lines.
+      VERNIER_ASSIGN_OR_RETURN(job, storage_.UpdateJob(job_id, [](v1::Job& stored) {
+        if (stored.state() == v1::Job::QUEUED) stored.set_state(v1::Job::PREPARING);
+        return absl::OkStatus();
+      }));
+      absl::Status installed = PackagedTrainer::Install(
+          job, ReplicaEnvironment(supervisor_.launch_settings().inherited_env, job, {}),
+          kPackageInstallTimeout);
+      if (!installed.ok()) {
+        spdlog::warn("job={} packages not installed: {}", job_id, installed.ToString());
+        return FinishJob(job, v1::Job::FAILED, std::string(installed.message()), {}, {});
+      }
+    }
     VERNIER_ASSIGN_OR_RETURN(job, storage_.UpdateJob(job_id, [&](v1::Job& stored) {
       if (stored.state() == v1::Job::QUEUED || stored.state() == v1::Job::PREPARING) {
         stored.set_state(v1::Job::RUNNING);

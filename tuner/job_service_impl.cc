@@ -5,6 +5,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
+#include "auth/secret_redaction.h"
 #include "tuner/config/hyperparameter_validator.h"
 #include "tuner/list_page_budget.h"
 #include "tuner/log_follower.h"
@@ -21,6 +22,30 @@ absl::Status RequireJobId(const std::string& job_id) {
   return absl::OkStatus();
 }
 
+void HideSecretValues(google::protobuf::Map<std::string, std::string>& environment) {
+  for (auto& [name, value] : environment) {
+    if (auth::LooksSecret(name)) value = std::string(auth::kRedacted);
+  }
+}
+
+// A job as answered: the values of secret-looking variables of its
+// environment (HF_TOKEN, WANDB_API_KEY, ...) stay on the server, which
+// launches with them, and are not shown to whoever may read the job.
+v1::Job WithoutSecretValues(v1::Job job) {
+  HideSecretValues(*job.mutable_environment());
+  for (v1::ReplicaSpec& spec : *job.mutable_replica_specs()) HideSecretValues(*spec.mutable_env());
+  v1::TrainingInput& input = *job.mutable_training_input();
+  for (auto [has, config] :
+       {std::pair{input.has_master_config(), &v1::TrainingInput::mutable_master_config},
+        std::pair{input.has_worker_config(), &v1::TrainingInput::mutable_worker_config},
+        std::pair{input.has_parameter_server_config(),
+                  &v1::TrainingInput::mutable_parameter_server_config},
+        std::pair{input.has_evaluator_config(), &v1::TrainingInput::mutable_evaluator_config}}) {
+    if (has) HideSecretValues(*(input.*config)()->mutable_env());
+  }
+  return job;
+}
+
 }  // namespace
 
 grpc::Status JobServiceImpl::SubmitTrainingJob(grpc::ServerContext*,
@@ -33,7 +58,7 @@ grpc::Status JobServiceImpl::SubmitTrainingJob(grpc::ServerContext*,
   absl::StatusOr<v1::Job> job =
       request->dry_run() ? jobs_.PreviewJob(request->job()) : jobs_.SubmitJob(request->job());
   if (!job.ok()) return ToGrpcStatus(job.status());
-  *response = std::move(*job);
+  *response = WithoutSecretValues(*std::move(job));
   return grpc::Status::OK;
 }
 
@@ -45,6 +70,7 @@ grpc::Status JobServiceImpl::GetJob(grpc::ServerContext*, const v1::GetJobReques
   absl::StatusOr<v1::GetJobResponse> job = jobs_.GetJob(request->job_id());
   if (!job.ok()) return ToGrpcStatus(job.status());
   *response = std::move(*job);
+  *response->mutable_job() = WithoutSecretValues(std::move(*response->mutable_job()));
   return grpc::Status::OK;
 }
 
@@ -59,7 +85,7 @@ grpc::Status JobServiceImpl::ListJobs(grpc::ServerContext*, const v1::ListJobsRe
     page->next_page_token = storage::EncodeJobPageToken(storage::JobPageCursor{
         .create_time_micros = storage::ToMicros(last.create_time()), .job_id = last.job_id()});
   }
-  for (v1::Job& job : page->items) *response->add_jobs() = std::move(job);
+  for (v1::Job& job : page->items) *response->add_jobs() = WithoutSecretValues(std::move(job));
   response->set_next_page_token(page->next_page_token);
   return grpc::Status::OK;
 }
@@ -71,7 +97,7 @@ grpc::Status JobServiceImpl::CancelJob(grpc::ServerContext*, const v1::CancelJob
   }
   absl::StatusOr<v1::Job> job = jobs_.CancelJob(request->job_id());
   if (!job.ok()) return ToGrpcStatus(job.status());
-  *response = std::move(*job);
+  *response = WithoutSecretValues(*std::move(job));
   return grpc::Status::OK;
 }
 

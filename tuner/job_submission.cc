@@ -15,6 +15,7 @@
 #include "tuner/config/replica_spec_builder.h"
 #include "tuner/config/study_spec_builder.h"
 #include "tuner/config/training_input_defaults.h"
+#include "tuner/packaged_trainer.h"
 #include "tuner/training_output_builder.h"
 
 namespace vernier::tuner {
@@ -45,7 +46,7 @@ JobSubmission::JobSubmission(storage::Storage& storage, StudyManager& studies,
 
 absl::StatusOr<v1::Study> JobSubmission::Check(v1::Job& job) {
   VERNIER_RETURN_IF_ERROR(config::ValidateJobId(job.job_id()));
-  if (job.command().empty()) {
+  if (job.command().empty() && !PackagedTrainer::IsPackaged(job)) {
     return absl::InvalidArgumentError(
         absl::StrFormat("job \"%s\" has no trainer command; give it after `--`", job.job_id()));
   }
@@ -76,6 +77,14 @@ absl::StatusOr<v1::Study> JobSubmission::Check(v1::Job& job) {
   }
 
   VERNIER_RETURN_IF_ERROR(scheduler::CheckJobDir(job.job_dir()));
+  // The module becomes the command: PYTHON -m MODULE (installed at start).
+  if (PackagedTrainer::IsPackaged(job)) {
+    VERNIER_RETURN_IF_ERROR(PackagedTrainer::Prepare(job, options_.fallback_path));
+  } else if (!job.training_input().package_uris().empty()) {
+    return absl::InvalidArgumentError(
+        "training_input.package_uris: packages are installed for a packaged trainer only; give "
+        "training_input.python_module too (the CLI's --module-name)");
+  }
 
   v1::Study study;
   study.set_name(job.job_id());

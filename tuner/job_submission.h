@@ -22,6 +22,9 @@ struct JobSubmissionOptions {
   // The machine types and scale tiers jobs may ask for; null: the built-in
   // config/machine-types.yaml.
   std::shared_ptr<const config::MachineTypeCatalog> machine_types;
+  // Where a packaged trainer's python3 is looked for when the job sends no
+  // PATH: the server's own PATH.
+  std::string fallback_path{};
 };
 
 // A job's way in: checks a submitted job (trainer command, trainingInput,

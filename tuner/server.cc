@@ -36,6 +36,7 @@
 #include "tuner/job_controller.h"
 #include "tuner/job_service_impl.h"
 #include "tuner/local_admin_token.h"
+#include "tuner/replica_environment.h"
 #include "tuner/rpc_authorizer.h"
 #include "tuner/single_server_lock.h"
 #include "tuner/storage/storage_factory.h"
@@ -208,6 +209,12 @@ absl::Status RunServer(const ServerOptions& given) {
   controller_options.trials.launch.agent_path = options.agent_path;
   controller_options.trials.launch.grace_period = options.grace_period;
   controller_options.trials.launch.agent_tls = options.tls.ForAgents();
+  // Replicas get the job's environment, not the server's (docs/jobs.md).
+  controller_options.trials.launch.inherited_env = InheritedVariables(environ);
+  if (const auto path = controller_options.trials.launch.inherited_env.find("PATH");
+      path != controller_options.trials.launch.inherited_env.end()) {
+    controller_options.submission.fallback_path = path->second;
+  }
   controller_options.trials.launch.heartbeat_interval = HeartbeatIntervalFor(options.agent_timeout);
   controller_options.trials.agent_timeout = options.agent_timeout;
   controller_options.submission.default_job_root = absl::StrCat(options.data_dir, "/jobs");

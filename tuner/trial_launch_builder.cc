@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
+#include "tuner/replica_environment.h"
 
 namespace vernier::tuner {
 namespace {
@@ -193,6 +194,7 @@ scheduler::TrialLaunch BuildTrialLaunch(const v1::Job& job, const v1::Study& stu
     }
     replica.argv.push_back(absl::StrCat("--job-dir=", launch.trial_dir));
 
+    replica.env = ReplicaEnvironment(settings.inherited_env, job, spec);
     replica.env["CLOUD_ML_JOB_ID"] = job.job_id();
     replica.env["TF_CONFIG"] = TfConfig(cluster, spec, trial.id(), job_value);
     replica.env["MASTER_ADDR"] = grants.host;

@@ -2,6 +2,7 @@
 #define VERNIER_TUNER_TRIAL_LAUNCH_BUILDER_H_
 
 #include <chrono>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,8 @@ struct LaunchSettings {
   // How agents dial the service over TLS: --tls-ca, --tls-server-name and,
   // under mutual TLS, --tls-cert and --tls-key (paths only); off: nothing.
   tls::ClientTlsOptions agent_tls{};
+  // What replicas take from the server's environment (InheritedVariables).
+  std::map<std::string, std::string> inherited_env{};
 };
 
 // The trainer's flag for one hyperparameter: --name=value, numbers in their
@@ -51,8 +54,9 @@ struct ReplicaGrants {
 // (with --metric-regex when the job has a metricRegex, and the agent's TLS
 // flags --tls-ca, --tls-cert, --tls-key, --tls-server-name when the
 // service uses TLS), its log at
-// JOB_DIR/N/logs/ROLE-I.log, and the environment of a replica on AI
-// Platform: TF_CONFIG (cluster, task, job, environment), MASTER_ADDR,
+// JOB_DIR/N/logs/ROLE-I.log, and the trial's environment
+// (ReplicaEnvironment) with the variables of a replica on AI Platform on
+// top: TF_CONFIG (cluster, task, job, environment), MASTER_ADDR,
 // MASTER_PORT, WORLD_SIZE, RANK, LOCAL_RANK, CUDA_VISIBLE_DEVICES and
 // CLOUD_ML_JOB_ID (the agent adds CLOUD_ML_TRIAL_ID and
 // CLOUD_ML_HP_METRIC_FILE). A retry (attempt > 0) keeps the job dir, so

@@ -53,23 +53,17 @@ absl::Status FilesystemError(const std::error_code& error, absl::string_view wha
   return absl::ErrnoToStatus(error.value(), what);
 }
 
-absl::StatusOr<std::map<std::string, std::string>> MergedEnvironment(
-    const std::map<std::string, std::string>& additions) {
-  std::map<std::string, std::string> merged;
-  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
-    const absl::string_view text(*entry);
-    const size_t equals = text.find('=');
-    if (equals == absl::string_view::npos || equals == 0) continue;
-    merged.emplace(std::string(text.substr(0, equals)), std::string(text.substr(equals + 1)));
-  }
-  for (const auto& [name, value] : additions) {
+// The replica's environment is exactly the launch's: nothing of this
+// server's own is added (see ReplicaLaunch::env).
+absl::StatusOr<std::map<std::string, std::string>> CheckedEnvironment(
+    const std::map<std::string, std::string>& environment) {
+  for (const auto& [name, value] : environment) {
     if (name.empty() || name.find('=') != std::string::npos) {
       return absl::InvalidArgumentError(
           absl::StrCat("env: variable name '", name, "' is empty or contains '='"));
     }
-    merged[name] = value;
   }
-  return merged;
+  return environment;
 }
 
 // execvp's search, done before fork so that the child only calls execve.
@@ -204,7 +198,7 @@ absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& launch, const std::strin
   if (launch.working_dir.empty()) return absl::InvalidArgumentError("working_dir is empty");
   if (launch.log_path.empty()) return absl::InvalidArgumentError("log_path is empty");
 
-  absl::StatusOr<std::map<std::string, std::string>> env = MergedEnvironment(launch.env);
+  absl::StatusOr<std::map<std::string, std::string>> env = CheckedEnvironment(launch.env);
   if (!env.ok()) return env.status();
   absl::StatusOr<std::string> executable = ResolveExecutable(launch.argv[0], *env);
   if (!executable.ok()) return executable.status();

@@ -138,14 +138,23 @@ absl::StatusOr<std::string> BuildSbatchScript(const TrialLaunch& launch,
     }
     const std::string exit_path = ShellQuote(ReplicaExitPath(replica.log_path));
     // The step first records the GPUs Slurm gave it, then becomes the
-    // replica's command. Slurm removes CUDA_VISIBLE_DEVICES from a step
-    // without GPUs, which CUDA would read as "every GPU of the node": such
-    // a step sets it empty.
-    const std::string step_wrapper =
+    // replica's command with exactly the replica's environment: the
+    // variables exported above (names only here, so no value shows in
+    // `ps`) and the step's CUDA_VISIBLE_DEVICES; nothing of the server's
+    // own environment, which sbatch passed down. Slurm removes
+    // CUDA_VISIBLE_DEVICES from a step without GPUs, which CUDA would read
+    // as "every GPU of the node": such a step sets it empty.
+    std::string kept;
+    for (const auto& [name, value] : replica.env) {
+      if (name == "CUDA_VISIBLE_DEVICES") continue;
+      absl::StrAppend(&kept, " ", name, "=\"$", name, "\"");
+    }
+    const std::string step_wrapper = absl::StrCat(
+        "'printf \"%s\\n\" \"${SLURM_STEP_GPUS-}\" >\"$0\"; exec /usr/bin/env -i ",
         replica.gpu_count == 0
-            ? "'printf \"%s\\n\" \"${SLURM_STEP_GPUS-}\" >\"$0\"; export CUDA_VISIBLE_DEVICES=; "
-              "exec \"$@\"'"
-            : "'printf \"%s\\n\" \"${SLURM_STEP_GPUS-}\" >\"$0\"; exec \"$@\"'";
+            ? "CUDA_VISIBLE_DEVICES="
+            : "${CUDA_VISIBLE_DEVICES+\"CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES\"}",
+        kept, " \"$@\"'");
     absl::StrAppend(
         &script, "  srun --exact --nodes=1 --ntasks=1 --gpus-per-task=", replica.gpu_count,
         " --job-name=", ShellQuote(ReplicaName(replica)), " --chdir=",

@@ -29,7 +29,8 @@ constexpr char kEnvironmentSecret[] = "sk-env-secret-4242";
 std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
 
 TEST(SecretsInLogsTest, NoTokenOrSecretValueInAnyLogOfARealJob) {
-  // The server (so its trials) inherits a secret-looking variable.
+  // The server has a secret-looking variable of its own (which trials do
+  // not get: docs/jobs.md, "The trial's environment").
   ASSERT_EQ(setenv("VERNIER_TEST_SECRET_KEY", kEnvironmentSecret, 1), 0);
   TempDir dir;
   ServerProcess server(dir.path() + "/data", 0, {"--audit-data-access"});

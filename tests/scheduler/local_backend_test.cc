@@ -231,12 +231,15 @@ TEST_F(LocalBackendTest, SubmitReportsReplicasAndAppendsTheirOutputToTheLog) {
   EXPECT_THAT(ReadFile(replica.log_path), AllOf(StartsWith("added="), HasSubstr("\nsecond\n")));
 }
 
-TEST_F(LocalBackendTest, ReplicaSeesTheServerEnvironment) {
-  setenv("VERNIER_TEST_SERVER_VAR", "inherited", 1);
-  ReplicaLaunch replica = Shell("master", 0, "echo \"server=$VERNIER_TEST_SERVER_VAR\"");
+TEST_F(LocalBackendTest, ReplicaSeesItsOwnEnvironmentAndNothingOfTheServers) {
+  setenv("VERNIER_TEST_SERVER_VAR", "not for trials", 1);
+  ReplicaLaunch replica = Shell(
+      "master", 0, "echo \"server=${VERNIER_TEST_SERVER_VAR-unset} own=$OWN\"");
+  replica.env["OWN"] = "the launch's";
   const v1::TrialRun run = MustSubmit(Trial({replica}));
   AwaitEnd(run, 0);
-  EXPECT_EQ(ReadFile(replica.log_path), "server=inherited\n");
+  unsetenv("VERNIER_TEST_SERVER_VAR");
+  EXPECT_EQ(ReadFile(replica.log_path), "server=unset own=the launch's\n");
 }
 
 TEST_F(LocalBackendTest, DescribeReportsExitCodesAndSignalsAndRemembersThem) {

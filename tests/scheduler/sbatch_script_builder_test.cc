@@ -3,10 +3,12 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -86,10 +88,57 @@ TEST(SbatchScriptBuilderTest, ExportsEachReplicasOwnEnvQuotedAndNoGpusToAReplica
   EXPECT_THAT(*script, HasSubstr("export RANK=1\n"));
   // Slurm's own choice of GPUs wins over the server's.
   EXPECT_THAT(*script, Not(HasSubstr("CUDA_VISIBLE_DEVICES=5")));
-  EXPECT_EQ(LinesWith(*script, "export CUDA_VISIBLE_DEVICES=; exec").size(), 1u);
+  EXPECT_EQ(LinesWith(*script, "exec /usr/bin/env -i CUDA_VISIBLE_DEVICES= ").size(), 1u);
   const size_t ps = script->find("# ps-0");
   ASSERT_NE(ps, std::string::npos);
-  EXPECT_NE(script->find("export CUDA_VISIBLE_DEVICES=; exec", ps), std::string::npos);
+  EXPECT_NE(script->find("exec /usr/bin/env -i CUDA_VISIBLE_DEVICES= ", ps), std::string::npos);
+  // Values stay in the exports: the step's command line names variables only.
+  EXPECT_THAT(*script, HasSubstr(" RANK=\"$RANK\" TF_CONFIG=\"$TF_CONFIG\" \"$@\"'"));
+}
+
+TEST(SbatchScriptBuilderTest, GivesEachStepOnlyItsReplicasEnvironment) {
+  // The script run by bash with `srun` left out: each replica's command
+  // (env, printing its environment) sees its own variables and the
+  // step's CUDA_VISIBLE_DEVICES, and nothing of the environment sbatch ran
+  // the script in.
+  testing::TempDir dir;
+  TrialLaunch launch;
+  launch.job_id = "job_1";
+  launch.study_name = "job_1";
+  launch.trial_id = 7;
+  launch.trial_dir = dir.path();
+  launch.replicas = {Replica("master", 0, 1), Replica("ps", 0, 0)};
+  for (ReplicaLaunch& replica : launch.replicas) {
+    replica.argv = {"/usr/bin/env"};
+    replica.working_dir = dir.path();
+    replica.log_path = absl::StrCat(dir.path(), "/", replica.role, ".log");
+    replica.env["PATH"] = "/usr/bin:/bin";
+    replica.env["ROLE_ONLY"] = absl::StrCat("for ", replica.role, " it's \"quoted\"");
+  }
+  absl::StatusOr<std::string> script = BuildSbatchScript(launch, {});
+  ASSERT_TRUE(script.ok()) << script.status();
+  std::string without_srun;
+  for (absl::string_view line : absl::StrSplit(*script, '\n')) {
+    if (absl::StartsWith(line, "  srun ")) continue;
+    absl::StrAppend(&without_srun, line, "\n");
+  }
+  const std::string path = dir.path() + "/job.sh";
+  std::ofstream(path) << without_srun;
+  const testing::CommandResult run = testing::RunCommand(
+      {"bash", path}, std::chrono::seconds(30),
+      {{"SERVER_SECRET", "leaked"}, {"CUDA_VISIBLE_DEVICES", "3"}});
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err << without_srun;
+  std::ifstream master_log(dir.path() + "/master.log");
+  const std::string master((std::istreambuf_iterator<char>(master_log)), {});
+  EXPECT_THAT(master, HasSubstr("ROLE_ONLY=for master it's \"quoted\"\n"));
+  EXPECT_THAT(master, HasSubstr("CUDA_VISIBLE_DEVICES=3\n"));
+  EXPECT_THAT(master, HasSubstr("PATH=/usr/bin:/bin\n"));
+  EXPECT_THAT(master, Not(HasSubstr("SERVER_SECRET")));
+  std::ifstream ps_log(dir.path() + "/ps.log");
+  const std::string ps((std::istreambuf_iterator<char>(ps_log)), {});
+  EXPECT_THAT(ps, HasSubstr("ROLE_ONLY=for ps it's \"quoted\"\n"));
+  EXPECT_THAT(ps, HasSubstr("CUDA_VISIBLE_DEVICES=\n"));
+  EXPECT_THAT(ps, Not(HasSubstr("SERVER_SECRET")));
 }
 
 TEST(SbatchScriptBuilderTest, IsValidBashThatCarriesTheEnvironmentThrough) {

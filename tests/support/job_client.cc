@@ -3,6 +3,7 @@
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 #include <thread>
@@ -77,7 +78,11 @@ std::vector<v1::Trial> ListTrials(const ServerProcess& server, const std::string
   return {response.trials().begin(), response.trials().end()};
 }
 
-void WriteFile(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+void WriteFile(const std::string& path, const std::string& text) {
+  std::error_code error;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), error);
+  std::ofstream(path) << text;
+}
 
 std::string SmallConfig(int max_trials, int parallel, int max_failed,
                         const std::string& extra_hyperparameters) {

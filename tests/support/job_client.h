@@ -33,6 +33,7 @@ v1::GetJobResponse WaitForJob(const ServerProcess& server, const std::string& jo
 bool Ended(const v1::GetJobResponse& job);
 // Every trial of the study, with its measurements.
 std::vector<v1::Trial> ListTrials(const ServerProcess& server, const std::string& study);
+// Writes `text` to `path`, making the folders above it.
 void WriteFile(const std::string& path, const std::string& text);
 // Fails the test when `json` is not a JSON object.
 google::protobuf::Struct ParseJson(const std::string& json);

@@ -295,4 +295,32 @@ TEST(TrialLaunchBuilderTest, OldJobsRunOneMasterWithoutGpus) {
 }
 
 }  // namespace
+TEST(TrialLaunchBuilderTest, ReplicasGetTheTrialsEnvironmentWithVernierVariablesOnTop) {
+  v1::Job job = DistributedJob(1, 0, 0, "master");
+  (*job.mutable_environment())["PATH"] = "/venv/bin:/usr/bin";
+  (*job.mutable_environment())["SHARED"] = "from the job";
+  (*job.mutable_replica_specs(1)->mutable_env())["SHARED"] = "the worker's own";
+  (*job.mutable_replica_specs(1)->mutable_env())["ONLY_WORKER"] = "1";
+  LaunchSettings settings;
+  settings.agent_path = "/bin/vernier-agent";
+  settings.inherited_env = {{"HOME", "/home/dora"}, {"PATH", "/server/bin"}};
+  v1::Study study;
+  study.set_name("dist");
+  v1::Trial trial;
+  trial.set_id(3);
+  const scheduler::TrialLaunch launch =
+      BuildTrialLaunch(job, study, trial, settings, 0, SequentialGrants(job));
+  ASSERT_EQ(launch.replicas.size(), 2u);
+  const auto& master = launch.replicas[0].env;
+  const auto& worker = launch.replicas[1].env;
+  EXPECT_EQ(master.at("PATH"), "/venv/bin:/usr/bin");
+  EXPECT_EQ(master.at("HOME"), "/home/dora");
+  EXPECT_EQ(master.at("SHARED"), "from the job");
+  EXPECT_FALSE(master.contains("ONLY_WORKER"));
+  EXPECT_EQ(worker.at("SHARED"), "the worker's own");
+  EXPECT_EQ(worker.at("ONLY_WORKER"), "1");
+  EXPECT_EQ(worker.at("CLOUD_ML_JOB_ID"), "dist");
+  EXPECT_EQ(worker.at("RANK"), "1");
+}
+
 }  // namespace vernier::tuner

@@ -1,5 +1,7 @@
 #include "tuner/cli/cli_app.h"
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdint>
@@ -15,8 +17,10 @@
 #include "tuner/cli/job_commands.h"
 #include "tuner/cli/output_format.h"
 #include "tuner/cli/study_commands.h"
+#include "tuner/cli/submit_environment.h"
 #include "tls/listen_policy.h"
 #include "tuner/cli/vernier_client.h"
+#include "tuner/config/training_input_parser.h"
 
 namespace vernier::cli {
 namespace {
@@ -94,6 +98,14 @@ void AddClientOptions(CLI::App* command, ClientFlags* flags) {
                       "Prefer the file or the variable: a flag shows in `ps`");
   command->add_option("--token-file", flags->token_file,
                       "File (mode 0600) holding the API token (default: $VERNIER_TOKEN_FILE)");
+}
+
+// Whether the --config file names a packaged trainer's module; a file that
+// cannot be read says no here (BuildJob reports why).
+bool NamesAPythonModule(const std::string& config_path) {
+  if (config_path.empty()) return false;
+  absl::StatusOr<v1::TrainingInput> input = config::ParseTrainingInputFile(config_path);
+  return input.ok() && !input->python_module().empty();
 }
 
 // Prints a parse error the way CLI11 does and maps it to our exit codes.
@@ -297,6 +309,21 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
       ->add_option("--job-dir", flags.submit.job_dir,
                    "Output directory; trial N writes to JOB_DIR/N")
       ->required();
+  training->add_option("--package-path", flags.submit.package_path,
+                       "A packaged trainer's package folder (gcloud's flag), installed once per "
+                       "job; needs --module-name");
+  training->add_option("--module-name", flags.submit.module_name,
+                       "The module every replica runs as `python3 -m MODULE ARGS`; the words "
+                       "after `--` are its ARGS");
+  training->add_option("--packages", flags.submit.packages,
+                       "More packages to install: wheels, source archives or folders "
+                       "(comma-separated)")
+      ->delimiter(',');
+  training->add_option("--env", flags.submit.env,
+                       "NAME=VALUE: a variable every replica gets (repeatable); see "
+                       "docs/jobs.md, \"The trial's environment\"");
+  training->add_option("--env-file", flags.submit.env_file,
+                       "File of NAME=VALUE lines every replica gets (# comments)");
   training->add_flag("--dry-run", flags.submit.dry_run,
                      "Print what the server would start for the first trial (the sbatch "
                      "script on Slurm) and create nothing");
@@ -308,8 +335,11 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
   AddClientOptions(training, &flags.client);
   // Collected rather than refused, to say where the trainer command goes.
   training->allow_extras();
-  training->callback(
-      job_action([&](JobCommands& commands) { return commands.Submit(flags.submit); }));
+  training->callback(job_action([&](JobCommands& commands) {
+    // The submitter's PATH, PYTHONPATH, ... go with the job (docs/jobs.md).
+    flags.submit.submitter_env = SubmitterVariables(environ);
+    return commands.Submit(flags.submit);
+  }));
 
   CLI::App* describe_job = jobs->add_subcommand("describe", "Show a job, its trials and replicas");
   describe_job->add_option("JOB_ID", flags.name, "The job")->required();
@@ -515,7 +545,10 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
           "unexpected arguments before `--`: ", absl::StrJoin(training->remaining(), " "),
           "\nPut the trainer command after `--`, e.g. ", kSubmitExample));
     }
-    if (training->parsed() && flags.submit.command.empty()) {
+    // A packaged trainer (--module-name, or pythonModule in the YAML) takes
+    // only its arguments after `--`, if any.
+    if (training->parsed() && flags.submit.command.empty() && flags.submit.module_name.empty() &&
+        !NamesAPythonModule(flags.submit.config_path)) {
       throw CLI::ValidationError(
           has_trainer_command ? "the trainer command after `--` is empty"
                               : std::string("the trainer command is missing: end the line with "

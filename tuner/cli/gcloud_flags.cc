@@ -19,9 +19,6 @@ constexpr std::string_view kInConfig =
 constexpr std::string_view kAsync =
     "is not needed: `vernier jobs submit training` returns once the job is queued (unless "
     "given --wait or --stream-logs)";
-constexpr std::string_view kPackage =
-    "is not supported yet: install the package where the server runs and give the module as "
-    "the trainer command, e.g. `-- python3 -m trainer.task ARGS`";
 
 constexpr GcloudFlag kGcloudFlags[] = {
     {"--region", kCloudOnly},
@@ -51,9 +48,6 @@ constexpr GcloudFlag kGcloudFlags[] = {
     {"--parameter-server-image-uri", kInConfig},
     {"--use-chief-in-tf-config", kInConfig},
     {"--async", kAsync},
-    {"--package-path", kPackage},
-    {"--module-name", kPackage},
-    {"--packages", kPackage},
 };
 
 }  // namespace

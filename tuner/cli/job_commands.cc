@@ -23,6 +23,7 @@
 #include "common/status_macros.h"
 #include "tuner/cli/fetch_all_pages.h"
 #include "tuner/cli/job_progress.h"
+#include "tuner/cli/submit_environment.h"
 #include "tuner/cli/study_commands.h"
 #include "tuner/cli/table_printer.h"
 #include "tuner/cli/time_format.h"
@@ -189,7 +190,19 @@ absl::StatusOr<v1::Job> JobCommands::BuildJob(const SubmitJobOptions& options) {
   absl::StatusOr<v1::TrainingInput> training_input =
       config::ParseTrainingInputFile(options.config_path);
   if (!training_input.ok()) return training_input.status();
-  if (options.command.empty()) {
+  if (!options.package_path.empty() && options.module_name.empty()) {
+    return absl::InvalidArgumentError(
+        "--package-path needs --module-name: the module every replica runs, e.g. "
+        "--module-name trainer.task");
+  }
+  if (!options.packages.empty() && options.module_name.empty() &&
+      training_input->python_module().empty()) {
+    return absl::InvalidArgumentError(
+        "--packages are installed for a packaged trainer only: give --module-name too");
+  }
+  if (!options.module_name.empty()) training_input->set_python_module(options.module_name);
+  const bool packaged = !training_input->python_module().empty();
+  if (options.command.empty() && !packaged) {
     return absl::InvalidArgumentError(
         "the trainer command is missing: put it after `--`, e.g. `-- python3 -m trainer.task`");
   }
@@ -199,12 +212,31 @@ absl::StatusOr<v1::Job> JobCommands::BuildJob(const SubmitJobOptions& options) {
   v1::Job job;
   job.set_job_id(options.job_id);
   *job.mutable_training_input() = *std::move(training_input);
+  if (packaged) {
+    // gcloud's way: the words after `--` are the module's arguments, and
+    // every package is a local path made absolute here.
+    v1::TrainingInput& input = *job.mutable_training_input();
+    for (const std::string& argument : options.command) input.add_args(argument);
+    if (!options.package_path.empty()) input.add_package_uris(options.package_path);
+    for (const std::string& package : options.packages) input.add_package_uris(package);
+    for (std::string& uri : *input.mutable_package_uris()) {
+      if (uri.empty() || uri[0] == '/' || absl::StrContains(uri, "://")) continue;
+      std::error_code error;
+      uri = std::filesystem::absolute(uri, error).lexically_normal().string();
+      while (uri.size() > 1 && uri.back() == '/') uri.pop_back();
+    }
+  }
   // One job directory, even when the YAML also names one.
   job.mutable_training_input()->set_job_dir(*job_dir);
   job.set_job_dir(*job_dir);
   std::error_code cwd_error;
   job.set_working_dir(std::filesystem::current_path(cwd_error).string());
-  for (const std::string& argument : options.command) job.add_command(argument);
+  if (!packaged) {
+    for (const std::string& argument : options.command) job.add_command(argument);
+  }
+  VERNIER_ASSIGN_OR_RETURN(auto environment,
+                           JobEnvironment(options.submitter_env, options.env_file, options.env));
+  job.mutable_environment()->insert(environment.begin(), environment.end());
   return job;
 }
 
@@ -309,6 +341,15 @@ absl::Status JobCommands::Describe(const std::string& job_id) {
   fields.AddRow({"Study:", OrDash(job.study_name())});
   fields.AddRow({"Job dir:", OrDash(job.job_dir())});
   fields.AddRow({"Command:", ShellCommand(job.command())});
+  if (!job.working_dir().empty()) fields.AddRow({"Working dir:", job.working_dir()});
+  // The trial's environment, secrets as the server left them ([redacted]).
+  const std::map<std::string, std::string> environment(job.environment().begin(),
+                                                       job.environment().end());
+  std::string environment_label = "Environment:";
+  for (const auto& [name, value] : environment) {
+    fields.AddRow({environment_label, auth::RedactAssignment(absl::StrCat(name, "=", value))});
+    environment_label.clear();
+  }
   fields.AddRow({"Created:", FormatTimestamp(job.create_time(), context_.time_zone)});
   fields.AddRow({"Started:", FormatTimestamp(job.start_time(), context_.time_zone)});
   fields.AddRow({"Ended:", FormatTimestamp(job.end_time(), context_.time_zone)});

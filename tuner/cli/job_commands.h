@@ -2,6 +2,7 @@
 #define VERNIER_TUNER_CLI_JOB_COMMANDS_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,20 @@ struct SubmitJobOptions {
   std::string job_id;
   std::string config_path;  // the AI Platform `trainingInput:` YAML
   std::string job_dir;      // made absolute before submission
+  // The words after `--`: the trainer command, or a packaged trainer's
+  // arguments (training_input.args) when it has a module.
   std::vector<std::string> command;
+  // A packaged trainer, as gcloud's flags: the package folder, the module
+  // every replica runs and more packages; relative paths are made absolute.
+  std::string package_path;
+  std::string module_name;
+  std::vector<std::string> packages;
+  // The job's environment (docs/jobs.md, "The trial's environment"): the
+  // submitter's variables (SubmitterVariables), then --env-file's, then
+  // each --env NAME=VALUE.
+  std::map<std::string, std::string> submitter_env;
+  std::string env_file;
+  std::vector<std::string> env;
   bool dry_run = false;
   // Stay until the job ends, printing a line per trial as it ends and the
   // progress (JobProgress), then the leaderboard; an error unless the job

@@ -17,6 +17,7 @@
 #include "metrics/metric_pattern.h"
 #include "suggest/early_stopping/early_stopping_policy_factory.h"
 #include "text/control_chars.h"
+#include "tuner/config/environment_rules.h"
 
 namespace vernier::config {
 namespace {
@@ -575,7 +576,9 @@ absl::Status ValidateReplicaConfig(const v1::ReplicaConfig& config, std::string_
                                 "NVIDIA_TESLA_V100, got ",
                                 accelerators.count()));
   }
-  return absl::OkStatus();
+  VERNIER_RETURN_IF_ERROR(
+      CheckBytes(locate, Child(path, "image_uri"), config.image_uri(), kMaxPathBytes));
+  return ValidateEnvironment(config.env(), Child(path, "env"), locate);
 }
 
 // "a worker", "an evaluator".
@@ -900,7 +903,8 @@ absl::Status ValidateJobFields(const v1::Job& job) {
   VERNIER_RETURN_IF_ERROR(
       CheckList(locate, "command", job.command(), kMaxCommandArgs, kMaxArgBytes));
   VERNIER_RETURN_IF_ERROR(CheckBytes(locate, "job_dir", job.job_dir(), kMaxPathBytes));
-  return CheckBytes(locate, "working_dir", job.working_dir(), kMaxPathBytes);
+  VERNIER_RETURN_IF_ERROR(CheckBytes(locate, "working_dir", job.working_dir(), kMaxPathBytes));
+  return ValidateEnvironment(job.environment(), "environment", locate);
 }
 
 absl::Status ValidateJobDir(std::string_view job_dir) {

@@ -1,5 +1,8 @@
 #include "tuner/cli/job_commands.h"
 
+#include <cstdlib>
+#include <filesystem>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -74,6 +77,66 @@ TEST(BuildJobTest, ValidatesTheJobIdFirst) {
   absl::StatusOr<v1::Job> job = JobCommands::BuildJob(options);
   EXPECT_EQ(job.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(job.status().message(), HasSubstr("job id \"has-dash\" has '-'"));
+}
+
+// job1 of the example config in /tmp/job1, without a command.
+SubmitJobOptions ExampleOptions() {
+  SubmitJobOptions options;
+  options.job_id = "job1";
+  options.config_path =
+      std::string(std::getenv("VERNIER_SOURCE_DIR") != nullptr ? std::getenv("VERNIER_SOURCE_DIR")
+                                                               : ".") +
+      "/examples/hptuning_config.yaml";
+  options.job_dir = "/tmp/job1";
+  return options;
+}
+
+TEST(BuildJobTest, APackagedTrainerTakesItsArgumentsAndAbsolutePackages) {
+  SubmitJobOptions options = ExampleOptions();
+  options.package_path = "trainer/";
+  options.module_name = "trainer.task";
+  options.packages = {"dist/extra-1.0.tar.gz", "file:///wheels/x-1.0-py3-none-any.whl"};
+  options.command = {"--epochs", "3"};
+  absl::StatusOr<v1::Job> job = JobCommands::BuildJob(options);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_TRUE(job->command().empty());
+  EXPECT_EQ(job->training_input().python_module(), "trainer.task");
+  const std::string cwd = std::filesystem::current_path().string();
+  EXPECT_THAT(job->training_input().package_uris(),
+              ::testing::ElementsAre(cwd + "/trainer", cwd + "/dist/extra-1.0.tar.gz",
+                                     "file:///wheels/x-1.0-py3-none-any.whl"));
+  const auto& args = job->training_input().args();
+  ASSERT_GE(args.size(), 2);
+  EXPECT_EQ(args[args.size() - 2], "--epochs");
+  EXPECT_EQ(args[args.size() - 1], "3");
+}
+
+TEST(BuildJobTest, PackageFlagsWithoutAModuleAreRefused) {
+  SubmitJobOptions options = ExampleOptions();
+  options.command = {"python3", "train.py"};
+  options.package_path = "trainer/";
+  absl::StatusOr<v1::Job> job = JobCommands::BuildJob(options);
+  EXPECT_EQ(job.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(job.status().message(), HasSubstr("--package-path needs --module-name"));
+  options.package_path.clear();
+  options.packages = {"a.whl"};
+  job = JobCommands::BuildJob(options);
+  EXPECT_EQ(job.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(job.status().message(), HasSubstr("--packages are installed for a packaged trainer"));
+}
+
+TEST(BuildJobTest, TheJobCarriesTheSubmittersVariablesAndTheEnvFlags) {
+  SubmitJobOptions options = ExampleOptions();
+  options.command = {"python3", "train.py"};
+  options.submitter_env = {{"PATH", "/venv/bin:/usr/bin"}};
+  options.env = {"WANDB_MODE=offline"};
+  absl::StatusOr<v1::Job> job = JobCommands::BuildJob(options);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->environment().at("PATH"), "/venv/bin:/usr/bin");
+  EXPECT_EQ(job->environment().at("WANDB_MODE"), "offline");
+  options.env = {"WORLD_SIZE=8"};
+  job = JobCommands::BuildJob(options);
+  EXPECT_THAT(job.status().message(), HasSubstr("--env: WORLD_SIZE is set by Vernier"));
 }
 
 }  // namespace

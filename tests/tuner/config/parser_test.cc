@@ -231,6 +231,45 @@ TEST(TrainingInputParserTest, BareMappingErrorsNameFieldsWithoutWrapper) {
             "hptuning.yaml:2:1: workerCount: must not be negative, got -1");
 }
 
+TEST(TrainingInputParserTest, ReadsEachRolesEnvAndThePackagedTrainer) {
+  absl::StatusOr<v1::TrainingInput> input = ParseTrainingInputYaml(
+      Lines({"trainingInput:", "  scaleTier: CUSTOM", "  masterType: n1-standard-4",
+             "  masterConfig:", "    env:", "      WANDB_MODE: offline", "      RETRIES: 3",
+             "  packageUris: [dist/trainer-0.1.tar.gz, 'file:///wheels/extra-1.0-py3-none-any.whl']",
+             "  pythonModule: trainer.task"}),
+      kFile);
+  ASSERT_TRUE(input.ok()) << input.status();
+  EXPECT_EQ(input->master_config().env().at("WANDB_MODE"), "offline");
+  EXPECT_EQ(input->master_config().env().at("RETRIES"), "3");
+  ASSERT_EQ(input->package_uris_size(), 2);
+  EXPECT_EQ(input->package_uris(1), "file:///wheels/extra-1.0-py3-none-any.whl");
+  EXPECT_EQ(input->python_module(), "trainer.task");
+}
+
+TEST(TrainingInputParserTest, AnEnvThatVernierSetsOrThatIsNoMappingIsRefusedWhereItIs) {
+  absl::StatusOr<v1::TrainingInput> vernier = ParseTrainingInputYaml(
+      Lines({"trainingInput:", "  scaleTier: BASIC", "  masterConfig:", "    env:",
+             "      FINE: 1", "      TF_CONFIG: '{}'"}),
+      kFile);
+  EXPECT_EQ(vernier.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(vernier.status().message()),
+              StartsWith("hptuning.yaml:6:7: trainingInput.masterConfig.env.TF_CONFIG: TF_CONFIG "
+                         "is set by Vernier for every replica"));
+  absl::StatusOr<v1::TrainingInput> list = ParseTrainingInputYaml(
+      Lines({"trainingInput:", "  scaleTier: BASIC", "  masterConfig:", "    env: [A=1]"}),
+      kFile);
+  EXPECT_EQ(list.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(list.status().message()),
+              HasSubstr("hptuning.yaml:4:10: trainingInput.masterConfig.env: expected a mapping of "
+                        "names to values, got a list"));
+  absl::StatusOr<v1::TrainingInput> nested = ParseTrainingInputYaml(
+      Lines({"trainingInput:", "  scaleTier: BASIC", "  masterConfig:", "    env:",
+             "      A: {b: 1}"}),
+      kFile);
+  EXPECT_THAT(std::string(nested.status().message()),
+              HasSubstr("hptuning.yaml:5:10: trainingInput.masterConfig.env.A: expected a string"));
+}
+
 TEST(TrainingInputParserTest, JsonIsReadToo) {
   absl::StatusOr<v1::TrainingInput> input = ParseTrainingInputYaml(
       R"({"trainingInput": {"scaleTier": "BASIC", "hyperparameters": {"maxTrials": "2",

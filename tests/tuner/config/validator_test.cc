@@ -9,6 +9,8 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/text_format.h"
 #include "tuner/config/hyperparameter_validator.h"
+
+#include "tuner/config/environment_rules.h"
 #include "tuner/config/training_input_defaults.h"
 
 namespace vernier::config {
@@ -494,6 +496,43 @@ TEST(JobIdValidatorTest, Rejects129Characters) {
 
 namespace vernier::config {
 namespace {
+
+TEST(EnvironmentRulesTest, AJobsEnvironmentIsRefusedNamingTheVariable) {
+  v1::Job job;
+  job.add_command("python3");
+  (*job.mutable_environment())["PATH"] = "/usr/bin";
+  EXPECT_TRUE(ValidateJobFields(job).ok());
+  (*job.mutable_environment())["MASTER_PORT"] = "1";
+  ExpectInvalid(ValidateJobFields(job),
+                "job.environment.MASTER_PORT: MASTER_PORT is set by Vernier for every replica "
+                "(docs/jobs.md, \"The trial's environment\"); remove it");
+  job.mutable_environment()->erase("MASTER_PORT");
+  (*job.mutable_environment())["A-B"] = "1";
+  ExpectInvalid(ValidateJobFields(job),
+                "job.environment.A-B: \"A-B\" is not a variable name (letters, digits and _, not "
+                "first a digit)");
+  job.mutable_environment()->erase("A-B");
+  (*job.mutable_environment())["NUL"] = std::string("a\0b", 3);
+  ExpectInvalid(ValidateJobFields(job),
+                "job.environment.NUL: the value has a NUL byte, which no environment can hold");
+  job.mutable_environment()->erase("NUL");
+  (*job.mutable_environment())["BIG"] = std::string(kMaxArgBytes + 1, 'x');
+  ExpectInvalid(ValidateJobFields(job),
+                "job.environment.BIG: the value is 16385 bytes; at most 16384 are allowed");
+  job.mutable_environment()->clear();
+  for (int i = 0; i <= kMaxEnvironmentVariables; ++i) {
+    (*job.mutable_environment())[absl::StrCat("V", i)] = "1";
+  }
+  ExpectInvalid(ValidateJobFields(job),
+                "job.environment: has 1001 variables; at most 1000 are allowed");
+
+  v1::TrainingInput input;
+  input.set_scale_tier("BASIC");
+  (*input.mutable_worker_config()->mutable_env())["9LIVES"] = "1";
+  ExpectInvalid(ValidateTrainingInput(input, ProtoPathLocator("training_input")),
+                "training_input.worker_config.env.9LIVES: \"9LIVES\" is not a variable name "
+                "(letters, digits and _, not first a digit)");
+}
 
 TEST(FieldSizeLimitsTest, JobsAndTrainingInputsAreRefusedNamingTheOversizedField) {
   v1::Job job;

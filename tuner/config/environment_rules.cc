@@ -1,0 +1,70 @@
+#include "tuner/config/environment_rules.h"
+
+#include <algorithm>
+#include <map>
+#include <string_view>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+
+namespace vernier::config {
+namespace {
+
+// Set by the launch (tuner/trial_launch_builder.cc) or by the agent.
+constexpr std::string_view kVernierVariables[] = {
+    "CLOUD_ML_HP_METRIC_FILE", "CLOUD_ML_JOB_ID", "CLOUD_ML_TRIAL_ID",
+    "CUDA_VISIBLE_DEVICES",    "LOCAL_RANK",      "MASTER_ADDR",
+    "MASTER_PORT",             "RANK",            "TF_CONFIG",
+    "VERNIER_AGENT_TOKEN_FILE", "WORLD_SIZE"};
+
+absl::string_view AbslView(std::string_view text) { return {text.data(), text.size()}; }
+
+}  // namespace
+
+bool IsVernierVariable(std::string_view name) {
+  return std::find(std::begin(kVernierVariables), std::end(kVernierVariables), name) !=
+         std::end(kVernierVariables);
+}
+
+bool IsEnvironmentVariableName(std::string_view name) {
+  if (name.empty() || absl::ascii_isdigit(name[0])) return false;
+  return std::all_of(name.begin(), name.end(),
+                     [](char c) { return absl::ascii_isalnum(c) || c == '_'; });
+}
+
+absl::Status ValidateEnvironment(const google::protobuf::Map<std::string, std::string>& environment,
+                                 std::string_view path, const Locator& locate) {
+  if (environment.size() > static_cast<size_t>(kMaxEnvironmentVariables)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(locate(path), ": has ", environment.size(), " variables; at most ",
+                     kMaxEnvironmentVariables, " are allowed"));
+  }
+  // In name order, so the first error is the same every time.
+  const std::map<std::string, std::string> sorted(environment.begin(), environment.end());
+  for (const auto& [name, value] : sorted) {
+    const std::string where = locate(absl::StrCat(AbslView(path), ".", name));
+    if (!IsEnvironmentVariableName(name)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": \"", name,
+                       "\" is not a variable name (letters, digits and _, not first a digit)"));
+    }
+    if (IsVernierVariable(name)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": ", name,
+          " is set by Vernier for every replica (docs/jobs.md, \"The trial's environment\"); "
+          "remove it"));
+    }
+    if (value.size() > kMaxArgBytes) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": the value is ", value.size(),
+                                                     " bytes; at most ", kMaxArgBytes,
+                                                     " are allowed"));
+    }
+    if (value.find('\0') != std::string::npos) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": the value has a NUL byte, which no environment can hold"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace vernier::config

@@ -1,0 +1,35 @@
+#ifndef VERNIER_TUNER_CONFIG_ENVIRONMENT_RULES_H_
+#define VERNIER_TUNER_CONFIG_ENVIRONMENT_RULES_H_
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "google/protobuf/map.h"
+#include "tuner/config/hyperparameter_validator.h"
+
+namespace vernier::config {
+
+// The variables Vernier sets in every replica's environment itself
+// (TF_CONFIG, CLOUD_ML_JOB_ID, MASTER_ADDR, ...; docs/jobs.md): a job's
+// environment, --env or a role's `env:` may not set them.
+bool IsVernierVariable(std::string_view name);
+
+// A shell identifier: letters, digits and underscores, not first a digit.
+bool IsEnvironmentVariableName(std::string_view name);
+
+// The environment a job or one of its roles adds (Job.environment, a
+// ReplicaConfig's env): at most kMaxEnvironmentVariables variables, each
+// name a shell identifier that is not a Vernier variable, each value at
+// most kMaxArgBytes without a NUL byte. Errors are INVALID_ARGUMENT naming
+// "LOCATION: ..." with `path` and the variable, e.g.
+// "job.environment.TF_CONFIG: is set by Vernier for every replica ...".
+absl::Status ValidateEnvironment(const google::protobuf::Map<std::string, std::string>& environment,
+                                 std::string_view path, const Locator& locate);
+
+inline constexpr int kMaxEnvironmentVariables = 1000;
+
+}  // namespace vernier::config
+
+#endif  // VERNIER_TUNER_CONFIG_ENVIRONMENT_RULES_H_
