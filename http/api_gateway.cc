@@ -74,9 +74,23 @@ absl::StatusOr<std::string> Json(absl::StatusOr<Response> response) {
 }  // namespace
 
 ApiGateway::ApiGateway(std::shared_ptr<grpc::Channel> channel)
-    : jobs_(v1::JobService::NewStub(channel)), studies_(v1::StudyService::NewStub(channel)) {
+    : auth_(v1::AuthService::NewStub(channel)),
+      jobs_(v1::JobService::NewStub(channel)),
+      studies_(v1::StudyService::NewStub(channel)) {
   AddJobRoutes();
   AddStudyRoutes();
+  AddIdentityRoute();
+}
+
+void ApiGateway::AddIdentityRoute() {
+  // Who the caller is (user, role): the dashboard offers what they may do.
+  v1::AuthService::Stub& stub = *auth_;
+  routes_.push_back({"GET", std::regex("/v1/whoami"),
+                     [&stub](const Captures&, const ApiRequest& http)
+                         -> absl::StatusOr<std::string> {
+                       v1::WhoAmIRequest request;
+                       return Json(Call(stub, &v1::AuthService::Stub::WhoAmI, request, http));
+                     }});
 }
 
 bool ApiGateway::IsApiPath(const std::string& path) { return path.starts_with("/v1/"); }

@@ -11,6 +11,7 @@
 #include <grpcpp/channel.h>
 
 #include "absl/status/statusor.h"
+#include "vernier/v1/auth_service.grpc.pb.h"
 #include "vernier/v1/job_service.grpc.pb.h"
 #include "vernier/v1/study_service.grpc.pb.h"
 
@@ -61,7 +62,9 @@ class ApiGateway {
 
   void AddJobRoutes();
   void AddStudyRoutes();
+  void AddIdentityRoute();
 
+  std::unique_ptr<v1::AuthService::Stub> auth_;
   std::unique_ptr<v1::JobService::Stub> jobs_;
   std::unique_ptr<v1::StudyService::Stub> studies_;
   std::vector<Route> routes_;

@@ -146,6 +146,8 @@ async function studyPage(name) {
   const study = await api("/v1/studies/" + encodeURIComponent(name));
   const spec = study.spec || {};
   const metrics = (spec.metrics || []).map(m => m.metricId);
+  // The objectives (a metric with a constraint is none): the Pareto plot's axes.
+  const objectives = (spec.metrics || []).filter(m => !m.constraint).map(m => m.metricId);
   const objective = metrics[0];
   const maximize = ((spec.metrics || [])[0] || {}).goal !== "MINIMIZE";
   const parameters = (spec.parameters || []).map(p => p.parameterName);
@@ -181,7 +183,7 @@ async function studyPage(name) {
       plotBox("plot-parallel", "Parallel coordinates"),
       plotBox("plot-slice", "Slice ", sliceSelect),
       plotBox("plot-timeline", "Timeline"),
-      ...(metrics.length > 1 ? [plotBox("plot-pareto", `Pareto front: ${metrics[0]} and ${metrics[1]}`)] : [])));
+      ...(objectives.length > 1 ? [plotBox("plot-pareto", `Pareto front: ${objectives[0]} and ${objectives[1]}`)] : [])));
   let front = [];
 
   function cell(trial, column) {
@@ -232,11 +234,11 @@ async function studyPage(name) {
     Plots.parallel(document.getElementById("plot-parallel"), done, parameters, maximize);
     if (sliceSelect.value) Plots.slice(document.getElementById("plot-slice"), done, sliceSelect.value);
     Plots.timeline(document.getElementById("plot-timeline"), [...trials.values()]);
-    if (metrics.length > 1) {
-      const pair = t => [objectiveOf(t, metrics[0]), objectiveOf(t, metrics[1])];
+    if (objectives.length > 1) {
+      const pair = t => [objectiveOf(t, objectives[0]), objectiveOf(t, objectives[1])];
       const finished = [...trials.values()].filter(t => t.state === "SUCCEEDED").map(pair)
           .filter(([x, y]) => x !== undefined && y !== undefined);
-      Plots.pareto(document.getElementById("plot-pareto"), finished, front.map(pair), metrics[0], metrics[1]);
+      Plots.pareto(document.getElementById("plot-pareto"), finished, front.map(pair), objectives[0], objectives[1]);
     }
   }
   const fetchFront = throttled(async () => {
@@ -258,7 +260,7 @@ async function studyPage(name) {
       trials.set(trial.id, trial);
       if (!before || before.measurementCount !== trial.measurementCount || before.state !== trial.state) {
         fetchCurves();
-        if (metrics.length > 1 && trial.state === "SUCCEEDED") fetchFront();
+        if (objectives.length > 1 && trial.state === "SUCCEEDED") fetchFront();
       }
       render();
     },
@@ -320,7 +322,25 @@ async function trialPage(name, id) {
 
 // ---- #/job/J -----------------------------------------------------------------------
 
+// Who is logged in ({user, role}), asked once: the pages offer what the
+// user may do (the server decides regardless).
+let whoAmI = null;
+async function currentUser() {
+  if (whoAmI === null) whoAmI = await api("/v1/whoami");
+  return whoAmI;
+}
+
+// Whether `me` may change (cancel) `job`: an admin, or a developer who owns
+// it or to whom it is shared as a developer (docs/security.md).
+function mayChange(job, me) {
+  if (me.role === "ADMIN") return true;
+  if (me.role !== "DEVELOPER") return false;
+  return job.owner === me.user ||
+      (job.grants || []).some(grant => grant.user === me.user && grant.role === "DEVELOPER");
+}
+
 async function jobPage(id) {
+  const me = await currentUser();
   const container = el("div");
   const cancel = el("button", { id: "cancel", onclick: async () => {
     cancel.disabled = true;
@@ -340,7 +360,7 @@ async function jobPage(id) {
     }
     container.replaceChildren(
       el("p", {}, "state ", el("span", { id: "job-state", class: "state-" + job.state }, job.state), " ",
-         ended ? "" : cancel, job.errorMessage ? el("span", { class: "error" }, " " + job.errorMessage) : ""),
+         ended || !mayChange(job, me) ? "" : cancel, job.errorMessage ? el("span", { class: "error" }, " " + job.errorMessage) : ""),
       el("p", {}, job.studyName ? el("a", { href: "#/study/" + job.studyName }, "study " + job.studyName) : "",
          ` — trials: ${counts.succeeded || 0} succeeded, ${counts.active || 0} active, ${counts.failed || 0} failed, ` +
          `${counts.stoppedEarly || 0} stopped early`),

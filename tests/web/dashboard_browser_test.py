@@ -3,8 +3,8 @@
 chromium-driver, driven by Debian's python3-selenium) against a real
 `vernier serve` running real jobs. Every page loads with no console error,
 the leaderboard's rows are the API's, every plot draws, a trial that ends
-during the test shows without a reload, and the job page's cancel button
-cancels. It takes a screenshot of each page (docs/images/web-*.png when
+during the test shows without a reload, the job page's cancel button
+cancels, and a viewer gets no cancel button and a 403 from the API. It takes a screenshot of each page (docs/images/web-*.png when
 VERNIER_WEB_SCREENSHOTS names that folder; a temporary folder otherwise).
 
 Usage: dashboard_browser_test.py BUILD_DIR
@@ -48,6 +48,7 @@ class Server:
                 [os.path.join(build_dir, "bin", "vernier"), "serve", "--port", "0",
                  "--data-dir", data_dir, "--grace-period-ms", "1000"],
                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        self.build_dir = build_dir
         self.url = wait_for("the server's dashboard URL", self._url, 60).rstrip("/")
         # The server's own admin token: the API takes it as a bearer token,
         # and the browser logs in with /?token= (docs/web.md).
@@ -61,11 +62,24 @@ class Server:
             raise AssertionError("vernier serve exited:\n" + open(self.log_path).read())
         return match and match.group(1)
 
-    def call(self, method, path, body=None):
+    def grpc_address(self):
+        with open(self.log_path, encoding="utf-8", errors="replace") as log:
+            return re.search(r"vernier serve listening on (\S+)", log.read()).group(1)
+
+    def create_token(self, user, role):
+        """A new API token (`vernier tokens create`, as the server's admin)."""
+        created = subprocess.run(
+            [os.path.join(self.build_dir, "bin", "vernier"), "tokens", "create", "--user", user,
+             "--role", role, "--server", self.grpc_address()],
+            capture_output=True, text=True, timeout=60, check=True,
+            env={**os.environ, "VERNIER_TOKEN": self.token})
+        return created.stdout.splitlines()[0].strip()
+
+    def call(self, method, path, body=None, token=None):
         data = json.dumps(body).encode() if body is not None else None
         request = urllib.request.Request(self.url + path, data=data, method=method,
                                          headers={"Content-Type": "application/json",
-                                                  "Authorization": "Bearer " + self.token})
+                                                  "Authorization": "Bearer " + (token or self.token)})
         with urllib.request.urlopen(request, timeout=60) as response:
             return json.loads(response.read())
 
@@ -216,6 +230,27 @@ def main():
             "return document.getElementById('plot-pareto').dataset.frontSize;") == str(front))
         driver.save_screenshot(os.path.join(shots, "web-pareto.png"))
 
+        # A constraint is no objective: the plot's axes are the objectives,
+        # and one objective with a constraint has no Pareto plot.
+        x_parameter = [{"parameterName": "x", "type": "DOUBLE", "minValue": 0, "maxValue": 1}]
+        server.call("POST", "/v1/studies", {"name": "constrained_two", "spec": {
+            "metrics": [{"metricId": "accuracy", "goal": "MAXIMIZE"},
+                        {"metricId": "memory_gb", "constraint": {"maxValue": 8}},
+                        {"metricId": "latency", "goal": "MINIMIZE"}],
+            "parameters": x_parameter, "algorithm": "RANDOM_SEARCH"}})
+        open_page(driver, server, "/study/constrained_two", "#plot-pareto")
+        wait_for("the constrained_two page", lambda: "constrained_two" in text_of(driver, "h2"))
+        assert driver.execute_script(
+            "return document.getElementById('plot-pareto').parentNode.querySelector('h3')"
+            ".textContent;") == "Pareto front: accuracy and latency"
+        server.call("POST", "/v1/studies", {"name": "constrained_one", "spec": {
+            "metrics": [{"metricId": "accuracy", "goal": "MAXIMIZE"},
+                        {"metricId": "memory_gb", "constraint": {"maxValue": 8}}],
+            "parameters": x_parameter, "algorithm": "RANDOM_SEARCH"}})
+        open_page(driver, server, "/study/constrained_one", "#plot-history")
+        wait_for("the constrained_one page", lambda: "constrained_one" in text_of(driver, "h2"))
+        assert driver.execute_script("return document.getElementById('plot-pareto');") is None
+
         # A trial.
         open_page(driver, server, f"/trial/sweep/{best_first[0]}", "#trial-state")
         assert text_of(driver, "#trial-state") == "SUCCEEDED"
@@ -244,6 +279,23 @@ def main():
         server.wait_for_job("doomed", {"CANCELLED"})
         wait_for("CANCELLED on the job page",
                  lambda: text_of(driver, "#job-state") == "CANCELLED")
+
+        # A viewer: logged in with their own token, the job page of a running
+        # job offers no cancel button, and the API refuses the cancel (403).
+        server.submit("watched", 1, 1, "sleep 600")
+        server.wait_for_job("watched", {"RUNNING"})
+        viewer = server.create_token("vic", "viewer")
+        driver.get(server.url + "/?token=" + viewer)
+        open_page(driver, server, "/job/watched", "#job-state")
+        wait_for("the watched job's page", lambda: "watched" in text_of(driver, "h2"))
+        wait_for("RUNNING on the job page", lambda: text_of(driver, "#job-state") == "RUNNING")
+        assert not driver.find_elements(By.CSS_SELECTOR, "#cancel"), "a viewer got a cancel button"
+        try:
+            server.call("POST", "/v1/projects/-/jobs/watched:cancel", {}, token=viewer)
+            raise AssertionError("the API let a viewer cancel a job")
+        except urllib.error.HTTPError as error:
+            assert error.code == 403, error.code
+        server.call("POST", "/v1/projects/-/jobs/watched:cancel", {})
 
         errors = console_errors(driver)
         assert not errors, errors
