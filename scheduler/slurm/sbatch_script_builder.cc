@@ -12,6 +12,11 @@
 namespace vernier::scheduler {
 namespace {
 
+// The step's variables a replica keeps on Slurm (docs/jobs.md).
+constexpr const char* kSlurmVariablesKept[] = {"SLURM_JOB_ID",        "SLURM_JOB_NAME",
+                                               "SLURM_JOB_PARTITION", "SLURM_JOB_NODELIST",
+                                               "SLURM_STEP_ID",       "SLURMD_NODENAME"};
+
 // Job names show in squeue; Slurm cuts them at 1024 characters.
 std::string SlurmJobName(const TrialLaunch& launch) {
   return absl::StrCat("vernier-", launch.job_id, "-", launch.trial_id);
@@ -141,10 +146,16 @@ absl::StatusOr<std::string> BuildSbatchScript(const TrialLaunch& launch,
     // replica's command with exactly the replica's environment: the
     // variables exported above (names only here, so no value shows in
     // `ps`) and the step's CUDA_VISIBLE_DEVICES; nothing of the server's
-    // own environment, which sbatch passed down. Slurm removes
+    // own environment, which sbatch passed down, but the step's job id,
+    // name, partition, node list and node (kSlurmVariablesKept). Slurm removes
     // CUDA_VISIBLE_DEVICES from a step without GPUs, which CUDA would read
     // as "every GPU of the node": such a step sets it empty.
     std::string kept;
+    // What Slurm says of the step's job, as set (not SLURM_NTASKS or
+    // SLURM_PROCID: a framework would take those for the trial's ranks).
+    for (const char* slurm : kSlurmVariablesKept) {
+      absl::StrAppend(&kept, " ${", slurm, "+\"", slurm, "=$", slurm, "\"}");
+    }
     for (const auto& [name, value] : replica.env) {
       if (name == "CUDA_VISIBLE_DEVICES") continue;
       absl::StrAppend(&kept, " ", name, "=\"$", name, "\"");

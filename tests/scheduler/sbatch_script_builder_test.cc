@@ -94,6 +94,7 @@ TEST(SbatchScriptBuilderTest, ExportsEachReplicasOwnEnvQuotedAndNoGpusToAReplica
   EXPECT_NE(script->find("exec /usr/bin/env -i CUDA_VISIBLE_DEVICES= ", ps), std::string::npos);
   // Values stay in the exports: the step's command line names variables only.
   EXPECT_THAT(*script, HasSubstr(" RANK=\"$RANK\" TF_CONFIG=\"$TF_CONFIG\" \"$@\"'"));
+  EXPECT_THAT(*script, HasSubstr(" ${SLURM_JOB_ID+\"SLURM_JOB_ID=$SLURM_JOB_ID\"}"));
 }
 
 TEST(SbatchScriptBuilderTest, GivesEachStepOnlyItsReplicasEnvironment) {
@@ -126,7 +127,8 @@ TEST(SbatchScriptBuilderTest, GivesEachStepOnlyItsReplicasEnvironment) {
   std::ofstream(path) << without_srun;
   const testing::CommandResult run = testing::RunCommand(
       {"bash", path}, std::chrono::seconds(30),
-      {{"SERVER_SECRET", "leaked"}, {"CUDA_VISIBLE_DEVICES", "3"}});
+      {{"SERVER_SECRET", "leaked"}, {"CUDA_VISIBLE_DEVICES", "3"}, {"SLURM_JOB_ID", "77"},
+       {"SLURM_NTASKS", "2"}});
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err << without_srun;
   std::ifstream master_log(dir.path() + "/master.log");
   const std::string master((std::istreambuf_iterator<char>(master_log)), {});
@@ -134,6 +136,9 @@ TEST(SbatchScriptBuilderTest, GivesEachStepOnlyItsReplicasEnvironment) {
   EXPECT_THAT(master, HasSubstr("CUDA_VISIBLE_DEVICES=3\n"));
   EXPECT_THAT(master, HasSubstr("PATH=/usr/bin:/bin\n"));
   EXPECT_THAT(master, Not(HasSubstr("SERVER_SECRET")));
+  // Slurm's word on the job, not on tasks (a framework would take those for ranks).
+  EXPECT_THAT(master, HasSubstr("SLURM_JOB_ID=77\n"));
+  EXPECT_THAT(master, Not(HasSubstr("SLURM_NTASKS")));
   std::ifstream ps_log(dir.path() + "/ps.log");
   const std::string ps((std::istreambuf_iterator<char>(ps_log)), {});
   EXPECT_THAT(ps, HasSubstr("ROLE_ONLY=for ps it's \"quoted\"\n"));
