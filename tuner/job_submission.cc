@@ -1,9 +1,11 @@
 #include "tuner/job_submission.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <random>
 
 #include "auth/secret_redaction.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/status_macros.h"
@@ -29,6 +31,46 @@ v1::HyperparameterSpec TunedEssentials(const v1::Job& job) {
   essentials.set_goal(job.training_input().hyperparameters().goal());
   *essentials.mutable_metrics() = job.training_input().hyperparameters().metrics();
   return essentials;
+}
+
+// The YAML field that gave a replica of `role` its image.
+std::string ImageUriField(const std::string& role) {
+  if (role == "worker") return "training_input.worker_config.image_uri";
+  if (role == "ps") return "training_input.parameter_server_config.image_uri";
+  if (role == "evaluator") return "training_input.evaluator_config.image_uri";
+  return "training_input.master_config.image_uri";
+}
+
+// Replicas with an image run in containers: the image must be a reference
+// (never a podman flag), and this server must be able to run it.
+absl::Status CheckContainers(const std::vector<v1::ReplicaSpec>& replicas,
+                             const JobSubmissionOptions& options) {
+  for (const v1::ReplicaSpec& replica : replicas) {
+    const std::string& image = replica.image_uri();
+    if (image.empty()) continue;
+    const std::string field = ImageUriField(replica.role());
+    if (image.front() == '-' ||
+        std::any_of(image.begin(), image.end(), [](unsigned char c) { return c <= ' ' || c == 0x7f; })) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: \"%s\" is not an image reference (e.g. localhost/trainer:1 or "
+          "registry.example.com/team/trainer@sha256:...)",
+          field, absl::CHexEscape(image)));
+    }
+    if (!options.containers_unsupported.empty()) {
+      return absl::FailedPreconditionError(absl::StrFormat(
+          "%s: %s; remove imageUri to run the trainer on the nodes directly, or submit to a server "
+          "with the local scheduler",
+          field, options.containers_unsupported));
+    }
+    if (options.podman_path.empty()) {
+      return absl::FailedPreconditionError(absl::StrFormat(
+          "%s: the %s runs in a container of \"%s\", which needs podman, and the server found "
+          "none (not on its PATH, no `vernier serve --podman PATH`): install podman on the "
+          "server's machine (Debian: apt-get install podman) or remove imageUri",
+          field, replica.role(), image));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -65,6 +107,7 @@ absl::StatusOr<v1::Study> JobSubmission::Check(v1::Job& job) {
           job.training_input(),
           options_.machine_types ? *options_.machine_types : config::MachineTypeCatalog::Default(),
           admission_, config::ProtoPathLocator("training_input")));
+  VERNIER_RETURN_IF_ERROR(CheckContainers(replicas, options_));
   job.mutable_replica_specs()->Assign(replicas.begin(), replicas.end());
   if (job.job_dir().empty()) job.set_job_dir(job.training_input().job_dir());
   if (job.job_dir().empty() && !options_.default_job_root.empty()) {
