@@ -10,9 +10,8 @@ namespace vernier::scheduler {
 namespace {
 
 constexpr std::array<std::string_view, 11> kHostOnlyVariables = {
-    "PATH",  "PYTHONPATH", "VIRTUAL_ENV", "CONDA_PREFIX", "LD_LIBRARY_PATH",
-    "HOME",  "USER",       "LOGNAME",     "SHELL",        "TMPDIR",
-    "VERNIER_AGENT_TOKEN_FILE"};
+    "PATH", "PYTHONPATH", "VIRTUAL_ENV", "CONDA_PREFIX", "LD_LIBRARY_PATH",         "HOME",
+    "USER", "LOGNAME",    "SHELL",       "TMPDIR",       "VERNIER_AGENT_TOKEN_FILE"};
 
 constexpr std::string_view kCudaVisibleDevices = "CUDA_VISIBLE_DEVICES";
 

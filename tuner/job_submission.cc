@@ -41,6 +41,14 @@ std::string ImageUriField(const std::string& role) {
   return "training_input.master_config.image_uri";
 }
 
+// Podman reads a word that starts with '-' as a flag; spaces and control
+// characters are in no image reference.
+bool IsImageReference(const std::string& image) {
+  return !image.empty() && image.front() != '-' &&
+         std::none_of(image.begin(), image.end(),
+                      [](unsigned char c) { return c <= ' ' || c == 0x7f; });
+}
+
 // Replicas with an image run in containers: the image must be a reference
 // (never a podman flag), and this server must be able to run it.
 absl::Status CheckContainers(const std::vector<v1::ReplicaSpec>& replicas,
@@ -49,12 +57,11 @@ absl::Status CheckContainers(const std::vector<v1::ReplicaSpec>& replicas,
     const std::string& image = replica.image_uri();
     if (image.empty()) continue;
     const std::string field = ImageUriField(replica.role());
-    if (image.front() == '-' ||
-        std::any_of(image.begin(), image.end(), [](unsigned char c) { return c <= ' ' || c == 0x7f; })) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%s: \"%s\" is not an image reference (e.g. localhost/trainer:1 or "
-          "registry.example.com/team/trainer@sha256:...)",
-          field, absl::CHexEscape(image)));
+    if (!IsImageReference(image)) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s: \"%s\" is not an image reference (e.g. localhost/trainer:1 or "
+                          "registry.example.com/team/trainer@sha256:...)",
+                          field, absl::CHexEscape(image)));
     }
     if (!options.containers_unsupported.empty()) {
       return absl::FailedPreconditionError(absl::StrFormat(

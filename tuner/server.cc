@@ -150,7 +150,8 @@ absl::StatusOr<std::string> FindPodman(const std::string& given) {
     return given;
   }
   const char* path = std::getenv("PATH");
-  for (absl::string_view dir : absl::StrSplit(path != nullptr ? path : "", ':', absl::SkipEmpty())) {
+  const absl::string_view dirs = path != nullptr ? path : "";
+  for (absl::string_view dir : absl::StrSplit(dirs, ':', absl::SkipEmpty())) {
     const std::string candidate = absl::StrCat(dir, "/podman");
     if (access(candidate.c_str(), X_OK) == 0) return candidate;
   }

@@ -339,7 +339,8 @@ std::vector<ProcessIdentity> LocalBackend::WaitForGroups(std::vector<ProcessIden
 void LocalBackend::RemoveContainers(const v1::TrialRun& run, const std::string& job_id,
                                     const std::string& trial_label) {
   if (options_.podman_path.empty()) return;
-  std::vector<std::string> argv = {options_.podman_path, "rm", "--force", "--ignore", "--time", "0"};
+  std::vector<std::string> argv = {options_.podman_path, "rm", "--force", "--ignore"};
+  argv.insert(argv.end(), {"--time", "0"});
   for (const v1::ReplicaStatus& replica : run.replicas()) {
     argv.push_back(
         ContainerName(job_id, run.trial_id(), replica.role(), replica.index(), run.attempt()));

@@ -28,8 +28,8 @@
 namespace vernier::testing {
 namespace {
 
-using ::testing::HasSubstr;
 using std::chrono::seconds;
+using ::testing::HasSubstr;
 
 constexpr char kImage[] = "localhost/vernier-test-trainer:1";
 
@@ -81,9 +81,9 @@ class ContainerJobTest : public ::testing::Test {
     // there.
     const std::string state = dir_.path() + "/podman";
     std::filesystem::create_directories(state + "/tmp");
-    WriteFile(state + "/storage.conf", absl::StrCat("[storage]\ndriver = \"vfs\"\nrunroot = \"",
-                                                    state, "/run\"\ngraphroot = \"", state,
-                                                    "/graph\"\n"));
+    WriteFile(state + "/storage.conf",
+              absl::StrCat("[storage]\ndriver = \"vfs\"\nrunroot = \"", state,
+                           "/run\"\ngraphroot = \"", state, "/graph\"\n"));
     const std::string runc = FindOnPath("runc");
     WriteFile(state + "/containers.conf",
               absl::StrCat("[containers]\n"

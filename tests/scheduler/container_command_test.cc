@@ -25,9 +25,9 @@ TEST(ContainerNameTest, NamesJobTrialRoleIndexAndAttemptWithinPodmansRules) {
 }
 
 TEST(PassedIntoContainerTest, KeepsTheImagesOwnHostVariables) {
-  for (const char* host_only : {"PATH", "PYTHONPATH", "VIRTUAL_ENV", "CONDA_PREFIX",
-                                "LD_LIBRARY_PATH", "HOME", "USER", "LOGNAME", "SHELL", "TMPDIR",
-                                "VERNIER_AGENT_TOKEN_FILE", "CUDA_VISIBLE_DEVICES"}) {
+  for (const char* host_only :
+       {"PATH", "PYTHONPATH", "VIRTUAL_ENV", "CONDA_PREFIX", "LD_LIBRARY_PATH", "HOME", "USER",
+        "LOGNAME", "SHELL", "TMPDIR", "VERNIER_AGENT_TOKEN_FILE", "CUDA_VISIBLE_DEVICES"}) {
     EXPECT_FALSE(PassedIntoContainer(host_only)) << host_only;
   }
   for (const char* passed : {"TF_CONFIG", "MASTER_ADDR", "RANK", "CLOUD_ML_JOB_ID",
@@ -37,13 +37,12 @@ TEST(PassedIntoContainerTest, KeepsTheImagesOwnHostVariables) {
 }
 
 TEST(ContainerCommandTest, RunsTheCommandInTheImageWithTheJobDirHostNetworkAndVariablesByName) {
-  EXPECT_THAT(
-      ContainerCommand(Spec(), {"TF_CONFIG", "PATH", "SECRET_TOKEN"}, {}, false,
-                       {"/app/train", "--lr=0.1"}),
-      ElementsAre("/usr/bin/podman", "run", "--rm", "--replace", "--name",
-                  "vernier-job1-t3-master-0-a0", "--network", "host", "--init", "--volume",
-                  "/data/jobs/job1:/data/jobs/job1", "--env", "TF_CONFIG", "--env", "SECRET_TOKEN",
-                  "localhost/trainer:1", "/app/train", "--lr=0.1"));
+  EXPECT_THAT(ContainerCommand(Spec(), {"TF_CONFIG", "PATH", "SECRET_TOKEN"}, {}, false,
+                               {"/app/train", "--lr=0.1"}),
+              ElementsAre("/usr/bin/podman", "run", "--rm", "--replace", "--name",
+                          "vernier-job1-t3-master-0-a0", "--network", "host", "--init", "--volume",
+                          "/data/jobs/job1:/data/jobs/job1", "--env", "TF_CONFIG", "--env",
+                          "SECRET_TOKEN", "localhost/trainer:1", "/app/train", "--lr=0.1"));
 }
 
 TEST(ContainerCommandTest, ExposesOnlyTheGrantedGpusCountedFromZeroInside) {
@@ -70,16 +69,15 @@ TEST(RunReplicaInContainerTest, WrapsTheTrainerAfterTheSeparatorAndTellsTheAgent
   replica.env = {{"TF_CONFIG", "{}"}, {"PATH", "/usr/bin"}, {"CUDA_VISIBLE_DEVICES", "1"}};
   replica.gpus = {1};
   RunReplicaInContainer(Spec(), replica);
-  EXPECT_THAT(
-      replica.argv,
-      ElementsAre("/bin/vernier-agent", "--trial", "3", "--container",
-                  "vernier-job1-t3-master-0-a0", "--podman", "/usr/bin/podman", "--",
-                  "/usr/bin/podman", "run", "--rm", "--replace", "--name",
-                  "vernier-job1-t3-master-0-a0", "--network", "host", "--init", "--volume",
-                  "/data/jobs/job1:/data/jobs/job1", "--env", "TF_CONFIG", "--env",
-                  "CLOUD_ML_TRIAL_ID", "--env", "CLOUD_ML_HP_METRIC_FILE", "--device",
-                  "nvidia.com/gpu=1", "--env", "CUDA_VISIBLE_DEVICES=0", "localhost/trainer:1",
-                  "/app/train", "--job-dir=/d/3"));
+  EXPECT_THAT(replica.argv,
+              ElementsAre("/bin/vernier-agent", "--trial", "3", "--container",
+                          "vernier-job1-t3-master-0-a0", "--podman", "/usr/bin/podman", "--",
+                          "/usr/bin/podman", "run", "--rm", "--replace", "--name",
+                          "vernier-job1-t3-master-0-a0", "--network", "host", "--init", "--volume",
+                          "/data/jobs/job1:/data/jobs/job1", "--env", "TF_CONFIG", "--env",
+                          "CLOUD_ML_TRIAL_ID", "--env", "CLOUD_ML_HP_METRIC_FILE", "--device",
+                          "nvidia.com/gpu=1", "--env", "CUDA_VISIBLE_DEVICES=0",
+                          "localhost/trainer:1", "/app/train", "--job-dir=/d/3"));
   // The host's environment stays the podman client's: it passes the values.
   EXPECT_EQ(replica.env.at("PATH"), "/usr/bin");
 }

@@ -116,8 +116,7 @@ TEST_F(JobSubmissionTest, AnImageNeedsPodmanOnTheServer) {
   // preview shows the trainer in its container.
   JobSubmissionOptions options;
   options.podman_path = "/usr/bin/podman";
-  JobSubmission with_podman(*storage_, *studies_, backend_, admission_, options,
-                            clock_.AsClock());
+  JobSubmission with_podman(*storage_, *studies_, backend_, admission_, options, clock_.AsClock());
   LaunchSettings launch;
   launch.agent_path = "/opt/vernier-agent";
   launch.podman_path = options.podman_path;
@@ -152,8 +151,7 @@ TEST_F(JobSubmissionTest, AnImageIsRefusedWhereTheBackendRunsNoContainers) {
 TEST_F(JobSubmissionTest, AnImageMustBeAReferenceNotAPodmanFlag) {
   JobSubmissionOptions options;
   options.podman_path = "/usr/bin/podman";
-  JobSubmission with_podman(*storage_, *studies_, backend_, admission_, options,
-                            clock_.AsClock());
+  JobSubmission with_podman(*storage_, *studies_, backend_, admission_, options, clock_.AsClock());
   for (const std::string image : {"--privileged", "trainer:1 --privileged", "a\nb"}) {
     v1::Job job = MakeJob("flag", dir_.path());
     job.mutable_training_input()->mutable_master_config()->set_image_uri(image);

@@ -302,9 +302,9 @@ TEST(TrialLaunchBuilderTest, AReplicaWithAnImageRunsItsTrainerInAContainer) {
   const std::vector<std::string>& worker = launch.replicas[1].argv;
   const auto separator = std::find(worker.begin(), worker.end(), "--");
   ASSERT_NE(separator, worker.end());
-  EXPECT_THAT(std::vector<std::string>(separator - 4, separator),
-              ElementsAre("--container", "vernier-dist-t4-worker-0-a2", "--podman",
-                          "/usr/bin/podman"));
+  EXPECT_THAT(
+      std::vector<std::string>(separator - 4, separator),
+      ElementsAre("--container", "vernier-dist-t4-worker-0-a2", "--podman", "/usr/bin/podman"));
   const std::string command = absl::StrJoin(separator + 1, worker.end(), " ");
   EXPECT_THAT(command, ::testing::StartsWith(
                            "/usr/bin/podman run --rm --replace --name vernier-dist-t4-worker-0-a2 "
