@@ -35,13 +35,16 @@ constexpr char kImage[] = "localhost/vernier-test-trainer:1";
 
 // The trainer, run by the image's busybox: reads --learning_rate and
 // --job-dir, writes what it saw into the job dir, prints its metric; with
-// --hang it ignores SIGTERM and never ends.
+// --hang it ignores SIGTERM and never ends; with --quality it prints the
+// curve of tests/e2e/learning_curve_trainer.py (accuracy=QUALITY+0.001*N at
+// step N of 30, 0.1 s apart).
 constexpr char kTrainer[] = R"(#!/bin/sh
 for arg in "$@"; do
   case "$arg" in
     --learning_rate=*) lr="${arg#*=}" ;;
     --job-dir=*) dir="${arg#*=}" ;;
     --hang) hang=1 ;;
+    --quality=*) quality="${arg#*=}" ;;
   esac
 done
 mkdir -p "$dir"
@@ -53,6 +56,15 @@ if [ -n "$hang" ]; then
   trap '' TERM
   echo hanging > "$dir/hanging"
   while true; do sleep 1; done
+fi
+if [ -n "$quality" ]; then
+  step=1
+  while [ "$step" -le 30 ]; do
+    awk -v q="$quality" -v s="$step" 'BEGIN { printf "step=%d accuracy=%.4f\n", s, q + 0.001 * s }'
+    sleep 0.1
+    step=$((step + 1))
+  done
+  exit 0
 fi
 echo "accuracy=$lr"
 )";
@@ -107,7 +119,7 @@ class ContainerJobTest : public ::testing::Test {
     std::filesystem::create_directories(root + "/bin");
     std::filesystem::create_directories(root + "/tmp");
     std::filesystem::copy_file(busybox, root + "/bin/busybox");
-    for (const char* applet : {"sh", "mkdir", "sleep", "cat"}) {
+    for (const char* applet : {"sh", "mkdir", "sleep", "cat", "awk"}) {
       std::filesystem::create_symlink("busybox", root + "/bin/" + applet);
     }
     WriteFile(root + "/bin/train", kTrainer);
@@ -154,17 +166,25 @@ class ContainerJobTest : public ::testing::Test {
     return left;
   }
 
-  std::string Config(int max_trials) {
+  std::string Config(int max_trials) { return WithImage(SmallConfig(max_trials, 1, 0)); }
+
+  // `config` with the master in the test's image.
+  static std::string WithImage(const std::string& config) {
     return absl::StrReplaceAll(
-        SmallConfig(max_trials, 1, 0),
+        config,
         {{"  scaleTier: BASIC\n",
           absl::StrCat("  scaleTier: BASIC\n  masterConfig:\n    imageUri: ", kImage, "\n")}});
   }
 
   void Submit(ServerProcess& server, const std::string& job_id, int max_trials,
               const std::vector<std::string>& command) {
+    Submit(server, job_id, Config(max_trials), command);
+  }
+
+  void Submit(ServerProcess& server, const std::string& job_id, const std::string& yaml,
+              const std::vector<std::string>& command) {
     const std::string config = dir_.path() + "/" + job_id + ".yaml";
-    WriteFile(config, Config(max_trials));
+    WriteFile(config, yaml);
     CommandResult submit =
         RunCommand(testing::Submit(server, job_id, config, JobDir(job_id), command));
     ASSERT_EQ(submit.exit_code, 0) << submit.err << "\n" << server.log();
@@ -230,6 +250,40 @@ TEST_F(ContainerJobTest, CancelEndsAContainerWhoseTrainerIgnoresSigterm) {
   const v1::GetJobResponse done = WaitForJob(server, "stuck", Ended);
   EXPECT_EQ(done.job().state(), v1::Job::CANCELLED) << done.DebugString();
   // The container is gone too.
+  EXPECT_THAT(ContainersOnceRemoved(), ::testing::IsEmpty()) << server.log();
+}
+
+// As tests/e2e/early_stopping_job_test.cc: GRID_SEARCH over 8 qualities, 2
+// at a time, so that the median stopping rule must stop the trial of quality
+// 0.2; its container ends with it.
+TEST_F(ContainerJobTest, EarlyStoppedTrialsEndTheirContainers) {
+  ASSERT_TRUE(ready_);
+  ServerProcess server(dir_.path() + "/data", 0, {"--podman", podman_});
+  server.Start();
+  Submit(server, "early",
+         WithImage("trainingInput:\n"
+                   "  scaleTier: BASIC\n"
+                   "  hyperparameters:\n"
+                   "    goal: MAXIMIZE\n"
+                   "    hyperparameterMetricTag: accuracy\n"
+                   "    maxTrials: 8\n"
+                   "    maxParallelTrials: 2\n"
+                   "    enableTrialEarlyStopping: true\n"
+                   "    algorithm: GRID_SEARCH\n"
+                   "    params:\n"
+                   "      - parameterName: quality\n"
+                   "        type: DISCRETE\n"
+                   "        discreteValues: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]\n"),
+         {"/bin/train"});
+  const v1::GetJobResponse done = WaitForJob(server, "early", Ended);
+  ASSERT_EQ(done.job().state(), v1::Job::SUCCEEDED) << done.DebugString() << server.log();
+  bool lagging_stopped = false;
+  for (const v1::Trial& trial : ListTrials(server, "early")) {
+    if (trial.parameters(0).double_value() == 0.2) {
+      lagging_stopped = trial.state() == v1::Trial::STOPPED_EARLY;
+    }
+  }
+  EXPECT_TRUE(lagging_stopped) << done.DebugString();
   EXPECT_THAT(ContainersOnceRemoved(), ::testing::IsEmpty()) << server.log();
 }
 
