@@ -20,6 +20,10 @@ packages=(
   clang-16 libfuzzer-16-dev
   postgresql
   slurm-wlm munge
+  # Replicas in containers (docs/containers.md): podman, its init for
+  # --init (catatonit) and runc (crun refuses hybrid cgroup hierarchies);
+  # the container test builds its image from busybox-static.
+  podman catatonit runc busybox-static
   python3
   python3-grpcio python3-protobuf python3-yaml python3-setuptools python3-pip python3-wheel
   python3-venv python3-pytest python3-nbclient python3-ipykernel python3-matplotlib

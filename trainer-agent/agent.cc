@@ -16,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "metrics/metric_pattern.h"
+#include "scheduler/slurm/command_runner.h"
 #include "trainer-agent/hypertune_file_reader.h"
 #include "trainer-agent/process_supervisor.h"
 #include "trainer-agent/replica_lock.h"
@@ -29,6 +30,8 @@ namespace {
 // How long the loop sleeps at most while the program is quiet, which bounds
 // how late a stop request is noticed.
 constexpr absl::Duration kLoopTick = absl::Milliseconds(100);
+// How long `podman rm` may take to remove a container once its trainer ended.
+constexpr std::chrono::milliseconds kContainerRemovalTimeout{30000};
 // How often an agent waiting for another agent of its replica looks again.
 constexpr absl::Duration kLockPollInterval = absl::Milliseconds(200);
 
@@ -296,6 +299,7 @@ int Agent::Run() {
     stopped_by_request = true;
     exit = supervisor.Stop(options_.grace_period);
   }
+  RemoveContainer();
   Collect(parser.Finish());
   Collect(hypertune.Finish());
   if (exit->term_signal != 0) {
@@ -308,6 +312,22 @@ int Agent::Run() {
                   options_.metric_tag, measurement_count_);
   }
   return Finish(exit->exit_code, exit->term_signal, supervisor.OutputTail(), stopped_by_request);
+}
+
+void Agent::RemoveContainer() {
+  if (options_.container.empty() || options_.podman.empty()) return;
+  // The trainer has ended or was killed; what its container still runs
+  // goes at once.
+  absl::StatusOr<scheduler::CommandOutput> removed = scheduler::RunCommand(
+      {options_.podman, "rm", "--force", "--ignore", "--time", "0", options_.container}, {},
+      kContainerRemovalTimeout);
+  if (!removed.ok()) {
+    logger_->error("cannot remove container {}: {}", options_.container,
+                   removed.status().ToString());
+  } else if (removed->exit_code != 0) {
+    logger_->error("cannot remove container {}: podman rm exited with code {}: {}",
+                   options_.container, removed->exit_code, removed->err);
+  }
 }
 
 int Agent::Finish(int exit_code, int term_signal, std::string log_tail, bool stopped_by_request) {

@@ -44,6 +44,12 @@ struct AgentOptions {
   // Zero sends no heartbeats.
   absl::Duration heartbeat_interval = absl::Seconds(5);
   std::vector<std::string> command;
+  // The container the command runs in (--container) and the podman that
+  // runs it (--podman): once the program ended, however it ended, the agent
+  // removes the container (`podman rm --force --ignore`), so that a trainer
+  // killed after the grace period leaves no container behind. Empty: none.
+  std::string container;
+  std::string podman;
   // Set to a signal number (from a signal handler) to stop the program and
   // report a requested stop; 0 while nobody asked. May be null.
   const std::atomic<int>* stop_signal = nullptr;
@@ -95,6 +101,8 @@ class Agent {
   void WriteThrough(std::string_view chunk);
   bool StopRequested(std::string& reason) const;
   int Finish(int exit_code, int term_signal, std::string log_tail, bool stopped_by_request);
+  // With a container: removes it, and whatever still runs in it.
+  void RemoveContainer();
 
   AgentOptions options_;
   std::shared_ptr<spdlog::logger> logger_;

@@ -99,6 +99,10 @@ int main(int argc, char** argv) {
   app.add_option("--tls-server-name", tls.server_name,
                  "TLS: the name checked in the server's certificate (default: the host dialled; "
                  "needed with several servers)");
+  app.add_option("--container", options.container,
+                 "The podman container the program runs in (podman run --name NAME); removed "
+                 "once the program ended");
+  app.add_option("--podman", options.podman, "The podman binary that runs --container");
   app.footer("The program and its arguments follow '--'.");
   try {
     app.parse(agent_argc, argv);

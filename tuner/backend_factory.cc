@@ -23,7 +23,8 @@ int RandomPortOffset() { return static_cast<int>(std::random_device{}() % 65536)
 absl::StatusOr<SchedulerParts> MakeBackend(const ServerOptions& options) {
   SchedulerParts parts;
   if (options.scheduler == "local") {
-    parts.backend = std::make_unique<scheduler::LocalBackend>();
+    parts.backend = std::make_unique<scheduler::LocalBackend>(
+        scheduler::LocalBackendOptions{.podman_path = options.podman_path});
     parts.admission = std::make_unique<scheduler::LocalAdmission>(
         options.gpus, options.replica_ports, &scheduler::PortProbe::IsFree, RandomPortOffset());
     return parts;

@@ -1,9 +1,11 @@
 #include "tuner/job_submission.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <random>
 
 #include "auth/secret_redaction.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/status_macros.h"
@@ -30,6 +32,53 @@ v1::HyperparameterSpec TunedEssentials(const v1::Job& job) {
   essentials.set_goal(job.training_input().hyperparameters().goal());
   *essentials.mutable_metrics() = job.training_input().hyperparameters().metrics();
   return essentials;
+}
+
+// The YAML field that gave a replica of `role` its image.
+std::string ImageUriField(const std::string& role) {
+  if (role == "worker") return "training_input.worker_config.image_uri";
+  if (role == "ps") return "training_input.parameter_server_config.image_uri";
+  if (role == "evaluator") return "training_input.evaluator_config.image_uri";
+  return "training_input.master_config.image_uri";
+}
+
+// Podman reads a word that starts with '-' as a flag; spaces and control
+// characters are in no image reference.
+bool IsImageReference(const std::string& image) {
+  return !image.empty() && image.front() != '-' &&
+         std::none_of(image.begin(), image.end(),
+                      [](unsigned char c) { return c <= ' ' || c == 0x7f; });
+}
+
+// Replicas with an image run in containers: the image must be a reference
+// (never a podman flag), and this server must be able to run it.
+absl::Status CheckContainers(const std::vector<v1::ReplicaSpec>& replicas,
+                             const JobSubmissionOptions& options) {
+  for (const v1::ReplicaSpec& replica : replicas) {
+    const std::string& image = replica.image_uri();
+    if (image.empty()) continue;
+    const std::string field = ImageUriField(replica.role());
+    if (!IsImageReference(image)) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s: \"%s\" is not an image reference (e.g. localhost/trainer:1 or "
+                          "registry.example.com/team/trainer@sha256:...)",
+                          field, absl::CHexEscape(image)));
+    }
+    if (!options.containers_unsupported.empty()) {
+      return absl::FailedPreconditionError(absl::StrFormat(
+          "%s: %s; remove imageUri to run the trainer on the nodes directly, or submit to a server "
+          "with the local scheduler",
+          field, options.containers_unsupported));
+    }
+    if (options.podman_path.empty()) {
+      return absl::FailedPreconditionError(absl::StrFormat(
+          "%s: the %s runs in a container of \"%s\", which needs podman, and the server found "
+          "none (not on its PATH, no `vernier serve --podman PATH`): install podman on the "
+          "server's machine (Debian: apt-get install podman) or remove imageUri",
+          field, replica.role(), image));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -66,6 +115,7 @@ absl::StatusOr<v1::Study> JobSubmission::Check(v1::Job& job) {
           job.training_input(),
           options_.machine_types ? *options_.machine_types : config::MachineTypeCatalog::Default(),
           admission_, config::ProtoPathLocator("training_input")));
+  VERNIER_RETURN_IF_ERROR(CheckContainers(replicas, options_));
   job.mutable_replica_specs()->Assign(replicas.begin(), replicas.end());
   if (job.job_dir().empty()) job.set_job_dir(job.training_input().job_dir());
   if (job.job_dir().empty() && !options_.default_job_root.empty()) {
@@ -79,6 +129,15 @@ absl::StatusOr<v1::Study> JobSubmission::Check(v1::Job& job) {
   VERNIER_RETURN_IF_ERROR(scheduler::CheckJobDir(job.job_dir()));
   // The module becomes the command: PYTHON -m MODULE (installed at start).
   if (PackagedTrainer::IsPackaged(job)) {
+    for (const v1::ReplicaSpec& replica : job.replica_specs()) {
+      if (replica.image_uri().empty()) continue;
+      // As on AI Platform: a Python package or a container, not both.
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "training_input.python_module: a packaged trainer runs with the submitter's python3 on "
+          "the host, and the %s has an imageUri, whose image brings its own trainer; give one or "
+          "the other",
+          replica.role()));
+    }
     VERNIER_RETURN_IF_ERROR(PackagedTrainer::Prepare(job, options_.fallback_path));
   } else if (!job.training_input().package_uris().empty()) {
     return absl::InvalidArgumentError(

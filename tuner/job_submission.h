@@ -25,10 +25,16 @@ struct JobSubmissionOptions {
   // Where a packaged trainer's python3 is looked for when the job sends no
   // PATH: the server's own PATH.
   std::string fallback_path{};
+  // The podman that runs replicas with an image (imageUri); empty: none,
+  // and such jobs are refused.
+  std::string podman_path{};
+  // Why this server's backend cannot run replicas in containers; empty: it
+  // can (with podman_path).
+  std::string containers_unsupported{};
 };
 
 // A job's way in: checks a submitted job (trainer command, trainingInput,
-// replicas the scheduler can ever start, job dir, search space, the job it
+// replicas the scheduler can ever start, their images, job dir, search space, the job it
 // resumes), stores it QUEUED with its study, or shows what its first trial
 // would start (dry run); and, before a resumed job's first pass, gives it the
 // finished trials of the job it resumes.

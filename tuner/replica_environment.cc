@@ -10,8 +10,9 @@ namespace vernier::tuner {
 namespace {
 
 constexpr absl::string_view kInheritedNames[] = {
-    "HOME",   "USER", "LOGNAME", "SHELL",        "LANG",         "LANGUAGE",      "TZ",
-    "TMPDIR", "PATH", "ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS"};
+    "HOME", "USER",           "LOGNAME",      "SHELL",        "LANG",         "LANGUAGE",
+    "TZ",   "TMPDIR",         "PATH",         "ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS",
+    "XDG_RUNTIME_DIR"};
 
 bool IsInherited(absl::string_view name) {
   if (absl::StartsWith(name, "LC_")) return true;

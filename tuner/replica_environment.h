@@ -23,7 +23,8 @@ std::map<std::string, std::string> ReplicaEnvironment(
 
 // What of a server's environment (NAME=VALUE strings, as `environ`) a
 // replica may see: HOME, USER, LOGNAME, SHELL, LANG, LANGUAGE, LC_*, TZ,
-// TMPDIR and PATH (the fallback above), and the sanitizer runtimes' options
+// TMPDIR, XDG_RUNTIME_DIR (where a rootless podman keeps its state) and
+// PATH (the fallback above), and the sanitizer runtimes' options
 // (ASAN_OPTIONS, LSAN_OPTIONS, UBSAN_OPTIONS) so that the agents of a
 // sanitizer build report as the server does. Nothing else: not the
 // server's tokens, database URL or SLURM_CONF.

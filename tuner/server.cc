@@ -19,6 +19,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
 #include "common/status_macros.h"
 #include "http/http_server.h"
@@ -138,6 +139,26 @@ absl::StatusOr<std::string> DefaultAgentPath() {
   return (self.parent_path() / "vernier-agent").string();
 }
 
+// The podman that runs replicas with an image: `given` (--podman), which
+// must be executable, or else the first podman on PATH; empty when there is
+// none (jobs with an imageUri are then refused at submit).
+absl::StatusOr<std::string> FindPodman(const std::string& given) {
+  if (!given.empty()) {
+    if (access(given.c_str(), X_OK) != 0) {
+      return absl::FailedPreconditionError(absl::StrFormat(
+          "--podman %s is missing or not executable; install podman or name it", given));
+    }
+    return given;
+  }
+  const char* path = std::getenv("PATH");
+  const absl::string_view dirs = path != nullptr ? path : "";
+  for (absl::string_view dir : absl::StrSplit(dirs, ':', absl::SkipEmpty())) {
+    const std::string candidate = absl::StrCat(dir, "/podman");
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return "";
+}
+
 }  // namespace
 
 std::chrono::milliseconds HeartbeatIntervalFor(absl::Duration agent_timeout) {
@@ -171,6 +192,13 @@ absl::Status RunServer(const ServerOptions& given) {
         "the trainer agent %s is missing or not executable; build vernier-agent or pass "
         "--agent-path",
         options.agent_path));
+  }
+
+  VERNIER_ASSIGN_OR_RETURN(options.podman_path, FindPodman(options.podman_path));
+  if (options.podman_path.empty()) {
+    spdlog::info("containers: no podman found on PATH; jobs with an imageUri are refused");
+  } else {
+    spdlog::info("containers: replicas with an imageUri run with {}", options.podman_path);
   }
 
   VERNIER_RETURN_IF_ERROR(tls::CheckListenSecurity(options.host, options.tls, options.insecure));
@@ -219,6 +247,12 @@ absl::Status RunServer(const ServerOptions& given) {
   controller_options.trials.agent_timeout = options.agent_timeout;
   controller_options.submission.default_job_root = absl::StrCat(options.data_dir, "/jobs");
   controller_options.submission.machine_types = std::move(machine_types);
+  controller_options.trials.launch.podman_path = options.podman_path;
+  controller_options.submission.podman_path = options.podman_path;
+  if (options.scheduler != "local") {
+    controller_options.submission.containers_unsupported =
+        absl::StrCat("the ", options.scheduler, " scheduler does not run replicas in containers");
+  }
   JobController jobs(**store, studies, *scheduler.backend, *scheduler.admission, controller_options,
                      SystemClock());
 

@@ -20,6 +20,9 @@ struct ServerOptions {
   std::string db_url;    // "sqlite:PATH", a plain path, or "postgresql://..."
   // The vernier-agent binary; default: beside the running vernier binary.
   std::string agent_path;
+  // The podman that runs replicas with an image (a role's imageUri; see
+  // docs/containers.md); empty: the first podman on PATH, if any.
+  std::string podman_path;
   // How long a cancelled or stopped replica gets between SIGTERM and SIGKILL.
   std::chrono::milliseconds grace_period{10000};
   // How often the job controller looks at running jobs.

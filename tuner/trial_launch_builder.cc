@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
+#include "scheduler/container_command.h"
 #include "tuner/replica_environment.h"
 
 namespace vernier::tuner {
@@ -207,6 +208,15 @@ scheduler::TrialLaunch BuildTrialLaunch(const v1::Job& job, const v1::Study& stu
     }
     if (grants.server_grants_gpus || !replica.gpus.empty()) {
       replica.env["CUDA_VISIBLE_DEVICES"] = absl::StrJoin(replica.gpus, ",");
+    }
+    if (!spec.image_uri().empty()) {
+      scheduler::RunReplicaInContainer(
+          {.podman_path = settings.podman_path,
+           .image = spec.image_uri(),
+           .name = scheduler::ContainerName(job.job_id(), trial.id(), spec.role(), spec.index(),
+                                            attempt),
+           .job_dir = job.job_dir()},
+          replica);
     }
     launch.replicas.push_back(std::move(replica));
   }

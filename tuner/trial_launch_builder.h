@@ -25,6 +25,8 @@ struct LaunchSettings {
   tls::ClientTlsOptions agent_tls{};
   // What replicas take from the server's environment (InheritedVariables).
   std::map<std::string, std::string> inherited_env{};
+  // The podman that runs replicas with an image (imageUri); empty: none.
+  std::string podman_path{};
 };
 
 // The trainer's flag for one hyperparameter: --name=value, numbers in their
@@ -60,7 +62,8 @@ struct ReplicaGrants {
 // MASTER_PORT, WORLD_SIZE, RANK, LOCAL_RANK, CUDA_VISIBLE_DEVICES and
 // CLOUD_ML_JOB_ID (the agent adds CLOUD_ML_TRIAL_ID and
 // CLOUD_ML_HP_METRIC_FILE). A retry (attempt > 0) keeps the job dir, so
-// the trainer resumes from its checkpoint.
+// the trainer resumes from its checkpoint. A replica whose spec has an
+// image_uri runs its trainer in a container (scheduler::RunReplicaInContainer).
 scheduler::TrialLaunch BuildTrialLaunch(const v1::Job& job, const v1::Study& study,
                                         const v1::Trial& trial, const LaunchSettings& settings,
                                         int attempt, const ReplicaGrants& grants = {});

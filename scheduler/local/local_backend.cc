@@ -13,9 +13,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "scheduler/container_command.h"
 #include "scheduler/local/spawn_replica.h"
 #include "scheduler/replica_state.h"
+#include "scheduler/slurm/command_runner.h"
 #include "scheduler/trial_run_start.h"
 #include "spdlog/spdlog.h"
 
@@ -27,6 +30,8 @@ using std::chrono::steady_clock;
 
 constexpr milliseconds kFirstPollInterval{5};
 constexpr milliseconds kLongestPollInterval{50};
+// How long `podman rm` may take to remove a cancelled trial's containers.
+constexpr milliseconds kContainerRemovalTimeout{30000};
 
 std::string LocalHostname() {
   char name[HOST_NAME_MAX + 1] = {};
@@ -196,6 +201,7 @@ absl::Status LocalBackend::Cancel(const v1::TrialRun& run, milliseconds grace) {
       trial_label, running.size(), grace.count());
   running = SignalRunningGroups(running, SIGKILL, trial_label);
   running = WaitForGroups(std::move(running), steady_clock::now() + options_.kill_wait);
+  RemoveContainers(run, handle->job_id, trial_label);
   if (running.empty()) return absl::OkStatus();
 
   const std::string pids = absl::StrJoin(running, ",", [](std::string* out, const auto& process) {
@@ -327,6 +333,28 @@ std::vector<ProcessIdentity> LocalBackend::WaitForGroups(std::vector<ProcessIden
     if (replicas.empty() || now >= deadline) return replicas;
     std::this_thread::sleep_for(std::min<steady_clock::duration>(interval, deadline - now));
     interval = std::min(interval * 2, kLongestPollInterval);
+  }
+}
+
+void LocalBackend::RemoveContainers(const v1::TrialRun& run, const std::string& job_id,
+                                    const std::string& trial_label) {
+  if (options_.podman_path.empty()) return;
+  std::vector<std::string> argv = {options_.podman_path, "rm", "--force", "--ignore"};
+  argv.insert(argv.end(), {"--time", "0"});
+  for (const v1::ReplicaStatus& replica : run.replicas()) {
+    argv.push_back(
+        ContainerName(job_id, run.trial_id(), replica.role(), replica.index(), run.attempt()));
+  }
+  absl::StatusOr<CommandOutput> removed = RunCommand(argv, {}, kContainerRemovalTimeout);
+  if (!removed.ok()) {
+    spdlog::error("{} cancel: cannot remove the replicas' containers: {}", trial_label,
+                  removed.status().ToString());
+  } else if (removed->exit_code != 0) {
+    spdlog::error("{} cancel: podman rm exited with code {}: {}", trial_label, removed->exit_code,
+                  removed->err);
+  } else if (!removed->out.empty()) {
+    spdlog::info("{} cancel: removed container(s) {}", trial_label,
+                 absl::StrJoin(absl::StrSplit(removed->out, '\n', absl::SkipEmpty()), ", "));
   }
 }
 

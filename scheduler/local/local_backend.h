@@ -24,6 +24,10 @@ struct LocalBackendOptions {
   // gives up with an error (a process stuck in the kernel ignores SIGKILL).
   std::chrono::milliseconds kill_wait = std::chrono::seconds(5);
   std::string proc_root = "/proc";
+  // The podman that runs replicas with an image; empty: none. When a cancel
+  // has to SIGKILL a replica's agent, the agent cannot remove its container,
+  // so Cancel does (`podman rm --force`, by ContainerName).
+  std::string podman_path;
 };
 
 // Runs each replica as a process of this machine, in a session and process
@@ -83,6 +87,9 @@ class LocalBackend : public Backend {
   // still running.
   std::vector<ProcessIdentity> WaitForGroups(std::vector<ProcessIdentity> replicas,
                                              std::chrono::steady_clock::time_point deadline);
+  // Removes the containers of the run's replicas, whose agents were killed.
+  void RemoveContainers(const v1::TrialRun& run, const std::string& job_id,
+                        const std::string& trial_label);
   // All or nothing: ends the replicas a failed Submit had started.
   void KillStarted(const std::vector<ProcessIdentity>& started, const std::string& trial_label);
 

@@ -302,6 +302,47 @@ TEST_F(AgentTest, TrainerIgnoringSigtermIsKilledAfterTheGracePeriod) {
   EXPECT_THAT(Log(), HasSubstr("did not exit within 2s of SIGTERM; sending SIGKILL"));
 }
 
+// A stand-in for podman at `path` that records its arguments in
+// `path`.args and exits with `exit_code`.
+void WritePodman(const std::string& path, int exit_code) {
+  {
+    std::ofstream script(path);
+    script << "#!/bin/sh\necho \"$@\" >> '" << path << ".args'\necho 'no such storage' >&2\nexit "
+           << exit_code << "\n";
+  }
+  std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+}
+
+TEST_F(AgentTest, TheContainerIsRemovedOnceTheTrainerWasKilled) {
+  StartServer();
+  service_.SetShouldStop(true, "stop");
+  const std::string podman = sockets_.path() + "/podman";
+  WritePodman(podman, 0);
+  SpawnWithTrainer("trap '' TERM; echo accuracy=0.1; while :; do sleep 0.05; done",
+                   {"--container", "vernier-sweep-t3-master-0-a0", "--podman", podman});
+  ASSERT_EQ(WaitForAgent(), 128 + SIGKILL) << Log();
+  EXPECT_EQ(ReadFile(podman + ".args"),
+            "rm --force --ignore --time 0 vernier-sweep-t3-master-0-a0\n");
+  EXPECT_THAT(service_.ExitsCopy(), SizeIs(1));
+}
+
+TEST_F(AgentTest, AContainerThatCannotBeRemovedIsLoggedAndTheExitStillReported) {
+  StartServer();
+  const std::string podman = sockets_.path() + "/podman";
+  WritePodman(podman, 1);
+  SpawnWithTrainer("echo accuracy=0.1", {"--container", "c1", "--podman", podman});
+  ASSERT_EQ(WaitForAgent(), 0) << Log();
+  EXPECT_THAT(Log(), HasSubstr("cannot remove container c1: podman rm exited with code 1: no "
+                               "such storage"));
+  EXPECT_THAT(service_.ExitsCopy(), SizeIs(1));
+
+  // A podman that cannot be started at all.
+  SpawnWithTrainer("echo accuracy=0.1",
+                   {"--container", "c2", "--podman", sockets_.path() + "/missing"});
+  ASSERT_EQ(WaitForAgent(), 0) << Log();
+  EXPECT_THAT(Log(), HasSubstr("cannot remove container c2: UNAVAILABLE"));
+}
+
 TEST_F(AgentTest, DeliversEverythingWhenTheServiceComesUpLate) {
   SpawnWithTrainer("echo epoch=1 accuracy=0.5; echo epoch=2 accuracy=0.6; exit 0");
   // The trainer is done long before the service listens.

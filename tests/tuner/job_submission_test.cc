@@ -100,6 +100,69 @@ TEST_F(JobSubmissionTest, RefusesWhatCouldNeverRun) {
   EXPECT_EQ(storage_->GetJob("nocommand").status().code(), absl::StatusCode::kNotFound);
 }
 
+TEST_F(JobSubmissionTest, AnImageNeedsPodmanOnTheServer) {
+  v1::Job job = MakeJob("image", dir_.path());
+  job.mutable_training_input()->mutable_master_config()->set_image_uri("localhost/trainer:1");
+  absl::Status status = submission_->Submit(job).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(status.message(),
+              HasSubstr("training_input.master_config.image_uri: the master runs in a container "
+                        "of \"localhost/trainer:1\", which needs podman"));
+  EXPECT_THAT(status.message(), HasSubstr("install podman"));
+  EXPECT_THAT(status.message(), HasSubstr("or remove imageUri"));
+  EXPECT_EQ(storage_->GetJob("image").status().code(), absl::StatusCode::kNotFound);
+
+  // With podman the job is stored with the image on its replicas, and the
+  // preview shows the trainer in its container.
+  JobSubmissionOptions options;
+  options.podman_path = "/usr/bin/podman";
+  JobSubmission with_podman(*storage_, *studies_, backend_, admission_, options, clock_.AsClock());
+  LaunchSettings launch;
+  launch.agent_path = "/opt/vernier-agent";
+  launch.podman_path = options.podman_path;
+  absl::StatusOr<v1::Job> preview = with_podman.Preview(job, launch);
+  ASSERT_TRUE(preview.ok()) << preview.status();
+  EXPECT_THAT(preview->launch_preview(),
+              HasSubstr("/usr/bin/podman run --rm --replace --name vernier-image-t1-master-0-a0"));
+  absl::StatusOr<v1::Job> submitted = with_podman.Submit(job);
+  ASSERT_TRUE(submitted.ok()) << submitted.status();
+  EXPECT_EQ(submitted->replica_specs(0).image_uri(), "localhost/trainer:1");
+}
+
+TEST_F(JobSubmissionTest, AnImageIsRefusedWhereTheBackendRunsNoContainers) {
+  JobSubmissionOptions options;
+  options.podman_path = "/usr/bin/podman";
+  options.containers_unsupported = "the slurm scheduler does not run replicas in containers";
+  JobSubmission slurm(*storage_, *studies_, backend_, admission_, options, clock_.AsClock());
+  v1::Job job = MakeJob("slurmimage", dir_.path());
+  job.mutable_training_input()->set_scale_tier("CUSTOM");
+  job.mutable_training_input()->set_master_type("n1-standard-4");
+  job.mutable_training_input()->set_worker_type("n1-standard-4");
+  job.mutable_training_input()->set_worker_count(1);
+  job.mutable_training_input()->mutable_worker_config()->set_image_uri("localhost/trainer:1");
+  absl::Status status = slurm.Submit(job).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(status.message(),
+              HasSubstr("training_input.worker_config.image_uri: the slurm scheduler does not run "
+                        "replicas in containers; remove imageUri"));
+  EXPECT_EQ(storage_->GetJob("slurmimage").status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(JobSubmissionTest, AnImageMustBeAReferenceNotAPodmanFlag) {
+  JobSubmissionOptions options;
+  options.podman_path = "/usr/bin/podman";
+  JobSubmission with_podman(*storage_, *studies_, backend_, admission_, options, clock_.AsClock());
+  for (const std::string image : {"--privileged", "trainer:1 --privileged", "a\nb"}) {
+    v1::Job job = MakeJob("flag", dir_.path());
+    job.mutable_training_input()->mutable_master_config()->set_image_uri(image);
+    absl::Status status = with_podman.Submit(job).status();
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << image;
+    EXPECT_THAT(status.message(), HasSubstr("training_input.master_config.image_uri: "));
+    EXPECT_THAT(status.message(), HasSubstr("is not an image reference"));
+  }
+  EXPECT_EQ(storage_->GetJob("flag").status().code(), absl::StatusCode::kNotFound);
+}
+
 TEST_F(JobSubmissionTest, APreviewShowsTheFirstLaunchAndStoresNothing) {
   LaunchSettings launch;
   launch.agent_path = "/opt/vernier-agent";
@@ -169,6 +232,31 @@ TEST_F(JobSubmissionTest, AJobThatResumesNothingIsLeftAlone) {
   ASSERT_TRUE(submitted.ok()) << submitted.status();
   ASSERT_TRUE(submission_->PrepareResume(*submitted).ok());
   EXPECT_TRUE(Trials("plain").empty());
+}
+
+TEST_F(JobSubmissionTest, APackagedTrainerIsRefusedBesideAnImageOrWithoutAModule) {
+  JobSubmissionOptions options;
+  options.podman_path = "/usr/bin/podman";
+  JobSubmission with_podman(*storage_, *studies_, backend_, admission_, options, clock_.AsClock());
+  v1::Job job = MakeJob("packaged_image", dir_.path());
+  job.clear_command();
+  job.mutable_training_input()->set_python_module("trainer.task");
+  job.mutable_training_input()->mutable_master_config()->set_image_uri("localhost/trainer:1");
+  absl::Status status = with_podman.Submit(job).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(),
+              HasSubstr("training_input.python_module: a packaged trainer runs with the "
+                        "submitter's python3 on the host, and the master has an imageUri"));
+
+  v1::Job no_module = MakeJob("packages_only", dir_.path());
+  no_module.mutable_training_input()->add_package_uris(dir_.path());
+  status = submission_->Submit(no_module).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(),
+              HasSubstr("training_input.package_uris: packages are installed for a packaged "
+                        "trainer only"));
+  EXPECT_FALSE(storage_->GetJob("packaged_image").ok());
+  EXPECT_FALSE(storage_->GetJob("packages_only").ok());
 }
 
 }  // namespace

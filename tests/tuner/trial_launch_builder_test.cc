@@ -284,6 +284,39 @@ TEST(TrialLaunchBuilderTest, ReplicaWithoutGpusSeesNoneWhenTheServerGrantsThem) 
   EXPECT_THAT(plain.replicas[0].gpus, IsEmpty());
 }
 
+TEST(TrialLaunchBuilderTest, AReplicaWithAnImageRunsItsTrainerInAContainer) {
+  v1::Job job = DistributedJob(1, 0, 0, "master");
+  job.mutable_replica_specs(1)->set_image_uri("localhost/trainer:1");
+  v1::Study study;
+  study.set_name("dist");
+  v1::Trial trial;
+  trial.set_id(4);
+  LaunchSettings settings{"/bin/vernier-agent", "127.0.0.1:9"};
+  settings.podman_path = "/usr/bin/podman";
+  const scheduler::TrialLaunch launch =
+      BuildTrialLaunch(job, study, trial, settings, 2, SequentialGrants(job));
+  ASSERT_EQ(launch.replicas.size(), 2u);
+  // The master has no image: its trainer runs as before.
+  const std::vector<std::string>& master = launch.replicas[0].argv;
+  EXPECT_EQ(*(std::find(master.begin(), master.end(), "--") + 1), "train");
+  const std::vector<std::string>& worker = launch.replicas[1].argv;
+  const auto separator = std::find(worker.begin(), worker.end(), "--");
+  ASSERT_NE(separator, worker.end());
+  EXPECT_THAT(
+      std::vector<std::string>(separator - 4, separator),
+      ElementsAre("--container", "vernier-dist-t4-worker-0-a2", "--podman", "/usr/bin/podman"));
+  const std::string command = absl::StrJoin(separator + 1, worker.end(), " ");
+  EXPECT_THAT(command, ::testing::StartsWith(
+                           "/usr/bin/podman run --rm --replace --name vernier-dist-t4-worker-0-a2 "
+                           "--network host --init --volume /runs:/runs "));
+  EXPECT_THAT(command, ::testing::HasSubstr("--env TF_CONFIG "));
+  EXPECT_THAT(command, ::testing::HasSubstr("--device nvidia.com/gpu=1 "));
+  EXPECT_THAT(command, ::testing::HasSubstr("--env CUDA_VISIBLE_DEVICES=0 "));
+  EXPECT_THAT(command, ::testing::EndsWith(" localhost/trainer:1 train --job-dir=/runs/4"));
+  // The podman client gets the values, to pass them in by name.
+  EXPECT_EQ(launch.replicas[1].env.at("CUDA_VISIBLE_DEVICES"), "1");
+}
+
 TEST(TrialLaunchBuilderTest, OldJobsRunOneMasterWithoutGpus) {
   v1::Job job;
   job.set_job_id("old");

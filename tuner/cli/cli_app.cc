@@ -213,6 +213,9 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
                     "(default: DATA_DIR/vernier.db)");
   serve->add_option("--agent-path", flags.serve.agent_path,
                     "The vernier-agent binary (default: beside this binary)");
+  serve->add_option("--podman", flags.serve.podman_path,
+                    "The podman that runs replicas with an imageUri in containers (default: the "
+                    "first podman on PATH; without one such jobs are refused)");
   serve
       ->add_option("--grace-period-ms", flags.serve.grace_period_ms,
                    "Time between SIGTERM and SIGKILL when a replica is stopped")

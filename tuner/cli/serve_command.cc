@@ -213,6 +213,11 @@ absl::StatusOr<tuner::ServerOptions> ServeCommand::BuildServerOptions(const Serv
     if (!absolute_agent.ok()) return absolute_agent.status();
     options.agent_path = *absolute_agent;
   }
+  if (!flags.podman_path.empty()) {
+    absl::StatusOr<std::string> podman = AbsolutePath("--podman", flags.podman_path);
+    if (!podman.ok()) return podman.status();
+    options.podman_path = *podman;
+  }
   if (!flags.machine_types.empty()) {
     absl::StatusOr<std::string> machine_types =
         AbsolutePath("--machine-types", flags.machine_types);

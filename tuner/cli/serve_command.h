@@ -24,6 +24,8 @@ struct ServeFlags {
   std::string data_dir;  // empty: $HOME/.vernier
   std::string db_url;
   std::string agent_path;
+  // The podman for replicas with an imageUri; empty: the first on PATH.
+  std::string podman_path;
   int64_t grace_period_ms = 10000;
   // A duration ("30s", "2m", "500ms") or plain seconds; "0" turns it off.
   std::string agent_timeout = "60s";

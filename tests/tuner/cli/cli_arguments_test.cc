@@ -295,7 +295,7 @@ TEST_F(CliArgumentsTest, ServeFillsServerOptionsWithAbsolutePaths) {
   const CliRun run =
       RunCli({"serve", "--host", "0.0.0.0", "--insecure", "--port", "0", "--data-dir", "data", "--db",
               "state/v.db", "--agent-path", "bin/vernier-agent", "--grace-period-ms", "1500",
-              "--agent-timeout", "3s", "--log-level", "warn"},
+              "--agent-timeout", "3s", "--log-level", "warn", "--podman", "bin/podman"},
              dependencies);
   std::filesystem::current_path(previous);
 
@@ -308,6 +308,7 @@ TEST_F(CliArgumentsTest, ServeFillsServerOptionsWithAbsolutePaths) {
   EXPECT_EQ(received.agent_path, (dir_ / "bin" / "vernier-agent").string());
   EXPECT_EQ(received.grace_period, std::chrono::milliseconds(1500));
   EXPECT_EQ(received.agent_timeout, absl::Seconds(3));
+  EXPECT_EQ(received.podman_path, (dir_ / "bin" / "podman").string());
   EXPECT_TRUE(received.insecure);
   EXPECT_FALSE(received.tls.enabled());
 }
