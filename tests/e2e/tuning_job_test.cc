@@ -503,9 +503,16 @@ TEST_F(TuningJobTest, CrashingTrainerFailsItsTrialsThenTheJobWithTheReason) {
   EXPECT_THAT(job.job().error_message(), HasSubstr("trials failed (maxFailedTrials=3)"));
   EXPECT_THAT(job.job().error_message(), HasSubstr("master-0 exited with code 3"));
   EXPECT_THAT(job.job().error_message(), HasSubstr("Traceback: out of memory"));
+  // A trial still running when the job fails is cancelled with it (two run
+  // at once, so on a slow machine a fourth may have started); every other
+  // trial failed.
+  int failed = 0;
   for (const v1::Trial& trial : ListTrials(server, "crashing")) {
-    EXPECT_EQ(trial.state(), v1::Trial::FAILED) << trial.DebugString();
+    EXPECT_THAT(trial.state(), ::testing::AnyOf(v1::Trial::FAILED, v1::Trial::CANCELLED))
+        << trial.DebugString();
+    if (trial.state() == v1::Trial::FAILED) ++failed;
   }
+  EXPECT_GE(failed, 3);
 }
 
 TEST_F(TuningJobTest, TrainerThatNeverReportsTheObjectiveFails) {
