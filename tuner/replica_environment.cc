@@ -5,6 +5,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/string_view.h"
+#include "tuner/config/environment_rules.h"
 
 namespace vernier::tuner {
 namespace {
@@ -32,15 +33,9 @@ std::map<std::string, std::string> ReplicaEnvironment(
 }
 
 std::map<std::string, std::string> InheritedVariables(const char* const* environment) {
-  std::map<std::string, std::string> inherited;
-  for (const char* const* entry = environment; entry != nullptr && *entry != nullptr; ++entry) {
-    const absl::string_view text(*entry);
-    const size_t equals = text.find('=');
-    if (equals == absl::string_view::npos || equals == 0) continue;
-    const absl::string_view name = text.substr(0, equals);
-    if (IsInherited(name)) inherited.emplace(std::string(name), std::string(text.substr(equals + 1)));
-  }
-  return inherited;
+  return config::VariablesOf(environment, [](std::string_view name) {
+    return IsInherited(absl::string_view(name.data(), name.size()));
+  });
 }
 
 }  // namespace vernier::tuner

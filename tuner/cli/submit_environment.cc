@@ -1,5 +1,6 @@
 #include "tuner/cli/submit_environment.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -26,16 +27,7 @@ absl::Status AddAssignment(absl::string_view text, const std::string& where,
         absl::StrCat(where, ": expected NAME=VALUE, got \"", text, "\""));
   }
   const std::string name(text.substr(0, equals));
-  if (!config::IsEnvironmentVariableName(name)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        where, ": \"", name, "\" is not a variable name (letters, digits and _, not first a digit)"));
-  }
-  if (config::IsVernierVariable(name)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(where, ": ", name,
-                     " is set by Vernier for every replica (docs/jobs.md, \"The trial's "
-                     "environment\"); remove it"));
-  }
+  VERNIER_RETURN_IF_ERROR(config::CheckVariableName(name, where));
   environment[name] = std::string(text.substr(equals + 1));
   return absl::OkStatus();
 }
@@ -43,17 +35,10 @@ absl::Status AddAssignment(absl::string_view text, const std::string& where,
 }  // namespace
 
 std::map<std::string, std::string> SubmitterVariables(const char* const* environment) {
-  std::map<std::string, std::string> variables;
-  for (const char* const* entry = environment; entry != nullptr && *entry != nullptr; ++entry) {
-    const absl::string_view text(*entry);
-    const size_t equals = text.find('=');
-    if (equals == absl::string_view::npos) continue;
-    const absl::string_view name = text.substr(0, equals);
-    for (absl::string_view wanted : kSubmitterNames) {
-      if (name == wanted) variables[std::string(name)] = std::string(text.substr(equals + 1));
-    }
-  }
-  return variables;
+  return config::VariablesOf(environment, [](std::string_view name) {
+    return std::find(std::begin(kSubmitterNames), std::end(kSubmitterNames),
+                     absl::string_view(name.data(), name.size())) != std::end(kSubmitterNames);
+  });
 }
 
 absl::StatusOr<std::map<std::string, std::string>> ReadEnvFile(const std::string& path) {

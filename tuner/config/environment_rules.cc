@@ -6,6 +6,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 
 namespace vernier::config {
 namespace {
@@ -32,6 +33,34 @@ bool IsEnvironmentVariableName(std::string_view name) {
                      [](char c) { return absl::ascii_isalnum(c) || c == '_'; });
 }
 
+absl::Status CheckVariableName(std::string_view name, std::string_view where) {
+  if (!IsEnvironmentVariableName(name)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(AbslView(where), ": \"", AbslView(name),
+                     "\" is not a variable name (letters, digits and _, not first a digit)"));
+  }
+  if (IsVernierVariable(name)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        AbslView(where), ": ", AbslView(name),
+        " is set by Vernier for every replica (docs/jobs.md, \"The trial's environment\"); "
+        "remove it"));
+  }
+  return absl::OkStatus();
+}
+
+std::map<std::string, std::string> VariablesOf(const char* const* environment,
+                                               const std::function<bool(std::string_view)>& keep) {
+  std::map<std::string, std::string> variables;
+  for (const char* const* entry = environment; entry != nullptr && *entry != nullptr; ++entry) {
+    const std::string_view text(*entry);
+    const size_t equals = text.find('=');
+    if (equals == std::string_view::npos || equals == 0) continue;
+    const std::string_view name = text.substr(0, equals);
+    if (keep(name)) variables[std::string(name)] = std::string(text.substr(equals + 1));
+  }
+  return variables;
+}
+
 absl::Status ValidateEnvironment(const google::protobuf::Map<std::string, std::string>& environment,
                                  std::string_view path, const Locator& locate) {
   if (environment.size() > static_cast<size_t>(kMaxEnvironmentVariables)) {
@@ -43,17 +72,7 @@ absl::Status ValidateEnvironment(const google::protobuf::Map<std::string, std::s
   const std::map<std::string, std::string> sorted(environment.begin(), environment.end());
   for (const auto& [name, value] : sorted) {
     const std::string where = locate(absl::StrCat(AbslView(path), ".", name));
-    if (!IsEnvironmentVariableName(name)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(where, ": \"", name,
-                       "\" is not a variable name (letters, digits and _, not first a digit)"));
-    }
-    if (IsVernierVariable(name)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          where, ": ", name,
-          " is set by Vernier for every replica (docs/jobs.md, \"The trial's environment\"); "
-          "remove it"));
-    }
+    VERNIER_RETURN_IF_ERROR(CheckVariableName(name, where));
     if (value.size() > kMaxArgBytes) {
       return absl::InvalidArgumentError(absl::StrCat(where, ": the value is ", value.size(),
                                                      " bytes; at most ", kMaxArgBytes,

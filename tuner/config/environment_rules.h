@@ -2,6 +2,8 @@
 #define VERNIER_TUNER_CONFIG_ENVIRONMENT_RULES_H_
 
 #include <cstddef>
+#include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -18,6 +20,17 @@ bool IsVernierVariable(std::string_view name);
 
 // A shell identifier: letters, digits and underscores, not first a digit.
 bool IsEnvironmentVariableName(std::string_view name);
+
+// Whether a job may set the variable `name`: INVALID_ARGUMENT
+// "WHERE: ..." when it is not a shell identifier or is a Vernier variable.
+// `where` names the flag, file line or field, e.g. "--env".
+absl::Status CheckVariableName(std::string_view name, std::string_view where);
+
+// The variables of `environment` (NAME=VALUE strings, as `environ`) whose
+// names `keep` accepts; entries without '=' or with an empty name are
+// skipped.
+std::map<std::string, std::string> VariablesOf(const char* const* environment,
+                                               const std::function<bool(std::string_view)>& keep);
 
 // The environment a job or one of its roles adds (Job.environment, a
 // ReplicaConfig's env): at most kMaxEnvironmentVariables variables, each
