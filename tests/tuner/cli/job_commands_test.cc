@@ -51,7 +51,8 @@ TEST(FindBestTrialTest, NoneWithoutAFinalMetric) {
   EXPECT_EQ(FindBestTrial(v1::Job()), nullptr);
 }
 
-TEST(BuildJobTest, RejectsAnEmptyCommand) {
+// job1 of the example config in /tmp/job1, without a command.
+SubmitJobOptions ExampleOptions() {
   SubmitJobOptions options;
   options.job_id = "job1";
   options.config_path =
@@ -59,6 +60,11 @@ TEST(BuildJobTest, RejectsAnEmptyCommand) {
                                                                : ".") +
       "/examples/hptuning_config.yaml";
   options.job_dir = "/tmp/job1";
+  return options;
+}
+
+TEST(BuildJobTest, RejectsAnEmptyCommand) {
+  SubmitJobOptions options = ExampleOptions();
   absl::StatusOr<v1::Job> job = JobCommands::BuildJob(options);
   EXPECT_EQ(job.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(job.status().message(), HasSubstr("the trainer command is missing"));
@@ -77,18 +83,6 @@ TEST(BuildJobTest, ValidatesTheJobIdFirst) {
   absl::StatusOr<v1::Job> job = JobCommands::BuildJob(options);
   EXPECT_EQ(job.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(job.status().message(), HasSubstr("job id \"has-dash\" has '-'"));
-}
-
-// job1 of the example config in /tmp/job1, without a command.
-SubmitJobOptions ExampleOptions() {
-  SubmitJobOptions options;
-  options.job_id = "job1";
-  options.config_path =
-      std::string(std::getenv("VERNIER_SOURCE_DIR") != nullptr ? std::getenv("VERNIER_SOURCE_DIR")
-                                                               : ".") +
-      "/examples/hptuning_config.yaml";
-  options.job_dir = "/tmp/job1";
-  return options;
 }
 
 TEST(BuildJobTest, APackagedTrainerTakesItsArgumentsAndAbsolutePackages) {
