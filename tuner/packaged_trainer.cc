@@ -1,7 +1,5 @@
 #include "tuner/packaged_trainer.h"
 
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <system_error>
@@ -16,6 +14,7 @@
 #include "scheduler/slurm/command_runner.h"
 #include "spdlog/spdlog.h"
 #include "tuner/config/environment_rules.h"
+#include "tuner/executable_search.h"
 
 namespace vernier::tuner {
 namespace {
@@ -107,20 +106,6 @@ absl::StatusOr<std::vector<PackageSource>> ResolvePackages(const v1::Job& job) {
   return sources;
 }
 
-// The first executable python3 on `search_path`.
-std::string FindPython(const std::string& search_path) {
-  for (absl::string_view folder : absl::StrSplit(search_path, ':')) {
-    if (folder.empty() || folder[0] != '/') continue;
-    const std::string candidate = absl::StrCat(folder, "/python3");
-    struct stat info;
-    if (stat(candidate.c_str(), &info) == 0 && S_ISREG(info.st_mode) &&
-        access(candidate.c_str(), X_OK) == 0) {
-      return candidate;
-    }
-  }
-  return "";
-}
-
 // The last `count` lines of the installer's output.
 std::string LastLines(const std::string& text, size_t count) {
   std::vector<absl::string_view> lines = absl::StrSplit(text, '\n', absl::SkipWhitespace());
@@ -153,7 +138,7 @@ absl::Status PackagedTrainer::Prepare(v1::Job& job, const std::string& inherited
   VERNIER_RETURN_IF_ERROR(ResolvePackages(job).status());
   const auto path = job.environment().find("PATH");
   const std::string search_path = path != job.environment().end() ? path->second : inherited_path;
-  const std::string python = FindPython(search_path);
+  const std::string python = FindExecutable("python3", search_path);
   if (python.empty()) {
     return absl::FailedPreconditionError(absl::StrCat(
         "training_input.python_module: no python3 on the job's PATH (", search_path,

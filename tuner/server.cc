@@ -35,6 +35,7 @@
 #include "tuner/authorized_services.h"
 #include "tuner/backend_factory.h"
 #include "tuner/job_controller.h"
+#include "tuner/executable_search.h"
 #include "tuner/job_service_impl.h"
 #include "tuner/local_admin_token.h"
 #include "tuner/replica_environment.h"
@@ -140,8 +141,9 @@ absl::StatusOr<std::string> DefaultAgentPath() {
 }
 
 // The podman that runs replicas with an image: `given` (--podman), which
-// must be executable, or else the first podman on PATH; empty when there is
-// none (jobs with an imageUri are then refused at submit).
+// must be executable, or else the first podman on PATH (FindExecutable);
+// empty when there is none (jobs with an imageUri are then refused at
+// submit).
 absl::StatusOr<std::string> FindPodman(const std::string& given) {
   if (!given.empty()) {
     if (access(given.c_str(), X_OK) != 0) {
@@ -151,12 +153,7 @@ absl::StatusOr<std::string> FindPodman(const std::string& given) {
     return given;
   }
   const char* path = std::getenv("PATH");
-  const absl::string_view dirs = path != nullptr ? path : "";
-  for (absl::string_view dir : absl::StrSplit(dirs, ':', absl::SkipEmpty())) {
-    const std::string candidate = absl::StrCat(dir, "/podman");
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "";
+  return FindExecutable("podman", path != nullptr ? path : "");
 }
 
 }  // namespace
