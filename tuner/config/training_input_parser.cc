@@ -294,6 +294,25 @@ class TrainingInputParser {
     return absl::InvalidArgumentError(absl::StrCat(Locate(path), ": ", problem));
   }
 
+  // A key of the mapping at `path`: a plain name not seen before in it
+  // (`seen` records where each was). Its path, or the located error.
+  absl::StatusOr<std::string> CheckKey(const YAML::Node& key, const std::string& path,
+                                       absl::flat_hash_map<std::string, YAML::Mark>& seen) const {
+    if (!key.IsScalar()) {
+      return ErrorAt(key.Mark(), path,
+                     absl::StrCat("keys must be plain names, got ", DescribeNode(key)));
+    }
+    const std::string& name = key.Scalar();
+    const std::string key_path = Child(path, name);
+    const auto [previous, inserted] = seen.emplace(name, key.Mark());
+    if (!inserted) {
+      return ErrorAt(key.Mark(), key_path,
+                     absl::StrCat("duplicate key \"", name, "\" (first at line ",
+                                  previous->second.line + 1, ")"));
+    }
+    return key_path;
+  }
+
   absl::Status ReadMapping(const YAML::Node& node, const std::string& path,
                            const std::vector<KeyReader>& readers) {
     if (!node.IsMap()) {
@@ -302,18 +321,8 @@ class TrainingInputParser {
     absl::flat_hash_map<std::string, YAML::Mark> seen;
     for (const auto& entry : node) {
       const YAML::Node& key = entry.first;
-      if (!key.IsScalar()) {
-        return ErrorAt(key.Mark(), path,
-                       absl::StrCat("keys must be plain names, got ", DescribeNode(key)));
-      }
+      VERNIER_ASSIGN_OR_RETURN(const std::string key_path, CheckKey(key, path, seen));
       const std::string& name = key.Scalar();
-      const std::string key_path = Child(path, name);
-      const auto [previous, inserted] = seen.emplace(name, key.Mark());
-      if (!inserted) {
-        return ErrorAt(key.Mark(), key_path,
-                       absl::StrCat("duplicate key \"", name, "\" (first at line ",
-                                    previous->second.line + 1, ")"));
-      }
       const KeyReader* reader = nullptr;
       for (const KeyReader& candidate : readers) {
         if (candidate.key == name) reader = &candidate;
@@ -502,17 +511,7 @@ class TrainingInputParser {
       absl::flat_hash_map<std::string, YAML::Mark> seen;
       for (const auto& entry : value) {
         const YAML::Node& key = entry.first;
-        if (!key.IsScalar()) {
-          return ErrorAt(key.Mark(), path,
-                         absl::StrCat("keys must be plain names, got ", DescribeNode(key)));
-        }
-        const std::string entry_path = Child(path, key.Scalar());
-        const auto [previous, inserted] = seen.emplace(key.Scalar(), key.Mark());
-        if (!inserted) {
-          return ErrorAt(key.Mark(), entry_path,
-                         absl::StrCat("duplicate key \"", key.Scalar(), "\" (first at line ",
-                                      previous->second.line + 1, ")"));
-        }
+        VERNIER_ASSIGN_OR_RETURN(const std::string entry_path, CheckKey(key, path, seen));
         marks_[entry_path] = key.Mark();
         absl::StatusOr<std::string> text = ReadScalar(entry.second, entry_path, "a string");
         if (!text.ok()) return text.status();
