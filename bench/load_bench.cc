@@ -11,14 +11,17 @@
 //
 // The clients use gRPC's callback API, so that the generator, which shares
 // the machine with the server, spends as little CPU as it can.
+#include <sched.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cerrno>
 #include <condition_variable>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -32,7 +35,10 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "absl/status/statusor.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
 #include "tests/support/server_process.h"
@@ -60,7 +66,41 @@ struct Options {
   std::string log_level = "info";
   // Also run each store's server with TLS, right after it without.
   bool compare_tls = false;
+  // CPU lists (as taskset's: 0,1 or 2-15) for the servers it starts and for
+  // the load generator; empty: wherever the kernel puts them.
+  std::string server_cpus;
+  std::string client_cpus;
 };
+
+// "0,2-5" as a CPU set; an error names the part that is not a CPU or range.
+absl::StatusOr<cpu_set_t> ParseCpuList(const std::string& list) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (absl::string_view part : absl::StrSplit(list, ',')) {
+    const std::pair<absl::string_view, absl::string_view> range = absl::StrSplit(part, '-');
+    int first = 0, last = 0;
+    if (!absl::SimpleAtoi(range.first, &first) ||
+        !absl::SimpleAtoi(range.second.empty() ? range.first : range.second, &last) ||
+        first < 0 || last < first || last >= CPU_SETSIZE) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "\"%s\" in \"%s\" is no CPU or FIRST-LAST range", std::string(part), list));
+    }
+    for (int cpu = first; cpu <= last; ++cpu) CPU_SET(cpu, &set);
+  }
+  return set;
+}
+
+// Puts the calling thread, and the threads and processes it starts from now
+// on, on `cpus` (nothing when empty).
+void PinTo(const std::string& cpus) {
+  if (cpus.empty()) return;
+  const absl::StatusOr<cpu_set_t> set = ParseCpuList(cpus);
+  if (!set.ok() || sched_setaffinity(0, sizeof(*set), &*set) != 0) {
+    std::cerr << "load_bench: cannot run on CPUs " << cpus << ": "
+              << (set.ok() ? std::strerror(errno) : set.status().message()) << "\n";
+    std::exit(2);
+  }
+}
 
 enum Rpc { kSuggest, kAddMeasurement, kComplete, kNoop, kRpcCount };
 constexpr const char* kRpcNames[] = {"SuggestTrials", "AddMeasurement", "CompleteTrial",
@@ -527,7 +567,11 @@ void BenchStore(const Options& options, const std::string& store, bool tls) {
     credentials = grpc::SslCredentials(ssl);
   }
   testing::ServerProcess server(dir.path() + "/server", 0, flags);
+  // The server inherits this thread's CPUs; the clients' threads, made
+  // after it started, get the generator's.
+  PinTo(options.server_cpus);
   server.Start();
+  PinTo(options.client_cpus);
   watched.server_pid = server.pid();
   const std::string label = StoreLabel(store) + (tls ? " (TLS, token)" : " (plaintext, token)");
   Print(options,
@@ -577,7 +621,18 @@ int main(int argc, char** argv) {
   app.add_flag("--tls", options.compare_tls,
                "Run each store's server again with TLS (certificates from "
                "scripts/make-certs.sh), right after it without, in the same run");
+  const auto cpu_list = [](const std::string& list) {
+    const absl::StatusOr<cpu_set_t> set = ParseCpuList(list);
+    return set.ok() ? std::string() : std::string(set.status().message());
+  };
+  app.add_option("--server-cpus", options.server_cpus,
+                 "CPUs for the servers it starts (taskset's list: 0,1 or 0-3), so that the "
+                 "generator does not take the server's cores")
+      ->check(cpu_list);
+  app.add_option("--client-cpus", options.client_cpus, "CPUs for the load generator (2-15)")
+      ->check(cpu_list);
   CLI11_PARSE(app, argc, argv);
+  PinTo(options.client_cpus);
 
   // ServerProcess finds `vernier` through VERNIER_BUILD_DIR, as ctest sets
   // it; this binary lives in the same build/bin.
