@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "trainer-agent/flat_json_object_parser.h"
+#include "trainer-agent/output/flat_json_object_parser.h"
 
 using vernier::agent::FlatJsonObjectParser;
 using vernier::agent::JsonField;

@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "fuzz/measurement_invariants.h"
-#include "trainer-agent/hypertune_file_reader.h"
+#include "trainer-agent/output/hypertune_file_reader.h"
 
 using vernier::agent::HypertuneFileReader;
 

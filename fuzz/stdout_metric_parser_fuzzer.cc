@@ -22,7 +22,7 @@
 #include "absl/status/statusor.h"
 #include "fuzz/measurement_invariants.h"
 #include "metrics/metric_pattern.h"
-#include "trainer-agent/stdout_metric_parser.h"
+#include "trainer-agent/output/stdout_metric_parser.h"
 
 using vernier::agent::StdoutMetricParser;
 using vernier::agent::StdoutMetricParserOptions;

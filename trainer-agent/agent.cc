@@ -17,10 +17,10 @@
 #include "absl/strings/str_replace.h"
 #include "metrics/metric_pattern.h"
 #include "scheduler/slurm/command_runner.h"
-#include "trainer-agent/hypertune_file_reader.h"
+#include "trainer-agent/output/hypertune_file_reader.h"
 #include "trainer-agent/process_supervisor.h"
 #include "trainer-agent/replica_lock.h"
-#include "trainer-agent/stdout_metric_parser.h"
+#include "trainer-agent/output/stdout_metric_parser.h"
 #include "text/control_chars.h"
 #include "text/utf8_text.h"
 

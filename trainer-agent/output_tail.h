@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "trainer-agent/line_splitter.h"
+#include "trainer-agent/output/line_splitter.h"
 
 namespace vernier::agent {
 

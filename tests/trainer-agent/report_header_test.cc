@@ -14,7 +14,7 @@
 
 #include "tests/support/subprocess.h"
 #include "tests/trainer-agent/captured_log.h"
-#include "trainer-agent/hypertune_file_reader.h"
+#include "trainer-agent/output/hypertune_file_reader.h"
 
 namespace vernier {
 namespace {

@@ -1,4 +1,4 @@
-#include "trainer-agent/flat_json_object_parser.h"
+#include "trainer-agent/output/flat_json_object_parser.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

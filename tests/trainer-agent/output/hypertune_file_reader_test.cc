@@ -1,4 +1,4 @@
-#include "trainer-agent/hypertune_file_reader.h"
+#include "trainer-agent/output/hypertune_file_reader.h"
 
 #include <fcntl.h>
 #include <gmock/gmock.h>

@@ -1,5 +1,5 @@
-#ifndef VERNIER_TRAINER_AGENT_LINE_SPLITTER_H_
-#define VERNIER_TRAINER_AGENT_LINE_SPLITTER_H_
+#ifndef VERNIER_TRAINER_AGENT_OUTPUT_LINE_SPLITTER_H_
+#define VERNIER_TRAINER_AGENT_OUTPUT_LINE_SPLITTER_H_
 
 #include <cstddef>
 #include <functional>
@@ -39,4 +39,4 @@ class LineSplitter {
 
 }  // namespace vernier::agent
 
-#endif  // VERNIER_TRAINER_AGENT_LINE_SPLITTER_H_
+#endif  // VERNIER_TRAINER_AGENT_OUTPUT_LINE_SPLITTER_H_

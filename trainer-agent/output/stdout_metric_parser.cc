@@ -1,4 +1,4 @@
-#include "trainer-agent/stdout_metric_parser.h"
+#include "trainer-agent/output/stdout_metric_parser.h"
 
 #include <cmath>
 #include <string>

@@ -1,4 +1,4 @@
-#include "trainer-agent/warning_limiter.h"
+#include "trainer-agent/output/warning_limiter.h"
 
 #include "absl/strings/str_cat.h"
 

@@ -1,4 +1,4 @@
-#include "trainer-agent/hypertune_file_reader.h"
+#include "trainer-agent/output/hypertune_file_reader.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -15,7 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "metrics/metric_value.h"
-#include "trainer-agent/flat_json_object_parser.h"
+#include "trainer-agent/output/flat_json_object_parser.h"
 
 namespace vernier::agent {
 namespace {

@@ -1,5 +1,5 @@
-#ifndef VERNIER_TRAINER_AGENT_HYPERTUNE_FILE_READER_H_
-#define VERNIER_TRAINER_AGENT_HYPERTUNE_FILE_READER_H_
+#ifndef VERNIER_TRAINER_AGENT_OUTPUT_HYPERTUNE_FILE_READER_H_
+#define VERNIER_TRAINER_AGENT_OUTPUT_HYPERTUNE_FILE_READER_H_
 
 #include <spdlog/logger.h>
 #include <sys/stat.h>
@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "trainer-agent/warning_limiter.h"
+#include "trainer-agent/output/warning_limiter.h"
 #include "vernier/v1/study.pb.h"
 
 namespace vernier::agent {
@@ -131,4 +131,4 @@ class HypertuneFileReader {
 
 }  // namespace vernier::agent
 
-#endif  // VERNIER_TRAINER_AGENT_HYPERTUNE_FILE_READER_H_
+#endif  // VERNIER_TRAINER_AGENT_OUTPUT_HYPERTUNE_FILE_READER_H_

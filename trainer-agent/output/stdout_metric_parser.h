@@ -1,5 +1,5 @@
-#ifndef VERNIER_TRAINER_AGENT_STDOUT_METRIC_PARSER_H_
-#define VERNIER_TRAINER_AGENT_STDOUT_METRIC_PARSER_H_
+#ifndef VERNIER_TRAINER_AGENT_OUTPUT_STDOUT_METRIC_PARSER_H_
+#define VERNIER_TRAINER_AGENT_OUTPUT_STDOUT_METRIC_PARSER_H_
 
 #include <spdlog/logger.h>
 
@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "metrics/metric_pattern.h"
-#include "trainer-agent/line_splitter.h"
-#include "trainer-agent/warning_limiter.h"
+#include "trainer-agent/output/line_splitter.h"
+#include "trainer-agent/output/warning_limiter.h"
 #include "vernier/v1/study.pb.h"
 
 namespace vernier::agent {
@@ -75,4 +75,4 @@ class StdoutMetricParser {
 
 }  // namespace vernier::agent
 
-#endif  // VERNIER_TRAINER_AGENT_STDOUT_METRIC_PARSER_H_
+#endif  // VERNIER_TRAINER_AGENT_OUTPUT_STDOUT_METRIC_PARSER_H_

@@ -1,4 +1,4 @@
-#include "trainer-agent/line_splitter.h"
+#include "trainer-agent/output/line_splitter.h"
 
 namespace vernier::agent {
 
