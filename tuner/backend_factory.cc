@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/time.h"
 #include "scheduler/local/local_admission.h"
 #include "scheduler/local/local_backend.h"
 #include "scheduler/port_probe.h"
@@ -35,6 +36,7 @@ absl::StatusOr<SchedulerParts> MakeBackend(const ServerOptions& options) {
   }
   scheduler::SlurmBackendOptions slurm;
   slurm.sbatch.partition = options.slurm_partition;
+  slurm.commands.timeout = absl::ToChronoMilliseconds(options.slurm_command_timeout);
   const scheduler::SlurmCommands commands(slurm.commands);
   absl::StatusOr<std::vector<scheduler::SlurmNodeInfo>> nodes =
       commands.Nodes(options.slurm_partition);

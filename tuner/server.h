@@ -37,6 +37,9 @@ struct ServerOptions {
   std::string scheduler = "local";
   // The Slurm partition trials go to; empty: the cluster's default.
   std::string slurm_partition;
+  // How long a Slurm command (sinfo, sbatch, squeue, scancel) may take
+  // before it counts as failed.
+  absl::Duration slurm_command_timeout = absl::Seconds(30);
   // The host that agents (on Slurm, on the compute nodes) dial to reach
   // this server; empty: `host`.
   std::string advertise_host;

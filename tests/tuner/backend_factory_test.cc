@@ -47,6 +47,8 @@ TEST(BackendFactoryTest, SlurmThatDoesNotAnswerFailsAtStartNamingTheCommand) {
   setenv("SLURM_CONF", "/nonexistent/slurm.conf", 1);
   ServerOptions options;
   options.scheduler = "slurm";
+  // sinfo waits for the controller it cannot find until the timeout.
+  options.slurm_command_timeout = absl::Seconds(3);
   absl::StatusOr<SchedulerParts> backend = MakeBackend(options);
   if (previous == nullptr) {
     unsetenv("SLURM_CONF");

@@ -239,6 +239,9 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
       ->capture_default_str();
   serve->add_option("--slurm-partition", flags.serve.slurm_partition,
                     "Slurm partition for the trials (default: the cluster's default)");
+  serve->add_option("--slurm-command-timeout", flags.serve.slurm_command_timeout,
+                    "How long a Slurm command (sinfo, sbatch, squeue, scancel) may take before "
+                    "it counts as failed, e.g. 30s or 2m (default: 30s)");
   serve->add_option("--advertise-host", flags.serve.advertise_host,
                     "Host the agents dial to reach this server, e.g. its name on the cluster "
                     "network (default: --host)");

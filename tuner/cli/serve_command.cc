@@ -175,6 +175,14 @@ absl::StatusOr<tuner::ServerOptions> ServeCommand::BuildServerOptions(const Serv
   if (!flags.slurm_partition.empty() && flags.scheduler != "slurm") {
     return absl::InvalidArgumentError("--slurm-partition needs --scheduler slurm");
   }
+  if (!flags.slurm_command_timeout.empty()) {
+    if (flags.scheduler != "slurm") {
+      return absl::InvalidArgumentError("--slurm-command-timeout needs --scheduler slurm");
+    }
+    VERNIER_ASSIGN_OR_RETURN(
+        options.slurm_command_timeout,
+        ParseDurationFlag("--slurm-command-timeout", flags.slurm_command_timeout, ""));
+  }
   options.scheduler = flags.scheduler;
   options.slurm_partition = flags.slurm_partition;
   options.advertise_host = flags.advertise_host;

@@ -33,6 +33,8 @@ struct ServeFlags {
   std::string log_level = "info";
   std::string scheduler = "local";
   std::string slurm_partition;
+  // A duration ("30s", "2m") or plain seconds; empty: 30s.
+  std::string slurm_command_timeout;
   std::string advertise_host;
   // FIRST-LAST: the TCP ports trials' replicas get.
   std::string replica_ports = "20000-29999";

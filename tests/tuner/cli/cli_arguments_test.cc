@@ -571,6 +571,34 @@ TEST(ServeCommandTest, SchedulerIsLocalOrSlurmAndSlurmFlagsNeedSlurm) {
   EXPECT_THAT(options.status().message(), HasSubstr("--slurm-partition needs --scheduler slurm"));
 }
 
+TEST(ServeCommandTest, SlurmCommandTimeoutIsADurationAndNeedsSlurm) {
+  ServeFlags flags;
+  flags.data_dir = "/d";
+  flags.scheduler = "slurm";
+  absl::StatusOr<tuner::ServerOptions> options = ServeCommand::BuildServerOptions(flags, nullptr);
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->slurm_command_timeout, absl::Seconds(30));
+
+  flags.slurm_command_timeout = "2m";
+  options = ServeCommand::BuildServerOptions(flags, nullptr);
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->slurm_command_timeout, absl::Minutes(2));
+
+  for (const char* bad : {"soon", "0", "-5s"}) {
+    flags.slurm_command_timeout = bad;
+    options = ServeCommand::BuildServerOptions(flags, nullptr);
+    EXPECT_EQ(options.status().code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_THAT(options.status().message(), HasSubstr("--slurm-command-timeout"));
+    EXPECT_THAT(options.status().message(), HasSubstr(bad));
+  }
+
+  flags.scheduler = "local";
+  flags.slurm_command_timeout = "10s";
+  options = ServeCommand::BuildServerOptions(flags, nullptr);
+  EXPECT_THAT(options.status().message(),
+              HasSubstr("--slurm-command-timeout needs --scheduler slurm"));
+}
+
 TEST(ServeCommandTest, RejectsPortsAndGracePeriodsOutOfRange) {
   ServeFlags flags;
   flags.data_dir = "/d";
