@@ -376,12 +376,16 @@ TEST(TrainingInputParserTest, ReadsTheReferenceExample) {
             v1::EarlyStoppingSpec::MEDIAN_STOPPING);
 }
 
-TEST(TrainingInputParserTest, ReadsTheShippedExampleWhenPresent) {
-  const std::filesystem::path example = SourceDir() / "examples" / "hptuning_config.yaml";
-  if (!std::filesystem::exists(example)) GTEST_SKIP() << example << " is not written yet";
-  absl::StatusOr<v1::TrainingInput> input = ParseTrainingInputFile(example.string());
-  ASSERT_TRUE(input.ok()) << input.status();
-  EXPECT_TRUE(input->has_hyperparameters());
+TEST(TrainingInputParserTest, ReadsEveryShippedExample) {
+  int examples = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(SourceDir() / "examples")) {
+    if (entry.path().extension() != ".yaml") continue;
+    ++examples;
+    absl::StatusOr<v1::TrainingInput> input = ParseTrainingInputFile(entry.path().string());
+    ASSERT_TRUE(input.ok()) << entry.path() << ": " << input.status();
+    EXPECT_TRUE(input->has_hyperparameters()) << entry.path();
+  }
+  EXPECT_GE(examples, 6);
 }
 
 TEST(TrainingInputParserTest, ReadsTheEarlyStoppingExample) {
