@@ -5,8 +5,10 @@
 # cmake/pch/vernier_pch.h for the libraries and executables that link
 # vernier_proto, and cmake/pch/vernier_test_pch.h (the same and googletest)
 # for everything that links googletest. Each source still includes what it
-# uses; -DVERNIER_PCH=OFF builds without them. The fuzz build (clang) leaves
-# them out.
+# uses; -DVERNIER_PCH=OFF builds without them. The fuzz build (clang) uses them
+# for its libraries too (fuzz/CMakeLists.txt: its targets, compiled with
+# -fsanitize=fuzzer, which clang will not mix with a header built without
+# it, do without).
 #
 # GCC uses a precompiled header only when the flags that shape it match
 # (-O level, -pthread, sanitizers, macros it tests): the whole build compiles
@@ -17,9 +19,6 @@
 # (CONTRIBUTING.md), or ccache compiles every source that uses one.
 
 option(VERNIER_PCH "Precompile the headers every module parses (standard library, abseil, gRPC, the API protos)" ON)
-if(VERNIER_FUZZ)
-  set(VERNIER_PCH OFF)
-endif()
 
 set_property(GLOBAL PROPERTY VERNIER_PCH_CANDIDATES "")
 

@@ -59,6 +59,12 @@ def compile_command(entry: dict, debug_flag: Optional[str], output: Path,
         if not with_pch and arg == "-include" and args[i + 1].endswith("cmake_pch.hxx"):
             skip = 1
             continue
+        # clang's form: -Xclang -include-pch -Xclang H.pch -Xclang -include -Xclang H.hxx
+        if (not with_pch and arg == "-Xclang" and i + 3 < len(args)
+                and args[i + 1] in ("-include-pch", "-include")
+                and "cmake_pch.hxx" in args[i + 3]):
+            skip = 3
+            continue
         if not with_pch and arg == "-Winvalid-pch":
             continue
         kept.append(arg)
@@ -90,8 +96,9 @@ def main() -> None:
             # debug-info level it was built with.
             command = compile_command(entry, flag, out / f"{i}{flag}.o", with_pch=False)
             totals[flag] += cpu_seconds(command, Path(entry["directory"]))
-    print(f"compile {len(sample)} sources: -g {totals['-g']:.1f} s, -g1 {totals['-g1']:.1f} s, "
-          f"ratio {totals['-g1'] / totals['-g']:.2f}")
+    if sample:
+        print(f"compile {len(sample)} sources: -g {totals['-g']:.1f} s, -g1 {totals['-g1']:.1f} s, "
+              f"ratio {totals['-g1'] / totals['-g']:.2f}")
 
     binaries = sorted(p for p in (build / "bin").iterdir() if p.is_file())
     links = {"bfd": 0.0, "gold": 0.0}
@@ -104,8 +111,9 @@ def main() -> None:
         for linker, flag in (("bfd", "-fuse-ld=bfd"), ("gold", "-fuse-ld=gold")):
             command = link.replace(f" -o {target} ", f" {flag} -o {out / linker} ")
             links[linker] += cpu_seconds(f"cd {shlex.quote(str(build))} && {command}")
-    print(f"link {options.links} executables: ld.bfd {links['bfd']:.1f} s, gold "
-          f"{links['gold']:.1f} s, ratio {links['gold'] / links['bfd']:.2f}")
+    if links["bfd"] > 0:
+        print(f"link {options.links} executables: ld.bfd {links['bfd']:.1f} s, gold "
+              f"{links['gold']:.1f} s, ratio {links['gold'] / links['bfd']:.2f}")
     measure_pch(build, all_entries, options.pch_sources, rng, out)
 
 
@@ -126,7 +134,11 @@ def measure_pch(build: Path, entries: list, count: int, rng: random.Random, out:
             totals[mode] += cpu_seconds(command, Path(entry["directory"]))
     headers = 0.0
     for target in ("vernier_pch", "vernier_test_pch"):
-        header = build / "CMakeFiles" / f"{target}.dir" / "cmake_pch.hxx.gch"
+        folder = build / "CMakeFiles" / f"{target}.dir"
+        # GCC's precompiled header, or clang's (the fuzz build).
+        header = folder / "cmake_pch.hxx.gch"
+        if not header.exists():
+            header = folder / "cmake_pch.hxx.pch"
         if not header.exists():
             continue
         commands = subprocess.run(["ninja", "-C", str(build), "-t", "commands",
