@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -17,6 +18,8 @@
 #include "http/change_tracker.h"
 #include "http/dashboard_feed.h"
 #include "http/http_status_mapping.h"
+#include "http/request_fields.h"
+#include "http/response_compression.h"
 #include "spdlog/spdlog.h"
 #include "vernier/grpc_status.h"
 #include "web/web_assets.h"
@@ -35,6 +38,22 @@ constexpr char kCsrfHeader[] = "X-Vernier-Request";
 std::string CallerAuthorization(const httplib::Request& request) {
   return AuthorizationFor(request.get_header_value("Authorization"),
                           request.get_header_value("Cookie"));
+}
+
+// An answer gzip-compressed here when the client takes it and it is not
+// tiny. `content_type` must be one cpp-httplib does not compress again
+// (not text/*, and with a charset: response_compression.h says why).
+void SetCompressed(const httplib::Request& request, std::string body, const char* content_type,
+                   httplib::Response& response) {
+  if (body.size() > 256 && AcceptsGzip(request.get_header_value("Accept-Encoding"))) {
+    body = Gzip(body);
+    response.set_header("Content-Encoding", "gzip");
+  }
+  response.set_content(body, content_type);
+}
+
+void SetJson(const httplib::Request& request, std::string body, httplib::Response& response) {
+  SetCompressed(request, std::move(body), "application/json; charset=utf-8", response);
 }
 
 void SendError(const absl::Status& status, httplib::Response& response) {
@@ -152,7 +171,11 @@ void HttpServer::Route() {
     }
     const ApiResponse answer = gateway_->Handle(ToApiRequest(request));
     response.status = answer.status;
-    response.set_content(answer.body, answer.content_type.c_str());
+    if (answer.content_type == "application/json") {
+      SetJson(request, answer.body, response);
+    } else {
+      response.set_content(answer.body, answer.content_type.c_str());
+    }
     if (answer.status >= 400) {
       spdlog::debug("HTTP {} {}: {}", request.method, request.path, answer.status);
     }
@@ -160,21 +183,32 @@ void HttpServer::Route() {
   // A POST with no body and no Content-Length (curl -X POST URL:cancel) is
   // answered here: cpp-httplib 0.11 would refuse it with a bare 400 before
   // routing it.
-  server_->set_pre_routing_handler([api](const httplib::Request& request,
-                                         httplib::Response& response) {
-    if (!ApiGateway::IsApiPath(request.path) || request.has_header("Content-Length") ||
-        request.has_header("Transfer-Encoding") || request.method == "GET") {
-      return httplib::Server::HandlerResponse::Unhandled;
-    }
-    api(request, response);
-    return httplib::Server::HandlerResponse::Handled;
-  });
+  server_->set_pre_routing_handler(
+      [api](const httplib::Request& request, httplib::Response& response) {
+        if (!ApiGateway::IsApiPath(request.path) || request.has_header("Content-Length") ||
+            request.has_header("Transfer-Encoding") || request.method == "GET") {
+          return httplib::Server::HandlerResponse::Unhandled;
+        }
+        api(request, response);
+        return httplib::Server::HandlerResponse::Handled;
+      });
   const std::string every_api_path = "/v1/.*";
   server_->Get(every_api_path, api);
   server_->Post(every_api_path, api);
   server_->Delete(every_api_path, api);
   server_->Put(every_api_path, api);
   server_->Patch(every_api_path, api);
+}
+
+bool HttpServer::SendEvents(const absl::StatusOr<std::string>& events, httplib::DataSink& sink) {
+  // A comment when nothing changed: a closed page fails the write.
+  const std::string text =
+      !events.ok()      ? absl::StrCat("event: failure\ndata: ", ErrorBody(events.status()), "\n\n")
+      : events->empty() ? std::string(": nothing new\n\n")
+                        : *events;
+  if (!sink.write(text.data(), text.size())) return false;
+  if (!events.ok() || !Pause(kEventInterval)) sink.done();
+  return true;
 }
 
 bool HttpServer::Pause(std::chrono::milliseconds interval) {
@@ -202,28 +236,22 @@ void HttpServer::RouteDashboard() {
       SendError(absl::NotFoundError(absl::StrCat("no file ", request.path)), response);
       return;
     }
-    response.set_content(std::string(asset->body), std::string(asset->content_type).c_str());
+    if (absl::StartsWith(asset->content_type, "text/javascript")) {
+      SetCompressed(request, std::string(asset->body), "application/javascript; charset=utf-8",
+                    response);
+    } else {
+      response.set_content(std::string(asset->body), std::string(asset->content_type).c_str());
+    }
   });
-  // Server-sent events: first everything, then what changed.
+  // Server-sent events of jobs and studies: first everything, then what
+  // changed.
   const auto stream = [this](const std::string& authorization, auto poll,
                              httplib::Response& response) {
     auto seen = std::make_shared<ChangeTracker>();
     response.set_header("Cache-Control", "no-cache");
     response.set_chunked_content_provider(
-        "text/event-stream",
-        [this, seen, authorization, poll](size_t, httplib::DataSink& sink) {
-          const absl::StatusOr<std::string> events = poll(*seen, authorization);
-          // A comment when nothing changed: a closed page fails the write.
-          const std::string text =
-              !events.ok()      ? absl::StrCat("event: failure\ndata: ", ErrorBody(events.status()),
-                                               "\n\n")
-              : events->empty() ? std::string(": nothing new\n\n")
-                                : *events;
-          if (!sink.write(text.data(), text.size())) return false;
-          if (!events.ok() || !Pause(kEventInterval)) {
-            sink.done();
-          }
-          return true;
+        "text/event-stream", [this, seen, authorization, poll](size_t, httplib::DataSink& sink) {
+          return SendEvents(poll(*seen, authorization), sink);
         });
   };
   server_->Get("/events", [this, stream](const httplib::Request& request,
@@ -234,37 +262,58 @@ void HttpServer::RouteDashboard() {
            },
            response);
   });
-  server_->Get(R"(/events/studies/([^/]+))", [this, stream](const httplib::Request& request,
-                                                           httplib::Response& response) {
+  // A study's trials that changed since the stream opened (DashboardFeed
+  // keeps the study's table; the stream, the last sequence number it sent).
+  server_->Get(R"(/events/studies/([^/]+))", [this](const httplib::Request& request,
+                                                   httplib::Response& response) {
     const std::string study = request.matches[1];
-    stream(CallerAuthorization(request),
-           [this, study](ChangeTracker& seen, const std::string& authorization) {
-             return feed_->TrialEvents(study, seen, authorization);
-           },
-           response);
+    const std::string authorization = CallerAuthorization(request);
+    auto sequence = std::make_shared<int64_t>(-1);
+    response.set_header("Cache-Control", "no-cache");
+    response.set_chunked_content_provider(
+        "text/event-stream",
+        [this, study, authorization, sequence](size_t, httplib::DataSink& sink) {
+          return SendEvents(feed_->TrialEvents(study, *sequence, authorization), sink);
+        });
   });
-  server_->Get(R"(/dashboard/studies/([^/]+)/curves)", [this](const httplib::Request& request,
-                                                             httplib::Response& response) {
-    int64_t max_points = 100;
-    int64_t trial_id = 0;
-    for (const absl::Status& read : {ReadIntParam(request, "maxPoints", max_points),
-                                     ReadIntParam(request, "trialId", trial_id)}) {
-      if (!read.ok()) {
-        SendError(read, response);
+  // The study page's bounded views (docs/web.md, "Server-side aggregates"):
+  // the query's parameters set the request message's fields by name.
+  const auto view = [this](const char* pattern, auto request_type, auto answer) {
+    server_->Get(pattern, [this, request_type, answer](const httplib::Request& request,
+                                                       httplib::Response& response) {
+      decltype(request_type) fields;
+      const ApiRequest api = ToApiRequest(request);
+      for (const auto& [name, value] : api.query) {
+        if (const absl::Status set = SetFieldFromText(name, value, fields); !set.ok()) {
+          SendError(set, response);
+          return;
+        }
+      }
+      const auto body = answer(request.matches[1], fields, api.authorization);
+      if (!body.ok()) {
+        SendError(body.status(), response);
         return;
       }
-    }
-    const absl::StatusOr<v1::StudyCurves> curves = feed_->Curves(
-        request.matches[1], trial_id, static_cast<int>(std::clamp<int64_t>(max_points, 2, 100000)),
-        CallerAuthorization(request));
-    if (!curves.ok()) {
-      SendError(curves.status(), response);
-      return;
-    }
-    std::string json;
-    (void)google::protobuf::util::MessageToJsonString(*curves, &json);
-    response.set_content(json, "application/json");
-  });
+      std::string json;
+      (void)google::protobuf::util::MessageToJsonString(*body, &json);
+      SetJson(request, std::move(json), response);
+    });
+  };
+  view(R"(/dashboard/studies/([^/]+)/trials)", v1::DashboardTrialsRequest(),
+       [this](const std::string& study, const v1::DashboardTrialsRequest& fields,
+              const std::string& authorization) {
+         return feed_->Leaderboard(study, fields, authorization);
+       });
+  view(R"(/dashboard/studies/([^/]+)/summary)", v1::DashboardSummaryRequest(),
+       [this](const std::string& study, const v1::DashboardSummaryRequest& fields,
+              const std::string& authorization) {
+         return feed_->Summary(study, fields, authorization);
+       });
+  view(R"(/dashboard/studies/([^/]+)/curves)", v1::DashboardCurvesRequest(),
+       [this](const std::string& study, const v1::DashboardCurvesRequest& fields,
+              const std::string& authorization) {
+         return feed_->Curves(study, fields, authorization);
+       });
   // A job's (or one trial's) logs as they are written: "event: log" per
   // line, "event: end" when the job has ended and every line was sent.
   server_->Get(R"(/events/jobs/([^/:]+)/logs)", [this](const httplib::Request& request,

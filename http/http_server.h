@@ -18,6 +18,7 @@ class ClientContext;
 }
 namespace httplib {
 class Server;
+class DataSink;
 }
 
 namespace vernier::http {
@@ -37,7 +38,8 @@ struct HttpServerOptions {
 // `vernier serve`'s HTTP listener: the HTTP/JSON API (ApiGateway, forwarding
 // to the gRPC service over `channel`) under /v1/, and the dashboard: its
 // files (web/) at / and /assets/, its event streams under /events and its
-// curves under /dashboard/ (DashboardFeed), all through the same channel
+// leaderboard pages, plot summaries and curves under /dashboard/
+// (DashboardFeed), all through the same channel
 // with the caller's credentials.
 class HttpServer {
  public:
@@ -62,6 +64,10 @@ class HttpServer {
   // Waits up to `interval` unless the server is stopping; answers whether it
   // goes on.
   bool Pause(std::chrono::milliseconds interval);
+  // Writes one look's events to an event stream (a comment when there are
+  // none, "event: failure" and the end on an error), then waits for the
+  // next look; answers false when the page has gone.
+  bool SendEvents(const absl::StatusOr<std::string>& events, httplib::DataSink& sink);
 
   HttpServerOptions options_;
   std::unique_ptr<ApiGateway> gateway_;

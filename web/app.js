@@ -126,13 +126,7 @@ function jobsPage() {
 
 // ---- #/study/S : leaderboard and plots ---------------------------------------
 
-function objectiveOf(trial, metricId) {
-  const measurement = trial.finalMeasurement || trial.latestMeasurement;
-  if (!measurement) return undefined;
-  const metric = (measurement.metrics || []).find(m => m.metricId === metricId);
-  return metric ? metric.value : undefined;
-}
-
+// The trial page's parameters (the API's Trial).
 function paramsOf(trial) {
   const params = {};
   for (const p of trial.parameters || []) {
@@ -142,37 +136,66 @@ function paramsOf(trial) {
   return params;
 }
 
+// A number of a DashboardTrial ("NaN", absent: undefined).
+function numberOf(value) {
+  if (value === undefined || value === "NaN") return undefined;
+  return Number(value);
+}
+
+// Every parameter name of a spec, conditional ones after their parent (the
+// server's column order).
+function parameterNames(specs) {
+  return (specs || []).flatMap(p => [p.parameterName,
+    ...parameterNames((p.conditionalParameterSpecs || []).map(c => c.parameterSpec || {}))]);
+}
+
+// Runs `load` now; a call while it runs runs it once more when it ends.
+function coalesced(load) {
+  let running = false, again = false;
+  const run = async () => {
+    if (running) { again = true; return; }
+    running = true;
+    try { await load(); } catch (error) { showError(error); }
+    running = false;
+    if (again) { again = false; run(); }
+  };
+  return run;
+}
+
 async function studyPage(name) {
   const study = await api("/v1/studies/" + encodeURIComponent(name));
+  const path = "/dashboard/studies/" + encodeURIComponent(name);
   const spec = study.spec || {};
   const metrics = (spec.metrics || []).map(m => m.metricId);
   // The objectives (a metric with a constraint is none): the Pareto plot's axes.
   const objectives = (spec.metrics || []).filter(m => !m.constraint).map(m => m.metricId);
   const objective = metrics[0];
   const maximize = ((spec.metrics || [])[0] || {}).goal !== "MINIMIZE";
-  const parameters = (spec.parameters || []).map(p => p.parameterName);
-  const trials = new Map();
+  const parameters = parameterNames(spec.parameters);
   const view = { sort: "objective", descending: maximize, state: "", page: 0, pageSize: 20,
                  rangeParam: parameters[0] || "", min: "", max: "" };
+  const reloadTable = () => { loadTable(); };
 
-  const stateSelect = el("select", { id: "state-filter", onchange: () => { view.state = stateSelect.value; view.page = 0; render(); } },
-    ...["", "ACTIVE", "SUCCEEDED", "FAILED", "INFEASIBLE", "STOPPED_EARLY", "CANCELLED"].map(s => el("option", { value: s }, s || "every state")));
-  const rangeSelect = el("select", { onchange: () => { view.rangeParam = rangeSelect.value; render(); } },
+  const stateSelect = el("select", { id: "state-filter", onchange: () => { view.state = stateSelect.value; view.page = 0; reloadTable(); } },
+    ...["", "REQUESTED", "ACTIVE", "STOPPING", "SUCCEEDED", "FAILED", "INFEASIBLE", "STOPPED_EARLY", "CANCELLED"].map(s => el("option", { value: s }, s || "every state")));
+  const rangeSelect = el("select", { onchange: () => { view.rangeParam = rangeSelect.value; reloadTable(); } },
     ...parameters.map(p => el("option", { value: p }, p)));
-  const minInput = el("input", { placeholder: "min", oninput: () => { view.min = minInput.value; view.page = 0; render(); } });
-  const maxInput = el("input", { placeholder: "max", oninput: () => { view.max = maxInput.value; view.page = 0; render(); } });
+  const minInput = el("input", { placeholder: "min", oninput: () => { view.min = minInput.value; view.page = 0; reloadTable(); } });
+  const maxInput = el("input", { placeholder: "max", oninput: () => { view.max = maxInput.value; view.page = 0; reloadTable(); } });
   const pageLabel = el("span", { id: "page-label" });
-  const previous = el("button", { id: "previous-page", onclick: () => { view.page = Math.max(0, view.page - 1); render(); } }, "previous");
-  const next = el("button", { id: "next-page", onclick: () => { view.page += 1; render(); } }, "next");
+  const previous = el("button", { id: "previous-page", onclick: () => { view.page = Math.max(0, view.page - 1); reloadTable(); } }, "previous");
+  const next = el("button", { id: "next-page", onclick: () => { view.page += 1; reloadTable(); } }, "next");
   const columns = ["id", "state", "objective", ...metrics.slice(1), ...parameters, "measurements"];
   const header = el("tr", {}, ...columns.map(column => el("th", { onclick: () => {
     view.descending = view.sort === column ? !view.descending : column === "objective" && maximize;
-    view.sort = column; render(); } }, column === "objective" ? `${objective} (objective)` : column)));
+    view.sort = column; view.page = 0; reloadTable(); } }, column === "objective" ? `${objective} (objective)` : column)));
   const rows = el("tbody");
+  const counts = el("p", { id: "state-counts" });
   const plotBox = (id, title, extra = "") => el("div", { class: "plot" }, el("h3", {}, title, extra), el("div", { id }));
   const sliceSelect = el("select", { id: "slice-parameter", onchange: () => renderPlots() },
     ...parameters.map(p => el("option", { value: p }, p)));
   main.append(el("h2", {}, "Study ", name), el("p", {}, `${spec.algorithm || "default algorithm"}; ${objective} to ${maximize ? "maximize" : "minimize"}`),
+    counts,
     el("h3", {}, "Leaderboard"),
     el("div", { class: "controls" }, "state ", stateSelect, "  ", rangeSelect, " from ", minInput, " to ", maxInput,
        "  ", previous, " ", pageLabel, " ", next),
@@ -182,92 +205,101 @@ async function studyPage(name) {
       plotBox("plot-curves", "Intermediate values"),
       plotBox("plot-parallel", "Parallel coordinates"),
       plotBox("plot-slice", "Slice ", sliceSelect),
-      plotBox("plot-timeline", "Timeline"),
+      plotBox("plot-timeline", "Timeline (latest trials)"),
+      plotBox("plot-importance", "Parameter importance (first-order variance share)"),
       ...(objectives.length > 1 ? [plotBox("plot-pareto", `Pareto front: ${objectives[0]} and ${objectives[1]}`)] : [])));
-  let front = [];
 
+  // A DashboardTrial's value in a column.
   function cell(trial, column) {
     if (column === "id") return Number(trial.id);
     if (column === "state") return trial.state;
-    if (column === "objective") return objectiveOf(trial, objective);
+    if (column === "objective") return numberOf((trial.metrics || [])[0]);
     if (column === "measurements") return Number(trial.measurementCount || 0);
-    if (metrics.includes(column)) return objectiveOf(trial, column);
-    return paramsOf(trial)[column];
+    if (metrics.includes(column)) return numberOf((trial.metrics || [])[metrics.indexOf(column)]);
+    const index = parameters.indexOf(column);
+    const label = (trial.labels || {})[index];
+    return label !== undefined ? label : numberOf((trial.parameters || [])[index]);
   }
-  function filtered() {
-    let list = [...trials.values()];
-    if (view.state) list = list.filter(t => t.state === view.state);
-    if (view.rangeParam && (view.min !== "" || view.max !== "")) {
-      list = list.filter(t => {
-        const v = paramsOf(t)[view.rangeParam];
-        return typeof v === "number" && (view.min === "" || v >= Number(view.min)) && (view.max === "" || v <= Number(view.max));
-      });
+  function paramsOfRow(trial) {
+    const params = {};
+    parameters.forEach(p => { params[p] = cell(trial, p); });
+    return params;
+  }
+
+  // The leaderboard: one page, sorted and filtered by the server.
+  let asked = 0;
+  const loadTable = coalesced(async () => {
+    const query = new URLSearchParams({
+      orderBy: view.sort === "objective" ? (objective || "") : view.sort,
+      descending: String(Boolean(view.descending)), pageSize: view.pageSize, page: view.page });
+    if (view.state) query.set("state", view.state);
+    const bound = text => text.trim() !== "" && Number.isFinite(Number(text));
+    if (view.rangeParam && (bound(view.min) || bound(view.max))) {
+      query.set("rangeParameter", view.rangeParam);
+      if (bound(view.min)) query.set("min", view.min.trim());
+      if (bound(view.max)) query.set("max", view.max.trim());
     }
-    const sign = view.descending ? -1 : 1;
-    return list.sort((a, b) => {
-      const x = cell(a, view.sort), y = cell(b, view.sort);
-      if (x === undefined) return y === undefined ? 0 : 1;
-      if (y === undefined) return -1;
-      return (x < y ? -1 : x > y ? 1 : 0) * sign;
-    });
-  }
-  function renderTable() {
-    const list = filtered();
-    const pages = Math.max(1, Math.ceil(list.length / view.pageSize));
-    view.page = Math.min(view.page, pages - 1);
-    pageLabel.textContent = `page ${view.page + 1} of ${pages} (${list.length} trials)`;
-    rows.replaceChildren(...list.slice(view.page * view.pageSize, (view.page + 1) * view.pageSize).map(trial =>
+    const ask = ++asked;
+    const page = await api(`${path}/trials?${query}`);
+    if (ask !== asked) return;
+    const total = Number(page.totalSize || 0);
+    view.page = Number(page.page || 0);
+    pageLabel.textContent = `page ${view.page + 1} of ${Math.max(1, Math.ceil(total / view.pageSize))} (${total} trials)`;
+    rows.replaceChildren(...(page.trials || []).map(trial =>
       el("tr", { "data-trial-id": trial.id }, ...columns.map(column => {
         const value = cell(trial, column);
         if (column === "id") return el("td", {}, el("a", { href: `#/trial/${name}/${trial.id}` }, value));
         if (column === "state") return stateCell(value);
         return el("td", { class: "num" }, format(value));
       }))));
-  }
-  function points() {
-    return [...trials.values()].filter(t => t.state === "SUCCEEDED" && objectiveOf(t, objective) !== undefined)
-      .map(t => ({ id: Number(t.id), value: objectiveOf(t, objective), params: paramsOf(t) }));
-  }
+  });
+
+  // The plots: a bounded summary (a sample with the best trials and the
+  // Pareto front, the best so far, the latest trials), from the server.
+  let summary = null;
   function renderPlots() {
-    const done = points();
-    Plots.history(document.getElementById("plot-history"), done, maximize);
+    if (summary === null) return;
+    const sample = summary.sample || [];
+    const done = sample.filter(t => t.state === "SUCCEEDED" && cell(t, "objective") !== undefined)
+      .map(t => ({ id: Number(t.id), value: cell(t, "objective"), params: paramsOfRow(t) }));
+    Plots.history(document.getElementById("plot-history"), done,
+      (summary.bestSoFar || []).map(b => ({ id: Number(b.trialId), value: numberOf(b.value) })),
+      Number(summary.lastTrialId || 0));
     Plots.parallel(document.getElementById("plot-parallel"), done, parameters, maximize);
     if (sliceSelect.value) Plots.slice(document.getElementById("plot-slice"), done, sliceSelect.value);
-    Plots.timeline(document.getElementById("plot-timeline"), [...trials.values()]);
+    Plots.timeline(document.getElementById("plot-timeline"), (summary.recent || []).map(t => ({
+      id: Number(t.id), state: t.state, start: Number(t.startSeconds || 0) * 1000,
+      end: t.endSeconds ? Number(t.endSeconds) * 1000 : null })));
+    Plots.importance(document.getElementById("plot-importance"), summary.parameterNames || [],
+                     summary.importance || []);
     if (objectives.length > 1) {
-      const pair = t => [objectiveOf(t, objectives[0]), objectiveOf(t, objectives[1])];
-      const finished = [...trials.values()].filter(t => t.state === "SUCCEEDED").map(pair)
+      const pair = t => [cell(t, objectives[0]), cell(t, objectives[1])];
+      const finished = sample.filter(t => t.state === "SUCCEEDED").map(pair)
           .filter(([x, y]) => x !== undefined && y !== undefined);
-      Plots.pareto(document.getElementById("plot-pareto"), finished, front.map(pair), objectives[0], objectives[1]);
+      const byId = new Map(sample.map(t => [String(t.id), t]));
+      const front = (summary.paretoFront || []).map(id => byId.get(String(id))).filter(Boolean).map(pair);
+      Plots.pareto(document.getElementById("plot-pareto"), finished, front, objectives[0], objectives[1],
+                   (summary.paretoFront || []).length);
     }
   }
-  const fetchFront = throttled(async () => {
-    try {
-      front = (await api(`/v1/studies/${encodeURIComponent(name)}/trials:optimal`)).trials || [];
-      renderPlots();
-    } catch (error) { showError(error); }
-  }, 1000);
-  const fetchCurves = throttled(async () => {
-    try {
-      Plots.curves(document.getElementById("plot-curves"),
-                   await api(`/dashboard/studies/${encodeURIComponent(name)}/curves?maxPoints=50`));
-    } catch (error) { showError(error); }
-  }, 1000);
-  const render = throttled(() => { renderTable(); renderPlots(); }, 200);
+  const loadSummary = coalesced(async () => {
+    summary = await api(`${path}/summary?maxPoints=1000`);
+    counts.textContent = `${Number(summary.trialCount || 0)} trials: ` + Object.entries(summary.stateCounts || {})
+      .map(([state, count]) => `${count} ${state}`).join(", ");
+    renderPlots();
+  });
+  const loadCurves = coalesced(async () => {
+    Plots.curves(document.getElementById("plot-curves"), await api(`${path}/curves?maxPoints=50&maxTrials=50`));
+  });
+  // Live: the stream names each trial that changed; the views are asked
+  // again (at most every 300 ms, the plots every second).
+  const changedTable = throttled(loadTable, 300);
+  const changedPlots = throttled(() => { loadSummary(); loadCurves(); }, 1000);
   listen("/events/studies/" + encodeURIComponent(name), {
-    trial: trial => {
-      const before = trials.get(trial.id);
-      trials.set(trial.id, trial);
-      if (!before || before.measurementCount !== trial.measurementCount || before.state !== trial.state) {
-        fetchCurves();
-        if (objectives.length > 1 && trial.state === "SUCCEEDED") fetchFront();
-      }
-      render();
-    },
+    watching: () => { loadTable(); loadSummary(); loadCurves(); },
+    trial: () => { changedTable(); changedPlots(); },
     failure: body => showError(new Error(body.error.message)),
   });
-  render();
-  fetchCurves();
 }
 
 // ---- #/trial/S/ID ----------------------------------------------------------------
@@ -398,4 +430,12 @@ async function route() {
 }
 
 window.addEventListener("hashchange", route);
+// A page left for another keeps no stream open (a browser allows 6
+// connections to a server: streams of pages left behind would hold them);
+// one shown again from the back/forward cache opens them again.
+window.addEventListener("pagehide", () => {
+  sources.forEach(source => source.close());
+  sources = [];
+});
+window.addEventListener("pageshow", event => { if (event.persisted) route(); });
 route();

@@ -19,23 +19,26 @@ const Plots = (() => {
     container.chart = chart;
   }
 
-  // Objective by trial id, and the best so far.
-  function history(container, points, maximize) {
+  // Objective by trial id (the server's sample), and the best so far (the
+  // server's: each trial that improved it, drawn as steps up to the last
+  // trial).
+  function history(container, points, best, lastId) {
     points = points.slice().sort((a, b) => a.id - b.id);
-    const xs = points.map(p => p.id), ys = points.map(p => p.value), best = [];
-    let sofar = null;
-    for (const y of ys) {
-      if (sofar === null || (maximize ? y > sofar : y < sofar)) sofar = y;
-      best.push(sofar);
+    const steps = best.slice();
+    if (steps.length > 0 && lastId > steps[steps.length - 1].id) {
+      steps.push({ id: lastId, value: steps[steps.length - 1].value });
     }
+    const data = uPlot.join([[points.map(p => p.id), points.map(p => p.value)],
+                             [steps.map(p => p.id), steps.map(p => p.value)]]);
     replace(container, new uPlot({
       width: WIDTH, height: HEIGHT, scales: { x: { time: false } },
       axes: [{ label: "trial" }, { label: "objective" }],
       series: [{ label: "trial" },
                { label: "objective", stroke: "#1f5fbf", paths: () => null,
-                 points: { show: true, size: 6, fill: "#1f5fbf" } },
-               { label: "best so far", stroke: "#17803d", width: 2 }],
-    }, [xs, ys, best], container));
+                 points: { show: true, size: 4, fill: "#1f5fbf" } },
+               { label: "best so far", stroke: "#17803d", width: 2, spanGaps: true,
+                 paths: uPlot.paths.stepped({ align: 1 }), points: { show: false } }],
+    }, data, container));
   }
 
   // Objective by step, one series per trial (already downsampled by the server).
@@ -116,25 +119,29 @@ const Plots = (() => {
     container.appendChild(svg);
   }
 
-  // A bar per trial from its start to its end (now, while it runs).
+  // A bar per trial from its start to its end (now, while it runs): the
+  // latest trials, {id, state, start, end} in milliseconds.
   function timeline(container, trials) {
     container.textContent = "";
-    const rows = trials.filter(t => t.startTime).sort((a, b) => a.id - b.id);
-    const height = Math.max(HEIGHT, 14 * rows.length + 30);
+    const rows = trials.filter(t => t.start).sort((a, b) => a.id - b.id);
+    const row = Math.max(2, Math.min(14, Math.floor((HEIGHT - 30) / Math.max(1, rows.length))));
+    const height = Math.max(HEIGHT, row * rows.length + 30);
     const svg = svgElement("svg", { width: WIDTH, height, class: "timeline" });
     const now = Date.now();
-    const starts = rows.map(t => Date.parse(t.startTime));
-    const ends = rows.map(t => t.endTime ? Date.parse(t.endTime) : now);
+    const starts = rows.map(t => t.start);
+    const ends = rows.map(t => t.end || now);
     const first = Math.min(...starts), last = Math.max(...ends, first + 1);
     const left = 60, right = WIDTH - 10;
     const x = time => left + (right - left) * (time - first) / (last - first);
     rows.forEach((t, i) => {
-      const label = svgElement("text", { x: 4, y: 24 + 14 * i, "font-size": 11 });
-      label.textContent = "trial " + t.id;
-      svg.appendChild(label);
+      if (row >= 10 || i % Math.ceil(10 / row) === 0) {
+        const label = svgElement("text", { x: 4, y: 14 + row * i + Math.min(row, 10), "font-size": 10 });
+        label.textContent = "trial " + t.id;
+        svg.appendChild(label);
+      }
       svg.appendChild(svgElement("rect", {
-        x: x(starts[i]), y: 14 + 14 * i, width: Math.max(2, x(ends[i]) - x(starts[i])),
-        height: 10, fill: COLORS[t.state] || "#888", "data-trial-id": t.id }));
+        x: x(starts[i]), y: 14 + row * i, width: Math.max(2, x(ends[i]) - x(starts[i])),
+        height: Math.max(1, row - 2), fill: COLORS[t.state] || "#888", "data-trial-id": t.id }));
     });
     const span = svgElement("text", { x: right, y: height - 4, "text-anchor": "end", "font-size": 11 });
     span.textContent = ((last - first) / 1000).toFixed(1) + " s";
@@ -142,15 +149,16 @@ const Plots = (() => {
     container.appendChild(svg);
   }
 
-  // Two metrics against each other: every finished trial, and the Pareto
-  // front (the server's ListOptimalTrials) joined by a line.
-  function pareto(container, points, front, xMetric, yMetric) {
+  // Two metrics against each other: the finished trials of the server's
+  // sample, and the Pareto front (as ListOptimalTrials ranks it, frontSize
+  // trials) joined by a line.
+  function pareto(container, points, front, xMetric, yMetric, frontSize) {
     const table = list => {
       const sorted = list.slice().sort((a, b) => a[0] - b[0]);
       return [sorted.map(p => p[0]), sorted.map(p => p[1])];
     };
     const data = uPlot.join([table(points), table(front)]);
-    container.dataset.frontSize = front.length;
+    container.dataset.frontSize = frontSize;
     replace(container, new uPlot({
       width: WIDTH, height: HEIGHT, scales: { x: { time: false } },
       axes: [{ label: xMetric }, { label: yMetric }],
@@ -162,5 +170,30 @@ const Plots = (() => {
     }, data, container));
   }
 
-  return { history, curves, slice, parallel, timeline, pareto };
+  // A bar per parameter, the most important first (the server's
+  // first-order variance shares).
+  function importance(container, names, values) {
+    container.textContent = "";
+    const bars = names.map((name, i) => ({ name, value: Number(values[i] || 0) }))
+      .sort((a, b) => b.value - a.value);
+    const row = Math.max(8, Math.min(20, Math.floor((HEIGHT - 10) / Math.max(1, bars.length))));
+    const height = Math.max(HEIGHT, row * bars.length + 10);
+    const svg = svgElement("svg", { width: WIDTH, height, class: "importance" });
+    const left = 120, right = WIDTH - 50;
+    bars.forEach((bar, i) => {
+      const y = 5 + row * i;
+      const label = svgElement("text", { x: left - 6, y: y + row * 0.75, "text-anchor": "end", "font-size": 11 });
+      label.textContent = bar.name;
+      svg.appendChild(label);
+      svg.appendChild(svgElement("rect", { x: left, y: y + 1, height: row - 2,
+        width: Math.max(1, (right - left) * bar.value), fill: "#1f5fbf" }));
+      const value = svgElement("text", { x: left + Math.max(1, (right - left) * bar.value) + 4,
+                                         y: y + row * 0.75, "font-size": 10 });
+      value.textContent = bar.value.toFixed(2);
+      svg.appendChild(value);
+    });
+    container.appendChild(svg);
+  }
+
+  return { history, curves, slice, parallel, timeline, pareto, importance };
 })();

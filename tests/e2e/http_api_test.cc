@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
 #include "tests/support/job_client.h"
 #include "tests/support/server_process.h"
 #include "tests/support/subprocess.h"
@@ -327,6 +328,12 @@ TEST_F(HttpApiTest, TheDashboardsFilesTokenCurvesAndEvents) {
     EXPECT_EQ(Http("GET", base + "assets/" + asset).status, 200) << asset;
   }
   EXPECT_THAT(Http("GET", base + "assets/uPlot.LICENSE.txt").body, HasSubstr("MIT"));
+  // Scripts and JSON are compressed with gzip (not cpp-httplib's slow Brotli).
+  const CommandResult script = RunCommand({"curl", "-sS", "-o", "/dev/null", "-D", "-", "-H",
+                                           "Accept-Encoding: gzip, deflate, br",
+                                           base + "assets/uPlot.iife.min.js"});
+  EXPECT_THAT(script.out, HasSubstr("Content-Encoding: gzip"));
+  EXPECT_THAT(script.out, HasSubstr("Content-Type: application/javascript; charset=utf-8"));
   const HttpAnswer missing = Http("GET", base + "assets/nope.js");
   EXPECT_EQ(missing.status, 404);
   EXPECT_EQ(ErrorOf(missing).message(), "no file /assets/nope.js");
@@ -378,6 +385,11 @@ TEST_F(HttpApiTest, TheDashboardsFilesTokenCurvesAndEvents) {
   EXPECT_EQ(one.curves(0).trial_id(), 2);
   EXPECT_EQ(one.curves(0).values_size(), 5);
   EXPECT_EQ(Http("GET", base + "dashboard/studies/curved/curves?maxPoints=x").status, 400);
+  EXPECT_EQ(Http("GET", base + "dashboard/studies/curved/curves?maxPoints=1").status, 400);
+  EXPECT_EQ(Http("GET", base + "dashboard/studies/curved/curves?maxTrials=1001").status, 400);
+  const auto first = FromJson<v1::StudyCurves>(
+      Http("GET", base + "dashboard/studies/curved/curves?maxTrials=1").body);
+  EXPECT_EQ(first.curves_size(), 1);
   EXPECT_EQ(Http("GET", base + "dashboard/studies/curved/curves?trialId=x").status, 400);
   EXPECT_EQ(Http("GET", base + "dashboard/studies/nope/curves").status, 404);
 
@@ -385,10 +397,11 @@ TEST_F(HttpApiTest, TheDashboardsFilesTokenCurvesAndEvents) {
   const CommandResult events = RunCommand({"curl", "-sS", "-N", "--max-time", "2", "-H", AuthorizationHeader()[1], base + "events"});
   EXPECT_THAT(events.out, HasSubstr("event: job\ndata: {\"jobId\":\"curved\""));
   EXPECT_THAT(events.out, HasSubstr("event: study\ndata: {\"name\":\"curved\""));
+  // A study's stream: "watching", then only the trials that change (below).
   const CommandResult trials =
       RunCommand({"curl", "-sS", "-N", "--max-time", "2", "-H", AuthorizationHeader()[1], base + "events/studies/curved"});
-  EXPECT_THAT(trials.out, HasSubstr("event: trial\ndata: {\"id\":\"1\""));
-  EXPECT_THAT(trials.out, HasSubstr("event: trial\ndata: {\"id\":\"2\""));
+  EXPECT_THAT(trials.out, HasSubstr("event: watching\n"));
+  EXPECT_THAT(trials.out, Not(HasSubstr("event: trial")));
   // A trial's logs: every line, then the end (the job has ended).
   const CommandResult logs = RunCommand(
       {"curl", "-sS", "-N", "--max-time", "30", "-H", AuthorizationHeader()[1], base + "events/jobs/curved/logs?trialId=1"});
@@ -406,6 +419,128 @@ TEST_F(HttpApiTest, TheDashboardsFilesTokenCurvesAndEvents) {
   const CommandResult failure =
       RunCommand({"curl", "-sS", "-N", "--max-time", "5", "-H", AuthorizationHeader()[1], base + "events/studies/nope"});
   EXPECT_THAT(failure.out, HasSubstr("event: failure\ndata: {\"error\":{\"code\":404"));
+}
+
+// The study page's bounded views (docs/web.md, "Server-side aggregates") and
+// its live stream, on a study driven over the API: accuracy (MAXIMIZE) and
+// latency (MINIMIZE), one parameter x.
+TEST_F(HttpApiTest, TheDashboardsLeaderboardSummaryAndLiveTrials) {
+  ServerProcess server(dir_.path() + "/data");
+  server.Start();
+  const std::string base = HttpUrl(server);
+  ASSERT_EQ(Http("POST", base + "v1/studies", R"({"name": "views", "spec": {
+      "metrics": [{"metricId": "accuracy", "goal": "MAXIMIZE"},
+                  {"metricId": "latency", "goal": "MINIMIZE"}],
+      "parameters": [{"parameterName": "x", "type": "DOUBLE", "minValue": 0, "maxValue": 1}],
+      "algorithm": "RANDOM_SEARCH"}})").status,
+            200);
+  const HttpAnswer suggested =
+      Http("POST", base + "v1/studies/views/trials:suggest", R"({"count": 4, "clientId": "t"})");
+  ASSERT_EQ(suggested.status, 200) << suggested.body;
+  // Trials 1 to 3 finish (accuracy 0.2, 0.6, 0.4; latency 1, 3, 2); 4 runs.
+  const std::vector<std::pair<double, double>> finals = {{0.2, 1}, {0.6, 3}, {0.4, 2}};
+  for (size_t i = 0; i < finals.size(); ++i) {
+    const std::string body = absl::StrCat(R"({"finalMeasurement": {"metrics": [{"metricId": "accuracy", "value": )",
+                                          finals[i].first, R"(}, {"metricId": "latency", "value": )",
+                                          finals[i].second, "}]}}");
+    ASSERT_EQ(Http("POST", base + "v1/studies/views/trials/" + std::to_string(i + 1) + ":complete",
+                   body)
+                  .status,
+              200);
+  }
+  const auto ids = [](const v1::DashboardTrialPage& page) {
+    std::vector<int64_t> ids;
+    for (const v1::DashboardTrial& trial : page.trials()) ids.push_back(trial.id());
+    return ids;
+  };
+  const std::string trials = base + "dashboard/studies/views/trials";
+  const HttpAnswer board = Http("GET", trials);
+  ASSERT_EQ(board.status, 200) << board.body;
+  const auto page = FromJson<v1::DashboardTrialPage>(board.body);
+  EXPECT_THAT(ids(page), ::testing::ElementsAre(2, 3, 1, 4));
+  EXPECT_EQ(page.total_size(), 4);
+  EXPECT_THAT(page.metric_ids(), ::testing::ElementsAre("accuracy", "latency"));
+  EXPECT_THAT(ids(FromJson<v1::DashboardTrialPage>(
+                  Http("GET", trials + "?orderBy=latency&state=SUCCEEDED&pageSize=2&page=1").body)),
+              ::testing::ElementsAre(2));
+  EXPECT_THAT(ids(FromJson<v1::DashboardTrialPage>(
+                  Http("GET", trials + "?orderBy=id&descending=true&rangeParameter=x&min=0").body)),
+              ::testing::ElementsAre(4, 3, 2, 1));
+  // Bad input: 400 naming it; an unknown study: 404; no valid token: 401.
+  for (const auto& [query, message] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"?orderBy=nope", "orderBy \"nope\" is no column"},
+           {"?rangeParameter=y&min=1", "rangeParameter \"y\""},
+           {"?pageSize=1001", "pageSize must be 1 to 1000"},
+           {"?page=-1", "page must not be negative"},
+           {"?state=DONE", "state"},
+           {"?min=abc", "min"},
+           {"?bogus=1", "unknown query parameter \"bogus\""}}) {
+    const HttpAnswer bad = Http("GET", trials + query);
+    EXPECT_EQ(bad.status, 400) << query << ": " << bad.body;
+    EXPECT_THAT(ErrorOf(bad).message(), HasSubstr(message)) << query;
+  }
+  const std::string summary = base + "dashboard/studies/views/summary";
+  for (const std::string path : {"dashboard/studies/nope/trials", "dashboard/studies/nope/summary",
+                                 "dashboard/studies/nope/curves"}) {
+    EXPECT_EQ(Http("GET", base + path).status, 404) << path;
+    EXPECT_EQ(Http("GET", base + path, "", {"-H", "Authorization: Bearer vnr_not_a_token"}).status,
+              401)
+        << path;
+  }
+  EXPECT_EQ(Http("GET", trials, "", {"-H", "Authorization: Bearer vnr_not_a_token"}).status, 401);
+  EXPECT_EQ(Http("GET", summary, "", {"-H", "Authorization: Bearer vnr_not_a_token"}).status, 401);
+  EXPECT_EQ(Http("GET", summary + "?maxPoints=1").status, 400);
+  EXPECT_EQ(Http("GET", summary + "?maxPoints=10001").status, 400);
+  EXPECT_EQ(Http("GET", summary + "?maxPoints=x").status, 400);
+
+  // Compressed with gzip for a browser that takes gzip and Brotli.
+  const CommandResult headers =
+      RunCommand({"curl", "-sS", "-o", "/dev/null", "-D", "-", "-H", "Accept-Encoding: gzip, br",
+                  "-H", AuthorizationHeader()[1], summary + "?maxPoints=1000"});
+  EXPECT_THAT(headers.out, HasSubstr("Content-Encoding: gzip"));
+  EXPECT_THAT(headers.out, HasSubstr("Content-Type: application/json; charset=utf-8"));
+
+  // The summary: counts, the best so far, and the API's Pareto front.
+  const HttpAnswer answered = Http("GET", summary + "?maxPoints=2");
+  ASSERT_EQ(answered.status, 200) << answered.body;
+  const auto plots = FromJson<v1::StudyDashboard>(answered.body);
+  EXPECT_EQ(plots.trial_count(), 4);
+  EXPECT_EQ(plots.state_counts().at("SUCCEEDED"), 3);
+  EXPECT_EQ(plots.state_counts().at("ACTIVE"), 1);
+  EXPECT_LE(plots.sample_size(), 2);
+  ASSERT_EQ(plots.best_so_far_size(), 2);
+  EXPECT_EQ(plots.best_so_far(1).trial_id(), 2);
+  const auto optimal = FromJson<v1::ListOptimalTrialsResponse>(
+      Http("GET", base + "v1/studies/views/trials:optimal").body);
+  std::vector<int64_t> front;
+  for (const v1::Trial& trial : optimal.trials()) front.push_back(trial.id());
+  EXPECT_EQ(std::vector<int64_t>(plots.pareto_front().begin(), plots.pareto_front().end()), front);
+  EXPECT_THAT(front, ::testing::ElementsAre(2, 3, 1));
+
+  // Live: trial 4 reports measurements while the stream is open (from before
+  // it opens to after), then finishes; the stream names trial 4 alone.
+  std::thread reporter([&] {
+    for (int step = 1; step <= 20; ++step) {
+      Http("POST", base + "v1/studies/views/trials/4:addMeasurement",
+           absl::StrCat(R"({"step": )", step,
+                        R"(, "metrics": [{"metricId": "accuracy", "value": 0.5}]})"));
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    }
+  });
+  const CommandResult live = RunCommand({"curl", "-sS", "-N", "--max-time", "4", "-H",
+                                         AuthorizationHeader()[1], base + "events/studies/views"});
+  reporter.join();
+  ASSERT_EQ(Http("POST", base + "v1/studies/views/trials/4:complete",
+                 R"({"finalMeasurement": {"metrics": [{"metricId": "accuracy", "value": 0.9},
+                                                      {"metricId": "latency", "value": 0.5}]}})")
+                .status,
+            200);
+  EXPECT_THAT(live.out, HasSubstr("event: watching\n"));
+  EXPECT_THAT(live.out, HasSubstr("event: trial\ndata: {\"id\":\"4\",\"state\":\"ACTIVE\""));
+  EXPECT_THAT(live.out, Not(HasSubstr("data: {\"id\":\"1\"")));
+  EXPECT_THAT(ids(FromJson<v1::DashboardTrialPage>(Http("GET", trials).body)),
+              ::testing::ElementsAre(4, 2, 3, 1));
 }
 
 // Every ```sh block of docs/http-api.md, in order, against a real server;

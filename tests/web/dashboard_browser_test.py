@@ -196,7 +196,10 @@ def main():
                 ".map(r => r.getAttribute('data-trial-id'));")
             return ids if len(ids) == 8 else None
         assert wait_for("8 leaderboard rows", leaderboard) == best_first, (leaderboard(), best_first)
-        for plot in ("plot-history", "plot-curves", "plot-parallel", "plot-slice", "plot-timeline"):
+        # Sorted and paged by the server: the page knows the study's size.
+        wait_for("the page label", lambda: "(8 trials)" in text_of(driver, "#page-label"))
+        for plot in ("plot-history", "plot-curves", "plot-parallel", "plot-slice", "plot-timeline",
+                     "plot-importance"):
             wait_for(f"{plot} to draw", lambda: plot_drawn(driver, plot))
         # Filter by state and by a parameter's range.
         driver.execute_script("const s = document.getElementById('state-filter'); s.value = 'FAILED';"
