@@ -6,7 +6,8 @@
 // and 50 measurements per trial; the last 8 trials are ACTIVE, a few FAILED
 // and STOPPED_EARLY, the rest SUCCEEDED. The studies are created through
 // the store (its schema and migrations); the rows are bulk-loaded in one
-// transaction per study, as bench/storage_scale_bench.cc does.
+// transaction per study (bench/bulk_load), as bench/storage_scale_bench.cc
+// does.
 //
 //   build/bin/dashboard_scale_seed DATA_DIR 1000 10000 100000
 
@@ -24,6 +25,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "bench/bulk_load/sqlite_bulk_load.h"
 #include "tuner/clock.h"
 #include "tuner/storage/sqlite/sqlite_connection.h"
 #include "tuner/storage/sqlite/sqlite_storage.h"
@@ -137,30 +139,11 @@ void Load(storage::SqliteConnection& connection, const v1::Study& study, int64_t
       *trial.mutable_end_time() =
           tuner::ToTimestamp(absl::FromUnixSeconds(start + (id / 4) * 60 + 50 + id % 10));
     }
-    absl::StatusOr<storage::SqliteStatement> insert = connection.Prepare(
-        "INSERT INTO trials (study_name, id, state, client_id, rank_key, body) "
-        "VALUES (?, ?, ?, ?, ?, ?)");
-    Check(insert.status());
-    Check(insert->BindText(1, trial.study_name())
-              .BindInt64(2, id)
-              .BindInt64(3, trial.state())
-              .BindText(4, trial.client_id())
-              .BindOptionalDouble(5, storage::RankKey(trial, study.spec()))
-              .BindBlob(6, storage::SerializeBody(trial))
-              .Run());
+    Check(bench::InsertTrialRow(connection, trial, study.spec()));
     const std::vector<std::string>& curve = curves[id % kShapes];
     for (int64_t ordinal = 0; ordinal < kMeasurements; ++ordinal) {
-      absl::StatusOr<storage::SqliteStatement> measurement = connection.Prepare(
-          "INSERT INTO measurements (study_name, trial_id, ordinal, sequence_number, step, body) "
-          "VALUES (?, ?, ?, ?, ?, ?)");
-      Check(measurement.status());
-      Check(measurement->BindText(1, trial.study_name())
-                .BindInt64(2, id)
-                .BindInt64(3, ordinal)
-                .BindInt64(4, ordinal + 1)
-                .BindInt64(5, ordinal)
-                .BindBlob(6, curve[ordinal])
-                .Run());
+      Check(bench::InsertMeasurementRow(connection, study.name(), id, ordinal, ordinal,
+                                        curve[ordinal]));
     }
   }
   Check(connection.Execute("COMMIT"));

@@ -31,6 +31,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include "bench/bulk_load/sqlite_bulk_load.h"
 #include "benchmark/benchmark.h"
 #include "pqxx/connection"
 #include "pqxx/nontransaction"
@@ -182,36 +183,10 @@ void LoadSqlite(const std::string& path, const v1::Study& study, const Flags& fl
       storage::SerializeBody(MakeMeasurement(0, 0.5));  // The same bytes for every row.
   for (int64_t id = 1; id <= flags.trials; ++id) {
     const v1::Trial trial = MakeTrial(study, id, flags, rng);
-    {
-      absl::StatusOr<storage::SqliteStatement> insert =
-          (*connection)
-              ->Prepare(
-                  "INSERT INTO trials (study_name, id, state, client_id, rank_key, body) "
-                  "VALUES (?, ?, ?, ?, ?, ?)");
-      check(insert.status());
-      check(insert->BindText(1, trial.study_name())
-                .BindInt64(2, id)
-                .BindInt64(3, trial.state())
-                .BindText(4, trial.client_id())
-                .BindOptionalDouble(5, storage::RankKey(trial, study.spec()))
-                .BindBlob(6, storage::SerializeBody(trial))
-                .Run());
-    }
+    check(bench::InsertTrialRow(**connection, trial, study.spec()));
     for (int64_t ordinal = 0; ordinal < flags.measurements_per_trial; ++ordinal) {
-      absl::StatusOr<storage::SqliteStatement> insert =
-          (*connection)
-              ->Prepare(
-                  "INSERT INTO measurements (study_name, trial_id, ordinal, sequence_number, step, "
-                  "body) "
-                  "VALUES (?, ?, ?, ?, ?, ?)");
-      check(insert.status());
-      check(insert->BindText(1, trial.study_name())
-                .BindInt64(2, id)
-                .BindInt64(3, ordinal)
-                .BindInt64(4, ordinal + 1)
-                .BindInt64(5, ordinal)
-                .BindBlob(6, measurement_body)
-                .Run());
+      check(bench::InsertMeasurementRow(**connection, trial.study_name(), id, ordinal, ordinal,
+                                        measurement_body));
     }
   }
   check((*connection)->Execute("COMMIT"));
