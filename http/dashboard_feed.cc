@@ -35,7 +35,7 @@ constexpr int kTailPageSize = 100;
 // How often a study's table is brought up to date at most.
 constexpr absl::Duration kRefreshInterval = absl::Milliseconds(250);
 // How many studies' tables are kept (the least recently used goes).
-constexpr size_t kMaxViews = 8;
+constexpr size_t kMaxViews = 4;
 constexpr int kDefaultMaxPoints = 1000;
 constexpr int kDefaultCurvePoints = 100;
 constexpr int kDefaultCurveTrials = 100;
