@@ -113,6 +113,22 @@ TEST(PermissionTableTest, MeasurementWritesAreDataAccessOtherChangesAdminActivit
   EXPECT_FALSE(IsAdminActivity(*FindPermission("/vernier.v1.AuditService/ListAuditEntries")));
 }
 
+// The dashboard answers a study's trials from the table it keeps to whoever
+// GetStudy lets in (http/dashboard_feed.h): reading a study and reading its
+// trials must need the same permission.
+TEST(PermissionTableTest, ReadingAStudyAndItsTrialsNeedsTheSamePermission) {
+  const MethodPermission& study = *FindPermission("/vernier.v1.StudyService/GetStudy");
+  for (const char* method : {"/vernier.v1.StudyService/ListTrials",
+                             "/vernier.v1.StudyService/GetTrial",
+                             "/vernier.v1.StudyService/ListOptimalTrials"}) {
+    const MethodPermission& trials = *FindPermission(method);
+    EXPECT_EQ(trials.min_role, study.min_role) << method;
+    EXPECT_EQ(trials.ownership, study.ownership) << method;
+    EXPECT_EQ(trials.resource_field, study.resource_field) << method;
+    EXPECT_FALSE(trials.mutating) << method;
+  }
+}
+
 TEST(PermissionTableTest, UnknownMethodHasNoRow) {
   EXPECT_EQ(FindPermission("/vernier.v1.StudyService/Nope"), nullptr);
 }
