@@ -141,18 +141,25 @@ def open_page(driver, server, fragment, ready_selector):
     wait_for(ready_selector, lambda: driver.find_elements(By.CSS_SELECTOR, ready_selector))
 
 
+# JavaScript: drawn(id), whether the element `id` holds a canvas with
+# painted pixels or an SVG with shapes (also bench/web/dashboard_scale_bench.py).
+DRAWN_FUNCTION = """
+function drawn(id) {
+  const box = document.getElementById(id);
+  if (!box) return false;
+  for (const canvas of box.querySelectorAll('canvas')) {
+    if (canvas.width === 0 || canvas.height === 0) continue;
+    const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+    for (let i = 3; i < pixels.length; i += 4) if (pixels[i] !== 0) return true;
+  }
+  return box.querySelectorAll('svg polyline, svg rect').length > 0;
+}
+"""
+
+
 def plot_drawn(driver, plot_id):
     """Whether the plot holds a canvas with painted pixels or an SVG with shapes."""
-    return driver.execute_script("""
-        const box = document.getElementById(arguments[0]);
-        if (!box) return false;
-        for (const canvas of box.querySelectorAll('canvas')) {
-          if (canvas.width === 0 || canvas.height === 0) continue;
-          const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
-          for (let i = 3; i < pixels.length; i += 4) if (pixels[i] !== 0) return true;
-        }
-        return box.querySelectorAll('svg polyline, svg rect').length > 0;
-    """, plot_id)
+    return driver.execute_script(DRAWN_FUNCTION + "return drawn(arguments[0]);", plot_id)
 
 
 def main():
