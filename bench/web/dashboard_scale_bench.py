@@ -30,9 +30,6 @@ import sys
 import tempfile
 import time
 
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                 "tests", "web"))
@@ -63,17 +60,6 @@ PROBE = """
   setTimeout(tick, 0);
 })();
 """ % (json.dumps(list(PLOTS)), harness.DRAWN_FUNCTION)
-
-
-def browser():
-    options = Options()
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
-                     "--window-size=1400,1800", "--disable-gpu"):
-        options.add_argument(argument)
-    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
-    return webdriver.Chrome(
-        service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)
 
 
 def received_bytes(driver):
@@ -139,7 +125,7 @@ def main():
     driver = None
     results = []
     try:
-        driver = browser()
+        driver = harness.browser(performance_log=True)
         driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": PROBE})
         driver.get(server.url + "/?token=" + server.token)
         columns = ["leaderboard"] + list(PLOTS)

@@ -115,13 +115,16 @@ LEARNING = ('lr=${1#--lr=}; for step in 1 2 3 4; do '
             'sleep 0.1; done')
 
 
-def browser():
+def browser(performance_log=False):
+    """Debian's headless Chromium; with PERFORMANCE_LOG, its network events
+    too (bench/web/dashboard_scale_bench.py counts the bytes received)."""
     options = Options()
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
                      "--window-size=1400,1800", "--disable-gpu"):
         options.add_argument(argument)
     options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    logs = {"browser": "ALL", "performance": "ALL"} if performance_log else {"browser": "ALL"}
+    options.set_capability("goog:loggingPrefs", logs)
     return webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"),
                             options=options)
 
