@@ -34,7 +34,8 @@ std::optional<Ranked> Rankable(const v1::Trial& trial, const v1::StudySpec& spec
   for (const v1::MetricSpec& metric : spec.metrics()) {
     if (metric.has_constraint()) continue;
     std::optional<double> value = MetricValue(trial.final_measurement(), metric.metric_id());
-    if (!value.has_value()) return std::nullopt;
+    // NaN (which the API refuses) ranks nowhere rather than breaking the order.
+    if (!value.has_value() || std::isnan(*value)) return std::nullopt;
     ranked.objectives.push_back(*value);
   }
   return ranked;
@@ -56,15 +57,39 @@ bool Dominates(const Ranked& a, const Ranked& b, std::span<const v1::MetricSpec:
   return strictly_better_somewhere;
 }
 
+// The candidates no other candidate dominates. Sorted lexicographically by
+// their values, each turned into one to minimise, a candidate can only be
+// dominated by one before it, and then also by a member of the front found
+// so far (domination is transitive): O(n log n + n * front) instead of
+// comparing every pair, so a front of a 100,000-trial study takes
+// milliseconds.
 std::vector<Ranked> ParetoFront(const std::vector<Ranked>& candidates,
                                 std::span<const v1::MetricSpec::Goal> goals, bool violation) {
-  std::vector<Ranked> front;
-  for (const Ranked& candidate : candidates) {
-    bool dominated = std::any_of(candidates.begin(), candidates.end(), [&](const Ranked& other) {
-      return Dominates(other, candidate, goals, violation);
+  const auto key = [&](const Ranked& ranked, size_t i) {
+    if (i == ranked.objectives.size()) return ranked.violation;
+    return goals[i] == v1::MetricSpec::MINIMIZE ? ranked.objectives[i] : -ranked.objectives[i];
+  };
+  const size_t values = goals.size() + (violation ? 1 : 0);
+  std::vector<const Ranked*> order;
+  order.reserve(candidates.size());
+  for (const Ranked& candidate : candidates) order.push_back(&candidate);
+  std::stable_sort(order.begin(), order.end(), [&](const Ranked* a, const Ranked* b) {
+    for (size_t i = 0; i < values; ++i) {
+      const double x = key(*a, i), y = key(*b, i);
+      if (x != y) return x < y;
+    }
+    return false;
+  });
+  std::vector<const Ranked*> kept;
+  for (const Ranked* candidate : order) {
+    const bool dominated = std::any_of(kept.begin(), kept.end(), [&](const Ranked* member) {
+      return Dominates(*member, *candidate, goals, violation);
     });
-    if (!dominated) front.push_back(candidate);
+    if (!dominated) kept.push_back(candidate);
   }
+  std::vector<Ranked> front;
+  front.reserve(kept.size());
+  for (const Ranked* member : kept) front.push_back(*member);
   return front;
 }
 
@@ -115,13 +140,25 @@ double ConstraintViolation(const v1::Measurement& measurement, const v1::StudySp
 
 std::vector<v1::Trial> RankTrials(std::span<const v1::Trial> trials, const v1::StudySpec& spec,
                                   int top) {
+  std::vector<const v1::Trial*> pointers;
+  pointers.reserve(trials.size());
+  for (const v1::Trial& trial : trials) pointers.push_back(&trial);
+  std::vector<v1::Trial> ranked;
+  for (const v1::Trial* trial : RankTrialPointers(pointers, spec, top)) ranked.push_back(*trial);
+  return ranked;
+}
+
+std::vector<const v1::Trial*> RankTrialPointers(std::span<const v1::Trial* const> trials,
+                                                const v1::StudySpec& spec, int top) {
   std::vector<v1::MetricSpec::Goal> goals;
   for (const v1::MetricSpec& metric : spec.metrics()) {
     if (!metric.has_constraint()) goals.push_back(metric.goal());
   }
   std::vector<Ranked> candidates;
-  for (const v1::Trial& trial : trials) {
-    if (std::optional<Ranked> ranked = Rankable(trial, spec)) candidates.push_back(*ranked);
+  for (const v1::Trial* trial : trials) {
+    if (std::optional<Ranked> ranked = Rankable(*trial, spec)) {
+      candidates.push_back(std::move(*ranked));
+    }
   }
   if (goals.size() > 1) {
     std::vector<Ranked> feasible;
@@ -139,9 +176,9 @@ std::vector<v1::Trial> RankTrials(std::span<const v1::Trial> trials, const v1::S
     return a.trial->id() < b.trial->id();
   });
   if (top > 0 && static_cast<int>(candidates.size()) > top) candidates.resize(top);
-  std::vector<v1::Trial> ranked;
+  std::vector<const v1::Trial*> ranked;
   ranked.reserve(candidates.size());
-  for (const Ranked& candidate : candidates) ranked.push_back(*candidate.trial);
+  for (const Ranked& candidate : candidates) ranked.push_back(candidate.trial);
   return ranked;
 }
 

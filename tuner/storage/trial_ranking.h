@@ -43,6 +43,10 @@ double ConstraintViolation(const v1::Measurement& measurement, const v1::StudySp
 // minimise, least violation first. `top` > 0 keeps the first `top`.
 std::vector<v1::Trial> RankTrials(std::span<const v1::Trial> trials, const v1::StudySpec& spec,
                                   int top);
+// The same, of trials held elsewhere (e.g. on an arena): pointers to the
+// ranked ones, in their order.
+std::vector<const v1::Trial*> RankTrialPointers(std::span<const v1::Trial* const> trials,
+                                                const v1::StudySpec& spec, int top);
 
 }  // namespace vernier::tuner
 

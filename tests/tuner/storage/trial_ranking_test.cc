@@ -2,6 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <limits>
+#include <random>
+
+#include "absl/strings/str_cat.h"
+
 namespace vernier::tuner {
 namespace {
 
@@ -105,6 +111,67 @@ TEST(TrialRankingTest, WithoutAFeasibleTrialTheViolationIsOneMoreObjective) {
       Ended(4, {{"acc", 0.95}, {"latency", 40}, {"memory", 16}})};  // by 1: front
   // 1 is not dominated either: better than 2 on accuracy.
   EXPECT_EQ(Ids(RankTrials(trials, spec, 0)), (std::vector<int64_t>{2, 1, 4}));
+}
+
+// The front as its definition says, pair by pair: what the sorted
+// search must find, ties and duplicates included.
+std::vector<int64_t> FrontByDefinition(const std::vector<v1::Trial>& trials,
+                                       const std::vector<v1::MetricSpec::Goal>& goals) {
+  std::vector<int64_t> front;
+  const auto value = [](const v1::Trial& trial, size_t i) {
+    return trial.final_measurement().metrics(static_cast<int>(i)).value();
+  };
+  for (const v1::Trial& candidate : trials) {
+    bool dominated = false;
+    for (const v1::Trial& other : trials) {
+      bool no_worse = true, better = false;
+      for (size_t i = 0; i < goals.size(); ++i) {
+        const double a = value(other, i), b = value(candidate, i);
+        if (IsBetter(b, a, goals[i])) no_worse = false;
+        if (IsBetter(a, b, goals[i])) better = true;
+      }
+      dominated = dominated || (no_worse && better);
+    }
+    if (!dominated) front.push_back(candidate.id());
+  }
+  std::sort(front.begin(), front.end());
+  return front;
+}
+
+TEST(TrialRankingTest, TheParetoFrontOfManyTrialsIsTheOneOfItsDefinition) {
+  std::mt19937_64 random(7);
+  for (const int objectives : {2, 3}) {
+    for (const int levels : {5, 1000}) {  // few levels: many ties and duplicates
+      std::vector<v1::MetricSpec::Goal> goals;
+      std::vector<std::pair<std::string, v1::MetricSpec::Goal>> metrics;
+      for (int i = 0; i < objectives; ++i) {
+        goals.push_back(i % 2 == 0 ? v1::MetricSpec::MAXIMIZE : v1::MetricSpec::MINIMIZE);
+        metrics.emplace_back(absl::StrCat("m", i), goals.back());
+      }
+      std::uniform_int_distribution<int> level(0, levels - 1);
+      std::vector<v1::Trial> trials;
+      for (int id = 1; id <= 400; ++id) {
+        std::vector<std::pair<std::string, double>> values;
+        for (int i = 0; i < objectives; ++i)
+          values.emplace_back(absl::StrCat("m", i), level(random));
+        trials.push_back(Ended(id, values));
+      }
+      std::vector<int64_t> ranked = Ids(RankTrials(trials, Spec(metrics), 0));
+      std::sort(ranked.begin(), ranked.end());
+      EXPECT_EQ(ranked, FrontByDefinition(trials, goals))
+          << objectives << " objectives, " << levels << " levels";
+    }
+  }
+}
+
+TEST(TrialRankingTest, ATrialWithANanObjectiveIsNotRanked) {
+  const v1::StudySpec spec =
+      Spec({{"acc", v1::MetricSpec::MAXIMIZE}, {"latency", v1::MetricSpec::MINIMIZE}});
+  const std::vector<v1::Trial> trials = {
+      Ended(1, {{"acc", 0.9}, {"latency", 30}}),
+      Ended(2, {{"acc", std::numeric_limits<double>::quiet_NaN()}, {"latency", 10}}),
+      Ended(3, {{"acc", 0.8}, {"latency", 20}})};
+  EXPECT_EQ(Ids(RankTrials(trials, spec, 0)), (std::vector<int64_t>{1, 3}));
 }
 
 TEST(TrialRankingTest, FinalMetricsFollowTheSpec) {
