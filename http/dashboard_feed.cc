@@ -1,11 +1,14 @@
 #include "http/dashboard_feed.h"
 
+#include <google/protobuf/arena.h>
 #include <google/protobuf/util/json_util.h>
 
+#include <future>
 #include <set>
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
@@ -82,17 +85,48 @@ absl::Status DashboardFeed::Refresh(StudyView& view, const std::string& study,
   // Small pages once the study has been read: the last one is read again.
   tail.set_page_size(view.table->rows().empty() ? kPageSize : kTailPageSize);
   tail.set_page_token(view.tail_token);
-  std::set<int64_t> seen;
+  absl::flat_hash_set<int64_t> seen;
+  // The next page is asked for before this one is applied, so that the
+  // server reads and sends one page while the table takes in the last. Each
+  // page is parsed into an arena of its own: the first read of a big study
+  // parses every trial, and the many small allocations of its parameters'
+  // messages cost more than the parse, freed at once with the arena.
+  // That thread also turns the page into the table's rows (RowOf only
+  // reads the table's columns).
+  struct Page {
+    absl::Status status;
+    std::vector<v1::DashboardTrial> rows;
+    std::string next_page_token;
+  };
+  const StudyTable& table = *view.table;
+  const auto list = [this, &authorization, &table](const v1::ListTrialsRequest& request) {
+    return std::async(std::launch::async, [this, request, &authorization, &table] {
+      google::protobuf::Arena arena;
+      auto* response = google::protobuf::Arena::CreateMessage<v1::ListTrialsResponse>(&arena);
+      Page page;
+      page.status = CallWithCredentialsInto(*studies_, &v1::StudyService::Stub::ListTrials, request,
+                                            response, authorization);
+      page.rows.reserve(static_cast<size_t>(response->trials_size()));
+      for (const v1::Trial& trial : response->trials()) page.rows.push_back(table.RowOf(trial));
+      page.next_page_token = response->next_page_token();
+      return page;
+    });
+  };
+  std::future<Page> next = list(tail);
   while (true) {
-    VERNIER_ASSIGN_OR_RETURN(
-        const v1::ListTrialsResponse page,
-        CallWithCredentials(*studies_, &v1::StudyService::Stub::ListTrials, tail, authorization));
-    for (const v1::Trial& trial : page.trials()) {
-      view.table->Apply(trial);
-      seen.insert(trial.id());
+    Page page = next.get();
+    VERNIER_RETURN_IF_ERROR(page.status);
+    if (!page.next_page_token.empty()) {
+      v1::ListTrialsRequest following = tail;
+      following.set_page_token(page.next_page_token);
+      next = list(following);
     }
-    if (page.next_page_token().empty()) break;
-    tail.set_page_token(page.next_page_token());
+    for (v1::DashboardTrial& row : page.rows) {
+      seen.insert(row.id());
+      view.table->ApplyRow(std::move(row));
+    }
+    if (page.next_page_token.empty()) break;
+    tail.set_page_token(page.next_page_token);
   }
   view.tail_token = tail.page_token();
   // The trials that had not ended: the only ones that change.
@@ -205,16 +239,31 @@ absl::StatusOr<v1::StudyDashboard> DashboardFeed::Summary(
   VERNIER_ASSIGN_OR_RETURN(const int max_points,
                            Bounded("maxPoints", request.max_points(), kDefaultMaxPoints, 2, 10000));
   v1::StudyDashboard summary;
-  VERNIER_RETURN_IF_ERROR(WithStudy(study, authorization, [&](StudyView& view) {
-                            if (view.derived_sequence != view.table->sequence()) {
-                              view.pareto = ParetoFrontIds(*view.table, view.spec);
-                              view.importance = ParameterImportance(*view.table);
-                              view.derived_sequence = view.table->sequence();
-                            }
-                            summary =
-                                http::Summary(*view.table, view.spec, view.pareto, view.importance,
-                                              static_cast<size_t>(max_points));
-                          }).status());
+  VERNIER_RETURN_IF_ERROR(
+      WithStudy(study, authorization, [&](StudyView& view) {
+        if (view.derived_sequence != view.table->sequence()) {
+          // Both read the whole table: side by side.
+          std::future<std::vector<double>> importance =
+              std::async(std::launch::async, [&view] { return ParameterImportance(*view.table); });
+          view.pareto = ParetoFrontIds(*view.table, view.spec);
+          view.importance = importance.get();
+          view.derived_sequence = view.table->sequence();
+        }
+        summary = http::Summary(*view.table, view.spec, view.pareto, view.importance,
+                                static_cast<size_t>(max_points));
+      }).status());
+  // A job's study is named after the job: the GPUs its recent trials held.
+  // A study without a job, or a job the caller may not read, has none.
+  v1::GetJobRequest get;
+  get.set_job_id(study);
+  if (const absl::StatusOr<v1::GetJobResponse> job =
+          CallWithCredentials(*jobs_, &v1::JobService::Stub::GetJob, get, authorization);
+      job.ok()) {
+    AddRecentGpus(*job, summary);
+  } else if (!absl::IsNotFound(job.status()) && !absl::IsPermissionDenied(job.status()) &&
+             !absl::IsInvalidArgument(job.status())) {
+    return job.status();
+  }
   return summary;
 }
 DashboardFeed::DashboardFeed(std::shared_ptr<grpc::Channel> channel)

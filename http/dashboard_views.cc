@@ -1,8 +1,11 @@
 #include "http/dashboard_views.h"
 
+#include <google/protobuf/arena.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 #include <string_view>
 #include <utility>
 
@@ -226,24 +229,30 @@ absl::StatusOr<v1::DashboardTrialPage> LeaderboardPage(const StudyTable& table,
 std::vector<int64_t> ParetoFrontIds(const StudyTable& table, const v1::StudySpec& spec) {
   std::vector<int64_t> front;
   if (tuner::ObjectiveCount(spec) < 2) return front;
-  std::vector<v1::Trial> trials;
+  // The ranking takes trials; they live on an arena, freed at once (a
+  // study's every finished trial).
+  google::protobuf::Arena arena;
+  std::vector<const v1::Trial*> trials;
   for (const v1::DashboardTrial& row : table.rows()) {
     if (!row.final() ||
         (row.state() != v1::Trial::SUCCEEDED && row.state() != v1::Trial::STOPPED_EARLY)) {
       continue;
     }
-    v1::Trial& trial = trials.emplace_back();
-    trial.set_id(row.id());
-    trial.set_state(row.state());
-    v1::Measurement& final = *trial.mutable_final_measurement();
+    v1::Trial* trial = google::protobuf::Arena::CreateMessage<v1::Trial>(&arena);
+    trial->set_id(row.id());
+    trial->set_state(row.state());
+    v1::Measurement& final = *trial->mutable_final_measurement();
     for (int i = 0; i < row.metrics_size(); ++i) {
       if (std::isnan(row.metrics(i))) continue;
       v1::Metric& metric = *final.add_metrics();
       metric.set_metric_id(table.metric_ids()[static_cast<size_t>(i)]);
       metric.set_value(row.metrics(i));
     }
+    trials.push_back(trial);
   }
-  for (const v1::Trial& trial : tuner::RankTrials(trials, spec, 0)) front.push_back(trial.id());
+  for (const v1::Trial* trial : tuner::RankTrialPointers(trials, spec, 0)) {
+    front.push_back(trial->id());
+  }
   return front;
 }
 
@@ -283,49 +292,63 @@ std::vector<double> ParameterImportance(const StudyTable& table) {
   const size_t parameters = table.parameter_names().size();
   std::vector<double> importance(parameters, 0.0);
   std::vector<const v1::DashboardTrial*> done;
+  std::vector<double> objective;
   double mean = 0;
   for (const v1::DashboardTrial& row : table.rows()) {
     if (row.state() != v1::Trial::SUCCEEDED || !HasFinalObjective(row)) continue;
     done.push_back(&row);
+    objective.push_back(row.metrics(0));
     mean += row.metrics(0);
   }
   const double n = static_cast<double>(done.size());
   if (done.size() < 3) return importance;
   mean /= n;
   double total = 0;
-  for (const v1::DashboardTrial* row : done)
-    total += (row->metrics(0) - mean) * (row->metrics(0) - mean);
+  for (const double value : objective) total += (value - mean) * (value - mean);
   if (total <= 0) return importance;
+  // Each trial's category of each CATEGORICAL parameter (-1: none), read
+  // in one pass over the rows' labels: 1, 2, ... in order of appearance.
+  std::vector<std::vector<int>> category(parameters);
+  std::vector<absl::flat_hash_map<std::string_view, int>> category_ids(parameters);
+  for (size_t t = 0; t < done.size(); ++t) {
+    for (const auto& [index, label] : done[t]->labels()) {
+      if (index < 0 || static_cast<size_t>(index) >= parameters) continue;
+      std::vector<int>& column = category[static_cast<size_t>(index)];
+      if (column.empty()) column.assign(done.size(), -1);
+      auto& ids = category_ids[static_cast<size_t>(index)];
+      column[t] = ids.try_emplace(label, static_cast<int>(ids.size())).first->second;
+    }
+  }
   // About 5 trials a bin, 2 to 10 bins.
   const int bins = std::clamp(static_cast<int>(done.size() / 5), 2, 10);
   double sum = 0;
+  std::vector<double> column(done.size());
   for (size_t p = 0; p < parameters; ++p) {
     const int index = static_cast<int>(p);
     // Each trial's group: a category, or a bin of the numeric range.
     double low = std::numeric_limits<double>::infinity(), high = -low;
-    for (const v1::DashboardTrial* row : done) {
-      const double value = row->parameters(index);
-      if (!std::isnan(value)) {
-        low = std::min(low, value);
-        high = std::max(high, value);
+    for (size_t t = 0; t < done.size(); ++t) {
+      column[t] = done[t]->parameters(index);
+      if (!std::isnan(column[t])) {
+        low = std::min(low, column[t]);
+        high = std::max(high, column[t]);
       }
     }
     // Groups 0 to bins - 1: the numeric bins; bins: absent; then one per
     // category. Each holds the objective's sum and count.
-    std::vector<std::pair<double, double>> groups(static_cast<size_t>(bins) + 1);
-    absl::flat_hash_map<std::string_view, size_t> categories;
-    for (const v1::DashboardTrial* row : done) {
+    std::vector<std::pair<double, double>> groups(static_cast<size_t>(bins) + 1 +
+                                                  category_ids[p].size());
+    for (size_t t = 0; t < done.size(); ++t) {
       size_t group = static_cast<size_t>(bins);
-      if (const auto label = row->labels().find(index); label != row->labels().end()) {
-        const auto [category, added] = categories.try_emplace(label->second, groups.size());
-        if (added) groups.emplace_back(0, 0);
-        group = category->second;
-      } else if (const double value = row->parameters(index); !std::isnan(value)) {
-        group = high > low ? static_cast<size_t>(std::min(
-                                 bins - 1, static_cast<int>((value - low) / (high - low) * bins)))
-                           : 0;
+      if (!category[p].empty() && category[p][t] >= 0) {
+        group = static_cast<size_t>(bins) + 1 + static_cast<size_t>(category[p][t]);
+      } else if (!std::isnan(column[t])) {
+        group = high > low
+                    ? static_cast<size_t>(std::min(
+                          bins - 1, static_cast<int>((column[t] - low) / (high - low) * bins)))
+                    : 0;
       }
-      groups[group].first += row->metrics(0);
+      groups[group].first += objective[t];
       groups[group].second += 1;
     }
     std::erase_if(groups, [](const std::pair<double, double>& sums) { return sums.second == 0; });
@@ -379,6 +402,26 @@ v1::StudyDashboard Summary(const StudyTable& table, const v1::StudySpec& spec,
   const size_t recent = std::min({kMaxRecent, max_points, rows.size()});
   for (size_t i = rows.size() - recent; i < rows.size(); ++i) *summary.add_recent() = rows[i];
   return summary;
+}
+
+void AddRecentGpus(const v1::GetJobResponse& job, v1::StudyDashboard& summary) {
+  absl::flat_hash_map<int64_t, const v1::TrialRun*> latest;
+  for (const v1::TrialRun& run : job.trial_runs()) {
+    const v1::TrialRun*& seen = latest[run.trial_id()];
+    if (seen == nullptr || run.attempt() >= seen->attempt()) seen = &run;
+  }
+  for (v1::DashboardTrial& trial : *summary.mutable_recent()) {
+    const auto found = latest.find(trial.id());
+    if (found == latest.end()) continue;
+    std::set<std::string_view> hosts;
+    for (const v1::ReplicaStatus& replica : found->second->replicas()) hosts.insert(replica.host());
+    for (const v1::ReplicaStatus& replica : found->second->replicas()) {
+      for (const int32_t gpu : replica.gpus()) {
+        trial.add_gpus(hosts.size() > 1 ? absl::StrCat(replica.host(), ":", gpu)
+                                        : absl::StrCat(gpu));
+      }
+    }
+  }
 }
 
 std::vector<int64_t> CurveTrialIds(const StudyTable& table, const v1::StudySpec& spec,

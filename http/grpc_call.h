@@ -21,20 +21,31 @@ inline constexpr char kForwardedClientMetadata[] = "x-vernier-http-client";
 
 // Calls `method` of `stub` with `authorization` (an HTTP caller's
 // credentials, AuthorizationFor; empty: none) and the HTTP client's address
-// (empty: not known) as the call's metadata, and answers its response or
-// its error.
+// (empty: not known) as the call's metadata, and answers its error, the
+// response in `response` (which may live on an arena: what the call parses
+// goes there too).
 template <typename Stub, typename Request, typename Response>
-absl::StatusOr<Response> CallWithCredentials(
+absl::Status CallWithCredentialsInto(
     Stub& stub, grpc::Status (Stub::*method)(grpc::ClientContext*, const Request&, Response*),
-    const Request& request, const std::string& authorization,
+    const Request& request, Response* response, const std::string& authorization,
     const std::string& client_address = "") {
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + kForwardedCallDeadline);
   if (!authorization.empty()) context.AddMetadata("authorization", authorization);
   if (!client_address.empty()) context.AddMetadata(kForwardedClientMetadata, client_address);
+  return FromGrpcStatus((stub.*method)(&context, request, response));
+}
+
+// The same, answering the response or the error.
+template <typename Stub, typename Request, typename Response>
+absl::StatusOr<Response> CallWithCredentials(
+    Stub& stub, grpc::Status (Stub::*method)(grpc::ClientContext*, const Request&, Response*),
+    const Request& request, const std::string& authorization,
+    const std::string& client_address = "") {
   Response response;
-  const grpc::Status status = (stub.*method)(&context, request, &response);
-  if (!status.ok()) return FromGrpcStatus(status);
+  const absl::Status status =
+      CallWithCredentialsInto(stub, method, request, &response, authorization, client_address);
+  if (!status.ok()) return status;
   return response;
 }
 

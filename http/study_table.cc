@@ -52,19 +52,29 @@ v1::DashboardTrial StudyTable::RowOf(const v1::Trial& trial) const {
     }
     row.add_metrics(value);
   }
-  for (size_t i = 0; i < parameter_names_.size(); ++i) row.add_parameters(kMissing);
-  for (const v1::ParameterValue& parameter : trial.parameters()) {
-    const auto found = parameter_index_.find(parameter.parameter_name());
-    if (found == parameter_index_.end()) continue;
+  row.mutable_parameters()->Resize(static_cast<int>(parameter_names_.size()), kMissing);
+  for (int position = 0; position < trial.parameters_size(); ++position) {
+    const v1::ParameterValue& parameter = trial.parameters(position);
+    // A trial's parameters mostly come in the columns' order.
+    int index = -1;
+    if (static_cast<size_t>(position) < parameter_names_.size() &&
+        parameter_names_[static_cast<size_t>(position)] == parameter.parameter_name()) {
+      index = position;
+    } else if (const auto found = parameter_index_.find(parameter.parameter_name());
+               found != parameter_index_.end()) {
+      index = found->second;
+    } else {
+      continue;
+    }
     switch (parameter.value_case()) {
       case v1::ParameterValue::kDoubleValue:
-        row.set_parameters(found->second, parameter.double_value());
+        row.set_parameters(index, parameter.double_value());
         break;
       case v1::ParameterValue::kIntValue:
-        row.set_parameters(found->second, static_cast<double>(parameter.int_value()));
+        row.set_parameters(index, static_cast<double>(parameter.int_value()));
         break;
       case v1::ParameterValue::kStringValue:
-        (*row.mutable_labels())[found->second] = parameter.string_value();
+        (*row.mutable_labels())[index] = parameter.string_value();
         break;
       case v1::ParameterValue::VALUE_NOT_SET:
         break;
@@ -76,11 +86,17 @@ v1::DashboardTrial StudyTable::RowOf(const v1::Trial& trial) const {
   return row;
 }
 
-bool StudyTable::Apply(const v1::Trial& trial) {
-  v1::DashboardTrial row = RowOf(trial);
-  const auto at = std::lower_bound(rows_.begin(), rows_.end(), trial.id(), ById);
+bool StudyTable::Apply(const v1::Trial& trial) { return ApplyRow(RowOf(trial)); }
+
+bool StudyTable::ApplyRow(v1::DashboardTrial row) {
+  const int64_t id = row.id();
+  const v1::Trial::State state = row.state();
+  // Rows mostly come in id order: the last one's place is checked first.
+  const auto at = !rows_.empty() && rows_.back().id() < id
+                      ? rows_.end()
+                      : std::lower_bound(rows_.begin(), rows_.end(), id, ById);
   const size_t index = static_cast<size_t>(at - rows_.begin());
-  if (at != rows_.end() && at->id() == trial.id()) {
+  if (at != rows_.end() && at->id() == id) {
     // NaN != NaN: compare the rows' bytes-equal fields, NaNs as equal.
     google::protobuf::util::MessageDifferencer same;
     same.set_float_comparison(google::protobuf::util::MessageDifferencer::EXACT);
@@ -94,10 +110,10 @@ bool StudyTable::Apply(const v1::Trial& trial) {
     rows_.insert(at, std::move(row));
     changed_.insert(changed_.begin() + static_cast<std::ptrdiff_t>(index), ++sequence_);
   }
-  if (tuner::IsPending(trial.state())) {
-    pending_.insert(trial.id());
+  if (tuner::IsPending(state)) {
+    pending_.insert(id);
   } else {
-    pending_.erase(trial.id());
+    pending_.erase(id);
   }
   return true;
 }

@@ -25,6 +25,12 @@ class StudyTable {
 
   // Records `trial`; whether it was new or differs from what was recorded.
   bool Apply(const v1::Trial& trial);
+  // The same with the trial's row (RowOf).
+  bool ApplyRow(v1::DashboardTrial row);
+
+  // `trial` as a row of this table. Reads only the columns, which never
+  // change: safe to call from other threads while the table is updated.
+  v1::DashboardTrial RowOf(const v1::Trial& trial) const;
 
   // By id.
   const std::vector<v1::DashboardTrial>& rows() const { return rows_; }
@@ -39,8 +45,6 @@ class StudyTable {
   std::vector<const v1::DashboardTrial*> ChangedSince(int64_t sequence) const;
 
  private:
-  v1::DashboardTrial RowOf(const v1::Trial& trial) const;
-
   std::vector<std::string> metric_ids_;
   std::vector<std::string> parameter_names_;
   // Index in parameter_names_ by name.

@@ -205,7 +205,7 @@ async function studyPage(name) {
       plotBox("plot-curves", "Intermediate values"),
       plotBox("plot-parallel", "Parallel coordinates"),
       plotBox("plot-slice", "Slice ", sliceSelect),
-      plotBox("plot-timeline", "Timeline (latest trials)"),
+      plotBox("plot-timeline", "Timeline (latest trials, with the GPUs each held)"),
       plotBox("plot-importance", "Parameter importance (first-order variance share)"),
       ...(objectives.length > 1 ? [plotBox("plot-pareto", `Pareto front: ${objectives[0]} and ${objectives[1]}`)] : [])));
 
@@ -269,7 +269,7 @@ async function studyPage(name) {
     if (sliceSelect.value) Plots.slice(document.getElementById("plot-slice"), done, sliceSelect.value);
     Plots.timeline(document.getElementById("plot-timeline"), (summary.recent || []).map(t => ({
       id: Number(t.id), state: t.state, start: Number(t.startSeconds || 0) * 1000,
-      end: t.endSeconds ? Number(t.endSeconds) * 1000 : null })));
+      end: t.endSeconds ? Number(t.endSeconds) * 1000 : null, gpus: t.gpus || [] })));
     Plots.importance(document.getElementById("plot-importance"), summary.parameterNames || [],
                      summary.importance || []);
     if (objectives.length > 1) {

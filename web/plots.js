@@ -120,7 +120,8 @@ const Plots = (() => {
   }
 
   // A bar per trial from its start to its end (now, while it runs): the
-  // latest trials, {id, state, start, end} in milliseconds.
+  // latest trials, {id, state, start, end} in milliseconds and the GPUs
+  // the trial held (gpus, shown after its label and in the bar's title).
   function timeline(container, trials) {
     container.textContent = "";
     const rows = trials.filter(t => t.start).sort((a, b) => a.id - b.id);
@@ -131,17 +132,22 @@ const Plots = (() => {
     const starts = rows.map(t => t.start);
     const ends = rows.map(t => t.end || now);
     const first = Math.min(...starts), last = Math.max(...ends, first + 1);
-    const left = 60, right = WIDTH - 10;
+    const left = rows.some(t => t.gpus && t.gpus.length) ? 130 : 60, right = WIDTH - 10;
     const x = time => left + (right - left) * (time - first) / (last - first);
     rows.forEach((t, i) => {
       if (row >= 10 || i % Math.ceil(10 / row) === 0) {
         const label = svgElement("text", { x: 4, y: 14 + row * i + Math.min(row, 10), "font-size": 10 });
-        label.textContent = "trial " + t.id;
+        label.textContent = "trial " + t.id + (t.gpus && t.gpus.length ? " · GPU " + t.gpus.join(",") : "");
         svg.appendChild(label);
       }
-      svg.appendChild(svgElement("rect", {
+      const bar = svgElement("rect", {
         x: x(starts[i]), y: 14 + row * i, width: Math.max(2, x(ends[i]) - x(starts[i])),
-        height: Math.max(1, row - 2), fill: COLORS[t.state] || "#888", "data-trial-id": t.id }));
+        height: Math.max(1, row - 2), fill: COLORS[t.state] || "#888", "data-trial-id": t.id,
+        "data-gpus": (t.gpus || []).join(",") });
+      const title = svgElement("title", {});
+      title.textContent = `trial ${t.id} ${t.state}` + (t.gpus && t.gpus.length ? `, GPU ${t.gpus.join(",")}` : "");
+      bar.appendChild(title);
+      svg.appendChild(bar);
     });
     const span = svgElement("text", { x: right, y: height - 4, "text-anchor": "end", "font-size": 11 });
     span.textContent = ((last - first) / 1000).toFixed(1) + " s";

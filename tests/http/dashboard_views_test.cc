@@ -266,6 +266,22 @@ TEST(ParameterImportanceTest, TheParameterThatDrivesTheObjectiveGetsItsVariance)
   EXPECT_DOUBLE_EQ(importance[0] + importance[1], 1.0);
 }
 
+TEST(ParameterImportanceTest, ACategoricalParameterThatDrivesTheObjectiveGetsItsVariance) {
+  const v1::StudySpec spec = Spec();
+  StudyTable table(spec);
+  // accuracy by color alone; x spread evenly, unrelated to it.
+  const char* colors[] = {"red", "green", "blue"};
+  const double accuracy[] = {0.1, 0.5, 0.9};
+  for (int id = 1; id <= 300; ++id) {
+    const double x = ((id * 37) % 100) / 100.0;
+    table.Apply(Trial(id, v1::Trial::SUCCEEDED, accuracy[(id / 7) % 3], x, colors[(id / 7) % 3]));
+  }
+  const std::vector<double> importance = ParameterImportance(table);
+  ASSERT_EQ(importance.size(), 2u);
+  EXPECT_LT(importance[0], 0.05);
+  EXPECT_GT(importance[1], 0.95);
+}
+
 TEST(ParameterImportanceTest, AllZeroWithTooFewTrialsOrNoVariance) {
   const v1::StudySpec spec = Spec();
   StudyTable few(spec);
@@ -276,6 +292,34 @@ TEST(ParameterImportanceTest, AllZeroWithTooFewTrialsOrNoVariance) {
   for (int id = 1; id <= 20; ++id)
     flat.Apply(Trial(id, v1::Trial::SUCCEEDED, 0.5, id / 20.0, "red"));
   EXPECT_THAT(ParameterImportance(flat), ElementsAre(0, 0));
+}
+
+v1::TrialRun Run(int64_t trial, int attempt,
+                 std::vector<std::pair<std::string, std::vector<int>>> replicas) {
+  v1::TrialRun run;
+  run.set_trial_id(trial);
+  run.set_attempt(attempt);
+  for (const auto& [host, gpus] : replicas) {
+    v1::ReplicaStatus& replica = *run.add_replicas();
+    replica.set_host(host);
+    for (const int gpu : gpus) replica.add_gpus(gpu);
+  }
+  return run;
+}
+
+TEST(AddRecentGpusTest, EachRecentTrialGetsTheGpusOfItsLatestAttempt) {
+  v1::StudyDashboard summary;
+  for (const int64_t id : {1, 2, 3, 4}) summary.add_recent()->set_id(id);
+  v1::GetJobResponse job;
+  *job.add_trial_runs() = Run(1, 0, {{"node1", {0}}, {"node1", {}}});      // a CPU worker
+  *job.add_trial_runs() = Run(2, 1, {{"node1", {1}}});                     // the retry
+  *job.add_trial_runs() = Run(2, 0, {{"node1", {3}}});                     // its first attempt
+  *job.add_trial_runs() = Run(3, 0, {{"node1", {0, 1}}, {"node2", {0}}});  // two hosts
+  AddRecentGpus(job, summary);                                             // 4: not launched
+  EXPECT_THAT(summary.recent(0).gpus(), ElementsAre("0"));
+  EXPECT_THAT(summary.recent(1).gpus(), ElementsAre("1"));
+  EXPECT_THAT(summary.recent(2).gpus(), ElementsAre("node1:0", "node1:1", "node2:0"));
+  EXPECT_THAT(summary.recent(3).gpus(), IsEmpty());
 }
 
 TEST(CurveTrialIdsTest, TheBestThenTheMostRecentWithMeasurements) {

@@ -43,10 +43,16 @@ class Server:
     def __init__(self, build_dir, data_dir):
         self.log_path = os.path.join(data_dir, "serve.log")
         os.makedirs(data_dir, exist_ok=True)
+        # A data dir used again (the benchmark's --data-dir) has an earlier
+        # server's log: only what this one writes after it counts.
+        self.log_start = os.path.getsize(self.log_path) if os.path.exists(self.log_path) else 0
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(
                 [os.path.join(build_dir, "bin", "vernier"), "serve", "--port", "0",
-                 "--data-dir", data_dir, "--grace-period-ms", "1000"],
+                 "--data-dir", data_dir, "--grace-period-ms", "1000",
+                 # Two GPUs (indexes, not checked against hardware): the
+                 # timeline shows the one each trial held.
+                 "--gpus", "0,1"],
                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         self.build_dir = build_dir
         self.url = wait_for("the server's dashboard URL", self._url, 60).rstrip("/")
@@ -55,16 +61,19 @@ class Server:
         with open(os.path.join(data_dir, "admin.token"), encoding="utf-8") as token_file:
             self.token = token_file.read().strip()
 
+    def _log(self):
+        with open(self.log_path, "rb") as log:
+            log.seek(self.log_start)
+            return log.read().decode("utf-8", errors="replace")
+
     def _url(self):
-        with open(self.log_path, encoding="utf-8", errors="replace") as log:
-            match = re.search(r"dashboard and HTTP API at (http://\S+)", log.read())
+        match = re.search(r"dashboard and HTTP API at (http://\S+)", self._log())
         if match is None and self.process.poll() is not None:
             raise AssertionError("vernier serve exited:\n" + open(self.log_path).read())
         return match and match.group(1)
 
     def grpc_address(self):
-        with open(self.log_path, encoding="utf-8", errors="replace") as log:
-            return re.search(r"vernier serve listening on (\S+)", log.read()).group(1)
+        return re.search(r"vernier serve listening on (\S+)", self._log()).group(1)
 
     def create_token(self, user, role):
         """A new API token (`vernier tokens create`, as the server's admin)."""
@@ -86,7 +95,10 @@ class Server:
     def submit(self, job_id, max_trials, parallel, script):
         return self.call("POST", "/v1/projects/-/jobs", {
             "jobId": job_id,
-            "trainingInput": {"hyperparameters": {
+            "trainingInput": {
+                "scaleTier": "CUSTOM", "masterType": "n1-standard-4",
+                "masterConfig": {"acceleratorConfig": {"count": 1, "type": "NVIDIA_TESLA_T4"}},
+                "hyperparameters": {
                 "goal": "MAXIMIZE", "hyperparameterMetricTag": "accuracy",
                 "maxTrials": max_trials, "maxParallelTrials": parallel,
                 "algorithm": "RANDOM_SEARCH",
@@ -211,6 +223,18 @@ def main():
         for plot in ("plot-history", "plot-curves", "plot-parallel", "plot-slice", "plot-timeline",
                      "plot-importance"):
             wait_for(f"{plot} to draw", lambda: plot_drawn(driver, plot))
+        # The timeline: each trial's bar names the GPU its master held, as
+        # the job's description has it.
+        runs = server.call("GET", "/v1/projects/-/jobs/sweep:describe")["trialRuns"]
+        held = {str(run["trialId"]): ",".join(str(g) for r in run["replicas"] for g in r.get("gpus", []))
+                for run in runs}
+        assert all(gpus in ("0", "1") for gpus in held.values()), held
+        def timeline_gpus():
+            bars = driver.execute_script(
+                "return Object.fromEntries([...document.querySelectorAll('#plot-timeline rect')]"
+                ".map(r => [r.getAttribute('data-trial-id'), r.getAttribute('data-gpus')]));")
+            return bars if bars and all(bars.values()) else None
+        assert wait_for("the GPUs on the timeline", timeline_gpus) == held, (timeline_gpus(), held)
         # Filter by state and by a parameter's range.
         driver.execute_script("const s = document.getElementById('state-filter'); s.value = 'FAILED';"
                               "s.dispatchEvent(new Event('change'));")
