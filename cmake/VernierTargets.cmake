@@ -53,3 +53,28 @@ function(vernier_test name)
                ENVIRONMENT "VERNIER_BUILD_DIR=${PROJECT_BINARY_DIR}\\;VERNIER_SOURCE_DIR=${PROJECT_SOURCE_DIR}"
                ${extra_properties})
 endfunction()
+
+# Test code compiles without optimisation. The code under test is in the
+# module libraries, built with the build type's flags (-O2 in RelWithDebInfo);
+# what links googletest (the test binaries, their support libraries and the
+# test precompiled header, whose flags must match) is assertions and set-up,
+# which -O2 compiles 1.5 to 1.7 times slower for nothing a test needs (see
+# docs/benchmarks.md, "Build: test code at -O0"). -DVERNIER_OPTIMIZE_TESTS=ON
+# compiles it with the build type's flags too.
+option(VERNIER_OPTIMIZE_TESTS "Compile the tests' own code with the build type's optimisation" OFF)
+
+function(vernier_apply_test_code_options)
+  if(VERNIER_OPTIMIZE_TESTS OR NOT TARGET GTest::gtest)
+    return()
+  endif()
+  get_property(candidates GLOBAL PROPERTY VERNIER_PCH_CANDIDATES)
+  if(TARGET vernier_test_pch)
+    list(APPEND candidates vernier_test_pch)
+  endif()
+  foreach(target ${candidates})
+    vernier_links_transitively(${target} GTest::gtest uses_gtest)
+    if(uses_gtest)
+      target_compile_options(${target} PRIVATE -O0)
+    endif()
+  endforeach()
+endfunction()

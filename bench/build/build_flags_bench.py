@@ -9,11 +9,14 @@ precompiled header (cmake/VernierPch.cmake) with it and without it, all from
 the compile and link commands of an existing build folder (run
 scripts/build.sh first; the default configuration has the precompiled
 headers), and prints the CPU time (user + sys) of each, summed, the ratios,
-and what building the precompiled headers costs once per build. CPU time
+and what building the precompiled headers costs once per build; and a
+sample of the tests' own sources compiled with the build type's optimisation
+and at -O0 (cmake/VernierTargets.cmake: test code compiles at -O0; both
+without the precompiled header, which is built at one level). CPU time
 rather than wall time, so that other work on the machine matters less.
 
     /usr/bin/python3 bench/build/build_flags_bench.py [BUILD_DIR] [--sources N] [--links N]
-        [--pch-sources N]
+        [--pch-sources N] [--test-sources N]
 """
 
 import argparse
@@ -80,6 +83,7 @@ def main() -> None:
     parser.add_argument("--sources", type=int, default=12)
     parser.add_argument("--links", type=int, default=5)
     parser.add_argument("--pch-sources", type=int, default=16)
+    parser.add_argument("--test-sources", type=int, default=0)
     parser.add_argument("--seed", type=int, default=3)
     options = parser.parse_args()
     build = Path(options.build_dir).resolve()
@@ -115,6 +119,29 @@ def main() -> None:
         print(f"link {options.links} executables: ld.bfd {links['bfd']:.1f} s, gold "
               f"{links['gold']:.1f} s, ratio {links['gold'] / links['bfd']:.2f}")
     measure_pch(build, all_entries, options.pch_sources, rng, out)
+    measure_test_optimisation(build, all_entries, options.test_sources, rng, out)
+
+
+def measure_test_optimisation(build: Path, entries: list, count: int, rng: random.Random,
+                              out: Path) -> None:
+    """The tests' own sources compiled as the build type says (-O2 in
+    RelWithDebInfo) and at -O0, as the build compiles them."""
+    if count <= 0:
+        return
+    tests = [e for e in entries if "/tests/" in e["file"] and e["file"].endswith("_test.cc")]
+    sample = rng.sample(tests, min(count, len(tests)))
+    totals = {"optimised": 0.0, "-O0": 0.0}
+    for i, entry in enumerate(sample):
+        base = shlex.split(compile_command(entry, None, out / f"opt{i}.o", with_pch=False))
+        optimised = [a for a in base if a != "-O0"]
+        for mode, args in (("optimised", optimised), ("-O0", optimised + ["-O0"])):
+            totals[mode] += cpu_seconds(shlex.join(args), Path(entry["directory"]))
+    scale = len(tests) / len(sample)
+    print(f"compile {len(sample)} of the {len(tests)} test sources: as the build type says "
+          f"{totals['optimised']:.1f} s, at -O0 {totals['-O0']:.1f} s, ratio "
+          f"{totals['-O0'] / totals['optimised']:.2f}; scaled to all {len(tests)}: "
+          f"{totals['optimised'] * scale:.0f} s and {totals['-O0'] * scale:.0f} s "
+          f"(without the precompiled header)")
 
 
 def measure_pch(build: Path, entries: list, count: int, rng: random.Random, out: Path) -> None:
