@@ -6,7 +6,8 @@
 // and 50 measurements per trial; the last 8 trials are ACTIVE, a few FAILED
 // and STOPPED_EARLY, the rest SUCCEEDED. The studies are created through
 // the store (its schema and migrations); the rows are bulk-loaded in one
-// transaction per study (bench/bulk_load), as bench/storage_scale_bench.cc
+// transaction per study (the store's own row writers,
+// tuner/storage/sqlite/sqlite_rows.h), as bench/storage_scale_bench.cc
 // does.
 //
 //   build/bin/dashboard_scale_seed DATA_DIR 1000 10000 100000
@@ -25,9 +26,9 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
-#include "bench/bulk_load/sqlite_bulk_load.h"
 #include "tuner/clock.h"
 #include "tuner/storage/sqlite/sqlite_connection.h"
+#include "tuner/storage/sqlite/sqlite_rows.h"
 #include "tuner/storage/sqlite/sqlite_storage.h"
 #include "tuner/storage/stored_rows.h"
 
@@ -139,11 +140,11 @@ void Load(storage::SqliteConnection& connection, const v1::Study& study, int64_t
       *trial.mutable_end_time() =
           tuner::ToTimestamp(absl::FromUnixSeconds(start + (id / 4) * 60 + 50 + id % 10));
     }
-    Check(bench::InsertTrialRow(connection, trial, study.spec()));
+    Check(storage::InsertTrialRow(connection, trial, study.spec()));
     const std::vector<std::string>& curve = curves[id % kShapes];
     for (int64_t ordinal = 0; ordinal < kMeasurements; ++ordinal) {
-      Check(bench::InsertMeasurementRow(connection, study.name(), id, ordinal, ordinal,
-                                        curve[ordinal]));
+      Check(storage::InsertMeasurementRow(connection, study.name(), id, ordinal, ordinal + 1,
+                                          ordinal, curve[ordinal]));
     }
   }
   Check(connection.Execute("COMMIT"));

@@ -31,7 +31,6 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
-#include "bench/bulk_load/sqlite_bulk_load.h"
 #include "benchmark/benchmark.h"
 #include "pqxx/connection"
 #include "pqxx/nontransaction"
@@ -42,6 +41,7 @@
 #include "tuner/storage/postgres/postgres_storage.h"
 #include "tuner/storage/postgres/postgres_url.h"
 #include "tuner/storage/sqlite/sqlite_connection.h"
+#include "tuner/storage/sqlite/sqlite_rows.h"
 #include "tuner/storage/sqlite/sqlite_storage.h"
 #include "tuner/storage/stored_rows.h"
 #include "tuner/storage/trial_ranking.h"
@@ -183,10 +183,10 @@ void LoadSqlite(const std::string& path, const v1::Study& study, const Flags& fl
       storage::SerializeBody(MakeMeasurement(0, 0.5));  // The same bytes for every row.
   for (int64_t id = 1; id <= flags.trials; ++id) {
     const v1::Trial trial = MakeTrial(study, id, flags, rng);
-    check(bench::InsertTrialRow(**connection, trial, study.spec()));
+    check(storage::InsertTrialRow(**connection, trial, study.spec()));
     for (int64_t ordinal = 0; ordinal < flags.measurements_per_trial; ++ordinal) {
-      check(bench::InsertMeasurementRow(**connection, trial.study_name(), id, ordinal, ordinal,
-                                        measurement_body));
+      check(storage::InsertMeasurementRow(**connection, trial.study_name(), id, ordinal,
+                                          ordinal + 1, ordinal, measurement_body));
     }
   }
   check((*connection)->Execute("COMMIT"));

@@ -15,11 +15,12 @@
 #include "spdlog/spdlog.h"
 #include "tuner/storage/absl_string_view.h"
 #include "tuner/storage/page_token.h"
+#include "tuner/storage/scoped_write_fence.h"
 #include "tuner/storage/sqlite/sqlite_error.h"
+#include "tuner/storage/sqlite/sqlite_rows.h"
 #include "tuner/storage/sqlite/sqlite_schema.h"
 #include "tuner/storage/sqlite/sqlite_statement.h"
 #include "tuner/storage/sqlite/sqlite_study_lock.h"
-#include "tuner/storage/scoped_write_fence.h"
 #include "tuner/storage/stored_rows.h"
 
 namespace vernier::storage {
@@ -114,21 +115,6 @@ absl::StatusOr<int64_t> LargestTrialId(SqliteConnection& connection, std::string
   return has_row ? select.ColumnInt64(0) : 0;
 }
 
-absl::Status InsertTrial(SqliteConnection& connection, const v1::Trial& trial,
-                         const v1::StudySpec& spec) {
-  VERNIER_ASSIGN_OR_RETURN(
-      SqliteStatement insert,
-      connection.Prepare("INSERT INTO trials (study_name, id, state, client_id, rank_key, body) "
-                         "VALUES (?, ?, ?, ?, ?, ?)"));
-  return insert.BindText(1, trial.study_name())
-      .BindInt64(2, trial.id())
-      .BindInt64(3, trial.state())
-      .BindText(4, trial.client_id())
-      .BindOptionalDouble(5, RankKey(trial, spec))
-      .BindBlob(6, SerializeBody(trial))
-      .Run();
-}
-
 // Writes back a trial read in the same transaction; its key is unchanged.
 absl::Status UpdateTrialRow(SqliteConnection& connection, const v1::Trial& trial,
                             std::optional<double> rank_key) {
@@ -164,23 +150,6 @@ absl::StatusOr<bool> SequenceNumberStored(SqliteConnection& connection, std::str
                          "WHERE study_name = ? AND trial_id = ? AND sequence_number = ?"));
   select.BindText(1, study_name).BindInt64(2, trial_id).BindInt64(3, sequence_number);
   return select.Step();
-}
-
-absl::Status InsertMeasurement(SqliteConnection& connection, std::string_view study_name,
-                               int64_t trial_id, int64_t ordinal,
-                               const v1::Measurement& measurement) {
-  VERNIER_ASSIGN_OR_RETURN(
-      SqliteStatement insert,
-      connection.Prepare("INSERT INTO measurements "
-                         "(study_name, trial_id, ordinal, sequence_number, step, body) "
-                         "VALUES (?, ?, ?, ?, ?, ?)"));
-  return insert.BindText(1, study_name)
-      .BindInt64(2, trial_id)
-      .BindInt64(3, ordinal)
-      .BindInt64(4, measurement.sequence_number())
-      .BindInt64(5, measurement.step())
-      .BindBlob(6, SerializeBody(measurement))
-      .Run();
 }
 
 absl::StatusOr<v1::Job> ReadJob(SqliteConnection& connection, std::string_view job_id) {
@@ -411,7 +380,7 @@ absl::StatusOr<std::vector<v1::Trial>> SqliteStorage::CreateTrials(
         int64_t next_id = largest_id + 1;
         for (const v1::Trial& requested : trials) {
           v1::Trial trial = NewTrialRow(requested, study_name, next_id++);
-          VERNIER_RETURN_IF_ERROR(InsertTrial(connection, trial, study.spec()));
+          VERNIER_RETURN_IF_ERROR(InsertTrialRow(connection, trial, study.spec()));
           created.push_back(std::move(trial));
         }
         return absl::OkStatus();
@@ -553,8 +522,9 @@ absl::StatusOr<v1::Trial> AppendToTrial(SqliteConnection& connection, std::strin
           SequenceNumberStored(connection, study_name, trial_id, measurement.sequence_number()));
       if (stored) continue;
     }
-    VERNIER_RETURN_IF_ERROR(
-        InsertMeasurement(connection, study_name, trial_id, count, measurement));
+    VERNIER_RETURN_IF_ERROR(InsertMeasurementRow(connection, study_name, trial_id, count,
+                                                 measurement.sequence_number(), measurement.step(),
+                                                 SerializeBody(measurement)));
     ++count;
     latest = &measurement;
   }
@@ -843,7 +813,7 @@ absl::StatusOr<std::vector<v1::ApiToken>> SqliteStorage::ListApiTokens() {
 }
 
 absl::StatusOr<v1::ApiToken> SqliteStorage::UpdateApiToken(std::string_view token_id,
-                                                            const ApiTokenMutator& mutate) {
+                                                           const ApiTokenMutator& mutate) {
   v1::ApiToken token;
   VERNIER_RETURN_IF_ERROR(
       RunInTransaction(TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
@@ -938,7 +908,7 @@ absl::StatusOr<std::vector<v1::AuditEntry>> SqliteStorage::ListAuditEntries(
         select.BindText(1, query.user)
             .BindText(2, query.resource)
             .BindInt64(3, query.since.has_value() ? absl::ToUnixMicros(*query.since)
-                                                   : std::numeric_limits<int64_t>::min())
+                                                  : std::numeric_limits<int64_t>::min())
             .BindInt64(4, query.limit > 0 ? query.limit : -1);
         VERNIER_ASSIGN_OR_RETURN(rows, ReadAuditRows(select));
         return absl::OkStatus();
@@ -954,10 +924,9 @@ absl::StatusOr<std::vector<StoredAuditRow>> SqliteStorage::ReadAuditChain() {
   std::vector<StoredAuditRow> rows;
   VERNIER_RETURN_IF_ERROR(
       RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
-        VERNIER_ASSIGN_OR_RETURN(
-            SqliteStatement select,
-            connection.Prepare(
-                absl::StrCat("SELECT ", kAuditColumns, " FROM audit_log ORDER BY sequence")));
+        VERNIER_ASSIGN_OR_RETURN(SqliteStatement select, connection.Prepare(absl::StrCat(
+                                                             "SELECT ", kAuditColumns,
+                                                             " FROM audit_log ORDER BY sequence")));
         VERNIER_ASSIGN_OR_RETURN(rows, ReadAuditRows(select));
         return absl::OkStatus();
       }));
@@ -1020,8 +989,8 @@ absl::Status SqliteStorage::ReleaseJobLeases(std::string_view holder,
       });
 }
 
-absl::Status SqliteStorage::RecordServer(std::string_view server_id,
-                                         std::string_view agent_address, absl::Duration ttl) {
+absl::Status SqliteStorage::RecordServer(std::string_view server_id, std::string_view agent_address,
+                                         absl::Duration ttl) {
   return RunInTransaction(
       TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
         const int64_t now = NowMicros();
@@ -1119,8 +1088,9 @@ absl::StatusOr<std::vector<v1::ReportExitRequest>> SqliteStorage::TakeReplicaExi
             connection.Prepare("SELECT body FROM replica_exits WHERE job_id = ? ORDER BY id"));
         select.BindText(1, job_id);
         VERNIER_ASSIGN_OR_RETURN(
-            reports, ReadBodies<v1::ReportExitRequest>(
-                         select, 0, absl::StrCat("exit report of job \"", ToAbslView(job_id), "\"")));
+            reports,
+            ReadBodies<v1::ReportExitRequest>(
+                select, 0, absl::StrCat("exit report of job \"", ToAbslView(job_id), "\"")));
         VERNIER_ASSIGN_OR_RETURN(SqliteStatement remove,
                                  connection.Prepare("DELETE FROM replica_exits WHERE job_id = ?"));
         return remove.BindText(1, job_id).Run();
