@@ -54,16 +54,16 @@ absl::Status FilesystemError(const std::error_code& error, absl::string_view wha
 }
 
 // The replica's environment is exactly the launch's: nothing of this
-// server's own is added (see ReplicaLaunch::env).
-absl::StatusOr<std::map<std::string, std::string>> CheckedEnvironment(
-    const std::map<std::string, std::string>& environment) {
+// server's own is added (see ReplicaLaunch::env). Whether each name can be
+// one.
+absl::Status CheckEnvironment(const std::map<std::string, std::string>& environment) {
   for (const auto& [name, value] : environment) {
     if (name.empty() || name.find('=') != std::string::npos) {
       return absl::InvalidArgumentError(
           absl::StrCat("env: variable name '", name, "' is empty or contains '='"));
     }
   }
-  return environment;
+  return absl::OkStatus();
 }
 
 // execvp's search, done before fork so that the child only calls execve.
@@ -198,9 +198,9 @@ absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& launch, const std::strin
   if (launch.working_dir.empty()) return absl::InvalidArgumentError("working_dir is empty");
   if (launch.log_path.empty()) return absl::InvalidArgumentError("log_path is empty");
 
-  absl::StatusOr<std::map<std::string, std::string>> env = CheckedEnvironment(launch.env);
-  if (!env.ok()) return env.status();
-  absl::StatusOr<std::string> executable = ResolveExecutable(launch.argv[0], *env);
+  VERNIER_RETURN_IF_ERROR(CheckEnvironment(launch.env));
+  const std::map<std::string, std::string>& env = launch.env;
+  absl::StatusOr<std::string> executable = ResolveExecutable(launch.argv[0], env);
   if (!executable.ok()) return executable.status();
 
   VERNIER_RETURN_IF_ERROR(MakeDirectories(job_dir, launch.working_dir, "working_dir"));
@@ -230,8 +230,8 @@ absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& launch, const std::strin
 
   std::vector<std::string> argv_strings = launch.argv;
   std::vector<std::string> env_strings;
-  env_strings.reserve(env->size());
-  for (const auto& [name, value] : *env) env_strings.push_back(absl::StrCat(name, "=", value));
+  env_strings.reserve(env.size());
+  for (const auto& [name, value] : env) env_strings.push_back(absl::StrCat(name, "=", value));
   std::vector<char*> argv_pointers = NullTerminated(argv_strings);
   std::vector<char*> env_pointers = NullTerminated(env_strings);
   const ChildPlan plan{.executable = executable->c_str(),
