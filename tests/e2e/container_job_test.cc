@@ -21,6 +21,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "tests/e2e/early_stopping_grid.h"
 #include "tests/support/job_client.h"
 #include "tests/support/server_process.h"
 #include "tests/support/subprocess.h"
@@ -253,33 +254,19 @@ TEST_F(ContainerJobTest, CancelEndsAContainerWhoseTrainerIgnoresSigterm) {
   EXPECT_THAT(ContainersOnceRemoved(), ::testing::IsEmpty()) << server.log();
 }
 
-// As tests/e2e/early_stopping_job_test.cc: GRID_SEARCH over 8 qualities, 2
-// at a time, so that the median stopping rule must stop the trial of quality
-// 0.2; its container ends with it.
+// The early stopping test's job (tests/e2e/early_stopping_grid.h) in an
+// image: the median stopping rule must stop the trial of quality 0.2, and
+// its container ends with it.
 TEST_F(ContainerJobTest, EarlyStoppedTrialsEndTheirContainers) {
   ASSERT_TRUE(ready_);
   ServerProcess server(dir_.path() + "/data", 0, {"--podman", podman_});
   server.Start();
-  Submit(server, "early",
-         WithImage("trainingInput:\n"
-                   "  scaleTier: BASIC\n"
-                   "  hyperparameters:\n"
-                   "    goal: MAXIMIZE\n"
-                   "    hyperparameterMetricTag: accuracy\n"
-                   "    maxTrials: 8\n"
-                   "    maxParallelTrials: 2\n"
-                   "    enableTrialEarlyStopping: true\n"
-                   "    algorithm: GRID_SEARCH\n"
-                   "    params:\n"
-                   "      - parameterName: quality\n"
-                   "        type: DISCRETE\n"
-                   "        discreteValues: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]\n"),
-         {"/bin/train"});
+  Submit(server, "early", WithImage(kEarlyStoppingGridConfig), {"/bin/train"});
   const v1::GetJobResponse done = WaitForJob(server, "early", Ended);
   ASSERT_EQ(done.job().state(), v1::Job::SUCCEEDED) << done.DebugString() << server.log();
   bool lagging_stopped = false;
   for (const v1::Trial& trial : ListTrials(server, "early")) {
-    if (trial.parameters(0).double_value() == 0.2) {
+    if (trial.parameters(0).double_value() == kLaggingQuality) {
       lagging_stopped = trial.state() == v1::Trial::STOPPED_EARLY;
     }
   }

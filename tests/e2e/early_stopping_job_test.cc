@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/e2e/early_stopping_grid.h"
 #include "tests/support/job_client.h"
 #include "tests/support/server_process.h"
 #include "tests/support/subprocess.h"
@@ -17,25 +18,6 @@ namespace {
 using ::testing::HasSubstr;
 
 constexpr int kSteps = 30;
-
-// GRID_SEARCH walks the 8 qualities in a fixed order (0.1, 0.6, 0.3, 0.8,
-// 0.5, 0.2, 0.7, 0.4); with 2 trials in flight, the trial of quality 0.2
-// starts after 4 trials have ended, whose median is at least 0.4, so the
-// default policy (median stopping after 3 completed trials) must stop it.
-constexpr char kConfig[] =
-    "trainingInput:\n"
-    "  scaleTier: BASIC\n"
-    "  hyperparameters:\n"
-    "    goal: MAXIMIZE\n"
-    "    hyperparameterMetricTag: accuracy\n"
-    "    maxTrials: 8\n"
-    "    maxParallelTrials: 2\n"
-    "    enableTrialEarlyStopping: true\n"
-    "    algorithm: GRID_SEARCH\n"
-    "    params:\n"
-    "      - parameterName: quality\n"
-    "        type: DISCRETE\n"
-    "        discreteValues: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]\n";
 
 double Quality(const v1::Trial& trial) { return trial.parameters(0).double_value(); }
 
@@ -48,7 +30,7 @@ TEST_F(EarlyStoppingJobTest, LaggingTrialsEndStoppedEarlyAndShowSoInDescribeAndL
   ServerProcess server(dir_.path() + "/data");
   server.Start();
   const std::string config = dir_.path() + "/hp.yaml";
-  WriteFile(config, kConfig);
+  WriteFile(config, kEarlyStoppingGridConfig);
   const std::vector<std::string> trainer = {"python3",
                                             SourcePath("tests/e2e/learning_curve_trainer.py"),
                                             "--steps", std::to_string(kSteps)};
@@ -64,7 +46,7 @@ TEST_F(EarlyStoppingJobTest, LaggingTrialsEndStoppedEarlyAndShowSoInDescribeAndL
   std::map<double, v1::Trial> by_quality;
   for (const v1::Trial& trial : ListTrials(server, "early")) by_quality[Quality(trial)] = trial;
   ASSERT_EQ(by_quality.size(), 8u);
-  const v1::Trial& lagging = by_quality[0.2];
+  const v1::Trial& lagging = by_quality[kLaggingQuality];
   EXPECT_EQ(lagging.state(), v1::Trial::STOPPED_EARLY) << lagging.DebugString() << server.log();
   const v1::Trial& best = by_quality[0.8];
   EXPECT_EQ(best.state(), v1::Trial::SUCCEEDED);
