@@ -62,6 +62,16 @@ void JobController::Stop() {
     if (loop_.joinable()) loop_.join();
     supervisor_.Stop();
   }
+  // Installs still running end within their timeout; the job stays
+  // PREPARING and installs again on the next server.
+  std::map<std::string, std::shared_ptr<PackageInstall>> installs;
+  {
+    absl::MutexLock lock(&installs_mutex_);
+    installs.swap(installs_);
+  }
+  for (auto& [job_id, install] : installs) {
+    if (install->thread.joinable()) install->thread.join();
+  }
   // The trials keep running; another server (or this one restarted) takes
   // them up at once.
   leases_.ReleaseAll();
@@ -284,10 +294,11 @@ absl::Status JobController::OnReplicaExit(const v1::ReportExitRequest& report) {
     storage::ScopedWriteFence fenced(*std::move(fence));
     return supervisor_.OnReplicaExit(report);
   }
-  spdlog::info("job={} trial={} {}-{} reported its exit to server {}, which keeps it for the "
-               "server that drives the job",
-               job_id, report.replica().trial_id(), report.replica().role(),
-               report.replica().index(), options_.server_id);
+  spdlog::info(
+      "job={} trial={} {}-{} reported its exit to server {}, which keeps it for the "
+      "server that drives the job",
+      job_id, report.replica().trial_id(), report.replica().role(), report.replica().index(),
+      options_.server_id);
   return storage_.QueueReplicaExit(job_id, report);
 }
 
@@ -310,9 +321,30 @@ void JobController::OnAgentContact(const v1::ReplicaId& replica) {
   }
   if (absl::Status status = storage_.RecordAgentContact(job_id, replica.trial_id(), name);
       !status.ok()) {
-    spdlog::warn("job={} trial={} cannot record that {} was heard: {}", job_id,
-                 replica.trial_id(), name, status.ToString());
+    spdlog::warn("job={} trial={} cannot record that {} was heard: {}", job_id, replica.trial_id(),
+                 name, status.ToString());
   }
+}
+
+std::optional<absl::Status> JobController::InstallPackages(const v1::Job& job) {
+  absl::MutexLock lock(&installs_mutex_);
+  std::shared_ptr<PackageInstall>& install = installs_[job.job_id()];
+  if (install == nullptr) {
+    install = std::make_shared<PackageInstall>();
+    spdlog::info("job={} installing its packages", job.job_id());
+    install->thread = std::thread(
+        [install = install, job,
+         environment = ReplicaEnvironment(supervisor_.launch_settings().inherited_env, job, {})] {
+          install->status = PackagedTrainer::Install(job, environment, kPackageInstallTimeout);
+          install->done.Notify();
+        });
+    return std::nullopt;
+  }
+  if (!install->done.HasBeenNotified()) return std::nullopt;
+  install->thread.join();
+  const absl::Status status = install->status;
+  installs_.erase(job.job_id());
+  return status;
 }
 
 absl::Status JobController::AdvanceJob(v1::Job job) {
@@ -320,18 +352,20 @@ absl::Status JobController::AdvanceJob(v1::Job job) {
   if (job.state() == v1::Job::QUEUED || job.state() == v1::Job::PREPARING) {
     VERNIER_RETURN_IF_ERROR(submission_.PrepareResume(job));
     if (PackagedTrainer::IsPackaged(job)) {
-      // Once per job, before its first trial (PREPARING meanwhile); a
-      // failure fails the job with the installer's last lines.
-      VERNIER_ASSIGN_OR_RETURN(job, storage_.UpdateJob(job_id, [](v1::Job& stored) {
-        if (stored.state() == v1::Job::QUEUED) stored.set_state(v1::Job::PREPARING);
-        return absl::OkStatus();
-      }));
-      absl::Status installed = PackagedTrainer::Install(
-          job, ReplicaEnvironment(supervisor_.launch_settings().inherited_env, job, {}),
-          kPackageInstallTimeout);
-      if (!installed.ok()) {
-        spdlog::warn("job={} packages not installed: {}", job_id, installed.ToString());
-        return FinishJob(job, v1::Job::FAILED, std::string(installed.message()), {}, {});
+      // Once per job, before its first trial (PREPARING meanwhile), while
+      // the other jobs go on; a failure fails the job with the installer's
+      // last lines.
+      if (job.state() == v1::Job::QUEUED) {
+        VERNIER_ASSIGN_OR_RETURN(job, storage_.UpdateJob(job_id, [](v1::Job& stored) {
+          if (stored.state() == v1::Job::QUEUED) stored.set_state(v1::Job::PREPARING);
+          return absl::OkStatus();
+        }));
+      }
+      const std::optional<absl::Status> installed = InstallPackages(job);
+      if (!installed.has_value()) return absl::OkStatus();
+      if (!installed->ok()) {
+        spdlog::warn("job={} packages not installed: {}", job_id, installed->ToString());
+        return FinishJob(job, v1::Job::FAILED, std::string(installed->message()), {}, {});
       }
     }
     VERNIER_ASSIGN_OR_RETURN(job, storage_.UpdateJob(job_id, [&](v1::Job& stored) {

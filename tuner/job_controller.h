@@ -3,12 +3,15 @@
 
 #include <chrono>
 #include <map>
-#include <string_view>
-#include <tuple>
+#include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
+#include <tuple>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
@@ -108,6 +111,10 @@ class JobController {
   std::vector<v1::Job> TakeLeases(std::vector<v1::Job> jobs);
   // Exit reports other servers kept for the job, acted on as if received.
   void ActOnQueuedExits(const std::string& job_id);
+  // A packaged trainer's install (PackagedTrainer::Install), on a thread of
+  // its own so that the other jobs go on meanwhile: started by the first
+  // call for the job, nullopt while it runs, then its outcome, once.
+  std::optional<absl::Status> InstallPackages(const v1::Job& job);
 
   storage::Storage& storage_;
   StudyManager& studies_;
@@ -124,6 +131,15 @@ class JobController {
   absl::Mutex contacts_mutex_;
   std::map<std::tuple<std::string, int64_t, std::string>, absl::Time> contacts_recorded_
       ABSL_GUARDED_BY(contacts_mutex_);
+
+  // The packaged trainers' installs started and not yet taken, by job.
+  struct PackageInstall {
+    std::thread thread;
+    absl::Notification done;
+    absl::Status status;
+  };
+  absl::Mutex installs_mutex_;
+  std::map<std::string, std::shared_ptr<PackageInstall>> installs_ ABSL_GUARDED_BY(installs_mutex_);
 
   absl::Mutex tick_mutex_;
   std::thread loop_;

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
 #include <set>
 #include <string>
 #include <thread>
@@ -16,8 +17,10 @@
 #include "scheduler/local/local_backend.h"
 #include "tests/support/fake_backend.h"
 #include "tests/support/fake_clock.h"
+#include "tests/support/job_client.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/tuning_job.h"
+#include "tuner/packaged_trainer.h"
 #include "tuner/storage/sqlite/sqlite_storage.h"
 
 namespace vernier::tuner {
@@ -144,7 +147,7 @@ class JobStateMachineTest : public ::testing::Test {
 
   // Succeed, reported to `controller`.
   void SucceedVia(JobController& controller, const std::string& job_id, int64_t trial_id,
-                double accuracy) {
+                  double accuracy) {
     const v1::Measurement measurement = testing::AccuracyMeasurement(accuracy);
     ASSERT_TRUE(studies_->AddMeasurements(job_id, trial_id, {&measurement, 1}).ok());
     v1::ReportExitRequest report;
@@ -235,6 +238,50 @@ TEST_F(JobStateMachineTest, ACancelledJobEndsItsRunningTrials) {
   EXPECT_EQ(backend_.launches().size(), 2u);
   EXPECT_EQ(controller_->CancelJob("cancelled").status().code(),
             absl::StatusCode::kFailedPrecondition);
+}
+
+// A packaged trainer's install runs beside the controller's passes: another
+// job's trials start, and its own job stays PREPARING, while pip works.
+TEST_F(JobStateMachineTest, AJobInstallingItsPackagesHoldsUpNoOtherJob) {
+  // The submitter's python3 waits for `release` (20 s at most: an install
+  // that held up the pass would fail the job) before it runs, so the
+  // install lasts until the test lets it go.
+  const std::string bin = dir_.path() + "/bin";
+  const std::string release = dir_.path() + "/release";
+  testing::WriteFile(
+      bin + "/python3",
+      "#!/bin/sh\nwaited=0\nwhile [ ! -e " + release +
+          " ]; do\n  [ $waited -ge 400 ] && exit 3\n  sleep 0.05; waited=$((waited + 1))\n"
+          "done\nexec /usr/bin/python3 \"$@\"\n");
+  std::filesystem::permissions(bin + "/python3", std::filesystem::perms::owner_all);
+  testing::WriteFile(dir_.path() + "/helper/setup.py",
+                     "from setuptools import setup\n"
+                     "setup(name='helperlib', version='1.0', py_modules=['helperlib'])\n");
+  testing::WriteFile(dir_.path() + "/helper/helperlib.py", "print('accuracy=0.5')\n");
+  v1::Job packaged = Job("packaged", 1, 1);
+  packaged.clear_command();
+  packaged.mutable_training_input()->set_python_module("helperlib");
+  packaged.mutable_training_input()->add_package_uris(dir_.path() + "/helper");
+  (*packaged.mutable_environment())["PATH"] = bin + ":/usr/bin:/bin";
+  ASSERT_TRUE(controller_->SubmitJob(packaged).ok());
+  ASSERT_TRUE(controller_->SubmitJob(Job("plain", 1, 1)).ok());
+
+  controller_->Tick();
+  controller_->Tick();
+  EXPECT_EQ(Get("packaged").job().state(), v1::Job::PREPARING);
+  EXPECT_EQ(Get("plain").job().state(), v1::Job::RUNNING);
+  ASSERT_EQ(backend_.launches().size(), 1u);
+  Succeed("plain", 1, 0.5);
+  controller_->Tick();
+  EXPECT_EQ(Get("plain").job().state(), v1::Job::SUCCEEDED);
+  EXPECT_EQ(Get("packaged").job().state(), v1::Job::PREPARING);
+
+  testing::WriteFile(release, "");
+  TickUntil("packaged", v1::Job::RUNNING);
+  const v1::Job job = Get("packaged").job();
+  EXPECT_TRUE(std::filesystem::exists(PackagedTrainer::PackagesDir(job) + "/helperlib.py"))
+      << PackagedTrainer::PackagesDir(job);
+  EXPECT_EQ(backend_.launches().size(), 2u);
 }
 
 TEST_F(JobStateMachineTest, AJobWithoutAnyResultFails) {
