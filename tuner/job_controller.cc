@@ -327,8 +327,12 @@ void JobController::OnAgentContact(const v1::ReplicaId& replica) {
 }
 
 std::optional<absl::Status> JobController::InstallPackages(const v1::Job& job) {
+  // By the job's id and create time: a job deleted and submitted again
+  // under its id installs afresh.
+  const std::string key =
+      absl::StrCat(job.job_id(), "@", job.create_time().seconds(), ".", job.create_time().nanos());
   absl::MutexLock lock(&installs_mutex_);
-  std::shared_ptr<PackageInstall>& install = installs_[job.job_id()];
+  std::shared_ptr<PackageInstall>& install = installs_[key];
   if (install == nullptr) {
     install = std::make_shared<PackageInstall>();
     spdlog::info("job={} installing its packages", job.job_id());
@@ -343,7 +347,7 @@ std::optional<absl::Status> JobController::InstallPackages(const v1::Job& job) {
   if (!install->done.HasBeenNotified()) return std::nullopt;
   install->thread.join();
   const absl::Status status = install->status;
-  installs_.erase(job.job_id());
+  installs_.erase(key);
   return status;
 }
 

@@ -132,7 +132,8 @@ class JobController {
   std::map<std::tuple<std::string, int64_t, std::string>, absl::Time> contacts_recorded_
       ABSL_GUARDED_BY(contacts_mutex_);
 
-  // The packaged trainers' installs started and not yet taken, by job.
+  // The packaged trainers' installs started and not yet taken, by job id
+  // and create time.
   struct PackageInstall {
     std::thread thread;
     absl::Notification done;
