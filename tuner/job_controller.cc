@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <future>
 #include <set>
 #include <system_error>
 
@@ -62,16 +63,14 @@ void JobController::Stop() {
     if (loop_.joinable()) loop_.join();
     supervisor_.Stop();
   }
-  // Installs still running end within their timeout; the job stays
-  // PREPARING and installs again on the next server.
-  std::map<std::string, std::shared_ptr<PackageInstall>> installs;
+  // Installs still running end within their timeout (the futures wait for
+  // them); the job stays PREPARING and installs again on the next server.
+  std::map<std::string, std::future<absl::Status>> installs;
   {
     absl::MutexLock lock(&installs_mutex_);
     installs.swap(installs_);
   }
-  for (auto& [job_id, install] : installs) {
-    if (install->thread.joinable()) install->thread.join();
-  }
+  installs.clear();
   // The trials keep running; another server (or this one restarted) takes
   // them up at once.
   leases_.ReleaseAll();
@@ -294,11 +293,10 @@ absl::Status JobController::OnReplicaExit(const v1::ReportExitRequest& report) {
     storage::ScopedWriteFence fenced(*std::move(fence));
     return supervisor_.OnReplicaExit(report);
   }
-  spdlog::info(
-      "job={} trial={} {}-{} reported its exit to server {}, which keeps it for the "
-      "server that drives the job",
-      job_id, report.replica().trial_id(), report.replica().role(), report.replica().index(),
-      options_.server_id);
+  spdlog::info("job={} trial={} {}-{} reported its exit to server {}, which keeps it for the "
+               "server that drives the job",
+               job_id, report.replica().trial_id(), report.replica().role(),
+               report.replica().index(), options_.server_id);
   return storage_.QueueReplicaExit(job_id, report);
 }
 
@@ -321,8 +319,8 @@ void JobController::OnAgentContact(const v1::ReplicaId& replica) {
   }
   if (absl::Status status = storage_.RecordAgentContact(job_id, replica.trial_id(), name);
       !status.ok()) {
-    spdlog::warn("job={} trial={} cannot record that {} was heard: {}", job_id, replica.trial_id(),
-                 name, status.ToString());
+    spdlog::warn("job={} trial={} cannot record that {} was heard: {}", job_id,
+                 replica.trial_id(), name, status.ToString());
   }
 }
 
@@ -332,21 +330,18 @@ std::optional<absl::Status> JobController::InstallPackages(const v1::Job& job) {
   const std::string key =
       absl::StrCat(job.job_id(), "@", job.create_time().seconds(), ".", job.create_time().nanos());
   absl::MutexLock lock(&installs_mutex_);
-  std::shared_ptr<PackageInstall>& install = installs_[key];
-  if (install == nullptr) {
-    install = std::make_shared<PackageInstall>();
+  std::future<absl::Status>& install = installs_[key];
+  if (!install.valid()) {
     spdlog::info("job={} installing its packages", job.job_id());
-    install->thread = std::thread(
-        [install = install, job,
-         environment = ReplicaEnvironment(supervisor_.launch_settings().inherited_env, job, {})] {
-          install->status = PackagedTrainer::Install(job, environment, kPackageInstallTimeout);
-          install->done.Notify();
-        });
+    std::map<std::string, std::string> environment =
+        ReplicaEnvironment(supervisor_.launch_settings().inherited_env, job, {});
+    install = std::async(std::launch::async, [job, environment = std::move(environment)] {
+      return PackagedTrainer::Install(job, environment, kPackageInstallTimeout);
+    });
     return std::nullopt;
   }
-  if (!install->done.HasBeenNotified()) return std::nullopt;
-  install->thread.join();
-  const absl::Status status = install->status;
+  if (install.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return std::nullopt;
+  const absl::Status status = install.get();
   installs_.erase(key);
   return status;
 }

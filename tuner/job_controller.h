@@ -2,13 +2,13 @@
 #define VERNIER_TUNER_JOB_CONTROLLER_H_
 
 #include <chrono>
+#include <future>
 #include <map>
-#include <memory>
 #include <optional>
-#include <string>
 #include <string_view>
-#include <thread>
 #include <tuple>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -134,13 +134,8 @@ class JobController {
 
   // The packaged trainers' installs started and not yet taken, by job id
   // and create time.
-  struct PackageInstall {
-    std::thread thread;
-    absl::Notification done;
-    absl::Status status;
-  };
   absl::Mutex installs_mutex_;
-  std::map<std::string, std::shared_ptr<PackageInstall>> installs_ ABSL_GUARDED_BY(installs_mutex_);
+  std::map<std::string, std::future<absl::Status>> installs_ ABSL_GUARDED_BY(installs_mutex_);
 
   absl::Mutex tick_mutex_;
   std::thread loop_;

@@ -132,20 +132,21 @@ const Plots = (() => {
     const starts = rows.map(t => t.start);
     const ends = rows.map(t => t.end || now);
     const first = Math.min(...starts), last = Math.max(...ends, first + 1);
-    const left = rows.some(t => t.gpus && t.gpus.length) ? 130 : 60, right = WIDTH - 10;
+    const gpus = rows.map(t => (t.gpus || []).join(","));
+    const left = gpus.some(Boolean) ? 130 : 60, right = WIDTH - 10;
     const x = time => left + (right - left) * (time - first) / (last - first);
     rows.forEach((t, i) => {
       if (row >= 10 || i % Math.ceil(10 / row) === 0) {
         const label = svgElement("text", { x: 4, y: 14 + row * i + Math.min(row, 10), "font-size": 10 });
-        label.textContent = "trial " + t.id + (t.gpus && t.gpus.length ? " · GPU " + t.gpus.join(",") : "");
+        label.textContent = "trial " + t.id + (gpus[i] ? " · GPU " + gpus[i] : "");
         svg.appendChild(label);
       }
       const bar = svgElement("rect", {
         x: x(starts[i]), y: 14 + row * i, width: Math.max(2, x(ends[i]) - x(starts[i])),
         height: Math.max(1, row - 2), fill: COLORS[t.state] || "#888", "data-trial-id": t.id,
-        "data-gpus": (t.gpus || []).join(",") });
+        "data-gpus": gpus[i] });
       const title = svgElement("title", {});
-      title.textContent = `trial ${t.id} ${t.state}` + (t.gpus && t.gpus.length ? `, GPU ${t.gpus.join(",")}` : "");
+      title.textContent = `trial ${t.id} ${t.state}` + (gpus[i] ? `, GPU ${gpus[i]}` : "");
       bar.appendChild(title);
       svg.appendChild(bar);
     });

@@ -15,12 +15,12 @@
 #include "spdlog/spdlog.h"
 #include "tuner/storage/absl_string_view.h"
 #include "tuner/storage/page_token.h"
-#include "tuner/storage/scoped_write_fence.h"
 #include "tuner/storage/sqlite/sqlite_error.h"
 #include "tuner/storage/sqlite/sqlite_rows.h"
 #include "tuner/storage/sqlite/sqlite_schema.h"
 #include "tuner/storage/sqlite/sqlite_statement.h"
 #include "tuner/storage/sqlite/sqlite_study_lock.h"
+#include "tuner/storage/scoped_write_fence.h"
 #include "tuner/storage/stored_rows.h"
 
 namespace vernier::storage {
@@ -813,7 +813,7 @@ absl::StatusOr<std::vector<v1::ApiToken>> SqliteStorage::ListApiTokens() {
 }
 
 absl::StatusOr<v1::ApiToken> SqliteStorage::UpdateApiToken(std::string_view token_id,
-                                                           const ApiTokenMutator& mutate) {
+                                                            const ApiTokenMutator& mutate) {
   v1::ApiToken token;
   VERNIER_RETURN_IF_ERROR(
       RunInTransaction(TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
@@ -908,7 +908,7 @@ absl::StatusOr<std::vector<v1::AuditEntry>> SqliteStorage::ListAuditEntries(
         select.BindText(1, query.user)
             .BindText(2, query.resource)
             .BindInt64(3, query.since.has_value() ? absl::ToUnixMicros(*query.since)
-                                                  : std::numeric_limits<int64_t>::min())
+                                                   : std::numeric_limits<int64_t>::min())
             .BindInt64(4, query.limit > 0 ? query.limit : -1);
         VERNIER_ASSIGN_OR_RETURN(rows, ReadAuditRows(select));
         return absl::OkStatus();
@@ -924,9 +924,10 @@ absl::StatusOr<std::vector<StoredAuditRow>> SqliteStorage::ReadAuditChain() {
   std::vector<StoredAuditRow> rows;
   VERNIER_RETURN_IF_ERROR(
       RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
-        VERNIER_ASSIGN_OR_RETURN(SqliteStatement select, connection.Prepare(absl::StrCat(
-                                                             "SELECT ", kAuditColumns,
-                                                             " FROM audit_log ORDER BY sequence")));
+        VERNIER_ASSIGN_OR_RETURN(
+            SqliteStatement select,
+            connection.Prepare(
+                absl::StrCat("SELECT ", kAuditColumns, " FROM audit_log ORDER BY sequence")));
         VERNIER_ASSIGN_OR_RETURN(rows, ReadAuditRows(select));
         return absl::OkStatus();
       }));
@@ -989,8 +990,8 @@ absl::Status SqliteStorage::ReleaseJobLeases(std::string_view holder,
       });
 }
 
-absl::Status SqliteStorage::RecordServer(std::string_view server_id, std::string_view agent_address,
-                                         absl::Duration ttl) {
+absl::Status SqliteStorage::RecordServer(std::string_view server_id,
+                                         std::string_view agent_address, absl::Duration ttl) {
   return RunInTransaction(
       TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
         const int64_t now = NowMicros();
@@ -1088,9 +1089,8 @@ absl::StatusOr<std::vector<v1::ReportExitRequest>> SqliteStorage::TakeReplicaExi
             connection.Prepare("SELECT body FROM replica_exits WHERE job_id = ? ORDER BY id"));
         select.BindText(1, job_id);
         VERNIER_ASSIGN_OR_RETURN(
-            reports,
-            ReadBodies<v1::ReportExitRequest>(
-                select, 0, absl::StrCat("exit report of job \"", ToAbslView(job_id), "\"")));
+            reports, ReadBodies<v1::ReportExitRequest>(
+                         select, 0, absl::StrCat("exit report of job \"", ToAbslView(job_id), "\"")));
         VERNIER_ASSIGN_OR_RETURN(SqliteStatement remove,
                                  connection.Prepare("DELETE FROM replica_exits WHERE job_id = ?"));
         return remove.BindText(1, job_id).Run();
