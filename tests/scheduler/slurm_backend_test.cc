@@ -219,10 +219,13 @@ TEST_F(SlurmBackendTest, SecondTrialWaitsPendingUntilTheFirstFreesItsGpus) {
 TEST_F(SlurmBackendTest, CancelEndsEveryStepAndAChildInItsOwnSession) {
   // The worker ignores SIGTERM (it needs the SIGKILL after the grace); the
   // master starts a child in a session of its own, as torchrun's workers.
+  // The master loops rather than `wait`s: a `wait` for a child the same
+  // signal killed first returns 0, and the master would exit 0.
   const std::string escaped_pid_file = dir_.path() + "/escaped.pid";
-  ReplicaLaunch master = Replica(
-      "master", 0, 1,
-      absl::StrCat("setsid sleep 300 & echo $! > ", escaped_pid_file, "; echo started; wait"));
+  ReplicaLaunch master =
+      Replica("master", 0, 1,
+              absl::StrCat("setsid sleep 300 & echo $! > ", escaped_pid_file,
+                           "; echo started; while :; do sleep 0.1; done"));
   ReplicaLaunch worker =
       Replica("worker", 0, 1, "trap '' TERM; echo started; while :; do sleep 0.1; done");
   const TrialLaunch launch = Trial({master, worker});
@@ -247,7 +250,10 @@ TEST_F(SlurmBackendTest, CancelEndsEveryStepAndAChildInItsOwnSession) {
   const v1::TrialRun ended = DescribeUntil(running, AllEnded);
   EXPECT_TRUE(AllEnded(ended)) << ended.DebugString();
   EXPECT_EQ(ended.replicas(0).state(), v1::ReplicaStatus::EXITED);
-  EXPECT_NE(ended.replicas(0).term_signal(), 0) << ended.DebugString();
+  EXPECT_NE(ended.replicas(0).term_signal(), 0)
+      << ended.DebugString() << "\nmaster log:\n"
+      << ReadFile(ended.replicas(0).log_path()) << "\nbatch output:\n"
+      << ReadFile(BatchOutputPath(launch));
   // Cancelling an ended trial is a no-op.
   EXPECT_TRUE(backend_->Cancel(ended, milliseconds(100)).ok());
 }
