@@ -56,11 +56,25 @@ grpc::Status AuthorizedStudyService::GetTrial(grpc::ServerContext* context, cons
   });
 }
 
-grpc::Status AuthorizedStudyService::ListTrials(grpc::ServerContext* context, const v1::ListTrialsRequest* request,
-                                                v1::ListTrialsResponse* response) {
-  return gate_.Guard(*context, absl::StrCat(kStudyService, "ListTrials"), *request, [&](const auth::Identity&) {
-    return inner_.ListTrials(context, request, response);
-  });
+grpc::ServerUnaryReactor* AuthorizedStudyService::ListTrials(grpc::CallbackServerContext* context,
+                                                             const grpc::ByteBuffer* request_bytes,
+                                                             grpc::ByteBuffer* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  v1::ListTrialsRequest request;
+  grpc::ByteBuffer request_copy(*request_bytes);
+  if (!grpc::SerializationTraits<v1::ListTrialsRequest>::Deserialize(&request_copy, &request)
+           .ok()) {
+    reactor->Finish(
+        grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                     "the ListTrials request does not parse as vernier.v1.ListTrialsRequest"));
+    return reactor;
+  }
+  // The store's read runs here, on the callback thread, as a sync handler's
+  // would on its own.
+  reactor->Finish(gate_.Guard(
+      *context, absl::StrCat(kStudyService, "ListTrials"), request,
+      [&](const auth::Identity&) { return inner_.ListTrialsBytes(request, response); }));
+  return reactor;
 }
 
 grpc::Status AuthorizedStudyService::CompleteTrial(grpc::ServerContext* context, const v1::CompleteTrialRequest* request,

@@ -20,8 +20,11 @@ namespace vernier::tuner {
 // of it, except that the caller becomes the owner of what it creates
 // (CreateStudy, SubmitTrainingJob: owner set, grants cleared).
 
+// ListTrials is a raw method: its answer is the stored trials' bytes
+// (StudyServiceImpl::ListTrialsBytes), not a message built from them.
 class AuthorizedStudyService final
-    : public v1::StudyService::WithCallbackMethod_AddMeasurement<v1::StudyService::Service> {
+    : public v1::StudyService::WithRawCallbackMethod_ListTrials<
+          v1::StudyService::WithCallbackMethod_AddMeasurement<v1::StudyService::Service>> {
  public:
   AuthorizedStudyService(StudyServiceImpl& inner, RpcAuthorizer& gate) : inner_(inner), gate_(gate) {}
   grpc::Status CreateStudy(grpc::ServerContext*, const v1::CreateStudyRequest*,
@@ -36,8 +39,8 @@ class AuthorizedStudyService final
   grpc::Status CreateTrial(grpc::ServerContext*, const v1::CreateTrialRequest*,
                            v1::Trial*) override;
   grpc::Status GetTrial(grpc::ServerContext*, const v1::GetTrialRequest*, v1::Trial*) override;
-  grpc::Status ListTrials(grpc::ServerContext*, const v1::ListTrialsRequest*,
-                          v1::ListTrialsResponse*) override;
+  grpc::ServerUnaryReactor* ListTrials(grpc::CallbackServerContext*, const grpc::ByteBuffer*,
+                                       grpc::ByteBuffer*) override;
   grpc::ServerUnaryReactor* AddMeasurement(grpc::CallbackServerContext*,
                                            const v1::AddMeasurementRequest*, v1::Trial*) override;
   grpc::Status CompleteTrial(grpc::ServerContext*, const v1::CompleteTrialRequest*,

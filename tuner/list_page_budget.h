@@ -14,16 +14,22 @@ namespace vernier::tuner {
 inline constexpr size_t kMaxListAnswerBytes = 3 << 20;
 
 // How many of `items`, from the first, fit in kMaxListAnswerBytes (at
-// least one, when there is one).
-template <typename Message>
-size_t ItemsWithinListBudget(const std::vector<Message>& items) {
+// least one, when there is one); `size_of(item)` is an item's serialized
+// size.
+template <typename Item, typename SizeOf>
+size_t ItemsWithinListBudget(const std::vector<Item>& items, SizeOf size_of) {
   size_t bytes = 0;
   for (size_t i = 0; i < items.size(); ++i) {
     // The item's bytes plus its tag and length in the answer.
-    bytes += items[i].ByteSizeLong() + 8;
+    bytes += size_of(items[i]) + 8;
     if (bytes > kMaxListAnswerBytes && i > 0) return i;
   }
   return items.size();
+}
+
+template <typename Message>
+size_t ItemsWithinListBudget(const std::vector<Message>& items) {
+  return ItemsWithinListBudget(items, [](const Message& item) { return item.ByteSizeLong(); });
 }
 
 }  // namespace vernier::tuner

@@ -510,6 +510,12 @@ absl::StatusOr<storage::Page<v1::Trial>> StudyManager::ListTrials(
   return storage_.ListTrials(study_name, query);
 }
 
+absl::StatusOr<storage::Page<storage::SerializedTrial>> StudyManager::ListTrialBodies(
+    std::string_view study_name, const storage::TrialQuery& query) {
+  if (query.page_size < 0) return absl::InvalidArgumentError("page_size must not be negative");
+  return storage_.ListTrialBodies(study_name, query);
+}
+
 absl::StatusOr<v1::Trial> StudyManager::AddMeasurements(
     std::string_view study_name, int64_t trial_id, std::span<const v1::Measurement> measurements) {
   for (const v1::Measurement& measurement : measurements) {

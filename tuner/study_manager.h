@@ -80,6 +80,9 @@ class StudyManager {
                                      bool include_measurements);
   absl::StatusOr<storage::Page<v1::Trial>> ListTrials(std::string_view study_name,
                                                       const storage::TrialQuery& query);
+  // ListTrials with each trial serialized (storage::Storage::ListTrialBodies).
+  absl::StatusOr<storage::Page<storage::SerializedTrial>> ListTrialBodies(
+      std::string_view study_name, const storage::TrialQuery& query);
   absl::StatusOr<v1::Trial> AddMeasurements(std::string_view study_name, int64_t trial_id,
                                             std::span<const v1::Measurement> measurements);
   // AddMeasurements for one measurement without blocking (see

@@ -2,6 +2,9 @@
 
 #include "absl/strings/str_format.h"
 #include "common/status_macros.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "google/protobuf/wire_format_lite.h"
 #include "tuner/config/training_input_parser.h"
 #include "tuner/list_page_budget.h"
 #include "tuner/storage/page_token.h"
@@ -36,6 +39,26 @@ absl::Status Reply(absl::StatusOr<T> result, T* response) {
   if (!result.ok()) return result.status();
   *response = *std::move(result);
   return absl::OkStatus();
+}
+
+// A serialized v1::ListTrialsResponse: each trial's bytes as an element of
+// `trials`, then the token, as the message's own serialization lays them.
+std::string ListTrialsAnswer(const std::vector<storage::SerializedTrial>& trials,
+                             const std::string& next_page_token) {
+  using google::protobuf::internal::WireFormatLite;
+  std::string answer;
+  {
+    google::protobuf::io::StringOutputStream stream(&answer);
+    google::protobuf::io::CodedOutputStream out(&stream);
+    for (const storage::SerializedTrial& trial : trials) {
+      WireFormatLite::WriteBytes(v1::ListTrialsResponse::kTrialsFieldNumber, trial.bytes, &out);
+    }
+    if (!next_page_token.empty()) {
+      WireFormatLite::WriteString(v1::ListTrialsResponse::kNextPageTokenFieldNumber,
+                                  next_page_token, &out);
+    }
+  }
+  return answer;
 }
 
 // The name error messages give a text that came without one.
@@ -141,26 +164,27 @@ grpc::Status StudyServiceImpl::GetTrial(grpc::ServerContext*, const v1::GetTrial
   });
 }
 
-grpc::Status StudyServiceImpl::ListTrials(grpc::ServerContext*,
-                                          const v1::ListTrialsRequest* request,
-                                          v1::ListTrialsResponse* response) {
+grpc::Status StudyServiceImpl::ListTrialsBytes(const v1::ListTrialsRequest& request,
+                                               grpc::ByteBuffer* response) {
   return Handle([&]() -> absl::Status {
-    if (absl::Status status = RequireStudyName(request->study_name()); !status.ok()) return status;
+    if (absl::Status status = RequireStudyName(request.study_name()); !status.ok()) return status;
     storage::TrialQuery query;
-    for (int state : request->states())
-      query.states.push_back(static_cast<v1::Trial::State>(state));
-    query.page_size = request->page_size();
-    query.page_token = request->page_token();
-    query.include_measurements = request->include_measurements();
-    absl::StatusOr<storage::Page<v1::Trial>> page =
-        studies_.ListTrials(request->study_name(), query);
+    for (int state : request.states()) query.states.push_back(static_cast<v1::Trial::State>(state));
+    query.page_size = request.page_size();
+    query.page_token = request.page_token();
+    query.include_measurements = request.include_measurements();
+    absl::StatusOr<storage::Page<storage::SerializedTrial>> page =
+        studies_.ListTrialBodies(request.study_name(), query);
     if (!page.ok()) return page.status();
-    if (const size_t fit = ItemsWithinListBudget(page->items); fit < page->items.size()) {
+    const size_t fit = ItemsWithinListBudget(
+        page->items, [](const storage::SerializedTrial& body) { return body.bytes.size(); });
+    if (fit < page->items.size()) {
       page->items.resize(fit);
-      page->next_page_token = storage::EncodeTrialPageToken(page->items.back().id());
+      page->next_page_token = storage::EncodeTrialPageToken(page->items.back().id);
     }
-    for (v1::Trial& trial : page->items) *response->add_trials() = std::move(trial);
-    response->set_next_page_token(page->next_page_token);
+    const std::string answer = ListTrialsAnswer(page->items, page->next_page_token);
+    grpc::Slice slice(answer);
+    *response = grpc::ByteBuffer(&slice, 1);
     return absl::OkStatus();
   });
 }

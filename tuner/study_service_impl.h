@@ -1,6 +1,8 @@
 #ifndef VERNIER_TUNER_STUDY_SERVICE_IMPL_H_
 #define VERNIER_TUNER_STUDY_SERVICE_IMPL_H_
 
+#include <grpcpp/support/byte_buffer.h>
+
 #include <functional>
 
 #include "tuner/study_manager.h"
@@ -32,8 +34,11 @@ class StudyServiceImpl final
                            v1::Trial* response) override;
   grpc::Status GetTrial(grpc::ServerContext*, const v1::GetTrialRequest* request,
                         v1::Trial* response) override;
-  grpc::Status ListTrials(grpc::ServerContext*, const v1::ListTrialsRequest* request,
-                          v1::ListTrialsResponse* response) override;
+  // ListTrials' answer, a serialized v1::ListTrialsResponse put together
+  // from the stored trials' bytes (StudyManager::ListTrialBodies), so a
+  // listing of many trials costs no parse and serialization of each. The
+  // server registers ListTrials as a raw method (AuthorizedStudyService).
+  grpc::Status ListTrialsBytes(const v1::ListTrialsRequest& request, grpc::ByteBuffer* response);
   grpc::ServerUnaryReactor* AddMeasurement(grpc::CallbackServerContext* context,
                                            const v1::AddMeasurementRequest* request,
                                            v1::Trial* response) override;

@@ -1,11 +1,13 @@
 // The StudyService over gRPC against a real `vernier serve`: what an ask/tell
 // client sees of the default designer and of bad measurements.
 #include <gmock/gmock.h>
+#include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <functional>
+#include <future>
 #include <limits>
 #include <set>
 #include <string>
@@ -13,6 +15,7 @@
 
 #include "tests/support/server_process.h"
 #include "tests/support/subprocess.h"
+#include "tests/support/token_channel.h"
 
 namespace vernier::testing {
 namespace {
@@ -158,6 +161,101 @@ TEST_F(StudyServiceTest, StudiesListShowsEveryStudyWhenTheyPassOneAnswersSize) {
     EXPECT_THAT(list.out, HasSubstr("big_" + std::to_string(100 + s)));
   }
   EXPECT_THAT(list.out, HasSubstr("ask_tell"));
+}
+
+// ListTrials answers with the stored trials' bytes: the answer parses as a
+// ListTrialsResponse, ends a page before 3 MiB however many trials were
+// asked for, and its token resumes where the page ended.
+TEST_F(StudyServiceTest, TrialsListEndsAPageBeforeThreeMiBAndItsTokenResumesIt) {
+  // 60 parameters of 200-byte names and 250-byte values: about 27 kB a
+  // trial, so 150 trials pass 3 MiB.
+  constexpr int kTrials = 150;
+  constexpr int kParameters = 60;
+  const auto name_of = [](int p) { return "c" + std::to_string(p) + std::string(200, 'n'); };
+  const auto value_of = [](int t) { return std::to_string(t % 2) + std::string(249, 'v'); };
+  v1::CreateStudyRequest create;
+  *create.mutable_study() = LossStudy("wide");
+  for (int p = 0; p < kParameters; ++p) {
+    v1::ParameterSpec& choice = *create.mutable_study()->mutable_spec()->add_parameters();
+    choice.set_parameter_name(name_of(p));
+    choice.set_type(v1::ParameterSpec::CATEGORICAL);
+    choice.add_categorical_values(value_of(0));
+    choice.add_categorical_values(value_of(1));
+  }
+  {
+    grpc::ClientContext context;
+    v1::Study created;
+    const grpc::Status status = stub_->CreateStudy(&context, create, &created);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+  }
+  for (int t = 0; t < kTrials; ++t) {
+    grpc::ClientContext context;
+    v1::CreateTrialRequest request;
+    request.set_study_name("wide");
+    v1::Trial& trial = *request.mutable_trial();
+    v1::ParameterValue& x = *trial.add_parameters();
+    x.set_parameter_name("x");
+    x.set_double_value(0.001 * t);
+    for (int p = 0; p < kParameters; ++p) {
+      v1::ParameterValue& value = *trial.add_parameters();
+      value.set_parameter_name(name_of(p));
+      value.set_string_value(value_of(t + p));
+    }
+    v1::Trial created;
+    const grpc::Status status = stub_->CreateTrial(&context, request, &created);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+  }
+  std::vector<int64_t> ids;
+  std::string token;
+  int pages = 0;
+  do {
+    grpc::ClientContext context;
+    v1::ListTrialsRequest request;
+    request.set_study_name("wide");
+    request.set_page_token(token);
+    v1::ListTrialsResponse response;
+    const grpc::Status status = stub_->ListTrials(&context, request, &response);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+    EXPECT_LE(response.ByteSizeLong(), 3u << 20);
+    ASSERT_GT(response.trials_size(), 0);
+    for (const v1::Trial& trial : response.trials()) {
+      ids.push_back(trial.id());
+      ASSERT_EQ(trial.parameters_size(), kParameters + 1);
+      EXPECT_EQ(trial.parameters(kParameters).string_value(),
+                value_of(trial.id() - 1 + kParameters - 1));
+    }
+    token = response.next_page_token();
+    ++pages;
+  } while (!token.empty() && pages < 10);
+  EXPECT_EQ(pages, 2) << "150 trials of 27 kB come in two pages";
+  ASSERT_EQ(ids.size(), static_cast<size_t>(kTrials));
+  for (int t = 0; t < kTrials; ++t) EXPECT_EQ(ids[t], t + 1);
+}
+
+// The raw ListTrials handler reads its request itself: bytes that are no
+// ListTrialsRequest are INVALID_ARGUMENT, and a missing study is NOT_FOUND.
+TEST_F(StudyServiceTest, TrialsListRefusesARequestThatDoesNotParseAndAMissingStudy) {
+  grpc::GenericStub generic(
+      ChannelWithLocalToken(server_.address(), grpc::InsecureChannelCredentials()));
+  const std::string garbage = "\x0a\x64short";  // study_name claims 100 bytes
+  grpc::Slice slice(garbage);
+  const grpc::ByteBuffer request(&slice, 1);
+  grpc::ByteBuffer response;
+  grpc::ClientContext context;
+  std::promise<grpc::Status> done;
+  generic.UnaryCall(&context, "/vernier.v1.StudyService/ListTrials", grpc::StubOptions(), &request,
+                    &response, [&done](grpc::Status status) { done.set_value(status); });
+  const grpc::Status status = done.get_future().get();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
+  EXPECT_THAT(status.error_message(), HasSubstr("vernier.v1.ListTrialsRequest"));
+
+  grpc::ClientContext missing_context;
+  v1::ListTrialsRequest missing;
+  missing.set_study_name("nope");
+  v1::ListTrialsResponse listed;
+  const grpc::Status not_found = stub_->ListTrials(&missing_context, missing, &listed);
+  EXPECT_EQ(not_found.error_code(), grpc::StatusCode::NOT_FOUND) << not_found.error_message();
+  EXPECT_THAT(not_found.error_message(), HasSubstr("study \"nope\""));
 }
 
 TEST_F(StudyServiceTest, NonFiniteMetricValuesAreInvalidArguments) {

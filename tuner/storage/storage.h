@@ -28,6 +28,13 @@ struct Page {
   std::string next_page_token;
 };
 
+// One trial as the store keeps it: its id and its serialized v1::Trial, for
+// answers that pass trials on without reading them (ListTrialBodies).
+struct SerializedTrial {
+  int64_t id = 0;
+  std::string bytes;
+};
+
 struct TrialQuery {
   // Empty: every state.
   std::vector<v1::Trial::State> states;
@@ -84,6 +91,12 @@ class Storage : public JobCoordination, public ApiTokenStore, public AuditLogSto
   // Ordered by id.
   virtual absl::StatusOr<Page<v1::Trial>> ListTrials(std::string_view study_name,
                                                      const TrialQuery& query) = 0;
+  // ListTrials' page with each trial serialized, bytes that parse as what
+  // ListTrials gives; a store that keeps them so hands them over unparsed
+  // (only their framing is checked), so a large listing costs no parse and
+  // serialization of every trial.
+  virtual absl::StatusOr<Page<SerializedTrial>> ListTrialBodies(std::string_view study_name,
+                                                                const TrialQuery& query) = 0;
   // The leaderboard of a study with one objective, from an index: its
   // SUCCEEDED and STOPPED_EARLY trials whose final measurement holds the
   // study's first metric, best first under that metric's goal (MINIMIZE, or

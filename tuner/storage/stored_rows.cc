@@ -4,6 +4,8 @@
 
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/wire_format_lite.h"
 #include "tuner/storage/absl_string_view.h"
 #include "tuner/storage/trial_ranking.h"
 
@@ -154,6 +156,33 @@ std::string SerializeBody(const google::protobuf::MessageLite& message) {
   std::string bytes;
   message.SerializeToString(&bytes);
   return bytes;
+}
+
+absl::Status CheckBodyFraming(std::string_view bytes, absl::string_view what,
+                              absl::string_view message_name) {
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                            static_cast<int>(bytes.size()));
+  for (;;) {
+    const uint32_t tag = in.ReadTag();
+    if (tag == 0) {
+      // The end of the bytes, or a zero tag, which no message has.
+      if (in.ConsumedEntireMessage()) return absl::OkStatus();
+      break;
+    }
+    if (!google::protobuf::internal::WireFormatLite::SkipField(&in, tag)) break;
+  }
+  return absl::InternalError(absl::StrCat("the stored ", what, " does not parse as ", message_name,
+                                          "; the database is damaged"));
+}
+
+Page<SerializedTrial> SerializeTrials(const Page<v1::Trial>& page) {
+  Page<SerializedTrial> bodies;
+  bodies.items.reserve(page.items.size());
+  for (const v1::Trial& trial : page.items) {
+    bodies.items.push_back({trial.id(), SerializeBody(trial)});
+  }
+  bodies.next_page_token = page.next_page_token;
+  return bodies;
 }
 
 std::optional<double> RankKey(const v1::Trial& trial, const v1::StudySpec& spec) {

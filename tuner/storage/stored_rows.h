@@ -103,6 +103,14 @@ absl::StatusOr<Message> ParseBody(std::string_view bytes, absl::string_view what
   return message;
 }
 
+// INTERNAL naming `what` when the bytes are not a well-framed message (tags,
+// lengths and varints that end where the bytes do): the check a body passed
+// on unparsed gets. Field contents are not checked.
+absl::Status CheckBodyFraming(std::string_view bytes, absl::string_view what,
+                              absl::string_view message_name);
+// Each trial of `page`, serialized: ListTrialBodies from ListTrials.
+Page<SerializedTrial> SerializeTrials(const Page<v1::Trial>& page);
+
 // The `rank_key` column of a trial row, which orders the leaderboard
 // ascending: the final value of the study's first metric, negated unless the
 // goal is MINIMIZE; none for a trial without a final objective.

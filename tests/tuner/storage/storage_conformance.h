@@ -649,6 +649,51 @@ TYPED_TEST_P(StorageConformanceTest, ListTrialsIncludesMeasurementsOnlyWhenAsked
               ElementsAre(EqualsProto(measurements[0]), EqualsProto(measurements[1])));
 }
 
+// ListTrialBodies is ListTrials serialized, page for page, whatever the
+// query; its errors are ListTrials' own.
+TYPED_TEST_P(StorageConformanceTest, ListTrialBodiesAreListTrialsSerialized) {
+  this->CreateStudyWithTrials("s1", {v1::Trial::ACTIVE, v1::Trial::SUCCEEDED, v1::Trial::ACTIVE,
+                                     v1::Trial::FAILED, v1::Trial::ACTIVE});
+  ASSERT_THAT(this->store().AddMeasurements("s1", 3,
+                                            std::vector<v1::Measurement>{
+                                                this->MakeMeasurement(10, 1, 0.1),
+                                                this->MakeMeasurement(20, 2, 0.2)},
+                                            {}),
+              IsOk());
+  std::vector<TrialQuery> queries = {TrialQuery{}, PageOf(2), InStates({v1::Trial::ACTIVE}, 2),
+                                     WithMeasurements()};
+  TrialQuery measured_page = WithMeasurements();
+  measured_page.page_size = 3;
+  queries.push_back(measured_page);
+  for (TrialQuery query : queries) {
+    for (int page = 0; page < 10; ++page) {
+      SCOPED_TRACE(absl::StrCat("page ", page, " of ", query.page_size, " with ",
+                                query.states.size(), " states, measurements ",
+                                query.include_measurements));
+      absl::StatusOr<Page<v1::Trial>> trials = this->store().ListTrials("s1", query);
+      absl::StatusOr<Page<SerializedTrial>> bodies = this->store().ListTrialBodies("s1", query);
+      ASSERT_THAT(trials, IsOk());
+      ASSERT_THAT(bodies, IsOk());
+      ASSERT_EQ(bodies->items.size(), trials->items.size());
+      for (size_t i = 0; i < trials->items.size(); ++i) {
+        EXPECT_EQ(bodies->items[i].id, trials->items[i].id());
+        v1::Trial parsed;
+        ASSERT_TRUE(parsed.ParseFromString(bodies->items[i].bytes));
+        EXPECT_THAT(parsed, EqualsProto(trials->items[i]));
+      }
+      EXPECT_EQ(bodies->next_page_token, trials->next_page_token);
+      if (trials->next_page_token.empty()) break;
+      query.page_token = trials->next_page_token;
+    }
+  }
+  EXPECT_THAT(this->store().ListTrialBodies("s1", PageOf(0, "%%% garbage")),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("%%% garbage")));
+  EXPECT_THAT(this->store().ListTrialBodies("s1", PageOf(-5)),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("page_size is -5")));
+  EXPECT_THAT(this->store().ListTrialBodies("nope", TrialQuery{}),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("study \"nope\" not found")));
+}
+
 TYPED_TEST_P(StorageConformanceTest, CountTrialsGroupsByStateOmittingZeros) {
   this->CreateStudyWithTrials(
       "s1", {v1::Trial::ACTIVE, v1::Trial::SUCCEEDED, v1::Trial::ACTIVE, v1::Trial::INFEASIBLE});
@@ -1880,7 +1925,8 @@ REGISTER_TYPED_TEST_SUITE_P(
     GetMissingTrialNamesStudyAndTrial, ListTrialsFiltersByStateInIdOrder,
     ListTrialsPaginatesWithAndWithoutFilter, ListTrialsPageTokenSurvivesNewTrials,
     ListTrialsRejectsBadTokenNegativePageSizeAndMissingStudy,
-    ListTrialsIncludesMeasurementsOnlyWhenAsked, CountTrialsGroupsByStateOmittingZeros,
+    ListTrialsIncludesMeasurementsOnlyWhenAsked, ListTrialBodiesAreListTrialsSerialized,
+    CountTrialsGroupsByStateOmittingZeros,
     UpdateTrialAppliesTheMutatorButNotStoreFields,
     UpdateTrialMutatorErrorRollsBackAndIsReturnedUnchanged, UpdateMissingTrialIsNotFound,
     UpdateTrialInStudyShowsTheMutatorTheStudy, ConcurrentUpdatesOfOneTrialLoseNoUpdate,

@@ -538,6 +538,14 @@ absl::StatusOr<Page<v1::Trial>> PostgresStorage::ListTrials(std::string_view stu
   return page;
 }
 
+// The body column lacks the trial's measurement count and latest
+// measurement, kept in columns of their own: the page is put together.
+absl::StatusOr<Page<SerializedTrial>> PostgresStorage::ListTrialBodies(std::string_view study_name,
+                                                                       const TrialQuery& query) {
+  VERNIER_ASSIGN_OR_RETURN(const Page<v1::Trial> page, ListTrials(study_name, query));
+  return SerializeTrials(page);
+}
+
 absl::StatusOr<std::vector<v1::Trial>> PostgresStorage::ListBestTrials(std::string_view study_name,
                                                                        int limit) {
   VERNIER_RETURN_IF_ERROR(CheckLimit(limit));

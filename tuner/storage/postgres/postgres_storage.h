@@ -83,6 +83,8 @@ class PostgresStorage : public Storage {
                                      bool include_measurements) override;
   absl::StatusOr<Page<v1::Trial>> ListTrials(std::string_view study_name,
                                              const TrialQuery& query) override;
+  absl::StatusOr<Page<SerializedTrial>> ListTrialBodies(std::string_view study_name,
+                                                        const TrialQuery& query) override;
   absl::StatusOr<std::vector<v1::Trial>> ListBestTrials(std::string_view study_name,
                                                         int limit) override;
   absl::StatusOr<std::map<v1::Trial::State, int64_t>> CountTrials(

@@ -400,28 +400,44 @@ absl::StatusOr<v1::Trial> SqliteStorage::GetTrial(std::string_view study_name, i
   return trial;
 }
 
-absl::StatusOr<Page<v1::Trial>> SqliteStorage::ListTrials(std::string_view study_name,
-                                                          const TrialQuery& query) {
-  VERNIER_ASSIGN_OR_RETURN(const int64_t after_id, TrialsAfter(query));
-  std::string sql = "SELECT body FROM trials WHERE study_name = ? AND id > ?";
+namespace {
+
+// The rows of one ListTrials page (RowLimit: one more than the page) with
+// `columns`, in id order.
+absl::StatusOr<SqliteStatement> SelectTrialPage(SqliteConnection& connection,
+                                                std::string_view study_name,
+                                                const TrialQuery& query, int64_t after_id,
+                                                std::string_view columns) {
+  std::string sql =
+      absl::StrCat("SELECT ", ToAbslView(columns), " FROM trials WHERE study_name = ? AND id > ?");
   if (!query.states.empty()) {
     sql += " AND state IN (?";
     for (size_t i = 1; i < query.states.size(); ++i) sql += ", ?";
     sql += ")";
   }
   sql += " ORDER BY id LIMIT ?";
+  VERNIER_ASSIGN_OR_RETURN(SqliteStatement select, connection.Prepare(sql));
+  select.BindText(1, study_name).BindInt64(2, after_id);
+  int index = 3;
+  for (const v1::Trial::State state : query.states) select.BindInt64(index++, state);
+  select.BindInt64(index, RowLimit(query.page_size));
+  return select;
+}
 
+}  // namespace
+
+absl::StatusOr<Page<v1::Trial>> SqliteStorage::ListTrials(std::string_view study_name,
+                                                          const TrialQuery& query) {
+  VERNIER_ASSIGN_OR_RETURN(const int64_t after_id, TrialsAfter(query));
   Page<v1::Trial> page;
   bool more_pages = false;
   VERNIER_RETURN_IF_ERROR(
       RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
         VERNIER_RETURN_IF_ERROR(RequireStudy(connection, study_name));
         {
-          VERNIER_ASSIGN_OR_RETURN(SqliteStatement select, connection.Prepare(sql));
-          select.BindText(1, study_name).BindInt64(2, after_id);
-          int index = 3;
-          for (const v1::Trial::State state : query.states) select.BindInt64(index++, state);
-          select.BindInt64(index, RowLimit(query.page_size));
+          VERNIER_ASSIGN_OR_RETURN(
+              SqliteStatement select,
+              SelectTrialPage(connection, study_name, query, after_id, "body"));
           VERNIER_ASSIGN_OR_RETURN(
               page.items,
               ReadBodies<v1::Trial>(
@@ -436,6 +452,39 @@ absl::StatusOr<Page<v1::Trial>> SqliteStorage::ListTrials(std::string_view study
         return absl::OkStatus();
       }));
   if (more_pages) page.next_page_token = EncodeTrialPageToken(page.items.back().id());
+  return page;
+}
+
+absl::StatusOr<Page<SerializedTrial>> SqliteStorage::ListTrialBodies(std::string_view study_name,
+                                                                     const TrialQuery& query) {
+  // Measurements live in rows of their own: such a page is put together.
+  if (query.include_measurements) {
+    VERNIER_ASSIGN_OR_RETURN(const Page<v1::Trial> page, ListTrials(study_name, query));
+    return SerializeTrials(page);
+  }
+  VERNIER_ASSIGN_OR_RETURN(const int64_t after_id, TrialsAfter(query));
+  Page<SerializedTrial> page;
+  bool more_pages = false;
+  VERNIER_RETURN_IF_ERROR(
+      RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
+        page.items.clear();
+        VERNIER_RETURN_IF_ERROR(RequireStudy(connection, study_name));
+        VERNIER_ASSIGN_OR_RETURN(
+            SqliteStatement select,
+            SelectTrialPage(connection, study_name, query, after_id, "id, body"));
+        for (;;) {
+          VERNIER_ASSIGN_OR_RETURN(const bool has_row, select.Step());
+          if (!has_row) break;
+          page.items.push_back({select.ColumnInt64(0), std::string(select.ColumnBlob(1))});
+        }
+        more_pages = TrimToPage(page.items, query.page_size);
+        for (const SerializedTrial& trial : page.items) {
+          VERNIER_RETURN_IF_ERROR(CheckBodyFraming(trial.bytes, DescribeTrial(study_name, trial.id),
+                                                   v1::Trial::descriptor()->full_name()));
+        }
+        return absl::OkStatus();
+      }));
+  if (more_pages) page.next_page_token = EncodeTrialPageToken(page.items.back().id);
   return page;
 }
 

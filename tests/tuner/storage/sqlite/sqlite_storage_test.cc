@@ -563,6 +563,31 @@ TEST(SqliteStorageTest, DamagedRowIsInternalNamingIt) {
                        AllOf(HasSubstr("study \"s1\""), HasSubstr("does not parse"))));
 }
 
+// ListTrialBodies hands bodies over unparsed, but not a body whose framing
+// is broken: the page is refused naming the trial.
+TEST(SqliteStorageTest, ABrokenTrialBodyIsInternalNamingTheTrialInAListOfBodies) {
+  ScopedTempDir dir;
+  const std::string path = dir.File("store.db");
+  std::unique_ptr<SqliteStorage> store = OpenOrDie(path);
+  ASSERT_NE(store, nullptr);
+  ASSERT_THAT(store->CreateStudy(MakeStudy("s1")), IsOk());
+  ASSERT_THAT(store->CreateTrials("s1", std::vector<v1::Trial>{MakeTrial(v1::Trial::ACTIVE),
+                                                               MakeTrial(v1::Trial::ACTIVE)}),
+              IsOk());
+  // Field 2 (study_name) claims 100 bytes and has one.
+  ASSERT_THAT(ExecuteRaw(path, "UPDATE trials SET body = X'126441' WHERE id = 2"), IsOk());
+  EXPECT_THAT(store->ListTrialBodies("s1", TrialQuery{}),
+              StatusIs(absl::StatusCode::kInternal,
+                       AllOf(HasSubstr("trial 2 of study \"s1\""), HasSubstr("does not parse"),
+                             HasSubstr("vernier.v1.Trial"))));
+  TrialQuery first;
+  first.page_size = 1;
+  absl::StatusOr<Page<SerializedTrial>> page = store->ListTrialBodies("s1", first);
+  ASSERT_THAT(page, IsOk());
+  ASSERT_THAT(page->items, SizeIs(1));
+  EXPECT_EQ(page->items[0].id, 1);
+}
+
 TEST(SqliteStorageTest, FailureAfterAWriteRollsBackTheWholeTransaction) {
   ScopedTempDir dir;
   const std::string path = dir.File("store.db");
