@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "absl/strings/str_format.h"
+#include "tests/support/job_client.h"
 #include "tests/support/store_test.h"
 #include "tests/support/study_client.h"
 #include "tests/support/test_seed.h"
@@ -319,11 +320,6 @@ grpc::Status GetJob(const ServerProcess& server, v1::GetJobResponse* job) {
   return server.JobStub()->GetJob(&context, request, job);
 }
 
-bool Ended(const v1::Job& job) {
-  return job.state() == v1::Job::SUCCEEDED || job.state() == v1::Job::FAILED ||
-         job.state() == v1::Job::CANCELLED;
-}
-
 // The master agent of a trial that is running now, or 0.
 int64_t RunningAgent(const v1::GetJobResponse& job, int64_t* trial_id) {
   for (const v1::TrialRun& run : job.trial_runs()) {
@@ -438,7 +434,7 @@ TEST_P(CrashRecoveryTest, JobAgentsReconnectAndALostTrialFailsAcrossRepeatedKill
     Pause(200, 1200);
     v1::GetJobResponse job;
     ASSERT_TRUE(GetJob(*server, &job).ok()) << server->log();
-    if (Ended(job.job())) break;
+    if (Ended(job)) break;
     server->Kill();
     // Once, an agent dies too while no server is up: nobody reports its end.
     int64_t trial_id = 0;
@@ -455,7 +451,7 @@ TEST_P(CrashRecoveryTest, JobAgentsReconnectAndALostTrialFailsAcrossRepeatedKill
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   while (std::chrono::steady_clock::now() < deadline) {
     ASSERT_TRUE(GetJob(*server, &job).ok()) << server->log();
-    if (Ended(job.job())) break;
+    if (Ended(job)) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
   ASSERT_EQ(job.job().state(), v1::Job::SUCCEEDED) << job.DebugString() << server->log();

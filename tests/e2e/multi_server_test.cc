@@ -24,6 +24,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/support/postgres_test_database.h"
+#include "tests/support/job_client.h"
 #include "tests/support/server_process.h"
 #include "tests/support/study_client.h"
 #include "tests/support/subprocess.h"
@@ -50,11 +51,6 @@ v1::Job CountingJob(const std::string& job_id, const std::string& runs_dir) {
   job.add_command("trainer");
   job.mutable_training_input()->set_scale_tier("BASIC");
   return job;
-}
-
-bool Ended(const v1::Job& job) {
-  return job.state() == v1::Job::SUCCEEDED || job.state() == v1::Job::FAILED ||
-         job.state() == v1::Job::CANCELLED;
 }
 
 std::string ReadFile(const std::string& path) {
@@ -141,7 +137,7 @@ TEST_P(MultiServerTest, JobsSurviveTheirServerKilledMidJobEachTrialLaunchedOnce)
       v1::GetJobResponse response;
       grpc::Status status = survivor.JobStub()->GetJob(&context, request, &response);
       ASSERT_TRUE(status.ok()) << status.error_message() << survivor.log();
-      if (Ended(response.job())) {
+      if (Ended(response)) {
         jobs[job_id] = response;
         break;
       }

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "google/protobuf/util/json_util.h"
+#include "tuner/storage/trial_states.h"
 #include "tests/support/subprocess.h"
 #include "vernier/v1/job_service.grpc.pb.h"
 #include "vernier/v1/study_service.grpc.pb.h"
@@ -61,10 +62,7 @@ v1::GetJobResponse WaitForJob(const ServerProcess& server, const std::string& jo
   return job;
 }
 
-bool Ended(const v1::GetJobResponse& job) {
-  return job.job().state() == v1::Job::SUCCEEDED || job.job().state() == v1::Job::FAILED ||
-         job.job().state() == v1::Job::CANCELLED;
-}
+bool Ended(const v1::GetJobResponse& job) { return tuner::HasEnded(job.job().state()); }
 
 std::vector<v1::Trial> ListTrials(const ServerProcess& server, const std::string& study) {
   auto stub = server.StudyStub();
