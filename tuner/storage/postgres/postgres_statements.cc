@@ -41,11 +41,12 @@ constexpr std::pair<const char*, const char*> kStatements[] = {
      "AS input(id, state, client_id, rank_key, body)"},
     // Trial rows are read as TrialRow() parses them.
     {"get_trial", "SELECT " TRIAL_COLUMNS " FROM trials WHERE study_name = $1 AND id = $2"},
-    {"list_trials",
-     "SELECT " TRIAL_COLUMNS " FROM trials WHERE study_name = $1 AND id > $2 ORDER BY id LIMIT $3"},
+    // The listings add the id (for ListTrialBodies, which parses nothing).
+    {"list_trials", "SELECT " TRIAL_COLUMNS
+                    ", id FROM trials WHERE study_name = $1 AND id > $2 ORDER BY id LIMIT $3"},
     {"list_trials_in_states",
      "SELECT " TRIAL_COLUMNS
-     " FROM trials WHERE study_name = $1 AND id > $2 AND state = ANY($3::integer[]) "
+     ", id FROM trials WHERE study_name = $1 AND id > $2 AND state = ANY($3::integer[]) "
      "ORDER BY id LIMIT $4"},
     {"list_best_trials",
      "SELECT " TRIAL_COLUMNS " FROM trials WHERE study_name = $1 AND rank_key IS NOT NULL "

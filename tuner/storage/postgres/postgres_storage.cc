@@ -15,6 +15,9 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "google/protobuf/wire_format_lite.h"
 #include "pqxx/binarystring"
 #include "pqxx/connection"
 #include "pqxx/nontransaction"
@@ -503,6 +506,47 @@ absl::StatusOr<v1::Trial> PostgresStorage::GetTrial(std::string_view study_name,
   return trial;
 }
 
+namespace {
+
+// The rows of one ListTrials page (RowLimit: one more than the page):
+// TRIAL_COLUMNS, then the id.
+pqxx::result SelectTrialPage(Transaction& transaction, std::string_view study_name,
+                             const TrialQuery& query, int64_t after_id) {
+  const std::string study(study_name);
+  return query.states.empty()
+             ? transaction.exec_prepared("list_trials", study, after_id, RowLimit(query.page_size))
+             : transaction.exec_prepared(
+                   "list_trials_in_states", study, after_id,
+                   IntegerArray(std::span<const v1::Trial::State>(query.states)),
+                   RowLimit(query.page_size));
+}
+
+// A trial row's v1::Trial as bytes, without parsing: the body (stored
+// without the two fields below) followed by the measurement count and the
+// latest measurement from their columns, fields that a parser merges into
+// the message as TrialRow() sets them.
+std::string TrialRowBytes(const pqxx::row& row) {
+  using google::protobuf::internal::WireFormatLite;
+  const pqxx::binarystring body(row[0]);
+  std::string bytes(reinterpret_cast<const char*>(body.data()), body.size());
+  {
+    google::protobuf::io::StringOutputStream stream(&bytes);
+    google::protobuf::io::CodedOutputStream out(&stream);
+    if (const int64_t count = row[1].as<int64_t>(); count != 0) {
+      WireFormatLite::WriteInt64(v1::Trial::kMeasurementCountFieldNumber, count, &out);
+    }
+    if (!row[2].is_null()) {
+      const pqxx::binarystring latest(row[2]);
+      WireFormatLite::WriteBytes(
+          v1::Trial::kLatestMeasurementFieldNumber,
+          std::string(reinterpret_cast<const char*>(latest.data()), latest.size()), &out);
+    }
+  }
+  return bytes;
+}
+
+}  // namespace
+
 absl::StatusOr<Page<v1::Trial>> PostgresStorage::ListTrials(std::string_view study_name,
                                                             const TrialQuery& query) {
   VERNIER_ASSIGN_OR_RETURN(const int64_t after_id, TrialsAfter(query));
@@ -517,17 +561,9 @@ absl::StatusOr<Page<v1::Trial>> PostgresStorage::ListTrials(std::string_view stu
         if (query.include_measurements) {
           VERNIER_RETURN_IF_ERROR(RequireStudy(transaction, study_name));
         }
-        const std::string study(study_name);
-        const pqxx::result rows =
-            query.states.empty()
-                ? transaction.exec_prepared("list_trials", study, after_id,
-                                            RowLimit(query.page_size))
-                : transaction.exec_prepared(
-                      "list_trials_in_states", study, after_id,
-                      IntegerArray(std::span<const v1::Trial::State>(query.states)),
-                      RowLimit(query.page_size));
-        VERNIER_ASSIGN_OR_RETURN(page.items,
-                                 TrialRows(rows, absl::StrCat("trial of ", StudyWhat(study))));
+        VERNIER_ASSIGN_OR_RETURN(
+            page.items, TrialRows(SelectTrialPage(transaction, study_name, query, after_id),
+                                  absl::StrCat("trial of ", StudyWhat(study_name))));
         more_pages = TrimToPage(page.items, query.page_size);
         if (!query.include_measurements) {
           return page.items.empty() ? RequireStudy(transaction, study_name) : absl::OkStatus();
@@ -538,12 +574,32 @@ absl::StatusOr<Page<v1::Trial>> PostgresStorage::ListTrials(std::string_view stu
   return page;
 }
 
-// The body column lacks the trial's measurement count and latest
-// measurement, kept in columns of their own: the page is put together.
 absl::StatusOr<Page<SerializedTrial>> PostgresStorage::ListTrialBodies(std::string_view study_name,
                                                                        const TrialQuery& query) {
-  VERNIER_ASSIGN_OR_RETURN(const Page<v1::Trial> page, ListTrials(study_name, query));
-  return SerializeTrials(page);
+  // Measurements live in rows of their own: such a page is put together.
+  if (query.include_measurements) {
+    VERNIER_ASSIGN_OR_RETURN(const Page<v1::Trial> page, ListTrials(study_name, query));
+    return SerializeTrials(page);
+  }
+  VERNIER_ASSIGN_OR_RETURN(const int64_t after_id, TrialsAfter(query));
+  Page<SerializedTrial> page;
+  bool more_pages = false;
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kReadOne, absl::StrCat("listing the trials of ", StudyWhat(study_name)),
+      [&](Transaction& transaction) -> absl::Status {
+        page.items.clear();
+        for (const pqxx::row& row : SelectTrialPage(transaction, study_name, query, after_id)) {
+          page.items.push_back({row[3].as<int64_t>(), TrialRowBytes(row)});
+        }
+        more_pages = TrimToPage(page.items, query.page_size);
+        for (const SerializedTrial& trial : page.items) {
+          VERNIER_RETURN_IF_ERROR(CheckBodyFraming(trial.bytes, DescribeTrial(study_name, trial.id),
+                                                   v1::Trial::descriptor()->full_name()));
+        }
+        return page.items.empty() ? RequireStudy(transaction, study_name) : absl::OkStatus();
+      }));
+  if (more_pages) page.next_page_token = EncodeTrialPageToken(page.items.back().id);
+  return page;
 }
 
 absl::StatusOr<std::vector<v1::Trial>> PostgresStorage::ListBestTrials(std::string_view study_name,

@@ -257,6 +257,28 @@ TEST_F(PostgresStorageTest, AuditRowsAreAppendOnlyAndAChangedOrDeletedRowBreaksT
   EXPECT_THAT(deleted.problem(), HasSubstr("deleted"));
 }
 
+// ListTrialBodies hands bodies over unparsed, but not a body whose framing
+// is broken: the page is refused naming the trial; the page before it reads.
+TEST_F(PostgresStorageTest, ABrokenTrialBodyIsInternalNamingTheTrialInAListOfBodies) {
+  std::unique_ptr<PostgresStorage> store = OpenOrDie();
+  ASSERT_NE(store, nullptr);
+  ASSERT_THAT(store->CreateStudy(MakeStudy("s1")), IsOk());
+  ASSERT_THAT(store->CreateTrials("s1", std::vector<v1::Trial>(2)), IsOk());
+  // Field 2 (study_name) claims 100 bytes and has one.
+  ASSERT_THAT(database_->Execute("UPDATE trials SET body = '\\x126441'::bytea WHERE id = 2"),
+              IsOk());
+  EXPECT_THAT(store->ListTrialBodies("s1", TrialQuery{}),
+              StatusIs(absl::StatusCode::kInternal,
+                       AllOf(HasSubstr("trial 2 of study \"s1\""), HasSubstr("does not parse"),
+                             HasSubstr("vernier.v1.Trial"))));
+  TrialQuery first;
+  first.page_size = 1;
+  absl::StatusOr<Page<SerializedTrial>> page = store->ListTrialBodies("s1", first);
+  ASSERT_THAT(page, IsOk());
+  ASSERT_EQ(page->items.size(), 1u);
+  EXPECT_EQ(page->items[0].id, 1);
+}
+
 TEST_F(PostgresStorageTest, ServersOpeningANewDatabaseTogetherMigrateItOnce) {
   constexpr int kServers = 4;
   std::atomic<int> failures = 0;
