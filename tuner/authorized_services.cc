@@ -69,11 +69,13 @@ grpc::ServerUnaryReactor* AuthorizedStudyService::ListTrials(grpc::CallbackServe
                      "the ListTrials request does not parse as vernier.v1.ListTrialsRequest"));
     return reactor;
   }
-  // The store's read runs here, on the callback thread, as a sync handler's
-  // would on its own.
-  reactor->Finish(gate_.Guard(
-      *context, absl::StrCat(kStudyService, "ListTrials"), request,
-      [&](const auth::Identity&) { return inner_.ListTrialsBytes(request, response); }));
+  list_trials_readers_.Run(
+      absl::StrCat(list_trials_calls_.fetch_add(1)),
+      [this, context, reactor, response, request = std::move(request)] {
+        reactor->Finish(gate_.Guard(
+            *context, absl::StrCat(kStudyService, "ListTrials"), request,
+            [&](const auth::Identity&) { return inner_.ListTrialsBytes(request, response); }));
+      });
   return reactor;
 }
 

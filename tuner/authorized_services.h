@@ -3,9 +3,13 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <atomic>
+#include <cstdint>
+
 #include "tuner/agent_service_impl.h"
 #include "tuner/job_service_impl.h"
 #include "tuner/rpc_authorizer.h"
+#include "tuner/storage/serial_by_key_executor.h"
 #include "tuner/study_service_impl.h"
 #include "vernier/v1/agent_service.grpc.pb.h"
 #include "vernier/v1/job_service.grpc.pb.h"
@@ -21,7 +25,8 @@ namespace vernier::tuner {
 // (CreateStudy, SubmitTrainingJob: owner set, grants cleared).
 
 // ListTrials is a raw method: its answer is the stored trials' bytes
-// (StudyServiceImpl::ListTrialsBytes), not a message built from them.
+// (StudyServiceImpl::ListTrialsBytes), not a message built from them. A
+// callback handler must not block, so its reads run on threads of their own.
 class AuthorizedStudyService final
     : public v1::StudyService::WithRawCallbackMethod_ListTrials<
           v1::StudyService::WithCallbackMethod_AddMeasurement<v1::StudyService::Service>> {
@@ -56,6 +61,11 @@ class AuthorizedStudyService final
  private:
   StudyServiceImpl& inner_;
   RpcAuthorizer& gate_;
+  // Each ListTrials call under a key of its own: they run side by side, on
+  // at most kListTrialsReaders threads.
+  static constexpr int kListTrialsReaders = 4;
+  std::atomic<uint64_t> list_trials_calls_{0};
+  storage::SerialByKeyExecutor list_trials_readers_{kListTrialsReaders};
 };
 
 class AuthorizedJobService final : public v1::JobService::Service {
