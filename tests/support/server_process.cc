@@ -49,14 +49,20 @@ void ServerProcess::Start() {
     argv.insert(argv.end(), {"--http-port", "0"});
   }
   const size_t log_start = log().size();
+  // Everything the child needs is made before fork(): between fork() and
+  // exec() a child of a process with threads (the tests' clients) may only
+  // make async-signal-safe calls. An allocation there can hang for good
+  // when another thread held the allocator's lock at the fork (seen under
+  // AddressSanitizer).
+  std::vector<char*> args;
+  for (std::string& arg : argv) args.push_back(arg.data());
+  args.push_back(nullptr);
+  const char* log_path = log_path_.c_str();
   pid_ = fork();
   if (pid_ == 0) {
-    const int log = open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    const int log = open(log_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
     dup2(log, STDOUT_FILENO);
     dup2(log, STDERR_FILENO);
-    std::vector<char*> args;
-    for (std::string& arg : argv) args.push_back(arg.data());
-    args.push_back(nullptr);
     execv(args[0], args.data());
     _exit(127);
   }
