@@ -440,11 +440,21 @@ TEST_P(CrashRecoveryTest, JobAgentsReconnectAndALostTrialFailsAcrossRepeatedKill
     Pause(200, 1200);
     v1::GetJobResponse job;
     ASSERT_TRUE(GetJob(*server, &job).ok()) << server->log();
+    int64_t trial_id = 0;
+    int64_t agent = RunningAgent(job, &trial_id);
+    // Until an agent has been lost, the kill waits for one to run (a slow
+    // start, under a sanitizer say, may leave none running at a random time).
+    const auto agent_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (lost_trial == 0 && agent == 0 && !Ended(job) &&
+           std::chrono::steady_clock::now() < agent_deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      ASSERT_TRUE(GetJob(*server, &job).ok()) << server->log();
+      agent = RunningAgent(job, &trial_id);
+    }
     if (Ended(job)) break;
     server->Kill();
     // Once, an agent dies too while no server is up: nobody reports its end.
-    int64_t trial_id = 0;
-    if (const int64_t agent = RunningAgent(job, &trial_id); lost_trial == 0 && agent > 0) {
+    if (lost_trial == 0 && agent > 0) {
       ASSERT_EQ(killpg(static_cast<pid_t>(agent), SIGKILL), 0);
       lost_trial = trial_id;
     }
