@@ -175,6 +175,15 @@ absl::Status CheckBodyFraming(std::string_view bytes, absl::string_view what,
                                           "; the database is damaged"));
 }
 
+absl::Status CheckTrialBodies(std::string_view study_name,
+                              std::span<const SerializedTrial> trials) {
+  for (const SerializedTrial& trial : trials) {
+    VERNIER_RETURN_IF_ERROR(CheckBodyFraming(trial.bytes, DescribeTrial(study_name, trial.id),
+                                             v1::Trial::descriptor()->full_name()));
+  }
+  return absl::OkStatus();
+}
+
 Page<SerializedTrial> SerializeTrials(const Page<v1::Trial>& page) {
   Page<SerializedTrial> bodies;
   bodies.items.reserve(page.items.size());

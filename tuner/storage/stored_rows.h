@@ -108,6 +108,8 @@ absl::StatusOr<Message> ParseBody(std::string_view bytes, absl::string_view what
 // on unparsed gets. Field contents are not checked.
 absl::Status CheckBodyFraming(std::string_view bytes, absl::string_view what,
                               absl::string_view message_name);
+// CheckBodyFraming of each of a study's trials, naming the first broken one.
+absl::Status CheckTrialBodies(std::string_view study_name, std::span<const SerializedTrial> trials);
 // Each trial of `page`, serialized: ListTrialBodies from ListTrials.
 Page<SerializedTrial> SerializeTrials(const Page<v1::Trial>& page);
 

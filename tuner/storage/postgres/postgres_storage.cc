@@ -592,10 +592,7 @@ absl::StatusOr<Page<SerializedTrial>> PostgresStorage::ListTrialBodies(std::stri
           page.items.push_back({row[3].as<int64_t>(), TrialRowBytes(row)});
         }
         more_pages = TrimToPage(page.items, query.page_size);
-        for (const SerializedTrial& trial : page.items) {
-          VERNIER_RETURN_IF_ERROR(CheckBodyFraming(trial.bytes, DescribeTrial(study_name, trial.id),
-                                                   v1::Trial::descriptor()->full_name()));
-        }
+        VERNIER_RETURN_IF_ERROR(CheckTrialBodies(study_name, page.items));
         return page.items.empty() ? RequireStudy(transaction, study_name) : absl::OkStatus();
       }));
   if (more_pages) page.next_page_token = EncodeTrialPageToken(page.items.back().id);

@@ -478,11 +478,7 @@ absl::StatusOr<Page<SerializedTrial>> SqliteStorage::ListTrialBodies(std::string
           page.items.push_back({select.ColumnInt64(0), std::string(select.ColumnBlob(1))});
         }
         more_pages = TrimToPage(page.items, query.page_size);
-        for (const SerializedTrial& trial : page.items) {
-          VERNIER_RETURN_IF_ERROR(CheckBodyFraming(trial.bytes, DescribeTrial(study_name, trial.id),
-                                                   v1::Trial::descriptor()->full_name()));
-        }
-        return absl::OkStatus();
+        return CheckTrialBodies(study_name, page.items);
       }));
   if (more_pages) page.next_page_token = EncodeTrialPageToken(page.items.back().id);
   return page;
