@@ -233,8 +233,9 @@ TEST_F(StudyServiceTest, TrialsListEndsAPageBeforeThreeMiBAndItsTokenResumesIt) 
 }
 
 // The raw ListTrials handler reads its request itself: bytes that are no
-// ListTrialsRequest are INVALID_ARGUMENT, and a missing study is NOT_FOUND.
-TEST_F(StudyServiceTest, TrialsListRefusesARequestThatDoesNotParseAndAMissingStudy) {
+// ListTrialsRequest are INVALID_ARGUMENT, a missing study is NOT_FOUND, and
+// a negative page size INVALID_ARGUMENT.
+TEST_F(StudyServiceTest, TrialsListRefusesARequestThatDoesNotParseAMissingStudyAndANegativePage) {
   grpc::GenericStub generic(
       ChannelWithLocalToken(server_.address(), grpc::InsecureChannelCredentials()));
   const std::string garbage = "\x0a\x64short";  // study_name claims 100 bytes
@@ -256,6 +257,14 @@ TEST_F(StudyServiceTest, TrialsListRefusesARequestThatDoesNotParseAndAMissingStu
   const grpc::Status not_found = stub_->ListTrials(&missing_context, missing, &listed);
   EXPECT_EQ(not_found.error_code(), grpc::StatusCode::NOT_FOUND) << not_found.error_message();
   EXPECT_THAT(not_found.error_message(), HasSubstr("study \"nope\""));
+
+  grpc::ClientContext negative_context;
+  v1::ListTrialsRequest negative;
+  negative.set_study_name("ask_tell");
+  negative.set_page_size(-1);
+  const grpc::Status refused = stub_->ListTrials(&negative_context, negative, &listed);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << refused.error_message();
+  EXPECT_THAT(refused.error_message(), HasSubstr("page_size must not be negative"));
 }
 
 TEST_F(StudyServiceTest, NonFiniteMetricValuesAreInvalidArguments) {
