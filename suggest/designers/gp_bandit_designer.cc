@@ -69,6 +69,22 @@ absl::StatusOr<Suggestions> GpBanditDesigner::Suggest(const DesignerHistory& his
       [&] { return SuggestFromModel(history, count, rng); });
 }
 
+bool GpBanditDesigner::IsExplorationStep(const DesignerHistory& history, int count) const {
+  const int ended = static_cast<int>(history.completed.size());
+  if (options_.exploration_period <= 0 || count != 1 || !history.pending.empty() || ended == 0 ||
+      ended % options_.exploration_period != 0) {
+    return false;
+  }
+  const TrialObservation& latest = history.completed.back();
+  if (!HasObjective(latest)) return true;
+  const double sign = goal_ == v1::MetricSpec::MINIMIZE ? -1.0 : 1.0;
+  for (int i = 0; i + 1 < ended; ++i) {
+    const TrialObservation& earlier = history.completed[i];
+    if (HasObjective(earlier) && sign * *earlier.objective >= sign * *latest.objective) return true;
+  }
+  return false;
+}
+
 absl::StatusOr<Eigen::VectorXd> GpBanditDesigner::FitHyperparameters(const Eigen::MatrixXd& points,
                                                                      const Eigen::VectorXd& values,
                                                                      std::mt19937_64& rng) const {
@@ -170,19 +186,29 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
 
   const AcquisitionOptimizer optimizer(encoder_, options_.acquisition);
   Suggestions suggestions;
-  for (int i = 0; i < count; ++i) {
+  // An exploration step computes a batch of two and returns its second point
+  // (or the first, if no second is left).
+  const bool exploration_step = IsExplorationStep(history, count);
+  const int batch_size = exploration_step ? 2 : count;
+  std::optional<ParameterAssignment> greedy;
+  for (int i = 0; i < batch_size; ++i) {
     std::optional<AcquisitionOptimizer::Candidate> candidate =
         optimizer.Maximize(*model, LogExpectedImprovement(best), incumbents, used, rng);
     if (!candidate.has_value()) break;
     used.insert(SearchSpace::Key(candidate->parameters));
-    if (i + 1 < count) {
+    if (exploration_step && i == 0) greedy = std::move(candidate->parameters);
+    if (i + 1 < batch_size) {
       Eigen::VectorXd mean;
       Eigen::VectorXd variance;
       model->Predict(candidate->point, &mean, &variance);
       model->AddObservation(candidate->point, mean[0], /*noise_variance=*/0.0);
       best = std::max(best, mean[0]);
     }
+    if (exploration_step && i == 0) continue;
     suggestions.points.push_back(std::move(candidate->parameters));
+  }
+  if (exploration_step && suggestions.points.empty() && greedy.has_value()) {
+    suggestions.points.push_back(*std::move(greedy));
   }
 
   // When every good candidate was taken (a small finite space), the rest

@@ -34,6 +34,15 @@ namespace vernier::suggest {
 //   Pending trials, and earlier points of the same batch, are conditioned on
 //   with the kriging believer (observed at the posterior mean): the mean
 //   stays, the variance near them collapses, so a batch spreads out.
+// - Exploration step: a sequential request (one point, no trial pending)
+//   made when the number of ended trials is a multiple of
+//   `exploration_period` and the latest ended trial did not improve the best
+//   value gets the second point of a batch of two instead of EI's maximum:
+//   the maximum is believed at its posterior mean, as for a batch, and the
+//   point returned maximises EI given that. A search that keeps improving
+//   stays greedy; one that has stalled in a basin (a local minimum, a noisy
+//   plateau) spends one trial in three elsewhere, as its own batches do.
+//   Measured in docs/benchmarks.md ("Realistic suggestion quality").
 // - No point of the history or the batch is proposed again.
 // Any failure of the model (an indefinite covariance, a non-finite value)
 // gives quasi-random points instead, with the reason in fallback_reason.
@@ -49,6 +58,8 @@ class GpBanditDesigner : public Designer {
     int coarse_fit_points = 30;
     int coarse_starts = 3;
     int fit_evaluations = 50;
+    // The exploration step's period in ended trials; 0 turns it off.
+    int exploration_period = 3;
     AcquisitionOptimizer::Options acquisition;
   };
 
@@ -64,6 +75,8 @@ class GpBanditDesigner : public Designer {
   int initial_points() const { return initial_points_; }
 
  private:
+  // Whether a request for `count` points is an exploration step.
+  bool IsExplorationStep(const DesignerHistory& history, int count) const;
   absl::StatusOr<Suggestions> SuggestFromModel(const DesignerHistory& history, int count,
                                                std::mt19937_64& rng);
   // MAP hyper-parameters for the observations, coarse to fine.

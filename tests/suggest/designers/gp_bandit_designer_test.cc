@@ -165,6 +165,72 @@ TEST(GpBanditDesignerTest, BatchesAreDistinctSpreadAndAvoidPendingTrials) {
   }
 }
 
+// Six ended Branin trials (a multiple of the exploration period, 3) whose
+// latest is the best when `latest_is_best`, else not.
+DesignerHistory SixBraninTrials(bool latest_is_best) {
+  const SearchSpace space = UnitSquare();
+  QuasiRandomDesigner quasi_random(space, 3);
+  DesignerHistory history;
+  Complete(history, MustSuggest(quasi_random, {}, 6).points, Branin);
+  auto best = std::min_element(history.completed.begin(), history.completed.end(),
+                               [](const TrialObservation& a, const TrialObservation& b) {
+                                 return *a.objective < *b.objective;
+                               });
+  const bool is_latest = best == history.completed.end() - 1;
+  if (latest_is_best != is_latest) {
+    // Swap the best trial's point and value with the latest's.
+    std::swap(best->parameters, history.completed.back().parameters);
+    std::swap(best->objective, history.completed.back().objective);
+  }
+  return history;
+}
+
+TEST(GpBanditDesignerTest, AStalledSequentialSearchGetsTheSecondPointOfABatchOfTwo) {
+  const SearchSpace space = UnitSquare();
+  const DesignerHistory history = SixBraninTrials(/*latest_is_best=*/false);
+  GpBanditDesigner one(space, v1::MetricSpec::MINIMIZE, 3);
+  GpBanditDesigner two(space, v1::MetricSpec::MINIMIZE, 3);
+  const Suggestions step = MustSuggest(one, history, 1, 9);
+  const Suggestions batch = MustSuggest(two, history, 2, 9);
+  ASSERT_EQ(step.points.size(), 1u);
+  ASSERT_EQ(batch.points.size(), 2u);
+  EXPECT_EQ(step.fallback_reason, "");
+  EXPECT_EQ(SearchSpace::Key(step.points[0]), SearchSpace::Key(batch.points[1]));
+  EXPECT_NE(SearchSpace::Key(step.points[0]), SearchSpace::Key(batch.points[0]));
+
+  // Turned off, the same request gets EI's maximum: the batch's first point.
+  GpBanditDesigner::Options options;
+  options.exploration_period = 0;
+  GpBanditDesigner greedy(space, v1::MetricSpec::MINIMIZE, 3, options);
+  EXPECT_EQ(SearchSpace::Key(MustSuggest(greedy, history, 1, 9).points[0]),
+            SearchSpace::Key(batch.points[0]));
+}
+
+TEST(GpBanditDesignerTest, AnImprovingSearchOffPeriodOrWithPendingTrialsStaysGreedy) {
+  const SearchSpace space = UnitSquare();
+  auto first_of_batch = [&](const DesignerHistory& history) {
+    GpBanditDesigner designer(space, v1::MetricSpec::MINIMIZE, 3);
+    return SearchSpace::Key(MustSuggest(designer, history, 2, 9).points[0]);
+  };
+  auto sequential = [&](const DesignerHistory& history) {
+    GpBanditDesigner designer(space, v1::MetricSpec::MINIMIZE, 3);
+    return SearchSpace::Key(MustSuggest(designer, history, 1, 9).points[0]);
+  };
+  // The latest trial improved the best value.
+  const DesignerHistory improving = SixBraninTrials(/*latest_is_best=*/true);
+  EXPECT_EQ(sequential(improving), first_of_batch(improving));
+  // Seven ended trials: not a multiple of the period.
+  DesignerHistory off_period = SixBraninTrials(/*latest_is_best=*/false);
+  Complete(off_period, {{DoubleValue("x0", 0.99), DoubleValue("x1", 0.99)}}, Branin);
+  EXPECT_EQ(sequential(off_period), first_of_batch(off_period));
+  // A trial pending: the request is one of a parallel study's, whose
+  // pending trials already spread the search.
+  DesignerHistory pending = SixBraninTrials(/*latest_is_best=*/false);
+  pending.pending.push_back(
+      Observation(7, {DoubleValue("x0", 0.5), DoubleValue("x1", 0.01)}, v1::Trial::ACTIVE));
+  EXPECT_EQ(sequential(pending), first_of_batch(pending));
+}
+
 TEST(GpBanditDesignerTest, TheSameSeedAndHistoryGiveTheSameSuggestions) {
   const SearchSpace space = MustMakeSpace(
       {DoubleSpec("lr", 1e-4, 1e-1, ParameterSpec::UNIT_LOG_SCALE), IntegerSpec("layers", 1, 8),
