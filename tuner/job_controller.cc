@@ -63,14 +63,16 @@ void JobController::Stop() {
     if (loop_.joinable()) loop_.join();
     supervisor_.Stop();
   }
-  // Installs still running end within their timeout (the futures wait for
-  // them); the job stays PREPARING and installs again on the next server.
+  // Installs still running are killed (the futures wait for that); the job
+  // stays PREPARING and installs again on the next server.
+  cancel_installs_ = true;
   std::map<std::string, std::future<absl::Status>> installs;
   {
     absl::MutexLock lock(&installs_mutex_);
     installs.swap(installs_);
   }
   installs.clear();
+  cancel_installs_ = false;
   // The trials keep running; another server (or this one restarted) takes
   // them up at once.
   leases_.ReleaseAll();
@@ -335,8 +337,8 @@ std::optional<absl::Status> JobController::InstallPackages(const v1::Job& job) {
     spdlog::info("job={} installing its packages", job.job_id());
     std::map<std::string, std::string> environment =
         ReplicaEnvironment(supervisor_.launch_settings().inherited_env, job, {});
-    install = std::async(std::launch::async, [job, environment = std::move(environment)] {
-      return PackagedTrainer::Install(job, environment, kPackageInstallTimeout);
+    install = std::async(std::launch::async, [job, environment = std::move(environment), this] {
+      return PackagedTrainer::Install(job, environment, kPackageInstallTimeout, &cancel_installs_);
     });
     return std::nullopt;
   }

@@ -1,14 +1,15 @@
 #ifndef VERNIER_TUNER_JOB_CONTROLLER_H_
 #define VERNIER_TUNER_JOB_CONTROLLER_H_
 
+#include <atomic>
 #include <chrono>
 #include <future>
 #include <map>
 #include <optional>
-#include <string_view>
-#include <tuple>
 #include <string>
+#include <string_view>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -132,6 +133,9 @@ class JobController {
   std::map<std::tuple<std::string, int64_t, std::string>, absl::Time> contacts_recorded_
       ABSL_GUARDED_BY(contacts_mutex_);
 
+  // Set by Stop: the installs still running are killed (CANCELLED) instead
+  // of waited for.
+  std::atomic<bool> cancel_installs_{false};
   // The packaged trainers' installs started and not yet taken, by job id
   // and create time.
   absl::Mutex installs_mutex_;

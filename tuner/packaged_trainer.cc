@@ -156,7 +156,8 @@ absl::Status PackagedTrainer::Prepare(v1::Job& job, const std::string& inherited
 
 absl::Status PackagedTrainer::Install(const v1::Job& job,
                                       const std::map<std::string, std::string>& environment,
-                                      std::chrono::milliseconds timeout) {
+                                      std::chrono::milliseconds timeout,
+                                      const std::atomic<bool>* cancelled) {
   VERNIER_ASSIGN_OR_RETURN(const std::vector<PackageSource> sources, ResolvePackages(job));
   if (job.command().empty()) {
     return absl::FailedPreconditionError("the packaged trainer's job has no python3 to run");
@@ -190,7 +191,12 @@ absl::Status PackagedTrainer::Install(const v1::Job& job,
     argv.insert(argv.end(), pip_sources.begin(), pip_sources.end());
     spdlog::info("job={} installing {} package(s) with {} into {}", job.job_id(),
                  pip_sources.size(), python, target);
-    absl::StatusOr<scheduler::CommandOutput> output = scheduler::RunCommand(argv, {}, timeout);
+    absl::StatusOr<scheduler::CommandOutput> output =
+        scheduler::RunCommand(argv, {}, timeout, cancelled);
+    if (absl::IsCancelled(output.status())) {
+      spdlog::info("job={} package install cancelled", job.job_id());
+      return output.status();
+    }
     if (!output.ok()) {
       return absl::FailedPreconditionError(absl::StrCat(
           "installing the job's packages with ", python, " failed: ", output.status().message()));

@@ -1,6 +1,7 @@
 #ifndef VERNIER_TUNER_PACKAGED_TRAINER_H_
 #define VERNIER_TUNER_PACKAGED_TRAINER_H_
 
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <string>
@@ -44,10 +45,13 @@ class PackagedTrainer {
   // When the job starts: (re)makes JOB_DIR/.vernier-packages and installs
   // the packages of a job that Prepare accepted, with the job's own
   // environment (`environment`), within `timeout`. FAILED_PRECONDITION with
-  // the installer's last lines when it fails.
+  // the installer's last lines when it fails; CANCELLED, the installer
+  // killed, once `*cancelled` turns true (a server stopping: the job is not
+  // failed, and installs again on the next one).
   static absl::Status Install(const v1::Job& job,
                               const std::map<std::string, std::string>& environment,
-                              std::chrono::milliseconds timeout);
+                              std::chrono::milliseconds timeout,
+                              const std::atomic<bool>* cancelled = nullptr);
 
   // JOB_DIR/.vernier-packages.
   static std::string PackagesDir(const v1::Job& job);

@@ -7,7 +7,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 
 #include "absl/status/status.h"
@@ -42,6 +44,9 @@ std::vector<char*> Pointers(std::vector<std::string>& strings) {
   return pointers;
 }
 
+// How often a cancellable command's flag is read.
+constexpr milliseconds kCancelCheck{50};
+
 int WaitForExit(pid_t pid) {
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
@@ -54,7 +59,7 @@ int WaitForExit(pid_t pid) {
 
 absl::StatusOr<CommandOutput> RunCommand(const std::vector<std::string>& argv,
                                          const std::map<std::string, std::string>& env,
-                                         milliseconds timeout) {
+                                         milliseconds timeout, const std::atomic<bool>* cancelled) {
   const std::string command = absl::StrJoin(argv, " ");
   if (argv.empty()) return absl::InvalidArgumentError("RunCommand: empty command line");
   int out_pipe[2];
@@ -108,14 +113,20 @@ absl::StatusOr<CommandOutput> RunCommand(const std::vector<std::string>& argv,
   pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
   int open_fds = 2;
   bool timed_out = false;
+  bool was_cancelled = false;
   while (open_fds > 0) {
+    if (cancelled != nullptr && cancelled->load()) {
+      was_cancelled = true;
+      break;
+    }
     const auto left =
         std::chrono::duration_cast<milliseconds>(deadline - steady_clock::now()).count();
     if (left <= 0) {
       timed_out = true;
       break;
     }
-    if (poll(fds, 2, static_cast<int>(left)) < 0) continue;
+    const auto slice = cancelled != nullptr ? std::min<int64_t>(left, kCancelCheck.count()) : left;
+    if (poll(fds, 2, static_cast<int>(slice)) < 0) continue;
     for (int i = 0; i < 2; ++i) {
       if (fds[i].fd < 0 || (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
       char buffer[4096];
@@ -131,6 +142,11 @@ absl::StatusOr<CommandOutput> RunCommand(const std::vector<std::string>& argv,
   }
   for (pollfd& fd : fds) {
     if (fd.fd >= 0) close(fd.fd);
+  }
+  if (was_cancelled) {
+    killpg(pid, SIGKILL);
+    WaitForExit(pid);
+    return absl::CancelledError(absl::StrCat("`", command, "` was cancelled; killed it"));
   }
   if (timed_out) {
     killpg(pid, SIGKILL);

@@ -1,6 +1,7 @@
 #ifndef VERNIER_SCHEDULER_SLURM_COMMAND_RUNNER_H_
 #define VERNIER_SCHEDULER_SLURM_COMMAND_RUNNER_H_
 
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <string>
@@ -20,12 +21,15 @@ struct CommandOutput {
 // Runs argv (no shell; argv[0] looked up in PATH) to completion with its
 // stdout and stderr captured, stdin from /dev/null, this process's
 // environment plus `env`. After `timeout` its process group is killed and
-// DeadlineExceeded names the command. Unavailable when it cannot be started
-// (say, not installed). A non-zero exit is not an error here: the caller
-// reads exit_code and err.
+// DeadlineExceeded names the command. Once `*cancelled` turns true (checked
+// every 50 ms when given) its process group is killed the same way and
+// Cancelled names the command. Unavailable when it cannot be started (say,
+// not installed). A non-zero exit is not an error here: the caller reads
+// exit_code and err.
 absl::StatusOr<CommandOutput> RunCommand(const std::vector<std::string>& argv,
                                          const std::map<std::string, std::string>& env,
-                                         std::chrono::milliseconds timeout);
+                                         std::chrono::milliseconds timeout,
+                                         const std::atomic<bool>* cancelled = nullptr);
 
 }  // namespace vernier::scheduler
 

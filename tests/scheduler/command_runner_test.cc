@@ -1,6 +1,8 @@
 #include "scheduler/slurm/command_runner.h"
 
+#include <atomic>
 #include <chrono>
+#include <thread>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -46,6 +48,24 @@ TEST(CommandRunnerTest, ATimeoutKillsTheCommandAndItsChildren) {
   EXPECT_EQ(output.status().code(), absl::StatusCode::kDeadlineExceeded);
   EXPECT_THAT(output.status().message(),
               HasSubstr("`/bin/sh -c sleep 30 & wait` did not finish in 300 ms"));
+}
+
+TEST(CommandRunnerTest, ACancelKillsTheCommandAndItsChildren) {
+  std::atomic<bool> cancelled{false};
+  std::thread canceller([&cancelled] {
+    std::this_thread::sleep_for(milliseconds(200));
+    cancelled = true;
+  });
+  // Without the cancel this would end on its own, successfully, in 30 s.
+  absl::StatusOr<CommandOutput> output =
+      RunCommand({"/bin/sh", "-c", "sleep 30 & wait"}, {}, milliseconds(60000), &cancelled);
+  canceller.join();
+  EXPECT_EQ(output.status().code(), absl::StatusCode::kCancelled);
+  EXPECT_THAT(output.status().message(),
+              HasSubstr("`/bin/sh -c sleep 30 & wait` was cancelled; killed it"));
+  // Cancelled before it starts: killed at once.
+  output = RunCommand({"sleep", "30"}, {}, milliseconds(60000), &cancelled);
+  EXPECT_EQ(output.status().code(), absl::StatusCode::kCancelled);
 }
 
 }  // namespace

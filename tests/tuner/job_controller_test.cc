@@ -284,6 +284,42 @@ TEST_F(JobStateMachineTest, AJobInstallingItsPackagesHoldsUpNoOtherJob) {
   EXPECT_EQ(backend_.launches().size(), 2u);
 }
 
+// A server stopping while a packaged trainer's install runs kills the
+// install instead of waiting for it (up to its 10-minute timeout); the job
+// stays PREPARING, to install again on the next server.
+TEST_F(JobStateMachineTest, StoppingKillsARunningInstallAndLeavesTheJobPreparing) {
+  // The submitter's python3 says it started, then waits for nothing for up
+  // to 60 s and leaves a mark if it was let run that long.
+  const std::string bin = dir_.path() + "/bin";
+  const std::string started = dir_.path() + "/started";
+  const std::string gave_up = dir_.path() + "/gave-up";
+  testing::WriteFile(bin + "/python3", "#!/bin/sh\n: > " + started +
+                                           "\nwaited=0\nwhile [ $waited -lt 1200 ]; do\n"
+                                           "  sleep 0.05; waited=$((waited + 1))\ndone\n: > " +
+                                           gave_up + "\nexit 3\n");
+  std::filesystem::permissions(bin + "/python3", std::filesystem::perms::owner_all);
+  testing::WriteFile(dir_.path() + "/helper/setup.py",
+                     "from setuptools import setup\n"
+                     "setup(name='helperlib', version='1.0', py_modules=['helperlib'])\n");
+  testing::WriteFile(dir_.path() + "/helper/helperlib.py", "print('accuracy=0.5')\n");
+  v1::Job packaged = Job("packaged", 1, 1);
+  packaged.clear_command();
+  packaged.mutable_training_input()->set_python_module("helperlib");
+  packaged.mutable_training_input()->add_package_uris(dir_.path() + "/helper");
+  (*packaged.mutable_environment())["PATH"] = bin + ":/usr/bin:/bin";
+  ASSERT_TRUE(controller_->SubmitJob(packaged).ok());
+  controller_->Tick();
+  for (int i = 0; i < 400 && !std::filesystem::exists(started); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(std::filesystem::exists(started)) << "the install never started";
+
+  controller_->Stop();
+  EXPECT_FALSE(std::filesystem::exists(gave_up)) << "Stop waited for the install to end";
+  EXPECT_EQ(Get("packaged").job().state(), v1::Job::PREPARING);
+  EXPECT_TRUE(backend_.launches().empty());
+}
+
 TEST_F(JobStateMachineTest, AJobWithoutAnyResultFails) {
   ASSERT_TRUE(controller_->SubmitJob(Job("noresult", 1, 1)).ok());
   controller_->Tick();

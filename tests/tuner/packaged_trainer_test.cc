@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 
@@ -122,6 +123,21 @@ TEST_F(PackagedTrainerTest, AFailingInstallSaysWhatTheInstallerSaid) {
               HasSubstr("installing the job's packages with `/usr/bin/python3 -m pip install` "
                         "failed"));
   EXPECT_THAT(installed.message(), HasSubstr("cannot build broken"));
+}
+
+TEST_F(PackagedTrainerTest, ACancelledInstallIsCancelledNotFailed) {
+  // A stopping server cancels: CANCELLED (the job is not failed for it).
+  Write(dir_.path() + "/helper/setup.py",
+        "from setuptools import setup\nsetup(name='helperlib', version='1.0', "
+        "py_modules=['helperlib'])\n");
+  Write(dir_.path() + "/helper/helperlib.py", "VALUE = 42\n");
+  v1::Job job = PackagedJob({dir_.path() + "/helper"});
+  ASSERT_TRUE(Prepare(job).ok());
+  const std::atomic<bool> cancelled{true};
+  const absl::Status installed = PackagedTrainer::Install(
+      job, {{"PATH", "/usr/bin:/bin"}, {"HOME", dir_.path()}}, std::chrono::minutes(5), &cancelled);
+  EXPECT_EQ(installed.code(), absl::StatusCode::kCancelled) << installed;
+  EXPECT_THAT(installed.message(), HasSubstr("was cancelled; killed it"));
 }
 
 }  // namespace
