@@ -134,6 +134,25 @@ class JobStateMachineTest : public ::testing::Test {
     return job;
   }
 
+  // A one-trial job "packaged" whose trainer is the setuptools project
+  // helperlib (its module prints accuracy=0.5), installed by the submitter's
+  // python3: a script `python3_script` first on the job's PATH.
+  v1::Job PackagedJob(const std::string& python3_script) {
+    const std::string bin = dir_.path() + "/bin";
+    testing::WriteFile(bin + "/python3", python3_script);
+    std::filesystem::permissions(bin + "/python3", std::filesystem::perms::owner_all);
+    testing::WriteFile(dir_.path() + "/helper/setup.py",
+                       "from setuptools import setup\n"
+                       "setup(name='helperlib', version='1.0', py_modules=['helperlib'])\n");
+    testing::WriteFile(dir_.path() + "/helper/helperlib.py", "print('accuracy=0.5')\n");
+    v1::Job packaged = Job("packaged", 1, 1);
+    packaged.clear_command();
+    packaged.mutable_training_input()->set_python_module("helperlib");
+    packaged.mutable_training_input()->add_package_uris(dir_.path() + "/helper");
+    (*packaged.mutable_environment())["PATH"] = bin + ":/usr/bin:/bin";
+    return packaged;
+  }
+
   v1::GetJobResponse Get(const std::string& job_id) {
     absl::StatusOr<v1::GetJobResponse> job = controller_->GetJob(job_id);
     EXPECT_TRUE(job.ok()) << job.status();
@@ -246,23 +265,11 @@ TEST_F(JobStateMachineTest, AJobInstallingItsPackagesHoldsUpNoOtherJob) {
   // The submitter's python3 waits for `release` (20 s at most: an install
   // that held up the pass would fail the job) before it runs, so the
   // install lasts until the test lets it go.
-  const std::string bin = dir_.path() + "/bin";
   const std::string release = dir_.path() + "/release";
-  testing::WriteFile(
-      bin + "/python3",
-      "#!/bin/sh\nwaited=0\nwhile [ ! -e " + release +
-          " ]; do\n  [ $waited -ge 400 ] && exit 3\n  sleep 0.05; waited=$((waited + 1))\n"
-          "done\nexec /usr/bin/python3 \"$@\"\n");
-  std::filesystem::permissions(bin + "/python3", std::filesystem::perms::owner_all);
-  testing::WriteFile(dir_.path() + "/helper/setup.py",
-                     "from setuptools import setup\n"
-                     "setup(name='helperlib', version='1.0', py_modules=['helperlib'])\n");
-  testing::WriteFile(dir_.path() + "/helper/helperlib.py", "print('accuracy=0.5')\n");
-  v1::Job packaged = Job("packaged", 1, 1);
-  packaged.clear_command();
-  packaged.mutable_training_input()->set_python_module("helperlib");
-  packaged.mutable_training_input()->add_package_uris(dir_.path() + "/helper");
-  (*packaged.mutable_environment())["PATH"] = bin + ":/usr/bin:/bin";
+  const v1::Job packaged =
+      PackagedJob("#!/bin/sh\nwaited=0\nwhile [ ! -e " + release +
+                  " ]; do\n  [ $waited -ge 400 ] && exit 3\n  sleep 0.05; waited=$((waited + 1))\n"
+                  "done\nexec /usr/bin/python3 \"$@\"\n");
   ASSERT_TRUE(controller_->SubmitJob(packaged).ok());
   ASSERT_TRUE(controller_->SubmitJob(Job("plain", 1, 1)).ok());
 
@@ -290,23 +297,12 @@ TEST_F(JobStateMachineTest, AJobInstallingItsPackagesHoldsUpNoOtherJob) {
 TEST_F(JobStateMachineTest, StoppingKillsARunningInstallAndLeavesTheJobPreparing) {
   // The submitter's python3 says it started, then waits for nothing for up
   // to 60 s and leaves a mark if it was let run that long.
-  const std::string bin = dir_.path() + "/bin";
   const std::string started = dir_.path() + "/started";
   const std::string gave_up = dir_.path() + "/gave-up";
-  testing::WriteFile(bin + "/python3", "#!/bin/sh\n: > " + started +
-                                           "\nwaited=0\nwhile [ $waited -lt 1200 ]; do\n"
-                                           "  sleep 0.05; waited=$((waited + 1))\ndone\n: > " +
-                                           gave_up + "\nexit 3\n");
-  std::filesystem::permissions(bin + "/python3", std::filesystem::perms::owner_all);
-  testing::WriteFile(dir_.path() + "/helper/setup.py",
-                     "from setuptools import setup\n"
-                     "setup(name='helperlib', version='1.0', py_modules=['helperlib'])\n");
-  testing::WriteFile(dir_.path() + "/helper/helperlib.py", "print('accuracy=0.5')\n");
-  v1::Job packaged = Job("packaged", 1, 1);
-  packaged.clear_command();
-  packaged.mutable_training_input()->set_python_module("helperlib");
-  packaged.mutable_training_input()->add_package_uris(dir_.path() + "/helper");
-  (*packaged.mutable_environment())["PATH"] = bin + ":/usr/bin:/bin";
+  const v1::Job packaged = PackagedJob("#!/bin/sh\n: > " + started +
+                                       "\nwaited=0\nwhile [ $waited -lt 1200 ]; do\n"
+                                       "  sleep 0.05; waited=$((waited + 1))\ndone\n: > " +
+                                       gave_up + "\nexit 3\n");
   ASSERT_TRUE(controller_->SubmitJob(packaged).ok());
   controller_->Tick();
   for (int i = 0; i < 400 && !std::filesystem::exists(started); ++i) {
