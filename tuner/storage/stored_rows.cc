@@ -194,6 +194,14 @@ Page<SerializedTrial> SerializeTrials(const Page<v1::Trial>& page) {
   return bodies;
 }
 
+absl::Status FinishTrialBodyPage(std::string_view study_name, Page<SerializedTrial>& page,
+                                 int page_size) {
+  const bool more_pages = TrimToPage(page.items, page_size);
+  VERNIER_RETURN_IF_ERROR(CheckTrialBodies(study_name, page.items));
+  if (more_pages) page.next_page_token = EncodeTrialPageToken(page.items.back().id);
+  return absl::OkStatus();
+}
+
 std::optional<double> RankKey(const v1::Trial& trial, const v1::StudySpec& spec) {
   const std::optional<double> objective = tuner::FinalObjective(trial, spec);
   if (!objective.has_value()) return std::nullopt;

@@ -89,6 +89,10 @@ absl::StatusOr<std::optional<JobPageCursor>> JobsAfter(int page_size, std::strin
 // Trims the extra row of RowLimit() and sets next_page_token when there was one.
 void FinishStudyPage(Page<v1::Study>& page, int page_size);
 void FinishJobPage(Page<v1::Job>& page, int page_size);
+// FinishStudyPage for ListTrialBodies: the page trimmed, then its bodies'
+// framing checked (CheckTrialBodies), then the token of its last trial set.
+absl::Status FinishTrialBodyPage(std::string_view study_name, Page<SerializedTrial>& page,
+                                 int page_size);
 
 std::string SerializeBody(const google::protobuf::MessageLite& message);
 // INTERNAL naming `what` when the bytes are not a `Message`.

@@ -583,7 +583,6 @@ absl::StatusOr<Page<SerializedTrial>> PostgresStorage::ListTrialBodies(std::stri
   }
   VERNIER_ASSIGN_OR_RETURN(const int64_t after_id, TrialsAfter(query));
   Page<SerializedTrial> page;
-  bool more_pages = false;
   VERNIER_RETURN_IF_ERROR(RunInTransaction(
       TransactionKind::kReadOne, absl::StrCat("listing the trials of ", StudyWhat(study_name)),
       [&](Transaction& transaction) -> absl::Status {
@@ -591,11 +590,9 @@ absl::StatusOr<Page<SerializedTrial>> PostgresStorage::ListTrialBodies(std::stri
         for (const pqxx::row& row : SelectTrialPage(transaction, study_name, query, after_id)) {
           page.items.push_back({row[3].as<int64_t>(), TrialRowBytes(row)});
         }
-        more_pages = TrimToPage(page.items, query.page_size);
-        VERNIER_RETURN_IF_ERROR(CheckTrialBodies(study_name, page.items));
         return page.items.empty() ? RequireStudy(transaction, study_name) : absl::OkStatus();
       }));
-  if (more_pages) page.next_page_token = EncodeTrialPageToken(page.items.back().id);
+  VERNIER_RETURN_IF_ERROR(FinishTrialBodyPage(study_name, page, query.page_size));
   return page;
 }
 

@@ -464,7 +464,6 @@ absl::StatusOr<Page<SerializedTrial>> SqliteStorage::ListTrialBodies(std::string
   }
   VERNIER_ASSIGN_OR_RETURN(const int64_t after_id, TrialsAfter(query));
   Page<SerializedTrial> page;
-  bool more_pages = false;
   VERNIER_RETURN_IF_ERROR(
       RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
         page.items.clear();
@@ -474,13 +473,11 @@ absl::StatusOr<Page<SerializedTrial>> SqliteStorage::ListTrialBodies(std::string
             SelectTrialPage(connection, study_name, query, after_id, "id, body"));
         for (;;) {
           VERNIER_ASSIGN_OR_RETURN(const bool has_row, select.Step());
-          if (!has_row) break;
+          if (!has_row) return absl::OkStatus();
           page.items.push_back({select.ColumnInt64(0), std::string(select.ColumnBlob(1))});
         }
-        more_pages = TrimToPage(page.items, query.page_size);
-        return CheckTrialBodies(study_name, page.items);
       }));
-  if (more_pages) page.next_page_token = EncodeTrialPageToken(page.items.back().id);
+  VERNIER_RETURN_IF_ERROR(FinishTrialBodyPage(study_name, page, query.page_size));
   return page;
 }
 
