@@ -72,6 +72,21 @@ inline TrialQuery WithMeasurements() {
   return query;
 }
 
+// ListTrialBodies over study "s1" of two trials, after a store's own test
+// broke trial 2's body (in the store's own SQL) so that it does not parse:
+// a page holding trial 2 is INTERNAL naming it; the page before it reads.
+inline void ExpectTrialTwoOfS1RefusedInListsOfBodies(Storage& store) {
+  EXPECT_THAT(store.ListTrialBodies("s1", TrialQuery{}),
+              StatusIs(absl::StatusCode::kInternal,
+                       ::testing::AllOf(::testing::HasSubstr("trial 2 of study \"s1\""),
+                                        ::testing::HasSubstr("does not parse"),
+                                        ::testing::HasSubstr("vernier.v1.Trial"))));
+  absl::StatusOr<Page<SerializedTrial>> page = store.ListTrialBodies("s1", PageOf(1));
+  ASSERT_THAT(page, IsOk());
+  ASSERT_THAT(page->items, ::testing::SizeIs(1));
+  EXPECT_EQ(page->items[0].id, 1);
+}
+
 template <typename Factory>
 class StorageConformanceTest : public ::testing::Test {
  protected:
