@@ -11,13 +11,13 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <map>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "scheduler/merged_environment.h"
 #include "trainer-agent/process_tree.h"
-
-extern char** environ;
 
 namespace vernier::agent {
 namespace {
@@ -31,28 +31,6 @@ constexpr size_t kReadChunk = 64 * 1024;
 constexpr size_t kMaxBytesPerPump = 1 << 20;
 // How often exited orphans are reaped while the program runs.
 constexpr absl::Duration kReapInterval = absl::Seconds(1);
-
-std::vector<std::string> BuildEnvironment(
-    const std::vector<std::pair<std::string, std::string>>& additions) {
-  std::vector<std::string> environment;
-  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
-    const std::string_view variable(*entry);
-    const std::string_view name = variable.substr(0, variable.find('='));
-    bool replaced = false;
-    for (const auto& [added_name, value] : additions) replaced |= (added_name == name);
-    if (!replaced) environment.emplace_back(variable);
-  }
-  for (const auto& [name, value] : additions) environment.push_back(absl::StrCat(name, "=", value));
-  return environment;
-}
-
-std::vector<char*> PointersTo(std::vector<std::string>& strings) {
-  std::vector<char*> pointers;
-  pointers.reserve(strings.size() + 1);
-  for (std::string& value : strings) pointers.push_back(value.data());
-  pointers.push_back(nullptr);
-  return pointers;
-}
 
 // Runs in the forked child: async-signal-safe calls only, since the agent has
 // other threads whose locks the child may have inherited held.
@@ -124,10 +102,13 @@ absl::Status ProcessSupervisor::Start() {
     return absl::FailedPreconditionError(
         absl::StrCat("program '", command_[0], "' already started as pid ", pid_));
   }
-  std::vector<std::string> environment = BuildEnvironment(environment_additions_);
+  // Where an addition's name repeats, the first stands, as getenv reads it.
+  std::vector<std::string> environment =
+      scheduler::MergedEnvironment(std::map<std::string, std::string>(
+          environment_additions_.begin(), environment_additions_.end()));
   std::vector<std::string> arguments = command_;
-  std::vector<char*> envp = PointersTo(environment);
-  std::vector<char*> argv = PointersTo(arguments);
+  std::vector<char*> envp = scheduler::ExecPointers(environment);
+  std::vector<char*> argv = scheduler::ExecPointers(arguments);
 
   int output[2];
   if (pipe2(output, O_CLOEXEC) != 0) {

@@ -15,34 +15,13 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-
-extern char** environ;
+#include "scheduler/merged_environment.h"
 
 namespace vernier::scheduler {
 namespace {
 
 using std::chrono::milliseconds;
 using std::chrono::steady_clock;
-
-// The environment as NAME=VALUE strings: ours, with `overrides` replacing
-// or adding entries.
-std::vector<std::string> MergedEnvironment(const std::map<std::string, std::string>& overrides) {
-  std::vector<std::string> merged;
-  for (char** entry = environ; *entry != nullptr; ++entry) {
-    const std::string text = *entry;
-    const std::string name = text.substr(0, text.find('='));
-    if (!overrides.contains(name)) merged.push_back(text);
-  }
-  for (const auto& [name, value] : overrides) merged.push_back(absl::StrCat(name, "=", value));
-  return merged;
-}
-
-std::vector<char*> Pointers(std::vector<std::string>& strings) {
-  std::vector<char*> pointers;
-  for (std::string& text : strings) pointers.push_back(text.data());
-  pointers.push_back(nullptr);
-  return pointers;
-}
 
 // How often a cancellable command's flag is read.
 constexpr milliseconds kCancelCheck{50};
@@ -95,8 +74,9 @@ absl::StatusOr<CommandOutput> RunCommand(const std::vector<std::string>& argv,
   std::vector<std::string> arguments = argv;
   std::vector<std::string> environment = MergedEnvironment(env);
   pid_t pid = 0;
-  const int spawn_error = posix_spawnp(&pid, arguments[0].c_str(), &actions, &attributes,
-                                       Pointers(arguments).data(), Pointers(environment).data());
+  const int spawn_error =
+      posix_spawnp(&pid, arguments[0].c_str(), &actions, &attributes,
+                   ExecPointers(arguments).data(), ExecPointers(environment).data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
   close(out_pipe[1]);

@@ -11,8 +11,9 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
-#include <string_view>
 #include <thread>
+
+#include "scheduler/merged_environment.h"
 
 namespace vernier::testing {
 
@@ -66,18 +67,10 @@ CommandResult RunCommand(const std::vector<std::string>& argv, std::chrono::mill
   // made before fork(): the child of a process with threads may only make
   // async-signal-safe calls before exec(). A bare program name is looked up
   // on this process's PATH.
-  std::vector<char*> args;
-  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-  args.push_back(nullptr);
-  std::vector<std::string> variables;
-  for (char** variable = environ; *variable != nullptr; ++variable) {
-    const std::string_view entry(*variable);
-    if (!env.contains(std::string(entry.substr(0, entry.find('='))))) variables.emplace_back(entry);
-  }
-  for (const auto& [key, value] : env) variables.push_back(key + "=" + value);
-  std::vector<char*> envp;
-  for (std::string& variable : variables) envp.push_back(variable.data());
-  envp.push_back(nullptr);
+  std::vector<std::string> arguments = argv;
+  std::vector<std::string> variables = scheduler::MergedEnvironment(env);
+  const std::vector<char*> args = scheduler::ExecPointers(arguments);
+  const std::vector<char*> envp = scheduler::ExecPointers(variables);
   const pid_t pid = fork();
   if (pid == 0) {
     dup2(out_pipe[1], STDOUT_FILENO);
