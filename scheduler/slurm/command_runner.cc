@@ -92,17 +92,18 @@ absl::StatusOr<CommandOutput> RunCommand(const std::vector<std::string>& argv,
   const steady_clock::time_point deadline = steady_clock::now() + timeout;
   pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
   int open_fds = 2;
-  bool timed_out = false;
-  bool was_cancelled = false;
+  // Why the command is killed before it ends: cancelled or out of time.
+  absl::Status killed;
   while (open_fds > 0) {
     if (cancelled != nullptr && cancelled->load()) {
-      was_cancelled = true;
+      killed = absl::CancelledError(absl::StrCat("`", command, "` was cancelled; killed it"));
       break;
     }
     const auto left =
         std::chrono::duration_cast<milliseconds>(deadline - steady_clock::now()).count();
     if (left <= 0) {
-      timed_out = true;
+      killed = absl::DeadlineExceededError(
+          absl::StrCat("`", command, "` did not finish in ", timeout.count(), " ms; killed it"));
       break;
     }
     const auto slice = cancelled != nullptr ? std::min<int64_t>(left, kCancelCheck.count()) : left;
@@ -123,16 +124,10 @@ absl::StatusOr<CommandOutput> RunCommand(const std::vector<std::string>& argv,
   for (pollfd& fd : fds) {
     if (fd.fd >= 0) close(fd.fd);
   }
-  if (was_cancelled) {
+  if (!killed.ok()) {
     killpg(pid, SIGKILL);
     WaitForExit(pid);
-    return absl::CancelledError(absl::StrCat("`", command, "` was cancelled; killed it"));
-  }
-  if (timed_out) {
-    killpg(pid, SIGKILL);
-    WaitForExit(pid);
-    return absl::DeadlineExceededError(
-        absl::StrCat("`", command, "` did not finish in ", timeout.count(), " ms; killed it"));
+    return killed;
   }
   output.exit_code = WaitForExit(pid);
   return output;

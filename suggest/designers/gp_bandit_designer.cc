@@ -196,7 +196,6 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
         optimizer.Maximize(*model, LogExpectedImprovement(best), incumbents, used, rng);
     if (!candidate.has_value()) break;
     used.insert(SearchSpace::Key(candidate->parameters));
-    if (exploration_step && i == 0) greedy = std::move(candidate->parameters);
     if (i + 1 < batch_size) {
       Eigen::VectorXd mean;
       Eigen::VectorXd variance;
@@ -204,7 +203,10 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
       model->AddObservation(candidate->point, mean[0], /*noise_variance=*/0.0);
       best = std::max(best, mean[0]);
     }
-    if (exploration_step && i == 0) continue;
+    if (exploration_step && i == 0) {
+      greedy = std::move(candidate->parameters);
+      continue;
+    }
     suggestions.points.push_back(std::move(candidate->parameters));
   }
   if (exploration_step && suggestions.points.empty() && greedy.has_value()) {
