@@ -19,6 +19,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "common/status_macros.h"
+#include "scheduler/merged_environment.h"
 #include "scheduler/path_beneath.h"
 
 namespace vernier::scheduler {
@@ -139,14 +140,6 @@ absl::StatusOr<int> OpenFile(const std::string& path, int flags, absl::string_vi
   FailChild(plan.report_fd, ChildStage::kExecute);
 }
 
-std::vector<char*> NullTerminated(std::vector<std::string>& strings) {
-  std::vector<char*> pointers;
-  pointers.reserve(strings.size() + 1);
-  for (std::string& text : strings) pointers.push_back(text.data());
-  pointers.push_back(nullptr);
-  return pointers;
-}
-
 absl::Status DescribeChildFailure(const ChildFailure& failure, const std::string& executable,
                                   const ReplicaLaunch& launch) {
   switch (failure.stage) {
@@ -232,8 +225,8 @@ absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& launch, const std::strin
   std::vector<std::string> env_strings;
   env_strings.reserve(env.size());
   for (const auto& [name, value] : env) env_strings.push_back(absl::StrCat(name, "=", value));
-  std::vector<char*> argv_pointers = NullTerminated(argv_strings);
-  std::vector<char*> env_pointers = NullTerminated(env_strings);
+  std::vector<char*> argv_pointers = ExecPointers(argv_strings);
+  std::vector<char*> env_pointers = ExecPointers(env_strings);
   const ChildPlan plan{.executable = executable->c_str(),
                        .argv = argv_pointers.data(),
                        .envp = env_pointers.data(),
