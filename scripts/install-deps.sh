@@ -16,8 +16,10 @@ packages=(
   # The dashboard's plotting library comes from npm (below); its browser test
   # drives Debian's Chromium with Selenium.
   chromium chromium-driver python3-selenium
-  # The fuzz targets' build (scripts/fuzz.sh).
-  clang-16 libfuzzer-16-dev
+  # The fuzz targets' build (scripts/fuzz.sh). libclang-rt-16-dev holds
+  # clang's sanitizer and libFuzzer runtimes and headers; clang-16 only
+  # recommends it, and recommends are not installed.
+  clang-16 libfuzzer-16-dev libclang-rt-16-dev
   postgresql
   slurm-wlm munge
   # Replicas in containers (docs/containers.md): podman, its init for
