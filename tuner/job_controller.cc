@@ -196,7 +196,6 @@ absl::StatusOr<v1::GetJobResponse> JobController::GetJob(std::string_view job_id
 
 absl::StatusOr<storage::Page<v1::Job>> JobController::ListJobs(int page_size,
                                                                std::string_view page_token) {
-  if (page_size < 0) return absl::InvalidArgumentError("page_size must not be negative");
   VERNIER_ASSIGN_OR_RETURN(storage::Page<v1::Job> page, storage_.ListJobs(page_size, page_token));
   for (v1::Job& job : page.items) {
     // A job's stored output is written when it ends; before that (and for

@@ -28,12 +28,6 @@ using google::protobuf::util::MessageDifferencer;
 // The most trials one SuggestTrials call, and one designer call, asks for.
 constexpr int kMaxSuggestCount = 1000;
 
-// The listings' own check, before the store's.
-absl::Status RequireNonNegativePageSize(int page_size) {
-  if (page_size < 0) return absl::InvalidArgumentError("page_size must not be negative");
-  return absl::OkStatus();
-}
-
 std::string TrialName(std::string_view study_name, int64_t trial_id) {
   return absl::StrFormat("study \"%s\" trial %d", study_name, trial_id);
 }
@@ -182,7 +176,6 @@ absl::StatusOr<v1::Study> StudyManager::GetStudy(std::string_view study_name) {
 
 absl::StatusOr<storage::Page<v1::Study>> StudyManager::ListStudies(int page_size,
                                                                    std::string_view page_token) {
-  VERNIER_RETURN_IF_ERROR(RequireNonNegativePageSize(page_size));
   return storage_.ListStudies(page_size, page_token);
 }
 
@@ -509,16 +502,11 @@ absl::StatusOr<v1::Trial> StudyManager::GetTrial(std::string_view study_name, in
 
 absl::StatusOr<storage::Page<v1::Trial>> StudyManager::ListTrials(
     std::string_view study_name, const storage::TrialQuery& query) {
-  VERNIER_RETURN_IF_ERROR(RequireNonNegativePageSize(query.page_size));
-  if (absl::StatusOr<v1::Study> study = storage_.GetStudy(study_name); !study.ok()) {
-    return study.status();
-  }
   return storage_.ListTrials(study_name, query);
 }
 
 absl::StatusOr<storage::Page<storage::SerializedTrial>> StudyManager::ListTrialBodies(
     std::string_view study_name, const storage::TrialQuery& query) {
-  VERNIER_RETURN_IF_ERROR(RequireNonNegativePageSize(query.page_size));
   return storage_.ListTrialBodies(study_name, query);
 }
 

@@ -236,6 +236,16 @@ TEST_F(HttpApiTest, ErrorsHaveTheHttpStatusOfTheirGrpcCode) {
   EXPECT_EQ(ErrorOf(bad_number).message(),
             "query parameter \"pageSize\": \"many\" is not an integer");
 
+  // The store's one page-size check answers for every listing.
+  for (const std::string listing : {"v1/projects/-/jobs", "v1/studies"}) {
+    const HttpAnswer negative = Http("GET", base + listing + "?pageSize=-2");
+    EXPECT_EQ(negative.status, 400) << listing;
+    EXPECT_EQ(ErrorOf(negative).status(), "INVALID_ARGUMENT") << listing;
+    EXPECT_EQ(ErrorOf(negative).message(),
+              "page_size is -2; it must be positive, or 0 for no limit")
+        << listing;
+  }
+
   const HttpAnswer unknown = Http("GET", base + "v1/studies?colour=red");
   EXPECT_EQ(unknown.status, 400);
   EXPECT_EQ(ErrorOf(unknown).message(), "unknown query parameter \"colour\"");

@@ -264,7 +264,8 @@ TEST_F(StudyServiceTest, TrialsListRefusesARequestThatDoesNotParseAMissingStudyA
   negative.set_page_size(-1);
   const grpc::Status refused = stub_->ListTrials(&negative_context, negative, &listed);
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << refused.error_message();
-  EXPECT_THAT(refused.error_message(), HasSubstr("page_size must not be negative"));
+  EXPECT_THAT(refused.error_message(),
+              HasSubstr("page_size is -1; it must be positive, or 0 for no limit"));
 }
 
 TEST_F(StudyServiceTest, NonFiniteMetricValuesAreInvalidArguments) {
