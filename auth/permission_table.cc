@@ -48,6 +48,7 @@ constexpr std::array kTable = {
     MethodPermission{"/vernier.v1.JobService/SubmitTrainingJob", kDeveloper, kNone, "job.job_id",
                      true},
     MethodPermission{"/vernier.v1.JobService/GetJob", kViewer, kNone, "job_id", false},
+    MethodPermission{"/vernier.v1.JobService/ListTrialRuns", kViewer, kNone, "job_id", false},
     MethodPermission{"/vernier.v1.JobService/ListJobs", kViewer, kNone, "", false},
     MethodPermission{"/vernier.v1.JobService/CancelJob", kDeveloper, kJobWrite, "job_id", true},
     MethodPermission{"/vernier.v1.JobService/StreamLogs", kViewer, kNone, "job_id", false},

@@ -254,17 +254,20 @@ absl::StatusOr<v1::StudyDashboard> DashboardFeed::Summary(
         summary = http::Summary(*view.table, view.spec, view.pareto, view.importance,
                                 static_cast<size_t>(max_points));
       }).status());
-  // A job's study is named after the job: the GPUs its recent trials held.
-  // A study without a job, or a job the caller may not read, has none.
-  v1::GetJobRequest get;
-  get.set_job_id(study);
-  if (const absl::StatusOr<v1::GetJobResponse> job =
-          CallWithCredentials(*jobs_, &v1::JobService::Stub::GetJob, get, authorization);
-      job.ok()) {
-    AddRecentGpus(*job, summary);
-  } else if (!absl::IsNotFound(job.status()) && !absl::IsPermissionDenied(job.status()) &&
-             !absl::IsInvalidArgument(job.status())) {
-    return job.status();
+  // A job's study is named after the job: the GPUs its recent trials held,
+  // from their runs alone. A study without a job, or a job the caller may
+  // not read, has none.
+  if (summary.recent().empty()) return summary;
+  v1::ListTrialRunsRequest list;
+  list.set_job_id(study);
+  for (const v1::DashboardTrial& trial : summary.recent()) list.add_trial_ids(trial.id());
+  if (const absl::StatusOr<v1::ListTrialRunsResponse> runs =
+          CallWithCredentials(*jobs_, &v1::JobService::Stub::ListTrialRuns, list, authorization);
+      runs.ok()) {
+    AddRecentGpus(runs->trial_runs(), summary);
+  } else if (!absl::IsNotFound(runs.status()) && !absl::IsPermissionDenied(runs.status()) &&
+             !absl::IsInvalidArgument(runs.status())) {
+    return runs.status();
   }
   return summary;
 }

@@ -404,9 +404,10 @@ v1::StudyDashboard Summary(const StudyTable& table, const v1::StudySpec& spec,
   return summary;
 }
 
-void AddRecentGpus(const v1::GetJobResponse& job, v1::StudyDashboard& summary) {
+void AddRecentGpus(const google::protobuf::RepeatedPtrField<v1::TrialRun>& runs,
+                   v1::StudyDashboard& summary) {
   absl::flat_hash_map<int64_t, const v1::TrialRun*> latest;
-  for (const v1::TrialRun& run : job.trial_runs()) {
+  for (const v1::TrialRun& run : runs) {
     const v1::TrialRun*& seen = latest[run.trial_id()];
     if (seen == nullptr || run.attempt() >= seen->attempt()) seen = &run;
   }

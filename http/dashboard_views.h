@@ -8,7 +8,7 @@
 #include "absl/status/statusor.h"
 #include "http/study_table.h"
 #include "vernier/v1/http.pb.h"
-#include "vernier/v1/job_service.pb.h"
+#include "vernier/v1/job.pb.h"
 #include "vernier/v1/study.pb.h"
 
 namespace vernier::http {
@@ -55,10 +55,11 @@ v1::StudyDashboard Summary(const StudyTable& table, const v1::StudySpec& spec,
                            const std::vector<int64_t>& pareto_front,
                            const std::vector<double>& importance, size_t max_points);
 
-// Sets the gpus of each of summary's recent trials that `job` ran: those its
-// replicas held in the trial's latest attempt, "INDEX", or "HOST:INDEX" when
-// that attempt's replicas ran on several hosts.
-void AddRecentGpus(const v1::GetJobResponse& job, v1::StudyDashboard& summary);
+// Sets the gpus of each of summary's recent trials that has a run among
+// `runs`: those its replicas held in the trial's latest attempt, "INDEX", or
+// "HOST:INDEX" when that attempt's replicas ran on several hosts.
+void AddRecentGpus(const google::protobuf::RepeatedPtrField<v1::TrialRun>& runs,
+                   v1::StudyDashboard& summary);
 
 // The trials whose learning curves the page draws: of those with a
 // measurement, the best fifth of `max_trials` (by the first metric, final or

@@ -154,6 +154,14 @@ grpc::Status AuthorizedJobService::GetJob(grpc::ServerContext* context, const v1
   });
 }
 
+grpc::Status AuthorizedJobService::ListTrialRuns(grpc::ServerContext* context,
+                                                 const v1::ListTrialRunsRequest* request,
+                                                 v1::ListTrialRunsResponse* response) {
+  return gate_.Guard(
+      *context, absl::StrCat(kJobService, "ListTrialRuns"), *request,
+      [&](const auth::Identity&) { return inner_.ListTrialRuns(context, request, response); });
+}
+
 grpc::Status AuthorizedJobService::ListJobs(grpc::ServerContext* context, const v1::ListJobsRequest* request,
                                             v1::ListJobsResponse* response) {
   return gate_.Guard(*context, absl::StrCat(kJobService, "ListJobs"), *request, [&](const auth::Identity&) {

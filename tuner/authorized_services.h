@@ -75,6 +75,8 @@ class AuthorizedJobService final : public v1::JobService::Service {
                                  v1::Job*) override;
   grpc::Status GetJob(grpc::ServerContext*, const v1::GetJobRequest*,
                       v1::GetJobResponse*) override;
+  grpc::Status ListTrialRuns(grpc::ServerContext*, const v1::ListTrialRunsRequest*,
+                             v1::ListTrialRunsResponse*) override;
   grpc::Status ListJobs(grpc::ServerContext*, const v1::ListJobsRequest*,
                         v1::ListJobsResponse*) override;
   grpc::Status CancelJob(grpc::ServerContext*, const v1::CancelJobRequest*, v1::Job*) override;

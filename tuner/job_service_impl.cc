@@ -22,6 +22,23 @@ absl::Status RequireJobId(const std::string& job_id) {
   return absl::OkStatus();
 }
 
+// The most trials one ListTrialRuns call names.
+constexpr int kMaxListedTrialRuns = 1000;
+
+absl::Status CheckTrialIds(const google::protobuf::RepeatedField<int64_t>& trial_ids) {
+  if (trial_ids.empty() || trial_ids.size() > kMaxListedTrialRuns) {
+    return absl::InvalidArgumentError(absl::StrFormat("trial_ids: give 1 to %d trial ids, got %d",
+                                                      kMaxListedTrialRuns, trial_ids.size()));
+  }
+  for (int i = 0; i < trial_ids.size(); ++i) {
+    if (trial_ids[i] <= 0) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("trial_ids[%d] is %d; trial ids are positive", i, trial_ids[i]));
+    }
+  }
+  return absl::OkStatus();
+}
+
 void HideSecretValues(google::protobuf::Map<std::string, std::string>& environment) {
   for (auto& [name, value] : environment) {
     if (auth::LooksSecret(name)) value = std::string(auth::kRedacted);
@@ -71,6 +88,23 @@ grpc::Status JobServiceImpl::GetJob(grpc::ServerContext*, const v1::GetJobReques
   if (!job.ok()) return ToGrpcStatus(job.status());
   *response = std::move(*job);
   *response->mutable_job() = WithoutSecretValues(std::move(*response->mutable_job()));
+  return grpc::Status::OK;
+}
+
+grpc::Status JobServiceImpl::ListTrialRuns(grpc::ServerContext*,
+                                           const v1::ListTrialRunsRequest* request,
+                                           v1::ListTrialRunsResponse* response) {
+  if (absl::Status status = RequireJobId(request->job_id()); !status.ok()) {
+    return ToGrpcStatus(status);
+  }
+  if (absl::Status status = CheckTrialIds(request->trial_ids()); !status.ok()) {
+    return ToGrpcStatus(status);
+  }
+  absl::StatusOr<std::vector<v1::TrialRun>> runs = storage_.ListTrialRunsOf(
+      request->job_id(),
+      {request->trial_ids().data(), static_cast<size_t>(request->trial_ids().size())});
+  if (!runs.ok()) return ToGrpcStatus(runs.status());
+  for (v1::TrialRun& run : *runs) *response->add_trial_runs() = std::move(run);
   return grpc::Status::OK;
 }
 

@@ -21,6 +21,8 @@ class JobServiceImpl final : public v1::JobService::Service {
                                  v1::Job* response) override;
   grpc::Status GetJob(grpc::ServerContext*, const v1::GetJobRequest* request,
                       v1::GetJobResponse* response) override;
+  grpc::Status ListTrialRuns(grpc::ServerContext*, const v1::ListTrialRunsRequest* request,
+                             v1::ListTrialRunsResponse* response) override;
   grpc::Status ListJobs(grpc::ServerContext*, const v1::ListJobsRequest* request,
                         v1::ListJobsResponse* response) override;
   grpc::Status CancelJob(grpc::ServerContext*, const v1::CancelJobRequest* request,

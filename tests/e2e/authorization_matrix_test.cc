@@ -67,6 +67,7 @@ const std::map<std::string, Rule>& Rules() {
       {"/vernier.v1.StudyService/ParseStudySpec", Rule::kRead},
       {"/vernier.v1.JobService/SubmitTrainingJob", Rule::kCreate},
       {"/vernier.v1.JobService/GetJob", Rule::kRead},
+      {"/vernier.v1.JobService/ListTrialRuns", Rule::kRead},
       {"/vernier.v1.JobService/ListJobs", Rule::kRead},
       {"/vernier.v1.JobService/CancelJob", Rule::kChange},
       {"/vernier.v1.JobService/StreamLogs", Rule::kRead},

@@ -9,12 +9,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -188,6 +191,44 @@ TEST_F(DistributedJobTest, ExampleRunsWithFourFakeGpusAndNeverGrantsAGpuTwice) {
   for (size_t i = 1; i < trials.size(); ++i) {
     EXPECT_GE(trials[i].start_time(), trials[i - 1].end_time())
         << "trial " << trials[i].id() << " started before trial " << trials[i - 1].id() << " ended";
+  }
+
+  // Some trials' runs alone (the dashboard's recent trials): those of
+  // trials 2 and 4, as GetJob gave them, and none for a trial not run.
+  const auto list_runs = [&server](const std::string& job_id, std::vector<int64_t> trial_ids,
+                                   v1::ListTrialRunsResponse* response) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    v1::ListTrialRunsRequest request;
+    request.set_job_id(job_id);
+    for (const int64_t id : trial_ids) request.add_trial_ids(id);
+    return server.JobStub()->ListTrialRuns(&context, request, response);
+  };
+  v1::ListTrialRunsResponse some;
+  const grpc::Status listed = list_runs("dist", {4, 2, 99}, &some);
+  ASSERT_TRUE(listed.ok()) << listed.error_message();
+  ASSERT_EQ(done.trial_runs_size(), 4);
+  ASSERT_EQ(some.trial_runs_size(), 2);
+  EXPECT_EQ(some.trial_runs(0).SerializeAsString(), done.trial_runs(1).SerializeAsString());
+  EXPECT_EQ(some.trial_runs(1).SerializeAsString(), done.trial_runs(3).SerializeAsString());
+  for (const auto& [job_id, trial_ids, code, message] :
+       std::vector<std::tuple<std::string, std::vector<int64_t>, grpc::StatusCode, std::string>>{
+           {"dist",
+            {},
+            grpc::StatusCode::INVALID_ARGUMENT,
+            "trial_ids: give 1 to 1000 trial ids, got 0"},
+           {"dist", std::vector<int64_t>(1001, 1), grpc::StatusCode::INVALID_ARGUMENT,
+            "trial_ids: give 1 to 1000 trial ids, got 1001"},
+           {"dist",
+            {1, -3},
+            grpc::StatusCode::INVALID_ARGUMENT,
+            "trial_ids[1] is -3; trial ids are positive"},
+           {"", {1}, grpc::StatusCode::INVALID_ARGUMENT, "job_id is required"},
+           {"nope", {1}, grpc::StatusCode::NOT_FOUND, "job \"nope\" not found"}}) {
+    v1::ListTrialRunsResponse refused_runs;
+    const grpc::Status refused = list_runs(job_id, trial_ids, &refused_runs);
+    EXPECT_EQ(refused.error_code(), code) << message;
+    EXPECT_THAT(refused.error_message(), HasSubstr(message));
   }
 
   for (const v1::TrialRun& run : done.trial_runs()) {

@@ -310,12 +310,12 @@ v1::TrialRun TrialRunOf(int64_t trial, int attempt,
 TEST(AddRecentGpusTest, EachRecentTrialGetsTheGpusOfItsLatestAttempt) {
   v1::StudyDashboard summary;
   for (const int64_t id : {1, 2, 3, 4}) summary.add_recent()->set_id(id);
-  v1::GetJobResponse job;
-  *job.add_trial_runs() = TrialRunOf(1, 0, {{"node1", {0}}, {"node1", {}}});  // a CPU worker
-  *job.add_trial_runs() = TrialRunOf(2, 1, {{"node1", {1}}});                 // the retry
-  *job.add_trial_runs() = TrialRunOf(2, 0, {{"node1", {3}}});                 // its first attempt
-  *job.add_trial_runs() = TrialRunOf(3, 0, {{"node1", {0, 1}}, {"node2", {0}}});  // two hosts
-  AddRecentGpus(job, summary);                                                    // 4: not launched
+  google::protobuf::RepeatedPtrField<v1::TrialRun> runs;
+  *runs.Add() = TrialRunOf(1, 0, {{"node1", {0}}, {"node1", {}}});      // a CPU worker
+  *runs.Add() = TrialRunOf(2, 1, {{"node1", {1}}});                     // the retry
+  *runs.Add() = TrialRunOf(2, 0, {{"node1", {3}}});                     // its first attempt
+  *runs.Add() = TrialRunOf(3, 0, {{"node1", {0, 1}}, {"node2", {0}}});  // two hosts
+  AddRecentGpus(runs, summary);                                         // 4: not launched
   EXPECT_THAT(summary.recent(0).gpus(), ElementsAre("0"));
   EXPECT_THAT(summary.recent(1).gpus(), ElementsAre("1"));
   EXPECT_THAT(summary.recent(2).gpus(), ElementsAre("node1:0", "node1:1", "node2:0"));

@@ -165,6 +165,11 @@ class Storage : public JobCoordination, public ApiTokenStore, public AuditLogSto
   virtual absl::Status PutTrialRun(std::string_view job_id, const v1::TrialRun& run) = 0;
   // Ordered by trial id.
   virtual absl::StatusOr<std::vector<v1::TrialRun>> ListTrialRuns(std::string_view job_id) = 0;
+  // The runs of these trials of the job only, ordered by trial id, without
+  // reading the others; a trial without a run (or repeated) is not an
+  // error. NOT_FOUND for a missing job.
+  virtual absl::StatusOr<std::vector<v1::TrialRun>> ListTrialRunsOf(
+      std::string_view job_id, std::span<const int64_t> trial_ids) = 0;
 
   // Waits until no one else, in this process or in another sharing the
   // store, holds `study_name`'s lock, and takes it until the returned object

@@ -1205,6 +1205,21 @@ TYPED_TEST_P(StorageConformanceTest, PutTrialRunUpsertsAndListsByTrialId) {
   absl::StatusOr<std::vector<v1::TrialRun>> other = this->store().ListTrialRuns("job_2");
   ASSERT_THAT(other, IsOk());
   EXPECT_THAT(*other, SizeIs(1));
+
+  // Some trials' runs: only theirs, in trial order, whatever order or
+  // repeats they are asked in; a trial without a run is left out.
+  const std::vector<int64_t> some = {3, 2, 7, 3};
+  absl::StatusOr<std::vector<v1::TrialRun>> of = this->store().ListTrialRunsOf("job_1", some);
+  ASSERT_THAT(of, IsOk());
+  EXPECT_THAT(*of, ElementsAre(EqualsProto(retried), EqualsProto(make_run(3, 1))));
+  const std::vector<int64_t> first = {1};
+  absl::StatusOr<std::vector<v1::TrialRun>> of_other =
+      this->store().ListTrialRunsOf("job_2", first);
+  ASSERT_THAT(of_other, IsOk());
+  EXPECT_THAT(*of_other, ElementsAre(EqualsProto(make_run(1, 1))));
+  absl::StatusOr<std::vector<v1::TrialRun>> of_none = this->store().ListTrialRunsOf("job_1", {});
+  ASSERT_THAT(of_none, IsOk());
+  EXPECT_THAT(*of_none, IsEmpty());
 }
 
 TYPED_TEST_P(StorageConformanceTest, TrialRunsOfMissingJobAreNotFound) {
@@ -1213,6 +1228,9 @@ TYPED_TEST_P(StorageConformanceTest, TrialRunsOfMissingJobAreNotFound) {
   EXPECT_THAT(this->store().PutTrialRun("nope", run),
               StatusIs(absl::StatusCode::kNotFound, "job \"nope\" not found"));
   EXPECT_THAT(this->store().ListTrialRuns("nope"),
+              StatusIs(absl::StatusCode::kNotFound, "job \"nope\" not found"));
+  const std::vector<int64_t> one = {1};
+  EXPECT_THAT(this->store().ListTrialRunsOf("nope", one),
               StatusIs(absl::StatusCode::kNotFound, "job \"nope\" not found"));
   ASSERT_THAT(this->store().CreateJob(this->MakeJob("job_1", v1::Job::RUNNING, 100),
                                       this->MakeStudy("job_1")),

@@ -144,6 +144,9 @@ constexpr std::pair<const char*, const char*> kStatements[] = {
      "INSERT INTO trial_runs (job_id, trial_id, body) VALUES ($1, $2, $3) "
      "ON CONFLICT (job_id, trial_id) DO UPDATE SET body = excluded.body"},
     {"list_trial_runs", "SELECT body FROM trial_runs WHERE job_id = $1 ORDER BY trial_id"},
+    {"list_trial_runs_of",
+     "SELECT body FROM trial_runs WHERE job_id = $1 AND trial_id = ANY($2::bigint[]) "
+     "ORDER BY trial_id"},
 
     {"insert_api_token",
      "INSERT INTO api_tokens (id, token_hash, create_time_micros, body) VALUES ($1, $2, $3, $4) "

@@ -975,6 +975,23 @@ absl::StatusOr<std::vector<v1::TrialRun>> PostgresStorage::ListTrialRuns(std::st
   return runs;
 }
 
+absl::StatusOr<std::vector<v1::TrialRun>> PostgresStorage::ListTrialRunsOf(
+    std::string_view job_id, std::span<const int64_t> trial_ids) {
+  std::vector<v1::TrialRun> runs;
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kRead, absl::StrCat("listing the trial runs of ", JobWhat(job_id)),
+      [&](Transaction& transaction) -> absl::Status {
+        VERNIER_RETURN_IF_ERROR(RequireJob(transaction, job_id));
+        VERNIER_ASSIGN_OR_RETURN(
+            runs, ParseBodies<v1::TrialRun>(
+                      transaction.exec_prepared("list_trial_runs_of", std::string(job_id),
+                                                BigintArray(trial_ids)),
+                      absl::StrCat("trial run of ", JobWhat(job_id))));
+        return absl::OkStatus();
+      }));
+  return runs;
+}
+
 absl::StatusOr<std::unique_ptr<StudyLock>> PostgresStorage::LockStudy(std::string_view study_name) {
   VERNIER_ASSIGN_OR_RETURN(PostgresConnectionPool::Lease connection, lock_pool_->Acquire());
   absl::StatusOr<std::unique_ptr<PostgresStudyLock>> lock =

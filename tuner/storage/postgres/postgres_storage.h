@@ -111,6 +111,8 @@ class PostgresStorage : public Storage {
 
   absl::Status PutTrialRun(std::string_view job_id, const v1::TrialRun& run) override;
   absl::StatusOr<std::vector<v1::TrialRun>> ListTrialRuns(std::string_view job_id) override;
+  absl::StatusOr<std::vector<v1::TrialRun>> ListTrialRunsOf(
+      std::string_view job_id, std::span<const int64_t> trial_ids) override;
 
   absl::Status CreateApiToken(std::string_view token_hash, const v1::ApiToken& token) override;
   absl::StatusOr<v1::ApiToken> FindApiToken(std::string_view token_hash) override;

@@ -806,6 +806,29 @@ absl::StatusOr<std::vector<v1::TrialRun>> SqliteStorage::ListTrialRuns(std::stri
   return runs;
 }
 
+absl::StatusOr<std::vector<v1::TrialRun>> SqliteStorage::ListTrialRunsOf(
+    std::string_view job_id, std::span<const int64_t> trial_ids) {
+  std::vector<v1::TrialRun> runs;
+  VERNIER_RETURN_IF_ERROR(
+      RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
+        VERNIER_RETURN_IF_ERROR(RequireJob(connection, job_id));
+        runs.clear();
+        if (trial_ids.empty()) return absl::OkStatus();
+        std::string sql = "SELECT body FROM trial_runs WHERE job_id = ? AND trial_id IN (?";
+        for (size_t i = 1; i < trial_ids.size(); ++i) sql += ", ?";
+        sql += ") ORDER BY trial_id";
+        VERNIER_ASSIGN_OR_RETURN(SqliteStatement select, connection.Prepare(sql));
+        select.BindText(1, job_id);
+        int index = 2;
+        for (const int64_t trial_id : trial_ids) select.BindInt64(index++, trial_id);
+        VERNIER_ASSIGN_OR_RETURN(
+            runs, ReadBodies<v1::TrialRun>(
+                      select, 0, absl::StrCat("trial run of job \"", ToAbslView(job_id), "\"")));
+        return absl::OkStatus();
+      }));
+  return runs;
+}
+
 // ---------------------------------------------------------------- API tokens
 
 absl::Status SqliteStorage::CreateApiToken(std::string_view token_hash, const v1::ApiToken& token) {
