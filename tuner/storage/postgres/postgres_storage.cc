@@ -961,32 +961,28 @@ absl::Status PostgresStorage::PutTrialRun(std::string_view job_id, const v1::Tri
 }
 
 absl::StatusOr<std::vector<v1::TrialRun>> PostgresStorage::ListTrialRuns(std::string_view job_id) {
-  std::vector<v1::TrialRun> runs;
-  VERNIER_RETURN_IF_ERROR(RunInTransaction(
-      TransactionKind::kRead, absl::StrCat("listing the trial runs of ", JobWhat(job_id)),
-      [&](Transaction& transaction) -> absl::Status {
-        VERNIER_RETURN_IF_ERROR(RequireJob(transaction, job_id));
-        VERNIER_ASSIGN_OR_RETURN(
-            runs, ParseBodies<v1::TrialRun>(
-                      transaction.exec_prepared("list_trial_runs", std::string(job_id)),
-                      absl::StrCat("trial run of ", JobWhat(job_id))));
-        return absl::OkStatus();
-      }));
-  return runs;
+  return ReadTrialRuns(job_id, std::nullopt);
 }
 
 absl::StatusOr<std::vector<v1::TrialRun>> PostgresStorage::ListTrialRunsOf(
     std::string_view job_id, std::span<const int64_t> trial_ids) {
+  return ReadTrialRuns(job_id, trial_ids);
+}
+
+absl::StatusOr<std::vector<v1::TrialRun>> PostgresStorage::ReadTrialRuns(
+    std::string_view job_id, std::optional<std::span<const int64_t>> trial_ids) {
   std::vector<v1::TrialRun> runs;
   VERNIER_RETURN_IF_ERROR(RunInTransaction(
       TransactionKind::kRead, absl::StrCat("listing the trial runs of ", JobWhat(job_id)),
       [&](Transaction& transaction) -> absl::Status {
         VERNIER_RETURN_IF_ERROR(RequireJob(transaction, job_id));
+        const pqxx::result rows =
+            trial_ids.has_value()
+                ? transaction.exec_prepared("list_trial_runs_of", std::string(job_id),
+                                            BigintArray(*trial_ids))
+                : transaction.exec_prepared("list_trial_runs", std::string(job_id));
         VERNIER_ASSIGN_OR_RETURN(
-            runs, ParseBodies<v1::TrialRun>(
-                      transaction.exec_prepared("list_trial_runs_of", std::string(job_id),
-                                                BigintArray(trial_ids)),
-                      absl::StrCat("trial run of ", JobWhat(job_id))));
+            runs, ParseBodies<v1::TrialRun>(rows, absl::StrCat("trial run of ", JobWhat(job_id))));
         return absl::OkStatus();
       }));
   return runs;

@@ -160,6 +160,10 @@ class PostgresStorage : public Storage {
   enum class TransactionKind { kReadOne, kRead, kWrite, kWriteOne };
   using TransactionBody = std::function<absl::Status(pqxx::transaction_base&)>;
 
+  // The job's trial runs, or only those of `trial_ids`, by trial id.
+  absl::StatusOr<std::vector<v1::TrialRun>> ReadTrialRuns(
+      std::string_view job_id, std::optional<std::span<const int64_t>> trial_ids);
+
   PostgresStorage(std::string description, const PostgresStorageOptions& options,
                   std::unique_ptr<PostgresConnectionPool> pool,
                   std::unique_ptr<PostgresConnectionPool> lock_pool,
