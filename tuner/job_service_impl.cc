@@ -151,10 +151,14 @@ grpc::Status JobServiceImpl::StreamLogs(grpc::ServerContext* context,
   }
   LogFollower follower;
   bool trial_checked = request->trial_id() == 0;
+  // One trial's logs read that trial's run alone, every pass.
+  const int64_t trial_id = request->trial_id();
   while (true) {
     absl::StatusOr<v1::Job> job = storage_.GetJob(request->job_id());
     if (!job.ok()) return ToGrpcStatus(job.status());
-    absl::StatusOr<std::vector<v1::TrialRun>> runs = storage_.ListTrialRuns(request->job_id());
+    absl::StatusOr<std::vector<v1::TrialRun>> runs =
+        trial_id == 0 ? storage_.ListTrialRuns(request->job_id())
+                      : storage_.ListTrialRunsOf(request->job_id(), {&trial_id, 1});
     if (!runs.ok()) return ToGrpcStatus(runs.status());
     if (!trial_checked) {
       // A trial that ran or exists, or (followed, while the job runs) may

@@ -196,15 +196,19 @@ absl::Status CheckWriteFence(SqliteConnection& connection) {
   return absl::OkStatus();
 }
 
+// " IN (?, ?, ...)" with `count` placeholders (an empty list for 0, which
+// SQLite allows and matches nothing).
+std::string InList(size_t count) {
+  std::string list = " IN (";
+  for (size_t i = 0; i < count; ++i) list += i == 0 ? "?" : ", ?";
+  return list + ")";
+}
+
 // Oldest first; every job for no states.
 absl::StatusOr<std::vector<v1::Job>> ReadJobsInStates(SqliteConnection& connection,
                                                       std::span<const v1::Job::State> states) {
   std::string sql = "SELECT body FROM jobs";
-  if (!states.empty()) {
-    sql += " WHERE state IN (?";
-    for (size_t i = 1; i < states.size(); ++i) sql += ", ?";
-    sql += ")";
-  }
+  if (!states.empty()) sql += absl::StrCat(" WHERE state", InList(states.size()));
   sql += " ORDER BY create_time_micros, job_id";
   VERNIER_ASSIGN_OR_RETURN(SqliteStatement select, connection.Prepare(sql));
   int index = 1;
@@ -410,11 +414,7 @@ absl::StatusOr<SqliteStatement> SelectTrialPage(SqliteConnection& connection,
                                                 std::string_view columns) {
   std::string sql =
       absl::StrCat("SELECT ", ToAbslView(columns), " FROM trials WHERE study_name = ? AND id > ?");
-  if (!query.states.empty()) {
-    sql += " AND state IN (?";
-    for (size_t i = 1; i < query.states.size(); ++i) sql += ", ?";
-    sql += ")";
-  }
+  if (!query.states.empty()) sql += absl::StrCat(" AND state", InList(query.states.size()));
   sql += " ORDER BY id LIMIT ?";
   VERNIER_ASSIGN_OR_RETURN(SqliteStatement select, connection.Prepare(sql));
   select.BindText(1, study_name).BindInt64(2, after_id);
@@ -790,37 +790,29 @@ absl::StatusOr<std::unique_ptr<StudyLock>> SqliteStorage::LockStudy(std::string_
 }
 
 absl::StatusOr<std::vector<v1::TrialRun>> SqliteStorage::ListTrialRuns(std::string_view job_id) {
-  std::vector<v1::TrialRun> runs;
-  VERNIER_RETURN_IF_ERROR(
-      RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
-        VERNIER_RETURN_IF_ERROR(RequireJob(connection, job_id));
-        VERNIER_ASSIGN_OR_RETURN(
-            SqliteStatement select,
-            connection.Prepare("SELECT body FROM trial_runs WHERE job_id = ? ORDER BY trial_id"));
-        select.BindText(1, job_id);
-        VERNIER_ASSIGN_OR_RETURN(
-            runs, ReadBodies<v1::TrialRun>(
-                      select, 0, absl::StrCat("trial run of job \"", ToAbslView(job_id), "\"")));
-        return absl::OkStatus();
-      }));
-  return runs;
+  return ReadTrialRuns(job_id, std::nullopt);
 }
 
 absl::StatusOr<std::vector<v1::TrialRun>> SqliteStorage::ListTrialRunsOf(
     std::string_view job_id, std::span<const int64_t> trial_ids) {
+  return ReadTrialRuns(job_id, trial_ids);
+}
+
+absl::StatusOr<std::vector<v1::TrialRun>> SqliteStorage::ReadTrialRuns(
+    std::string_view job_id, std::optional<std::span<const int64_t>> trial_ids) {
+  std::string sql = "SELECT body FROM trial_runs WHERE job_id = ?";
+  if (trial_ids.has_value()) sql += absl::StrCat(" AND trial_id", InList(trial_ids->size()));
+  sql += " ORDER BY trial_id";
   std::vector<v1::TrialRun> runs;
   VERNIER_RETURN_IF_ERROR(
       RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
         VERNIER_RETURN_IF_ERROR(RequireJob(connection, job_id));
-        runs.clear();
-        if (trial_ids.empty()) return absl::OkStatus();
-        std::string sql = "SELECT body FROM trial_runs WHERE job_id = ? AND trial_id IN (?";
-        for (size_t i = 1; i < trial_ids.size(); ++i) sql += ", ?";
-        sql += ") ORDER BY trial_id";
         VERNIER_ASSIGN_OR_RETURN(SqliteStatement select, connection.Prepare(sql));
         select.BindText(1, job_id);
         int index = 2;
-        for (const int64_t trial_id : trial_ids) select.BindInt64(index++, trial_id);
+        for (const int64_t trial_id : trial_ids.value_or(std::span<const int64_t>())) {
+          select.BindInt64(index++, trial_id);
+        }
         VERNIER_ASSIGN_OR_RETURN(
             runs, ReadBodies<v1::TrialRun>(
                       select, 0, absl::StrCat("trial run of job \"", ToAbslView(job_id), "\"")));

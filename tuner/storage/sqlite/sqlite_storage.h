@@ -149,6 +149,10 @@ class SqliteStorage : public Storage {
   // `body` must assign its results rather than accumulate them.
   absl::Status RunInTransaction(TransactionKind kind, const TransactionBody& body);
 
+  // The job's trial runs, or only those of `trial_ids`, by trial id.
+  absl::StatusOr<std::vector<v1::TrialRun>> ReadTrialRuns(
+      std::string_view job_id, std::optional<std::span<const int64_t>> trial_ids);
+
   // AddMeasurements in a write transaction of its own.
   absl::StatusOr<v1::Trial> AppendInTransaction(std::string_view study_name, int64_t trial_id,
                                                 std::span<const v1::Measurement> measurements,
