@@ -36,6 +36,12 @@ std::optional<double> AshaPolicy::ValueAtRung(const LearningCurve& curve, int64_
 
 StoppingDecision AshaPolicy::Decide(const LearningCurve& trial,
                                     std::span<const LearningCurve> others) const {
+  return DecideAmong(trial, others, [](int64_t) { return true; });
+}
+
+StoppingDecision AshaPolicy::DecideAmong(const LearningCurve& trial,
+                                         std::span<const LearningCurve> others,
+                                         const std::function<bool(int64_t)>& counts) const {
   const std::optional<int64_t> step = LastStep(trial);
   if (!step.has_value() || *step < options_.start_step) return {};
   const std::vector<int64_t> rungs = RungsUpTo(*step);
@@ -46,7 +52,7 @@ StoppingDecision AshaPolicy::Decide(const LearningCurve& trial,
   int reached = 1;
   int better = 0;
   for (const LearningCurve& other : others) {
-    if (other.trial_id == trial.trial_id) continue;
+    if (other.trial_id == trial.trial_id || !counts(other.trial_id)) continue;
     const std::optional<double> other_value = ValueAtRung(other, rung);
     if (!other_value.has_value()) continue;
     ++reached;

@@ -2,6 +2,7 @@
 #define VERNIER_SUGGEST_EARLY_STOPPING_ASHA_POLICY_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <vector>
@@ -45,6 +46,11 @@ class AshaPolicy : public EarlyStoppingPolicy {
 
   StoppingDecision Decide(const LearningCurve& trial,
                           std::span<const LearningCurve> others) const override;
+
+  // The same, counting only the others for which `counts(trial_id)` holds
+  // (asynchronous Hyperband judges a trial within its bracket).
+  StoppingDecision DecideAmong(const LearningCurve& trial, std::span<const LearningCurve> others,
+                               const std::function<bool(int64_t)>& counts) const;
 
   // The rungs at or below `step`, in increasing order.
   std::vector<int64_t> RungsUpTo(int64_t step) const;

@@ -8,7 +8,7 @@ namespace vernier::testing {
 // an image). GRID_SEARCH walks the 8 qualities in a fixed order (0.1, 0.6,
 // 0.3, 0.8, 0.5, 0.2, 0.7, 0.4); with 2 trials in flight, the trial of
 // quality 0.2 (kLaggingQuality) starts after 4 trials have ended, whose
-// median is at least 0.4, so the default policy (median stopping after 3
+// median is at least 0.4, so median stopping (after its default 3
 // completed trials) must stop it. The trainer reports accuracy rising
 // towards its --quality.
 inline constexpr char kEarlyStoppingGridConfig[] =
@@ -20,6 +20,7 @@ inline constexpr char kEarlyStoppingGridConfig[] =
     "    maxTrials: 8\n"
     "    maxParallelTrials: 2\n"
     "    enableTrialEarlyStopping: true\n"
+    "    earlyStopping: {policy: MEDIAN_STOPPING}\n"
     "    algorithm: GRID_SEARCH\n"
     "    params:\n"
     "      - parameterName: quality\n"

@@ -23,14 +23,35 @@ double Quality(const v1::Trial& trial) { return trial.parameters(0).double_value
 
 class EarlyStoppingJobTest : public ::testing::Test {
  protected:
+  // Runs the grid job with `config` and checks that the lagging trial ended
+  // stopped early, with `reason` at the start of the policy's words, and that
+  // every view shows so.
+  void ExpectTheLaggingTrialStopped(const std::string& config_text, const std::string& reason);
+
   TempDir dir_;
 };
 
 TEST_F(EarlyStoppingJobTest, LaggingTrialsEndStoppedEarlyAndShowSoInDescribeAndLeaderboard) {
+  ExpectTheLaggingTrialStopped(kEarlyStoppingGridConfig, "median stopping");
+}
+
+// The default policy, the learning-curve model, asked to judge after 3
+// finished trials (the 4th ends as the lagging trial starts: its default 5
+// would never be reached while it runs).
+TEST_F(EarlyStoppingJobTest, TheDefaultLearningCurvePolicyStopsTheLaggingTrial) {
+  std::string config = kEarlyStoppingGridConfig;
+  const std::string median = "    earlyStopping: {policy: MEDIAN_STOPPING}\n";
+  ASSERT_NE(config.find(median), std::string::npos);
+  config.replace(config.find(median), median.size(), "    earlyStopping: {minTrials: 3}\n");
+  ExpectTheLaggingTrialStopped(config, "learning curve");
+}
+
+void EarlyStoppingJobTest::ExpectTheLaggingTrialStopped(const std::string& config_text,
+                                                        const std::string& reason) {
   ServerProcess server(dir_.path() + "/data");
   server.Start();
   const std::string config = dir_.path() + "/hp.yaml";
-  WriteFile(config, kEarlyStoppingGridConfig);
+  WriteFile(config, config_text);
   const std::vector<std::string> trainer = {"python3",
                                             SourcePath("tests/e2e/learning_curve_trainer.py"),
                                             "--steps", std::to_string(kSteps)};
@@ -58,9 +79,9 @@ TEST_F(EarlyStoppingJobTest, LaggingTrialsEndStoppedEarlyAndShowSoInDescribeAndL
     EXPECT_LT(trial.measurement_count(), kSteps) << trial.DebugString();
     EXPECT_EQ(trial.final_measurement().step(),
               trial.measurements(trial.measurements_size() - 1).step());
-    EXPECT_THAT(trial.status_reason(), HasSubstr("median stopping: best value"));
-    EXPECT_THAT(server.log(), HasSubstr("trial=" + std::to_string(trial.id()) +
-                                        " stopping early: median stopping"));
+    EXPECT_THAT(trial.status_reason(), HasSubstr(reason + ": best value"));
+    EXPECT_THAT(server.log(),
+                HasSubstr("trial=" + std::to_string(trial.id()) + " stopping early: " + reason));
   }
 
   // trainingOutput: every trial, the best first, the stopped ones marked.

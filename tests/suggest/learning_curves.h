@@ -4,6 +4,7 @@
 // Short builders for hand-made learning curves in the early-stopping tests.
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <vector>
 
@@ -25,6 +26,14 @@ inline LearningCurve Running(int64_t trial_id, std::initializer_list<double> val
 
 inline LearningCurve Completed(int64_t trial_id, std::initializer_list<double> values) {
   return Steps(trial_id, values, /*completed=*/true);
+}
+
+// A curve with f(step) at steps 1 .. steps.
+inline LearningCurve FromFunction(int64_t trial_id, const std::function<double(int)>& f, int steps,
+                                  bool completed) {
+  LearningCurve curve{.trial_id = trial_id, .points = {}, .completed = completed};
+  for (int step = 1; step <= steps; ++step) curve.points.push_back({step, f(step)});
+  return curve;
 }
 
 // A curve with the given (step, value) points, in the order given.

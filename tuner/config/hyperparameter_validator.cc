@@ -114,9 +114,10 @@ absl::Status ValidateAlgorithm(v1::Algorithm algorithm, std::string_view path,
                               "QUASI_RANDOM_SEARCH, GAUSSIAN_PROCESS_BANDIT"));
 }
 
-// reduction_factor, grace_period and max_step shape ASHA's rungs; with
+// reduction_factor and grace_period shape the rungs of ASHA and Hyperband,
+// and max_step their last rung or the learning-curve policy's horizon; with
 // another policy they would be silently ignored.
-absl::Status ValidateAshaSettings(const v1::EarlyStoppingSpec& early_stopping,
+absl::Status ValidateStoppingSettings(const v1::EarlyStoppingSpec& early_stopping,
                                   std::string_view path, const Locator& locate) {
   const double factor = early_stopping.reduction_factor();
   if (factor != 0 && !(factor > 1 && std::isfinite(factor))) {
@@ -132,21 +133,24 @@ absl::Status ValidateAshaSettings(const v1::EarlyStoppingSpec& early_stopping,
     }
   }
   const v1::EarlyStoppingSpec effective = suggest::EffectiveEarlyStopping(early_stopping);
-  if (effective.policy() != v1::EarlyStoppingSpec::ASHA) {
-    for (const auto& [set, field] : {std::pair{factor != 0, "reduction_factor"},
-                                     std::pair{early_stopping.grace_period() != 0, "grace_period"},
-                                     std::pair{early_stopping.max_step() != 0, "max_step"}}) {
-      if (!set) continue;
-      return Invalid(
-          locate, Child(path, field),
-          absl::StrCat("only the ASHA policy uses it, and the policy is ",
-                       v1::EarlyStoppingSpec::Policy_Name(effective.policy()),
-                       early_stopping.policy() == v1::EarlyStoppingSpec::POLICY_UNSPECIFIED
-                           ? " (the default); set the policy to ASHA or remove it"
-                           : "; set the policy to ASHA or remove it"));
-    }
-    return absl::OkStatus();
+  const v1::EarlyStoppingSpec::Policy policy = effective.policy();
+  const bool rungs = suggest::UsesRungs(policy);
+  const bool horizon = rungs || policy == v1::EarlyStoppingSpec::LEARNING_CURVE;
+  for (const auto& [set, used, field, users] :
+       {std::tuple{factor != 0, rungs, "reduction_factor", "ASHA and HYPERBAND policies use"},
+        std::tuple{early_stopping.grace_period() != 0, rungs, "grace_period",
+                   "ASHA and HYPERBAND policies use"},
+        std::tuple{early_stopping.max_step() != 0, horizon, "max_step",
+                   "ASHA, HYPERBAND and LEARNING_CURVE policies use"}}) {
+    if (!set || used) continue;
+    return Invalid(locate, Child(path, field),
+                   absl::StrCat("only the ", users, " it, and the policy is ",
+                                v1::EarlyStoppingSpec::Policy_Name(policy),
+                                early_stopping.policy() == v1::EarlyStoppingSpec::POLICY_UNSPECIFIED
+                                    ? " (the default); set another policy or remove it"
+                                    : "; set another policy or remove it"));
   }
+  if (!rungs) return absl::OkStatus();
   // The first rung must leave room to train reduction_factor times longer.
   const double needed =
       static_cast<double>(effective.grace_period()) * effective.reduction_factor();
@@ -166,7 +170,8 @@ absl::Status ValidateEarlyStoppingSettings(const v1::EarlyStoppingSpec& early_st
     return Invalid(
         locate, Child(path, "policy"),
         absl::StrCat("unknown early stopping policy ", static_cast<int>(early_stopping.policy()),
-                     "; allowed: POLICY_UNSPECIFIED, MEDIAN_STOPPING, ASHA"));
+                     "; allowed: POLICY_UNSPECIFIED, MEDIAN_STOPPING, ASHA, HYPERBAND, "
+                     "LEARNING_CURVE"));
   }
   if (early_stopping.min_trials() < 0) {
     return Invalid(locate, Child(path, "min_trials"),
@@ -176,7 +181,7 @@ absl::Status ValidateEarlyStoppingSettings(const v1::EarlyStoppingSpec& early_st
     return Invalid(locate, Child(path, "start_step"),
                    absl::StrCat("must not be negative, got ", early_stopping.start_step()));
   }
-  return ValidateAshaSettings(early_stopping, path, locate);
+  return ValidateStoppingSettings(early_stopping, path, locate);
 }
 
 bool IsValidParameterName(std::string_view name) {

@@ -60,7 +60,9 @@ constexpr EnumName kScaleTypes[] = {
 constexpr EnumName kEarlyStoppingPolicies[] = {
     {"POLICY_UNSPECIFIED", v1::EarlyStoppingSpec::POLICY_UNSPECIFIED},
     {"MEDIAN_STOPPING", v1::EarlyStoppingSpec::MEDIAN_STOPPING},
-    {"ASHA", v1::EarlyStoppingSpec::ASHA}};
+    {"ASHA", v1::EarlyStoppingSpec::ASHA},
+    {"HYPERBAND", v1::EarlyStoppingSpec::HYPERBAND},
+    {"LEARNING_CURVE", v1::EarlyStoppingSpec::LEARNING_CURVE}};
 
 std::string Child(absl::string_view parent, absl::string_view key) {
   if (parent.empty()) return std::string(key);

@@ -6,6 +6,8 @@
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "suggest/early_stopping/asha_policy.h"
+#include "suggest/early_stopping/hyperband_policy.h"
+#include "suggest/early_stopping/learning_curve_policy.h"
 #include "suggest/early_stopping/median_stopping_policy.h"
 #include "tests/suggest/learning_curves.h"
 
@@ -39,8 +41,8 @@ TEST(EarlyStoppingPolicyFactoryTest, TheSwitchAloneRunsTheDefaultPolicy) {
   absl::StatusOr<std::unique_ptr<EarlyStoppingPolicy>> policy =
       MakeEarlyStoppingPolicy(Spec("enabled: true"));
   ASSERT_TRUE(policy.ok()) << policy.status();
-  EXPECT_NE(dynamic_cast<MedianStoppingPolicy*>(policy->get()), nullptr);
-  EXPECT_EQ(kDefaultEarlyStoppingPolicy, v1::EarlyStoppingSpec::MEDIAN_STOPPING);
+  EXPECT_NE(dynamic_cast<LearningCurvePolicy*>(policy->get()), nullptr);
+  EXPECT_EQ(kDefaultEarlyStoppingPolicy, v1::EarlyStoppingSpec::LEARNING_CURVE);
 }
 
 TEST(EarlyStoppingPolicyFactoryTest, AshaJudgesTheFirstMetricInItsDirection) {
@@ -64,14 +66,36 @@ TEST(EarlyStoppingPolicyFactoryTest, MedianStoppingWaitsForItsDefaultMinTrials) 
 }
 
 TEST(EarlyStoppingPolicyFactoryTest, ReductionFactorOfOneOrLessIsRejected) {
-  for (const char* factor : {"1", "0.5", "-3", "inf", "nan"}) {
-    absl::StatusOr<std::unique_ptr<EarlyStoppingPolicy>> policy = MakeEarlyStoppingPolicy(
-        Spec(std::string("enabled: true policy: ASHA reduction_factor: ") + factor));
-    ASSERT_FALSE(policy.ok()) << factor;
-    EXPECT_EQ(policy.status().code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_THAT(policy.status().message(), HasSubstr("reduction factor must be a number greater "
-                                                     "than 1"));
+  for (const char* policy_name : {"ASHA", "HYPERBAND"}) {
+    for (const char* factor : {"1", "0.5", "-3", "inf", "nan"}) {
+      absl::StatusOr<std::unique_ptr<EarlyStoppingPolicy>> policy = MakeEarlyStoppingPolicy(Spec(
+          std::string("enabled: true policy: ") + policy_name + " reduction_factor: " + factor));
+      ASSERT_FALSE(policy.ok()) << factor;
+      EXPECT_EQ(policy.status().code(), absl::StatusCode::kInvalidArgument);
+      EXPECT_THAT(policy.status().message(),
+                  HasSubstr(std::string(policy_name) +
+                            "'s reduction factor must be a number greater than 1"));
+    }
   }
+}
+
+TEST(EarlyStoppingPolicyFactoryTest, HyperbandAndLearningCurveAreMadeWithTheirSettings) {
+  absl::StatusOr<std::unique_ptr<EarlyStoppingPolicy>> hyperband = MakeEarlyStoppingPolicy(
+      Spec("enabled: true policy: HYPERBAND reduction_factor: 3 grace_period: 1 max_step: 100"));
+  ASSERT_TRUE(hyperband.ok()) << hyperband.status();
+  const auto* made = dynamic_cast<HyperbandPolicy*>(hyperband->get());
+  ASSERT_NE(made, nullptr);
+  EXPECT_EQ(made->BracketCount(), 5);
+
+  absl::StatusOr<std::unique_ptr<EarlyStoppingPolicy>> curve = MakeEarlyStoppingPolicy(
+      Spec("enabled: true policy: LEARNING_CURVE min_trials: 2", v1::MetricSpec::MINIMIZE));
+  ASSERT_TRUE(curve.ok()) << curve.status();
+  ASSERT_NE(dynamic_cast<LearningCurvePolicy*>(curve->get()), nullptr);
+  // Two finished losses ending at 0.1 and 0.2; one stuck at 0.9 stops.
+  const std::vector<LearningCurve> others = {Completed(1, {0.5, 0.3, 0.2, 0.1}),
+                                             Completed(2, {0.6, 0.4, 0.3, 0.2})};
+  EXPECT_TRUE((*curve)->Decide(Running(3, {0.9, 0.9, 0.9}), others).should_stop);
+  EXPECT_FALSE((*curve)->Decide(Running(3, {0.5, 0.3, 0.15}), others).should_stop);
 }
 
 TEST(EarlyStoppingPolicyFactoryTest, UnknownPolicyIsRejected) {
@@ -82,10 +106,19 @@ TEST(EarlyStoppingPolicyFactoryTest, UnknownPolicyIsRejected) {
 }
 
 TEST(EarlyStoppingPolicyFactoryTest, EffectiveSettingsFillTheDefaults) {
-  const v1::EarlyStoppingSpec median = EffectiveEarlyStopping(Settings("enabled: true"));
-  EXPECT_EQ(median.policy(), v1::EarlyStoppingSpec::MEDIAN_STOPPING);
+  const v1::EarlyStoppingSpec curve = EffectiveEarlyStopping(Settings("enabled: true"));
+  EXPECT_EQ(curve.policy(), v1::EarlyStoppingSpec::LEARNING_CURVE);
+  EXPECT_EQ(curve.min_trials(), kDefaultLearningCurveMinTrials);
+  EXPECT_EQ(curve.reduction_factor(), 0);
+  EXPECT_EQ(curve.grace_period(), 0);
+  const v1::EarlyStoppingSpec median =
+      EffectiveEarlyStopping(Settings("enabled: true policy: MEDIAN_STOPPING"));
   EXPECT_EQ(median.min_trials(), kDefaultMedianMinTrials);
-  EXPECT_EQ(median.reduction_factor(), 0);
+  const v1::EarlyStoppingSpec hyperband =
+      EffectiveEarlyStopping(Settings("enabled: true policy: HYPERBAND"));
+  EXPECT_EQ(hyperband.min_trials(), kDefaultAshaMinTrials);
+  EXPECT_EQ(hyperband.reduction_factor(), kDefaultReductionFactor);
+  EXPECT_EQ(hyperband.grace_period(), 1);
 
   const v1::EarlyStoppingSpec asha =
       EffectiveEarlyStopping(Settings("enabled: true policy: ASHA start_step: 5"));
@@ -105,7 +138,14 @@ TEST(EarlyStoppingPolicyFactoryTest, EffectiveSettingsFillTheDefaults) {
 TEST(EarlyStoppingPolicyFactoryTest, DescriptionsSayWhatRuns) {
   EXPECT_EQ(DescribeEarlyStopping(Settings("policy: ASHA")), "off");
   EXPECT_EQ(DescribeEarlyStopping(Settings("enabled: true")),
-            "MEDIAN_STOPPING (default), from step 0, after 3 completed trials");
+            "LEARNING_CURVE (default), predicting the best value by step the longest curve's "
+            "last, from step 0, after 5 trials trained to it");
+  EXPECT_EQ(DescribeEarlyStopping(Settings("enabled: true policy: LEARNING_CURVE max_step: 40")),
+            "LEARNING_CURVE, predicting the best value by step 40, from step 0, after 5 trials "
+            "trained to it");
+  EXPECT_EQ(DescribeEarlyStopping(Settings("enabled: true policy: HYPERBAND max_step: 100")),
+            "HYPERBAND, reduction factor 2, rungs from step 1 for trials of 100 steps, from step "
+            "0, after 1 trials per rung");
   EXPECT_EQ(DescribeEarlyStopping(
                 Settings("enabled: true policy: MEDIAN_STOPPING start_step: 5 min_trials: 4")),
             "MEDIAN_STOPPING, from step 5, after 4 completed trials");

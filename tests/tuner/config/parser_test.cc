@@ -588,7 +588,7 @@ std::vector<ErrorCase> ErrorCases() {
                  kLearningRate),
        hp + "4:29: " + field + "earlyStopping.policy",
        "unknown early stopping policy \"EARLY\"; allowed: POLICY_UNSPECIFIED, MEDIAN_STOPPING, "
-       "ASHA"},
+       "ASHA, HYPERBAND, LEARNING_CURVE"},
       // Parameter rules (the validator, located through the recorded marks).
       {"MinNotBelowMax",
        WithParam(
@@ -728,13 +728,28 @@ std::vector<ErrorCase> ErrorCases() {
                   "  reductionFactor: 2"},
                  kLearningRate),
        hp + "6:7: " + field + "earlyStopping.reductionFactor",
-       "only the ASHA policy uses it, and the policy is MEDIAN_STOPPING; set the policy to ASHA "
-       "or remove it"},
+       "only the ASHA and HYPERBAND policies use it, and the policy is MEDIAN_STOPPING; set "
+       "another policy or remove it"},
       {"AshaSettingWithTheDefaultPolicy",
-       WithParam({"enableTrialEarlyStopping: true", "earlyStopping:", "  maxStep: 50"},
+       WithParam({"enableTrialEarlyStopping: true", "earlyStopping:", "  gracePeriod: 5"},
                  kLearningRate),
-       hp + "5:7: " + field + "earlyStopping.maxStep",
-       "only the ASHA policy uses it, and the policy is MEDIAN_STOPPING (the default)"},
+       hp + "5:7: " + field + "earlyStopping.gracePeriod",
+       "only the ASHA and HYPERBAND policies use it, and the policy is LEARNING_CURVE (the "
+       "default)"},
+      {"MaxStepWithMedianStopping",
+       WithParam({"enableTrialEarlyStopping: true", "earlyStopping:", "  policy: MEDIAN_STOPPING",
+                  "  maxStep: 50"},
+                 kLearningRate),
+       hp + "6:7: " + field + "earlyStopping.maxStep",
+       "only the ASHA, HYPERBAND and LEARNING_CURVE policies use it, and the policy is "
+       "MEDIAN_STOPPING; set another policy or remove it"},
+      {"HyperbandMaxStepTooSmall",
+       WithParam({"enableTrialEarlyStopping: true", "earlyStopping:", "  policy: HYPERBAND",
+                  "  gracePeriod: 10", "  maxStep: 15"},
+                 kLearningRate),
+       hp + "7:7: " + field + "earlyStopping.maxStep",
+       "must be at least 20 (the grace period 10 times the reduction factor 2) for a rung to "
+       "stand before it, got 15"},
       {"EarlyStoppingKeyDidYouMean",
        WithParam({"enableTrialEarlyStopping: true", "earlyStopping:", "  gracePeriods: 3"},
                  kLearningRate),

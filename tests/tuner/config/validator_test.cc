@@ -146,9 +146,9 @@ std::vector<SpecCase> SpecCases() {
        at + "algorithm: unknown algorithm 12; allowed: ALGORITHM_UNSPECIFIED, GRID_SEARCH, "
             "RANDOM_SEARCH, QUASI_RANDOM_SEARCH, GAUSSIAN_PROCESS_BANDIT"},
       {"UnknownEarlyStoppingPolicyNumber",
-       "enable_trial_early_stopping: true early_stopping { policy: 4 }",
-       at + "early_stopping.policy: unknown early stopping policy 4; allowed: "
-            "POLICY_UNSPECIFIED, MEDIAN_STOPPING, ASHA"},
+       "enable_trial_early_stopping: true early_stopping { policy: 9 }",
+       at + "early_stopping.policy: unknown early stopping policy 9; allowed: "
+            "POLICY_UNSPECIFIED, MEDIAN_STOPPING, ASHA, HYPERBAND, LEARNING_CURVE"},
       {"EarlyStoppingMinTrialsNegative",
        "enable_trial_early_stopping: true early_stopping { min_trials: -3 }",
        at + "early_stopping.min_trials: must not be negative, got -3"},
@@ -165,8 +165,18 @@ std::vector<SpecCase> SpecCases() {
       {"EarlyStoppingGracePeriodWithMedian",
        "enable_trial_early_stopping: true early_stopping { policy: MEDIAN_STOPPING "
        "grace_period: 3 }",
-       at + "early_stopping.grace_period: only the ASHA policy uses it, and the policy is "
-            "MEDIAN_STOPPING; set the policy to ASHA or remove it"},
+       at + "early_stopping.grace_period: only the ASHA and HYPERBAND policies use it, and the "
+            "policy is MEDIAN_STOPPING; set another policy or remove it"},
+      {"EarlyStoppingReductionFactorWithLearningCurve",
+       "enable_trial_early_stopping: true early_stopping { policy: LEARNING_CURVE "
+       "reduction_factor: 3 }",
+       at + "early_stopping.reduction_factor: only the ASHA and HYPERBAND policies use it, and "
+            "the policy is LEARNING_CURVE; set another policy or remove it"},
+      {"EarlyStoppingHyperbandReductionFactorOne",
+       "enable_trial_early_stopping: true early_stopping { policy: HYPERBAND "
+       "reduction_factor: 1 }",
+       at + "early_stopping.reduction_factor: must be greater than 1 (0 or absent means 2), got "
+            "1"},
       {"EarlyStoppingAshaSettingsWithoutSwitch", "early_stopping { policy: ASHA max_step: 9 }",
        at + "early_stopping: is set but trial early stopping is not enabled; enable it or "
             "remove these settings"},

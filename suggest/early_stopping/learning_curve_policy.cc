@@ -1,0 +1,67 @@
+#include "suggest/early_stopping/learning_curve_policy.h"
+
+#include <algorithm>
+#include <limits>
+#include <optional>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "suggest/early_stopping/neighbour_curve_model.h"
+
+namespace vernier::suggest {
+
+StoppingDecision LearningCurvePolicy::Decide(const LearningCurve& trial,
+                                             std::span<const LearningCurve> others) const {
+  const std::optional<int64_t> step = LastStep(trial);
+  if (!step.has_value() || *step < options_.start_step) return {};
+  int64_t horizon = options_.max_step;
+  if (horizon <= 0) {
+    for (const LearningCurve& other : others) {
+      if (other.completed && other.trial_id != trial.trial_id) {
+        horizon = std::max(horizon, LastStep(other).value_or(0));
+      }
+    }
+  }
+  if (horizon <= 0 || *step >= horizon) return {};
+
+  std::vector<const LearningCurve*> finished;
+  std::optional<double> target;
+  for (const LearningCurve& other : others) {
+    if (other.trial_id == trial.trial_id) continue;
+    const std::optional<int64_t> last = LastStep(other);
+    if (!last.has_value()) continue;
+    if (other.completed && *last >= horizon) finished.push_back(&other);
+    const double best = *BestValueUpTo(other, std::numeric_limits<int64_t>::max(), options_.goal);
+    if (!target.has_value() || IsBetterValue(best, *target, options_.goal)) target = best;
+  }
+  if (static_cast<int>(finished.size()) < std::max(1, options_.min_trials)) return {};
+
+  const double best = *BestValueUpTo(trial, *step, options_.goal);
+  if (!IsBetterValue(*target, best, options_.goal)) {
+    return {.should_stop = false,
+            .reason = absl::StrFormat("learning curve: best value %g by step %d is the study's "
+                                      "best so far",
+                                      best, *step)};
+  }
+  NeighbourCurveModel model(options_.goal);
+  model.Fit(finished, horizon);
+  const std::optional<FinalValuePrediction> prediction = model.Predict(trial);
+  if (!prediction.has_value()) return {};
+  // Ending within one report's noise of the best is a tie, not a win.
+  const double bar = *target + (options_.goal == v1::MetricSpec::MINIMIZE ? -1 : 1) * model.Noise();
+  const double chance = prediction->ProbabilityBetterThan(bar, options_.goal);
+  double mean = 0;
+  for (double value : prediction->means) mean += value;
+  mean /= static_cast<double>(prediction->means.size());
+  StoppingDecision decision;
+  decision.should_stop = chance < options_.stop_probability;
+  decision.reason = absl::StrFormat(
+      "learning curve: best value %g by step %d; predicted best by step %d %g +- %g (%s); a "
+      "%.1f%% chance of beating %g, the best so far, by more than the noise (%g), where under "
+      "%g%% stops",
+      best, *step, horizon, mean, prediction->stddev, prediction->basis, 100 * chance, *target,
+      model.Noise(), 100 * options_.stop_probability);
+  return decision;
+}
+
+}  // namespace vernier::suggest

@@ -1,0 +1,48 @@
+#ifndef VERNIER_SUGGEST_EARLY_STOPPING_LEARNING_CURVE_POLICY_H_
+#define VERNIER_SUGGEST_EARLY_STOPPING_LEARNING_CURVE_POLICY_H_
+
+#include <cstdint>
+#include <span>
+
+#include "suggest/early_stopping/early_stopping_policy.h"
+#include "vernier/v1/study.pb.h"
+
+namespace vernier::suggest {
+
+struct LearningCurvePolicyOptions {
+  v1::MetricSpec::Goal goal = v1::MetricSpec::MAXIMIZE;
+  // Finished trials (trained to the horizon) needed before any stop; values
+  // below 1 count as 1.
+  int min_trials = 1;
+  // No trial is stopped before it has reported this step.
+  int64_t start_step = 0;
+  // The horizon: the trials' last step. 0: the last step of the longest
+  // completed curve.
+  int64_t max_step = 0;
+  // A trial stops when its chance of ending better than the best value any
+  // other trial has reported, by more than one report's noise, is below
+  // this.
+  double stop_probability = 0.05;
+};
+
+// Stops a trial when a learning-curve model (NeighbourCurveModel, fitted on
+// the trials that trained to the horizon) gives it less than
+// stop_probability of ending better than the best value reported by any
+// other trial, by more than one report's noise (ending within the noise of
+// the best is a tie, and a tie is not worth the steps). A trial whose best
+// so far is already the best is never stopped, nor one the model cannot
+// predict yet (a too short curve).
+class LearningCurvePolicy : public EarlyStoppingPolicy {
+ public:
+  explicit LearningCurvePolicy(LearningCurvePolicyOptions options) : options_(options) {}
+
+  StoppingDecision Decide(const LearningCurve& trial,
+                          std::span<const LearningCurve> others) const override;
+
+ private:
+  LearningCurvePolicyOptions options_;
+};
+
+}  // namespace vernier::suggest
+
+#endif  // VERNIER_SUGGEST_EARLY_STOPPING_LEARNING_CURVE_POLICY_H_

@@ -1,0 +1,206 @@
+#include "suggest/early_stopping/neighbour_curve_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "absl/strings/str_format.h"
+
+namespace vernier::suggest {
+namespace {
+
+// The median absolute deviation from the median, scaled to a normal's
+// standard deviation; the values must not be empty.
+double RobustSpread(const std::vector<double>& values) {
+  const double middle = Median(values);
+  std::vector<double> deviations;
+  deviations.reserve(values.size());
+  for (double value : values) deviations.push_back(std::abs(value - middle));
+  return 1.4826 * Median(std::move(deviations));
+}
+
+}  // namespace
+
+NeighbourCurveModel::Curve NeighbourCurveModel::Prepare(const LearningCurve& curve) const {
+  std::vector<CurvePoint> points = curve.points;
+  std::sort(points.begin(), points.end(),
+            [](const CurvePoint& a, const CurvePoint& b) { return a.step < b.step; });
+  const double sign = goal_ == v1::MetricSpec::MINIMIZE ? 1 : -1;
+  Curve prepared;
+  size_t i = 0;
+  while (i < points.size()) {
+    size_t j = i;
+    double sum = 0;
+    while (j < points.size() && points[j].step == points[i].step) sum += points[j++].value;
+    prepared.steps.push_back(points[i].step);
+    prepared.values.push_back(sign * sum / static_cast<double>(j - i));
+    i = j;
+  }
+  prepared.prefix_sums.assign(1, 0);
+  for (double value : prepared.values) {
+    prepared.running_best.push_back(
+        prepared.running_best.empty() ? value : std::min(prepared.running_best.back(), value));
+    prepared.prefix_sums.push_back(prepared.prefix_sums.back() + value);
+  }
+  return prepared;
+}
+
+std::pair<double, int> NeighbourCurveModel::WindowMean(const Curve& curve, int64_t from,
+                                                       int64_t to) {
+  const auto begin = std::upper_bound(curve.steps.begin(), curve.steps.end(), from);
+  const auto end = std::upper_bound(curve.steps.begin(), curve.steps.end(), to);
+  const int count = static_cast<int>(end - begin);
+  if (count <= 0) return {0, 0};
+  const size_t first = begin - curve.steps.begin();
+  const size_t last = end - curve.steps.begin();
+  return {(curve.prefix_sums[last] - curve.prefix_sums[first]) / count, count};
+}
+
+std::optional<NeighbourCurveModel::Features> NeighbourCurveModel::FeaturesAt(const Curve& curve,
+                                                                             int64_t step) const {
+  const auto end = std::upper_bound(curve.steps.begin(), curve.steps.end(), step);
+  if (end == curve.steps.begin()) return std::nullopt;
+  const int64_t width = std::max<int64_t>(1, step / 4);
+  const auto [level, level_count] = WindowMean(curve, step - width, step);
+  const auto [earlier, earlier_count] = WindowMean(curve, step / 2 - width, step / 2);
+  if (level_count == 0 || earlier_count == 0) return std::nullopt;
+  Features features;
+  features.best = curve.running_best[(end - curve.steps.begin()) - 1];
+  features.progress = level - earlier;
+  features.progress_noise = noise_ * std::sqrt(1.0 / level_count + 1.0 / earlier_count);
+  return features;
+}
+
+void NeighbourCurveModel::Fit(std::span<const LearningCurve* const> finished, int64_t horizon) {
+  horizon_ = horizon;
+  finished_.clear();
+  std::vector<double> noises;
+  for (const LearningCurve* curve : finished) {
+    Curve prepared = Prepare(*curve);
+    const auto end = std::upper_bound(prepared.steps.begin(), prepared.steps.end(), horizon);
+    if (end == prepared.steps.begin()) continue;
+    prepared.final_best = prepared.running_best[(end - prepared.steps.begin()) - 1];
+    // Step-to-step differences: the noise dominates them wherever the trend
+    // is slow, which is most of a curve; the median ignores the steep start.
+    std::vector<double> differences;
+    for (size_t i = 1; i < prepared.values.size(); ++i) {
+      differences.push_back(std::abs(prepared.values[i] - prepared.values[i - 1]));
+    }
+    if (!differences.empty()) noises.push_back(Median(differences) / (0.6745 * std::sqrt(2.0)));
+    finished_.push_back(std::move(prepared));
+  }
+  noise_ = noises.empty() ? 0 : Median(noises);
+}
+
+int NeighbourCurveModel::NeighbourCount(int finished) {
+  return std::min(
+      finished, std::clamp(static_cast<int>(std::lround(std::sqrt(static_cast<double>(finished)))),
+                           kMinNeighbours, kMaxNeighbours));
+}
+
+std::vector<double> NeighbourCurveModel::Improvements(const Features& trial, int64_t step,
+                                                      std::vector<Neighbour>& pool, int k,
+                                                      double scale, bool extrapolate) const {
+  for (Neighbour& neighbour : pool) {
+    neighbour.distance = std::hypot((trial.best - neighbour.features.best) / scale,
+                                    (trial.progress - neighbour.features.progress) / scale);
+  }
+  k = std::min<int>(k, static_cast<int>(pool.size()));
+  std::partial_sort(pool.begin(), pool.begin() + k, pool.end(),
+                    [](const Neighbour& a, const Neighbour& b) { return a.distance < b.distance; });
+  // Progress within twice its noise is no progress.
+  const double tolerance = 2 * trial.progress_noise;
+  // Faster than every finished curve was at the step (beyond the noise),
+  // the trial is unlike anything that finished: it is granted at least its
+  // own straight-line extrapolation, its recent pace kept up to the horizon
+  // (generous for every curve that saturates).
+  double fastest = 0;
+  for (const Neighbour& neighbour : pool) fastest = std::min(fastest, neighbour.features.progress);
+  const double span = static_cast<double>(step - step / 2);
+  const double extrapolated =
+      extrapolate && trial.progress < fastest - tolerance
+          ? -trial.progress / span * static_cast<double>(std::max<int64_t>(0, horizon_ - step))
+          : 0;
+  std::vector<double> improvements;
+  for (int i = 0; i < k; ++i) {
+    double improvement = pool[i].improvement;
+    if (trial.progress < -tolerance) {
+      // What followed for a neighbour, at the trial's pace where that is
+      // faster.
+      const double pace = std::min(pool[i].features.progress, -tolerance);
+      improvement *= std::max(1.0, trial.progress / pace);
+    }
+    improvements.push_back(std::max(improvement, extrapolated));
+  }
+  return improvements;
+}
+
+std::optional<FinalValuePrediction> NeighbourCurveModel::Predict(
+    const LearningCurve& partial) const {
+  if (finished_.empty()) return std::nullopt;
+  const Curve curve = Prepare(partial);
+  if (curve.steps.empty()) return std::nullopt;
+  const int64_t step = curve.steps.back();
+  const std::optional<Features> trial = FeaturesAt(curve, step);
+  if (!trial.has_value()) return std::nullopt;
+
+  std::vector<Neighbour> neighbours;
+  std::vector<double> bests;
+  for (const Curve& other : finished_) {
+    const std::optional<Features> features = FeaturesAt(other, step);
+    if (!features.has_value()) continue;
+    neighbours.push_back({*features, std::max(0.0, features->best - other.final_best), 0});
+    bests.push_back(features->best);
+  }
+  if (neighbours.empty()) return std::nullopt;
+  const double scale =
+      std::max({RobustSpread(bests), noise_, 1e-12 * (1 + std::abs(Median(bests)))});
+  const int k = NeighbourCount(static_cast<int>(neighbours.size()));
+  const std::vector<double> improvements = Improvements(*trial, step, neighbours, k, scale, true);
+
+  // How well the neighbours foretold the finished curves nearest the trial,
+  // each predicted from the others as the trial is: the spread of those
+  // errors widens every prediction where curves are hard to foretell.
+  const int calibrated = std::min<int>(kCalibrationCurves, static_cast<int>(neighbours.size()));
+  std::partial_sort(neighbours.begin(), neighbours.begin() + calibrated, neighbours.end(),
+                    [](const Neighbour& a, const Neighbour& b) { return a.distance < b.distance; });
+  double squared_errors = 0;
+  int errors = 0;
+  if (neighbours.size() > 1) {
+    for (int j = 0; j < calibrated; ++j) {
+      std::vector<Neighbour> others;
+      others.reserve(neighbours.size() - 1);
+      for (int i = 0; i < static_cast<int>(neighbours.size()); ++i) {
+        if (i != j) others.push_back(neighbours[i]);
+      }
+      const std::vector<double> foretold =
+          Improvements(neighbours[j].features, step, others, k, scale, false);
+      double mean = 0;
+      for (double improvement : foretold) mean += improvement;
+      mean /= static_cast<double>(foretold.size());
+      const double error = mean - neighbours[j].improvement;
+      squared_errors += error * error;
+      ++errors;
+    }
+  }
+  const double calibration = errors > 0 ? std::sqrt(squared_errors / errors) : 0;
+
+  const double sign = goal_ == v1::MetricSpec::MINIMIZE ? 1 : -1;
+  FinalValuePrediction prediction;
+  double least = std::numeric_limits<double>::infinity();
+  double most = 0;
+  for (int i = 0; i < k; ++i) {
+    least = std::min(least, improvements[i]);
+    most = std::max(most, improvements[i]);
+    prediction.means.push_back(sign * (trial->best - improvements[i]));
+  }
+  prediction.stddev = std::sqrt(2 * noise_ * noise_ + calibration * calibration);
+  prediction.basis = absl::StrFormat(
+      "the %d finished trials most like it at step %d improved by %g to %g after it, at its "
+      "pace; foretold within %g",
+      k, step, least, most, calibration);
+  return prediction;
+}
+
+}  // namespace vernier::suggest

@@ -1,0 +1,100 @@
+#ifndef VERNIER_SUGGEST_EARLY_STOPPING_NEIGHBOUR_CURVE_MODEL_H_
+#define VERNIER_SUGGEST_EARLY_STOPPING_NEIGHBOUR_CURVE_MODEL_H_
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "suggest/early_stopping/learning_curve_model.h"
+#include "vernier/v1/study.pb.h"
+
+namespace vernier::suggest {
+
+// A learning-curve model that reads the future off the finished curves most
+// like a running one, and assumes no family of curves.
+//
+// At the running trial's latest step t, every curve is described by two
+// numbers: its best value up to t, and its recent progress, the mean of its
+// values over the last quarter of the steps up to t less the same mean a
+// half of t earlier (negative while a minimised metric still falls). The k
+// finished curves nearest in these two (k = sqrt of their number, 3 to 10;
+// both in units of the spread of the finished curves' best values at t)
+// each say how much further their best value fell after t; the running
+// trial's final value is predicted as its best so far less each of those
+// improvements. A neighbour that improved more slowly than the trial does
+// at t has its improvement scaled by the ratio of their progresses; a trial
+// faster than every finished curve was at t (beyond the noise) is unlike
+// anything that finished and is granted at least its straight-line extrapolation, its recent pace
+// kept up to the horizon, so a slow starter still climbing is never judged by fast learners that
+// have flattened. A curve that rises again after its minimum keeps the minimum: the prediction is
+// of the best value by the horizon. The spread of each prediction joins the reporting noise
+// (measured on the finished curves' step-to-step differences) and how well
+// the method foretold the finished curves nearest the trial, each from the
+// others at the same step: noisy or erratic curves (an SGD that jumps, a
+// late bloomer) widen it, regular ones narrow it.
+class NeighbourCurveModel : public LearningCurveModel {
+ public:
+  static constexpr int kMinNeighbours = 3;
+  static constexpr int kMaxNeighbours = 10;
+  // The finished curves nearest the trial whose own prediction from the
+  // others calibrates the spread.
+  static constexpr int kCalibrationCurves = 10;
+
+  explicit NeighbourCurveModel(v1::MetricSpec::Goal goal) : goal_(goal) {}
+
+  void Fit(std::span<const LearningCurve* const> finished, int64_t horizon) override;
+  std::optional<FinalValuePrediction> Predict(const LearningCurve& partial) const override;
+
+  // The standard deviation of one report's noise seen in the last Fit.
+  double Noise() const { return noise_; }
+
+ private:
+  // A curve sorted by step with repeated steps averaged, in minimised form
+  // (values of a maximised metric negated).
+  struct Curve {
+    std::vector<int64_t> steps;
+    std::vector<double> values;
+    std::vector<double> running_best;
+    // prefix_sums[i] is the sum of values[0 .. i - 1].
+    std::vector<double> prefix_sums;
+    // The best value at a step <= the horizon (finished curves).
+    double final_best = 0;
+  };
+  struct Features {
+    double best = 0;
+    double progress = 0;
+    // The standard deviation of `progress` that the noise alone gives.
+    double progress_noise = 0;
+  };
+
+  struct Neighbour {
+    Features features;
+    // How much its best value fell after the step.
+    double improvement = 0;
+    double distance = 0;
+  };
+
+  // k for this many finished curves.
+  static int NeighbourCount(int finished);
+  // The improvements the k curves of `pool` nearest `trial` foretell for it
+  // at `step` (scale: the unit of both features); leaves those k first in
+  // `pool` and every distance to the trial set. `extrapolate`: grant a trial
+  // faster than every curve of `pool` its straight-line extrapolation.
+  std::vector<double> Improvements(const Features& trial, int64_t step,
+                                   std::vector<Neighbour>& pool, int k, double scale,
+                                   bool extrapolate) const;
+  Curve Prepare(const LearningCurve& curve) const;
+  // The mean of the values at steps in (from, to] and their count.
+  static std::pair<double, int> WindowMean(const Curve& curve, int64_t from, int64_t to);
+  std::optional<Features> FeaturesAt(const Curve& curve, int64_t step) const;
+
+  v1::MetricSpec::Goal goal_;
+  int64_t horizon_ = 0;
+  std::vector<Curve> finished_;
+  double noise_ = 0;
+};
+
+}  // namespace vernier::suggest
+
+#endif  // VERNIER_SUGGEST_EARLY_STOPPING_NEIGHBOUR_CURVE_MODEL_H_

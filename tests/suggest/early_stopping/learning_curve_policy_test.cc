@@ -1,0 +1,117 @@
+#include "suggest/early_stopping/learning_curve_policy.h"
+
+#include <cmath>
+#include <functional>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/suggest/learning_curves.h"
+
+namespace vernier::suggest {
+namespace {
+
+using ::testing::HasSubstr;
+using namespace vernier::suggest::testing;  // NOLINT: curve builders.
+
+// Accuracy rising from 0.5 towards `top` at rate `rate`.
+std::function<double(int)> Rise(double top, double rate) {
+  return [top, rate](int step) { return top - (top - 0.5) * std::exp(-rate * step); };
+}
+
+LearningCurvePolicy Policy(int min_trials = 3, int64_t start_step = 0, int64_t max_step = 0,
+                           v1::MetricSpec::Goal goal = v1::MetricSpec::MAXIMIZE) {
+  return LearningCurvePolicy(LearningCurvePolicyOptions{
+      .goal = goal, .min_trials = min_trials, .start_step = start_step, .max_step = max_step});
+}
+
+// Five trials that finished 50 steps, ending at 0.70 to 0.90.
+std::vector<LearningCurve> FiveFinished() {
+  std::vector<LearningCurve> curves;
+  for (int i = 0; i < 5; ++i)
+    curves.push_back(FromFunction(i + 1, Rise(0.7 + 0.05 * i, 0.2), 50, true));
+  return curves;
+}
+
+TEST(LearningCurvePolicyTest, StopsATrialThatCannotCatchTheBest) {
+  const StoppingDecision decision =
+      Policy().Decide(FromFunction(9, Rise(0.6, 0.2), 15, false), FiveFinished());
+  EXPECT_TRUE(decision.should_stop);
+  EXPECT_THAT(decision.reason, HasSubstr("learning curve: best value"));
+  EXPECT_THAT(decision.reason, HasSubstr("the best so far, by more than the noise"));
+  EXPECT_THAT(decision.reason, HasSubstr("where under 5% stops"));
+  EXPECT_THAT(decision.reason, HasSubstr("finished trials most like it at step 15"));
+}
+
+TEST(LearningCurvePolicyTest, KeepsATrialOnCourseToWin) {
+  // Like the best finished trial, a little higher: it may well end best.
+  EXPECT_FALSE(
+      Policy().Decide(FromFunction(9, Rise(0.92, 0.2), 15, false), FiveFinished()).should_stop);
+}
+
+TEST(LearningCurvePolicyTest, KeepsASlowStarterStillClimbing) {
+  // Below every finished trial at step 10, but still rising steeply where
+  // they had flattened: it ends at 0.95.
+  std::vector<LearningCurve> fast;
+  for (int i = 0; i < 5; ++i)
+    fast.push_back(FromFunction(i + 1, Rise(0.7 + 0.05 * i, 1.0), 50, true));
+  const StoppingDecision decision =
+      Policy().Decide(FromFunction(9, Rise(0.95, 0.04), 10, false), fast);
+  EXPECT_FALSE(decision.should_stop) << decision.reason;
+}
+
+TEST(LearningCurvePolicyTest, NeverStopsTheBestSoFar) {
+  std::vector<LearningCurve> others = FiveFinished();
+  const StoppingDecision decision = Policy().Decide(FromFunction(
+                                                        9, [](int) { return 0.95; }, 10, false),
+                                                    others);
+  EXPECT_FALSE(decision.should_stop);
+  EXPECT_THAT(decision.reason, HasSubstr("is the study's best so far"));
+}
+
+TEST(LearningCurvePolicyTest, WaitsForMinTrialsFinishedToTheHorizon) {
+  std::vector<LearningCurve> others = FiveFinished();
+  const LearningCurve poor = FromFunction(9, Rise(0.6, 0.2), 15, false);
+  EXPECT_EQ(Policy(6).Decide(poor, others).reason, "");
+  // A trial stopped early is completed but did not reach the horizon: it
+  // does not count as finished.
+  others.push_back(FromFunction(6, Rise(0.6, 0.2), 20, true));
+  EXPECT_EQ(Policy(6).Decide(poor, others).reason, "");
+  others.push_back(FromFunction(7, Rise(0.6, 0.2), 50, true));
+  EXPECT_TRUE(Policy(6).Decide(poor, others).should_stop);
+}
+
+TEST(LearningCurvePolicyTest, WaitsForTheStartStepAndStopsNothingAtTheHorizon) {
+  const std::vector<LearningCurve> others = FiveFinished();
+  EXPECT_EQ(Policy(3, 20).Decide(FromFunction(9, Rise(0.6, 0.2), 15, false), others).reason, "");
+  EXPECT_TRUE(Policy(3, 15).Decide(FromFunction(9, Rise(0.6, 0.2), 15, false), others).should_stop);
+  // At the longest finished curve's last step there is nothing left to save.
+  EXPECT_EQ(Policy().Decide(FromFunction(9, Rise(0.6, 0.2), 50, false), others).reason, "");
+  // max_step sets the horizon instead: curves that ended before it are not
+  // finished.
+  EXPECT_EQ(Policy(3, 0, 60).Decide(FromFunction(9, Rise(0.6, 0.2), 15, false), others).reason, "");
+}
+
+TEST(LearningCurvePolicyTest, MinimisedMetricsAreJudgedDownwards) {
+  std::vector<LearningCurve> losses;
+  for (int i = 0; i < 5; ++i) {
+    losses.push_back(FromFunction(
+        i + 1, [i](int step) { return 1 - Rise(0.7 + 0.05 * i, 0.2)(step); }, 50, true));
+  }
+  const auto loss = [](double top) { return [top](int step) { return 1 - Rise(top, 0.2)(step); }; };
+  const LearningCurvePolicy policy = Policy(3, 0, 0, v1::MetricSpec::MINIMIZE);
+  EXPECT_TRUE(policy.Decide(FromFunction(9, loss(0.6), 15, false), losses).should_stop);
+  EXPECT_FALSE(policy.Decide(FromFunction(9, loss(0.92), 15, false), losses).should_stop);
+}
+
+TEST(LearningCurvePolicyTest, IgnoresAnEntryOfTheTrialItself) {
+  std::vector<LearningCurve> others = FiveFinished();
+  const LearningCurve trial = FromFunction(9, Rise(0.6, 0.2), 15, false);
+  const StoppingDecision alone = Policy().Decide(trial, others);
+  others.push_back(FromFunction(
+      9, [](int) { return 0.99; }, 50, true));
+  EXPECT_EQ(Policy().Decide(trial, others).reason, alone.reason);
+}
+
+}  // namespace
+}  // namespace vernier::suggest
