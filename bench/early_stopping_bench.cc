@@ -1,13 +1,26 @@
 // Early stopping on synthetic learning curves.
 //
-//   early_stopping_bench --simulate [--family=power|crossing] [--seeds=1,2,3]
-//                        [--curves_out=FILE] [--results_out=FILE]
+//   early_stopping_bench --simulate [--family=power|crossing|overfit] [--seeds=1,2,3]
+//                        [--noise=0.01] [--curves_out=FILE] [--results_out=FILE]
 // runs, for each seed, a study of 100 trials with 4 in flight whose curves
 // come from a known family plus noise, once without stopping and once per
 // policy (driving the policies directly, as CheckEarlyStopping does on every
 // report), and prints the training steps spent and the final regret. The
 // curves and the results go to files for scripts/early_stopping_bench.py,
 // which runs Optuna's pruners on the very same curves.
+//
+//   early_stopping_bench --simulate --pool=FILE [--seeds=1,2,3]
+// does the same on tabulated curves of real training (one curve a line, the
+// values of a minimised metric at steps 1, 2, ... tab-separated): each seed
+// draws 100 of them with replacement, and the regret is against the best
+// value of the whole pool. bench/early_stopping/replay.py runs the same
+// curves through a live server; this is the quick look at the policies.
+//
+//   early_stopping_bench --latency [--running=1000] [--decisions=5000]
+// times each policy's decisions on a report with that many trials running
+// beside 200 finished ones, and prints the median and the 99th percentile
+// of the CPU time each took (the thread's own, so that other work on a
+// shared machine does not count).
 //
 //   early_stopping_bench [--benchmark_filter=...]
 // times one decision of each policy over a study of 100 trials x 100 steps.
@@ -17,7 +30,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -26,7 +41,11 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "google/protobuf/text_format.h"
 #include "suggest/early_stopping/early_stopping_policy_factory.h"
@@ -37,7 +56,8 @@ namespace {
 constexpr int kTrials = 100;
 constexpr int kParallel = 4;
 constexpr int kSteps = 100;
-constexpr double kNoise = 0.01;
+// The noise of a report unless --noise says otherwise.
+constexpr double kDefaultNoise = 0.01;
 
 // A trial's hyperparameters, x in [0,1]^2.
 struct Hyperparameters {
@@ -67,13 +87,27 @@ double Crossing(const Hyperparameters& x, int step) {
   return 0.5 + (Asymptote(x) - 0.5) * (1 - std::exp(-step / time_constant));
 }
 
+// "overfit": validation accuracy that rises and then falls again. Fast
+// learners (large x1) peak within a few steps and lose most of it by the
+// end; slow ones climb longest and peak highest, late, as gradient
+// boosting's validation curves do across learning rates.
+double Overfit(const Hyperparameters& x, int step) {
+  const double time_constant = 2 + 30 * (1 - x.x1) * (1 - x.x1);
+  const double decline = 0.25 * x.x1 * x.x1 * std::pow(step / static_cast<double>(kSteps), 1.5);
+  return 0.5 + (Asymptote(x) - 0.5) * (1 - std::exp(-step / time_constant)) - decline;
+}
+
 using Family = double (*)(const Hyperparameters&, int);
 
-// The best noise-free final value of a family, by a dense grid.
+// The best noise-free value of a family at any step, by a grid.
 double FamilyOptimum(Family family) {
   double best = 0;
-  for (int i = 0; i <= 1000; ++i) {
-    for (int j = 0; j <= 1000; ++j) best = std::max(best, family({i / 1000.0, j / 1000.0}, kSteps));
+  for (int i = 0; i <= 400; ++i) {
+    for (int j = 0; j <= 400; ++j) {
+      for (int step = 1; step <= kSteps; ++step) {
+        best = std::max(best, family({i / 400.0, j / 400.0}, step));
+      }
+    }
   }
   return best;
 }
@@ -84,11 +118,12 @@ struct SyntheticTrial {
   std::vector<double> truth;
 };
 
-std::vector<SyntheticTrial> MakeStudy(Family family, uint64_t seed) {
+std::vector<SyntheticTrial> MakeStudy(Family family, uint64_t seed, double sd = kDefaultNoise,
+                                      int count = kTrials) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> unit(0, 1);
-  std::normal_distribution<double> noise(0, kNoise);
-  std::vector<SyntheticTrial> trials(kTrials);
+  std::normal_distribution<double> noise(0, sd);
+  std::vector<SyntheticTrial> trials(count);
   for (SyntheticTrial& trial : trials) {
     const Hyperparameters x{unit(rng), unit(rng)};
     for (int step = 1; step <= kSteps; ++step) {
@@ -107,9 +142,9 @@ struct Outcome {
 
 // 4 trials in flight, each reporting one step per tick in slot order; a
 // stopped or finished trial frees its slot for the next trial at the next
-// tick. The best trial is the one whose last report is best (what a user
-// picks); its regret is the family optimum minus its noise-free value at
-// the step it reached.
+// tick. The best trial is the one with the best report (the checkpoint a
+// user keeps); its regret is the family optimum minus its noise-free value
+// at the step of that report.
 Outcome Simulate(const std::vector<SyntheticTrial>& trials,
                  const suggest::EarlyStoppingPolicy* policy, double optimum) {
   std::vector<suggest::LearningCurve> curves;
@@ -121,12 +156,16 @@ Outcome Simulate(const std::vector<SyntheticTrial>& trials,
   int next = 0;
   int finished = 0;
   Outcome outcome;
-  std::optional<int> best;
+  // The trial and step of the best report so far.
+  std::optional<std::pair<int, int>> best;
   auto finish = [&](int trial) {
     curves[trial].completed = true;
     ++finished;
-    const double last = curves[trial].points.back().value;
-    if (!best.has_value() || last > curves[*best].points.back().value) best = trial;
+    for (const suggest::CurvePoint& point : curves[trial].points) {
+      if (!best.has_value() || point.value > trials[best->first].noisy[best->second - 1]) {
+        best = {trial, static_cast<int>(point.step)};
+      }
+    }
   };
   while (finished < kTrials) {
     for (Slot& slot : slots) {
@@ -141,7 +180,7 @@ Outcome Simulate(const std::vector<SyntheticTrial>& trials,
       const int step = static_cast<int>(curve.points.size()) + 1;
       curve.points.push_back({step, trials[slot.trial].noisy[step - 1]});
       ++outcome.steps;
-      if (step == kSteps) {
+      if (step == static_cast<int>(trials[slot.trial].noisy.size())) {
         finish(slot.trial);
         slot.trial = -1;
       } else if (policy != nullptr && policy->Decide(curve, curves).should_stop) {
@@ -151,8 +190,7 @@ Outcome Simulate(const std::vector<SyntheticTrial>& trials,
       }
     }
   }
-  const int reached = static_cast<int>(curves[*best].points.size());
-  outcome.regret = optimum - trials[*best].truth[reached - 1];
+  outcome.regret = optimum - trials[best->first].truth[best->second - 1];
   return outcome;
 }
 
@@ -162,12 +200,15 @@ struct Method {
 };
 
 // Each policy as a study would run it with these `earlyStopping:` settings.
-std::vector<Method> Methods() {
+std::vector<Method> Methods(int steps = kSteps) {
   const std::pair<const char*, const char*> settings[] = {
       {"vernier MEDIAN_STOPPING", "policy: MEDIAN_STOPPING"},
       {"vernier ASHA g5", "policy: ASHA grace_period: 5 max_step: 100"},
       {"vernier ASHA g5 rf3", "policy: ASHA grace_period: 5 max_step: 100 reduction_factor: 3"},
       {"vernier ASHA g10", "policy: ASHA grace_period: 10 max_step: 100"},
+      {"vernier HYPERBAND", "policy: HYPERBAND max_step: 100"},
+      {"vernier LEARNING_CURVE", "policy: LEARNING_CURVE"},
+      {"vernier LEARNING_CURVE m10", "policy: LEARNING_CURVE min_trials: 10"},
   };
   std::vector<Method> methods;
   methods.push_back({"none", nullptr});
@@ -176,7 +217,10 @@ std::vector<Method> Methods() {
     v1::MetricSpec* metric = spec.add_metrics();
     metric->set_metric_id("accuracy");
     metric->set_goal(v1::MetricSpec::MAXIMIZE);
-    if (!google::protobuf::TextFormat::ParseFromString(text, spec.mutable_early_stopping())) {
+    const std::string settings_text =
+        absl::StrReplaceAll(text, {{"max_step: 100", absl::StrCat("max_step: ", steps)}});
+    if (!google::protobuf::TextFormat::ParseFromString(settings_text,
+                                                       spec.mutable_early_stopping())) {
       std::fprintf(stderr, "bad settings: %s\n", text);
       std::exit(1);
     }
@@ -192,12 +236,12 @@ std::vector<Method> Methods() {
   return methods;
 }
 
-void WriteCurves(const std::string& path, const std::string& family,
+void WriteCurves(const std::string& path, const std::string& family, double noise,
                  const std::map<uint64_t, std::vector<SyntheticTrial>>& studies, double optimum) {
   std::ofstream out(path);
   out.precision(17);
   out << "# family " << family << " trials " << kTrials << " parallel " << kParallel << " steps "
-      << kSteps << " noise " << kNoise << " optimum " << optimum << "\n";
+      << kSteps << " noise " << noise << " optimum " << optimum << "\n";
   for (const auto& [seed, trials] : studies) {
     for (size_t i = 0; i < trials.size(); ++i) {
       for (const auto& [kind, values] :
@@ -218,6 +262,35 @@ std::optional<std::string> Flag(int argc, char** argv, const char* name) {
   return std::nullopt;
 }
 
+// The curves of a --pool file, negated so that larger is better as in the
+// synthetic families.
+absl::StatusOr<std::vector<std::vector<double>>> ReadPool(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError("--pool: cannot read " + path);
+  std::vector<std::vector<double>> pool;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<double> curve;
+    for (absl::string_view field : absl::StrSplit(line, '\t')) {
+      double value = 0;
+      if (!absl::SimpleAtod(field, &value)) {
+        return absl::InvalidArgumentError(absl::StrFormat("--pool: %s:%d: \"%s\" is not a number",
+                                                          path, number, std::string(field)));
+      }
+      curve.push_back(-value);
+    }
+    if (!pool.empty() && curve.size() != pool.front().size()) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("--pool: %s:%d: %d values, the first curve had %d", path, number,
+                          curve.size(), pool.front().size()));
+    }
+    pool.push_back(std::move(curve));
+  }
+  if (pool.empty()) return absl::InvalidArgumentError("--pool: " + path + " holds no curve");
+  return pool;
+}
+
 int RunSimulation(int argc, char** argv) {
   std::vector<uint64_t> seeds;
   for (absl::string_view text :
@@ -229,19 +302,57 @@ int RunSimulation(int argc, char** argv) {
     }
     seeds.push_back(seed);
   }
+  if (std::optional<std::string> pool_path = Flag(argc, argv, "pool")) {
+    absl::StatusOr<std::vector<std::vector<double>>> pool = ReadPool(*pool_path);
+    if (!pool.ok()) {
+      std::fprintf(stderr, "%s\n", std::string(pool.status().message()).c_str());
+      return 2;
+    }
+    double optimum = -std::numeric_limits<double>::infinity();
+    for (const std::vector<double>& curve : *pool) {
+      for (double value : curve) optimum = std::max(optimum, value);
+    }
+    const int steps = static_cast<int>(pool->front().size());
+    std::printf("%-26s %5s %8s %7s %8s %9s\n", "method", "seed", "steps", "saved", "stopped",
+                "regret");
+    for (const Method& method : Methods(steps)) {
+      for (uint64_t seed : seeds) {
+        std::mt19937_64 rng(seed);
+        std::uniform_int_distribution<size_t> draw(0, pool->size() - 1);
+        std::vector<SyntheticTrial> trials(kTrials);
+        for (SyntheticTrial& trial : trials) {
+          trial.noisy = trial.truth = (*pool)[draw(rng)];
+        }
+        const Outcome outcome = Simulate(trials, method.policy.get(), optimum);
+        const double saved = 1 - static_cast<double>(outcome.steps) / (kTrials * steps);
+        std::printf("%-26s %5llu %8lld %6.1f%% %8d %9.5f\n", method.name.c_str(),
+                    static_cast<unsigned long long>(seed), static_cast<long long>(outcome.steps),
+                    100 * saved, outcome.stopped, outcome.regret);
+      }
+    }
+    return 0;
+  }
   const std::string family_name = Flag(argc, argv, "family").value_or("power");
   Family family = nullptr;
   if (family_name == "power") family = PowerLaw;
   if (family_name == "crossing") family = Crossing;
+  if (family_name == "overfit") family = Overfit;
   if (family == nullptr) {
-    std::fprintf(stderr, "--family: \"%s\" is not power or crossing\n", family_name.c_str());
+    std::fprintf(stderr, "--family: \"%s\" is not power, crossing or overfit\n",
+                 family_name.c_str());
+    return 2;
+  }
+  double noise = kDefaultNoise;
+  const std::string noise_text = Flag(argc, argv, "noise").value_or("0.01");
+  if (!absl::SimpleAtod(noise_text, &noise) || !(noise >= 0)) {
+    std::fprintf(stderr, "--noise: \"%s\" is not a standard deviation\n", noise_text.c_str());
     return 2;
   }
   const double optimum = FamilyOptimum(family);
   std::map<uint64_t, std::vector<SyntheticTrial>> studies;
-  for (uint64_t seed : seeds) studies[seed] = MakeStudy(family, seed);
+  for (uint64_t seed : seeds) studies[seed] = MakeStudy(family, seed, noise);
   if (std::optional<std::string> path = Flag(argc, argv, "curves_out")) {
-    WriteCurves(*path, family_name, studies, optimum);
+    WriteCurves(*path, family_name, noise, studies, optimum);
   }
   std::ofstream results;
   if (std::optional<std::string> path = Flag(argc, argv, "results_out")) results.open(*path);
@@ -265,6 +376,66 @@ int RunSimulation(int argc, char** argv) {
   return 0;
 }
 
+double ThreadCpuMicros() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) * 1e6 + static_cast<double>(now.tv_nsec) / 1e3;
+}
+
+// The cost of a decision on a report while `running` trials run (each at a
+// step drawn from 1..99) beside 200 trials that finished all 100 steps:
+// each policy decides for `decisions` reports of running trials drawn at
+// random, each timed alone.
+int RunLatency(int argc, char** argv) {
+  int running = 1000;
+  int decisions = 5000;
+  for (const auto& [name, value] :
+       {std::pair{"running", &running}, std::pair{"decisions", &decisions}}) {
+    const std::optional<std::string> text = Flag(argc, argv, name);
+    if (text.has_value() && (!absl::SimpleAtoi(*text, value) || *value < 1)) {
+      std::fprintf(stderr, "--%s: \"%s\" is not a positive count\n", name, text->c_str());
+      return 2;
+    }
+  }
+  constexpr int kFinished = 200;
+  const std::vector<SyntheticTrial> trials =
+      MakeStudy(PowerLaw, 1, kDefaultNoise, kFinished + running);
+  std::mt19937_64 rng(7);
+  std::uniform_int_distribution<int> length(1, kSteps - 1);
+  std::vector<suggest::LearningCurve> curves;
+  for (int i = 0; i < kFinished + running; ++i) {
+    const bool finished = i < kFinished;
+    suggest::LearningCurve curve{.trial_id = i + 1, .points = {}, .completed = finished};
+    const int steps = finished ? kSteps : length(rng);
+    for (int step = 1; step <= steps; ++step) {
+      curve.points.push_back({step, trials[i].noisy[step - 1]});
+    }
+    curves.push_back(std::move(curve));
+  }
+  std::uniform_int_distribution<int> pick(kFinished, kFinished + running - 1);
+  std::printf("%-26s %8s %9s %9s %9s %8s\n", "method", "running", "p50 cpu us", "p99 cpu us",
+              "max us", "stopped");
+  for (const Method& method : Methods()) {
+    if (method.policy == nullptr) continue;
+    std::vector<double> micros;
+    int stopped = 0;
+    for (int d = 0; d < decisions; ++d) {
+      const suggest::LearningCurve& trial = curves[pick(rng)];
+      const double start = ThreadCpuMicros();
+      const suggest::StoppingDecision decision = method.policy->Decide(trial, curves);
+      micros.push_back(ThreadCpuMicros() - start);
+      stopped += decision.should_stop ? 1 : 0;
+    }
+    std::sort(micros.begin(), micros.end());
+    auto at = [&micros](double q) {
+      return micros[std::min(micros.size() - 1, static_cast<size_t>(q * micros.size()))];
+    };
+    std::printf("%-26s %8d %9.1f %9.1f %9.1f %8d\n", method.name.c_str(), running, at(0.5),
+                at(0.99), micros.back(), stopped);
+  }
+  return 0;
+}
+
 // One decision over a full study: 99 completed trials of 100 steps.
 void BM_Decision(benchmark::State& state, v1::EarlyStoppingSpec::Policy policy) {
   v1::StudySpec spec;
@@ -284,6 +455,8 @@ void BM_Decision(benchmark::State& state, v1::EarlyStoppingSpec::Policy policy) 
 }
 BENCHMARK_CAPTURE(BM_Decision, median, v1::EarlyStoppingSpec::MEDIAN_STOPPING);
 BENCHMARK_CAPTURE(BM_Decision, asha, v1::EarlyStoppingSpec::ASHA);
+BENCHMARK_CAPTURE(BM_Decision, hyperband, v1::EarlyStoppingSpec::HYPERBAND);
+BENCHMARK_CAPTURE(BM_Decision, learning_curve, v1::EarlyStoppingSpec::LEARNING_CURVE);
 
 }  // namespace
 }  // namespace vernier::bench
@@ -291,6 +464,7 @@ BENCHMARK_CAPTURE(BM_Decision, asha, v1::EarlyStoppingSpec::ASHA);
 int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--simulate") == 0) return vernier::bench::RunSimulation(argc, argv);
+    if (std::strcmp(argv[i], "--latency") == 0) return vernier::bench::RunLatency(argc, argv);
   }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

@@ -10,7 +10,7 @@ seeds=${1:-$(seq -s, 1 40)}
 cmake --build "$build_dir" -j2 --target early_stopping_bench >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for family in power crossing; do
+for family in power crossing overfit; do
   "$build_dir/bin/early_stopping_bench" --simulate --family="$family" --seeds="$seeds" \
     --curves_out="$work/curves.tsv" --results_out="$work/results.tsv" >"$work/vernier.txt"
   # Debian's Python: python3-optuna is installed for it, not for pyenv's.
