@@ -383,7 +383,8 @@ def report(families, methods, runs, options, skipped, seconds, started_at):
             cells = []
             for family in families:
                 saved, ratio = summaries[family["family"]].get(method, (None, None))
-                cells.append("" if saved is None else f"{100 * saved:.0f}%, {ratio}x")
+                cells.append("" if saved is None else
+                             f"{100 * saved:.0f}%, {ratio}" + ("" if ratio == "inf" else "x"))
             out.append(f"| {method} | " + " | ".join(cells) + " |")
         out.append("")
     for label, reason in skipped:
