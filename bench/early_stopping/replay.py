@@ -32,10 +32,10 @@ replaces the default list), BLOCK being the `earlyStopping:` block as JSON
 written as the string "STEPS" becomes the family's curve length. A method the
 server refuses (a policy it does not know yet) is skipped with a note. Default:
 
-  --vernier 'Vernier default=default'
+  --vernier 'Vernier default=default'          (LEARNING_CURVE, minTrials 5)
+  --vernier 'Vernier MEDIAN_STOPPING={"policy": "MEDIAN_STOPPING"}'
   --vernier 'Vernier ASHA g5={"policy": "ASHA", "gracePeriod": 5, "maxStep": "STEPS"}'
   --vernier 'Vernier HYPERBAND={"policy": "HYPERBAND", "maxStep": "STEPS"}'
-  --vernier 'Vernier LEARNING_CURVE={"policy": "LEARNING_CURVE", "maxStep": "STEPS"}'
 
 Optuna (`--optuna`, comma-separated; default all): median = MedianPruner(),
 sha = SuccessiveHalvingPruner(), hyperband = HyperbandPruner(min_resource=1,
@@ -82,9 +82,9 @@ CURVES_DIR = os.path.join(HERE, "curves")
 
 DEFAULT_VERNIER = [
     "Vernier default=default",
+    'Vernier MEDIAN_STOPPING={"policy": "MEDIAN_STOPPING"}',
     'Vernier ASHA g5={"policy": "ASHA", "gracePeriod": 5, "maxStep": "STEPS"}',
     'Vernier HYPERBAND={"policy": "HYPERBAND", "maxStep": "STEPS"}',
-    'Vernier LEARNING_CURVE={"policy": "LEARNING_CURVE", "maxStep": "STEPS"}',
 ]
 OPTUNA = {
     "median": "Optuna MedianPruner",

@@ -15,12 +15,15 @@ import unittest
 
 SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench",
                       "early_stopping", "replay.py")
-METHODS = ["none", "Vernier default", "Vernier ASHA g5", "Optuna MedianPruner"]
+METHODS = ["none", "Vernier default", "Vernier ASHA g5", "Vernier HYPERBAND",
+           "Vernier LEARNING_CURVE m3", "Optuna MedianPruner"]
 ARGUMENTS = [
     "--families", "mlp_digits", "--seeds", "1", "--trials", "8", "--pool", "40", "--jobs", "1",
     "--optuna", "median",
     "--vernier", "Vernier default=default",
     "--vernier", 'Vernier ASHA g5={"policy": "ASHA", "gracePeriod": 5, "maxStep": "STEPS"}',
+    "--vernier", 'Vernier HYPERBAND={"policy": "HYPERBAND", "maxStep": "STEPS"}',
+    "--vernier", 'Vernier LEARNING_CURVE m3={"policy": "LEARNING_CURVE", "minTrials": 3}',
     "--vernier", 'Unknown policy={"policy": "NO_SUCH_POLICY"}',
 ]
 
