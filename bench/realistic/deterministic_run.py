@@ -7,7 +7,8 @@ point always gives the same value), one trial at a time, seeds 1..N.
 
 One objective (40 trials by default): Vernier's designers run in
 build/bin/suggest_quality_bench, which evaluates the problem through
-bench/realistic/evaluator.py; Optuna's TPESampler (default, and
+bench/realistic/evaluator.py (or, with --vernier-runner serve, in a vernier
+serve as below); Optuna's TPESampler (default, and
 multivariate=True), RandomSampler and QMCSampler (scrambled Sobol) run here.
 The score of a run is its best value (an error, optimum 0).
 
@@ -30,11 +31,14 @@ run it under nice:
 
   nice -n 10 /usr/bin/python3 bench/realistic/deterministic_run.py [--build build]
       [--seeds 20] [--problems a,b] [--methods vernier_gp,tpe,...] [--threads 2]
-      [--trials-single 40] [--trials-multi 100] [--save runs.json] [--markdown report.md]
+      [--trials-single 40] [--trials-multi 100] [--save runs.json] [--load a.json,b.json]
+      [--markdown report.md]
 
 --save keeps every run (JSON) after each problem and method; given a file
 that exists, the runs already in it are kept and not run again (an
 interrupted command resumes, a run with more seeds adds only the new ones).
+--load adds the runs of other --save files (several commands run apart,
+merged); the report counts seeds 1..--seeds only.
 """
 
 import argparse
@@ -130,8 +134,8 @@ def _typed(problem, parameters):
     return point
 
 
-def vernier_multi_run(job):
-    """One Vernier study of a several-objective problem in a `vernier serve`
+def vernier_serve_run(job):
+    """One Vernier study in a `vernier serve`
     of its own: the objectives' values of every trial."""
     name, method, seed, trials, build = job
     vernier = _import_client(build)
@@ -215,13 +219,13 @@ def hypervolume_fraction(history, name, reference):
     return hypervolume([tuple(v) for v in history], corner) / box
 
 
-def scores(runs, problem, method):
+def scores(runs, problem, method, seeds):
     """{row name: {seed: (score, loss)}}: loss is what the paired test and the
     better / worse counts compare (lower is better): the best value for one
-    objective, 1 - the hypervolume fraction for several."""
+    objective, 1 - the hypervolume fraction for several. Seeds 1..seeds only."""
     result = {}
     for (name, m, seed), run in runs.items():
-        if name != problem.name or m != method:
+        if name != problem.name or m != method or seed > seeds:
             continue
         if len(problem.metric_names) == 1:
             result.setdefault(problem.name, {})[seed] = (run, run)
@@ -269,7 +273,7 @@ def report(options, selected, runs, seconds):
     losses = []
     for problem in selected:
         methods = methods_of(problem, options)
-        per_method = {m: scores(runs, problem, m) for m in methods}
+        per_method = {m: scores(runs, problem, m, options.seeds) for m in methods}
         rows = sorted({row for s in per_method.values() for row in s},
                       key=lambda r: (r.endswith("(tight)"), r))
         higher = len(problem.metric_names) > 1
@@ -336,10 +340,17 @@ def main(argv):
     parser.add_argument("--trials-single", type=int, default=40)
     parser.add_argument("--trials-multi", type=int, default=100)
     parser.add_argument("--threads", type=int, default=2, help="runs at once")
+    parser.add_argument("--vernier-runner", choices=["bench", "serve"], default="bench",
+                        help="where Vernier's designers tune a one-objective problem: "
+                             "suggest_quality_bench (default), or a vernier serve as for three "
+                             "objectives (the same designers; without the benchmark binaries)")
     parser.add_argument("--save", default=None,
                         help="every run (JSON), written after each step; runs already in it "
                              "are not run again")
     parser.add_argument("--markdown", default=None, help="also write the report here")
+    parser.add_argument("--load", default=None,
+                        help="comma-separated --save files of other runs, reported (and not "
+                             "run again) as well")
     options = parser.parse_args(argv)
     options.build = os.path.abspath(options.build)
     options.methods = options.methods.split(",")
@@ -352,6 +363,8 @@ def main(argv):
 
     start = time.time()
     runs = load(options.save)
+    for path in options.load.split(",") if options.load else []:
+        runs.update({key: run for key, run in load(path).items() if key not in runs})
 
     def save():
         if options.save:
@@ -367,18 +380,19 @@ def main(argv):
         trials = trials_of(problem, options)
         phase = time.time()
         vernier = [m for m in methods if m in VERNIER and missing(problem, m)]
-        if vernier and len(problem.metric_names) == 1:
+        in_bench = len(problem.metric_names) == 1 and options.vernier_runner == "bench"
+        if vernier and in_bench:
             for (method, seed), best in vernier_single(options, problem, vernier,
                                                        options.seeds).items():
                 runs[(problem.name, method, seed)] = best
             save()
         jobs = [(problem.name, m, s, trials) for m in methods if m not in VERNIER
                 for s in missing(problem, m)]
-        server_jobs = [] if len(problem.metric_names) == 1 else [
+        server_jobs = [] if in_bench else [
             (problem.name, m, s, trials, options.build) for m in vernier
             for s in missing(problem, m)]
         with multiprocessing.Pool(options.threads) as pool:
-            results = [pool.imap_unordered(vernier_multi_run, server_jobs),
+            results = [pool.imap_unordered(vernier_serve_run, server_jobs),
                        pool.imap_unordered(optuna_run, jobs)]
             for stream in results:
                 for job, history in stream:
