@@ -135,8 +135,8 @@ def _typed(problem, parameters):
 
 
 def vernier_serve_run(job):
-    """One Vernier study in a `vernier serve`
-    of its own: the objectives' values of every trial."""
+    """One Vernier study in a `vernier serve` of its own, driven by the
+    Python client: the objectives' values of every trial."""
     name, method, seed, trials, build = job
     vernier = _import_client(build)
     problem = deterministic.by_name(name)
