@@ -260,8 +260,11 @@ def all_problems():
 
 
 def by_name(name):
-    for problem in all_problems():
+    """A problem of this suite or of the deterministic one (issue 33,
+    bench/realistic/deterministic.py), by name."""
+    import deterministic  # noqa: PLC0415  (it imports this module)
+    for problem in all_problems() + deterministic.all_problems():
         if problem.name == name:
             return problem
     raise KeyError(f"unknown problem {name!r}; the problems are "
-                   + ", ".join(p.name for p in all_problems()))
+                   + ", ".join(p.name for p in all_problems() + deterministic.all_problems()))

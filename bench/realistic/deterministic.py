@@ -1,0 +1,449 @@
+"""The deterministic real-problem suite of issue 33: scikit-learn models on
+datasets that ship with scikit-learn or that it generates (no downloads),
+cross-validated on FIXED folds with a FIXED model random_state, so that a
+point always gives exactly the same value. A classifier's error is a count of
+misclassified samples over every fold divided by the number of samples (k/n
+exactly): flat over wide regions, full of exact ties, as a user's CV error
+is when the user does not reshuffle. A regression's error is continuous.
+
+Seven problems have one objective (minimised, optimum 0: the regret is the
+value); two have three (error, model size, fit cost), where size and cost
+are counted from the fitted models (nodes, weights, operations), never
+timed, so they are deterministic too. Their hypervolume is measured at the
+reference points in REFERENCES, which no designer is told.
+
+Each problem has, besides bench/realistic/problems.py's interface (space,
+describe(), observe(), evaluate(), optimum, trials):
+  metric_names   the objectives' names (one for a single objective);
+  values(point)  every objective's value at a point, in that order;
+  spec()         the search space and metrics in the YAML `hyperparameters:`
+                 vocabulary, for a Vernier study created from Python.
+"""
+
+import math
+import os
+import warnings
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+
+from problems import Problem  # noqa: E402  (beside this file)
+
+# The folds and the models' random_state: fixed for every trial and seed.
+FOLDS = 3
+SPLIT_SEED = 0
+MODEL_SEED = 0
+
+
+class Deterministic(Problem):
+    """A model cross-validated on fixed folds; values(point) is a pure
+    function of the point. Subclasses give load() -> (x, y), model(point)
+    and, for several objectives, measure(fitted models, train sizes)."""
+
+    regression = False
+    trials = 40
+    metric_names = ["error"]
+
+    def __init__(self):
+        self._cache = {}
+
+    def _data(self):
+        if not hasattr(self, "_dataset"):
+            self._dataset = self.load()
+        return self._dataset
+
+    def _folds(self):
+        from sklearn.model_selection import KFold, StratifiedKFold
+        x, y = self._data()
+        splitter = (KFold(FOLDS, shuffle=True, random_state=SPLIT_SEED) if self.regression
+                    else StratifiedKFold(FOLDS, shuffle=True, random_state=SPLIT_SEED))
+        return list(splitter.split(x, y))
+
+    def values(self, point):
+        key = tuple(sorted((name, repr(value)) for name, value in point.items()))
+        if key not in self._cache:
+            self._cache[key] = self._compute(point)
+        return list(self._cache[key])
+
+    def _compute(self, point):
+        x, y = self._data()
+        wrong = 0
+        squared = 0.0
+        fitted = []
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for train, test in self._folds():
+                model = self.model(point)
+                model.fit(x[train], y[train])
+                predicted = model.predict(x[test])
+                if self.regression:
+                    squared += float(np.sum((predicted - y[test]) ** 2))
+                else:
+                    wrong += int(np.sum(predicted != y[test]))
+                fitted.append((model, len(train)))
+        if self.regression:
+            # Relative squared error over every fold: 1 - R^2, pooled.
+            error = squared / float(np.sum((y - np.mean(y)) ** 2))
+            if not math.isfinite(error):
+                error = 1e6
+            error = min(error, 1e6)
+        else:
+            error = wrong / len(y)
+        if len(self.metric_names) == 1:
+            return (error,)
+        return (error, *self.measure(fitted))
+
+    def evaluate(self, point):
+        return self.values(point)[0]
+
+    def observe(self, point, seed, trial):
+        # Deterministic: the same point reports the same value in every
+        # trial and seed.
+        return self.evaluate(point)
+
+    def spec(self):
+        params = []
+        for parameter in self.space:
+            name, kind = parameter[0], parameter[1]
+            if kind in ("double", "int"):
+                params.append({"parameterName": name,
+                               "type": "DOUBLE" if kind == "double" else "INTEGER",
+                               "minValue": parameter[2], "maxValue": parameter[3],
+                               "scaleType": ("UNIT_LOG_SCALE" if parameter[4] == "log"
+                                             else "UNIT_LINEAR_SCALE")})
+            elif kind == "discrete":
+                params.append({"parameterName": name, "type": "DISCRETE",
+                               "discreteValues": list(parameter[2])})
+            else:
+                params.append({"parameterName": name, "type": "CATEGORICAL",
+                               "categoricalValues": list(parameter[2])})
+        return {"metrics": [{"metricId": m, "goal": "MINIMIZE"} for m in self.metric_names],
+                "params": params}
+
+
+# ------------------------------------------------------------ datasets
+
+def _cancer():
+    from sklearn.datasets import load_breast_cancer
+    return load_breast_cancer(return_X_y=True)
+
+
+def _wine():
+    from sklearn.datasets import load_wine
+    return load_wine(return_X_y=True)
+
+
+def _digits(count):
+    from sklearn.datasets import load_digits
+    x, y = load_digits(return_X_y=True)
+    return x[:count] / 16.0, y[:count]
+
+
+def _synthetic_binary():
+    from sklearn.datasets import make_classification
+    return make_classification(n_samples=300, n_features=10, n_informative=5, n_redundant=2,
+                               flip_y=0.03, class_sep=0.8, random_state=1)
+
+
+def _synthetic_three_classes():
+    from sklearn.datasets import make_classification
+    return make_classification(n_samples=300, n_features=16, n_informative=5, n_redundant=3,
+                               n_classes=3, n_clusters_per_class=1, flip_y=0.02,
+                               class_sep=1.2, random_state=2)
+
+
+# ------------------------------------------------------ one objective
+
+class SvmCancer(Deterministic):
+    """A kernel SVM (scaled inputs) on the 569 breast-cancer samples: C and
+    gamma on log scales, the kernel CATEGORICAL, degree INTEGER (poly only),
+    coef0 (poly and sigmoid only): whole regions where a parameter does not
+    matter."""
+    name = "svm_cancer"
+    space = [
+        ("C", "double", 1e-3, 1e4, "log"),
+        ("gamma", "double", 1e-5, 10.0, "log"),
+        ("kernel", "categorical", ["rbf", "poly", "sigmoid"]),
+        ("degree", "int", 2, 5, "linear"),
+        ("coef0", "double", 0.0, 2.0, "linear"),
+    ]
+
+    def load(self):
+        return _cancer()
+
+    def model(self, p):
+        from sklearn.pipeline import make_pipeline
+        from sklearn.preprocessing import StandardScaler
+        from sklearn.svm import SVC
+        return make_pipeline(StandardScaler(), SVC(
+            C=p["C"], gamma=p["gamma"], kernel=p["kernel"], degree=int(p["degree"]),
+            coef0=p["coef0"], max_iter=5000))
+
+
+class GboostSynthetic(Deterministic):
+    """Gradient boosting (integers, a DISCRETE number of trees, subsampling
+    with a fixed random_state) on 300 generated samples, 10 features, 3% of
+    the labels flipped."""
+    name = "gboost_synthetic"
+    space = [
+        ("n_estimators", "discrete", [5, 10, 20, 40]),
+        ("max_depth", "int", 1, 6, "linear"),
+        ("learning_rate", "double", 0.01, 1.0, "log"),
+        ("subsample", "double", 0.5, 1.0, "linear"),
+        ("min_samples_leaf", "int", 1, 40, "log"),
+    ]
+
+    def load(self):
+        return _synthetic_binary()
+
+    def model(self, p):
+        from sklearn.ensemble import GradientBoostingClassifier
+        return GradientBoostingClassifier(
+            n_estimators=int(p["n_estimators"]), max_depth=int(p["max_depth"]),
+            learning_rate=p["learning_rate"], subsample=p["subsample"],
+            min_samples_leaf=int(p["min_samples_leaf"]), random_state=MODEL_SEED)
+
+
+class ForestSynthetic(Deterministic):
+    """A random forest on 300 generated samples of 3 classes, 16 features."""
+    name = "forest_synthetic"
+    space = [
+        ("n_estimators", "discrete", [5, 10, 20, 40]),
+        ("max_depth", "int", 1, 16, "linear"),
+        ("min_samples_leaf", "int", 1, 30, "log"),
+        ("max_features", "double", 0.05, 1.0, "linear"),
+        ("criterion", "categorical", ["gini", "entropy"]),
+        ("bootstrap", "categorical", ["true", "false"]),
+    ]
+
+    def load(self):
+        return _synthetic_three_classes()
+
+    def model(self, p):
+        from sklearn.ensemble import RandomForestClassifier
+        return RandomForestClassifier(
+            n_estimators=int(p["n_estimators"]), max_depth=int(p["max_depth"]),
+            min_samples_leaf=int(p["min_samples_leaf"]), max_features=float(p["max_features"]),
+            criterion=p["criterion"], bootstrap=p["bootstrap"] == "true",
+            random_state=MODEL_SEED)
+
+
+class MlpDigits(Deterministic):
+    """A multi-layer perceptron (Adam, 20 epochs at most) on the first 360
+    handwritten digits (8x8, 10 classes)."""
+    name = "mlp_digits"
+    space = [
+        ("width", "int", 8, 64, "log"),
+        ("layers", "int", 1, 2, "linear"),
+        ("activation", "categorical", ["relu", "tanh", "logistic"]),
+        ("alpha", "double", 1e-6, 1.0, "log"),
+        ("learning_rate_init", "double", 1e-4, 0.3, "log"),
+        ("batch_size", "discrete", [16, 32, 64, 128]),
+    ]
+
+    def load(self):
+        return _digits(360)
+
+    def model(self, p):
+        from sklearn.neural_network import MLPClassifier
+        return MLPClassifier(
+            hidden_layer_sizes=(int(p["width"]),) * int(p["layers"]),
+            activation=p["activation"], alpha=p["alpha"],
+            learning_rate_init=p["learning_rate_init"], batch_size=int(p["batch_size"]),
+            max_iter=20, random_state=MODEL_SEED)
+
+
+class KnnWine(Deterministic):
+    """k nearest neighbours on the 178 wine samples, whose 13 features have
+    very different scales: the scaler matters most."""
+    name = "knn_wine"
+    space = [
+        ("n_neighbors", "int", 1, 60, "log"),
+        ("weights", "categorical", ["uniform", "distance"]),
+        ("p", "discrete", [1, 2, 3]),
+        ("scaler", "categorical", ["none", "standard", "minmax", "robust"]),
+    ]
+
+    def load(self):
+        return _wine()
+
+    def model(self, p):
+        from sklearn.neighbors import KNeighborsClassifier
+        from sklearn.pipeline import make_pipeline
+        from sklearn.preprocessing import MinMaxScaler, RobustScaler, StandardScaler
+        knn = KNeighborsClassifier(n_neighbors=int(p["n_neighbors"]), weights=p["weights"],
+                                   p=int(p["p"]), algorithm="brute")
+        scaler = {"none": None, "standard": StandardScaler(), "minmax": MinMaxScaler(),
+                  "robust": RobustScaler()}[p["scaler"]]
+        return knn if scaler is None else make_pipeline(scaler, knn)
+
+
+class KernelRidgeDiabetes(Deterministic):
+    """Kernel ridge regression on the 442 diabetes patients (inputs and
+    target standardised): a continuous error, 1 - R^2 pooled over the folds."""
+    name = "kridge_diabetes"
+    regression = True
+    space = [
+        ("alpha", "double", 1e-4, 10.0, "log"),
+        ("kernel", "categorical", ["rbf", "laplacian", "polynomial"]),
+        ("gamma", "double", 1e-4, 1.0, "log"),
+        ("degree", "int", 1, 4, "linear"),
+        ("coef0", "double", 0.0, 3.0, "linear"),
+    ]
+
+    def load(self):
+        from sklearn.datasets import load_diabetes
+        x, y = load_diabetes(return_X_y=True)
+        return (x - x.mean(axis=0)) / x.std(axis=0), (y - y.mean()) / y.std()
+
+    def model(self, p):
+        from sklearn.kernel_ridge import KernelRidge
+        return KernelRidge(alpha=p["alpha"], kernel=p["kernel"], gamma=p["gamma"],
+                           degree=int(p["degree"]), coef0=p["coef0"])
+
+
+class ElasticNetSynthetic(Deterministic):
+    """An elastic net on 150 generated samples of 100 features, 8 of them
+    informative: more features than samples, a budget of coordinate-descent
+    passes, and a plateau where alpha is so large every coefficient is 0."""
+    name = "enet_synthetic"
+    regression = True
+    space = [
+        ("alpha", "double", 1e-4, 100.0, "log"),
+        ("l1_ratio", "double", 0.0, 1.0, "linear"),
+        ("max_iter", "int", 1, 300, "log"),
+        ("fit_intercept", "categorical", ["true", "false"]),
+        ("selection", "categorical", ["cyclic", "random"]),
+    ]
+
+    def load(self):
+        from sklearn.datasets import make_regression
+        x, y = make_regression(n_samples=150, n_features=100, n_informative=8, noise=10.0,
+                               bias=20.0, random_state=3)
+        return x, y
+
+    def model(self, p):
+        from sklearn.linear_model import ElasticNet
+        return ElasticNet(alpha=p["alpha"], l1_ratio=p["l1_ratio"], max_iter=int(p["max_iter"]),
+                          fit_intercept=p["fit_intercept"] == "true", selection=p["selection"],
+                          random_state=MODEL_SEED)
+
+
+# -------------------------------------------------- three objectives
+
+class ForestThreeObjectives(Deterministic):
+    """A random forest on the 3-class generated data: error, model size
+    (log10 of the number of tree nodes, the mean over the folds' forests)
+    and fit cost (log10 of the split work, summed over the folds: for every
+    internal node, its samples times the features it examined)."""
+    name = "forest_3obj"
+    trials = 100
+    metric_names = ["error", "log10_nodes", "log10_split_work"]
+    space = [
+        ("n_estimators", "int", 1, 64, "log"),
+        ("max_depth", "int", 1, 16, "linear"),
+        ("min_samples_leaf", "int", 1, 30, "log"),
+        ("max_features", "double", 0.05, 1.0, "linear"),
+        ("criterion", "categorical", ["gini", "entropy"]),
+        ("bootstrap", "categorical", ["true", "false"]),
+    ]
+
+    def load(self):
+        return _synthetic_three_classes()
+
+    def model(self, p):
+        from sklearn.ensemble import RandomForestClassifier
+        return RandomForestClassifier(
+            n_estimators=int(p["n_estimators"]), max_depth=int(p["max_depth"]),
+            min_samples_leaf=int(p["min_samples_leaf"]), max_features=float(p["max_features"]),
+            criterion=p["criterion"], bootstrap=p["bootstrap"] == "true",
+            random_state=MODEL_SEED)
+
+    def measure(self, fitted):
+        nodes = 0
+        work = 0
+        for forest, _ in fitted:
+            for tree in forest.estimators_:
+                structure = tree.tree_
+                nodes += structure.node_count
+                internal = structure.children_left != -1
+                work += int(np.sum(structure.n_node_samples[internal])) * tree.max_features_
+        return math.log10(nodes / len(fitted)), math.log10(max(work, 1))
+
+
+class MlpThreeObjectives(Deterministic):
+    """A multi-layer perceptron on the first 360 digits: error, model size
+    (log10 of its weights and biases) and fit cost (log10 of the
+    multiply-adds of training, summed over the folds: 3 x weights x the
+    samples of every epoch it ran)."""
+    name = "mlp_3obj"
+    trials = 100
+    metric_names = ["error", "log10_weights", "log10_train_madds"]
+    space = [
+        ("width", "int", 4, 64, "log"),
+        ("layers", "int", 1, 3, "linear"),
+        ("activation", "categorical", ["relu", "tanh", "logistic"]),
+        ("alpha", "double", 1e-6, 1.0, "log"),
+        ("learning_rate_init", "double", 1e-4, 0.3, "log"),
+        ("max_iter", "int", 2, 40, "log"),
+    ]
+
+    def load(self):
+        return _digits(360)
+
+    def model(self, p):
+        from sklearn.neural_network import MLPClassifier
+        return MLPClassifier(
+            hidden_layer_sizes=(int(p["width"]),) * int(p["layers"]),
+            activation=p["activation"], alpha=p["alpha"],
+            learning_rate_init=p["learning_rate_init"], max_iter=int(p["max_iter"]),
+            batch_size=32, random_state=MODEL_SEED)
+
+    def measure(self, fitted):
+        weights = sum(w.size for w in fitted[0][0].coefs_) + sum(
+            b.size for b in fitted[0][0].intercepts_)
+        madds = sum(3 * weights * samples * model.n_iter_ for model, samples in fitted)
+        return math.log10(weights), math.log10(madds)
+
+
+# Hypervolume reference points of the three-objective problems, in the
+# reported units (every objective minimised), with the ideal corner each
+# hypervolume is normalised by: the fraction of the box [ideal, reference]
+# that the trials dominate. "wide" takes every model that beats chance by a
+# margin; "tight" only the accurate ones (the knee of the front). The
+# designers are told neither.
+REFERENCES = {
+    "forest_3obj": {
+        "ideal": (0.0, 0.0, 3.0),
+        "wide": (0.5, 3.5, 7.0),
+        "tight": (0.2, 2.5, 5.5),
+    },
+    "mlp_3obj": {
+        "ideal": (0.0, 2.4, 6.0),
+        "wide": (0.6, 4.2, 9.0),
+        "tight": (0.15, 3.6, 8.0),
+    },
+}
+
+
+def single_objective():
+    return [SvmCancer(), GboostSynthetic(), ForestSynthetic(), MlpDigits(), KnnWine(),
+            KernelRidgeDiabetes(), ElasticNetSynthetic()]
+
+
+def three_objectives():
+    return [ForestThreeObjectives(), MlpThreeObjectives()]
+
+
+def all_problems():
+    return single_objective() + three_objectives()
+
+
+def by_name(name):
+    for problem in all_problems():
+        if problem.name == name:
+            return problem
+    raise KeyError(f"unknown problem {name!r}; the deterministic problems are "
+                   + ", ".join(p.name for p in all_problems()))

@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Tests of the deterministic real-problem suite of issue 33
+(bench/realistic/deterministic.py and deterministic_run.py), run by ctest
+under Debian's /usr/bin/python3 (scikit-learn, Optuna, scipy, grpcio): every
+problem gives a point the same value twice; and the one command, on a tiny
+case against the build's suggest_quality_bench and vernier
+($VERNIER_BUILD_DIR), prints a table of the expected shape and gives the same
+runs when run again."""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REALISTIC = os.path.join(HERE, "..", "..", "bench", "realistic")
+sys.path.insert(0, REALISTIC)
+import deterministic  # noqa: E402
+
+COMMAND = os.path.join(REALISTIC, "deterministic_run.py")
+
+
+def middle(problem):
+    """A point inside every parameter's range: the middle of a range, the
+    last of the values."""
+    point = {}
+    for parameter in problem.space:
+        name, kind = parameter[0], parameter[1]
+        if kind == "double":
+            point[name] = (parameter[2] * parameter[3]) ** 0.5 if parameter[4] == "log" else (
+                (parameter[2] + parameter[3]) / 2)
+        elif kind == "int":
+            point[name] = (parameter[2] + parameter[3]) // 2
+        else:
+            point[name] = parameter[2][-1]
+    return point
+
+
+class DeterministicProblemsTest(unittest.TestCase):
+    def test_every_problem_gives_a_point_the_same_value_twice(self):
+        problems = deterministic.all_problems()
+        self.assertGreaterEqual(len(problems), 8)
+        self.assertGreaterEqual(sum(1 for p in problems if len(p.metric_names) == 3), 2)
+        for problem in problems:
+            with self.subTest(problem=problem.name):
+                point = middle(problem)
+                first = problem.values(point)
+                # A fresh instance: nothing cached.
+                again = deterministic.by_name(problem.name).values(point)
+                self.assertEqual(first, again)
+                self.assertEqual(len(first), len(problem.metric_names))
+                self.assertEqual(problem.observe(point, 1, 1), problem.observe(point, 2, 7))
+                if not problem.regression:
+                    # A count of misclassified samples over the number of samples.
+                    count = first[0] * len(problem.load()[1])
+                    self.assertAlmostEqual(count, round(count), places=9)
+
+    def test_the_evaluator_answers_a_point_the_same_value_every_time(self):
+        point = '[1.0, 0.01, "rbf", 3, 0.5]'
+        requests = f"evaluate {point}\nobserve 1 1 {point}\nobserve 9 30 {point}\n"
+        result = subprocess.run([sys.executable, os.path.join(REALISTIC, "evaluator.py"),
+                                 "svm_cancer"], input=requests, capture_output=True, text=True)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        lines = result.stdout.splitlines()
+        self.assertEqual(len(lines), 5, result.stdout)
+        self.assertEqual(lines[1], "0.0")
+        self.assertEqual(len(set(lines[2:])), 1, lines)
+        self.assertAlmostEqual(float(lines[2]) * 569, round(float(lines[2]) * 569), places=9)
+
+    def test_hypervolume_fraction_of_the_ideal_corner_is_one(self):
+        import deterministic_run
+        for name, references in deterministic.REFERENCES.items():
+            ideal = references["ideal"]
+            self.assertEqual(deterministic_run.hypervolume_fraction([ideal], name, "wide"), 1.0)
+            outside = references["wide"]
+            self.assertEqual(deterministic_run.hypervolume_fraction([outside], name, "wide"), 0.0)
+
+
+@unittest.skipUnless(os.environ.get("VERNIER_BUILD_DIR"),
+                     "VERNIER_BUILD_DIR (the build with bin/suggest_quality_bench and bin/vernier) "
+                     "is not set")
+class DeterministicCommandTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.build = os.environ["VERNIER_BUILD_DIR"]
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def run_command(self, save, problems, methods):
+        result = subprocess.run(
+            [sys.executable, COMMAND, "--build", self.build, "--seeds", "1", "--problems",
+             problems, "--methods", methods, "--trials-single", "12", "--trials-multi", "12",
+             "--save", save], capture_output=True, text=True, timeout=120)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(save) as saved:
+            runs = {(name, method, seed): run for name, method, seed, run in json.load(saved)}
+        return result.stdout, runs
+
+    def test_a_tiny_comparison_has_the_table_s_shape_and_repeats_exactly(self):
+        save = os.path.join(self.dir.name, "runs.json")
+        stdout, runs = self.run_command(save, "knn_wine,forest_3obj",
+                                        "vernier_gp,vernier_random,tpe,motpe")
+        rows = [line for line in stdout.splitlines() if line.startswith("| ")]
+        self.assertEqual(rows[0], "| problem | method | seeds | median [quartiles] | worst "
+                                  "| GP better / worse | p |")
+        body = rows[1:]
+        # knn_wine: GP, random, TPE; forest_3obj at two references: GP, random, MOTPE.
+        self.assertEqual([row.split(" | ")[0:2] for row in body], [
+            ["| knn_wine", "Vernier GP"], ["| knn_wine", "Vernier random"],
+            ["| knn_wine", "Optuna TPE"],
+            ["| forest_3obj (wide)", "Vernier GP"], ["| forest_3obj (wide)", "Vernier random"],
+            ["| forest_3obj (wide)", "Optuna MOTPE"],
+            ["| forest_3obj (tight)", "Vernier GP"], ["| forest_3obj (tight)", "Vernier random"],
+            ["| forest_3obj (tight)", "Optuna MOTPE"]], stdout)
+        for row in body:
+            cells = row.strip("|").split("|")
+            self.assertEqual(len(cells), 7, row)
+            self.assertEqual(cells[2].strip(), "1", row)
+            self.assertEqual(cells[6].strip(), "—", row)  # one seed: no p-value
+        self.assertIn("Where Vernier's GP median is worse than a method's:", stdout)
+        self.assertEqual(sorted(runs), sorted(
+            [("knn_wine", m, 1) for m in ("vernier_gp", "vernier_random", "tpe")] +
+            [("forest_3obj", m, 1) for m in ("vernier_gp", "vernier_random", "motpe")]))
+        for method in ("vernier_gp", "vernier_random", "motpe"):
+            history = runs[("forest_3obj", method, 1)]
+            self.assertEqual(len(history), 12)
+            self.assertTrue(all(len(values) == 3 for values in history))
+        # The same seeds again: the very same runs.
+        _, again = self.run_command(os.path.join(self.dir.name, "again.json"),
+                                    "knn_wine,forest_3obj", "vernier_gp,tpe,motpe")
+        for key, run in again.items():
+            self.assertEqual(run, runs[key], key)
+
+
+if __name__ == "__main__":
+    unittest.main()
