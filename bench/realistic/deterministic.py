@@ -206,6 +206,16 @@ class GboostSynthetic(Deterministic):
             min_samples_leaf=int(p["min_samples_leaf"]), random_state=MODEL_SEED)
 
 
+def _random_forest(p):
+    """The random forest of a point of ForestSynthetic's or Forest3Obj's space."""
+    from sklearn.ensemble import RandomForestClassifier
+    return RandomForestClassifier(
+        n_estimators=int(p["n_estimators"]), max_depth=int(p["max_depth"]),
+        min_samples_leaf=int(p["min_samples_leaf"]), max_features=float(p["max_features"]),
+        criterion=p["criterion"], bootstrap=p["bootstrap"] == "true",
+        random_state=MODEL_SEED)
+
+
 class ForestSynthetic(Deterministic):
     """A random forest on 300 generated samples of 3 classes, 16 features."""
     name = "forest_synthetic"
@@ -222,12 +232,7 @@ class ForestSynthetic(Deterministic):
         return _synthetic_three_classes()
 
     def model(self, p):
-        from sklearn.ensemble import RandomForestClassifier
-        return RandomForestClassifier(
-            n_estimators=int(p["n_estimators"]), max_depth=int(p["max_depth"]),
-            min_samples_leaf=int(p["min_samples_leaf"]), max_features=float(p["max_features"]),
-            criterion=p["criterion"], bootstrap=p["bootstrap"] == "true",
-            random_state=MODEL_SEED)
+        return _random_forest(p)
 
 
 class MlpDigits(Deterministic):
@@ -354,12 +359,7 @@ class ForestThreeObjectives(Deterministic):
         return _synthetic_three_classes()
 
     def model(self, p):
-        from sklearn.ensemble import RandomForestClassifier
-        return RandomForestClassifier(
-            n_estimators=int(p["n_estimators"]), max_depth=int(p["max_depth"]),
-            min_samples_leaf=int(p["min_samples_leaf"]), max_features=float(p["max_features"]),
-            criterion=p["criterion"], bootstrap=p["bootstrap"] == "true",
-            random_state=MODEL_SEED)
+        return _random_forest(p)
 
     def measure(self, fitted):
         nodes = 0
