@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_format.h"
@@ -14,25 +15,28 @@ StoppingDecision LearningCurvePolicy::Decide(const LearningCurve& trial,
                                              std::span<const LearningCurve> others) const {
   const std::optional<int64_t> step = LastStep(trial);
   if (!step.has_value() || *step < options_.start_step) return {};
-  int64_t horizon = options_.max_step;
-  if (horizon <= 0) {
-    for (const LearningCurve& other : others) {
-      if (other.completed && other.trial_id != trial.trial_id) {
-        horizon = std::max(horizon, LastStep(other).value_or(0));
-      }
-    }
-  }
-  if (horizon <= 0 || *step >= horizon) return {};
-
-  std::vector<const LearningCurve*> finished;
+  // One pass over the others: the best value any reported, and the
+  // completed curves with their last steps (the horizon is the longest of
+  // them unless max_step sets it).
+  int64_t longest = 0;
+  std::vector<std::pair<const LearningCurve*, int64_t>> completed;
   std::optional<double> target;
   for (const LearningCurve& other : others) {
     if (other.trial_id == trial.trial_id) continue;
     const std::optional<int64_t> last = LastStep(other);
     if (!last.has_value()) continue;
-    if (other.completed && *last >= horizon) finished.push_back(&other);
+    if (other.completed) {
+      completed.emplace_back(&other, *last);
+      longest = std::max(longest, *last);
+    }
     const double best = *BestValueUpTo(other, std::numeric_limits<int64_t>::max(), options_.goal);
     if (!target.has_value() || IsBetterValue(best, *target, options_.goal)) target = best;
+  }
+  const int64_t horizon = options_.max_step > 0 ? options_.max_step : longest;
+  if (horizon <= 0 || *step >= horizon) return {};
+  std::vector<const LearningCurve*> finished;
+  for (const auto& [curve, last] : completed) {
+    if (last >= horizon) finished.push_back(curve);
   }
   if (static_cast<int>(finished.size()) < std::max(1, options_.min_trials)) return {};
 

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numeric>
 
 #include "absl/strings/str_format.h"
 
@@ -166,7 +165,6 @@ std::optional<FinalValuePrediction> NeighbourCurveModel::Predict(
   std::partial_sort(neighbours.begin(), neighbours.begin() + calibrated, neighbours.end(),
                     [](const Neighbour& a, const Neighbour& b) { return a.distance < b.distance; });
   double squared_errors = 0;
-  int errors = 0;
   if (neighbours.size() > 1) {
     for (int j = 0; j < calibrated; ++j) {
       std::vector<Neighbour> others;
@@ -181,10 +179,9 @@ std::optional<FinalValuePrediction> NeighbourCurveModel::Predict(
       mean /= static_cast<double>(foretold.size());
       const double error = mean - neighbours[j].improvement;
       squared_errors += error * error;
-      ++errors;
     }
   }
-  const double calibration = errors > 0 ? std::sqrt(squared_errors / errors) : 0;
+  const double calibration = neighbours.size() > 1 ? std::sqrt(squared_errors / calibrated) : 0;
 
   const double sign = goal_ == v1::MetricSpec::MINIMIZE ? 1 : -1;
   FinalValuePrediction prediction;
