@@ -11,6 +11,12 @@
 
 namespace vernier::suggest {
 
+double LearningCurvePolicy::StopBar(int64_t step, int64_t horizon) const {
+  if (horizon <= 0 || step >= horizon) return 0;
+  return 2 * options_.stop_probability * static_cast<double>(horizon - step) /
+         static_cast<double>(horizon);
+}
+
 StoppingDecision LearningCurvePolicy::Decide(const LearningCurve& trial,
                                              std::span<const LearningCurve> others) const {
   const std::optional<int64_t> step = LastStep(trial);
@@ -57,14 +63,15 @@ StoppingDecision LearningCurvePolicy::Decide(const LearningCurve& trial,
   double mean = 0;
   for (double value : prediction->means) mean += value;
   mean /= static_cast<double>(prediction->means.size());
+  const double bar_chance = StopBar(*step, horizon);
   StoppingDecision decision;
-  decision.should_stop = chance < options_.stop_probability;
+  decision.should_stop = chance < bar_chance;
   decision.reason = absl::StrFormat(
       "learning curve: best value %g by step %d; predicted best by step %d %g +- %g (%s); a "
       "%.1f%% chance of beating %g, the best so far, by more than the noise (%g), where under "
-      "%g%% stops",
+      "%.2g%% stops at this step",
       best, *step, horizon, mean, prediction->stddev, prediction->basis, 100 * chance, *target,
-      model.Noise(), 100 * options_.stop_probability);
+      model.Noise(), 100 * bar_chance);
   return decision;
 }
 

@@ -21,15 +21,20 @@ struct LearningCurvePolicyOptions {
   int64_t max_step = 0;
   // A trial stops when its chance of ending better than the best value any
   // other trial has reported, by more than one report's noise, is below
-  // this.
+  // this at the halfway step. The bar is proportional to the steps a stop
+  // saves: twice this at the first step, none at the horizon.
   double stop_probability = 0.05;
 };
 
 // Stops a trial when a learning-curve model (NeighbourCurveModel, fitted on
-// the trials that trained to the horizon) gives it less than
-// stop_probability of ending better than the best value reported by any
-// other trial, by more than one report's noise (ending within the noise of
-// the best is a tie, and a tie is not worth the steps). A trial whose best
+// the trials that trained to the horizon) gives it too small a chance of
+// ending better than the best value reported by any other trial, by more
+// than one report's noise (ending within the noise of the best is a tie,
+// and a tie is not worth the steps). Too small is a bar proportional to
+// the steps left: the risk a stop takes is paid for by the steps it saves,
+// so a trial is judged more boldly early, where a stop saves most of its
+// cost, and hardly at all near the horizon, where it saves little
+// (StopBar). A trial whose best
 // so far is already the best is never stopped, nor one the model cannot
 // predict yet (a too short curve).
 class LearningCurvePolicy : public EarlyStoppingPolicy {
@@ -38,6 +43,10 @@ class LearningCurvePolicy : public EarlyStoppingPolicy {
 
   StoppingDecision Decide(const LearningCurve& trial,
                           std::span<const LearningCurve> others) const override;
+
+  // The chance of a win under which a trial at `step` stops:
+  // 2 * stop_probability * (horizon - step) / horizon.
+  double StopBar(int64_t step, int64_t horizon) const;
 
  private:
   LearningCurvePolicyOptions options_;

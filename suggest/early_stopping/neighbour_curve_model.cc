@@ -126,9 +126,9 @@ std::vector<double> NeighbourCurveModel::Improvements(const Features& trial, int
     double improvement = pool[i].improvement;
     if (trial.progress < -tolerance) {
       // What followed for a neighbour, at the trial's pace where that is
-      // faster.
+      // faster (up to kMaxPaceRatio times the neighbour's).
       const double pace = std::min(pool[i].features.progress, -tolerance);
-      improvement *= std::max(1.0, trial.progress / pace);
+      improvement *= std::clamp(trial.progress / pace, 1.0, kMaxPaceRatio);
     }
     improvements.push_back(std::max(improvement, extrapolated));
   }

@@ -23,7 +23,8 @@ namespace vernier::suggest {
 // each say how much further their best value fell after t; the running
 // trial's final value is predicted as its best so far less each of those
 // improvements. A neighbour that improved more slowly than the trial does
-// at t has its improvement scaled by the ratio of their progresses; a trial
+// at t has its improvement scaled by the ratio of their progresses (at most
+// kMaxPaceRatio); a trial
 // faster than every finished curve was at t (beyond the noise) is unlike
 // anything that finished and is granted at least its straight-line extrapolation, its recent pace
 // kept up to the horizon, so a slow starter still climbing is never judged by fast learners that
@@ -40,6 +41,11 @@ class NeighbourCurveModel : public LearningCurveModel {
   // The finished curves nearest the trial whose own prediction from the
   // others calibrates the spread.
   static constexpr int kCalibrationCurves = 10;
+  // A neighbour slower than the trial has its improvement scaled by the
+  // ratio of their paces, up to this: a neighbour several times slower is
+  // not like the trial, and a trial faster than every finished curve has
+  // its own extrapolation instead.
+  static constexpr double kMaxPaceRatio = 2;
 
   explicit NeighbourCurveModel(v1::MetricSpec::Goal goal) : goal_(goal) {}
 

@@ -39,8 +39,19 @@ TEST(LearningCurvePolicyTest, StopsATrialThatCannotCatchTheBest) {
   EXPECT_TRUE(decision.should_stop);
   EXPECT_THAT(decision.reason, HasSubstr("learning curve: best value"));
   EXPECT_THAT(decision.reason, HasSubstr("the best so far, by more than the noise"));
-  EXPECT_THAT(decision.reason, HasSubstr("where under 5% stops"));
+  // At step 15 of 50 the bar is 2 * 5% * 35 / 50.
+  EXPECT_THAT(decision.reason, HasSubstr("where under 7% stops at this step"));
   EXPECT_THAT(decision.reason, HasSubstr("finished trials most like it at step 15"));
+}
+
+TEST(LearningCurvePolicyTest, TheBarFallsWithTheStepsAStopWouldSave) {
+  const LearningCurvePolicy policy = Policy();
+  EXPECT_DOUBLE_EQ(policy.StopBar(0, 50), 0.10);
+  EXPECT_DOUBLE_EQ(policy.StopBar(25, 50), 0.05);
+  EXPECT_DOUBLE_EQ(policy.StopBar(45, 50), 0.01);
+  EXPECT_DOUBLE_EQ(policy.StopBar(50, 50), 0);
+  EXPECT_DOUBLE_EQ(policy.StopBar(60, 50), 0);
+  EXPECT_DOUBLE_EQ(policy.StopBar(10, 0), 0);
 }
 
 TEST(LearningCurvePolicyTest, KeepsATrialOnCourseToWin) {
