@@ -7,17 +7,22 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/status_macros.h"
 #include "http/api_gateway.h"
 #include "http/caller_credentials.h"
 #include "http/change_tracker.h"
 #include "http/dashboard_feed.h"
+#include "http/http_limits.h"
 #include "http/http_status_mapping.h"
+#include "http/request_body_reader.h"
 #include "http/request_fields.h"
 #include "http/response_compression.h"
 #include "spdlog/spdlog.h"
@@ -40,6 +45,18 @@ std::string CallerAuthorization(const httplib::Request& request) {
                           request.get_header_value("Cookie"));
 }
 
+// PERMISSION_DENIED for a request that changes something with the session
+// cookie (not an Authorization header) and without kCsrfHeader.
+absl::Status CheckCsrfHeader(const httplib::Request& request) {
+  if (request.method != "GET" && request.get_header_value("Authorization").empty() &&
+      !CallerAuthorization(request).empty() && !request.has_header(kCsrfHeader)) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("a request with the session cookie that changes something needs the ",
+                     kCsrfHeader, " header (the dashboard sends it)"));
+  }
+  return absl::OkStatus();
+}
+
 // An answer gzip-compressed here when the client takes it and it is not
 // tiny. `content_type` must be one cpp-httplib does not compress again
 // (not text/*, and with a charset: response_compression.h says why).
@@ -57,7 +74,7 @@ void SetJson(const httplib::Request& request, std::string body, httplib::Respons
 }
 
 void SendError(const absl::Status& status, httplib::Response& response) {
-  response.status = HttpStatusFor(status.code());
+  response.status = HttpStatusOf(status);
   response.set_content(ErrorBody(status), "application/json");
 }
 
@@ -160,16 +177,10 @@ std::string HttpServer::Url() const {
 }
 
 void HttpServer::Route() {
-  const auto api = [this](const httplib::Request& request, httplib::Response& response) {
-    if (request.method != "GET" && request.get_header_value("Authorization").empty() &&
-        !CallerAuthorization(request).empty() && !request.has_header(kCsrfHeader)) {
-      SendError(absl::PermissionDeniedError(absl::StrCat(
-                    "a request with the session cookie that changes something needs the ",
-                    kCsrfHeader, " header (the dashboard sends it)")),
-                response);
-      return;
-    }
-    const ApiResponse answer = gateway_->Handle(ToApiRequest(request));
+  // Answers an API request whose body, if it has one, is in `api`.
+  const auto respond = [this](const httplib::Request& request, const ApiRequest& api,
+                              httplib::Response& response) {
+    const ApiResponse answer = gateway_->Handle(api);
     response.status = answer.status;
     if (answer.content_type == "application/json") {
       SetJson(request, answer.body, response);
@@ -179,6 +190,27 @@ void HttpServer::Route() {
     if (answer.status >= 400) {
       spdlog::debug("HTTP {} {}: {}", request.method, request.path, answer.status);
     }
+  };
+  const auto api = [respond](const httplib::Request& request, httplib::Response& response) {
+    if (const absl::Status csrf = CheckCsrfHeader(request); !csrf.ok()) {
+      SendError(csrf, response);
+      return;
+    }
+    respond(request, ToApiRequest(request), response);
+  };
+  // A request with a body: nothing of it is read before its path, its CSRF
+  // header and, when it must be inflated, its credentials have been checked,
+  // and no more than kMaxRequestBodyBytes of it, as sent or inflated, is
+  // ever held (http_limits.h).
+  const auto api_with_body = [this, respond](const httplib::Request& request,
+                                             httplib::Response& response,
+                                             const httplib::ContentReader& reader) {
+    absl::StatusOr<ApiRequest> api = ReadApiRequest(request, response, reader);
+    if (!api.ok()) {
+      SendError(api.status(), response);
+      return;
+    }
+    respond(request, *api, response);
   };
   // A POST with no body and no Content-Length (curl -X POST URL:cancel) is
   // answered here: cpp-httplib 0.11 would refuse it with a bare 400 before
@@ -192,12 +224,45 @@ void HttpServer::Route() {
         api(request, response);
         return httplib::Server::HandlerResponse::Handled;
       });
-  const std::string every_api_path = "/v1/.*";
-  server_->Get(every_api_path, api);
-  server_->Post(every_api_path, api);
-  server_->Delete(every_api_path, api);
-  server_->Put(every_api_path, api);
-  server_->Patch(every_api_path, api);
+  // A body whose Content-Length is over the limit is read and dropped as it
+  // comes (413), never kept. (Answering a client that waits for "100
+  // Continue" with 413 instead does not stop curl from sending the body,
+  // which cpp-httplib then reads as one endless request line.)
+  server_->set_payload_max_length(kMaxRequestBodyBytes);
+  server_->Get("/v1/.*", api);
+  // Every path, the dashboard's too: cpp-httplib reads the whole body of a
+  // POST, PUT, PATCH or DELETE without a handler of this kind before it
+  // answers 404.
+  const std::string every_path = ".*";
+  server_->Post(every_path, api_with_body);
+  server_->Delete(every_path, api_with_body);
+  server_->Put(every_path, api_with_body);
+  server_->Patch(every_path, api_with_body);
+}
+
+absl::StatusOr<ApiRequest> HttpServer::ReadApiRequest(const httplib::Request& request,
+                                                      httplib::Response& response,
+                                                      const httplib::ContentReader& reader) const {
+  if (!ApiGateway::IsApiPath(request.path)) {
+    return absl::NotFoundError(absl::StrCat("no ", request.method, " at ", request.path));
+  }
+  VERNIER_RETURN_IF_ERROR(CheckCsrfHeader(request));
+  if (request.is_multipart_form_data()) {
+    return absl::InvalidArgumentError(
+        "the request body is multipart/form-data; the API takes JSON (Content-Type: "
+        "application/json)");
+  }
+  ApiRequest api = ToApiRequest(request);
+  const std::string encoding = request.get_header_value("Content-Encoding");
+  if (!encoding.empty() && !absl::EqualsIgnoreCase(encoding, "identity")) {
+    // A compressed body is inflated only for a known caller.
+    VERNIER_RETURN_IF_ERROR(gateway_->Authenticate(api));
+  }
+  RequestBodyReader body(kMaxRequestBodyBytes, encoding);
+  const bool read = reader(
+      [&body](const char* data, size_t size) { return body.Append(std::string_view(data, size)); });
+  VERNIER_ASSIGN_OR_RETURN(api.body, body.Finish(read, response.status));
+  return api;
 }
 
 bool HttpServer::SendEvents(const absl::StatusOr<std::string>& events, httplib::DataSink& sink) {

@@ -283,6 +283,122 @@ TEST_F(HttpApiTest, ErrorsHaveTheHttpStatusOfTheirGrpcCode) {
   EXPECT_EQ(Http("GET", base + "v1/projects/-/jobs").body, "{}");
 }
 
+// The server's peak resident memory so far (VmHWM), in bytes.
+int64_t PeakMemory(const ServerProcess& server) {
+  const std::string status = ReadFile("/proc/" + std::to_string(server.pid()) + "/status");
+  const std::regex peak("VmHWM:\\s+(\\d+) kB");
+  std::smatch match;
+  if (!std::regex_search(status, match, peak)) return -1;
+  return std::stoll(match[1]) * 1024;
+}
+
+// A file of `megabytes` MiB of zeros compressed with gzip (about 1 kB per
+// MiB): a gzip bomb.
+std::string GzipBomb(const std::string& dir, int megabytes) {
+  const std::string path = dir + "/bomb.gz";
+  const CommandResult made = RunCommand(
+      {"/bin/sh", "-c",
+       absl::StrCat("head -c ", int64_t{megabytes} << 20, " /dev/zero | gzip -1 > ", path)},
+      std::chrono::seconds(60));
+  EXPECT_EQ(made.exit_code, 0) << made.err;
+  return path;
+}
+
+TEST_F(HttpApiTest, ACompressedBodyIsNeverInflatedBeforeAuthenticationNorPastTheLimit) {
+  ServerProcess server(dir_.path() + "/data");
+  server.Start();
+  const std::string base = HttpUrl(server);
+  ASSERT_FALSE(base.empty()) << server.log();
+  // 512 MiB once inflated, half a MiB as sent.
+  const std::string bomb = GzipBomb(dir_.path(), 512);
+  const std::vector<std::string> gzip_body = {
+      "-H",      "Content-Type: application/json", "-H", "Content-Encoding: gzip", "--data-binary",
+      "@" + bomb};
+  const int64_t before = PeakMemory(server);
+  ASSERT_GT(before, 0);
+
+  // No token: 401 without inflating anything.
+  std::vector<std::string> anonymous = gzip_body;
+  anonymous.insert(anonymous.end(), {"-H", "Authorization: Bearer nope"});
+  const auto started = std::chrono::steady_clock::now();
+  const HttpAnswer refused = Http("POST", base + "v1/studies", "", anonymous);
+  EXPECT_EQ(refused.status, 401) << refused.body;
+  EXPECT_EQ(ErrorOf(refused).status(), "UNAUTHENTICATED");
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
+  // Nor on a path that is not the API's.
+  const HttpAnswer elsewhere = Http("POST", base + "assets/x", "", anonymous);
+  EXPECT_EQ(elsewhere.status, 404) << elsewhere.body;
+
+  // A token: inflated up to the limit, then 413 naming it.
+  const HttpAnswer too_large = Http("POST", base + "v1/studies", "", gzip_body);
+  EXPECT_EQ(too_large.status, 413) << too_large.body;
+  EXPECT_EQ(ErrorOf(too_large).code(), 413);
+  EXPECT_EQ(ErrorOf(too_large).status(), "RESOURCE_EXHAUSTED");
+  EXPECT_THAT(ErrorOf(too_large).message(),
+              HasSubstr("the request body inflates (Content-Encoding: gzip) to more than the "
+                        "limit of 4194304 bytes (4 MiB)"));
+
+  // The server's memory never held the inflated body.
+  EXPECT_LT(PeakMemory(server) - before, int64_t{64} << 20)
+      << "peak RSS before " << before << ", after " << PeakMemory(server);
+
+  // A small compressed body from a known caller is read as any other.
+  const std::string small = dir_.path() + "/small.json.gz";
+  ASSERT_EQ(RunCommand({"/bin/sh", "-c", "printf '{\"name\": 7' | gzip > " + small},
+                       std::chrono::seconds(10))
+                .exit_code,
+            0);
+  const HttpAnswer parsed = Http("POST", base + "v1/studies", "",
+                                 {"-H", "Content-Type: application/json", "-H",
+                                  "Content-Encoding: gzip", "--data-binary", "@" + small});
+  EXPECT_EQ(parsed.status, 400) << parsed.body;
+  EXPECT_THAT(ErrorOf(parsed).message(), HasSubstr("the request body is not a vernier.v1.Study"));
+}
+
+TEST_F(HttpApiTest, ABodyOverTheLimitIs413AndNeverHeldWhole) {
+  ServerProcess server(dir_.path() + "/data");
+  server.Start();
+  const std::string base = HttpUrl(server);
+  ASSERT_FALSE(base.empty()) << server.log();
+  // 256 MiB of spaces: JSON whitespace.
+  const std::string huge = dir_.path() + "/huge.json";
+  ASSERT_EQ(RunCommand({"/bin/sh", "-c", "head -c 268435456 /dev/zero | tr '\\0' ' ' > " + huge},
+                       std::chrono::seconds(60))
+                .exit_code,
+            0);
+  const int64_t before = PeakMemory(server);
+  ASSERT_GT(before, 0);
+
+  // With its Content-Length, and sent in chunks without one.
+  for (const bool chunked : {false, true}) {
+    std::vector<std::string> extra = {"-H", "Content-Type: application/json", "--data-binary",
+                                      "@" + huge};
+    if (chunked) extra.insert(extra.end(), {"-H", "Transfer-Encoding: chunked"});
+    const HttpAnswer too_large = Http("POST", base + "v1/projects/-/jobs", "", extra);
+    EXPECT_EQ(too_large.status, 413) << chunked << " " << too_large.body.substr(0, 300);
+    EXPECT_EQ(ErrorOf(too_large).code(), 413) << chunked;
+    EXPECT_THAT(ErrorOf(too_large).message(),
+                HasSubstr("the request body is larger than the limit of 4194304 bytes (4 MiB)"))
+        << chunked;
+  }
+  EXPECT_LT(PeakMemory(server) - before, int64_t{64} << 20)
+      << "peak RSS before " << before << ", after " << PeakMemory(server);
+
+  // A body just under the limit is read and answered as usual.
+  const std::string under = dir_.path() + "/under.json";
+  ASSERT_EQ(RunCommand({"/bin/sh", "-c",
+                        "{ head -c 4000000 /dev/zero | tr '\\0' ' '; printf '{\"jobId\": 7'; } > " +
+                            under},
+                       std::chrono::seconds(60))
+                .exit_code,
+            0);
+  const HttpAnswer read =
+      Http("POST", base + "v1/projects/-/jobs", "",
+           {"-H", "Content-Type: application/json", "--data-binary", "@" + under});
+  EXPECT_EQ(read.status, 400) << read.body;
+  EXPECT_THAT(ErrorOf(read).message(), HasSubstr("the request body is not a vernier.v1.Job"));
+}
+
 TEST_F(HttpApiTest, ServesTlsWithTheServersCertificate) {
   TestCertificates certs;
   ServerProcess server(dir_.path() + "/data", 0,
