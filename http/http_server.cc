@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -22,6 +23,7 @@
 #include "http/dashboard_feed.h"
 #include "http/http_limits.h"
 #include "http/http_status_mapping.h"
+#include "http/query_string.h"
 #include "http/request_body_reader.h"
 #include "http/request_fields.h"
 #include "http/response_compression.h"
@@ -78,10 +80,21 @@ void SendError(const absl::Status& status, httplib::Response& response) {
   response.set_content(ErrorBody(status), "application/json");
 }
 
+// The query of the request's URL (QueryString: a value keeps its `=`s).
+// From the URL only: httplib also puts a form-encoded body's fields in
+// `params`, and curl -d sends JSON as a form unless told otherwise.
+std::multimap<std::string, std::string> QueryOf(const httplib::Request& request) {
+  const size_t query = request.target.find('?');
+  if (query == std::string::npos) return {};
+  return QueryString::Parse(std::string_view(request.target).substr(query + 1));
+}
+
 // An optional integer query parameter into `value` (left as it is when
 // absent); INVALID_ARGUMENT naming it when it is not an integer.
 absl::Status ReadIntParam(const httplib::Request& request, const char* name, int64_t& value) {
-  if (request.has_param(name) && !absl::SimpleAtoi(request.get_param_value(name), &value)) {
+  const auto query = QueryOf(request);
+  const auto param = query.find(name);
+  if (param != query.end() && !absl::SimpleAtoi(param->second, &value)) {
     return absl::InvalidArgumentError(
         absl::StrCat("query parameter \"", name, "\" is not an integer"));
   }
@@ -92,14 +105,7 @@ ApiRequest ToApiRequest(const httplib::Request& request) {
   ApiRequest api;
   api.method = request.method;
   api.path = request.path;
-  // From the URL only: httplib also puts a form-encoded body's fields in
-  // `params`, and curl -d sends JSON as a form unless told otherwise.
-  const size_t query = request.target.find('?');
-  if (query != std::string::npos) {
-    httplib::Params params;
-    httplib::detail::parse_query_text(request.target.substr(query + 1), params);
-    for (const auto& [name, value] : params) api.query.emplace(name, value);
-  }
+  api.query = QueryOf(request);
   api.body = request.body;
   api.authorization = CallerAuthorization(request);
   api.client_address =
@@ -289,10 +295,10 @@ void HttpServer::RouteDashboard() {
   // SameSite=Strict cookie) and reloads without it in the URL.
   server_->Get(R"(/|/assets/[A-Za-z0-9._-]+)", [](const httplib::Request& request,
                                                    httplib::Response& response) {
-    if (request.path == "/" && request.has_param("token")) {
-      response.set_header("Set-Cookie",
-                          absl::StrCat(kSessionCookie, "=", request.get_param_value("token"),
-                                       "; HttpOnly; SameSite=Strict; Path=/"));
+    const auto query = QueryOf(request);
+    if (const auto token = query.find("token"); request.path == "/" && token != query.end()) {
+      response.set_header("Set-Cookie", absl::StrCat(kSessionCookie, "=", token->second,
+                                                     "; HttpOnly; SameSite=Strict; Path=/"));
       response.set_redirect("/");
       return;
     }

@@ -246,6 +246,11 @@ TEST_F(HttpApiTest, ErrorsHaveTheHttpStatusOfTheirGrpcCode) {
         << listing;
   }
 
+  // A query value keeps the "=" it holds.
+  const HttpAnswer bad_token = Http("GET", base + "v1/studies?pageToken=a=b");
+  EXPECT_EQ(bad_token.status, 400);
+  EXPECT_THAT(ErrorOf(bad_token).message(), HasSubstr("page_token \"a=b\" is not a token"));
+
   const HttpAnswer unknown = Http("GET", base + "v1/studies?colour=red");
   EXPECT_EQ(unknown.status, 400);
   EXPECT_EQ(ErrorOf(unknown).message(), "unknown query parameter \"colour\"");
