@@ -3,10 +3,13 @@
 #include <google/protobuf/util/json_util.h>
 #include <grpcpp/client_context.h>
 #include <httplib.h>
+#include <sys/socket.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <string>
 #include <string_view>
@@ -20,6 +23,7 @@
 #include "http/api_gateway.h"
 #include "http/caller_credentials.h"
 #include "http/change_tracker.h"
+#include "http/connection_threads.h"
 #include "http/dashboard_feed.h"
 #include "http/http_limits.h"
 #include "http/http_status_mapping.h"
@@ -129,7 +133,8 @@ std::string UrlHost(const std::string& host) {
 HttpServer::HttpServer(HttpServerOptions options, std::shared_ptr<grpc::Channel> channel)
     : options_(std::move(options)),
       gateway_(std::make_unique<ApiGateway>(channel)),
-      feed_(std::make_unique<DashboardFeed>(std::move(channel))) {}
+      feed_(std::make_unique<DashboardFeed>(std::move(channel))),
+      stream_slots_(kMaxStreamsPerCaller) {}
 
 HttpServer::~HttpServer() { Stop(); }
 
@@ -146,8 +151,15 @@ absl::StatusOr<int> HttpServer::Start() {
         "the HTTP listener cannot load the TLS certificate %s and key %s",
         options_.tls.cert_path, options_.tls.key_path));
   }
-  // Every open event stream holds a thread of the pool.
-  server_->new_task_queue = [] { return new httplib::ThreadPool(64); };
+  // A thread per connection (a fixed pool let slow connections and event
+  // streams hold every thread), up to kMaxConnectionThreads.
+  server_->new_task_queue = [] { return new ConnectionThreads(kMaxConnectionThreads); };
+  // The listening socket, to give it a longer queue once it listens.
+  int listening = -1;
+  server_->set_socket_options([&listening](int socket) {
+    httplib::default_socket_options(socket);
+    listening = socket;
+  });
   Route();
   RouteDashboard();
   const std::string host = UrlHost(options_.host);
@@ -155,6 +167,11 @@ absl::StatusOr<int> HttpServer::Start() {
     bound_port_ = server_->bind_to_any_port(options_.host);
   } else if (server_->bind_to_port(options_.host, options_.port)) {
     bound_port_ = options_.port;
+  }
+  server_->set_socket_options(httplib::default_socket_options);
+  if (bound_port_ > 0 && listening >= 0 && ::listen(listening, kListenBacklog) != 0) {
+    spdlog::warn("the HTTP listener keeps a queue of 5 connections: listen: {}",
+                 std::strerror(errno));
   }
   if (bound_port_ <= 0) {
     bound_port_ = 0;
@@ -315,13 +332,19 @@ void HttpServer::RouteDashboard() {
     }
   });
   // Server-sent events of jobs and studies: first everything, then what
-  // changed.
+  // changed. Each holds one of its caller's stream slots while it is open.
   const auto stream = [this](const std::string& authorization, auto poll,
                              httplib::Response& response) {
+    absl::StatusOr<std::shared_ptr<void>> slot = stream_slots_.Take(authorization);
+    if (!slot.ok()) {
+      SendError(slot.status(), response);
+      return;
+    }
     auto seen = std::make_shared<ChangeTracker>();
     response.set_header("Cache-Control", "no-cache");
     response.set_chunked_content_provider(
-        "text/event-stream", [this, seen, authorization, poll](size_t, httplib::DataSink& sink) {
+        "text/event-stream", [this, seen, authorization, poll, slot = *std::move(slot)](
+                                 size_t, httplib::DataSink& sink) {
           return SendEvents(poll(*seen, authorization), sink);
         });
   };
@@ -335,18 +358,17 @@ void HttpServer::RouteDashboard() {
   });
   // A study's trials that changed since the stream opened (DashboardFeed
   // keeps the study's table; the stream, the last sequence number it sent).
-  server_->Get(R"(/events/studies/([^/]+))", [this](const httplib::Request& request,
-                                                   httplib::Response& response) {
-    const std::string study = request.matches[1];
-    const std::string authorization = CallerAuthorization(request);
-    auto sequence = std::make_shared<int64_t>(-1);
-    response.set_header("Cache-Control", "no-cache");
-    response.set_chunked_content_provider(
-        "text/event-stream",
-        [this, study, authorization, sequence](size_t, httplib::DataSink& sink) {
-          return SendEvents(feed_->TrialEvents(study, *sequence, authorization), sink);
-        });
-  });
+  server_->Get(R"(/events/studies/([^/]+))",
+               [this, stream](const httplib::Request& request, httplib::Response& response) {
+                 const std::string study = request.matches[1];
+                 auto sequence = std::make_shared<int64_t>(-1);
+                 stream(
+                     CallerAuthorization(request),
+                     [this, study, sequence](ChangeTracker&, const std::string& authorization) {
+                       return feed_->TrialEvents(study, *sequence, authorization);
+                     },
+                     response);
+               });
   // The study page's bounded views (docs/web.md, "Server-side aggregates"):
   // the query's parameters set the request message's fields by name.
   const auto view = [this](const char* pattern, auto request_type, auto answer) {
@@ -398,17 +420,25 @@ void HttpServer::RouteDashboard() {
       return;
     }
     logs.set_trial_id(trial_id);
+    const std::string authorization = CallerAuthorization(request);
+    absl::StatusOr<std::shared_ptr<void>> slot = stream_slots_.Take(authorization);
+    if (!slot.ok()) {
+      SendError(slot.status(), response);
+      return;
+    }
     struct Stream {
       grpc::ClientContext context;
       std::unique_ptr<grpc::ClientReader<v1::LogLine>> reader;
+      std::shared_ptr<void> slot;
     };
     auto stream = std::make_shared<Stream>();
+    stream->slot = *std::move(slot);
     {
       absl::MutexLock lock(&streams_mutex_);
       if (stopping_) return;
       log_streams_.insert(&stream->context);
     }
-    stream->reader = feed_->OpenLogs(stream->context, logs, CallerAuthorization(request));
+    stream->reader = feed_->OpenLogs(stream->context, logs, authorization);
     response.set_header("Cache-Control", "no-cache");
     response.set_chunked_content_provider(
         "text/event-stream",

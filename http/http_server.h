@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "http/stream_slots.h"
 #include "tls/tls_options.h"
 
 namespace grpc {
@@ -87,6 +88,8 @@ class HttpServer {
   // The calls of open log streams, cancelled by Stop.
   absl::Mutex streams_mutex_;
   std::set<grpc::ClientContext*> log_streams_ ABSL_GUARDED_BY(streams_mutex_);
+  // The event streams each caller has open (kMaxStreamsPerCaller).
+  StreamSlots stream_slots_;
   std::unique_ptr<httplib::Server> server_;
   std::thread thread_;
   int bound_port_ = 0;

@@ -404,6 +404,72 @@ TEST_F(HttpApiTest, ABodyOverTheLimitIs413AndNeverHeldWhole) {
   EXPECT_THAT(ErrorOf(read).message(), HasSubstr("the request body is not a vernier.v1.Job"));
 }
 
+// A TCP connection to the HTTP listener at `base` ("http://127.0.0.1:PORT/")
+// that sent `request` and reads nothing; -1 when it could not connect.
+int OpenConnection(const std::string& base, const std::string& request) {
+  const size_t colon = base.rfind(':');
+  const int port = std::stoi(base.substr(colon + 1));
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
+    close(fd);
+    return -1;
+  }
+  if (!request.empty() && send(fd, request.data(), request.size(), MSG_NOSIGNAL) < 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// The status line of what the server sent on `fd` first (waits up to 5 s).
+std::string FirstLineFrom(int fd) {
+  timeval timeout{.tv_sec = 5, .tv_usec = 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+  std::string text;
+  char c;
+  while (text.size() < 200 && recv(fd, &c, 1, 0) == 1 && c != '\r') text.push_back(c);
+  return text;
+}
+
+TEST_F(HttpApiTest, SlowAndStreamingConnectionsLeaveOtherCallersAnswered) {
+  ServerProcess server(dir_.path() + "/data");
+  server.Start();
+  const std::string base = HttpUrl(server);
+  ASSERT_FALSE(base.empty()) << server.log();
+  const std::string url = base.substr(0, base.size() - 1);
+  std::vector<int> held;
+  // A slowloris: requests whose headers never end, sent without a token.
+  for (int i = 0; i < 168; ++i) {
+    held.push_back(OpenConnection(url, "GET /v1/whoami HTTP/1.1\r\nHost: x\r\nX-Slow: "));
+  }
+  // A viewer's event streams, as many as one caller may open (32), which
+  // stay open and are never read.
+  const std::string stream =
+      "GET /events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + Bearer() + "\r\n\r\n";
+  for (int i = 0; i < 32; ++i) held.push_back(OpenConnection(url, stream));
+  for (int fd : held) ASSERT_GE(fd, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+
+  // 200 connections held: another caller is still answered at once.
+  const auto started = std::chrono::steady_clock::now();
+  const HttpAnswer whoami = Http("GET", base + "v1/whoami", "", {"--max-time", "10"});
+  const auto took = std::chrono::steady_clock::now() - started;
+  EXPECT_EQ(whoami.status, 200) << whoami.body;
+  EXPECT_LT(took, std::chrono::seconds(1))
+      << std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms";
+
+  // One stream more for the same caller is refused, naming the limit.
+  const int one_more = OpenConnection(url, stream);
+  ASSERT_GE(one_more, 0);
+  EXPECT_EQ(FirstLineFrom(one_more), "HTTP/1.1 429 Too Many Requests");
+  close(one_more);
+  for (int fd : held) close(fd);
+}
+
 TEST_F(HttpApiTest, ServesTlsWithTheServersCertificate) {
   TestCertificates certs;
   ServerProcess server(dir_.path() + "/data", 0,
