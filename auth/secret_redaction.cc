@@ -1,12 +1,15 @@
 #include "auth/secret_redaction.h"
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/descriptor.pb.h"
+#include "google/protobuf/reflection.h"
 #include "google/protobuf/text_format.h"
 
 namespace vernier::auth {
@@ -16,10 +19,9 @@ using google::protobuf::FieldDescriptor;
 using google::protobuf::Message;
 using google::protobuf::Reflection;
 
-constexpr absl::string_view kSecretWords[] = {"TOKEN",   "SECRET",  "PASSWORD",
-                                              "PASSWD",  "KEY",     "CREDENTIAL",
-                                              "AUTH",    "PRIVATE", "SESSION",
-                                              "COOKIE"};
+constexpr absl::string_view kSecretWords[] = {"TOKEN",   "SECRET",     "PASSWORD", "PASSWD",
+                                              "KEY",     "CREDENTIAL", "AUTH",     "PRIVATE",
+                                              "SESSION", "COOKIE"};
 
 // A map entry's key, when `entry` is one with a string key.
 const FieldDescriptor* MapKey(const Message& entry) {
@@ -84,13 +86,14 @@ std::string RedactText(absl::string_view text) {
     }
     const size_t equals = word.find('=');
     size_t name_start = 0;
-    while (name_start < word.size() && (word[name_start] == '\'' || word[name_start] == '"' ||
-                                        word[name_start] == '-')) {
+    while (name_start < word.size() &&
+           (word[name_start] == '\'' || word[name_start] == '"' || word[name_start] == '-')) {
       ++name_start;
     }
     if (equals == absl::string_view::npos) {
       absl::StrAppend(&out, word);
-      redact_next = name_start < word.size() && absl::StrContains(word.substr(0, name_start), "-") &&
+      redact_next = name_start < word.size() &&
+                    absl::StrContains(word.substr(0, name_start), "-") &&
                     LooksSecret(word.substr(name_start));
       continue;
     }
@@ -147,10 +150,14 @@ void RedactSecrets(Message& message) {
     if (field->cpp_type() != FieldDescriptor::CPPTYPE_STRING) continue;
     const bool secret_field = LooksSecret(field->name());
     if (field->is_repeated()) {
-      for (int i = 0; i < reflection->FieldSize(message, field); ++i) {
-        const std::string value = reflection->GetRepeatedString(message, field, i);
+      // Read as a command line (a job's command, its args): the element
+      // after a secret-looking flag ("--api-key", "VALUE") is a secret too.
+      const auto values = reflection->GetRepeatedFieldRef<std::string>(message, field);
+      const std::vector<std::string> redacted =
+          RedactCommandLine(std::vector<std::string>(values.begin(), values.end()));
+      for (int i = 0; i < static_cast<int>(redacted.size()); ++i) {
         reflection->SetRepeatedString(&message, field, i,
-                                      secret_field ? std::string(kRedacted) : RedactText(value));
+                                      secret_field ? std::string(kRedacted) : redacted[i]);
       }
     } else {
       const std::string value = reflection->GetString(message, field);

@@ -32,9 +32,10 @@ std::string RedactText(absl::string_view text);
 // argument after a flag whose name looks secret ("--api-key VALUE").
 std::vector<std::string> RedactCommandLine(const std::vector<std::string>& arguments);
 
-// A copy of `message` with every secret-looking value replaced: string
-// fields whose name looks secret, map entries whose key does, and
-// `NAME=VALUE` strings whose NAME does; recursively.
+// `message` with every secret-looking value replaced: string fields whose
+// name looks secret, map entries whose key does, `NAME=VALUE` strings whose
+// NAME does, and in a repeated string field (a command line) the element
+// after a flag whose name does (RedactCommandLine); recursively.
 void RedactSecrets(google::protobuf::Message& message);
 
 // The request in one line (protobuf text format) without secrets

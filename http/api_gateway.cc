@@ -95,6 +95,10 @@ void ApiGateway::AddIdentityRoute() {
 
 bool ApiGateway::IsApiPath(const std::string& path) { return path.starts_with("/v1/"); }
 
+absl::Status ApiGateway::Authenticate(const ApiRequest& request) const {
+  return Call(*auth_, &v1::AuthService::Stub::WhoAmI, v1::WhoAmIRequest(), request).status();
+}
+
 void ApiGateway::AddJobRoutes() {
   // AI Platform's shapes: /v1/projects/PROJECT/jobs; any project names this
   // server.
@@ -275,7 +279,7 @@ ApiResponse ApiGateway::Handle(const ApiRequest& request) const {
     Captures captures;
     for (size_t i = 1; i < match.size(); ++i) captures.push_back(match[i].str());
     absl::StatusOr<std::string> body = route.handler(captures, request);
-    if (!body.ok()) return {HttpStatusFor(body.status().code()), ErrorBody(body.status())};
+    if (!body.ok()) return {HttpStatusOf(body.status()), ErrorBody(body.status())};
     return {200, *std::move(body)};
   }
   const absl::Status status =
@@ -283,7 +287,7 @@ ApiResponse ApiGateway::Handle(const ApiRequest& request) const {
                                                          request.method))
                  : absl::NotFoundError(absl::StrCat("no API at ", request.path,
                                                     " (see docs/http-api.md)"));
-  return {HttpStatusFor(status.code()), ErrorBody(status)};
+  return {HttpStatusOf(status), ErrorBody(status)};
 }
 
 }  // namespace vernier::http

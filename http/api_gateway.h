@@ -1,14 +1,14 @@
 #ifndef VERNIER_HTTP_API_GATEWAY_H_
 #define VERNIER_HTTP_API_GATEWAY_H_
 
+#include <grpcpp/channel.h>
+
 #include <functional>
 #include <map>
 #include <memory>
 #include <regex>
 #include <string>
 #include <vector>
-
-#include <grpcpp/channel.h>
 
 #include "absl/status/statusor.h"
 #include "vernier/v1/auth_service.grpc.pb.h"
@@ -50,6 +50,11 @@ class ApiGateway {
   static bool IsApiPath(const std::string& path);
 
   ApiResponse Handle(const ApiRequest& request) const;
+
+  // OK when the request's credentials name a caller (AuthService.WhoAmI
+  // with them), else that call's error (UNAUTHENTICATED): what a request
+  // whose body must be inflated is asked before it is.
+  absl::Status Authenticate(const ApiRequest& request) const;
 
  private:
   using Captures = std::vector<std::string>;

@@ -3,21 +3,32 @@
 #include <google/protobuf/util/json_util.h>
 #include <grpcpp/client_context.h>
 #include <httplib.h>
+#include <sys/socket.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
+#include <map>
+#include <string>
+#include <string_view>
 #include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/status_macros.h"
 #include "http/api_gateway.h"
 #include "http/caller_credentials.h"
 #include "http/change_tracker.h"
+#include "http/connection_threads.h"
 #include "http/dashboard_feed.h"
+#include "http/http_limits.h"
 #include "http/http_status_mapping.h"
+#include "http/query_string.h"
+#include "http/request_body_reader.h"
 #include "http/request_fields.h"
 #include "http/response_compression.h"
 #include "spdlog/spdlog.h"
@@ -40,6 +51,18 @@ std::string CallerAuthorization(const httplib::Request& request) {
                           request.get_header_value("Cookie"));
 }
 
+// PERMISSION_DENIED for a request that changes something with the session
+// cookie (not an Authorization header) and without kCsrfHeader.
+absl::Status CheckCsrfHeader(const httplib::Request& request) {
+  if (request.method != "GET" && request.get_header_value("Authorization").empty() &&
+      !CallerAuthorization(request).empty() && !request.has_header(kCsrfHeader)) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("a request with the session cookie that changes something needs the ",
+                     kCsrfHeader, " header (the dashboard sends it)"));
+  }
+  return absl::OkStatus();
+}
+
 // An answer gzip-compressed here when the client takes it and it is not
 // tiny. `content_type` must be one cpp-httplib does not compress again
 // (not text/*, and with a charset: response_compression.h says why).
@@ -57,14 +80,25 @@ void SetJson(const httplib::Request& request, std::string body, httplib::Respons
 }
 
 void SendError(const absl::Status& status, httplib::Response& response) {
-  response.status = HttpStatusFor(status.code());
+  response.status = HttpStatusOf(status);
   response.set_content(ErrorBody(status), "application/json");
+}
+
+// The query of the request's URL (QueryString: a value keeps its `=`s).
+// From the URL only: httplib also puts a form-encoded body's fields in
+// `params`, and curl -d sends JSON as a form unless told otherwise.
+std::multimap<std::string, std::string> QueryOf(const httplib::Request& request) {
+  const size_t query = request.target.find('?');
+  if (query == std::string::npos) return {};
+  return QueryString::Parse(std::string_view(request.target).substr(query + 1));
 }
 
 // An optional integer query parameter into `value` (left as it is when
 // absent); INVALID_ARGUMENT naming it when it is not an integer.
 absl::Status ReadIntParam(const httplib::Request& request, const char* name, int64_t& value) {
-  if (request.has_param(name) && !absl::SimpleAtoi(request.get_param_value(name), &value)) {
+  const auto query = QueryOf(request);
+  const auto param = query.find(name);
+  if (param != query.end() && !absl::SimpleAtoi(param->second, &value)) {
     return absl::InvalidArgumentError(
         absl::StrCat("query parameter \"", name, "\" is not an integer"));
   }
@@ -75,14 +109,7 @@ ApiRequest ToApiRequest(const httplib::Request& request) {
   ApiRequest api;
   api.method = request.method;
   api.path = request.path;
-  // From the URL only: httplib also puts a form-encoded body's fields in
-  // `params`, and curl -d sends JSON as a form unless told otherwise.
-  const size_t query = request.target.find('?');
-  if (query != std::string::npos) {
-    httplib::Params params;
-    httplib::detail::parse_query_text(request.target.substr(query + 1), params);
-    for (const auto& [name, value] : params) api.query.emplace(name, value);
-  }
+  api.query = QueryOf(request);
   api.body = request.body;
   api.authorization = CallerAuthorization(request);
   api.client_address =
@@ -106,7 +133,8 @@ std::string UrlHost(const std::string& host) {
 HttpServer::HttpServer(HttpServerOptions options, std::shared_ptr<grpc::Channel> channel)
     : options_(std::move(options)),
       gateway_(std::make_unique<ApiGateway>(channel)),
-      feed_(std::make_unique<DashboardFeed>(std::move(channel))) {}
+      feed_(std::make_unique<DashboardFeed>(std::move(channel))),
+      stream_slots_(kMaxStreamsPerCaller) {}
 
 HttpServer::~HttpServer() { Stop(); }
 
@@ -123,8 +151,15 @@ absl::StatusOr<int> HttpServer::Start() {
         "the HTTP listener cannot load the TLS certificate %s and key %s",
         options_.tls.cert_path, options_.tls.key_path));
   }
-  // Every open event stream holds a thread of the pool.
-  server_->new_task_queue = [] { return new httplib::ThreadPool(64); };
+  // A thread per connection (a fixed pool let slow connections and event
+  // streams hold every thread), up to kMaxConnectionThreads.
+  server_->new_task_queue = [] { return new ConnectionThreads(kMaxConnectionThreads); };
+  // The listening socket, to give it a longer queue once it listens.
+  int listening = -1;
+  server_->set_socket_options([&listening](int socket) {
+    httplib::default_socket_options(socket);
+    listening = socket;
+  });
   Route();
   RouteDashboard();
   const std::string host = UrlHost(options_.host);
@@ -132,6 +167,11 @@ absl::StatusOr<int> HttpServer::Start() {
     bound_port_ = server_->bind_to_any_port(options_.host);
   } else if (server_->bind_to_port(options_.host, options_.port)) {
     bound_port_ = options_.port;
+  }
+  server_->set_socket_options(httplib::default_socket_options);
+  if (bound_port_ > 0 && listening >= 0 && ::listen(listening, kListenBacklog) != 0) {
+    spdlog::warn("the HTTP listener keeps a queue of 5 connections: listen: {}",
+                 std::strerror(errno));
   }
   if (bound_port_ <= 0) {
     bound_port_ = 0;
@@ -160,16 +200,10 @@ std::string HttpServer::Url() const {
 }
 
 void HttpServer::Route() {
-  const auto api = [this](const httplib::Request& request, httplib::Response& response) {
-    if (request.method != "GET" && request.get_header_value("Authorization").empty() &&
-        !CallerAuthorization(request).empty() && !request.has_header(kCsrfHeader)) {
-      SendError(absl::PermissionDeniedError(absl::StrCat(
-                    "a request with the session cookie that changes something needs the ",
-                    kCsrfHeader, " header (the dashboard sends it)")),
-                response);
-      return;
-    }
-    const ApiResponse answer = gateway_->Handle(ToApiRequest(request));
+  // Answers an API request whose body, if it has one, is in `api`.
+  const auto respond = [this](const httplib::Request& request, const ApiRequest& api,
+                              httplib::Response& response) {
+    const ApiResponse answer = gateway_->Handle(api);
     response.status = answer.status;
     if (answer.content_type == "application/json") {
       SetJson(request, answer.body, response);
@@ -179,6 +213,27 @@ void HttpServer::Route() {
     if (answer.status >= 400) {
       spdlog::debug("HTTP {} {}: {}", request.method, request.path, answer.status);
     }
+  };
+  const auto api = [respond](const httplib::Request& request, httplib::Response& response) {
+    if (const absl::Status csrf = CheckCsrfHeader(request); !csrf.ok()) {
+      SendError(csrf, response);
+      return;
+    }
+    respond(request, ToApiRequest(request), response);
+  };
+  // A request with a body: nothing of it is read before its path, its CSRF
+  // header and, when it must be inflated, its credentials have been checked,
+  // and no more than kMaxRequestBodyBytes of it, as sent or inflated, is
+  // ever held (http_limits.h).
+  const auto api_with_body = [this, respond](const httplib::Request& request,
+                                             httplib::Response& response,
+                                             const httplib::ContentReader& reader) {
+    absl::StatusOr<ApiRequest> api = ReadApiRequest(request, response, reader);
+    if (!api.ok()) {
+      SendError(api.status(), response);
+      return;
+    }
+    respond(request, *api, response);
   };
   // A POST with no body and no Content-Length (curl -X POST URL:cancel) is
   // answered here: cpp-httplib 0.11 would refuse it with a bare 400 before
@@ -192,12 +247,45 @@ void HttpServer::Route() {
         api(request, response);
         return httplib::Server::HandlerResponse::Handled;
       });
-  const std::string every_api_path = "/v1/.*";
-  server_->Get(every_api_path, api);
-  server_->Post(every_api_path, api);
-  server_->Delete(every_api_path, api);
-  server_->Put(every_api_path, api);
-  server_->Patch(every_api_path, api);
+  // A body whose Content-Length is over the limit is read and dropped as it
+  // comes (413), never kept. (Answering a client that waits for "100
+  // Continue" with 413 instead does not stop curl from sending the body,
+  // which cpp-httplib then reads as one endless request line.)
+  server_->set_payload_max_length(kMaxRequestBodyBytes);
+  server_->Get("/v1/.*", api);
+  // Every path, the dashboard's too: cpp-httplib reads the whole body of a
+  // POST, PUT, PATCH or DELETE without a handler of this kind before it
+  // answers 404.
+  const std::string every_path = ".*";
+  server_->Post(every_path, api_with_body);
+  server_->Delete(every_path, api_with_body);
+  server_->Put(every_path, api_with_body);
+  server_->Patch(every_path, api_with_body);
+}
+
+absl::StatusOr<ApiRequest> HttpServer::ReadApiRequest(const httplib::Request& request,
+                                                      httplib::Response& response,
+                                                      const httplib::ContentReader& reader) const {
+  if (!ApiGateway::IsApiPath(request.path)) {
+    return absl::NotFoundError(absl::StrCat("no ", request.method, " at ", request.path));
+  }
+  VERNIER_RETURN_IF_ERROR(CheckCsrfHeader(request));
+  if (request.is_multipart_form_data()) {
+    return absl::InvalidArgumentError(
+        "the request body is multipart/form-data; the API takes JSON (Content-Type: "
+        "application/json)");
+  }
+  ApiRequest api = ToApiRequest(request);
+  const std::string encoding = request.get_header_value("Content-Encoding");
+  if (!encoding.empty() && !absl::EqualsIgnoreCase(encoding, "identity")) {
+    // A compressed body is inflated only for a known caller.
+    VERNIER_RETURN_IF_ERROR(gateway_->Authenticate(api));
+  }
+  RequestBodyReader body(kMaxRequestBodyBytes, encoding);
+  const bool read = reader(
+      [&body](const char* data, size_t size) { return body.Append(std::string_view(data, size)); });
+  VERNIER_ASSIGN_OR_RETURN(api.body, body.Finish(read, response.status));
+  return api;
 }
 
 bool HttpServer::SendEvents(const absl::StatusOr<std::string>& events, httplib::DataSink& sink) {
@@ -224,10 +312,10 @@ void HttpServer::RouteDashboard() {
   // SameSite=Strict cookie) and reloads without it in the URL.
   server_->Get(R"(/|/assets/[A-Za-z0-9._-]+)", [](const httplib::Request& request,
                                                    httplib::Response& response) {
-    if (request.path == "/" && request.has_param("token")) {
-      response.set_header("Set-Cookie",
-                          absl::StrCat(kSessionCookie, "=", request.get_param_value("token"),
-                                       "; HttpOnly; SameSite=Strict; Path=/"));
+    const auto query = QueryOf(request);
+    if (const auto token = query.find("token"); request.path == "/" && token != query.end()) {
+      response.set_header("Set-Cookie", absl::StrCat(kSessionCookie, "=", token->second,
+                                                     "; HttpOnly; SameSite=Strict; Path=/"));
       response.set_redirect("/");
       return;
     }
@@ -244,13 +332,19 @@ void HttpServer::RouteDashboard() {
     }
   });
   // Server-sent events of jobs and studies: first everything, then what
-  // changed.
+  // changed. Each holds one of its caller's stream slots while it is open.
   const auto stream = [this](const std::string& authorization, auto poll,
                              httplib::Response& response) {
+    absl::StatusOr<std::shared_ptr<void>> slot = stream_slots_.Take(authorization);
+    if (!slot.ok()) {
+      SendError(slot.status(), response);
+      return;
+    }
     auto seen = std::make_shared<ChangeTracker>();
     response.set_header("Cache-Control", "no-cache");
     response.set_chunked_content_provider(
-        "text/event-stream", [this, seen, authorization, poll](size_t, httplib::DataSink& sink) {
+        "text/event-stream", [this, seen, authorization, poll, slot = *std::move(slot)](
+                                 size_t, httplib::DataSink& sink) {
           return SendEvents(poll(*seen, authorization), sink);
         });
   };
@@ -264,18 +358,17 @@ void HttpServer::RouteDashboard() {
   });
   // A study's trials that changed since the stream opened (DashboardFeed
   // keeps the study's table; the stream, the last sequence number it sent).
-  server_->Get(R"(/events/studies/([^/]+))", [this](const httplib::Request& request,
-                                                   httplib::Response& response) {
-    const std::string study = request.matches[1];
-    const std::string authorization = CallerAuthorization(request);
-    auto sequence = std::make_shared<int64_t>(-1);
-    response.set_header("Cache-Control", "no-cache");
-    response.set_chunked_content_provider(
-        "text/event-stream",
-        [this, study, authorization, sequence](size_t, httplib::DataSink& sink) {
-          return SendEvents(feed_->TrialEvents(study, *sequence, authorization), sink);
-        });
-  });
+  server_->Get(R"(/events/studies/([^/]+))",
+               [this, stream](const httplib::Request& request, httplib::Response& response) {
+                 const std::string study = request.matches[1];
+                 auto sequence = std::make_shared<int64_t>(-1);
+                 stream(
+                     CallerAuthorization(request),
+                     [this, study, sequence](ChangeTracker&, const std::string& authorization) {
+                       return feed_->TrialEvents(study, *sequence, authorization);
+                     },
+                     response);
+               });
   // The study page's bounded views (docs/web.md, "Server-side aggregates"):
   // the query's parameters set the request message's fields by name.
   const auto view = [this](const char* pattern, auto request_type, auto answer) {
@@ -327,17 +420,25 @@ void HttpServer::RouteDashboard() {
       return;
     }
     logs.set_trial_id(trial_id);
+    const std::string authorization = CallerAuthorization(request);
+    absl::StatusOr<std::shared_ptr<void>> slot = stream_slots_.Take(authorization);
+    if (!slot.ok()) {
+      SendError(slot.status(), response);
+      return;
+    }
     struct Stream {
       grpc::ClientContext context;
       std::unique_ptr<grpc::ClientReader<v1::LogLine>> reader;
+      std::shared_ptr<void> slot;
     };
     auto stream = std::make_shared<Stream>();
+    stream->slot = *std::move(slot);
     {
       absl::MutexLock lock(&streams_mutex_);
       if (stopping_) return;
       log_streams_.insert(&stream->context);
     }
-    stream->reader = feed_->OpenLogs(stream->context, logs, CallerAuthorization(request));
+    stream->reader = feed_->OpenLogs(stream->context, logs, authorization);
     response.set_header("Cache-Control", "no-cache");
     response.set_chunked_content_provider(
         "text/event-stream",

@@ -1,16 +1,17 @@
 #ifndef VERNIER_HTTP_HTTP_SERVER_H_
 #define VERNIER_HTTP_HTTP_SERVER_H_
 
+#include <grpcpp/channel.h>
+
 #include <atomic>
 #include <memory>
 #include <set>
 #include <string>
 #include <thread>
 
-#include <grpcpp/channel.h>
-
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "http/stream_slots.h"
 #include "tls/tls_options.h"
 
 namespace grpc {
@@ -19,12 +20,16 @@ class ClientContext;
 namespace httplib {
 class Server;
 class DataSink;
-}
+class ContentReader;
+struct Request;
+struct Response;
+}  // namespace httplib
 
 namespace vernier::http {
 
 class ApiGateway;
 class DashboardFeed;
+struct ApiRequest;
 
 struct HttpServerOptions {
   std::string host = "127.0.0.1";
@@ -60,6 +65,13 @@ class HttpServer {
 
  private:
   void Route();
+  // An API request with its body, read through `reader` after the checks
+  // that need none (the path, the CSRF header, the caller when the body is
+  // compressed) and up to kMaxRequestBodyBytes; the first failed check's
+  // error (413 for a body over the limit).
+  absl::StatusOr<ApiRequest> ReadApiRequest(const httplib::Request& request,
+                                            httplib::Response& response,
+                                            const httplib::ContentReader& reader) const;
   void RouteDashboard();
   // Waits up to `interval` unless the server is stopping; answers whether it
   // goes on.
@@ -76,6 +88,8 @@ class HttpServer {
   // The calls of open log streams, cancelled by Stop.
   absl::Mutex streams_mutex_;
   std::set<grpc::ClientContext*> log_streams_ ABSL_GUARDED_BY(streams_mutex_);
+  // The event streams each caller has open (kMaxStreamsPerCaller).
+  StreamSlots stream_slots_;
   std::unique_ptr<httplib::Server> server_;
   std::thread thread_;
   int bound_port_ = 0;

@@ -2,9 +2,19 @@
 
 #include <google/protobuf/util/json_util.h>
 
+#include <string>
+
+#include "absl/strings/cord.h"
+#include "absl/strings/numbers.h"
 #include "vernier/v1/http.pb.h"
 
 namespace vernier::http {
+namespace {
+
+// The payload WithHttpStatus sets.
+constexpr char kHttpStatusPayload[] = "vernier.dev/http-status";
+
+}  // namespace
 
 int HttpStatusFor(absl::StatusCode code) {
   switch (code) {
@@ -47,9 +57,23 @@ int HttpStatusFor(absl::StatusCode code) {
   }
 }
 
+absl::Status WithHttpStatus(absl::Status status, int http_status) {
+  status.SetPayload(kHttpStatusPayload, absl::Cord(std::to_string(http_status)));
+  return status;
+}
+
+int HttpStatusOf(const absl::Status& status) {
+  const auto payload = status.GetPayload(kHttpStatusPayload);
+  int http_status = 0;
+  if (payload.has_value() && absl::SimpleAtoi(std::string(*payload), &http_status)) {
+    return http_status;
+  }
+  return HttpStatusFor(status.code());
+}
+
 std::string ErrorBody(const absl::Status& status) {
   v1::HttpErrorResponse response;
-  response.mutable_error()->set_code(HttpStatusFor(status.code()));
+  response.mutable_error()->set_code(HttpStatusOf(status));
   response.mutable_error()->set_message(std::string(status.message()));
   response.mutable_error()->set_status(absl::StatusCodeToString(status.code()));
   std::string body;

@@ -13,6 +13,14 @@ namespace vernier::http {
 // NOT_FOUND 404, ALREADY_EXISTS and ABORTED 409, FAILED_PRECONDITION 400, ...
 int HttpStatusFor(absl::StatusCode code);
 
+// `status` answered with `http_status` instead of its code's (a body over
+// the limit: RESOURCE_EXHAUSTED, but 413 rather than 429), carried as a
+// payload of the status.
+absl::Status WithHttpStatus(absl::Status status, int http_status);
+// The HTTP status of `status`: the one WithHttpStatus gave it, else its
+// code's (HttpStatusFor).
+int HttpStatusOf(const absl::Status& status);
+
 // The error body for `status`: {"error": {"code": HTTP status, "message",
 // "status": "NOT_FOUND"}} (vernier.v1.HttpErrorResponse in JSON).
 std::string ErrorBody(const absl::Status& status);

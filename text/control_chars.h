@@ -21,6 +21,15 @@ class ControlChars {
   // `text` with every control character and backslash escaped as Name
   // spells it ("\\" for a backslash), so that it stays on one line.
   static std::string Escape(std::string_view text);
+  // `text` made safe to print on a terminal, so that what a name, a metric
+  // id, a value or a trainer's output holds cannot clear the screen, retitle
+  // the terminal or move the cursor: every C0 control character but tab and
+  // newline (ESC, CR, BEL, ...), DEL, and the C1 controls (U+0080 to U+009F,
+  // and the bytes 0x80 to 0x9F outside a valid UTF-8 character) escaped:
+  // "\x1b", "\r", "\u009b", "\x9b". Everything else, other UTF-8 and
+  // backslashes included, as given. What the CLI prints in its tables and
+  // text goes through this.
+  static std::string ForTerminal(std::string_view text);
   // An error message for `field` holding a control character, or nullopt when
   // it holds none: "<field> contains a control character (\n at byte 12);
   // newlines, NUL and other control characters are not allowed".

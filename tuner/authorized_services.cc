@@ -1,6 +1,10 @@
 #include "tuner/authorized_services.h"
 
+#include <string>
+#include <vector>
+
 #include "absl/strings/str_cat.h"
+#include "auth/secret_redaction.h"
 #include "vernier/grpc_status.h"
 
 namespace vernier::tuner {
@@ -9,6 +13,21 @@ namespace {
 constexpr char kStudyService[] = "/vernier.v1.StudyService/";
 constexpr char kJobService[] = "/vernier.v1.JobService/";
 constexpr char kAgentService[] = "/vernier.v1.AgentService/";
+
+void RedactArguments(google::protobuf::RepeatedPtrField<std::string>& arguments) {
+  const std::vector<std::string> redacted =
+      auth::RedactCommandLine({arguments.begin(), arguments.end()});
+  for (int i = 0; i < arguments.size(); ++i) arguments[i] = redacted[i];
+}
+
+// A job as `who` reads it: the secrets of its command line (`--api-key
+// VALUE`, `--token=VALUE`, `HF_TOKEN=VALUE`: auth::RedactCommandLine) and
+// of its trainingInput.args are shown to its owner and to admins only.
+void HideCommandSecrets(const auth::Identity& who, v1::Job& job) {
+  if (who.role == v1::ADMIN || (!job.owner().empty() && job.owner() == who.user)) return;
+  RedactArguments(*job.mutable_command());
+  if (job.has_training_input()) RedactArguments(*job.mutable_training_input()->mutable_args());
+}
 
 }  // namespace
 
@@ -149,9 +168,12 @@ grpc::ServerUnaryReactor* AuthorizedStudyService::AddMeasurement(
 
 grpc::Status AuthorizedJobService::GetJob(grpc::ServerContext* context, const v1::GetJobRequest* request,
                                           v1::GetJobResponse* response) {
-  return gate_.Guard(*context, absl::StrCat(kJobService, "GetJob"), *request, [&](const auth::Identity&) {
-    return inner_.GetJob(context, request, response);
-  });
+  return gate_.Guard(*context, absl::StrCat(kJobService, "GetJob"), *request,
+                     [&](const auth::Identity& who) {
+                       const grpc::Status status = inner_.GetJob(context, request, response);
+                       HideCommandSecrets(who, *response->mutable_job());
+                       return status;
+                     });
 }
 
 grpc::Status AuthorizedJobService::ListTrialRuns(grpc::ServerContext* context,
@@ -164,16 +186,22 @@ grpc::Status AuthorizedJobService::ListTrialRuns(grpc::ServerContext* context,
 
 grpc::Status AuthorizedJobService::ListJobs(grpc::ServerContext* context, const v1::ListJobsRequest* request,
                                             v1::ListJobsResponse* response) {
-  return gate_.Guard(*context, absl::StrCat(kJobService, "ListJobs"), *request, [&](const auth::Identity&) {
-    return inner_.ListJobs(context, request, response);
-  });
+  return gate_.Guard(*context, absl::StrCat(kJobService, "ListJobs"), *request,
+                     [&](const auth::Identity& who) {
+                       const grpc::Status status = inner_.ListJobs(context, request, response);
+                       for (v1::Job& job : *response->mutable_jobs()) HideCommandSecrets(who, job);
+                       return status;
+                     });
 }
 
 grpc::Status AuthorizedJobService::CancelJob(grpc::ServerContext* context, const v1::CancelJobRequest* request,
                                              v1::Job* response) {
-  return gate_.Guard(*context, absl::StrCat(kJobService, "CancelJob"), *request, [&](const auth::Identity&) {
-    return inner_.CancelJob(context, request, response);
-  });
+  return gate_.Guard(*context, absl::StrCat(kJobService, "CancelJob"), *request,
+                     [&](const auth::Identity& who) {
+                       const grpc::Status status = inner_.CancelJob(context, request, response);
+                       HideCommandSecrets(who, *response);
+                       return status;
+                     });
 }
 
 grpc::Status AuthorizedJobService::DeleteJob(grpc::ServerContext* context,

@@ -13,9 +13,9 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 TEST(SecretRedactionTest, NamesThatLookSecret) {
-  for (const char* name : {"HF_TOKEN", "AWS_SECRET_ACCESS_KEY", "db_password", "PGPASSWD",
-                           "authorization", "GOOGLE_APPLICATION_CREDENTIALS", "api_key",
-                           "VERNIER_TOKEN_FILE", "token"}) {
+  for (const char* name :
+       {"HF_TOKEN", "AWS_SECRET_ACCESS_KEY", "db_password", "PGPASSWD", "authorization",
+        "GOOGLE_APPLICATION_CREDENTIALS", "api_key", "VERNIER_TOKEN_FILE", "token"}) {
     EXPECT_TRUE(LooksSecret(name)) << name;
   }
   for (const char* name : {"PATH", "HOME", "CUDA_VISIBLE_DEVICES", "token_id", "page_token",
@@ -64,6 +64,25 @@ TEST(SecretRedactionTest, SummaryHidesSecretFieldsAndAssignmentsAndIsCut) {
 
   job.set_job_id(std::string(1000, 'x'));
   EXPECT_LE(RequestSummary(job, 100).size(), 103u);
+}
+
+TEST(SecretRedactionTest, SummaryHidesTheValueAfterASecretFlagInACommandLine) {
+  v1::Job job;
+  job.set_job_id("j1");
+  for (const char* argument : {"python", "train.py", "--api-key", "sk-live-1", "--password",
+                               "hunter2", "--token", "tok-3", "--lr", "0.1"}) {
+    job.add_command(argument);
+  }
+  job.mutable_training_input()->add_args("--db-password");
+  job.mutable_training_input()->add_args("pw-4");
+  const std::string summary = RequestSummary(job);
+  for (const char* secret : {"sk-live-1", "hunter2", "tok-3", "pw-4"}) {
+    EXPECT_THAT(summary, Not(HasSubstr(secret))) << summary;
+  }
+  EXPECT_THAT(summary, HasSubstr(R"(command: "--api-key" command: "[redacted]")"));
+  EXPECT_THAT(summary, HasSubstr(R"(command: "--token" command: "[redacted]")"));
+  EXPECT_THAT(summary, HasSubstr(R"(command: "--lr" command: "0.1")"));
+  EXPECT_THAT(summary, HasSubstr(R"(args: "--db-password" args: "[redacted]")"));
 }
 
 }  // namespace

@@ -246,6 +246,11 @@ TEST_F(HttpApiTest, ErrorsHaveTheHttpStatusOfTheirGrpcCode) {
         << listing;
   }
 
+  // A query value keeps the "=" it holds.
+  const HttpAnswer bad_token = Http("GET", base + "v1/studies?pageToken=a=b");
+  EXPECT_EQ(bad_token.status, 400);
+  EXPECT_THAT(ErrorOf(bad_token).message(), HasSubstr("page_token \"a=b\" is not a token"));
+
   const HttpAnswer unknown = Http("GET", base + "v1/studies?colour=red");
   EXPECT_EQ(unknown.status, 400);
   EXPECT_EQ(ErrorOf(unknown).message(), "unknown query parameter \"colour\"");
@@ -281,6 +286,188 @@ TEST_F(HttpApiTest, ErrorsHaveTheHttpStatusOfTheirGrpcCode) {
 
   // Nothing was created by the failed calls.
   EXPECT_EQ(Http("GET", base + "v1/projects/-/jobs").body, "{}");
+}
+
+// The server's peak resident memory so far (VmHWM), in bytes.
+int64_t PeakMemory(const ServerProcess& server) {
+  const std::string status = ReadFile("/proc/" + std::to_string(server.pid()) + "/status");
+  const std::regex peak("VmHWM:\\s+(\\d+) kB");
+  std::smatch match;
+  if (!std::regex_search(status, match, peak)) return -1;
+  return std::stoll(match[1]) * 1024;
+}
+
+// A file of `megabytes` MiB of zeros compressed with gzip (about 1 kB per
+// MiB): a gzip bomb.
+std::string GzipBomb(const std::string& dir, int megabytes) {
+  const std::string path = dir + "/bomb.gz";
+  const CommandResult made = RunCommand(
+      {"/bin/sh", "-c",
+       absl::StrCat("head -c ", int64_t{megabytes} << 20, " /dev/zero | gzip -1 > ", path)},
+      std::chrono::seconds(60));
+  EXPECT_EQ(made.exit_code, 0) << made.err;
+  return path;
+}
+
+TEST_F(HttpApiTest, ACompressedBodyIsNeverInflatedBeforeAuthenticationNorPastTheLimit) {
+  ServerProcess server(dir_.path() + "/data");
+  server.Start();
+  const std::string base = HttpUrl(server);
+  ASSERT_FALSE(base.empty()) << server.log();
+  // 512 MiB once inflated, half a MiB as sent.
+  const std::string bomb = GzipBomb(dir_.path(), 512);
+  const std::vector<std::string> gzip_body = {
+      "-H",      "Content-Type: application/json", "-H", "Content-Encoding: gzip", "--data-binary",
+      "@" + bomb};
+  const int64_t before = PeakMemory(server);
+  ASSERT_GT(before, 0);
+
+  // No token: 401 without inflating anything.
+  std::vector<std::string> anonymous = gzip_body;
+  anonymous.insert(anonymous.end(), {"-H", "Authorization: Bearer nope"});
+  const auto started = std::chrono::steady_clock::now();
+  const HttpAnswer refused = Http("POST", base + "v1/studies", "", anonymous);
+  EXPECT_EQ(refused.status, 401) << refused.body;
+  EXPECT_EQ(ErrorOf(refused).status(), "UNAUTHENTICATED");
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
+  // Nor on a path that is not the API's.
+  const HttpAnswer elsewhere = Http("POST", base + "assets/x", "", anonymous);
+  EXPECT_EQ(elsewhere.status, 404) << elsewhere.body;
+
+  // A token: inflated up to the limit, then 413 naming it.
+  const HttpAnswer too_large = Http("POST", base + "v1/studies", "", gzip_body);
+  EXPECT_EQ(too_large.status, 413) << too_large.body;
+  EXPECT_EQ(ErrorOf(too_large).code(), 413);
+  EXPECT_EQ(ErrorOf(too_large).status(), "RESOURCE_EXHAUSTED");
+  EXPECT_THAT(ErrorOf(too_large).message(),
+              HasSubstr("the request body inflates (Content-Encoding: gzip) to more than the "
+                        "limit of 4194304 bytes (4 MiB)"));
+
+  // The server's memory never held the inflated body.
+  EXPECT_LT(PeakMemory(server) - before, int64_t{64} << 20)
+      << "peak RSS before " << before << ", after " << PeakMemory(server);
+
+  // A small compressed body from a known caller is read as any other.
+  const std::string small = dir_.path() + "/small.json.gz";
+  ASSERT_EQ(RunCommand({"/bin/sh", "-c", "printf '{\"name\": 7' | gzip > " + small},
+                       std::chrono::seconds(10))
+                .exit_code,
+            0);
+  const HttpAnswer parsed = Http("POST", base + "v1/studies", "",
+                                 {"-H", "Content-Type: application/json", "-H",
+                                  "Content-Encoding: gzip", "--data-binary", "@" + small});
+  EXPECT_EQ(parsed.status, 400) << parsed.body;
+  EXPECT_THAT(ErrorOf(parsed).message(), HasSubstr("the request body is not a vernier.v1.Study"));
+}
+
+TEST_F(HttpApiTest, ABodyOverTheLimitIs413AndNeverHeldWhole) {
+  ServerProcess server(dir_.path() + "/data");
+  server.Start();
+  const std::string base = HttpUrl(server);
+  ASSERT_FALSE(base.empty()) << server.log();
+  // 256 MiB of spaces: JSON whitespace.
+  const std::string huge = dir_.path() + "/huge.json";
+  ASSERT_EQ(RunCommand({"/bin/sh", "-c", "head -c 268435456 /dev/zero | tr '\\0' ' ' > " + huge},
+                       std::chrono::seconds(60))
+                .exit_code,
+            0);
+  const int64_t before = PeakMemory(server);
+  ASSERT_GT(before, 0);
+
+  // With its Content-Length, and sent in chunks without one.
+  for (const bool chunked : {false, true}) {
+    std::vector<std::string> extra = {"-H", "Content-Type: application/json", "--data-binary",
+                                      "@" + huge};
+    if (chunked) extra.insert(extra.end(), {"-H", "Transfer-Encoding: chunked"});
+    const HttpAnswer too_large = Http("POST", base + "v1/projects/-/jobs", "", extra);
+    EXPECT_EQ(too_large.status, 413) << chunked << " " << too_large.body.substr(0, 300);
+    EXPECT_EQ(ErrorOf(too_large).code(), 413) << chunked;
+    EXPECT_THAT(ErrorOf(too_large).message(),
+                HasSubstr("the request body is larger than the limit of 4194304 bytes (4 MiB)"))
+        << chunked;
+  }
+  EXPECT_LT(PeakMemory(server) - before, int64_t{64} << 20)
+      << "peak RSS before " << before << ", after " << PeakMemory(server);
+
+  // A body just under the limit is read and answered as usual.
+  const std::string under = dir_.path() + "/under.json";
+  ASSERT_EQ(RunCommand({"/bin/sh", "-c",
+                        "{ head -c 4000000 /dev/zero | tr '\\0' ' '; printf '{\"jobId\": 7'; } > " +
+                            under},
+                       std::chrono::seconds(60))
+                .exit_code,
+            0);
+  const HttpAnswer read =
+      Http("POST", base + "v1/projects/-/jobs", "",
+           {"-H", "Content-Type: application/json", "--data-binary", "@" + under});
+  EXPECT_EQ(read.status, 400) << read.body;
+  EXPECT_THAT(ErrorOf(read).message(), HasSubstr("the request body is not a vernier.v1.Job"));
+}
+
+// A TCP connection to the HTTP listener at `base` ("http://127.0.0.1:PORT/")
+// that sent `request` and reads nothing; -1 when it could not connect.
+int OpenConnection(const std::string& base, const std::string& request) {
+  const size_t colon = base.rfind(':');
+  const int port = std::stoi(base.substr(colon + 1));
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
+    close(fd);
+    return -1;
+  }
+  if (!request.empty() && send(fd, request.data(), request.size(), MSG_NOSIGNAL) < 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// The status line of what the server sent on `fd` first (waits up to 5 s).
+std::string FirstLineFrom(int fd) {
+  timeval timeout{.tv_sec = 5, .tv_usec = 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+  std::string text;
+  char c;
+  while (text.size() < 200 && recv(fd, &c, 1, 0) == 1 && c != '\r') text.push_back(c);
+  return text;
+}
+
+TEST_F(HttpApiTest, SlowAndStreamingConnectionsLeaveOtherCallersAnswered) {
+  ServerProcess server(dir_.path() + "/data");
+  server.Start();
+  const std::string base = HttpUrl(server);
+  ASSERT_FALSE(base.empty()) << server.log();
+  const std::string url = base.substr(0, base.size() - 1);
+  std::vector<int> held;
+  // A slowloris: requests whose headers never end, sent without a token.
+  for (int i = 0; i < 168; ++i) {
+    held.push_back(OpenConnection(url, "GET /v1/whoami HTTP/1.1\r\nHost: x\r\nX-Slow: "));
+  }
+  // A viewer's event streams, as many as one caller may open (32), which
+  // stay open and are never read.
+  const std::string stream =
+      "GET /events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + Bearer() + "\r\n\r\n";
+  for (int i = 0; i < 32; ++i) held.push_back(OpenConnection(url, stream));
+  for (int fd : held) ASSERT_GE(fd, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+
+  // 200 connections held: another caller is still answered at once.
+  const auto started = std::chrono::steady_clock::now();
+  const HttpAnswer whoami = Http("GET", base + "v1/whoami", "", {"--max-time", "10"});
+  const auto took = std::chrono::steady_clock::now() - started;
+  EXPECT_EQ(whoami.status, 200) << whoami.body;
+  EXPECT_LT(took, std::chrono::seconds(1))
+      << std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms";
+
+  // One stream more for the same caller is refused, naming the limit.
+  const int one_more = OpenConnection(url, stream);
+  ASSERT_GE(one_more, 0);
+  EXPECT_EQ(FirstLineFrom(one_more), "HTTP/1.1 429 Too Many Requests");
+  close(one_more);
+  for (int fd : held) close(fd);
 }
 
 TEST_F(HttpApiTest, ServesTlsWithTheServersCertificate) {

@@ -4,15 +4,18 @@
 // directory, every CLI command's output) holds a token or a secret value.
 
 #include <gmock/gmock.h>
+#include <grpcpp/client_context.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
 #include <filesystem>
 #include <map>
+#include <regex>
 #include <string>
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/str_join.h"
 #include "tests/support/job_client.h"
 #include "tests/support/server_process.h"
 #include "tests/support/subprocess.h"
@@ -107,6 +110,87 @@ TEST(SecretsInLogsTest, NoTokenOrSecretValueInAnyLogOfARealJob) {
     }
   }
   unsetenv("VERNIER_TEST_SECRET_KEY");
+}
+
+// The job's command line (and trainingInput.args) as the holder of `token`
+// reads it: over gRPC GetJob, ListJobs and the HTTP API's GET.
+std::vector<std::string> CommandsAsSeenBy(const ServerProcess& server, const std::string& token,
+                                          const std::string& job_id) {
+  std::vector<std::string> seen;
+  const auto job_stub = server.JobStub();
+  {
+    grpc::ClientContext context;
+    context.AddMetadata("authorization", "Bearer " + token);
+    v1::GetJobRequest request;
+    request.set_job_id(job_id);
+    v1::GetJobResponse response;
+    const grpc::Status status = job_stub->GetJob(&context, request, &response);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    seen.push_back(absl::StrJoin(response.job().command(), " ") + " | " +
+                   absl::StrJoin(response.job().training_input().args(), " "));
+  }
+  {
+    grpc::ClientContext context;
+    context.AddMetadata("authorization", "Bearer " + token);
+    v1::ListJobsResponse response;
+    const grpc::Status status = job_stub->ListJobs(&context, v1::ListJobsRequest(), &response);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    EXPECT_EQ(response.jobs_size(), 1);
+    for (const v1::Job& job : response.jobs()) {
+      seen.push_back(absl::StrJoin(job.command(), " ") + " | " +
+                     absl::StrJoin(job.training_input().args(), " "));
+    }
+  }
+  std::smatch url;
+  const std::string log = server.log();
+  EXPECT_TRUE(std::regex_search(log, url, std::regex("HTTP API at (http://\\S+/)"))) << log;
+  const CommandResult http = RunCommand({"curl", "-sS", "-H", "Authorization: Bearer " + token,
+                                         url[1].str() + "v1/projects/-/jobs/" + job_id},
+                                        std::chrono::seconds(30));
+  EXPECT_EQ(http.exit_code, 0) << http.err;
+  seen.push_back(http.out);
+  return seen;
+}
+
+TEST(SecretsInLogsTest, ACommandLinesSecretsAreShownToItsOwnerAndAdminsOnly) {
+  TempDir dir;
+  ServerProcess server(dir.path() + "/data");
+  server.Start();
+  std::map<std::string, std::string> tokens;
+  for (const auto& [user, role] : std::vector<std::pair<std::string, std::string>>{
+           {"dora", "developer"}, {"eve", "developer"}, {"vic", "viewer"}}) {
+    const CommandResult created =
+        RunCommand(Cli(server, {"tokens", "create", "--user", user, "--role", role}),
+                   std::chrono::seconds(60));
+    ASSERT_EQ(created.exit_code, 0) << created.err;
+    tokens[user] = FirstLine(created.out);
+  }
+  tokens["admin"] =
+      std::string(absl::StripAsciiWhitespace(ReadFile(server.data_dir() + "/admin.token")));
+
+  const std::string config = dir.path() + "/hp.yaml";
+  WriteFile(config, SmallConfig(1, 1, 0, "") + "  args: [--db-password, args-secret-999]\n");
+  const std::vector<std::string> command = {
+      "sh", "-c", "echo accuracy=0.5", "trainer", "--api-key", kFlagSecret, "--lr", "0.1"};
+  const CommandResult submitted =
+      RunCommand(Submit(server, "secret_job", config, dir.path() + "/jobs", command),
+                 std::chrono::seconds(60), {{"VERNIER_TOKEN", tokens["dora"]}});
+  ASSERT_EQ(submitted.exit_code, 0) << submitted.err << submitted.out;
+
+  for (const std::string user : {"eve", "vic"}) {
+    for (const std::string& seen : CommandsAsSeenBy(server, tokens[user], "secret_job")) {
+      EXPECT_EQ(seen.find(kFlagSecret), std::string::npos) << user << " sees " << seen;
+      EXPECT_EQ(seen.find("args-secret-999"), std::string::npos) << user << " sees " << seen;
+      EXPECT_THAT(seen, HasSubstr("[redacted]")) << user;
+      EXPECT_THAT(seen, HasSubstr("--lr")) << user;
+    }
+  }
+  for (const std::string user : {"dora", "admin"}) {
+    for (const std::string& seen : CommandsAsSeenBy(server, tokens[user], "secret_job")) {
+      EXPECT_THAT(seen, HasSubstr(kFlagSecret)) << user;
+      EXPECT_THAT(seen, HasSubstr("args-secret-999")) << user;
+    }
+  }
 }
 
 }  // namespace

@@ -44,5 +44,17 @@ TEST(HttpStatusMappingTest, TheErrorBodyIsGooglesShape) {
   EXPECT_EQ(body, R"({"error":{"code":404,"message":"job \"x\" not found","status":"NOT_FOUND"}})");
 }
 
+TEST(HttpStatusMappingTest, AStatusCanCarryItsOwnHttpStatus) {
+  const absl::Status too_large =
+      WithHttpStatus(absl::ResourceExhaustedError("the request body is too large"), 413);
+  EXPECT_EQ(too_large.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(HttpStatusOf(too_large), 413);
+  EXPECT_EQ(ErrorBody(too_large),
+            R"({"error":{"code":413,"message":"the request body is too large",)"
+            R"("status":"RESOURCE_EXHAUSTED"}})");
+  // Without one, the code's.
+  EXPECT_EQ(HttpStatusOf(absl::ResourceExhaustedError("disk full")), 429);
+}
+
 }  // namespace
 }  // namespace vernier::http

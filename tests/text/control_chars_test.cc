@@ -23,6 +23,26 @@ TEST(ControlCharsTest, EscapeKeepsTextOnOneLine) {
   EXPECT_EQ(ControlChars::Escape(std::string("a\0\r\t\x1b\\", 6)), "a\\0\\r\\t\\x1b\\\\");
 }
 
+TEST(ControlCharsTest, ForTerminalEscapesWhatATerminalWouldObey) {
+  EXPECT_EQ(ControlChars::ForTerminal("lr=0.1 训练 ✓ é C:\\tmp"), "lr=0.1 训练 ✓ é C:\\tmp");
+  // Clear the screen; set the window title; a carriage return over the line.
+  EXPECT_EQ(ControlChars::ForTerminal("a\x1b[2Jb"), "a\\x1b[2Jb");
+  EXPECT_EQ(ControlChars::ForTerminal("\x1b]0;owned\x07"), "\\x1b]0;owned\\x07");
+  EXPECT_EQ(ControlChars::ForTerminal("ok\rfake"), "ok\\rfake");
+  EXPECT_EQ(ControlChars::ForTerminal(std::string("a\0\x7f", 3)), "a\\0\\x7f");
+  // Tabs and newlines stay.
+  EXPECT_EQ(ControlChars::ForTerminal("a\tb\nc"), "a\tb\nc");
+  // C1: CSI as U+009B, and as a lone byte.
+  EXPECT_EQ(ControlChars::ForTerminal("x\xc2\x9b"
+                                      "2J"),
+            "x\\u009b2J");
+  EXPECT_EQ(ControlChars::ForTerminal("x\x9b"
+                                      "2J"),
+            "x\\x9b2J");
+  // Other invalid bytes and U+00A0 (not a control) stay as they are.
+  EXPECT_EQ(ControlChars::ForTerminal("\xff\xc2\xa0"), "\xff\xc2\xa0");
+}
+
 TEST(ControlCharsTest, RefusalNamesTheFieldAndTheCharacter) {
   EXPECT_EQ(ControlChars::Refusal("job dir", "/data/job"), std::nullopt);
   EXPECT_EQ(ControlChars::Refusal("job dir", "/data\nrm"),

@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "auth/roles.h"
 #include "common/status_macros.h"
+#include "text/control_chars.h"
 #include "tuner/cli/output_format.h"
 #include "tuner/cli/table_printer.h"
 #include "tuner/cli/time_format.h"
@@ -156,7 +157,8 @@ absl::Status AuthCommands::VerifyAudit() {
 absl::Status AuthCommands::RevokeToken(const std::string& token_id) {
   VERNIER_ASSIGN_OR_RETURN(const v1::ApiToken revoked, client_->RevokeToken(token_id));
   if (context_.format == OutputFormat::kJson) return PrintJson(revoked);
-  *context_.out << "Revoked token " << revoked.id() << " of " << revoked.user() << ".\n";
+  *context_.out << "Revoked token " << text::ControlChars::ForTerminal(revoked.id()) << " of "
+                << text::ControlChars::ForTerminal(revoked.user()) << ".\n";
   return absl::OkStatus();
 }
 

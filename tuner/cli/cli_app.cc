@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "text/control_chars.h"
 #include "tuner/cli/auth_commands.h"
 #include "tuner/cli/command_context.h"
 #include "tuner/cli/gcloud_flags.h"
@@ -576,8 +577,9 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
   const absl::Status status = action();
   out.flush();
   if (!status.ok()) {
-    err << "error: " << absl::StatusCodeToString(status.code()) << ": " << status.message()
-        << std::endl;
+    // The message may quote a name or a value from the server.
+    err << "error: " << absl::StatusCodeToString(status.code()) << ": "
+        << text::ControlChars::ForTerminal(std::string(status.message())) << std::endl;
     return kExitFailure;
   }
   return kExitSuccess;

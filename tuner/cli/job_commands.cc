@@ -21,6 +21,7 @@
 #include "auth/secret_redaction.h"
 #include "tuner/cli/auth_commands.h"
 #include "common/status_macros.h"
+#include "text/control_chars.h"
 #include "tuner/cli/fetch_all_pages.h"
 #include "tuner/cli/job_progress.h"
 #include "tuner/cli/submit_environment.h"
@@ -253,7 +254,7 @@ absl::Status JobCommands::Submit(const SubmitJobOptions& options) {
     return WaitForJob(submitted->job_id(), options);
   }
   for (const std::string& warning : config::TrainingInputFileWarnings(options.config_path)) {
-    *context_.out << "Warning: " << warning << "\n";
+    *context_.out << "Warning: " << text::ControlChars::ForTerminal(warning) << "\n";
   }
   if (options.dry_run) {
     *context_.out << submitted->launch_preview();
@@ -296,7 +297,7 @@ absl::Status JobCommands::WaitForJob(const std::string& job_id, const SubmitJobO
     if (!json) {
       absl::MutexLock lock(&out_mutex);
       for (const std::string& line : progress.Update(last, context_.now())) {
-        *context_.out << line << '\n';
+        *context_.out << text::ControlChars::ForTerminal(line) << '\n';
       }
       context_.out->flush();
     }
@@ -455,11 +456,12 @@ void JobCommands::PrintLogLine(const v1::LogLine& line) {
   std::string_view text = line.text();
   if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
   *context_.out << "[trial " << line.trial_id() << " "
-                << (line.role().empty() ? "replica" : line.role()) << "-" << line.index();
+                << (line.role().empty() ? "replica" : text::ControlChars::ForTerminal(line.role()))
+                << "-" << line.index();
   if (line.attempt() > 0) *context_.out << " retry " << line.attempt();
   // The agent's own lines (its prefix removed by the server).
   if (line.agent()) *context_.out << " agent";
-  *context_.out << "] " << text << '\n';
+  *context_.out << "] " << text::ControlChars::ForTerminal(text) << '\n';
 }
 
 absl::Status JobCommands::StreamLogs(const std::string& job_id, bool follow, int64_t trial_id) {

@@ -17,6 +17,7 @@
 #include "suggest/designers/designer_factory.h"
 #include "suggest/early_stopping/early_stopping_policy_factory.h"
 #include "suggest/search_space.h"
+#include "text/control_chars.h"
 #include "tuner/cli/auth_commands.h"
 #include "tuner/cli/curve_chart.h"
 #include "tuner/cli/fetch_all_pages.h"
@@ -161,8 +162,8 @@ absl::Status StudyCommands::Leaderboard(const std::string& study_name, int top) 
   if (!optimal.ok()) return optimal.status();
   if (context_.format == OutputFormat::kJson) return PrintJson(*optimal);
 
-  *context_.out << "Study " << study->name() << ", metrics: " << FormatMetricSpecs(study->spec())
-                << "\n";
+  *context_.out << "Study " << text::ControlChars::ForTerminal(study->name()) << ", metrics: "
+                << text::ControlChars::ForTerminal(FormatMetricSpecs(study->spec())) << "\n";
   if (optimal->trials().empty()) {
     *context_.out << "No completed trials yet.\n";
     return absl::OkStatus();
@@ -335,7 +336,9 @@ absl::Status StudyCommands::DescribeTrial(const std::string& study_name, int64_t
   const int rows = std::clamp(static_cast<int>(curve.size()), 3, 10);
   const std::string chart = RenderCurveChart(curve, /*width=*/60, rows);
   if (!chart.empty()) {
-    *context_.out << "\n" << (metric_id.empty() ? "objective" : metric_id) << " by step:\n"
+    *context_.out << "\n"
+                  << (metric_id.empty() ? "objective" : text::ControlChars::ForTerminal(metric_id))
+                  << " by step:\n"
                   << chart;
   }
   return absl::OkStatus();

@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <utility>
 
+#include "text/control_chars.h"
+
 namespace vernier::cli {
 namespace {
 
@@ -14,15 +16,19 @@ size_t DisplayWidth(const std::string& text) {
                        [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; });
 }
 
-std::string SingleLine(std::string text) {
+// One line, safe on a terminal: newlines and tabs become spaces, other
+// control characters are escaped (text::ControlChars::ForTerminal).
+std::string TerminalCell(std::string text) {
   std::replace_if(
       text.begin(), text.end(), [](char c) { return c == '\n' || c == '\r' || c == '\t'; }, ' ');
-  return text;
+  return text::ControlChars::ForTerminal(text);
 }
 
 }  // namespace
 
-TablePrinter::TablePrinter(std::vector<std::string> headers) : headers_(std::move(headers)) {}
+TablePrinter::TablePrinter(std::vector<std::string> headers) : headers_(std::move(headers)) {
+  for (std::string& header : headers_) header = TerminalCell(std::move(header));
+}
 
 void TablePrinter::SetAlignment(int column, Alignment alignment) {
   if (column < 0) return;
@@ -35,7 +41,7 @@ void TablePrinter::SetAlignment(int column, Alignment alignment) {
 void TablePrinter::SetIndent(int spaces) { indent_ = std::max(0, spaces); }
 
 void TablePrinter::AddRow(std::vector<std::string> cells) {
-  for (std::string& cell : cells) cell = SingleLine(std::move(cell));
+  for (std::string& cell : cells) cell = TerminalCell(std::move(cell));
   rows_.push_back(std::move(cells));
 }
 

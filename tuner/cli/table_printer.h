@@ -19,7 +19,9 @@ class TablePrinter {
   void SetAlignment(int column, Alignment alignment);
   // Spaces before every line, for tables nested under a heading.
   void SetIndent(int spaces);
-  // Newlines and tabs in cells become spaces so that a row stays one line.
+  // Newlines and tabs in cells become spaces so that a row stays one line;
+  // other control characters (ESC, CR, C1) are escaped
+  // (text::ControlChars::ForTerminal), in headers too.
   void AddRow(std::vector<std::string> cells);
 
   bool empty() const { return rows_.empty(); }

@@ -66,6 +66,21 @@ TEST(TablePrinterTest, KeepsEachRowOnOneLine) {
   EXPECT_EQ(table.ToString(), "REASON\nline one line two\n");
 }
 
+TEST(TablePrinterTest, EscapesWhatATerminalWouldObey) {
+  // A study name that clears the screen, a value that retitles the window,
+  // a C1 CSI: shown escaped, and measured as shown.
+  TablePrinter table({"NAME", "VALUE"});
+  table.AddRow({"s\x1b[2J", "\x1b]0;owned\x07"});
+  table.AddRow(
+      {"t\xc2\x9b"
+       "2J",
+       "ok"});
+  EXPECT_EQ(table.ToString(),
+            "NAME       VALUE\n"
+            "s\\x1b[2J   \\x1b]0;owned\\x07\n"
+            "t\\u009b2J  ok\n");
+}
+
 TEST(TablePrinterTest, ShortRowsGetEmptyCellsAndLongRowsWidenTheTable) {
   TablePrinter table({"A", "B"});
   table.AddRow({"1"});
