@@ -105,6 +105,25 @@ Problem Dtlz1() {
   return problem;
 }
 
+// DTLZ2 with 3 objectives: a curved front, the positive octant of the unit
+// sphere (f1^2 + f2^2 + f3^2 = 1 where g = 0), behind a unimodal g in the
+// last 4 coordinates.
+Problem Dtlz2() {
+  Problem problem = UnitCubeProblem(6, 3);
+  problem.evaluate = [](const suggest::ParameterAssignment& p) {
+    double g = 0;
+    for (size_t i = 2; i < p.size(); ++i) {
+      const double x = p[i].double_value() - 0.5;
+      g += x * x;
+    }
+    const double a = p[0].double_value() * std::numbers::pi / 2;
+    const double b = p[1].double_value() * std::numbers::pi / 2;
+    return std::vector<double>{(1 + g) * std::cos(a) * std::cos(b),
+                               (1 + g) * std::cos(a) * std::sin(b), (1 + g) * std::sin(a)};
+  };
+  return problem;
+}
+
 // A training run's validation loss against its serving latency (ms): a
 // mixed space with log, integer, discrete and categorical parameters, where
 // a bigger network learns better but serves slower.
@@ -167,9 +186,10 @@ Problem ConstrainedSurrogate() {
 Problem MakeProblem(const std::string& name) {
   if (name == "zdt3") return Zdt3();
   if (name == "dtlz1") return Dtlz1();
+  if (name == "dtlz2") return Dtlz2();
   if (name == "surrogate") return Surrogate();
   if (name == "constrained") return ConstrainedSurrogate();
-  std::cerr << "unknown problem " << name << " (zdt3, dtlz1, surrogate, constrained)\n";
+  std::cerr << "unknown problem " << name << " (zdt3, dtlz1, dtlz2, surrogate, constrained)\n";
   std::exit(2);
 }
 
@@ -246,12 +266,12 @@ int Run(const std::vector<std::string>& problems, const std::vector<std::string>
 
 int main(int argc, char** argv) {
   CLI::App app{"Vernier's designers on several objectives and outcome constraints"};
-  std::vector<std::string> problems = {"zdt3", "dtlz1", "surrogate", "constrained"};
+  std::vector<std::string> problems = {"zdt3", "dtlz1", "dtlz2", "surrogate", "constrained"};
   std::vector<std::string> designers = {"random", "gp"};
   int seeds = 10;
   int trials = 100;
   std::string out_path = "multi_objective_runs.csv";
-  app.add_option("--problems", problems, "zdt3, dtlz1, surrogate, constrained")->delimiter(',');
+  app.add_option("--problems", problems, "zdt3, dtlz1, dtlz2, surrogate, constrained")->delimiter(',');
   app.add_option("--designers", designers, "random, gp")->delimiter(',');
   app.add_option("--seeds", seeds);
   app.add_option("--trials", trials);

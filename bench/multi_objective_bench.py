@@ -6,8 +6,9 @@ Several objectives: the hypervolume of the trials after 25, 50 and 100
 trials, median [lower quartile, upper quartile] over the seeds, for
 Vernier's RANDOM_SEARCH and GAUSSIAN_PROCESS_BANDIT (build/bin/
 multi_objective_bench, one trial at a time) and Optuna's NSGA-II and
-MOTPE samplers (defaults, seeded) on ZDT3 (6-d), DTLZ1 (3 objectives, 6-d)
-and a mixed-space training surrogate (loss against latency, with log,
+MOTPE samplers (defaults, seeded) on ZDT3 (6-d), DTLZ1 and DTLZ2 (3
+objectives, 6-d; a linear and a curved front) and a mixed-space training
+surrogate (loss against latency, with log,
 integer, discrete and categorical parameters). Every hypervolume is
 computed here, by one implementation, against a fixed reference point.
 
@@ -37,10 +38,11 @@ import optuna
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from conditional_optuna import quartiles  # noqa: E402  (beside this file)
 
-MULTI_OBJECTIVE = ["zdt3", "dtlz1", "surrogate"]
-# Reference points (all objectives minimised): BoTorch's for ZDT3 and DTLZ1,
+MULTI_OBJECTIVE = ["zdt3", "dtlz1", "dtlz2", "surrogate"]
+# Reference points (all objectives minimised): BoTorch's for ZDT3, DTLZ1 and DTLZ2,
 # the surrogate's worst loss and latency rounded up.
-REFERENCE = {"zdt3": (11.0, 11.0), "dtlz1": (400.0, 400.0, 400.0), "surrogate": (4.0, 300.0)}
+REFERENCE = {"zdt3": (11.0, 11.0), "dtlz1": (400.0, 400.0, 400.0), "dtlz2": (1.1, 1.1, 1.1),
+             "surrogate": (4.0, 300.0)}
 LATENCY_LIMIT = 20.0
 
 
@@ -61,6 +63,15 @@ def dtlz1(p):
             0.5 * (1 - x[0]) * (1 + g)]
 
 
+def dtlz2(p):
+    x = [p[f"x{i}"] for i in range(6)]
+    g = sum((v - 0.5) ** 2 for v in x[2:])
+    a = x[0] * math.pi / 2
+    b = x[1] * math.pi / 2
+    return [(1 + g) * math.cos(a) * math.cos(b), (1 + g) * math.cos(a) * math.sin(b),
+            (1 + g) * math.sin(a)]
+
+
 def surrogate(p):
     layers = p["layers"]
     width = p["width"]
@@ -77,11 +88,12 @@ def surrogate(p):
     return [loss, latency]
 
 
-PROBLEMS = {"zdt3": zdt3, "dtlz1": dtlz1, "surrogate": surrogate, "constrained": surrogate}
+PROBLEMS = {"zdt3": zdt3, "dtlz1": dtlz1, "dtlz2": dtlz2, "surrogate": surrogate,
+            "constrained": surrogate}
 
 
 def optuna_parameters(problem, trial):
-    if problem in ("zdt3", "dtlz1"):
+    if problem in ("zdt3", "dtlz1", "dtlz2"):
         return {f"x{i}": trial.suggest_float(f"x{i}", 0.0, 1.0) for i in range(6)}
     return {
         "learning_rate": trial.suggest_float("learning_rate", 1e-5, 1e-1, log=True),

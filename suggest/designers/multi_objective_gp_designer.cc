@@ -30,7 +30,8 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 // possible, against the hypervolume improvement.
 constexpr double kTieBreak = 1e-3;
 // How far below the worst warped value the reference point lies, in
-// standard deviations of the warped values.
+// standard deviations of the warped values (two objectives); three or more:
+// how far below the front's worst value, in widths of the front.
 constexpr double kReferenceMargin = 0.1;
 // Perturbation scales in unit-cube widths: screening around the front,
 // and around the best screened points.
@@ -41,6 +42,34 @@ constexpr double kRefineFarScale = 0.03;
 // A believed point counts in the front when it is feasible with at least
 // this probability.
 constexpr double kBelievedFeasible = 0.5;
+
+// The reference point of the scalarisation, in the warped units (larger
+// is better). Without `front` (two objectives, or no feasible trial yet):
+// below every trial's value by kReferenceMargin standard deviations of the
+// values. With it: below the front's worst value in each objective by
+// kReferenceMargin of the front's width (or of the values' spread, for a
+// front of one value), so that improving on the front counts, not on the
+// worst trials far behind it.
+Eigen::VectorXd ReferencePoint(const Eigen::MatrixXd& warped, const std::vector<int>& front) {
+  Eigen::VectorXd reference(warped.rows());
+  for (Eigen::Index k = 0; k < warped.rows(); ++k) {
+    const Eigen::VectorXd row = warped.row(k).transpose();
+    const double spread = std::sqrt((row.array() - row.mean()).square().mean());
+    if (front.empty()) {
+      reference[k] = row.minCoeff() - kReferenceMargin * std::max(spread, 1e-9);
+      continue;
+    }
+    double low = kInfinity;
+    double high = -kInfinity;
+    for (int i : front) {
+      low = std::min(low, row[i]);
+      high = std::max(high, row[i]);
+    }
+    const double width = high > low ? high - low : spread;
+    reference[k] = low - kReferenceMargin * std::max(width, 1e-9);
+  }
+  return reference;
+}
 
 bool Ended(const TrialObservation& trial) {
   return trial.state == v1::Trial::SUCCEEDED || trial.state == v1::Trial::STOPPED_EARLY;
@@ -273,28 +302,29 @@ absl::StatusOr<Suggestions> MultiObjectiveGpDesigner::SuggestFromModels(
   }
 
   // The front so far: feasible trials with every objective.
-  Eigen::VectorXd reference(objective_count);
-  for (int k = 0; k < objective_count; ++k) {
-    const Eigen::VectorXd row = warped.row(k).transpose();
-    const double spread = std::sqrt((row.array() - row.mean()).square().mean());
-    reference[k] = row.minCoeff() - kReferenceMargin * std::max(spread, 1e-9);
-  }
-  const HypervolumeScalarization scalarization(reference, options_.directions, rng);
-  Eigen::VectorXd best = scalarization.Empty();
   std::vector<int> front;
   for (Eigen::Index i = 0; i < n; ++i) {
     bool has_all = true;
     for (int k = 0; k < objective_count; ++k) {
       has_all = has_all && MetricOf(*observed[i], objective_metrics_[k]).has_value();
     }
-    if (!has_all || !feasible[i]) continue;
-    scalarization.Include(warped.col(i), best);
-    front.push_back(static_cast<int>(i));
+    if (has_all && feasible[i]) front.push_back(static_cast<int>(i));
   }
+  // Every feasible trial counts in the scalarised bests (a dominated one
+  // never raises them).
+  const std::vector<int> feasible_trials = front;
   std::erase_if(front, [&](int i) {
     return std::any_of(front.begin(), front.end(),
                        [&](int j) { return Dominates(warped.col(j), warped.col(i)); });
   });
+  // Three objectives or more: the expected improvement, from a reference
+  // point just behind most of the front (see the class comment).
+  const bool many_objectives = objective_count >= 3;
+  const Eigen::VectorXd reference =
+      ReferencePoint(warped, many_objectives ? front : std::vector<int>());
+  const HypervolumeScalarization scalarization(reference, options_.directions, rng);
+  Eigen::VectorXd best = scalarization.Empty();
+  for (int i : feasible_trials) scalarization.Include(warped.col(i), best);
   std::vector<Eigen::VectorXd> incumbents;
   while (!front.empty() && static_cast<int>(incumbents.size()) < options_.incumbents) {
     const size_t pick = UniformIndex(rng, front.size());
@@ -329,6 +359,8 @@ absl::StatusOr<Suggestions> MultiObjectiveGpDesigner::SuggestFromModels(
     if (point.ok()) believe(*point);
   }
 
+  Eigen::MatrixXd normals(objective_count, many_objectives ? options_.monte_carlo_samples : 0);
+  for (Eigen::Index i = 0; i < normals.size(); ++i) normals.data()[i] = StandardNormal(rng);
   const auto score = [&](const Eigen::MatrixXd& candidates) {
     Eigen::MatrixXd means;
     Eigen::MatrixXd deviations;
@@ -337,8 +369,11 @@ absl::StatusOr<Suggestions> MultiObjectiveGpDesigner::SuggestFromModels(
     Eigen::VectorXd scores(candidates.cols());
     for (Eigen::Index i = 0; i < candidates.cols(); ++i) {
       const Eigen::VectorXd ucb = means.col(i) + options_.ucb_coefficient * deviations.col(i);
-      const double value = feasibility[i] * (scalarization.Improvement(ucb, best) +
-                                             kTieBreak * scalarization.Mean(ucb));
+      const double improvement =
+          many_objectives
+              ? scalarization.ExpectedImprovement(means.col(i), deviations.col(i), normals, best)
+              : scalarization.Improvement(ucb, best);
+      const double value = feasibility[i] * (improvement + kTieBreak * scalarization.Mean(ucb));
       scores[i] = std::isfinite(value) ? value : -kInfinity;
     }
     return scores;

@@ -60,4 +60,16 @@ double HypervolumeScalarization::Mean(const Eigen::VectorXd& y) const {
   return Scalarize(y).mean();
 }
 
+double HypervolumeScalarization::ExpectedImprovement(const Eigen::VectorXd& mean,
+                                                     const Eigen::VectorXd& deviation,
+                                                     const Eigen::MatrixXd& normals,
+                                                     const Eigen::VectorXd& best) const {
+  if (normals.cols() == 0) return Improvement(mean, best);
+  double sum = 0;
+  for (Eigen::Index j = 0; j < normals.cols(); ++j) {
+    sum += Improvement(mean + deviation.cwiseProduct(normals.col(j)), best);
+  }
+  return sum / static_cast<double>(normals.cols());
+}
+
 }  // namespace vernier::suggest

@@ -37,6 +37,11 @@ class HypervolumeScalarization {
   double Improvement(const Eigen::VectorXd& y, const Eigen::VectorXd& best) const;
   // mean_w s_w(y): how far above the reference point y lies.
   double Mean(const Eigen::VectorXd& y) const;
+  // The expected Improvement of y ~ N(mean, diag(deviation^2)), by Monte
+  // Carlo over the columns of `normals` (standard normal draws, one row per
+  // objective; the same draws for every candidate keep the ranking smooth).
+  double ExpectedImprovement(const Eigen::VectorXd& mean, const Eigen::VectorXd& deviation,
+                             const Eigen::MatrixXd& normals, const Eigen::VectorXd& best) const;
 
  private:
   Eigen::VectorXd reference_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <numbers>
 #include <random>
 #include <set>
 #include <string>
@@ -150,6 +151,66 @@ TEST(MultiObjectiveGpDesignerTest, BatchesAreDistinctAndSpreadOut) {
       space, {Objective("f1", v1::MetricSpec::MINIMIZE), Objective("f2", v1::MetricSpec::MINIMIZE)},
       2);
   const DesignerHistory history = RunStudy(designer, Zdt1, 24, 4, 2);
+  std::set<std::string> keys;
+  for (const TrialObservation& trial : history.completed) {
+    keys.insert(SearchSpace::Key(trial.parameters));
+  }
+  EXPECT_EQ(keys.size(), history.completed.size());
+}
+
+// DTLZ2 with three objectives in 4 dimensions: the front is the positive
+// octant of the unit sphere (x3 = x4 = 1/2); corners of the cube put one or
+// two objectives at 0 with the third far behind the front.
+std::vector<double> Dtlz2(const ParameterAssignment& p) {
+  double g = 0;
+  for (int i = 2; i < 4; ++i) g += (p[i].double_value() - 0.5) * (p[i].double_value() - 0.5);
+  const double a = p[0].double_value() * std::numbers::pi / 2;
+  const double b = p[1].double_value() * std::numbers::pi / 2;
+  return {(1 + g) * std::cos(a) * std::cos(b), (1 + g) * std::cos(a) * std::sin(b),
+          (1 + g) * std::sin(a)};
+}
+
+// The trials from `from` on within the box [0, 1.1]^3 and within 5% of the
+// front (the unit sphere): what a reference point of 1.1 counts.
+int PointsNearTheFront(const DesignerHistory& history, int from) {
+  int near = 0;
+  for (size_t i = from; i < history.completed.size(); ++i) {
+    double radius = 0;
+    bool inside = true;
+    for (int k = 0; k < 3; ++k) {
+      const double value = *history.completed[i].metrics[k];
+      inside = inside && value < 1.1;
+      radius += value * value;
+    }
+    if (inside && std::sqrt(radius) < 1.05) ++near;
+  }
+  return near;
+}
+
+TEST(MultiObjectiveGpDesignerTest, ThreeObjectivesComeNearerTheFrontThanRandomSearch) {
+  const SearchSpace space = UnitCube(4);
+  const std::vector<v1::MetricSpec> metrics = {Objective("f1", v1::MetricSpec::MINIMIZE),
+                                               Objective("f2", v1::MetricSpec::MINIMIZE),
+                                               Objective("f3", v1::MetricSpec::MINIMIZE)};
+  int gp_near = 0;
+  int random_near = 0;
+  for (uint64_t seed = 1; seed <= 2; ++seed) {
+    MultiObjectiveGpDesigner gp(space, metrics, seed);
+    RandomSearchDesigner random(space);
+    gp_near += PointsNearTheFront(RunStudy(gp, Dtlz2, 40, 1, seed), 10);
+    random_near += PointsNearTheFront(RunStudy(random, Dtlz2, 40, 1, seed), 10);
+  }
+  EXPECT_GT(gp_near, random_near) << gp_near << " against random search's " << random_near;
+}
+
+TEST(MultiObjectiveGpDesignerTest, ThreeObjectiveBatchesAreDistinct) {
+  const SearchSpace space = UnitCube(4);
+  MultiObjectiveGpDesigner designer(
+      space,
+      {Objective("f1", v1::MetricSpec::MINIMIZE), Objective("f2", v1::MetricSpec::MINIMIZE),
+       Objective("f3", v1::MetricSpec::MINIMIZE)},
+      4);
+  const DesignerHistory history = RunStudy(designer, Dtlz2, 24, 4, 4);
   std::set<std::string> keys;
   for (const TrialObservation& trial : history.completed) {
     keys.insert(SearchSpace::Key(trial.parameters));

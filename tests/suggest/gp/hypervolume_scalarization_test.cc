@@ -59,5 +59,31 @@ TEST(HypervolumeScalarizationTest, OneObjectiveIsTheDistanceAboveTheReference) {
   EXPECT_DOUBLE_EQ(scalarization.Improvement(y, best), 0.5);
 }
 
+TEST(HypervolumeScalarizationTest, ExpectedImprovementAveragesTheDraws) {
+  std::mt19937_64 rng(5);
+  const HypervolumeScalarization scalarization(Point(0, 0), 64, rng);
+  Eigen::VectorXd best = scalarization.Empty();
+  scalarization.Include(Point(1, 2), best);
+  scalarization.Include(Point(2, 1), best);
+  // No spread, or no draws: the improvement of the mean itself.
+  Eigen::MatrixXd normals(2, 2);
+  normals << 1, -1, -1, 1;
+  EXPECT_DOUBLE_EQ(scalarization.ExpectedImprovement(Point(1.6, 1.6), Point(0, 0), normals, best),
+                   scalarization.Improvement(Point(1.6, 1.6), best));
+  EXPECT_DOUBLE_EQ(scalarization.ExpectedImprovement(Point(1.6, 1.6), Point(0.3, 0.3),
+                                                     Eigen::MatrixXd(2, 0), best),
+                   scalarization.Improvement(Point(1.6, 1.6), best));
+  // Two draws: the mean of their improvements. A dominated mean with a wide
+  // spread may still improve; with a narrow one it does not.
+  const double expected = 0.5 * (scalarization.Improvement(Point(1.5, 0.5), best) +
+                                 scalarization.Improvement(Point(0.5, 1.5), best));
+  EXPECT_DOUBLE_EQ(scalarization.ExpectedImprovement(Point(1, 1), Point(0.5, 0.5), normals, best),
+                   expected);
+  Eigen::MatrixXd wide(2, 1);
+  wide << 2, 2;
+  EXPECT_GT(scalarization.ExpectedImprovement(Point(1, 1), Point(0.5, 0.5), wide, best), 0.0);
+  EXPECT_EQ(scalarization.ExpectedImprovement(Point(1, 1), Point(0.01, 0.01), wide, best), 0.0);
+}
+
 }  // namespace
 }  // namespace vernier::suggest
