@@ -3,6 +3,7 @@
 // docs/http-api.md themselves.
 #include <gmock/gmock.h>
 #include <google/protobuf/util/json_util.h>
+#include <grpcpp/client_context.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -21,6 +22,7 @@
 #include "tests/support/subprocess.h"
 #include "tests/support/test_certificates.h"
 #include "vernier/v1/http.pb.h"
+#include "vernier/v1/job_service.grpc.pb.h"
 #include "vernier/v1/job_service.pb.h"
 #include "vernier/v1/study_service.pb.h"
 
@@ -543,6 +545,58 @@ TEST_F(HttpApiTest, NoHttpTurnsItOffAndATakenPortIsAClearError) {
   close(taken);
   EXPECT_NE(refused.exit_code, 0);
   EXPECT_THAT(refused.err, HasSubstr("the HTTP listener cannot listen on 127.0.0.1:" + port));
+}
+
+TEST_F(HttpApiTest, ARevokedTokensLogStreamsEndWithinSeconds) {
+  ServerProcess server(dir_.path() + "/data");
+  server.Start();
+  const std::string base = HttpUrl(server);
+  ASSERT_FALSE(base.empty()) << server.log();
+  // A job that writes a line every 0.2 s for a minute.
+  ASSERT_EQ(Http("POST", base + "v1/projects/-/jobs",
+                 JobJson("chatty", 1, "for i in $(seq 300); do echo line $i; sleep 0.2; done"))
+                .status,
+            200);
+  const std::string viewer = CreateToken(server, "vic", "viewer");
+
+  // gRPC: StreamLogs(follow) as the viewer, until a line came.
+  grpc::ClientContext context;
+  context.AddMetadata("authorization", "Bearer " + viewer);
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(40));
+  v1::StreamLogsRequest request;
+  request.set_job_id("chatty");
+  request.set_follow(true);
+  std::unique_ptr<v1::JobService::Stub> stub = server.JobStub();
+  std::unique_ptr<grpc::ClientReader<v1::LogLine>> reader = stub->StreamLogs(&context, request);
+  v1::LogLine line;
+  ASSERT_TRUE(reader->Read(&line));
+  // HTTP: the job's log events as the viewer (a 40 s limit: the job lasts
+  // a minute).
+  CommandResult events;
+  std::thread http([&] {
+    events = RunCommand({"curl", "-sS", "-N", "--max-time", "40", "-H",
+                         "Authorization: Bearer " + viewer, base + "events/jobs/chatty/logs"},
+                        std::chrono::seconds(60));
+  });
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+
+  const auto revoked_at = std::chrono::steady_clock::now();
+  RevokeToken(server, viewer);
+  while (reader->Read(&line)) {
+  }
+  const grpc::Status ended = reader->Finish();
+  EXPECT_EQ(ended.error_code(), grpc::StatusCode::UNAUTHENTICATED) << ended.error_message();
+  EXPECT_THAT(ended.error_message(), HasSubstr("of vic was revoked"));
+  http.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - revoked_at, std::chrono::seconds(15));
+  EXPECT_EQ(events.exit_code, 0) << events.err;
+  // (The stream's end only: it holds every line sent.)
+  const std::string end =
+      events.out.substr(events.out.size() - std::min<size_t>(events.out.size(), 400));
+  EXPECT_THAT(events.out, HasSubstr("event: log\n"));
+  EXPECT_THAT(end, HasSubstr("event: failure\ndata: {\"error\":{\"code\":401,"));
+  EXPECT_THAT(end, HasSubstr("of vic was revoked"));
+  EXPECT_EQ(Http("POST", base + "v1/projects/-/jobs/chatty:cancel", "{}").status, 200);
 }
 
 TEST_F(HttpApiTest, TheDashboardSessionIsAnOpaqueIdThatOnlyAValidTokenOpens) {
