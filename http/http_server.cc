@@ -25,8 +25,10 @@
 #include "http/change_tracker.h"
 #include "http/connection_threads.h"
 #include "http/dashboard_feed.h"
+#include "http/dashboard_sessions.h"
 #include "http/http_limits.h"
 #include "http/http_status_mapping.h"
+#include "http/login_page.h"
 #include "http/query_string.h"
 #include "http/request_body_reader.h"
 #include "http/request_fields.h"
@@ -46,16 +48,36 @@ constexpr std::chrono::milliseconds kEventInterval(500);
 // without a CORS preflight, which this server never grants.
 constexpr char kCsrfHeader[] = "X-Vernier-Request";
 
-std::string CallerAuthorization(const httplib::Request& request) {
-  return AuthorizationFor(request.get_header_value("Authorization"),
-                          request.get_header_value("Cookie"));
+// How long a dashboard session lasts (the token's own expiry and
+// revocation apply on every request too), and how many are held at most.
+constexpr absl::Duration kSessionLifetime = absl::Hours(12);
+constexpr size_t kMaxSessions = 10000;
+// A login form's body: a token and little else.
+constexpr size_t kMaxLoginBodyBytes = 4096;
+
+// What every answer carries: the pages load only this server's scripts,
+// styles and data (uPlot sets inline styles), no site may frame them, types
+// are not guessed, and no URL leaves in a Referer.
+const httplib::Headers& SecurityHeaders() {
+  static const httplib::Headers* const headers = new httplib::Headers{
+      {"Content-Security-Policy",
+       "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+       "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; "
+       "form-action 'self'; frame-ancestors 'none'"},
+      {"X-Frame-Options", "DENY"},
+      {"X-Content-Type-Options", "nosniff"},
+      {"Referrer-Policy", "no-referrer"},
+  };
+  return *headers;
 }
 
 // PERMISSION_DENIED for a request that changes something with the session
-// cookie (not an Authorization header) and without kCsrfHeader.
-absl::Status CheckCsrfHeader(const httplib::Request& request) {
+// cookie `cookie_name` (not an Authorization header) and without
+// kCsrfHeader.
+absl::Status CheckCsrfHeader(const httplib::Request& request, const std::string& cookie_name) {
   if (request.method != "GET" && request.get_header_value("Authorization").empty() &&
-      !CallerAuthorization(request).empty() && !request.has_header(kCsrfHeader)) {
+      !SessionIdFrom(request.get_header_value("Cookie"), cookie_name).empty() &&
+      !request.has_header(kCsrfHeader)) {
     return absl::PermissionDeniedError(
         absl::StrCat("a request with the session cookie that changes something needs the ",
                      kCsrfHeader, " header (the dashboard sends it)"));
@@ -105,13 +127,34 @@ absl::Status ReadIntParam(const httplib::Request& request, const char* name, int
   return absl::OkStatus();
 }
 
-ApiRequest ToApiRequest(const httplib::Request& request) {
+// PERMISSION_DENIED for a login another site (another port of this host
+// included) sent the browser to: it could log the browser in as someone
+// else. Browsers say where a request comes from in Sec-Fetch-Site ("none"
+// for an address typed or pasted, or a link opened from a terminal).
+absl::Status CheckLoginOrigin(const httplib::Request& request) {
+  const std::string site = request.get_header_value("Sec-Fetch-Site");
+  if (!site.empty() && site != "none" && site != "same-origin") {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "a login from another site (Sec-Fetch-Site: ", site,
+        ") is refused: it could log this browser in as someone else. Paste the login link "
+        "into the address bar, or log in at /login"));
+  }
+  return absl::OkStatus();
+}
+
+void SendLoginPage(const absl::Status& status, httplib::Response& response) {
+  response.status = status.ok() ? 200 : HttpStatusOf(status);
+  response.set_content(LoginPage::Html(status.ok() ? "" : status.message()),
+                       "text/html; charset=utf-8");
+}
+
+ApiRequest ToApiRequest(const httplib::Request& request, std::string authorization) {
   ApiRequest api;
   api.method = request.method;
   api.path = request.path;
   api.query = QueryOf(request);
   api.body = request.body;
-  api.authorization = CallerAuthorization(request);
+  api.authorization = std::move(authorization);
   api.client_address =
       absl::StrCat(request.remote_addr.find(':') != std::string::npos ? "ipv6:[" : "ipv4:",
                    request.remote_addr,
@@ -134,7 +177,8 @@ HttpServer::HttpServer(HttpServerOptions options, std::shared_ptr<grpc::Channel>
     : options_(std::move(options)),
       gateway_(std::make_unique<ApiGateway>(channel)),
       feed_(std::make_unique<DashboardFeed>(std::move(channel))),
-      stream_slots_(kMaxStreamsPerCaller) {}
+      stream_slots_(kMaxStreamsPerCaller),
+      sessions_(kSessionLifetime, kMaxSessions) {}
 
 HttpServer::~HttpServer() { Stop(); }
 
@@ -160,6 +204,8 @@ absl::StatusOr<int> HttpServer::Start() {
     httplib::default_socket_options(socket);
     listening = socket;
   });
+  server_->set_default_headers(SecurityHeaders());
+  RouteLogin();
   Route();
   RouteDashboard();
   const std::string host = UrlHost(options_.host);
@@ -180,6 +226,7 @@ absl::StatusOr<int> HttpServer::Start() {
         "--http-port picks another, --no-http turns it off)",
         host, options_.port));
   }
+  cookie_name_ = SessionCookieName(bound_port_);
   thread_ = std::thread([this] { server_->listen_after_bind(); });
   return bound_port_;
 }
@@ -204,6 +251,10 @@ void HttpServer::Route() {
   const auto respond = [this](const httplib::Request& request, const ApiRequest& api,
                               httplib::Response& response) {
     const ApiResponse answer = gateway_->Handle(api);
+    if (answer.status == 401 && request.get_header_value("Authorization").empty()) {
+      // A session whose token was revoked or expired ends here.
+      sessions_.Close(SessionIdFrom(request.get_header_value("Cookie"), cookie_name_));
+    }
     response.status = answer.status;
     if (answer.content_type == "application/json") {
       SetJson(request, answer.body, response);
@@ -214,12 +265,12 @@ void HttpServer::Route() {
       spdlog::debug("HTTP {} {}: {}", request.method, request.path, answer.status);
     }
   };
-  const auto api = [respond](const httplib::Request& request, httplib::Response& response) {
-    if (const absl::Status csrf = CheckCsrfHeader(request); !csrf.ok()) {
+  const auto api = [this, respond](const httplib::Request& request, httplib::Response& response) {
+    if (const absl::Status csrf = CheckCsrfHeader(request, cookie_name_); !csrf.ok()) {
       SendError(csrf, response);
       return;
     }
-    respond(request, ToApiRequest(request), response);
+    respond(request, ToApiRequest(request, CallerAuthorization(request)), response);
   };
   // A request with a body: nothing of it is read before its path, its CSRF
   // header and, when it must be inflated, its credentials have been checked,
@@ -265,17 +316,17 @@ void HttpServer::Route() {
 
 absl::StatusOr<ApiRequest> HttpServer::ReadApiRequest(const httplib::Request& request,
                                                       httplib::Response& response,
-                                                      const httplib::ContentReader& reader) const {
+                                                      const httplib::ContentReader& reader) {
   if (!ApiGateway::IsApiPath(request.path)) {
     return absl::NotFoundError(absl::StrCat("no ", request.method, " at ", request.path));
   }
-  VERNIER_RETURN_IF_ERROR(CheckCsrfHeader(request));
+  VERNIER_RETURN_IF_ERROR(CheckCsrfHeader(request, cookie_name_));
   if (request.is_multipart_form_data()) {
     return absl::InvalidArgumentError(
         "the request body is multipart/form-data; the API takes JSON (Content-Type: "
         "application/json)");
   }
-  ApiRequest api = ToApiRequest(request);
+  ApiRequest api = ToApiRequest(request, CallerAuthorization(request));
   const std::string encoding = request.get_header_value("Content-Encoding");
   if (!encoding.empty() && !absl::EqualsIgnoreCase(encoding, "identity")) {
     // A compressed body is inflated only for a known caller.
@@ -307,16 +358,72 @@ bool HttpServer::Pause(std::chrono::milliseconds interval) {
   return !stopping_;
 }
 
+std::string HttpServer::CallerAuthorization(const httplib::Request& request) {
+  return AuthorizationFor(request.get_header_value("Authorization"),
+                          request.get_header_value("Cookie"), cookie_name_, sessions_);
+}
+
+void HttpServer::LogIn(const httplib::Request& request, const std::string& token,
+                       httplib::Response& response) {
+  absl::Status checked = CheckLoginOrigin(request);
+  if (checked.ok() && token.empty()) {
+    checked = absl::UnauthenticatedError("the login has no token (/?token=TOKEN)");
+  }
+  ApiRequest caller;
+  caller.authorization = absl::StrCat("Bearer ", token);
+  // The token is checked before any session exists: a bad one gets no cookie.
+  if (checked.ok()) checked = gateway_->Authenticate(caller);
+  if (!checked.ok()) {
+    spdlog::debug("HTTP dashboard login refused: {}", absl::StatusCodeToString(checked.code()));
+    SendLoginPage(checked, response);
+    return;
+  }
+  absl::StatusOr<std::string> session = sessions_.Open(std::move(caller.authorization));
+  if (!session.ok()) {
+    SendLoginPage(session.status(), response);
+    return;
+  }
+  // A session this browser held before ends.
+  sessions_.Close(SessionIdFrom(request.get_header_value("Cookie"), cookie_name_));
+  response.set_header("Set-Cookie", absl::StrCat(cookie_name_, "=", *session,
+                                                 "; HttpOnly; SameSite=Strict; Path=/; Max-Age=",
+                                                 absl::ToInt64Seconds(sessions_.lifetime()),
+                                                 options_.tls.enabled() ? "; Secure" : ""));
+  response.set_header("Cache-Control", "no-store");
+  response.set_redirect("/", 303);
+}
+
+void HttpServer::RouteLogin() {
+  // A form for the token, POSTed to /login: the token never is in a URL.
+  server_->Get("/login", [](const httplib::Request&, httplib::Response& response) {
+    SendLoginPage(absl::OkStatus(), response);
+  });
+  // (A handler that reads its body itself: cpp-httplib tries those first.)
+  server_->Post("/login", [this](const httplib::Request& request, httplib::Response& response,
+                                 const httplib::ContentReader& reader) {
+    RequestBodyReader body(kMaxLoginBodyBytes, request.get_header_value("Content-Encoding"));
+    const bool read = reader([&body](const char* data, size_t size) {
+      return body.Append(std::string_view(data, size));
+    });
+    const absl::StatusOr<std::string> form = body.Finish(read, response.status);
+    if (!form.ok()) {
+      SendLoginPage(form.status(), response);
+      return;
+    }
+    const auto fields = QueryString::Parse(*form);
+    const auto token = fields.find("token");
+    LogIn(request, token == fields.end() ? std::string() : token->second, response);
+  });
+}
+
 void HttpServer::RouteDashboard() {
-  // The dashboard's files; /?token=T keeps T as the session (an HttpOnly,
-  // SameSite=Strict cookie) and reloads without it in the URL.
-  server_->Get(R"(/|/assets/[A-Za-z0-9._-]+)", [](const httplib::Request& request,
-                                                   httplib::Response& response) {
+  // The dashboard's files; /?token=T logs in with T (LogIn) and reloads
+  // without it in the URL.
+  server_->Get(R"(/|/assets/[A-Za-z0-9._-]+)", [this](const httplib::Request& request,
+                                                      httplib::Response& response) {
     const auto query = QueryOf(request);
     if (const auto token = query.find("token"); request.path == "/" && token != query.end()) {
-      response.set_header("Set-Cookie", absl::StrCat(kSessionCookie, "=", token->second,
-                                                     "; HttpOnly; SameSite=Strict; Path=/"));
-      response.set_redirect("/");
+      LogIn(request, token->second, response);
       return;
     }
     const web::WebAsset* asset = web::FindWebAsset(request.path);
@@ -375,7 +482,7 @@ void HttpServer::RouteDashboard() {
     server_->Get(pattern, [this, request_type, answer](const httplib::Request& request,
                                                        httplib::Response& response) {
       decltype(request_type) fields;
-      const ApiRequest api = ToApiRequest(request);
+      const ApiRequest api = ToApiRequest(request, CallerAuthorization(request));
       for (const auto& [name, value] : api.query) {
         if (const absl::Status set = SetFieldFromText(name, value, fields); !set.ok()) {
           SendError(set, response);

@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "http/dashboard_sessions.h"
 #include "http/stream_slots.h"
 #include "tls/tls_options.h"
 
@@ -71,7 +72,17 @@ class HttpServer {
   // error (413 for a body over the limit).
   absl::StatusOr<ApiRequest> ReadApiRequest(const httplib::Request& request,
                                             httplib::Response& response,
-                                            const httplib::ContentReader& reader) const;
+                                            const httplib::ContentReader& reader);
+  // The caller's credentials: its Authorization header, else its dashboard
+  // session's (caller_credentials.h).
+  std::string CallerAuthorization(const httplib::Request& request);
+  // GET and POST /login.
+  void RouteLogin();
+  // Logs the browser in with `token`, checked first: a new session in a
+  // cookie and a redirect to /; a login page naming the error (401 for a
+  // bad token, 403 for a login from another site) and no cookie otherwise.
+  void LogIn(const httplib::Request& request, const std::string& token,
+             httplib::Response& response);
   void RouteDashboard();
   // Waits up to `interval` unless the server is stopping; answers whether it
   // goes on.
@@ -90,6 +101,10 @@ class HttpServer {
   std::set<grpc::ClientContext*> log_streams_ ABSL_GUARDED_BY(streams_mutex_);
   // The event streams each caller has open (kMaxStreamsPerCaller).
   StreamSlots stream_slots_;
+  // The dashboard's sessions, and the name of their cookie (set by Start,
+  // with the port).
+  DashboardSessions sessions_;
+  std::string cookie_name_;
   std::unique_ptr<httplib::Server> server_;
   std::thread thread_;
   int bound_port_ = 0;

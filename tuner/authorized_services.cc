@@ -227,8 +227,12 @@ grpc::Status AuthorizedJobService::SubmitTrainingJob(grpc::ServerContext* contex
 grpc::Status AuthorizedJobService::StreamLogs(grpc::ServerContext* context,
                                               const v1::StreamLogsRequest* request,
                                               grpc::ServerWriter<v1::LogLine>* writer) {
-  return gate_.Guard(*context, absl::StrCat(kJobService, "StreamLogs"), *request, [&](const auth::Identity&) {
-    return inner_.StreamLogs(context, request, writer);
+  const std::string method = absl::StrCat(kJobService, "StreamLogs");
+  return gate_.Guard(*context, method, *request, [&](const auth::Identity&) {
+    // A stream that follows a running job asks the gate again as it goes:
+    // a token revoked meanwhile ends it (UNAUTHENTICATED).
+    return inner_.FollowLogs(context, request, writer,
+                             [&] { return gate_.Decide(*context, method, *request).status; });
   });
 }
 

@@ -146,6 +146,14 @@ grpc::Status JobServiceImpl::DeleteJob(grpc::ServerContext*, const v1::DeleteJob
 grpc::Status JobServiceImpl::StreamLogs(grpc::ServerContext* context,
                                         const v1::StreamLogsRequest* request,
                                         grpc::ServerWriter<v1::LogLine>* writer) {
+  return FollowLogs(context, request, writer, [] { return absl::OkStatus(); });
+}
+
+grpc::Status JobServiceImpl::FollowLogs(grpc::ServerContext* context,
+                                        const v1::StreamLogsRequest* request,
+                                        grpc::ServerWriter<v1::LogLine>* writer,
+                                        const std::function<absl::Status()>& caller_still_allowed) {
+  auto last_check = std::chrono::steady_clock::now();
   if (absl::Status status = RequireJobId(request->job_id()); !status.ok()) {
     return ToGrpcStatus(status);
   }
@@ -196,6 +204,13 @@ grpc::Status JobServiceImpl::StreamLogs(grpc::ServerContext* context,
     if (last_pass) return grpc::Status::OK;
     if (context->IsCancelled()) return grpc::Status::CANCELLED;
     std::this_thread::sleep_for(log_poll_interval_);
+    // A follower whose credentials were revoked (or expired) stops here.
+    if (std::chrono::steady_clock::now() - last_check >= kCallerRecheckInterval) {
+      last_check = std::chrono::steady_clock::now();
+      if (absl::Status allowed = caller_still_allowed(); !allowed.ok()) {
+        return ToGrpcStatus(allowed);
+      }
+    }
   }
 }
 

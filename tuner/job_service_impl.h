@@ -2,7 +2,9 @@
 #define VERNIER_TUNER_JOB_SERVICE_IMPL_H_
 
 #include <chrono>
+#include <functional>
 
+#include "absl/status/status.h"
 #include "tuner/job_controller.h"
 #include "tuner/storage/storage.h"
 #include "vernier/v1/job_service.grpc.pb.h"
@@ -29,6 +31,14 @@ class JobServiceImpl final : public v1::JobService::Service {
                          v1::Job* response) override;
   grpc::Status StreamLogs(grpc::ServerContext* context, const v1::StreamLogsRequest* request,
                           grpc::ServerWriter<v1::LogLine>* writer) override;
+  // How often a follower's credentials are checked again.
+  static constexpr std::chrono::seconds kCallerRecheckInterval{1};
+  // StreamLogs that asks `caller_still_allowed` again at most every
+  // kCallerRecheckInterval while it follows, and ends with its error (the
+  // caller's token was revoked, expired) when it is not OK.
+  grpc::Status FollowLogs(grpc::ServerContext* context, const v1::StreamLogsRequest* request,
+                          grpc::ServerWriter<v1::LogLine>* writer,
+                          const std::function<absl::Status()>& caller_still_allowed);
   grpc::Status DeleteJob(grpc::ServerContext*, const v1::DeleteJobRequest* request,
                          v1::DeleteJobResponse* response) override;
 

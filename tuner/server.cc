@@ -1,12 +1,13 @@
 #include "tuner/server.h"
 
-#include <grpcpp/impl/server_builder_option.h>
-#include <grpcpp/impl/server_builder_plugin.h>
 #include <fcntl.h>
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
+#include <grpcpp/impl/server_builder_option.h>
+#include <grpcpp/impl/server_builder_plugin.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,21 +22,22 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
+#include "auth/token_file.h"
 #include "common/status_macros.h"
 #include "http/http_server.h"
 #include "spdlog/spdlog.h"
 #include "tls/listen_policy.h"
 #include "tls/server_credentials.h"
 #include "tls/tls_file_monitor.h"
-#include "auth/token_file.h"
 #include "tuner/agent_service_impl.h"
 #include "tuner/audit_log.h"
 #include "tuner/audit_service_impl.h"
 #include "tuner/auth_service_impl.h"
 #include "tuner/authorized_services.h"
 #include "tuner/backend_factory.h"
-#include "tuner/job_controller.h"
+#include "tuner/data_dir_permissions.h"
 #include "tuner/executable_search.h"
+#include "tuner/job_controller.h"
 #include "tuner/job_service_impl.h"
 #include "tuner/local_admin_token.h"
 #include "tuner/replica_environment.h"
@@ -171,11 +173,16 @@ absl::Status RunServer(const ServerOptions& given) {
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   ServerOptions options = given;
   if (options.data_dir.empty()) options.data_dir = DefaultDataDir();
+  // Everything the server creates is its user's only (DataDirPermissions).
+  umask(DataDirPermissions::kServerUmask);
   std::error_code error;
   std::filesystem::create_directories(options.data_dir, error);
   if (error) {
     return absl::FailedPreconditionError(absl::StrFormat("cannot create the data directory %s: %s",
                                                          options.data_dir, error.message()));
+  }
+  for (const std::string& warning : DataDirPermissions::Warnings(options.data_dir)) {
+    spdlog::warn("{}", warning);
   }
   if (options.db_url.empty())
     options.db_url = absl::StrCat("sqlite:", options.data_dir, "/vernier.db");

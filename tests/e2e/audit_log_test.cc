@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <map>
 #include <regex>
 #include <string>
@@ -25,6 +26,7 @@
 #include "tests/support/store_test.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/test_database.h"
+#include "tuner/storage/audit_chain.h"
 #include "vernier/v1/audit_service.pb.h"
 
 namespace vernier::testing {
@@ -209,6 +211,101 @@ TEST_P(AuditLogTest, VerifyFindsARowDeletedFromTheDatabase) {
   const CommandResult verified = Vernier(*server, {"audit", "verify"});
   EXPECT_NE(verified.exit_code, 0);
   EXPECT_THAT(verified.err, HasSubstr("deleted"));
+}
+
+// The attack, by whoever can write the database file (a trainer
+// runs as the server's user): drop the triggers, delete a row, renumber and
+// rehash the rows after it, restore the triggers. The chain alone passes;
+// a head noted before, given to verify, fails it.
+TEST_P(AuditLogTest, ARowDeletedAndTheRestRehashedFailsVerifyAgainstANotedHead) {
+  if (database_->kind() == StoreKind::kPostgres) GTEST_SKIP() << "the attack is scripted on SQLite";
+  std::unique_ptr<ServerProcess> server = StartServer();
+  for (const char* job : {"a", "b", "c"}) Vernier(*server, {"jobs", "cancel", job});
+  const CommandResult before = Vernier(*server, {"audit", "verify"});
+  ASSERT_EQ(before.exit_code, 0) << before.err;
+  std::smatch noted;
+  ASSERT_TRUE(std::regex_search(before.out, noted, std::regex("with hash ([0-9a-f]{64})")))
+      << before.out;
+  const std::string head = noted[1];
+  const CommandResult held = Vernier(*server, {"audit", "verify", "--head", head});
+  EXPECT_EQ(held.exit_code, 0) << held.err;
+  EXPECT_THAT(held.out, HasSubstr("it still holds the head noted before (row"));
+
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(database_->sqlite_path().c_str(), &db), SQLITE_OK);
+  sqlite3_busy_timeout(db, 10000);
+  ASSERT_EQ(sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  std::vector<storage::StoredAuditRow> rows;
+  sqlite3_stmt* select = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db,
+                               "SELECT sequence, time_micros, user_name, resource, body, hash "
+                               "FROM audit_log ORDER BY sequence",
+                               -1, &select, nullptr),
+            SQLITE_OK);
+  const auto text = [select](int column) {
+    return std::string(static_cast<const char*>(sqlite3_column_blob(select, column)),
+                       sqlite3_column_bytes(select, column));
+  };
+  while (sqlite3_step(select) == SQLITE_ROW) {
+    rows.push_back({sqlite3_column_int64(select, 0), sqlite3_column_int64(select, 1), text(2),
+                    text(3), text(4), text(5)});
+  }
+  sqlite3_finalize(select);
+  const auto removed =
+      std::find_if(rows.begin(), rows.end(), [](const auto& row) { return row.resource == "b"; });
+  ASSERT_NE(removed, rows.end());
+  rows.erase(removed);
+  std::string previous;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    rows[i].sequence = static_cast<int64_t>(i) + 1;
+    rows[i].hash = storage::AuditRowHash(previous, rows[i]);
+    previous = rows[i].hash;
+  }
+  ASSERT_EQ(sqlite3_exec(db,
+                         "DROP TRIGGER audit_log_no_delete; DROP TRIGGER audit_log_no_update; "
+                         "DELETE FROM audit_log",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_stmt* insert = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db,
+                               "INSERT INTO audit_log (sequence, time_micros, user_name, "
+                               "resource, body, hash) VALUES (?, ?, ?, ?, ?, ?)",
+                               -1, &insert, nullptr),
+            SQLITE_OK);
+  for (const storage::StoredAuditRow& row : rows) {
+    sqlite3_bind_int64(insert, 1, row.sequence);
+    sqlite3_bind_int64(insert, 2, row.time_micros);
+    sqlite3_bind_text(insert, 3, row.user.data(), static_cast<int>(row.user.size()), SQLITE_STATIC);
+    sqlite3_bind_text(insert, 4, row.resource.data(), static_cast<int>(row.resource.size()),
+                      SQLITE_STATIC);
+    sqlite3_bind_blob(insert, 5, row.body.data(), static_cast<int>(row.body.size()), SQLITE_STATIC);
+    sqlite3_bind_text(insert, 6, row.hash.data(), static_cast<int>(row.hash.size()), SQLITE_STATIC);
+    ASSERT_EQ(sqlite3_step(insert), SQLITE_DONE);
+    sqlite3_reset(insert);
+  }
+  sqlite3_finalize(insert);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log "
+                         "BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END; "
+                         "CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log "
+                         "BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END; "
+                         "COMMIT",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+
+  // The chain alone cannot tell (it has no key).
+  EXPECT_EQ(Vernier(*server, {"audit", "verify"}).exit_code, 0);
+  const CommandResult verified = Vernier(*server, {"audit", "verify", "--head", head});
+  EXPECT_EQ(verified.exit_code, 1);
+  EXPECT_THAT(verified.err, HasSubstr("DATA_LOSS: the audit log is not intact: no row has the "
+                                      "hash " +
+                                      head + " of the head noted before"));
+  // A head that is no hash is refused, naming it.
+  const CommandResult malformed = Vernier(*server, {"audit", "verify", "--head", "abc"});
+  EXPECT_EQ(malformed.exit_code, 1);
+  EXPECT_THAT(malformed.err, HasSubstr("INVALID_ARGUMENT: head_hash \"abc\" is not an audit "
+                                       "row's hash"));
 }
 
 // Two servers on one PostgreSQL database, called at once: one chain.

@@ -1,10 +1,11 @@
 // `vernier serve` checks its SQLite database at start: a corrupted file or
 // one it cannot write stops it there with a message naming the file, instead
 // of failing the first read or write a client makes.
-#include <sys/stat.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -13,6 +14,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/job_client.h"
 #include "tests/support/server_process.h"
 #include "tests/support/subprocess.h"
 
@@ -21,6 +23,8 @@ namespace {
 
 using ::testing::AllOf;
 using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Not;
 
 // The user the read-only test runs the server as when the test runs as root,
 // for whom file permissions do not bind.
@@ -67,6 +71,77 @@ std::pair<int64_t, int64_t> RootPage(const std::string& path, const std::string&
   }
   sqlite3_close(db);
   return result;
+}
+
+// Every directory and file under `root` that others than its owner may
+// read, write or enter, with its mode.
+std::vector<std::string> OpenToOthers(const std::string& root) {
+  std::vector<std::string> open;
+  const auto check = [&open](const std::filesystem::path& path) {
+    struct stat info = {};
+    if (lstat(path.c_str(), &info) != 0 || S_ISLNK(info.st_mode) || S_ISSOCK(info.st_mode)) return;
+    if ((info.st_mode & 077) != 0) {
+      char mode[8];
+      std::snprintf(mode, sizeof(mode), "%04o", info.st_mode & 07777);
+      open.push_back(path.string() + " " + mode);
+    }
+  };
+  check(root);
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) check(entry.path());
+  return open;
+}
+
+TEST(DataDirCheckTest, ANewDataDirAndEverythingTheServerWritesInItAreItsUsersOnly) {
+  TempDir dir;
+  // A new data dir: the server creates it, its database and its admin token.
+  const std::string fresh = dir.path() + "/fresh/data";
+  RunCommand(ServeArgs(fresh), std::chrono::seconds(3),
+             {{"VERNIER_CONFIG_DIR", dir.path() + "/config"}});
+  ASSERT_TRUE(std::filesystem::exists(fresh + "/vernier.db"));
+  ASSERT_TRUE(std::filesystem::exists(fresh + "/admin.token"));
+  EXPECT_THAT(OpenToOthers(fresh), IsEmpty());
+  // The token file it wrote for its address, and the folders above it.
+  ASSERT_TRUE(std::filesystem::exists(dir.path() + "/config/tokens"));
+  EXPECT_THAT(OpenToOthers(dir.path() + "/config"), IsEmpty());
+
+  // A running server's WAL, a job's folders, logs and agent credential (the
+  // test's harness makes the data dir and its serve.log: closed here).
+  const std::string data_dir = dir.path() + "/data";
+  ServerProcess server(data_dir);
+  ASSERT_EQ(chmod(data_dir.c_str(), 0700), 0);
+  server.Start();
+  ASSERT_EQ(chmod((data_dir + "/serve.log").c_str(), 0600), 0);
+  const std::string config = dir.path() + "/hp.yaml";
+  WriteFile(config, SmallConfig(1, 1, 1));
+  const CommandResult submitted =
+      RunCommand(Submit(server, "private", config, data_dir + "/jobs/private",
+                        {"/bin/sh", "-c", "echo accuracy=0.5", "trainer"}),
+                 std::chrono::seconds(60));
+  ASSERT_EQ(submitted.exit_code, 0) << submitted.err;
+  WaitForJob(server, "private", Ended);
+  ASSERT_TRUE(std::filesystem::exists(data_dir + "/vernier.db-wal")) << "the server holds its WAL";
+  ASSERT_TRUE(std::filesystem::exists(data_dir + "/jobs/private"));
+  EXPECT_THAT(OpenToOthers(data_dir), IsEmpty());
+  EXPECT_THAT(server.log(), Not(HasSubstr("other users may")));
+}
+
+TEST(DataDirCheckTest, ADataDirOthersMayReadIsWarnedOfAtStart) {
+  TempDir dir;
+  const std::string data_dir = dir.path() + "/data";
+  CreateDatabase(data_dir);
+  ASSERT_EQ(chmod(data_dir.c_str(), 0755), 0);
+  ASSERT_EQ(chmod((data_dir + "/vernier.db").c_str(), 0644), 0);
+  ServerProcess server(data_dir);
+  server.Start();
+  EXPECT_THAT(server.log(),
+              HasSubstr("the data directory " + data_dir +
+                        " is mode 0755: other users may read what it holds (the database, "
+                        "jobs' commands and environments, logs, tokens); chmod 700 " +
+                        data_dir));
+  EXPECT_THAT(server.log(), HasSubstr(data_dir +
+                                      "/vernier.db is mode 0644: other users may read "
+                                      "it; chmod 600 " +
+                                      data_dir + "/vernier.db"));
 }
 
 TEST(DataDirCheckTest, AFileThatIsNotADatabaseStopsTheServerAtStart) {

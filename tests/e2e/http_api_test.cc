@@ -1,8 +1,9 @@
 // End to end: the HTTP/JSON API of a real `vernier serve` (docs/http-api.md),
 // called with curl, running a real job; and the curl examples of
 // docs/http-api.md themselves.
-#include <google/protobuf/util/json_util.h>
 #include <gmock/gmock.h>
+#include <google/protobuf/util/json_util.h>
+#include <grpcpp/client_context.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -15,11 +16,13 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "auth/api_token_codec.h"
 #include "tests/support/job_client.h"
 #include "tests/support/server_process.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/test_certificates.h"
 #include "vernier/v1/http.pb.h"
+#include "vernier/v1/job_service.grpc.pb.h"
 #include "vernier/v1/job_service.pb.h"
 #include "vernier/v1/study_service.pb.h"
 
@@ -134,6 +137,35 @@ v1::Job WaitForEnd(const std::string& base, const std::string& job_id) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   return job;
+}
+
+// `vernier ARGS` against `server` as its admin (Bearer()).
+CommandResult AsAdmin(const ServerProcess& server, std::vector<std::string> args) {
+  return RunCommand(Cli(server, std::move(args)), std::chrono::seconds(60),
+                    {{"VERNIER_TOKEN", Bearer()}});
+}
+
+// A new API token of `user` with `role` (vernier tokens create).
+std::string CreateToken(const ServerProcess& server, const std::string& user,
+                        const std::string& role) {
+  const CommandResult created =
+      AsAdmin(server, {"tokens", "create", "--user", user, "--role", role});
+  EXPECT_EQ(created.exit_code, 0) << created.err;
+  return created.out.substr(0, created.out.find('\n'));
+}
+
+// vernier tokens revoke, by the token's id (the first 12 hex digits of its hash).
+void RevokeToken(const ServerProcess& server, const std::string& token) {
+  const CommandResult revoked =
+      AsAdmin(server, {"tokens", "revoke", auth::TokenIdOfHash(auth::HashToken(token))});
+  EXPECT_EQ(revoked.exit_code, 0) << revoked.err;
+}
+
+// The value of the first `name` header of a curl -i answer; empty if none.
+std::string HeaderOf(const std::string& answer, const std::string& name) {
+  std::smatch match;
+  if (!std::regex_search(answer, match, std::regex("\n" + name + ": ([^\r\n]*)"))) return "";
+  return match[1];
 }
 
 class HttpApiTest : public ::testing::Test {
@@ -480,6 +512,10 @@ TEST_F(HttpApiTest, ServesTlsWithTheServersCertificate) {
   ASSERT_THAT(base, HasSubstr("https://127.0.0.1:")) << server.log();
   const HttpAnswer trusted = Http("GET", base + "v1/studies", "", {"--cacert", certs.Path("ca.pem")});
   EXPECT_EQ(trusted.status, 200) << trusted.body;
+  // The dashboard's session cookie is Secure under TLS.
+  const CommandResult login = RunCommand(
+      {"curl", "-sS", "-i", "--cacert", certs.Path("ca.pem"), base + "?token=" + Bearer()});
+  EXPECT_THAT(login.out, HasSubstr("; Secure\r\n")) << login.out;
   // No plaintext on the TLS port, and no unverified server.
   std::string plain = base;
   plain.replace(0, 5, "http");
@@ -511,6 +547,159 @@ TEST_F(HttpApiTest, NoHttpTurnsItOffAndATakenPortIsAClearError) {
   EXPECT_THAT(refused.err, HasSubstr("the HTTP listener cannot listen on 127.0.0.1:" + port));
 }
 
+TEST_F(HttpApiTest, ARevokedTokensLogStreamsEndWithinSeconds) {
+  ServerProcess server(dir_.path() + "/data");
+  server.Start();
+  const std::string base = HttpUrl(server);
+  ASSERT_FALSE(base.empty()) << server.log();
+  // A job that writes a line every 0.2 s for a minute.
+  ASSERT_EQ(Http("POST", base + "v1/projects/-/jobs",
+                 JobJson("chatty", 1, "for i in $(seq 300); do echo line $i; sleep 0.2; done"))
+                .status,
+            200);
+  const std::string viewer = CreateToken(server, "vic", "viewer");
+
+  // gRPC: StreamLogs(follow) as the viewer, until a line came.
+  grpc::ClientContext context;
+  context.AddMetadata("authorization", "Bearer " + viewer);
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(40));
+  v1::StreamLogsRequest request;
+  request.set_job_id("chatty");
+  request.set_follow(true);
+  std::unique_ptr<v1::JobService::Stub> stub = server.JobStub();
+  std::unique_ptr<grpc::ClientReader<v1::LogLine>> reader = stub->StreamLogs(&context, request);
+  v1::LogLine line;
+  ASSERT_TRUE(reader->Read(&line));
+  // HTTP: the job's log events as the viewer (a 40 s limit: the job lasts
+  // a minute).
+  CommandResult events;
+  std::thread http([&] {
+    events = RunCommand({"curl", "-sS", "-N", "--max-time", "40", "-H",
+                         "Authorization: Bearer " + viewer, base + "events/jobs/chatty/logs"},
+                        std::chrono::seconds(60));
+  });
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+
+  const auto revoked_at = std::chrono::steady_clock::now();
+  RevokeToken(server, viewer);
+  while (reader->Read(&line)) {
+  }
+  const grpc::Status ended = reader->Finish();
+  EXPECT_EQ(ended.error_code(), grpc::StatusCode::UNAUTHENTICATED) << ended.error_message();
+  EXPECT_THAT(ended.error_message(), HasSubstr("of vic was revoked"));
+  http.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - revoked_at, std::chrono::seconds(15));
+  EXPECT_EQ(events.exit_code, 0) << events.err;
+  // (The stream's end only: it holds every line sent.)
+  const std::string end =
+      events.out.substr(events.out.size() - std::min<size_t>(events.out.size(), 400));
+  EXPECT_THAT(events.out, HasSubstr("event: log\n"));
+  EXPECT_THAT(end, HasSubstr("event: failure\ndata: {\"error\":{\"code\":401,"));
+  EXPECT_THAT(end, HasSubstr("of vic was revoked"));
+  EXPECT_EQ(Http("POST", base + "v1/projects/-/jobs/chatty:cancel", "{}").status, 200);
+}
+
+TEST_F(HttpApiTest, TheDashboardSessionIsAnOpaqueIdThatOnlyAValidTokenOpens) {
+  ServerProcess server(dir_.path() + "/data");
+  server.Start();
+  const std::string base = HttpUrl(server);
+  ASSERT_FALSE(base.empty()) << server.log();
+  std::smatch port;
+  ASSERT_TRUE(std::regex_search(base, port, std::regex(":([0-9]+)/$")));
+  const std::string cookie_name = "vernier_session_" + port[1].str();
+
+  // Every page says what it may load, and that no site may frame it.
+  const CommandResult page = RunCommand({"curl", "-sS", "-i", base});
+  EXPECT_THAT(HeaderOf(page.out, "Content-Security-Policy"),
+              HasSubstr("default-src 'self'; script-src 'self';"));
+  EXPECT_THAT(HeaderOf(page.out, "Content-Security-Policy"), HasSubstr("frame-ancestors 'none'"));
+  EXPECT_EQ(HeaderOf(page.out, "X-Frame-Options"), "DENY");
+  EXPECT_EQ(HeaderOf(page.out, "X-Content-Type-Options"), "nosniff");
+  EXPECT_EQ(HeaderOf(page.out, "Referrer-Policy"), "no-referrer");
+
+  // A token the server does not know opens nothing: a 401 page naming the
+  // problem and no cookie (no login CSRF with a made-up token).
+  const CommandResult forged = RunCommand({"curl", "-sS", "-i", base + "?token=vnr_forged"});
+  EXPECT_THAT(forged.out, HasSubstr("HTTP/1.1 401"));
+  EXPECT_EQ(HeaderOf(forged.out, "Set-Cookie"), "");
+  EXPECT_THAT(forged.out, HasSubstr("<p id=\"login-error\" class=\"error\">"));
+  EXPECT_THAT(forged.out, HasSubstr("<form method=\"post\" action=\"/login\">"));
+  // Nor does a valid one that another site (another port of this host
+  // included) sent the browser with.
+  const CommandResult elsewhere = RunCommand(
+      {"curl", "-sS", "-i", "-H", "Sec-Fetch-Site: same-site", base + "?token=" + Bearer()});
+  EXPECT_THAT(elsewhere.out, HasSubstr("HTTP/1.1 403"));
+  EXPECT_THAT(elsewhere.out, HasSubstr("a login from another site"));
+  EXPECT_EQ(HeaderOf(elsewhere.out, "Set-Cookie"), "");
+
+  // A valid token: a session id in a cookie named with the port (never the
+  // token), and a redirect that takes the token out of the address.
+  const CommandResult login = RunCommand({"curl", "-sS", "-i", base + "?token=" + Bearer()});
+  EXPECT_THAT(login.out, HasSubstr("HTTP/1.1 303"));
+  EXPECT_EQ(HeaderOf(login.out, "Location"), "/");
+  const std::string cookie = HeaderOf(login.out, "Set-Cookie");
+  std::smatch session;
+  ASSERT_TRUE(std::regex_match(
+      cookie, session,
+      std::regex(cookie_name +
+                 "=([0-9a-f]{64}); HttpOnly; SameSite=Strict; Path=/; Max-Age=43200")))
+      << cookie;
+  EXPECT_THAT(login.out, Not(HasSubstr(Bearer().substr(4))));
+  const std::string id = session[1];
+  EXPECT_EQ(
+      Http("GET", base + "v1/projects/-/jobs", "", {"-H", "Cookie: " + cookie_name + "=" + id})
+          .status,
+      200);
+  // The token in a cookie is no session, nor is the session under another
+  // port's name.
+  EXPECT_EQ(Http("GET", base + "v1/projects/-/jobs", "",
+                 {"-H", "Cookie: " + cookie_name + "=" + Bearer()})
+                .status,
+            401);
+  EXPECT_EQ(
+      Http("GET", base + "v1/projects/-/jobs", "", {"-H", "Cookie: vernier_session=" + Bearer()})
+          .status,
+      401);
+  EXPECT_EQ(Http("GET", base + "v1/projects/-/jobs", "", {"-H", "Cookie: vernier_session_1=" + id})
+                .status,
+            401);
+
+  // A change with the cookie alone needs the dashboard's header.
+  const HttpAnswer forged_change = Http("POST", base + "v1/projects/-/jobs/any:cancel", "",
+                                        {"-H", "Cookie: " + cookie_name + "=" + id});
+  EXPECT_EQ(forged_change.status, 403);
+  EXPECT_EQ(ErrorOf(forged_change).status(), "PERMISSION_DENIED");
+  EXPECT_THAT(ErrorOf(forged_change).message(), HasSubstr("X-Vernier-Request"));
+  const HttpAnswer from_page =
+      Http("POST", base + "v1/projects/-/jobs/any:cancel", "",
+           {"-H", "Cookie: " + cookie_name + "=" + id, "-H", "X-Vernier-Request: 1"});
+  EXPECT_EQ(from_page.status, 404) << from_page.body;
+
+  // The login form: the token in a POST body, never in a URL.
+  EXPECT_THAT(Http("GET", base + "login").body, HasSubstr("name=\"token\""));
+  const CommandResult posted =
+      RunCommand({"curl", "-sS", "-i", "--data-urlencode", "token=" + Bearer(), base + "login"});
+  EXPECT_THAT(posted.out, HasSubstr("HTTP/1.1 303"));
+  EXPECT_THAT(HeaderOf(posted.out, "Set-Cookie"), HasSubstr(cookie_name + "="));
+  const CommandResult refused =
+      RunCommand({"curl", "-sS", "-i", "--data-urlencode", "token=vnr_forged", base + "login"});
+  EXPECT_THAT(refused.out, HasSubstr("HTTP/1.1 401"));
+  EXPECT_EQ(HeaderOf(refused.out, "Set-Cookie"), "");
+
+  // Revoking the token ends its sessions.
+  const std::string viewer = CreateToken(server, "vic", "viewer");
+  const CommandResult vic_login = RunCommand({"curl", "-sS", "-i", base + "?token=" + viewer});
+  std::smatch vic;
+  const std::string vic_cookie = HeaderOf(vic_login.out, "Set-Cookie");
+  ASSERT_TRUE(std::regex_search(vic_cookie, vic, std::regex("=([0-9a-f]{64});"))) << vic_login.out;
+  const std::vector<std::string> vic_session = {"-H",
+                                                "Cookie: " + cookie_name + "=" + vic[1].str()};
+  EXPECT_EQ(Http("GET", base + "v1/projects/-/jobs", "", vic_session).status, 200);
+  RevokeToken(server, viewer);
+  EXPECT_EQ(Http("GET", base + "v1/projects/-/jobs", "", vic_session).status, 401);
+  EXPECT_EQ(Http("GET", base + "v1/whoami", "", vic_session).status, 401);
+}
+
 TEST_F(HttpApiTest, TheDashboardsFilesTokenCurvesAndEvents) {
   ServerProcess server(dir_.path() + "/data");
   server.Start();
@@ -535,31 +724,11 @@ TEST_F(HttpApiTest, TheDashboardsFilesTokenCurvesAndEvents) {
   EXPECT_EQ(missing.status, 404);
   EXPECT_EQ(ErrorOf(missing).message(), "no file /assets/nope.js");
 
-  // /?token=T keeps T in an HttpOnly, SameSite cookie and drops it from the URL.
-  const CommandResult login = RunCommand({"curl", "-sS", "-i", base + "?token=secret"});
-  EXPECT_THAT(login.out, HasSubstr("302"));
-  EXPECT_THAT(login.out,
-              HasSubstr("Set-Cookie: vernier_session=secret; HttpOnly; SameSite=Strict; Path=/"));
-  EXPECT_THAT(login.out, HasSubstr("Location: /"));
-
-  // A change with the cookie alone needs the dashboard's header.
-  const HttpAnswer forged = Http("POST", base + "v1/projects/-/jobs/any:cancel", "",
-                                 {"-H", "Cookie: vernier_session=secret"});
-  EXPECT_EQ(forged.status, 403);
-  EXPECT_EQ(ErrorOf(forged).status(), "PERMISSION_DENIED");
-  EXPECT_THAT(ErrorOf(forged).message(), HasSubstr("X-Vernier-Request"));
-  const HttpAnswer from_page =
-      Http("POST", base + "v1/projects/-/jobs/any:cancel", "",
-           {"-H", "Cookie: vernier_session=" + Bearer(), "-H", "X-Vernier-Request: 1"});
-  EXPECT_EQ(from_page.status, 404) << from_page.body;
-  // A token the server does not know is 401, by header or by cookie.
+  // A token the server does not know is 401 (the session cookie: below).
   const HttpAnswer unknown = Http("GET", base + "v1/projects/-/jobs", "",
                                   {"-H", "Authorization: Bearer vnr_not_a_token"});
   EXPECT_EQ(unknown.status, 401) << unknown.body;
   EXPECT_EQ(ErrorOf(unknown).status(), "UNAUTHENTICATED");
-  EXPECT_EQ(Http("GET", base + "v1/projects/-/jobs", "", {"-H", "Cookie: vernier_session=secret"})
-                .status,
-            401);
 
   // Curves, downsampled on the server: 5 measurements, 2 points kept.
   ASSERT_EQ(Http("POST", base + "v1/projects/-/jobs",

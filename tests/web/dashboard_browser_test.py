@@ -4,7 +4,9 @@ chromium-driver, driven by Debian's python3-selenium) against a real
 `vernier serve` running real jobs. Every page loads with no console error,
 the leaderboard's rows are the API's, every plot draws, a trial that ends
 during the test shows without a reload, the job page's cancel button
-cancels, and a viewer gets no cancel button and a 403 from the API. It takes a screenshot of each page (docs/images/web-*.png when
+cancels, and a viewer gets no cancel button and a 403 from the API. A
+login with a bad token gets an error page and no cookie; a good one gets a
+session cookie that is not the token, and an address without it. It takes a screenshot of each page (docs/images/web-*.png when
 VERNIER_WEB_SCREENSHOTS names that folder; a temporary folder otherwise).
 
 Usage: dashboard_browser_test.py BUILD_DIR
@@ -198,8 +200,25 @@ def main():
         except urllib.error.HTTPError as error:
             assert error.code == 401, error.code
         driver = browser()
-        # The login link: keeps the token as the page's session cookie.
+        # A login link with a token the server does not know: a page naming
+        # the problem, and no cookie.
+        driver.get(server.url + "/?token=vnr_forged")
+        wait_for("the refused login's page",
+                 lambda: driver.find_elements(By.CSS_SELECTOR, "#login-error"))
+        assert "token" in text_of(driver, "#login-error"), text_of(driver, "#login-error")
+        assert not driver.get_cookies(), driver.get_cookies()
+        console_errors(driver)  # the refused login's 401, expected
+        # The login link: the server checks the token, keeps it, puts an
+        # opaque session id in the cookie and reloads without the token.
         driver.get(server.url + "/?token=" + server.token)
+        wait_for("the token to leave the address", lambda: "token" not in driver.current_url)
+        port = server.url.rsplit(":", 1)[1]
+        cookies = {cookie["name"]: cookie for cookie in driver.get_cookies()}
+        assert list(cookies) == ["vernier_session_" + port], cookies
+        session = cookies["vernier_session_" + port]
+        assert re.fullmatch(r"[0-9a-f]{64}", session["value"]), session
+        assert server.token not in session["value"], "the cookie holds the token"
+        assert session["httpOnly"] and session["sameSite"] == "Strict", session
 
         # The jobs and studies list.
         open_page(driver, server, "/", "#jobs tr[data-job-id='sweep']")

@@ -136,8 +136,9 @@ absl::Status AuthCommands::ListAudit(const std::string& user, const std::string&
   return absl::OkStatus();
 }
 
-absl::Status AuthCommands::VerifyAudit() {
-  VERNIER_ASSIGN_OR_RETURN(const v1::VerifyAuditLogResponse verified, client_->VerifyAuditLog());
+absl::Status AuthCommands::VerifyAudit(const std::string& head_hash) {
+  VERNIER_ASSIGN_OR_RETURN(const v1::VerifyAuditLogResponse verified,
+                           client_->VerifyAuditLog(head_hash));
   if (context_.format == OutputFormat::kJson) VERNIER_RETURN_IF_ERROR(PrintJson(verified));
   if (!verified.intact()) {
     return absl::DataLossError(absl::StrCat("the audit log is not intact: ", verified.problem()));
@@ -147,7 +148,12 @@ absl::Status AuthCommands::VerifyAudit() {
     if (verified.entry_count() > 0) {
       *context_.out << "; the newest is " << verified.head_sequence() << " with hash "
                     << verified.head_hash()
-                    << " (note it: a later run shows whether rows after it were removed)";
+                    << " (note it where the server cannot write, and pass it as --head to a later "
+                       "run: that run fails if rows up to it were removed or changed)";
+    }
+    if (verified.noted_head_sequence() > 0) {
+      *context_.out << "; it still holds the head noted before (row "
+                    << verified.noted_head_sequence() << ")";
     }
     *context_.out << ".\n";
   }

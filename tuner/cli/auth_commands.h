@@ -32,7 +32,9 @@ class AuthCommands {
   absl::Status ListAudit(const std::string& user, const std::string& resource,
                          const std::string& since, int limit);
   // `vernier audit verify`: DATA_LOSS, saying where, when the chain is broken.
-  absl::Status VerifyAudit();
+  // `head_hash`: a head noted from an earlier run, which the log must still
+  // hold ("": the chain alone).
+  absl::Status VerifyAudit(const std::string& head_hash = "");
 
  private:
   absl::Status PrintJson(const google::protobuf::Message& message);

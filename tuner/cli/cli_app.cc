@@ -74,6 +74,8 @@ struct Flags {
   std::string resource;
   std::string since;
   int limit = 0;
+  // audit verify
+  std::string head_hash;
 };
 
 void AddClientOptions(CLI::App* command, ClientFlags* flags) {
@@ -533,9 +535,12 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
   }));
   CLI::App* verify_audit = audit->add_subcommand(
       "verify", "Check the audit log's hash chain; fails if a row was changed or removed");
+  verify_audit->add_option("--head", flags.head_hash,
+                           "A head hash an earlier run printed (kept away from the server): "
+                           "fail unless the log still holds it");
   AddClientOptions(verify_audit, &flags.client);
   verify_audit->callback(
-      auth_action([&](AuthCommands& commands) { return commands.VerifyAudit(); }));
+      auth_action([&](AuthCommands& commands) { return commands.VerifyAudit(flags.head_hash); }));
 
   std::vector<const char*> argv;
   for (const std::string& argument : cli_arguments) argv.push_back(argument.c_str());

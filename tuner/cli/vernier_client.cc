@@ -242,8 +242,10 @@ absl::StatusOr<v1::ListAuditEntriesResponse> VernierClient::ListAuditEntries(
       });
 }
 
-absl::StatusOr<v1::VerifyAuditLogResponse> VernierClient::VerifyAuditLog() {
-  const v1::VerifyAuditLogRequest request;
+absl::StatusOr<v1::VerifyAuditLogResponse> VernierClient::VerifyAuditLog(
+    const std::string& head_hash) {
+  v1::VerifyAuditLogRequest request;
+  request.set_head_hash(head_hash);
   return CallUnary<v1::VerifyAuditLogResponse>(
       [&](grpc::ClientContext* context, v1::VerifyAuditLogResponse* response) {
         return audit_->VerifyAuditLog(context, request, response);

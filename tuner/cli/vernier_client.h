@@ -69,7 +69,8 @@ class VernierClient {
   absl::StatusOr<v1::ListTokensResponse> ListTokens(bool include_inactive);
   absl::StatusOr<v1::ListAuditEntriesResponse> ListAuditEntries(
       const v1::ListAuditEntriesRequest& request);
-  absl::StatusOr<v1::VerifyAuditLogResponse> VerifyAuditLog();
+  // `head_hash`: a head noted before that the log must still hold ("": none).
+  absl::StatusOr<v1::VerifyAuditLogResponse> VerifyAuditLog(const std::string& head_hash = "");
   absl::StatusOr<v1::ApiToken> RevokeToken(const std::string& token_id);
   // `job` false: a study.
   absl::StatusOr<v1::ShareResponse> Share(bool job, const v1::ShareRequest& request);

@@ -59,7 +59,8 @@ absl::StatusOr<v1::AuditEntry> AuditEntryOfRow(const StoredAuditRow& row) {
   return entry;
 }
 
-v1::VerifyAuditLogResponse VerifyAuditChain(std::span<const StoredAuditRow> rows) {
+v1::VerifyAuditLogResponse VerifyAuditChain(std::span<const StoredAuditRow> rows,
+                                            absl::string_view noted_head) {
   v1::VerifyAuditLogResponse answer;
   answer.set_entry_count(static_cast<int64_t>(rows.size()));
   const auto broken = [&](int64_t sequence, std::string problem) {
@@ -88,8 +89,16 @@ v1::VerifyAuditLogResponse VerifyAuditChain(std::span<const StoredAuditRow> rows
                                                "'s user, resource or time columns differ from "
                                                "the row's recorded body: it was changed"));
     }
+    if (!noted_head.empty() && row.hash == noted_head) {
+      answer.set_noted_head_sequence(row.sequence);
+    }
     previous_hash = row.hash;
     ++expected;
+  }
+  if (!noted_head.empty() && answer.noted_head_sequence() == 0) {
+    return broken(0, absl::StrCat("no row has the hash ", noted_head,
+                                  " of the head noted before: rows up to it were removed or "
+                                  "changed, and the rows after them rehashed"));
   }
   answer.set_intact(true);
   answer.set_head_sequence(expected - 1);

@@ -32,10 +32,13 @@ std::string AuditRowHash(absl::string_view previous_hash, const StoredAuditRow& 
 absl::StatusOr<v1::AuditEntry> AuditEntryOfRow(const StoredAuditRow& row);
 
 // Checks a whole log, oldest first: sequences 1, 2, 3, ... without a gap,
-// each hash recomputed, each row's columns equal to its body. Any change
-// or removal of a row breaks it (except a removal of the newest rows: the
-// head this answers tells, compared with one noted before).
-v1::VerifyAuditLogResponse VerifyAuditChain(std::span<const StoredAuditRow> rows);
+// each hash recomputed, each row's columns equal to its body. A change or
+// removal of a row breaks it, unless whoever made it also rehashed every
+// row after it (the hash has no key), or removed only the newest rows. A
+// `noted_head` (a head_hash answered before, kept apart from the database)
+// catches both: the log must still hold a row with that hash.
+v1::VerifyAuditLogResponse VerifyAuditChain(std::span<const StoredAuditRow> rows,
+                                            absl::string_view noted_head = "");
 
 }  // namespace vernier::storage
 
