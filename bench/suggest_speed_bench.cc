@@ -88,7 +88,7 @@ void BM_RandomSearchSuggest(benchmark::State& state) { Suggest(state, v1::RANDOM
 
 void Sizes(benchmark::internal::Benchmark* benchmark) {
   benchmark->ArgNames({"history", "count"});
-  for (int n : {50, 200, 1000, 2000}) benchmark->Args({n, 1});
+  for (int n : {50, 200, 1000, 2000, 5000, 10000}) benchmark->Args({n, 1});
   // Multiples of 3 whose latest trial is not the best: the GP designer's
   // exploration step, a batch of two of which it returns the second.
   for (int n : {201, 2001}) benchmark->Args({n, 1});

@@ -159,11 +159,40 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
     incumbents.push_back(model_points.col(by_value[i]));
   }
 
-  MaternKernel kernel(encoder_.categorical(), theta->head(d).array().exp(), std::exp((*theta)[d]));
-  absl::StatusOr<GaussianProcess> model =
-      GaussianProcess::Create(std::move(kernel), GpLogPosterior::NoiseVariance(*theta),
-                              std::move(model_points), std::move(model_values));
+  const MaternKernel kernel(encoder_.categorical(), theta->head(d).array().exp(),
+                            std::exp((*theta)[d]));
+  absl::StatusOr<GaussianProcess> model = GaussianProcess::Create(
+      kernel, GpLogPosterior::NoiseVariance(*theta), model_points, model_values);
   if (!model.ok()) return model.status();
+  if (static_cast<int>(model_indices.size()) < points.cols() && options_.neighbourhood_share > 0) {
+    // A history longer than the model: the model is made again around the
+    // point it believes best, with every trial nearest it.
+    Eigen::Index centre = 0;
+    model->MeanAtObservations().maxCoeff(&centre);
+    TrainingSetSelector::Neighbourhood neighbourhood;
+    neighbourhood.share = options_.neighbourhood_share;
+    neighbourhood.squared_distances.resize(points.cols());
+    const Eigen::VectorXd centre_point = model_points.col(centre);
+    for (Eigen::Index i = 0; i < points.cols(); ++i) {
+      neighbourhood.squared_distances[i] =
+          kernel.SquaredDistance(centre_point.data(), points.col(i).data());
+    }
+    const std::vector<int> local_indices =
+        selector.Select(points, values, options_.max_model_points, &neighbourhood);
+    model_points = Columns(points, local_indices);
+    model_values = Entries(values, local_indices);
+    model = GaussianProcess::Create(kernel, GpLogPosterior::NoiseVariance(*theta), model_points,
+                                    model_values);
+    if (!model.ok()) return model.status();
+    by_value.resize(model_values.size());
+    std::iota(by_value.begin(), by_value.end(), 0);
+    std::stable_sort(by_value.begin(), by_value.end(),
+                     [&model_values](int a, int b) { return model_values[a] > model_values[b]; });
+    incumbents.clear();
+    for (int i = 0; i < kIncumbents && i < static_cast<int>(by_value.size()); ++i) {
+      incumbents.push_back(model_points.col(by_value[i]));
+    }
+  }
   double best = model->MeanAtObservations().maxCoeff();
   if (!std::isfinite(best)) return absl::InternalError("the posterior mean is not finite");
 

@@ -101,13 +101,17 @@ double GpLogPosterior::NegativeLogPosterior(const Eigen::VectorXd& theta,
   // Scaled squared distances of all pairs, then the covariance.
   const Eigen::RowVectorXd squared_distances =
       inverse_squared_lengths.matrix().transpose() * pair_distances_;
-  Eigen::VectorXd shapes(squared_distances.size());
+  // Shape and its slope share sqrt(5) r and exp(-sqrt(5) r), computed once
+  // for all pairs (MaternKernel::Shape and ShapeSlope, vectorised).
+  const Eigen::ArrayXd roots = std::sqrt(5.0) * squared_distances.array().sqrt().transpose();
+  const Eigen::ArrayXd decays = (-roots).exp();
+  const Eigen::ArrayXd shapes =
+      (1.0 + roots + 5.0 / 3.0 * squared_distances.array().transpose()) * decays;
   Eigen::MatrixXd covariance(n, n);
   Eigen::Index pair = 0;
   for (Eigen::Index b = 0; b < n; ++b) {
     covariance(b, b) = signal_variance + noise_variance;
     for (Eigen::Index a = b + 1; a < n; ++a, ++pair) {
-      shapes[pair] = MaternKernel::Shape(squared_distances[pair]);
       covariance(a, b) = covariance(b, a) = signal_variance * shapes[pair];
     }
   }
@@ -144,7 +148,7 @@ double GpLogPosterior::NegativeLogPosterior(const Eigen::VectorXd& theta,
     for (Eigen::Index a = b + 1; a < n; ++a, ++pair) {
       const double w = 2.0 * (weights[a] * weights[b] - inverse(a, b));
       signal_sum += w * shapes[pair];
-      length_weights[pair] = w * MaternKernel::ShapeSlope(squared_distances[pair]);
+      length_weights[pair] = w * 5.0 / 3.0 * (1.0 + roots[pair]) * decays[pair];
     }
   }
   double diagonal_sum = 0.0;

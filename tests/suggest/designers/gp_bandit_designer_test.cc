@@ -349,6 +349,32 @@ TEST(GpBanditDesignerTest, HandlesFiveThousandTrialsOfHistory) {
   EXPECT_EQ(next.fallback_reason, "");
 }
 
+TEST(GpBanditDesignerTest, PastItsCapacityModelsTheNeighbourhoodOfItsBestPoint) {
+  // 400 noisy trials of a bowl whose minimum is at (0.7, 0.3), for a model
+  // of 60: the suggestion still lands by the minimum, from the model.
+  const SearchSpace space = UnitSquare(2);
+  RandomSearchDesigner random(space);
+  DesignerHistory history;
+  std::mt19937_64 noise_rng(5);
+  std::normal_distribution<double> noise(0.0, 0.02);
+  Complete(history, MustSuggest(random, {}, 400).points, [&](const ParameterAssignment& p) {
+    const double x = p[0].double_value() - 0.7;
+    const double y = p[1].double_value() - 0.3;
+    return x * x + y * y + noise(noise_rng);
+  });
+  for (double share : {0.0, 0.5}) {
+    GpBanditDesigner::Options options;
+    options.max_model_points = 60;
+    options.neighbourhood_share = share;
+    GpBanditDesigner designer(space, v1::MetricSpec::MINIMIZE, 1, options);
+    const Suggestions next = MustSuggest(designer, history, 1);
+    ASSERT_EQ(next.points.size(), 1u);
+    EXPECT_EQ(next.fallback_reason, "");
+    EXPECT_NEAR(next.points[0][0].double_value(), 0.7, 0.1) << share;
+    EXPECT_NEAR(next.points[0][1].double_value(), 0.3, 0.1) << share;
+  }
+}
+
 TEST(GpBanditDesignerTest, FallsBackToQuasiRandomWithTheReasonWhenTheModelFails) {
   // Ended trials whose parameters lie outside the space (its range was
   // narrowed, say) leave the model nothing to learn from.

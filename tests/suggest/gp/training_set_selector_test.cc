@@ -1,6 +1,7 @@
 #include "suggest/gp/training_set_selector.h"
 
 #include <algorithm>
+#include <cmath>
 #include <random>
 
 #include "gtest/gtest.h"
@@ -40,6 +41,59 @@ TEST(TrainingSetSelectorTest, KeepsTheBestTheMostRecentAndAnIsolatedPoint) {
   EXPECT_TRUE(Contains(selected, 500));
   for (int i = 980; i < 1000; ++i) EXPECT_TRUE(Contains(selected, i)) << i;
   EXPECT_EQ(selector.Select(points, values, 100), selected);
+}
+
+TEST(TrainingSetSelectorTest, KeepsEveryPointNearTheCentreWhateverItsValue) {
+  // 2000 points on a line in [0, 1]; the worst values lie nearest the centre
+  // at 0.5, the best far from it.
+  const int n = 2000;
+  Eigen::MatrixXd points(1, n);
+  Eigen::VectorXd values(n);
+  for (int i = 0; i < n; ++i) {
+    points(0, i) = (i * 7919 % n) / static_cast<double>(n);
+    values[i] = std::abs(points(0, i) - 0.5);
+  }
+  TrainingSetSelector::Neighbourhood neighbourhood;
+  neighbourhood.share = 0.5;
+  neighbourhood.squared_distances = (points.row(0).array() - 0.5).square().transpose();
+  const TrainingSetSelector selector({false});
+  const std::vector<int> selected = selector.Select(points, values, 200, &neighbourhood);
+  ASSERT_EQ(selected.size(), 200u);
+  EXPECT_TRUE(std::is_sorted(selected.begin(), selected.end()));
+  // The 100 nearest the centre, all within 0.025 of it.
+  int near = 0;
+  for (int i = 0; i < n; ++i) {
+    if (std::abs(points(0, i) - 0.5) < 0.0249) {
+      ++near;
+      EXPECT_TRUE(Contains(selected, i)) << points(0, i);
+    }
+  }
+  EXPECT_GE(near, 95);
+  // The rest still holds the best and the latest.
+  EXPECT_TRUE(Contains(selected, n - 1));
+  int best = 0;
+  values.maxCoeff(&best);
+  EXPECT_TRUE(Contains(selected, best));
+  // Without the neighbourhood, the centre's worst points are left out.
+  const std::vector<int> plain = selector.Select(points, values, 200);
+  int near_plain = 0;
+  for (int index : plain) near_plain += std::abs(points(0, index) - 0.5) < 0.0249 ? 1 : 0;
+  EXPECT_LT(near_plain, near / 2);
+}
+
+TEST(TrainingSetSelectorTest, ComparesCategoriesForEqualityWhenSpreading) {
+  // Many points of category 0, one of category 2 numerically near them: the
+  // spread keeps the lone category.
+  const int n = 300;
+  Eigen::MatrixXd points(2, n);
+  Eigen::VectorXd values = Eigen::VectorXd::Zero(n);
+  for (int i = 0; i < n; ++i) {
+    points(0, i) = (i % 17) / 17.0;
+    points(1, i) = 0;
+  }
+  points(1, 150) = 2;
+  const TrainingSetSelector selector({false, true});
+  EXPECT_TRUE(Contains(selector.Select(points, values, 20), 150));
 }
 
 }  // namespace
