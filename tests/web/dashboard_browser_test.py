@@ -393,9 +393,20 @@ def main():
         driver.execute_script("const s = document.getElementById('history-objective'); s.value = 'latency';"
                               "s.dispatchEvent(new Event('change'));")
         wait_for("the history of latency", lambda: text_of(driver, "#plot-history .y-label") == "latency")
+        # A job with two objectives has no one best: its row says so.
+        server.call("POST", "/v1/projects/-/jobs", {
+            "jobId": "pareto_job",
+            "trainingInput": {"scaleTier": "BASIC", "hyperparameters": {
+                "metrics": [{"metricId": "accuracy", "goal": "MAXIMIZE"},
+                            {"metricId": "latency", "goal": "MINIMIZE"}],
+                "maxTrials": 1, "algorithm": "RANDOM_SEARCH",
+                "params": [{"parameterName": "x", "type": "DOUBLE", "minValue": 0, "maxValue": 1}]}},
+            "command": ["/bin/sh", "-c", "echo accuracy=0.5 latency=2", "trainer"]})
         open_page(driver, server, "/", "#studies tr[data-study='two_metrics']")
         listed = text_of(driver, "#studies tr[data-study='two_metrics']")
         assert "accuracy (MAXIMIZE)" in listed and "latency (MINIMIZE)" in listed, listed
+        wait_for("the two-objective job's row", lambda: "2 objectives: see the study's Pareto front"
+                 in text_of(driver, "#jobs tr[data-job-id='pareto_job']"))
         open_page(driver, server, "/study/two_metrics", "#leaderboard tbody tr")
         wait_for("the Pareto plot", lambda: plot_drawn(driver, "plot-pareto"))
         driver.save_screenshot(os.path.join(shots, "web-pareto.png"))
