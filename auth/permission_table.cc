@@ -44,6 +44,10 @@ constexpr std::array kTable = {
     MethodPermission{"/vernier.v1.StudyService/ListOptimalTrials", kViewer, kNone, "study_name",
                      false},
     MethodPermission{"/vernier.v1.StudyService/ParseStudySpec", kViewer, kNone, "", false},
+    MethodPermission{"/vernier.v1.StudyService/SetStudyUserAttributes", kDeveloper, kStudyWrite,
+                     "study_name", true},
+    MethodPermission{"/vernier.v1.StudyService/SetTrialUserAttributes", kDeveloper, kStudyWrite,
+                     "study_name", true},
 
     MethodPermission{"/vernier.v1.JobService/SubmitTrainingJob", kDeveloper, kNone, "job.job_id",
                      true},

@@ -258,6 +258,25 @@ void ApiGateway::AddStudyRoutes() {
                        return Json(
                            Call(stub, &v1::StudyService::Stub::CompleteTrial, request, http));
                      }});
+  routes_.push_back({"POST", std::regex(absl::StrCat(study, ":setUserAttributes")),
+                     [&stub](const Captures& captures,
+                             const ApiRequest& http) -> absl::StatusOr<std::string> {
+                       v1::SetStudyUserAttributesRequest request;
+                       VERNIER_RETURN_IF_ERROR(ParseBody(http, request));
+                       request.set_study_name(captures[0]);
+                       return Json(Call(stub, &v1::StudyService::Stub::SetStudyUserAttributes,
+                                        request, http));
+                     }});
+  routes_.push_back({"POST", std::regex(absl::StrCat(trial, ":setUserAttributes")),
+                     [&stub](const Captures& captures,
+                             const ApiRequest& http) -> absl::StatusOr<std::string> {
+                       v1::SetTrialUserAttributesRequest request;
+                       VERNIER_RETURN_IF_ERROR(ParseBody(http, request));
+                       request.set_study_name(captures[0]);
+                       VERNIER_RETURN_IF_ERROR(SetSegment("trial_id", captures[1], request));
+                       return Json(Call(stub, &v1::StudyService::Stub::SetTrialUserAttributes,
+                                        request, http));
+                     }});
   routes_.push_back({"POST", std::regex(absl::StrCat(trial, ":stop")),
                      [&stub](const Captures& captures,
                              const ApiRequest& http) -> absl::StatusOr<std::string> {

@@ -74,7 +74,7 @@ struct DashboardFeed::StudyView {
   // derived_sequence.
   int64_t derived_sequence = -1;
   std::vector<int64_t> pareto;
-  std::vector<double> importance;
+  ImportanceReading importance;
 };
 
 absl::Status DashboardFeed::Refresh(StudyView& view, const std::string& study,
@@ -245,7 +245,7 @@ absl::StatusOr<v1::StudyDashboard> DashboardFeed::Summary(
       WithStudy(study, authorization, [&](StudyView& view) {
         if (view.derived_sequence != view.table->sequence()) {
           // Both read the whole table: side by side.
-          std::future<std::vector<double>> importance =
+          std::future<ImportanceReading> importance =
               std::async(std::launch::async, [&view] { return ParameterImportance(*view.table); });
           view.pareto = ParetoFrontIds(*view.table, view.spec);
           view.importance = importance.get();

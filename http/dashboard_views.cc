@@ -288,24 +288,31 @@ std::vector<size_t> SampleRows(const StudyTable& table, const v1::StudySpec& spe
   return chosen;
 }
 
-std::vector<double> ParameterImportance(const StudyTable& table) {
+ImportanceReading ParameterImportance(const StudyTable& table) {
   const size_t parameters = table.parameter_names().size();
-  std::vector<double> importance(parameters, 0.0);
+  ImportanceReading reading;
+  reading.shares.assign(parameters, 0.0);
+  std::vector<double>& importance = reading.shares;
   std::vector<const v1::DashboardTrial*> done;
   std::vector<double> objective;
   double mean = 0;
   for (const v1::DashboardTrial& row : table.rows()) {
-    if (row.state() != v1::Trial::SUCCEEDED || !HasFinalObjective(row)) continue;
+    if (!HasFinalObjective(row)) continue;
+    if (row.state() != v1::Trial::SUCCEEDED) {
+      ++reading.stopped_left_out;
+      continue;
+    }
     done.push_back(&row);
     objective.push_back(row.metrics(0));
     mean += row.metrics(0);
   }
+  reading.trials = static_cast<int64_t>(done.size());
   const double n = static_cast<double>(done.size());
-  if (done.size() < 3) return importance;
+  if (done.size() < 3) return reading;
   mean /= n;
   double total = 0;
   for (const double value : objective) total += (value - mean) * (value - mean);
-  if (total <= 0) return importance;
+  if (total <= 0) return reading;
   // Each trial's category of each CATEGORICAL parameter (-1: none), read
   // in one pass over the rows' labels: 1, 2, ... in order of appearance.
   std::vector<std::vector<int>> category(parameters);
@@ -321,14 +328,19 @@ std::vector<double> ParameterImportance(const StudyTable& table) {
   }
   // About 5 trials a bin, 2 to 10 bins.
   const int bins = std::clamp(static_cast<int>(done.size() / 5), 2, 10);
-  double sum = 0;
   std::vector<double> column(done.size());
   for (size_t p = 0; p < parameters; ++p) {
     const int index = static_cast<int>(p);
     // Each trial's group: a category, or a bin of the numeric range.
     double low = std::numeric_limits<double>::infinity(), high = -low;
+    const bool log_scaled = table.log_scaled()[p];
     for (size_t t = 0; t < done.size(); ++t) {
       column[t] = done[t]->parameters(index);
+      // A log-scaled parameter's bins are equal in its logarithm (where it
+      // is searched), not crowded into the range's top decade.
+      if (log_scaled && !std::isnan(column[t])) {
+        column[t] = column[t] > 0 ? std::log(column[t]) : std::nan("");
+      }
       if (!std::isnan(column[t])) {
         low = std::min(low, column[t]);
         high = std::max(high, column[t]);
@@ -360,18 +372,14 @@ std::vector<double> ParameterImportance(const StudyTable& table) {
       between += sums.second * (group_mean - mean) * (group_mean - mean);
     }
     const double within = (total - between) / (n - k);
-    importance[p] = std::max(0.0, (between - (k - 1) * within) / total);
-    sum += importance[p];
+    importance[p] = (between - (k - 1) * within) / total;
   }
-  if (sum > 0) {
-    for (double& value : importance) value /= sum;
-  }
-  return importance;
+  return reading;
 }
 
 v1::StudyDashboard Summary(const StudyTable& table, const v1::StudySpec& spec,
                            const std::vector<int64_t>& pareto_front,
-                           const std::vector<double>& importance, size_t max_points) {
+                           const ImportanceReading& importance, size_t max_points) {
   v1::StudyDashboard summary;
   for (const std::string& id : table.metric_ids()) summary.add_metric_ids(id);
   for (const std::string& name : table.parameter_names()) summary.add_parameter_names(name);
@@ -398,7 +406,10 @@ v1::StudyDashboard Summary(const StudyTable& table, const v1::StudySpec& spec,
     *summary.add_sample() = rows[index];
   }
   for (const int64_t id : pareto_front) summary.add_pareto_front(id);
-  for (const double value : importance) summary.add_importance(value);
+  for (const double value : importance.shares) summary.add_importance(value);
+  summary.set_importance_trial_count(importance.trials);
+  summary.set_importance_min_trials(kMinImportanceTrials);
+  summary.set_importance_stopped_left_out(importance.stopped_left_out);
   const size_t recent = std::min({kMaxRecent, max_points, rows.size()});
   for (size_t i = rows.size() - recent; i < rows.size(); ++i) *summary.add_recent() = rows[i];
   return summary;

@@ -37,23 +37,40 @@ std::vector<int64_t> ParetoFrontIds(const StudyTable& table, const v1::StudySpec
 std::vector<size_t> SampleRows(const StudyTable& table, const v1::StudySpec& spec,
                                const std::vector<int64_t>& keep, size_t max_points);
 
-// Each parameter's importance for the first metric (in the order of
-// table.parameter_names()), from the SUCCEEDED trials with a final value: a
-// first-order variance decomposition, fANOVA's main effects without its
-// forest. The trials are grouped by the parameter's value (equal-width bins
-// of a numeric one, about 5 trials a bin and 2 to 10 bins; a group per
-// category); the share of the objective's variance between the groups, less
-// what chance alone gives that many groups (epsilon squared:
-// (SS_between - (k - 1) MS_within) / SS_total, at least 0), is its effect,
-// and the effects are normalised to sum to 1. All 0 with fewer than 3 such
-// trials or no variance. Interactions are not counted.
-std::vector<double> ParameterImportance(const StudyTable& table);
+// Below this many SUCCEEDED trials with a final value the importances mean
+// little (bins of about 5 trials and at least 2 of them): the page says
+// "too few trials" instead of reading them (docs/web.md).
+inline constexpr int kMinImportanceTrials = 10;
+
+// Each parameter's importance for the first metric and what it was read from.
+struct ImportanceReading {
+  // In the order of table.parameter_names(): the share of the objective's
+  // variance the parameter explains alone, less what chance gives. Neither
+  // clamped at 0 nor scaled: a value near 0 or below says the parameter's
+  // effect is not told apart from noise, and the shares need not sum to 1.
+  std::vector<double> shares;
+  // The SUCCEEDED trials with a final value they come from.
+  int64_t trials = 0;
+  // STOPPED_EARLY trials with a final value, left out: their value is from
+  // an earlier step than the others', so it would read as the parameter's
+  // effect what is the step's.
+  int64_t stopped_left_out = 0;
+};
+
+// A first-order variance decomposition, fANOVA's main effects without its
+// forest, over the SUCCEEDED trials with a final value. The trials are
+// grouped by the parameter's value (equal-width bins of a numeric one, in
+// the parameter's own scale, about 5 trials a bin and 2 to 10 bins; a group
+// per category; one for the trials where it is inactive); the share is
+// epsilon squared, (SS_between - (k - 1) MS_within) / SS_total. All 0 with
+// fewer than 3 such trials or no variance. Interactions are not counted.
+ImportanceReading ParameterImportance(const StudyTable& table);
 
 // The plots' answer: SampleRows, the best so far, state counts, the Pareto
 // front and importances given, and the most recent trials.
 v1::StudyDashboard Summary(const StudyTable& table, const v1::StudySpec& spec,
                            const std::vector<int64_t>& pareto_front,
-                           const std::vector<double>& importance, size_t max_points);
+                           const ImportanceReading& importance, size_t max_points);
 
 // Sets the gpus of each of summary's recent trials that has a run among
 // `runs`: those its replicas held in the trial's latest attempt, "INDEX", or

@@ -12,10 +12,12 @@ namespace {
 
 constexpr double kMissing = std::numeric_limits<double>::quiet_NaN();
 
-void AddParameters(const v1::ParameterSpec& parameter, std::vector<std::string>& names) {
+void AddParameters(const v1::ParameterSpec& parameter, std::vector<std::string>& names,
+                   std::vector<bool>& log_scaled) {
   names.push_back(parameter.parameter_name());
+  log_scaled.push_back(parameter.scale_type() == v1::ParameterSpec::UNIT_LOG_SCALE);
   for (const v1::ConditionalParameterSpec& child : parameter.conditional_parameter_specs()) {
-    AddParameters(child.parameter_spec(), names);
+    AddParameters(child.parameter_spec(), names, log_scaled);
   }
 }
 
@@ -30,7 +32,7 @@ bool ById(const v1::DashboardTrial& row, int64_t id) { return row.id() < id; }
 StudyTable::StudyTable(const v1::StudySpec& spec) {
   for (const v1::MetricSpec& metric : spec.metrics()) metric_ids_.push_back(metric.metric_id());
   for (const v1::ParameterSpec& parameter : spec.parameters()) {
-    AddParameters(parameter, parameter_names_);
+    AddParameters(parameter, parameter_names_, log_scaled_);
   }
   for (size_t i = 0; i < parameter_names_.size(); ++i) {
     parameter_index_.emplace(parameter_names_[i], static_cast<int>(i));

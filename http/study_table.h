@@ -36,6 +36,9 @@ class StudyTable {
   const std::vector<v1::DashboardTrial>& rows() const { return rows_; }
   const std::vector<std::string>& metric_ids() const { return metric_ids_; }
   const std::vector<std::string>& parameter_names() const { return parameter_names_; }
+  // Whether each parameter (as parameter_names) is searched on a log scale
+  // (UNIT_LOG_SCALE).
+  const std::vector<bool>& log_scaled() const { return log_scaled_; }
   // The ids of the trials that have not ended (REQUESTED, ACTIVE, STOPPING):
   // the only ones that change.
   const std::set<int64_t>& pending_ids() const { return pending_; }
@@ -47,6 +50,7 @@ class StudyTable {
  private:
   std::vector<std::string> metric_ids_;
   std::vector<std::string> parameter_names_;
+  std::vector<bool> log_scaled_;
   // Index in parameter_names_ by name.
   absl::flat_hash_map<std::string, int> parameter_index_;
   std::vector<v1::DashboardTrial> rows_;

@@ -133,6 +133,24 @@ grpc::Status AuthorizedStudyService::ParseStudySpec(grpc::ServerContext* context
   });
 }
 
+grpc::Status AuthorizedStudyService::SetStudyUserAttributes(
+    grpc::ServerContext* context, const v1::SetStudyUserAttributesRequest* request,
+    v1::Study* response) {
+  return gate_.Guard(*context, absl::StrCat(kStudyService, "SetStudyUserAttributes"), *request,
+                     [&](const auth::Identity&) {
+                       return inner_.SetStudyUserAttributes(context, request, response);
+                     });
+}
+
+grpc::Status AuthorizedStudyService::SetTrialUserAttributes(
+    grpc::ServerContext* context, const v1::SetTrialUserAttributesRequest* request,
+    v1::Trial* response) {
+  return gate_.Guard(*context, absl::StrCat(kStudyService, "SetTrialUserAttributes"), *request,
+                     [&](const auth::Identity&) {
+                       return inner_.SetTrialUserAttributes(context, request, response);
+                     });
+}
+
 grpc::Status AuthorizedStudyService::CreateStudy(grpc::ServerContext* context,
                                                  const v1::CreateStudyRequest* request,
                                                  v1::Study* response) {

@@ -57,6 +57,12 @@ class AuthorizedStudyService final
                                  v1::ListOptimalTrialsResponse*) override;
   grpc::Status ParseStudySpec(grpc::ServerContext*, const v1::ParseStudySpecRequest*,
                               v1::ParseStudySpecResponse*) override;
+  grpc::Status SetStudyUserAttributes(grpc::ServerContext*,
+                                      const v1::SetStudyUserAttributesRequest*,
+                                      v1::Study*) override;
+  grpc::Status SetTrialUserAttributes(grpc::ServerContext*,
+                                      const v1::SetTrialUserAttributesRequest*,
+                                      v1::Trial*) override;
 
  private:
   StudyServiceImpl& inner_;

@@ -19,6 +19,7 @@
 #include "tuner/config/hyperparameter_validator.h"
 #include "tuner/storage/trial_ranking.h"
 #include "tuner/storage/trial_states.h"
+#include "tuner/user_attributes.h"
 
 namespace vernier::tuner {
 namespace {
@@ -651,6 +652,25 @@ absl::StatusOr<v1::Trial> StudyManager::StopTrial(std::string_view study_name, i
     trial.set_state(v1::Trial::STOPPING);
     trial.set_status_reason("stop requested");
     return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<v1::Study> StudyManager::SetStudyUserAttributes(
+    std::string_view study_name, const google::protobuf::Map<std::string, std::string>& set,
+    const google::protobuf::RepeatedPtrField<std::string>& remove) {
+  return storage_.UpdateStudy(study_name, [&](v1::Study& study) {
+    return ApplyUserAttributes(set, remove, absl::StrFormat("study \"%s\"", study_name),
+                               *study.mutable_user_attributes());
+  });
+}
+
+absl::StatusOr<v1::Trial> StudyManager::SetTrialUserAttributes(
+    std::string_view study_name, int64_t trial_id,
+    const google::protobuf::Map<std::string, std::string>& set,
+    const google::protobuf::RepeatedPtrField<std::string>& remove) {
+  return storage_.UpdateTrial(study_name, trial_id, [&](v1::Trial& trial) {
+    return ApplyUserAttributes(set, remove, TrialName(study_name, trial_id),
+                               *trial.mutable_user_attributes());
   });
 }
 

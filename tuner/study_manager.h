@@ -107,6 +107,15 @@ class StudyManager {
   absl::StatusOr<v1::Trial> CancelTrial(std::string_view study_name, int64_t trial_id,
                                         std::string reason);
   absl::StatusOr<v1::Trial> StopTrial(std::string_view study_name, int64_t trial_id);
+  // Sets `set` and removes `remove` from the study's (the trial's) user
+  // attributes, all or nothing (ApplyUserAttributes says what is refused).
+  absl::StatusOr<v1::Study> SetStudyUserAttributes(
+      std::string_view study_name, const google::protobuf::Map<std::string, std::string>& set,
+      const google::protobuf::RepeatedPtrField<std::string>& remove);
+  absl::StatusOr<v1::Trial> SetTrialUserAttributes(
+      std::string_view study_name, int64_t trial_id,
+      const google::protobuf::Map<std::string, std::string>& set,
+      const google::protobuf::RepeatedPtrField<std::string>& remove);
   // Whether the trial should stop: yes once it is STOPPING or has ended;
   // for an ACTIVE trial of a study with early stopping on, the study's policy
   // decides from the objective curves, and a trial it stops goes STOPPING

@@ -254,6 +254,26 @@ grpc::Status StudyServiceImpl::StopTrial(grpc::ServerContext*, const v1::StopTri
   });
 }
 
+grpc::Status StudyServiceImpl::SetStudyUserAttributes(
+    grpc::ServerContext*, const v1::SetStudyUserAttributesRequest* request, v1::Study* response) {
+  return Handle([&]() -> absl::Status {
+    VERNIER_RETURN_IF_ERROR(RequireStudyName(request->study_name()));
+    return Reply(studies_.SetStudyUserAttributes(request->study_name(), request->attributes(),
+                                                 request->remove()),
+                 response);
+  });
+}
+
+grpc::Status StudyServiceImpl::SetTrialUserAttributes(
+    grpc::ServerContext*, const v1::SetTrialUserAttributesRequest* request, v1::Trial* response) {
+  return Handle([&]() -> absl::Status {
+    VERNIER_RETURN_IF_ERROR(RequireTrial(request->study_name(), request->trial_id()));
+    return Reply(studies_.SetTrialUserAttributes(request->study_name(), request->trial_id(),
+                                                 request->attributes(), request->remove()),
+                 response);
+  });
+}
+
 grpc::Status StudyServiceImpl::CheckEarlyStopping(grpc::ServerContext*,
                                                   const v1::CheckEarlyStoppingRequest* request,
                                                   v1::CheckEarlyStoppingResponse* response) {

@@ -58,6 +58,12 @@ class StudyServiceImpl final
                                  v1::ListOptimalTrialsResponse* response) override;
   grpc::Status ParseStudySpec(grpc::ServerContext*, const v1::ParseStudySpecRequest* request,
                               v1::ParseStudySpecResponse* response) override;
+  grpc::Status SetStudyUserAttributes(grpc::ServerContext*,
+                                      const v1::SetStudyUserAttributesRequest* request,
+                                      v1::Study* response) override;
+  grpc::Status SetTrialUserAttributes(grpc::ServerContext*,
+                                      const v1::SetTrialUserAttributesRequest* request,
+                                      v1::Trial* response) override;
 
  private:
   StudyManager& studies_;

@@ -19,11 +19,33 @@ function el(name, attributes = {}, ...children) {
   return element;
 }
 
+// An error the server answered: its HTTP status in `code`.
+function httpError(body, fallback) {
+  const error = new Error(body && body.error ? `${body.error.status}: ${body.error.message}` : fallback);
+  error.code = body && body.error ? body.error.code : undefined;
+  return error;
+}
+
 async function api(path, options = {}) {
   const response = await fetch(path, options);
   const body = await response.json();
-  if (!response.ok) throw new Error(body.error ? `${body.error.status}: ${body.error.message}` : response.statusText);
+  if (!response.ok) throw httpError(body, response.statusText);
   return body;
+}
+
+// What the page says when the server refused the caller (an answer or a
+// stream's `event: failure`): 401, not logged in, or logged in with a token
+// the server no longer knows (revoked, expired); 403, not allowed. Shown
+// once, above everything, instead of empty tables.
+function showRefusal(error) {
+  if (document.getElementById("auth-error")) return;
+  const text = error.code === 401
+      ? "Not logged in, or the session's token is no longer valid (revoked or expired): the server answered " +
+        `${error.message}. Open the link \`vernier serve\` printed (http://HOST:PORT/?token=...), ` +
+        "or log in with an API token: "
+      : `The server refused this page: ${error.message}. `;
+  main.prepend(el("p", { id: "auth-error", class: "error" }, text,
+                  error.code === 401 ? el("a", { href: "/login" }, "log in") : ""));
 }
 
 function listen(url, handlers) {
@@ -34,6 +56,15 @@ function listen(url, handlers) {
   for (const [name, handler] of Object.entries(handlers)) {
     source.addEventListener(name, event => handler(JSON.parse(event.data)));
   }
+  // A stream the server ended with a failure is not opened again (the
+  // browser would, every few seconds): a refused caller is told so.
+  source.addEventListener("failure", event => {
+    source.close();
+    document.getElementById("live").classList.remove("on");
+    const error = httpError(JSON.parse(event.data), "the stream failed");
+    if (error.code === 401 || error.code === 403) showRefusal(error);
+    else if (!handlers.failure) showError(error);
+  });
   return source;
 }
 
@@ -81,7 +112,22 @@ function format(value) {
 
 function stateCell(state) { return el("td", { class: "state-" + state }, state || ""); }
 
-function showError(error) { main.append(el("p", { class: "error" }, String(error.message || error))); }
+function showError(error) {
+  if (error.code === 401 || error.code === 403) showRefusal(error);
+  else main.append(el("p", { class: "error" }, String(error.message || error)));
+}
+
+// A spec's metrics as the pages name them: "accuracy (MAXIMIZE), latency
+// (MINIMIZE), memory_gb (constraint ≤ 16)".
+function metricsText(metrics) {
+  return (metrics || []).map(m => {
+    if (!m.constraint) return `${m.metricId} (${m.goal || "MAXIMIZE"})`;
+    const c = m.constraint;
+    const bounds = [c.minValue !== undefined ? `≥ ${c.minValue}` : "", c.maxValue !== undefined ? `≤ ${c.maxValue}` : ""]
+      .filter(Boolean).join(", ");
+    return `${m.metricId} (constraint ${bounds})`;
+  }).join(", ");
+}
 
 // ---- #/ : jobs and studies -------------------------------------------------
 
@@ -92,7 +138,7 @@ function jobsPage() {
     el("table", { id: "jobs" }, el("thead", {}, el("tr", {}, ...["job", "state", "trials done / max",
       "best", "algorithm", "age", ""].map(h => el("th", {}, h)))), jobRows),
     el("h2", {}, "Studies"),
-    el("table", { id: "studies" }, el("thead", {}, el("tr", {}, ...["study", "state", "metric",
+    el("table", { id: "studies" }, el("thead", {}, el("tr", {}, ...["study", "state", "metrics",
       "algorithm", "age"].map(h => el("th", {}, h)))), studyRows));
   const render = throttled(() => {
     jobRows.replaceChildren(...[...jobs.values()].sort((a, b) => (b.createTime || "").localeCompare(a.createTime || ""))
@@ -100,7 +146,11 @@ function jobsPage() {
         const hp = (job.trainingInput || {}).hyperparameters || {};
         const output = job.trainingOutput || {};
         const finals = (output.trials || []).map(t => (t.finalMetric || {}).objectiveValue).filter(v => v !== undefined);
-        const best = finals.length === 0 ? "" : (hp.goal === "MINIMIZE" ? Math.min(...finals) : Math.max(...finals));
+        // Several objectives have no one best: the study page shows their front.
+        const objectives = (hp.metrics || []).filter(m => !m.constraint);
+        const best = objectives.length > 1 ? `${objectives.length} objectives: see the study's Pareto front`
+            : finals.length === 0 ? ""
+            : ((objectives[0] || hp).goal === "MINIMIZE" ? Math.min(...finals) : Math.max(...finals));
         return el("tr", { "data-job-id": job.jobId },
           el("td", {}, el("a", { href: "#/job/" + job.jobId }, job.jobId)), stateCell(job.state),
           el("td", { class: "num" }, `${output.completedTrialCount || 0} / ${hp.maxTrials || ""}`),
@@ -110,16 +160,17 @@ function jobsPage() {
       }));
     studyRows.replaceChildren(...[...studies.values()].map(study => {
       const spec = study.spec || {};
-      const metric = (spec.metrics || [])[0] || {};
       return el("tr", { "data-study": study.name },
         el("td", {}, el("a", { href: "#/study/" + study.name }, study.name)), stateCell(study.state),
-        el("td", {}, `${metric.metricId || ""} (${metric.goal || ""})`), el("td", {}, spec.algorithm || "default"),
+        el("td", { class: "metrics" }, metricsText(spec.metrics)), el("td", {}, spec.algorithm || "default"),
         el("td", {}, age(study.createTime)));
     }));
   }, 200);
   listen("/events", {
     job: job => { jobs.set(job.jobId, job); render(); },
     study: study => { studies.set(study.name, study); render(); },
+    // 401 and 403 say so above the tables (listen); others below them.
+    failure: body => { const error = httpError(body, "the stream failed"); if (error.code !== 401 && error.code !== 403) showError(error); },
   });
   render();
 }
@@ -142,11 +193,27 @@ function numberOf(value) {
   return Number(value);
 }
 
-// Every parameter name of a spec, conditional ones after their parent (the
+// Every parameter spec of a spec, conditional ones after their parent (the
 // server's column order).
-function parameterNames(specs) {
-  return (specs || []).flatMap(p => [p.parameterName,
-    ...parameterNames((p.conditionalParameterSpecs || []).map(c => c.parameterSpec || {}))]);
+function parameterSpecs(specs) {
+  return (specs || []).flatMap(p => [p,
+    ...parameterSpecs((p.conditionalParameterSpecs || []).map(c => c.parameterSpec || {}))]);
+}
+
+function parameterNames(specs) { return parameterSpecs(specs).map(p => p.parameterName); }
+
+// How each parameter's axis is drawn: {log, integer, categorical} by name.
+function parameterKinds(specs) {
+  const kinds = {};
+  for (const p of parameterSpecs(specs)) {
+    kinds[p.parameterName] = {
+      log: p.scaleType === "UNIT_LOG_SCALE",
+      integer: p.type === "INTEGER" ||
+          (p.type === "DISCRETE" && (p.discreteValues || []).every(v => Number.isInteger(Number(v)))),
+      categorical: p.type === "CATEGORICAL",
+    };
+  }
+  return kinds;
 }
 
 // Runs `load` now; a call while it runs runs it once more when it ends.
@@ -172,6 +239,7 @@ async function studyPage(name) {
   const objective = metrics[0];
   const maximize = ((spec.metrics || [])[0] || {}).goal !== "MINIMIZE";
   const parameters = parameterNames(spec.parameters);
+  const kinds = parameterKinds(spec.parameters);
   const view = { sort: "objective", descending: maximize, state: "", page: 0, pageSize: 20,
                  rangeParam: parameters[0] || "", min: "", max: "" };
   const reloadTable = () => { loadTable(); };
@@ -194,14 +262,24 @@ async function studyPage(name) {
   const plotBox = (id, title, extra = "") => el("div", { class: "plot" }, el("h3", {}, title, extra), el("div", { id }));
   const sliceSelect = el("select", { id: "slice-parameter", onchange: () => renderPlots() },
     ...parameters.map(p => el("option", { value: p }, p)));
-  main.append(el("h2", {}, "Study ", name), el("p", {}, `${spec.algorithm || "default algorithm"}; ${objective} to ${maximize ? "maximize" : "minimize"}`),
+  // With several objectives the history shows one at a time.
+  const historySelect = el("select", { id: "history-objective", onchange: () => renderPlots() },
+    ...objectives.map(m => el("option", { value: m }, m)));
+  const goals = (spec.metrics || []).filter(m => !m.constraint)
+    .map(m => `${m.metricId} to ${m.goal === "MINIMIZE" ? "minimize" : "maximize"}`);
+  const constraints = (spec.metrics || []).filter(m => m.constraint);
+  const headline = `${spec.algorithm || "default algorithm"}; ` +
+      (goals.length > 1 ? `${goals.length} objectives: ${goals.join(", ")} (the leaderboard is their Pareto front)`
+                        : goals.join("")) +
+      (constraints.length > 0 ? `; constraints: ${metricsText(constraints)}` : "");
+  main.append(el("h2", {}, "Study ", name), el("p", { id: "study-objectives" }, headline),
     counts,
     el("h3", {}, "Leaderboard"),
     el("div", { class: "controls" }, "state ", stateSelect, "  ", rangeSelect, " from ", minInput, " to ", maxInput,
        "  ", previous, " ", pageLabel, " ", next),
     el("table", { id: "leaderboard" }, el("thead", {}, header), rows),
     el("div", { class: "plots" },
-      plotBox("plot-history", "Optimisation history"),
+      plotBox("plot-history", "Optimisation history", objectives.length > 1 ? historySelect : ""),
       plotBox("plot-curves", "Intermediate values"),
       plotBox("plot-parallel", "Parallel coordinates"),
       plotBox("plot-slice", "Slice ", sliceSelect),
@@ -260,25 +338,38 @@ async function studyPage(name) {
   function renderPlots() {
     if (summary === null) return;
     const sample = summary.sample || [];
-    const done = sample.filter(t => t.state === "SUCCEEDED" && cell(t, "objective") !== undefined)
-      .map(t => ({ id: Number(t.id), value: cell(t, "objective"), params: paramsOfRow(t) }));
-    Plots.history(document.getElementById("plot-history"), done,
-      (summary.bestSoFar || []).map(b => ({ id: Number(b.trialId), value: numberOf(b.value) })),
-      Number(summary.lastTrialId || 0));
-    Plots.parallel(document.getElementById("plot-parallel"), done, parameters, maximize);
-    if (sliceSelect.value) Plots.slice(document.getElementById("plot-slice"), done, sliceSelect.value);
+    const finished = state => sample.filter(t => t.state === state && cell(t, "objective") !== undefined)
+      .map(t => ({ id: Number(t.id), state: t.state, value: cell(t, "objective"), params: paramsOfRow(t) }));
+    const done = finished("SUCCEEDED");
+    if (objectives.length > 1) {
+      const metric = historySelect.value || objectives[0];
+      const points = sample.filter(t => (t.state === "SUCCEEDED" || t.state === "STOPPED_EARLY") && t.final)
+        .map(t => ({ id: Number(t.id), state: t.state, value: cell(t, metric) })).filter(p => p.value !== undefined);
+      Plots.objectiveHistory(document.getElementById("plot-history"), points, metric, summary.paretoFront || []);
+    } else {
+      Plots.history(document.getElementById("plot-history"), done,
+        (summary.bestSoFar || []).map(b => ({ id: Number(b.trialId), value: numberOf(b.value) })),
+        Number(summary.lastTrialId || 0), finished("STOPPED_EARLY"));
+    }
+    Plots.parallel(document.getElementById("plot-parallel"), done, parameters, maximize, kinds, objective);
+    if (sliceSelect.value) {
+      Plots.slice(document.getElementById("plot-slice"), done, sliceSelect.value, kinds[sliceSelect.value] || {}, objective);
+    }
     Plots.timeline(document.getElementById("plot-timeline"), (summary.recent || []).map(t => ({
       id: Number(t.id), state: t.state, start: Number(t.startSeconds || 0) * 1000,
       end: t.endSeconds ? Number(t.endSeconds) * 1000 : null, gpus: t.gpus || [] })));
     Plots.importance(document.getElementById("plot-importance"), summary.parameterNames || [],
-                     summary.importance || []);
+                     summary.importance || [], {
+                       trials: Number(summary.importanceTrialCount || 0),
+                       minTrials: Number(summary.importanceMinTrials || 0),
+                       stoppedLeftOut: Number(summary.importanceStoppedLeftOut || 0) });
     if (objectives.length > 1) {
-      const pair = t => [cell(t, objectives[0]), cell(t, objectives[1])];
-      const finished = sample.filter(t => t.state === "SUCCEEDED").map(pair)
-          .filter(([x, y]) => x !== undefined && y !== undefined);
+      const point = t => ({ x: cell(t, objectives[0]), y: cell(t, objectives[1]), id: Number(t.id) });
+      const ended = sample.filter(t => t.state === "SUCCEEDED" || (t.state === "STOPPED_EARLY" && t.final))
+          .map(point).filter(p => p.x !== undefined && p.y !== undefined);
       const byId = new Map(sample.map(t => [String(t.id), t]));
-      const front = (summary.paretoFront || []).map(id => byId.get(String(id))).filter(Boolean).map(pair);
-      Plots.pareto(document.getElementById("plot-pareto"), finished, front, objectives[0], objectives[1],
+      const front = (summary.paretoFront || []).map(id => byId.get(String(id))).filter(Boolean).map(point);
+      Plots.pareto(document.getElementById("plot-pareto"), ended, front, objectives[0], objectives[1],
                    (summary.paretoFront || []).length);
     }
   }
@@ -298,7 +389,6 @@ async function studyPage(name) {
   listen("/events/studies/" + encodeURIComponent(name), {
     watching: () => { loadTable(); loadSummary(); loadCurves(); },
     trial: () => { changedTable(); changedPlots(); },
-    failure: body => showError(new Error(body.error.message)),
   });
 }
 

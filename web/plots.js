@@ -1,5 +1,7 @@
-// The study page's plots: uPlot (canvas) for the history, the learning
-// curves and the slice plot; SVG for parallel coordinates and the timeline.
+// The study page's plots: uPlot (canvas) for the history of one objective
+// and the learning curves; SVG for the scatter plots (the slice, the Pareto
+// front, the history of several objectives), parallel coordinates, the
+// timeline and the importances.
 "use strict";
 
 const Plots = (() => {
@@ -19,23 +21,28 @@ const Plots = (() => {
     container.chart = chart;
   }
 
-  // Objective by trial id (the server's sample), and the best so far (the
-  // server's: each trial that improved it, drawn as steps up to the last
-  // trial).
-  function history(container, points, best, lastId) {
+  // Objective by trial id (the server's sample: succeeded trials, and
+  // stopped-early ones in amber, whose value is from an earlier step), and
+  // the best so far (the server's, over the succeeded trials: each trial
+  // that improved it, drawn as steps up to the last trial).
+  function history(container, points, best, lastId, stopped = []) {
     points = points.slice().sort((a, b) => a.id - b.id);
+    stopped = stopped.slice().sort((a, b) => a.id - b.id);
     const steps = best.slice();
     if (steps.length > 0 && lastId > steps[steps.length - 1].id) {
       steps.push({ id: lastId, value: steps[steps.length - 1].value });
     }
     const data = uPlot.join([[points.map(p => p.id), points.map(p => p.value)],
+                             [stopped.map(p => p.id), stopped.map(p => p.value)],
                              [steps.map(p => p.id), steps.map(p => p.value)]]);
     replace(container, new uPlot({
       width: WIDTH, height: HEIGHT, scales: { x: { time: false } },
       axes: [{ label: "trial" }, { label: "objective" }],
       series: [{ label: "trial" },
-               { label: "objective", stroke: "#1f5fbf", paths: () => null,
+               { label: "succeeded", stroke: "#1f5fbf", paths: () => null,
                  points: { show: true, size: 4, fill: "#1f5fbf" } },
+               { label: "stopped early", stroke: COLORS.STOPPED_EARLY, paths: () => null,
+                 points: { show: true, size: 4, fill: COLORS.STOPPED_EARLY } },
                { label: "best so far", stroke: "#17803d", width: 2, spanGaps: true,
                  paths: uPlot.paths.stepped({ align: 1 }), points: { show: false } }],
     }, data, container));
@@ -60,61 +67,213 @@ const Plots = (() => {
       width: WIDTH, height: HEIGHT, scales: { x: { time: false } }, legend: { show: false },
       axes: [{ label: "step" }, { label: studyCurves.metricId || "objective" }], series,
     }, data, container));
+    // uPlot's own legend would list every trial: a line per state instead.
+    const states = new Map();
+    for (const c of list) states.set(c.state, (states.get(c.state) || 0) + 1);
+    container.querySelectorAll(".legend").forEach(old => old.remove());
+    legend(container, [...states].map(([state, count]) =>
+      [COLORS[state] || "#888", `${state} (${count} trial${count === 1 ? "" : "s"})`]));
   }
 
-  // Objective against one parameter.
-  function slice(container, points, parameter) {
-    points = points.filter(p => typeof p.params[parameter] === "number")
-                   .sort((a, b) => a.params[parameter] - b.params[parameter]);
-    replace(container, new uPlot({
-      width: WIDTH, height: HEIGHT, scales: { x: { time: false } },
-      axes: [{ label: parameter }, { label: "objective" }],
-      series: [{ label: parameter },
-               { label: "objective", stroke: "#1f5fbf", paths: () => null,
-                 points: { show: true, size: 6, fill: "#1f5fbf" } }],
-    }, [points.map(p => p.params[parameter]), points.map(p => p.value)], container));
+  // Round tick positions over [low, high]: about `count` of them at 1, 2 or
+  // 5 times a power of ten; whole numbers only for an integer axis.
+  function niceTicks(low, high, count, integer) {
+    if (!(high > low)) return [low];
+    let step = Math.pow(10, Math.floor(Math.log10((high - low) / count)));
+    for (const factor of [1, 2, 5, 10]) {
+      if ((high - low) / (step * factor) <= count) { step *= factor; break; }
+    }
+    if (integer) step = Math.max(1, Math.round(step));
+    const ticks = [];
+    for (let tick = Math.ceil(low / step) * step; tick <= high + step * 1e-9; tick += step) {
+      ticks.push(Number(tick.toPrecision(12)));
+    }
+    return ticks;
+  }
+
+  // Ticks of a log axis over [low, high] (both > 0): each power of ten, and
+  // 2 and 5 times it when the range spans under two decades.
+  function logTicks(low, high) {
+    const ticks = [];
+    const few = Math.log10(high / low) < 2;
+    for (let e = Math.floor(Math.log10(low)); e <= Math.ceil(Math.log10(high)); e++) {
+      for (const m of few ? [1, 2, 5] : [1]) {
+        const tick = m * Math.pow(10, e);
+        if (tick >= low * (1 - 1e-9) && tick <= high * (1 + 1e-9)) ticks.push(Number(tick.toPrecision(12)));
+      }
+    }
+    return ticks.length > 0 ? ticks : [low, high];
+  }
+
+  function tickText(value) {
+    if (typeof value === "string") return value;
+    if (value !== 0 && (Math.abs(value) >= 1e5 || Math.abs(value) < 1e-3)) return value.toExponential(0);
+    return String(Number(value.toPrecision(4)));
+  }
+
+  // One axis of a scatter plot: maps values to [0, 1] and names its ticks.
+  // kind: {log, integer, categories (an array, for text values)}.
+  function scale(values, kind) {
+    if (kind.categories) {
+      const categories = kind.categories;
+      const at = value => (categories.indexOf(value) + 0.5) / categories.length;
+      return { at, ticks: categories.map(c => [at(c), c]) };
+    }
+    const usable = values.filter(v => typeof v === "number" && Number.isFinite(v) && (!kind.log || v > 0));
+    let low = Math.min(...usable), high = Math.max(...usable);
+    if (usable.length === 0) { low = 0; high = 1; }
+    if (kind.log) {
+      const [a, b] = [Math.log10(low), Math.log10(high)];
+      const pad = b > a ? (b - a) * 0.04 : 0.5;
+      const at = value => (Math.log10(value) - (a - pad)) / (b - a + 2 * pad);
+      return { at, ticks: logTicks(Math.pow(10, a - pad), Math.pow(10, b + pad)).map(t => [at(t), tickText(t)]) };
+    }
+    const pad = high > low ? (high - low) * 0.04 : (kind.integer ? 1 : Math.abs(low) * 0.1 || 1);
+    const [a, b] = [low - pad, high + pad];
+    const at = value => (value - a) / (b - a);
+    return { at, ticks: niceTicks(a, b, 6, kind.integer).map(t => [at(t), tickText(t)]) };
+  }
+
+  // A scatter plot in SVG: every point is drawn (points that share an x
+  // too), each a circle with its trial id; `line` (points, in order) is
+  // joined over them. options: {points: [{x, y, id, color, title}], line,
+  // lineLabel, xLabel, yLabel, x: {log, integer, categories}, legend: [[color, text]]}.
+  function scatter(container, options) {
+    if (container.chart) container.chart.destroy();
+    container.chart = null;
+    container.textContent = "";
+    const points = options.points.filter(p => p.x !== undefined && p.y !== undefined &&
+        (typeof p.x === "string" || Number.isFinite(p.x)) && Number.isFinite(p.y) && !(options.x.log && p.x <= 0));
+    const line = (options.line || []).filter(p => Number.isFinite(p.y));
+    const svg = svgElement("svg", { width: WIDTH, height: HEIGHT, class: "scatter" });
+    const left = 56, right = WIDTH - 12, top = 10, bottom = HEIGHT - 40;
+    const xs = scale(points.concat(line).map(p => p.x), options.x);
+    const ys = scale(points.concat(line).map(p => p.y), {});
+    const X = value => left + (right - left) * xs.at(value);
+    const Y = value => bottom - (bottom - top) * ys.at(value);
+    svg.appendChild(svgElement("line", { x1: left, x2: right, y1: bottom, y2: bottom, stroke: "#444" }));
+    svg.appendChild(svgElement("line", { x1: left, x2: left, y1: top, y2: bottom, stroke: "#444" }));
+    const text = (x, y, content, attributes = {}) => {
+      const element = svgElement("text", Object.assign({ x, y, "font-size": 10 }, attributes));
+      element.textContent = content;
+      svg.appendChild(element);
+      return element;
+    };
+    for (const [at, label] of xs.ticks) {
+      if (at < -1e-9 || at > 1 + 1e-9) continue;
+      const x = left + (right - left) * at;
+      svg.appendChild(svgElement("line", { x1: x, x2: x, y1: bottom, y2: bottom + 4, stroke: "#444" }));
+      text(x, bottom + 14, label, { "text-anchor": "middle", class: "x-tick" });
+    }
+    for (const [at, label] of ys.ticks) {
+      if (at < -1e-9 || at > 1 + 1e-9) continue;
+      const y = bottom - (bottom - top) * at;
+      svg.appendChild(svgElement("line", { x1: left - 4, x2: left, y1: y, y2: y, stroke: "#444" }));
+      text(left - 6, y + 3, label, { "text-anchor": "end", class: "y-tick" });
+    }
+    text((left + right) / 2, HEIGHT - 12, options.xLabel + (options.x.log ? " (log scale)" : ""),
+         { "text-anchor": "middle", "font-size": 11, class: "x-label" });
+    text(12, (top + bottom) / 2, options.yLabel,
+         { "text-anchor": "middle", "font-size": 11, transform: `rotate(-90 12 ${(top + bottom) / 2})`, class: "y-label" });
+    for (const p of points) {
+      const circle = svgElement("circle", { cx: X(p.x), cy: Y(p.y), r: 3.5, fill: p.color || "#1f5fbf",
+        "fill-opacity": 0.8, "data-trial-id": p.id });
+      const title = svgElement("title", {});
+      title.textContent = p.title || `trial ${p.id}: ${tickText(p.x)}, ${tickText(p.y)}`;
+      circle.appendChild(title);
+      svg.appendChild(circle);
+    }
+    if (line.length > 0) {
+      svg.appendChild(svgElement("polyline", { points: line.map(p => `${X(p.x)},${Y(p.y)}`).join(" "),
+        fill: "none", stroke: "#b42318", "stroke-width": 2, class: "line" }));
+    }
+    container.appendChild(svg);
+    if (options.legend) legend(container, options.legend);
+  }
+
+  // A row of colour swatches with their meaning, under a plot.
+  function legend(container, entries) {
+    const box = document.createElement("div");
+    box.className = "legend";
+    for (const [color, label] of entries) {
+      const item = document.createElement("span");
+      const swatch = document.createElement("span");
+      swatch.className = "swatch";
+      swatch.style.background = color;
+      item.append(swatch, label);
+      box.append(item);
+    }
+    container.appendChild(box);
+  }
+
+  // Objective against one parameter: every finished trial of the sample, on
+  // the parameter's own scale (log for a log-scaled one, whole-number ticks
+  // for an integer one, a column per category).
+  function slice(container, points, parameter, kind, objectiveLabel) {
+    const categories = kind.categorical
+        ? [...new Set(points.map(p => p.params[parameter]).filter(v => typeof v === "string"))].sort() : null;
+    scatter(container, {
+      points: points.filter(p => p.params[parameter] !== undefined).map(p => ({
+        x: p.params[parameter], y: p.value, id: p.id, color: COLORS[p.state] || "#1f5fbf" })),
+      xLabel: parameter, yLabel: objectiveLabel || "objective",
+      x: { log: kind.log, integer: kind.integer, categories },
+    });
   }
 
   // One axis per parameter and one for the objective; a line per trial,
-  // darker the better.
-  function parallel(container, points, parameters, maximize) {
+  // darker the better. Each axis is labelled with its name and its ticks
+  // (the parameter's own scale: log, whole numbers, or its categories); a
+  // trial in which a conditional parameter is inactive crosses that axis at
+  // "inactive", below it, so its line is drawn whole. kinds: {name: {log,
+  // integer}}.
+  function parallel(container, points, parameters, maximize, kinds = {}, objectiveLabel = "objective") {
     container.textContent = "";
     const axes = parameters.concat(["objective"]);
     const svg = svgElement("svg", { width: WIDTH, height: HEIGHT, class: "parallel" });
-    const left = 40, right = WIDTH - 40, top = 20, bottom = HEIGHT - 20;
+    const left = 40, right = WIDTH - 40, top = 24, bottom = HEIGHT - 34, inactiveY = HEIGHT - 14;
     const x = i => axes.length === 1 ? left : left + (right - left) * i / (axes.length - 1);
     const valueOf = (p, axis) => axis === "objective" ? p.value : p.params[axis];
-    const ranges = axes.map(axis => {
-      const categories = [...new Set(points.map(p => valueOf(p, axis))
-                                         .filter(v => typeof v === "string"))].sort();
-      const numbers = points.map(p => valueOf(p, axis)).filter(v => typeof v === "number");
-      return { categories, min: Math.min(...numbers), max: Math.max(...numbers) };
+    const scales = axes.map(axis => {
+      const values = points.map(p => valueOf(p, axis)).filter(v => v !== undefined);
+      const categories = [...new Set(values.filter(v => typeof v === "string"))].sort();
+      const kind = axis === "objective" ? {} : (kinds[axis] || {});
+      return scale(values, categories.length > 0 ? { categories } : kind);
     });
-    const y = (value, range) => {
-      let fraction = 0.5;
-      if (typeof value === "string") {
-        fraction = range.categories.length > 1
-            ? range.categories.indexOf(value) / (range.categories.length - 1) : 0.5;
-      } else if (range.max > range.min) {
-        fraction = (value - range.min) / (range.max - range.min);
-      }
-      return bottom - (bottom - top) * fraction;
+    const y = (value, i) => {
+      if (value === undefined || (typeof value === "number" && !Number.isFinite(value))) return inactiveY;
+      return bottom - (bottom - top) * scales[i].at(value);
     };
-    const objective = ranges[ranges.length - 1];
+    const objectiveValues = points.map(p => p.value);
+    const best = Math.max(...objectiveValues), worst = Math.min(...objectiveValues);
     for (const p of points) {
-      const coordinates = axes.map((axis, i) => `${x(i)},${y(valueOf(p, axis), ranges[i])}`);
-      let quality = objective.max > objective.min
-          ? (p.value - objective.min) / (objective.max - objective.min) : 1;
+      const coordinates = axes.map((axis, i) => `${x(i)},${y(valueOf(p, axis), i)}`);
+      let quality = best > worst ? (p.value - worst) / (best - worst) : 1;
       if (!maximize) quality = 1 - quality;
       svg.appendChild(svgElement("polyline", {
         points: coordinates.join(" "), fill: "none", stroke: "#1f5fbf",
         "stroke-opacity": (0.15 + 0.85 * quality).toFixed(2), "data-trial-id": p.id }));
     }
+    const anyInactive = points.some(p => parameters.some(axis => p.params[axis] === undefined));
     axes.forEach((axis, i) => {
       svg.appendChild(svgElement("line", { x1: x(i), x2: x(i), y1: top, y2: bottom, stroke: "#444" }));
-      const label = svgElement("text", { x: x(i), y: 12, "text-anchor": "middle", "font-size": 11 });
-      label.textContent = axis;
+      const label = svgElement("text", { x: x(i), y: 12, "text-anchor": "middle", "font-size": 11, class: "axis-name" });
+      label.textContent = axis === "objective" ? objectiveLabel : axis + ((kinds[axis] || {}).log ? " (log)" : "");
       svg.appendChild(label);
+      // At most 5 ticks an axis (the first, last and evenly between).
+      const ticks = scales[i].ticks.filter(([at]) => at >= -1e-9 && at <= 1 + 1e-9);
+      const shown = ticks.length <= 5 ? ticks
+          : [0, 1, 2, 3, 4].map(k => ticks[Math.round(k * (ticks.length - 1) / 4)]);
+      for (const [at, text] of shown) {
+        const tick = svgElement("text", { x: x(i) + 3, y: bottom - (bottom - top) * at + 3,
+                                          "font-size": 9, fill: "#555", class: "axis-tick" });
+        tick.textContent = text;
+        svg.appendChild(tick);
+      }
+      if (anyInactive && axis !== "objective" && points.some(p => p.params[axis] === undefined)) {
+        const none = svgElement("text", { x: x(i) + 3, y: inactiveY + 3, "font-size": 9, fill: "#555", class: "axis-inactive" });
+        none.textContent = "inactive";
+        svg.appendChild(none);
+      }
     });
     container.appendChild(svg);
   }
@@ -158,49 +317,69 @@ const Plots = (() => {
 
   // Two metrics against each other: the finished trials of the server's
   // sample, and the Pareto front (as ListOptimalTrials ranks it, frontSize
-  // trials) joined by a line.
+  // trials) joined by a line. points and front: [{x, y, id}].
   function pareto(container, points, front, xMetric, yMetric, frontSize) {
-    const table = list => {
-      const sorted = list.slice().sort((a, b) => a[0] - b[0]);
-      return [sorted.map(p => p[0]), sorted.map(p => p[1])];
-    };
-    const data = uPlot.join([table(points), table(front)]);
     container.dataset.frontSize = frontSize;
-    replace(container, new uPlot({
-      width: WIDTH, height: HEIGHT, scales: { x: { time: false } },
-      axes: [{ label: xMetric }, { label: yMetric }],
-      series: [{ label: xMetric },
-               { label: "trial", stroke: "#1f5fbf", paths: () => null,
-                 points: { show: true, size: 6, fill: "#1f5fbf" } },
-               { label: "Pareto front", stroke: "#b42318", width: 2, spanGaps: true,
-                 points: { show: true, size: 7, fill: "#b42318" } }],
-    }, data, container));
+    const onFront = new Set(front.map(p => String(p.id)));
+    scatter(container, {
+      points: points.map(p => Object.assign({}, p, { color: onFront.has(String(p.id)) ? "#b42318" : "#1f5fbf" })),
+      line: front.slice().sort((a, b) => a.x - b.x), xLabel: xMetric, yLabel: yMetric, x: {},
+      legend: [["#1f5fbf", "trial"], ["#b42318", `Pareto front (${frontSize})`]],
+    });
   }
 
-  // A bar per parameter, the most important first (the server's
-  // first-order variance shares).
-  function importance(container, names, values) {
+  // With several objectives, one objective's value by trial id: the
+  // sample's finished trials, the Pareto front's in red. There is no best
+  // so far: the best of one objective alone is not the study's best.
+  function objectiveHistory(container, points, metric, frontIds) {
+    const onFront = new Set(frontIds.map(String));
+    scatter(container, {
+      points: points.map(p => ({ x: p.id, y: p.value, id: p.id,
+        color: onFront.has(String(p.id)) ? "#b42318" : COLORS[p.state] || "#1f5fbf" })),
+      xLabel: "trial", yLabel: metric, x: { integer: true },
+      legend: [["#17803d", "succeeded"], ["#8a6d00", "stopped early"], ["#b42318", "on the Pareto front"]],
+    });
+  }
+
+  // A bar per parameter, the most important first: the server's
+  // first-order variance shares, as they are (neither clamped nor scaled:
+  // near 0 or below is no effect told apart from noise). info: {trials,
+  // minTrials, stoppedLeftOut}; below minTrials the bars are grey and a
+  // note says there are too few trials to read them.
+  function importance(container, names, values, info) {
     container.textContent = "";
+    const tooFew = info.trials < info.minTrials;
     const bars = names.map((name, i) => ({ name, value: Number(values[i] || 0) }))
       .sort((a, b) => b.value - a.value);
-    const row = Math.max(8, Math.min(20, Math.floor((HEIGHT - 10) / Math.max(1, bars.length))));
-    const height = Math.max(HEIGHT, row * bars.length + 10);
+    const row = Math.max(8, Math.min(20, Math.floor((HEIGHT - 40) / Math.max(1, bars.length))));
+    const height = Math.max(HEIGHT - 30, row * bars.length + 10);
     const svg = svgElement("svg", { width: WIDTH, height, class: "importance" });
-    const left = 120, right = WIDTH - 50;
+    const left = 120, right = WIDTH - 60;
     bars.forEach((bar, i) => {
       const y = 5 + row * i;
       const label = svgElement("text", { x: left - 6, y: y + row * 0.75, "text-anchor": "end", "font-size": 11 });
       label.textContent = bar.name;
       svg.appendChild(label);
-      svg.appendChild(svgElement("rect", { x: left, y: y + 1, height: row - 2,
-        width: Math.max(1, (right - left) * bar.value), fill: "#1f5fbf" }));
-      const value = svgElement("text", { x: left + Math.max(1, (right - left) * bar.value) + 4,
-                                         y: y + row * 0.75, "font-size": 10 });
+      const width = (right - left) * Math.min(1, Math.max(0, bar.value));
+      svg.appendChild(svgElement("rect", { x: left, y: y + 1, height: row - 2, width: Math.max(1, width),
+        fill: tooFew ? "#b8bec8" : "#1f5fbf", "data-parameter": bar.name, "data-share": bar.value }));
+      const value = svgElement("text", { x: left + Math.max(1, width) + 4, y: y + row * 0.75, "font-size": 10,
+                                         class: "share" });
       value.textContent = bar.value.toFixed(2);
       svg.appendChild(value);
     });
     container.appendChild(svg);
+    const note = document.createElement("p");
+    note.className = "note" + (tooFew ? " too-few" : "");
+    note.textContent = (tooFew
+        ? `Too few trials to tell: ${info.trials} succeeded, and the shares mean little below ${info.minTrials}. `
+        : `From ${info.trials} succeeded trials. `) +
+        "Each bar is the share of the objective's variance the parameter explains alone, less chance; " +
+        "near 0 or below: no effect told apart from noise." +
+        (info.stoppedLeftOut > 0 ? ` ${info.stoppedLeftOut} stopped-early trials are left out ` +
+            "(their values are from earlier steps)." : "");
+    container.appendChild(note);
   }
 
-  return { history, curves, slice, parallel, timeline, pareto, importance };
+  return { history, objectiveHistory, curves, slice, parallel, timeline, pareto, importance, COLORS };
 })();

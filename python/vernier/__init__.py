@@ -57,6 +57,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def __getattr__(name: str) -> Any:
+    if name == "plot":  # vernier.plot: matplotlib plots of a study (needs matplotlib).
+        return importlib.import_module("vernier.plot")
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'vernier' has no attribute '{name}'")

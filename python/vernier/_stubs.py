@@ -9,7 +9,7 @@ package.
 from __future__ import annotations
 
 try:
-    from vernier.v1 import study_pb2, study_service_pb2, study_service_pb2_grpc
+    from vernier.v1 import http_pb2, study_pb2, study_service_pb2, study_service_pb2_grpc
 except ImportError as error:  # pragma: no cover - depends on how Python was started
     raise ImportError(
         "the generated vernier.v1 protobuf modules are missing: build Vernier "
@@ -18,4 +18,4 @@ except ImportError as error:  # pragma: no cover - depends on how Python was sta
         f"({error})"
     ) from error
 
-__all__ = ["study_pb2", "study_service_pb2", "study_service_pb2_grpc"]
+__all__ = ["http_pb2", "study_pb2", "study_service_pb2", "study_service_pb2_grpc"]

@@ -5,15 +5,27 @@ server through one :class:`Transport`."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import ssl
+import urllib.error
+import urllib.parse
+import urllib.request
 from dataclasses import dataclass
-from typing import Any, List, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 import grpc
+from google.protobuf import json_format
 
 from vernier._stubs import study_service_pb2_grpc
-from vernier.errors import InvalidArgument, from_rpc_error
+from vernier.errors import InvalidArgument, Unavailable, error_for_code, from_rpc_error
+
+# `vernier serve`'s HTTP port when not told another (docs/http-api.md).
+DEFAULT_HTTP_PORT = 7731
+# The HTTP address of each server a LocalServer of this process started, by
+# its gRPC target: a Client of it finds its views there.
+KNOWN_HTTP_URLS: Dict[str, str] = {}
 
 
 @dataclass(frozen=True)
@@ -162,11 +174,13 @@ class Transport:
     May be shared by threads."""
 
     def __init__(self, target: str, timeout: float, tls: Optional[TlsFiles] = None,
-                 token: Optional[str] = None) -> None:
+                 token: Optional[str] = None, http_url: Optional[str] = None) -> None:
         self.target = target
         self.timeout = timeout
         self.tls = tls or TlsFiles()
+        self._http_url = http_url or os.environ.get("VERNIER_HTTP_URL") or None
         found = token or find_token(target)
+        self._token = found
         self._metadata = (("authorization", f"Bearer {found}"),) if found else None
         # A client of its own service must not be sent through an http_proxy
         # meant for the web.
@@ -188,6 +202,63 @@ class Transport:
                                                metadata=self._metadata)
         except grpc.RpcError as error:
             raise from_rpc_error(error, self.target, self.timeout, self.tls.enabled) from None
+
+    @property
+    def http_url(self) -> str:
+        """The server's HTTP API (its dashboard's views): ``http_url=``, else
+        ``$VERNIER_HTTP_URL``, else the address a LocalServer of this process
+        printed for ``target``, else ``target``'s host on port 7731 (https
+        under TLS)."""
+        if self._http_url:
+            return self._http_url.rstrip("/")
+        if self.target in KNOWN_HTTP_URLS:
+            return KNOWN_HTTP_URLS[self.target]
+        host = self.target.rsplit(":", 1)[0] if ":" in self.target else self.target
+        return f"{'https' if self.tls.enabled else 'http'}://{host}:{DEFAULT_HTTP_PORT}"
+
+    def view(self, path: str, query: Mapping[str, Any], message: Any) -> Any:
+        """GETs one of the dashboard's bounded views (``/dashboard/...``,
+        docs/web.md) with this client's token, and parses its proto3 JSON
+        into ``message`` (the view's own message type).
+
+        Raises:
+            Unavailable: nothing answers at :attr:`http_url` (the message
+                says how to name the right one).
+            VernierError: the server's error (401, 403, 404, 400), as the
+                class of its status.
+        """
+        url = f"{self.http_url}{path}?{urllib.parse.urlencode(query)}"
+        request = urllib.request.Request(url, headers={"Accept": "application/json"})
+        if self._token:
+            request.add_header("Authorization", f"Bearer {self._token}")
+        context = None
+        if url.startswith("https:"):
+            context = ssl.create_default_context(cafile=self.tls.ca)
+            if self.tls.cert:
+                context.load_cert_chain(self.tls.cert, self.tls.key)
+        # The server's own address: no proxy meant for the web.
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}),
+                                             urllib.request.HTTPSHandler(context=context))
+        try:
+            with opener.open(request, timeout=self.timeout) as response:
+                body = response.read()
+        except urllib.error.HTTPError as error:
+            text = error.read().decode("utf-8", errors="replace")
+            try:
+                detail = json.loads(text)["error"]
+                code, message = grpc.StatusCode[detail["status"]], str(detail["message"])
+            except (ValueError, KeyError, TypeError):
+                raise Unavailable(f"{url} answered HTTP {error.code} and no Vernier error: "
+                                  f"{text[:200]} (is http_url= the server's HTTP port?)") from None
+            raise error_for_code(code, message) from None
+        except (urllib.error.URLError, OSError) as error:
+            reason = getattr(error, "reason", error)
+            raise Unavailable(
+                f"cannot reach the Vernier server's HTTP API at {self.http_url} ({reason}); its "
+                "plots read the dashboard's views there: pass Client(http_url=...) or set "
+                "VERNIER_HTTP_URL to the address `vernier serve` printed (\"dashboard and HTTP API "
+                "at ...\")") from None
+        return json_format.Parse(body, message, ignore_unknown_fields=True)
 
     def ready(self, timeout: float) -> bool:
         """True when the server answers within ``timeout`` seconds."""

@@ -6,6 +6,7 @@ from typing import List, Optional
 
 from vernier._stubs import study_pb2, study_service_pb2
 from vernier._transport import TlsFiles, Transport
+from vernier.errors import NotFound
 from vernier.spec import SpecSource, parse_study_spec
 from vernier.study import PAGE_SIZE, Study
 
@@ -33,6 +34,10 @@ class Client:
             ``$VERNIER_TOKEN``, else the file ``$VERNIER_TOKEN_FILE``, else
             the one ``vernier serve`` wrote for its own user for ``target``
             (docs/security.md).
+        http_url: the server's HTTP API, where :mod:`vernier.plot` reads the
+            dashboard's views; default ``$VERNIER_HTTP_URL``, else the
+            address a :class:`LocalServer` of this process printed, else
+            ``http://HOST:7731`` (``vernier serve``'s default HTTP port).
 
     Raises:
         InvalidArgument: a TLS file is missing or not PEM (named), or a token
@@ -47,15 +52,20 @@ class Client:
     def __init__(self, target: str = DEFAULT_TARGET, *, timeout: float = 30.0,
                  tls_ca: Optional[str] = None, tls_cert: Optional[str] = None,
                  tls_key: Optional[str] = None, tls_server_name: Optional[str] = None,
-                 token: Optional[str] = None) -> None:
+                 token: Optional[str] = None, http_url: Optional[str] = None) -> None:
         self._transport = Transport(
             target, timeout, TlsFiles.from_arguments(tls_ca, tls_cert, tls_key, tls_server_name),
-            token)
+            token, http_url)
 
     @property
     def target(self) -> str:
         """``HOST:PORT`` of the server."""
         return self._transport.target
+
+    @property
+    def http_url(self) -> str:
+        """The server's HTTP API (see ``http_url=``)."""
+        return self._transport.http_url
 
     @property
     def timeout(self) -> float:
@@ -83,10 +93,12 @@ class Client:
         """
         return parse_study_spec(self._transport, spec)
 
-    def create_study(self, name: str, spec: SpecSource, *, display_name: str = "",
-                     seed: Optional[int] = None) -> Study:
+    def create_study(self, name: str, spec: Optional[SpecSource] = None, *,
+                     display_name: str = "", seed: Optional[int] = None) -> Study:
         """Creates a study, or returns the one of that name when its spec is
-        the same (so re-running a notebook cell is harmless).
+        the same (so re-running a notebook cell is harmless). Without a spec
+        it returns the stored study of that name: a new kernel resumes a
+        study by its name alone (:meth:`load_study`).
 
         Args:
             name: letters, digits, ``_`` and ``-``, starting with a letter.
@@ -109,8 +121,11 @@ class Client:
             InvalidArgument: the spec or name breaks a rule; for errors in a
                 mapping or file, ``error.field`` names the field.
             AlreadyExists: a study of that name exists with another spec.
-            NotFound: ``spec`` names a file that does not exist.
+            NotFound: ``spec`` names a file that does not exist, or no spec
+                was given and there is no study of that name.
         """
+        if spec is None:
+            return self.load_study(name)
         study_spec = self.parse_study_spec(spec)
         if seed is not None:
             study_spec.seed = seed
@@ -126,6 +141,23 @@ class Client:
         """
         return Study(self._transport, self._transport.call(
             "GetStudy", study_service_pb2.GetStudyRequest(study_name=name)))
+
+    def load_study(self, name: str) -> Study:
+        """The stored study of that name, to go on with it (Optuna's
+        ``load_study``): everything is on the server (its spec, trials, user
+        attributes), so a new kernel needs only the name.
+
+        Raises:
+            NotFound: there is none; the message lists the studies there are.
+        """
+        try:
+            return self.get_study(name)
+        except NotFound as error:
+            names = [study.name for study in self.list_studies()]
+            listed = ", ".join(names[:20]) + (", ..." if len(names) > 20 else "")
+            raise NotFound(f'{error.message}; create it with create_study("{name}", spec). '
+                           f"The server has {len(names)} studies"
+                           + (f": {listed}" if names else "")) from None
 
     def list_studies(self) -> List[Study]:
         """Every study on the server (all pages)."""

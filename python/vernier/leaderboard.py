@@ -98,6 +98,29 @@ class Leaderboard(List[LeaderboardRow]):
             columns.extend(name for name in record if name not in columns)
         return pandas.DataFrame.from_records(records, columns=columns).set_index("rank")
 
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the table, a column per metric and parameter."""
+        import html
+        names = list(self.metric_names) or [self.objective]
+        params = list(self.parameter_names)
+        head = "".join(f"<th>{html.escape(name)}</th>"
+                       for name in ["rank", "trial", "state", *names, *params])
+        if any(row.feasible is not None for row in self):
+            head += "<th>feasible</th>"
+        rows = []
+        for row in self:
+            values = [row.value if len(names) == 1 else row.metrics.get(name) for name in names]
+            cells = [str(row.rank), str(row.trial_id), row.state]
+            cells += ["-" if value is None else f"{value:.6g}" for value in values]
+            cells += ["" if name not in row.parameters else str(row.parameters[name])
+                      for name in params]
+            if row.feasible is not None:
+                cells.append("yes" if row.feasible else "no")
+            rows.append("<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in cells)
+                        + "</tr>")
+        return (f"<table class='vernier-leaderboard'><thead><tr>{head}</tr></thead>"
+                f"<tbody>{''.join(rows)}</tbody></table>")
+
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
         """Notebooks (IPython) show the table rather than the list."""
         printer.text(str(self))

@@ -19,9 +19,12 @@ import weakref
 from pathlib import Path
 from typing import List, Optional, Sequence
 
+from vernier._transport import KNOWN_HTTP_URLS
 from vernier.errors import NotFound, Unavailable
 
 LISTENING = re.compile(r"vernier serve listening on (\S+):(\d+)")
+# Printed before the line above (unless --no-http).
+HTTP_AT = re.compile(r"dashboard and HTTP API at (https?://\S+?)/?\s")
 
 
 def find_vernier_binary() -> str:
@@ -83,6 +86,7 @@ class LocalServer:
         self.extra_args = list(extra_args)
         self.startup_timeout = startup_timeout
         self._process: Optional[subprocess.Popen] = None
+        self.http_url: Optional[str] = None
         self._finalizer: Optional[weakref.finalize] = None
 
     @property
@@ -128,9 +132,15 @@ class LocalServer:
                                            self.data_dir if self._owns_data_dir else None)
         deadline = time.monotonic() + self.startup_timeout
         while time.monotonic() < deadline:
-            match = LISTENING.search(self.log()[log_start:])
+            output = self.log()[log_start:]
+            match = LISTENING.search(output)
             if match:
                 self.port = int(match.group(2))
+                http = HTTP_AT.search(output)
+                if http:
+                    # Its dashboard's views (vernier.plot) for a Client of it.
+                    self.http_url = http.group(1)
+                    KNOWN_HTTP_URLS[self.target] = self.http_url
                 return self
             if self._process.poll() is not None:
                 code = self._process.returncode

@@ -7,7 +7,8 @@ import logging
 import math
 import numbers
 import threading
-from typing import TYPE_CHECKING, Callable, List, Mapping, Optional, Tuple, Type, Union
+from typing import (TYPE_CHECKING, Callable, Iterable, List, Mapping, Optional, Tuple, Type,
+                    Union)
 
 from vernier.errors import InvalidArgument, VernierError
 from vernier.trial import Trial
@@ -70,15 +71,36 @@ def finish_trial(trial: Trial, result: ObjectiveResult, objective: str) -> None:
         trial.complete(metrics)
 
 
-class _Run:
-    """State shared by the threads of one optimize() call."""
+class OptimizeRun:
+    """State shared by the threads of one optimize() call; :meth:`stop` ends
+    it (``study.stop()``).
+
+    Raises:
+        InvalidArgument: n_trials, n_parallel or a callback is not what it
+            must be (named).
+    """
 
     def __init__(self, study: "Study", fn: Callable[[Trial], ObjectiveResult], n_trials: int,
-                 catch: Tuple[Type[BaseException], ...]) -> None:
+                 n_parallel: int = 1, catch: ExceptionTypes = (),
+                 callbacks: Iterable[Callable[["Study", Trial], None]] = ()) -> None:
+        if isinstance(n_trials, bool) or not isinstance(n_trials, numbers.Integral) \
+                or n_trials < 0:
+            raise InvalidArgument(f"n_trials must be a whole number >= 0, got {n_trials!r}")
+        if isinstance(n_parallel, bool) or not isinstance(n_parallel, numbers.Integral) \
+                or n_parallel < 1:
+            raise InvalidArgument(f"n_parallel must be a whole number >= 1, got {n_parallel!r}")
+        self.callbacks = list(callbacks or ())
+        for index, callback in enumerate(self.callbacks):
+            if not callable(callback):
+                raise InvalidArgument(f"callbacks[{index}] must be callable as "
+                                      f"callback(study, trial), got {callback!r}")
         self.study = study
         self.fn = fn
-        self.n_trials = n_trials
-        self.catch = catch
+        self.n_trials = int(n_trials)
+        self.n_parallel = int(n_parallel)
+        self.catch = catch if isinstance(catch, tuple) else (catch,)
+        # Callbacks run one at a time.
+        self.callback_lock = threading.Lock()
         self.condition = threading.Condition()
         self.claimed = 0
         # Threads running a trial, and threads waiting for the server to
@@ -166,6 +188,9 @@ class _Run:
                         self.running -= 1
                         self.finished.append(trial)
                         self.condition.notify_all()
+                with self.callback_lock:
+                    for callback in self.callbacks:
+                        callback(self.study, trial)
         except BaseException as error:
             with self.condition:
                 if self.error is None:
@@ -174,23 +199,16 @@ class _Run:
             raise
 
 
-def run_optimization(study: "Study", fn: Callable[[Trial], ObjectiveResult], n_trials: int,
-                     n_parallel: int = 1, catch: ExceptionTypes = ()) -> List[Trial]:
-    """See :meth:`vernier.Study.optimize`."""
-    if isinstance(n_trials, bool) or not isinstance(n_trials, numbers.Integral) or n_trials < 0:
-        raise InvalidArgument(f"n_trials must be a whole number >= 0, got {n_trials!r}")
-    if isinstance(n_parallel, bool) or not isinstance(n_parallel, numbers.Integral) \
-            or n_parallel < 1:
-        raise InvalidArgument(f"n_parallel must be a whole number >= 1, got {n_parallel!r}")
-    catch_types = catch if isinstance(catch, tuple) else (catch,)
-    run = _Run(study, fn, int(n_trials), catch_types)
+def run_optimization(run: OptimizeRun) -> List[Trial]:
+    """Runs ``run`` to its end; see :meth:`vernier.Study.optimize`."""
+    n_parallel = run.n_parallel
     if n_parallel == 1:
         # In the caller's thread: a KeyboardInterrupt lands in fn directly.
         run.work()
         return run.finished
-    with concurrent.futures.ThreadPoolExecutor(max_workers=int(n_parallel),
+    with concurrent.futures.ThreadPoolExecutor(max_workers=n_parallel,
                                                thread_name_prefix="vernier-optimize") as pool:
-        futures = [pool.submit(run.work) for _ in range(int(n_parallel))]
+        futures = [pool.submit(run.work) for _ in range(n_parallel)]
         try:
             concurrent.futures.wait(futures)
         except BaseException:

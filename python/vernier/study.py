@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import logging
-from typing import (TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Sequence, Tuple,
-                    Type, Union)
+import threading
+from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping, Optional,
+                    Sequence, Set, Tuple, Type, Union)
 
+from vernier import _user_attributes
+from vernier._html import key_value_table
 from vernier._parameters import ParameterCodec, ParameterValue, flatten_specs
-from vernier._stubs import study_pb2, study_service_pb2
+from vernier._stubs import http_pb2, study_pb2, study_service_pb2
 from vernier._transport import Transport
-from vernier.errors import InvalidArgument
+from vernier.errors import FailedPrecondition, InvalidArgument
 from vernier.leaderboard import Leaderboard
-from vernier.optimizer import ObjectiveResult, run_optimization
+from vernier.optimizer import ObjectiveResult, OptimizeRun, run_optimization
 from vernier.trial import Trial, timestamp_to_datetime
 from vernier.trials_frame import trials_dataframe
 
@@ -46,6 +49,9 @@ class Study:
 
     def __init__(self, transport: Transport, proto: study_pb2.Study) -> None:
         self._transport = transport
+        # The optimize() calls running now, which stop() ends.
+        self._runs: Set[OptimizeRun] = set()
+        self._runs_lock = threading.Lock()
         self._update(proto)
 
     def _update(self, proto: study_pb2.Study) -> None:
@@ -104,6 +110,27 @@ class Study:
         parameter follows its parent. A trial's ``parameters`` hold only
         those active for it."""
         return [param.parameter_name for param in flatten_specs(self.spec.parameters)]
+
+    @property
+    def user_attrs(self) -> Dict[str, Any]:
+        """The study's user attributes (Optuna's ``user_attrs``), stored on
+        the server: as of the last load, :meth:`refresh` or
+        :meth:`set_user_attr`."""
+        return _user_attributes.decode(self._proto.user_attributes)
+
+    def set_user_attr(self, key: str, value: Any) -> None:
+        """Stores a user attribute with the study on the server (a new
+        kernel, another client and the HTTP API see it). ``value`` must be
+        JSON: numbers, strings, booleans, None, and lists and dicts of them.
+
+        Raises:
+            InvalidArgument: a key that is empty or over 256 bytes, a value
+                that is no JSON or over 64 KiB, or past 100 attributes.
+        """
+        text = _user_attributes.encode(key, value, f'study "{self.name}"')
+        request = study_service_pb2.SetStudyUserAttributesRequest(study_name=self.name,
+                                                                  attributes={key: text})
+        self._update(self._transport.call("SetStudyUserAttributes", request))
 
     def _trial(self, proto: study_pb2.Trial) -> Trial:
         return Trial(self, proto, transport=self._transport, parameters=self._parameters)
@@ -218,6 +245,51 @@ class Study:
                                 self.objective, include_intermediate)
 
     @property
+    def best_params(self) -> Dict[str, ParameterValue]:
+        """The best trial's parameters (Optuna's ``best_params``).
+
+        Raises:
+            FailedPrecondition: no trial has completed yet.
+        """
+        return dict(self._require_best().parameters)
+
+    @property
+    def best_value(self) -> float:
+        """The best trial's objective value (Optuna's ``best_value``).
+
+        Raises:
+            FailedPrecondition: no trial has completed yet, or the study has
+                several objectives (there is no one best value: see
+                :attr:`best_trials`).
+        """
+        if len(self.objectives) > 1:
+            raise FailedPrecondition(
+                f'study "{self.name}" has {len(self.objectives)} objectives '
+                f"({', '.join(self.objectives)}): there is no one best value; "
+                "study.best_trials is the Pareto front")
+        value = self._require_best().value
+        assert value is not None  # A ranked trial has its objective.
+        return value
+
+    @property
+    def best_trials(self) -> List[Trial]:
+        """With several objectives the Pareto front (the trials no other
+        beats on every objective), as the leaderboard ranks it; with one, the
+        trials that share the best value (Optuna's ``best_trials``)."""
+        request = study_service_pb2.ListOptimalTrialsRequest(study_name=self.name, top=0)
+        trials = [self._trial(proto)
+                  for proto in self._transport.call("ListOptimalTrials", request).trials]
+        if len(self.objectives) > 1 or not trials:
+            return trials
+        return [trial for trial in trials if trial.value == trials[0].value]
+
+    def _require_best(self) -> Trial:
+        best = self.best_trial
+        if best is None:
+            raise FailedPrecondition(f'study "{self.name}" has no completed trial yet')
+        return best
+
+    @property
     def best_trial(self) -> Optional[Trial]:
         """The best completed trial by the objective, or None before any
         trial has completed. (With several metrics: the first of the Pareto
@@ -254,7 +326,8 @@ class Study:
 
     def optimize(self, fn: Callable[[Trial], ObjectiveResult], n_trials: int,
                  n_parallel: int = 1,
-                 catch: Union[Type[BaseException], Tuple[Type[BaseException], ...]] = ()
+                 catch: Union[Type[BaseException], Tuple[Type[BaseException], ...]] = (),
+                 callbacks: Iterable[Callable[["Study", Trial], None]] = ()
                  ) -> List[Trial]:
         """Runs ``fn`` on ``n_trials`` suggested trials, ``n_parallel`` at a
         time in threads, and completes each with what it returns.
@@ -274,12 +347,67 @@ class Study:
         finish their current trial) and is re-raised.
 
         The loop ends early when the study has no room left (its
-        ``maxTrials`` reached, a grid exhausted).
+        ``maxTrials`` reached, a grid exhausted), or when :meth:`stop` is
+        called (by ``fn``, a callback or another thread).
+
+        Each of ``callbacks`` is called as ``callback(study, trial)`` after
+        each trial has ended, one at a time, in the thread that ran it (as
+        Optuna's); one that raises stops the loop as ``fn`` would.
 
         Returns:
             The trials this call ran, in the order they ended.
         """
-        return run_optimization(self, fn, n_trials, n_parallel, catch)
+        run = OptimizeRun(self, fn, n_trials, n_parallel, catch, callbacks)
+        with self._runs_lock:
+            self._runs.add(run)
+        try:
+            return run_optimization(run)
+        finally:
+            with self._runs_lock:
+                self._runs.discard(run)
+
+    def stop(self) -> None:
+        """Ends the :meth:`optimize` calls running on this object: no new
+        trial starts, trials being evaluated finish, and ``optimize`` returns
+        them (Optuna's ``study.stop()``).
+
+        Raises:
+            RuntimeError: no ``optimize`` is running on this object.
+        """
+        with self._runs_lock:
+            runs = list(self._runs)
+        if not runs:
+            raise RuntimeError(f'study "{self.name}": stop() ends a running optimize(); none is '
+                               "running on this object")
+        for run in runs:
+            run.stop()
+        logger.info("study=%s optimize stopped by study.stop()", self.name)
+
+    # The dashboard's views -------------------------------------------------------
+
+    def dashboard(self, max_points: int = 1000) -> http_pb2.StudyDashboard:
+        """What the dashboard's plots draw, computed by the server and
+        bounded whatever the study's size (``GET /dashboard/studies/NAME/
+        summary``, docs/web.md): state counts, a sample of at most
+        ``max_points`` trials (the best and the Pareto front always in it),
+        the best so far, the Pareto front's ids and the importances.
+        :mod:`vernier.plot` draws from it.
+
+        Raises:
+            Unavailable: the server's HTTP API is not at the client's
+                ``http_url``.
+        """
+        return self._transport.view(f"/dashboard/studies/{self.name}/summary",
+                                    {"maxPoints": max_points}, http_pb2.StudyDashboard())
+
+    def curves(self, max_trials: int = 50, max_points: int = 100) -> http_pb2.StudyCurves:
+        """The learning curves the dashboard draws (``GET
+        /dashboard/studies/NAME/curves``): the objective by step of at most
+        ``max_trials`` trials (the best fifth and the latest), each
+        downsampled by the server to at most ``max_points`` points."""
+        return self._transport.view(f"/dashboard/studies/{self.name}/curves",
+                                    {"maxTrials": max_trials, "maxPoints": max_points},
+                                    http_pb2.StudyCurves())
 
     # The study itself ----------------------------------------------------------
 
@@ -302,3 +430,30 @@ class Study:
         params = ", ".join(self.parameter_names)
         return (f"Study(name={self.name!r}, state={self.state}, objective={self.objective!r} "
                 f"{self.goal}, parameters=[{params}])")
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the study's name, state, objectives, constraints,
+        parameters and user attributes (no call to the server)."""
+        objectives = ", ".join(f"{name} ({goal.lower()})" for name, goal in self.objectives.items())
+        constraints = ", ".join(
+            f"{name} in [{'-inf' if low is None else low}, {'inf' if high is None else high}]"
+            for name, (low, high) in self.constraints.items())
+        params = []
+        for spec in flatten_specs(self.spec.parameters):
+            kind = study_pb2.ParameterSpec.Type.Name(spec.type)
+            if spec.type == study_pb2.ParameterSpec.CATEGORICAL:
+                domain = ", ".join(spec.categorical_values)
+            elif spec.type == study_pb2.ParameterSpec.DISCRETE:
+                domain = ", ".join(f"{value:g}" for value in spec.discrete_values)
+            else:
+                domain = f"{spec.min_value:g} to {spec.max_value:g}"
+                if spec.scale_type == study_pb2.ParameterSpec.UNIT_LOG_SCALE:
+                    domain += " (log)"
+            params.append((spec.parameter_name, f"{kind} {domain}"))
+        rows = [("state", self.state), ("objectives", objectives)]
+        if constraints:
+            rows.append(("constraints", constraints))
+        rows.extend(params)
+        rows.extend((f"user_attrs[{key!r}]", repr(value))
+                    for key, value in self.user_attrs.items())
+        return key_value_table("vernier-study", f"Study {self.name}", rows)

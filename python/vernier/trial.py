@@ -7,6 +7,8 @@ import numbers
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional
 
+from vernier import _user_attributes
+from vernier._html import key_value_table
 from vernier._parameters import ParameterCodec, ParameterValue
 from vernier._stubs import study_pb2, study_service_pb2
 from vernier._transport import Transport
@@ -282,7 +284,41 @@ class Trial:
         self._update(self._transport.call("GetTrial", request))
         return self
 
+    @property
+    def user_attrs(self) -> Dict[str, Any]:
+        """The trial's user attributes (Optuna's ``user_attrs``), stored on
+        the server: as of the last load, :meth:`refresh` or
+        :meth:`set_user_attr`."""
+        return _user_attributes.decode(self._proto.user_attributes)
+
+    def set_user_attr(self, key: str, value: Any) -> None:
+        """Stores a user attribute with the trial on the server, in any state
+        (an ended trial's too). ``value`` must be JSON.
+
+        Raises:
+            InvalidArgument: as :meth:`Study.set_user_attr`.
+        """
+        text = _user_attributes.encode(key, value, f'study "{self.study_name}" trial {self.id}')
+        request = study_service_pb2.SetTrialUserAttributesRequest(
+            study_name=self.study_name, trial_id=self.id, attributes={key: text})
+        measurements = self._proto.measurements
+        updated = self._transport.call("SetTrialUserAttributes", request)
+        updated.measurements.extend(measurements)  # The answer has none.
+        self._update(updated)
+
     def __repr__(self) -> str:
         value = "" if self.value is None else f" {self._study.objective}={self.value:g}"
         return (f"Trial(id={self.id}, state={self.state}, parameters={self.parameters}{value})")
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: state, reason, parameters, final metrics and user
+        attributes (no call to the server)."""
+        rows = [("state", self.state)]
+        if self.status_reason:
+            rows.append(("reason", self.status_reason))
+        rows.extend((name, value) for name, value in self.parameters.items())
+        rows.extend((name, f"{value:.6g}") for name, value in self.metrics.items())
+        rows.extend((f"user_attrs[{key!r}]", repr(value))
+                    for key, value in self.user_attrs.items())
+        return key_value_table("vernier-trial", f"Trial {self.id} of {self.study_name}", rows)
 

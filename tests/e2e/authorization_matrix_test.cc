@@ -65,6 +65,8 @@ const std::map<std::string, Rule>& Rules() {
       {"/vernier.v1.StudyService/CheckEarlyStopping", Rule::kChange},
       {"/vernier.v1.StudyService/ListOptimalTrials", Rule::kRead},
       {"/vernier.v1.StudyService/ParseStudySpec", Rule::kRead},
+      {"/vernier.v1.StudyService/SetStudyUserAttributes", Rule::kChange},
+      {"/vernier.v1.StudyService/SetTrialUserAttributes", Rule::kChange},
       {"/vernier.v1.JobService/SubmitTrainingJob", Rule::kCreate},
       {"/vernier.v1.JobService/GetJob", Rule::kRead},
       {"/vernier.v1.JobService/ListTrialRuns", Rule::kRead},

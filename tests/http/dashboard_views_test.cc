@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -221,7 +222,10 @@ TEST(SummaryTest, HoldsTheBestSoFarCountsAndRecentTrialsBounded) {
   table.Apply(Trial(4, v1::Trial::SUCCEEDED, 0.6));
   table.Apply(Trial(5, v1::Trial::SUCCEEDED, 0.6));
   table.Apply(Trial(6, v1::Trial::ACTIVE, 0.9));
-  const v1::StudyDashboard summary = Summary(table, spec, {}, {0.25, 0.75}, 3);
+  ImportanceReading importance;
+  importance.shares = {0.25, 0.75};
+  importance.trials = 4;
+  const v1::StudyDashboard summary = Summary(table, spec, {}, importance, 3);
   EXPECT_EQ(summary.trial_count(), 6);
   EXPECT_EQ(summary.state_counts().at("SUCCEEDED"), 4);
   EXPECT_EQ(summary.state_counts().at("FAILED"), 1);
@@ -233,6 +237,8 @@ TEST(SummaryTest, HoldsTheBestSoFarCountsAndRecentTrialsBounded) {
   EXPECT_EQ(summary.last_trial_id(), 5);
   EXPECT_EQ(summary.sample_size(), 3);
   EXPECT_THAT(summary.importance(), ElementsAre(0.25, 0.75));
+  EXPECT_EQ(summary.importance_trial_count(), 4);
+  EXPECT_EQ(summary.importance_min_trials(), kMinImportanceTrials);
   ASSERT_EQ(summary.recent_size(), 3);
   EXPECT_EQ(summary.recent(0).id(), 4);
   EXPECT_EQ(summary.recent(2).id(), 6);
@@ -242,7 +248,7 @@ TEST(SummaryTest, DownsamplesALongBestSoFarKeepingBothEnds) {
   const v1::StudySpec spec = Spec();
   StudyTable table(spec);
   for (int id = 1; id <= 100; ++id) table.Apply(Trial(id, v1::Trial::SUCCEEDED, id));
-  const v1::StudyDashboard summary = Summary(table, spec, {}, {}, 10);
+  const v1::StudyDashboard summary = Summary(table, spec, {}, ImportanceReading(), 10);
   ASSERT_EQ(summary.best_so_far_size(), 10);
   EXPECT_EQ(summary.best_so_far(0).trial_id(), 1);
   EXPECT_EQ(summary.best_so_far(9).trial_id(), 100);
@@ -259,11 +265,77 @@ TEST(ParameterImportanceTest, TheParameterThatDrivesTheObjectiveGetsItsVariance)
     table.Apply(Trial(id, v1::Trial::SUCCEEDED, x, x, colors[id % 3]));
   }
   table.Apply(Trial(301, v1::Trial::FAILED, std::nullopt, 0.5, "red"));
-  const std::vector<double> importance = ParameterImportance(table);
+  const ImportanceReading reading = ParameterImportance(table);
+  const std::vector<double>& importance = reading.shares;
   ASSERT_EQ(importance.size(), 2u);
   EXPECT_GT(importance[0], 0.95);
-  EXPECT_LT(importance[1], 0.05);
-  EXPECT_DOUBLE_EQ(importance[0] + importance[1], 1.0);
+  EXPECT_LT(std::abs(importance[1]), 0.05);
+  EXPECT_EQ(reading.trials, 300);
+  EXPECT_EQ(reading.stopped_left_out, 0);
+}
+
+// Issue 36: the shares were clamped at 0 and scaled to sum to 1, so a
+// parameter with a small real effect and one with none read 1.00 and 0.00.
+TEST(ParameterImportanceTest, SharesAreNeitherClampedNorScaled) {
+  const v1::StudySpec spec = Spec();
+  StudyTable table(spec);
+  // accuracy = 0.3 x plus noise far larger than x's effect; color is
+  // unrelated. Neither explains most of the variance.
+  const char* colors[] = {"red", "green", "blue"};
+  for (int id = 1; id <= 200; ++id) {
+    const double x = ((id * 37) % 100) / 100.0;
+    const double noise = ((id * 7919) % 101) / 100.0;
+    table.Apply(Trial(id, v1::Trial::SUCCEEDED, 0.3 * x + noise, x, colors[(id * 13) % 3]));
+  }
+  const std::vector<double> importance = ParameterImportance(table).shares;
+  ASSERT_EQ(importance.size(), 2u);
+  EXPECT_GT(importance[0], 0.0);
+  EXPECT_LT(importance[0], 0.5);
+  EXPECT_LT(importance[0] + importance[1], 0.6);
+  // Chance alone: near 0, either side of it, and not clamped.
+  EXPECT_LT(std::abs(importance[1]), 0.05);
+}
+
+TEST(ParameterImportanceTest, ANoiseParameterMayReadBelowZero) {
+  const v1::StudySpec spec = Spec();
+  StudyTable table(spec);
+  // Colors alternate; the objective alternates against a 4-cycle: between
+  // the colors' means there is less variance than chance gives.
+  const char* colors[] = {"red", "green"};
+  const double accuracy[] = {0.0, 1.0, 1.0, 0.0};
+  for (int id = 0; id < 40; ++id) {
+    table.Apply(Trial(id + 1, v1::Trial::SUCCEEDED, accuracy[id % 4], 0.5, colors[id % 2]));
+  }
+  EXPECT_LT(ParameterImportance(table).shares[1], 0.0);
+}
+
+TEST(ParameterImportanceTest, StoppedEarlyTrialsAreCountedAndLeftOut) {
+  const v1::StudySpec spec = Spec();
+  StudyTable table(spec);
+  for (int id = 1; id <= 20; ++id) {
+    table.Apply(Trial(id, v1::Trial::SUCCEEDED, id / 20.0, id / 20.0, "red"));
+  }
+  // Stopped early with a low value, at random x: would blur x's effect.
+  for (int id = 21; id <= 25; ++id) {
+    table.Apply(Trial(id, v1::Trial::STOPPED_EARLY, 0.0, (id % 5) / 5.0, "red"));
+  }
+  const ImportanceReading reading = ParameterImportance(table);
+  EXPECT_EQ(reading.trials, 20);
+  EXPECT_EQ(reading.stopped_left_out, 5);
+  EXPECT_GT(reading.shares[0], 0.9);
+}
+
+TEST(ParameterImportanceTest, ALogScaledParameterIsBinnedInItsLogarithm) {
+  v1::StudySpec spec = Spec();
+  spec.mutable_parameters(0)->set_scale_type(v1::ParameterSpec::UNIT_LOG_SCALE);
+  StudyTable table(spec);
+  // x from 1e-4 to 1 evenly in its logarithm; accuracy = log10(x): in
+  // linear bins nearly every trial falls in the first bin.
+  for (int id = 1; id <= 100; ++id) {
+    const double exponent = -4.0 + 4.0 * (id - 1) / 99.0;
+    table.Apply(Trial(id, v1::Trial::SUCCEEDED, exponent, std::pow(10.0, exponent), "red"));
+  }
+  EXPECT_GT(ParameterImportance(table).shares[0], 0.9);
 }
 
 TEST(ParameterImportanceTest, ACategoricalParameterThatDrivesTheObjectiveGetsItsVariance) {
@@ -276,7 +348,7 @@ TEST(ParameterImportanceTest, ACategoricalParameterThatDrivesTheObjectiveGetsIts
     const double x = ((id * 37) % 100) / 100.0;
     table.Apply(Trial(id, v1::Trial::SUCCEEDED, accuracy[(id / 7) % 3], x, colors[(id / 7) % 3]));
   }
-  const std::vector<double> importance = ParameterImportance(table);
+  const std::vector<double> importance = ParameterImportance(table).shares;
   ASSERT_EQ(importance.size(), 2u);
   EXPECT_LT(importance[0], 0.05);
   EXPECT_GT(importance[1], 0.95);
@@ -287,11 +359,12 @@ TEST(ParameterImportanceTest, AllZeroWithTooFewTrialsOrNoVariance) {
   StudyTable few(spec);
   few.Apply(Trial(1, v1::Trial::SUCCEEDED, 0.1, 0.1, "red"));
   few.Apply(Trial(2, v1::Trial::SUCCEEDED, 0.9, 0.9, "blue"));
-  EXPECT_THAT(ParameterImportance(few), ElementsAre(0, 0));
+  EXPECT_THAT(ParameterImportance(few).shares, ElementsAre(0, 0));
+  EXPECT_EQ(ParameterImportance(few).trials, 2);
   StudyTable flat(spec);
   for (int id = 1; id <= 20; ++id)
     flat.Apply(Trial(id, v1::Trial::SUCCEEDED, 0.5, id / 20.0, "red"));
-  EXPECT_THAT(ParameterImportance(flat), ElementsAre(0, 0));
+  EXPECT_THAT(ParameterImportance(flat).shares, ElementsAre(0, 0));
 }
 
 v1::TrialRun TrialRunOf(int64_t trial, int attempt,

@@ -102,6 +102,42 @@ TEST_F(StudyManagerTest, CreateStudyIsIdempotentOnNameAndRejectsAnotherSpec) {
   EXPECT_THAT(conflict.status().message(), HasSubstr("already exists with a different spec"));
 }
 
+TEST_F(StudyManagerTest, UserAttributesAreStoredWithTheStudyAndTheTrial) {
+  ASSERT_TRUE(manager_->CreateStudy(MakeStudy("notes")).ok());
+  google::protobuf::Map<std::string, std::string> set;
+  set["dataset"] = "\"cifar10\"";
+  absl::StatusOr<v1::Study> study = manager_->SetStudyUserAttributes(
+      "notes", set, google::protobuf::RepeatedPtrField<std::string>());
+  ASSERT_TRUE(study.ok()) << study.status();
+  EXPECT_EQ(study->user_attributes().at("dataset"), "\"cifar10\"");
+  absl::StatusOr<v1::Trial> created_trial = manager_->CreateTrial("notes", RequestedTrial(0.1, 2));
+  ASSERT_TRUE(created_trial.ok()) << created_trial.status();
+  const int64_t id = created_trial->id();
+  set.clear();
+  set["seed"] = "7";
+  ASSERT_TRUE(manager_->SetTrialUserAttributes("notes", id, set, {}).ok());
+  // A new manager over the same store (a restarted server) reads them back.
+  StudyManager again(*storage_, [this] { return now_; });
+  absl::StatusOr<v1::Trial> trial = storage_->GetTrial("notes", id, false);
+  ASSERT_TRUE(trial.ok()) << trial.status();
+  EXPECT_EQ(trial->user_attributes().at("seed"), "7");
+  EXPECT_EQ(storage_->GetStudy("notes")->user_attributes().at("dataset"), "\"cifar10\"");
+  // Creating the study again with its spec keeps them.
+  absl::StatusOr<v1::Study> created = again.CreateStudy(MakeStudy("notes"));
+  ASSERT_TRUE(created.ok()) << created.status();
+  EXPECT_EQ(created->user_attributes().at("dataset"), "\"cifar10\"");
+
+  EXPECT_EQ(manager_->SetTrialUserAttributes("notes", 999, set, {}).status().code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_EQ(manager_->SetStudyUserAttributes("absent", set, {}).status().code(),
+            absl::StatusCode::kNotFound);
+  set.clear();
+  set[""] = "1";
+  const absl::Status empty_key = manager_->SetTrialUserAttributes("notes", id, set, {}).status();
+  EXPECT_EQ(empty_key.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(empty_key.message(), HasSubstr("trial"));
+}
+
 TEST_F(StudyManagerTest, CreateStudyRejectsBadNamesAndSpecs) {
   v1::Study bad_name = MakeStudy("9lives");
   EXPECT_THAT(manager_->CreateStudy(bad_name).status().message(),

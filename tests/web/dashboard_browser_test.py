@@ -144,9 +144,11 @@ def browser(performance_log=False):
 
 
 def text_of(driver, selector):
-    """The element's text, read in one step (the pages re-render rows as they update)."""
+    """The element's text, read in one step (the pages re-render rows as they update); an
+    SVG element's textContent."""
     return driver.execute_script(
-        "const e = document.querySelector(arguments[0]); return e ? e.innerText : '';", selector)
+        "const e = document.querySelector(arguments[0]);"
+        "return e ? (e.innerText === undefined ? e.textContent : e.innerText) : '';", selector)
 
 
 def console_errors(driver):
@@ -169,7 +171,7 @@ function drawn(id) {
     const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
     for (let i = 3; i < pixels.length; i += 4) if (pixels[i] !== 0) return true;
   }
-  return box.querySelectorAll('svg polyline, svg rect').length > 0;
+  return box.querySelectorAll('svg polyline, svg rect, svg circle').length > 0;
 }
 """
 
@@ -177,6 +179,77 @@ function drawn(id) {
 def plot_drawn(driver, plot_id):
     """Whether the plot holds a canvas with painted pixels or an SVG with shapes."""
     return driver.execute_script(DRAWN_FUNCTION + "return drawn(arguments[0]);", plot_id)
+
+
+def count(driver, selector):
+    return driver.execute_script("return document.querySelectorAll(arguments[0]).length;", selector)
+
+
+def check_plot_shapes(driver, server, shots):
+    """Issue 36 items 5 and 6: a study with a log-scaled, an integer and a
+    conditional parameter. Parallel coordinates draw a whole line for every
+    trial (an inactive parameter crosses its axis at "inactive") with ticks
+    on each axis; the slice plot draws every point, also those that share an
+    x, on a log axis for a log-scaled parameter and whole-number ticks for
+    an integer one; the importances are the server's, unscaled."""
+    server.call("POST", "/v1/studies", {"name": "shapes", "spec": {
+        "metrics": [{"metricId": "accuracy", "goal": "MAXIMIZE"}],
+        "parameters": [
+            {"parameterName": "lr", "type": "DOUBLE", "minValue": 1e-4, "maxValue": 1,
+             "scaleType": "UNIT_LOG_SCALE"},
+            {"parameterName": "layers", "type": "INTEGER", "minValue": 1, "maxValue": 3},
+            {"parameterName": "model", "type": "CATEGORICAL", "categoricalValues": ["linear", "dnn"],
+             "conditionalParameterSpecs": [{
+                 "parentCategoricalValues": {"values": ["dnn"]},
+                 "parameterSpec": {"parameterName": "width", "type": "INTEGER",
+                                   "minValue": 8, "maxValue": 64}}]}],
+        "algorithm": "RANDOM_SEARCH", "seed": 3}})
+    trials = server.call("POST", "/v1/studies/shapes/trials:suggest",
+                         {"count": 16, "clientId": "test"})["trials"]
+    for trial in trials:
+        params = {p["parameterName"]: p.get("doubleValue", p.get("intValue", p.get("stringValue")))
+                  for p in trial["parameters"]}
+        accuracy = int(params["layers"]) * 0.1 + (0.05 if params["model"] == "dnn" else 0)
+        server.call("POST", f"/v1/studies/shapes/trials/{trial['id']}:complete",
+                    {"finalMeasurement": {"metrics": [{"metricId": "accuracy", "value": accuracy}]}})
+    models = {next(p["stringValue"] for p in t["parameters"] if p["parameterName"] == "model")
+              for t in trials}
+    assert models == {"linear", "dnn"}, models
+    open_page(driver, server, "/study/shapes", "#leaderboard tbody tr")
+    wait_for("16 lines in parallel coordinates", lambda: count(driver, "#plot-parallel polyline") == 16)
+    lines = driver.execute_script("return [...document.querySelectorAll('#plot-parallel polyline')]"
+                                  ".map(l => l.getAttribute('points'));")
+    assert not [line for line in lines if "NaN" in line], lines
+    assert count(driver, "#plot-parallel .axis-tick") >= 5 * 2
+    assert "inactive" in text_of(driver, "#plot-parallel")
+    assert "lr (log)" in text_of(driver, "#plot-parallel")
+    # The slice of an integer parameter: 16 points over 3 values, whole ticks.
+    driver.execute_script("const s = document.getElementById('slice-parameter'); s.value = 'layers';"
+                          "s.dispatchEvent(new Event('change'));")
+    wait_for("16 slice points", lambda: count(driver, "#plot-slice circle") == 16)
+    ticks = driver.execute_script("return [...document.querySelectorAll('#plot-slice .x-tick')]"
+                                  ".map(t => t.textContent);")
+    assert ticks and all(re.fullmatch(r"-?\d+", tick) for tick in ticks), ticks
+    driver.execute_script("const s = document.getElementById('slice-parameter'); s.value = 'lr';"
+                          "s.dispatchEvent(new Event('change'));")
+    wait_for("the log axis", lambda: "(log scale)" in text_of(driver, "#plot-slice .x-label"))
+    ticks = driver.execute_script("return [...document.querySelectorAll('#plot-slice .x-tick')]"
+                                  ".map(t => Number(t.textContent));")
+    assert len(ticks) >= 2 and all(abs(__import__("math").log10(t) - round(__import__("math").log10(t))) < 1e-9
+                                   or str(t)[0] in "25" for t in ticks), ticks
+    # Importances: the server's shares as they are (not scaled to sum to
+    # 1), with no too-few note at 16 trials.
+    summary = server.call("GET", "/dashboard/studies/shapes/summary")
+    assert summary["importanceMinTrials"] == 10 and summary["importanceTrialCount"] == "16", summary
+    wait_for("the importance bars", lambda: count(driver, "#plot-importance rect") == 4)
+    shown = driver.execute_script("return Object.fromEntries([...document.querySelectorAll("
+                                  "'#plot-importance rect')].map(r => [r.getAttribute('data-parameter'),"
+                                  " Number(r.getAttribute('data-share'))]));")
+    served = dict(zip(summary["parameterNames"], summary["importance"]))
+    assert shown == {name: float(value) for name, value in served.items()}, (shown, served)
+    assert shown["layers"] > 0.5, shown
+    assert "Too few" not in text_of(driver, "#plot-importance .note")
+    driver.save_screenshot(os.path.join(shots, "web-shapes.png"))
 
 
 def main():
@@ -200,6 +273,23 @@ def main():
         except urllib.error.HTTPError as error:
             assert error.code == 401, error.code
         driver = browser()
+        # Issue 36 item 4: the page without a token, or with a session the
+        # server does not know, says it is not logged in and how to log in,
+        # rather than showing empty tables.
+        driver.get(server.url + "/#/")
+        wait_for("the not-logged-in message",
+                 lambda: driver.find_elements(By.CSS_SELECTOR, "#auth-error"))
+        refusal = text_of(driver, "#auth-error")
+        assert "Not logged in" in refusal and "UNAUTHENTICATED" in refusal, refusal
+        assert driver.find_elements(By.CSS_SELECTOR, "#auth-error a[href='/login']"), refusal
+        driver.add_cookie({"name": "vernier_session_" + server.url.rsplit(":", 1)[1],
+                           "value": "0" * 64, "path": "/"})
+        driver.get(server.url + "/#/job/sweep")
+        driver.refresh()
+        wait_for("the not-logged-in message for an unknown session",
+                 lambda: "Not logged in" in text_of(driver, "#auth-error"))
+        driver.delete_all_cookies()
+        console_errors(driver)  # the refused calls' 401s, expected
         # A login link with a token the server does not know: a page naming
         # the problem, and no cookie.
         driver.get(server.url + "/?token=vnr_forged")
@@ -262,8 +352,15 @@ def main():
         driver.execute_script("const s = document.getElementById('state-filter'); s.value = '';"
                               "s.dispatchEvent(new Event('change'));")
         wait_for("the rows back", leaderboard)
+        # Intermediate values have a legend (a line per state); 8 trials are
+        # fewer than the importances need: a note says so.
+        wait_for("the curves' legend", lambda: "SUCCEEDED (" in text_of(driver, "#plot-curves .legend"))
+        wait_for("the too-few-trials note", lambda: "Too few trials" in text_of(
+            driver, "#plot-importance .note"))
         time.sleep(0.5)
         driver.save_screenshot(os.path.join(shots, "web-study.png"))
+
+        check_plot_shapes(driver, server, shots)
 
         # Two metrics: the Pareto front (a study driven over the API).
         server.call("POST", "/v1/studies", {"name": "two_metrics", "spec": {
@@ -273,17 +370,45 @@ def main():
             "algorithm": "RANDOM_SEARCH"}})
         suggested = server.call("POST", "/v1/studies/two_metrics/trials:suggest",
                                 {"count": 6, "clientId": "test"})["trials"]
-        for trial in suggested:
+        for number, trial in enumerate(suggested):
             x = trial["parameters"][0]["doubleValue"]
+            # Pairs of trials share an accuracy (the plot's x): each point
+            # is drawn all the same.
             server.call("POST", f"/v1/studies/two_metrics/trials/{trial['id']}:complete",
-                        {"finalMeasurement": {"metrics": [{"metricId": "accuracy", "value": x},
-                                                          {"metricId": "latency", "value": x * x}]}})
+                        {"finalMeasurement": {"metrics": [{"metricId": "accuracy", "value": number // 2},
+                                                          {"metricId": "latency", "value": x}]}})
         open_page(driver, server, "/study/two_metrics", "#leaderboard tbody tr")
         wait_for("the Pareto plot", lambda: plot_drawn(driver, "plot-pareto"))
         front = len(server.call("GET", "/v1/studies/two_metrics/trials:optimal")["trials"])
         assert front > 0
         wait_for("the API's Pareto front on the plot", lambda: driver.execute_script(
             "return document.getElementById('plot-pareto').dataset.frontSize;") == str(front))
+        assert wait_for("6 points on the Pareto plot", lambda: count(driver, "#plot-pareto circle") == 6)
+        # Issue 36 item 7: both objectives in the header and the study list,
+        # and the history shows either one.
+        objectives_text = text_of(driver, "#study-objectives")
+        assert "accuracy to maximize" in objectives_text and "latency to minimize" in objectives_text, objectives_text
+        wait_for("the history of accuracy", lambda: text_of(driver, "#plot-history .y-label") == "accuracy")
+        assert count(driver, "#plot-history circle") == 6
+        driver.execute_script("const s = document.getElementById('history-objective'); s.value = 'latency';"
+                              "s.dispatchEvent(new Event('change'));")
+        wait_for("the history of latency", lambda: text_of(driver, "#plot-history .y-label") == "latency")
+        # A job with two objectives has no one best: its row says so.
+        server.call("POST", "/v1/projects/-/jobs", {
+            "jobId": "pareto_job",
+            "trainingInput": {"scaleTier": "BASIC", "hyperparameters": {
+                "metrics": [{"metricId": "accuracy", "goal": "MAXIMIZE"},
+                            {"metricId": "latency", "goal": "MINIMIZE"}],
+                "maxTrials": 1, "algorithm": "RANDOM_SEARCH",
+                "params": [{"parameterName": "x", "type": "DOUBLE", "minValue": 0, "maxValue": 1}]}},
+            "command": ["/bin/sh", "-c", "echo accuracy=0.5 latency=2", "trainer"]})
+        open_page(driver, server, "/", "#studies tr[data-study='two_metrics']")
+        listed = text_of(driver, "#studies tr[data-study='two_metrics']")
+        assert "accuracy (MAXIMIZE)" in listed and "latency (MINIMIZE)" in listed, listed
+        wait_for("the two-objective job's row", lambda: "2 objectives: see the study's Pareto front"
+                 in text_of(driver, "#jobs tr[data-job-id='pareto_job']"))
+        open_page(driver, server, "/study/two_metrics", "#leaderboard tbody tr")
+        wait_for("the Pareto plot", lambda: plot_drawn(driver, "plot-pareto"))
         driver.save_screenshot(os.path.join(shots, "web-pareto.png"))
 
         # A constraint is no objective: the plot's axes are the objectives,

@@ -16,6 +16,12 @@ namespace vernier::cli {
 //
 //   trial 3 SUCCEEDED  accuracy=0.9312 at step 10  best 0.9312 (trial 3)
 //
+// (with several objectives, every metric and the Pareto front so far, as
+// ListOptimalTrials ranks it:
+//
+//   trial 3 SUCCEEDED  accuracy=0.93 latency=12 at step 10  Pareto front: trials 1, 3 (2)
+//
+// )
 // and a progress line whenever the counts change,
 //
 //   progress: 5/12 trials ended, 2 running, 1m03s elapsed, about 1m30s left

@@ -77,6 +77,45 @@ TEST(JobProgressTest, ATrialLineAsEachEndsInIdOrderThenTheProgressWithAnEstimate
                           "progress: 4/4 trials ended, 0 running, 1m30s elapsed, job SUCCEEDED"));
 }
 
+// Issue 36 item 7: with several objectives a line showed only the first
+// and a "best" by it alone.
+TEST(JobProgressTest, SeveralObjectivesShowEveryMetricAndTheParetoFront) {
+  JobProgress progress;
+  v1::GetJobResponse snapshot = Snapshot(v1::Job::RUNNING, 0);
+  v1::HyperparameterSpec& hyperparameters =
+      *snapshot.mutable_job()->mutable_training_input()->mutable_hyperparameters();
+  hyperparameters.clear_hyperparameter_metric_tag();
+  hyperparameters.clear_goal();
+  v1::MetricSpec& accuracy = *hyperparameters.add_metrics();
+  accuracy.set_metric_id("accuracy");
+  accuracy.set_goal(v1::MetricSpec::MAXIMIZE);
+  v1::MetricSpec& latency = *hyperparameters.add_metrics();
+  latency.set_metric_id("latency");
+  latency.set_goal(v1::MetricSpec::MINIMIZE);
+  const auto add = [&](int id, double accuracy_value, double latency_value) {
+    AddTrial(snapshot, id, v1::Trial::SUCCEEDED, accuracy_value);
+    v1::HyperparameterOutput& trial =
+        *snapshot.mutable_job()->mutable_training_output()->mutable_trials()->rbegin();
+    v1::Metric& first = *trial.add_final_metrics();
+    first.set_metric_id("accuracy");
+    first.set_value(accuracy_value);
+    v1::Metric& second = *trial.add_final_metrics();
+    second.set_metric_id("latency");
+    second.set_value(latency_value);
+  };
+  add(1, 0.9, 20);
+  add(2, 0.8, 10);
+  add(3, 0.7, 30);  // Beaten by trial 1 on both.
+  const std::vector<std::string> lines = progress.Update(snapshot, kStart + absl::Seconds(30));
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[0],
+            "trial 1 SUCCEEDED  accuracy=0.9 latency=20 at step 10  Pareto front: "
+            "trials 1, 2 (2)");
+  EXPECT_EQ(lines[2],
+            "trial 3 SUCCEEDED  accuracy=0.7 latency=30 at step 10  Pareto front: "
+            "trials 1, 2 (2)");
+}
+
 TEST(JobProgressTest, AResumedJobsCopiesAreNotNews) {
   JobProgress progress;
   v1::GetJobResponse snapshot = Snapshot(v1::Job::RUNNING, 1);
