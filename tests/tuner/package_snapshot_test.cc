@@ -89,6 +89,23 @@ TEST_F(PackageSnapshotTest, ABarePackageAndAnArchiveAreCopiedAsTheyAre) {
   EXPECT_EQ((*sources)[1].path, PackageSnapshot::Dir(job) + "/1/extra-1.0.tar.gz");
 }
 
+TEST_F(PackageSnapshotTest, APackageOverTheLimitIsRefusedNamingItAndNothingIsLeft) {
+  const std::string project = dir_.path() + "/project";
+  Write(project + "/setup.py", "from setuptools import setup\nsetup(name='trainer')\n");
+  std::filesystem::create_directories(project + "/data");
+  for (int i = 0; i <= PackageSnapshot::kMaxFiles; ++i) {
+    std::ofstream(project + "/data/" + std::to_string(i));
+  }
+  v1::Job job = PackagedJob({project});
+  const absl::StatusOr<std::string> taken = PackageSnapshot::Take(job);
+  EXPECT_EQ(taken.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(taken.status().message(), HasSubstr("training_input.package_uris[0]: \"" + project +
+                                                  "\" holds more than 50000 files"));
+  EXPECT_THAT(taken.status().message(), HasSubstr("python3 -m build"));
+  // The partial copy is gone: the job dir holds nothing but itself.
+  EXPECT_TRUE(std::filesystem::is_empty(job.job_dir()));
+}
+
 TEST_F(PackageSnapshotTest, ADiscardedCopyLeavesNothingAndAMissingCopyIsNamed) {
   Write(dir_.path() + "/src/trainer/__init__.py", "");
   v1::Job job = PackagedJob({dir_.path() + "/src/trainer"});
