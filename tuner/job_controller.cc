@@ -294,10 +294,11 @@ absl::Status JobController::OnReplicaExit(const v1::ReportExitRequest& report) {
     storage::ScopedWriteFence fenced(*std::move(fence));
     return supervisor_.OnReplicaExit(report);
   }
-  spdlog::info("job={} trial={} {}-{} reported its exit to server {}, which keeps it for the "
-               "server that drives the job",
-               job_id, report.replica().trial_id(), report.replica().role(),
-               report.replica().index(), options_.server_id);
+  spdlog::info(
+      "job={} trial={} {}-{} reported its exit to server {}, which keeps it for the "
+      "server that drives the job",
+      job_id, report.replica().trial_id(), report.replica().role(), report.replica().index(),
+      options_.server_id);
   return storage_.QueueReplicaExit(job_id, report);
 }
 
@@ -320,8 +321,8 @@ void JobController::OnAgentContact(const v1::ReplicaId& replica) {
   }
   if (absl::Status status = storage_.RecordAgentContact(job_id, replica.trial_id(), name);
       !status.ok()) {
-    spdlog::warn("job={} trial={} cannot record that {} was heard: {}", job_id,
-                 replica.trial_id(), name, status.ToString());
+    spdlog::warn("job={} trial={} cannot record that {} was heard: {}", job_id, replica.trial_id(),
+                 name, status.ToString());
   }
 }
 
@@ -490,10 +491,15 @@ absl::Status JobController::FinishJob(const v1::Job& job, v1::Job::State state, 
                                            return absl::OkStatus();
                                          })
                               .status());
-  absl::StatusOr<v1::Study> study = storage_.UpdateStudy(job.study_name(), [](v1::Study& stored) {
-    stored.set_state(v1::Study::COMPLETED);
-    return absl::OkStatus();
-  });
+  // A study is COMPLETED only when its job SUCCEEDED; a job that FAILED or
+  // was CANCELLED leaves it INACTIVE (stopped short), as Vizier says.
+  const v1::Study::State study_state =
+      state == v1::Job::SUCCEEDED ? v1::Study::COMPLETED : v1::Study::INACTIVE;
+  absl::StatusOr<v1::Study> study =
+      storage_.UpdateStudy(job.study_name(), [study_state](v1::Study& stored) {
+        stored.set_state(study_state);
+        return absl::OkStatus();
+      });
   if (!study.ok() && !absl::IsNotFound(study.status())) return study.status();
   supervisor_.ForgetJob(job.job_id());
   if (state == v1::Job::SUCCEEDED) {

@@ -4,19 +4,21 @@
 #include <filesystem>
 #include <random>
 
-#include "auth/secret_redaction.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "auth/secret_redaction.h"
 #include "common/status_macros.h"
 #include "google/protobuf/util/message_differencer.h"
-#include "spdlog/spdlog.h"
 #include "scheduler/path_beneath.h"
+#include "spdlog/spdlog.h"
 #include "suggest/designers/designer_factory.h"
 #include "tuner/config/hyperparameter_validator.h"
 #include "tuner/config/replica_spec_builder.h"
 #include "tuner/config/study_spec_builder.h"
 #include "tuner/config/training_input_defaults.h"
+#include "tuner/package_snapshot.h"
 #include "tuner/packaged_trainer.h"
 #include "tuner/training_output_builder.h"
 
@@ -121,6 +123,12 @@ absl::StatusOr<v1::Study> JobSubmission::Check(v1::Job& job) {
   if (job.job_dir().empty() && !options_.default_job_root.empty()) {
     job.set_job_dir(absl::StrCat(options_.default_job_root, "/", job.job_id()));
   }
+  if (absl::StrContains(job.job_dir(), "://")) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "job_dir \"%s\" is a URL; trials write their outputs to a folder where they run (this "
+        "machine, or a file system the cluster's nodes share): give an absolute path",
+        job.job_dir()));
+  }
   if (job.job_dir().empty() || !std::filesystem::path(job.job_dir()).is_absolute()) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "job_dir \"%s\" must be an absolute path (the CLI's --job-dir)", job.job_dir()));
@@ -139,6 +147,10 @@ absl::StatusOr<v1::Study> JobSubmission::Check(v1::Job& job) {
           replica.role()));
     }
     VERNIER_RETURN_IF_ERROR(PackagedTrainer::Prepare(job, options_.fallback_path));
+  } else if (!job.training_input().find_links().empty()) {
+    return absl::InvalidArgumentError(
+        "training_input.find_links: wheel folders hold a packaged trainer's requirements; give "
+        "training_input.python_module too (the CLI's --module-name)");
   } else if (!job.training_input().package_uris().empty()) {
     return absl::InvalidArgumentError(
         "training_input.package_uris: packages are installed for a packaged trainer only; give "
@@ -185,11 +197,26 @@ absl::StatusOr<v1::Job> JobSubmission::Submit(v1::Job job) {
   *job.mutable_create_time() = ToTimestamp(now);
   job.set_study_name(study.name());
   job.set_algorithm_description(suggest::DescribeAlgorithm(study.spec()));
-  VERNIER_ASSIGN_OR_RETURN(v1::Job created, storage_.CreateJob(job, study));
+  // A packaged trainer's packages as they are now: the trials run this copy
+  // (docs/jobs.md, "Packaged trainers"), whatever happens to the source.
+  std::string snapshot;
+  if (PackagedTrainer::IsPackaged(job)) {
+    VERNIER_ASSIGN_OR_RETURN(snapshot, PackageSnapshot::Take(job));
+  }
+  absl::StatusOr<v1::Job> created = storage_.CreateJob(job, study);
+  if (!created.ok()) {
+    if (!snapshot.empty()) PackageSnapshot::Discard(snapshot);
+    return created.status();
+  }
+  if (!snapshot.empty()) {
+    if (absl::Status kept = PackageSnapshot::Keep(job, snapshot); !kept.ok()) {
+      spdlog::error("job={} {}", job.job_id(), kept.ToString());
+    }
+  }
   spdlog::info("job={} submitted: {} trials, {} in parallel, {}", job.job_id(),
                study.spec().max_trials(), study.spec().max_parallel_trials(),
                job.algorithm_description());
-  return created;
+  return *created;
 }
 
 absl::StatusOr<v1::Job> JobSubmission::Preview(v1::Job job, const LaunchSettings& launch) {

@@ -1,6 +1,6 @@
 #include "tuner/packaged_trainer.h"
 
-
+#include <cstdlib>
 #include <filesystem>
 #include <system_error>
 
@@ -9,24 +9,30 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "common/status_macros.h"
 #include "scheduler/path_beneath.h"
-#include "scheduler/slurm/command_runner.h"
 #include "spdlog/spdlog.h"
 #include "tuner/config/environment_rules.h"
 #include "tuner/executable_search.h"
+#include "tuner/package_installer.h"
+#include "tuner/package_requirements.h"
+#include "tuner/package_snapshot.h"
+#include "tuner/package_sources.h"
 
 namespace vernier::tuner {
 namespace {
 
 namespace fs = std::filesystem;
 
-// How one package gets into the job's packages folder.
-struct PackageSource {
-  enum class Way { kPip, kCopy };
-  Way way = Way::kPip;
-  std::string path;
-};
+constexpr std::chrono::seconds kProbeTimeout{60};
+
+// `python -m MODULE` for a Python before 3.11 (no -P): the same, without
+// the working directory first on sys.path.
+constexpr char kRunModule[] =
+    "import runpy, sys; del sys.path[0]; module = sys.argv.pop(1); "
+    "runpy.run_module(module, run_name='__main__', alter_sys=True)";
 
 bool IsIdentifier(absl::string_view name) {
   return config::IsEnvironmentVariableName(std::string_view(name.data(), name.size()));
@@ -40,77 +46,34 @@ bool IsModuleName(absl::string_view module) {
   return true;
 }
 
-bool HasFile(const fs::path& folder, const char* name) {
-  std::error_code error;
-  return fs::is_regular_file(folder / name, error);
-}
-
-bool IsProject(const fs::path& folder) {
-  return HasFile(folder, "setup.py") || HasFile(folder, "pyproject.toml");
-}
-
-absl::Status BadPackage(int index, const std::string& uri, absl::string_view problem) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("training_input.package_uris[", index, "]: \"", uri, "\" ", problem));
-}
-
-absl::StatusOr<PackageSource> ResolvePackage(int index, const std::string& uri) {
-  std::string path = uri;
-  if (absl::StartsWith(uri, "file://")) {
-    path = uri.substr(std::string("file://").size());
-  } else if (absl::StrContains(uri, "://")) {
-    return BadPackage(index, uri,
-                      "is not a local path or file:// URL; this server reaches no bucket or web "
-                      "server, so copy the package where it runs");
-  }
-  if (path.empty() || path[0] != '/') {
-    return BadPackage(index, uri,
-                      "is not absolute (the CLI makes relative paths absolute; over the API give "
-                      "an absolute path or file:///path)");
-  }
-  const fs::path package = fs::path(path).lexically_normal();
-  std::error_code error;
-  const fs::file_status status = fs::status(package, error);
-  if (!fs::exists(status)) {
-    return BadPackage(index, uri, "does not exist where the server runs");
-  }
-  if (fs::is_directory(status)) {
-    if (IsProject(package)) return PackageSource{PackageSource::Way::kPip, package.string()};
-    if (HasFile(package, "__init__.py")) {
-      const fs::path parent = package.parent_path();
-      if (IsProject(parent)) return PackageSource{PackageSource::Way::kPip, parent.string()};
-      if (!IsIdentifier(package.filename().string())) {
-        return BadPackage(index, uri,
-                          "is a package folder whose name is not a Python identifier, so it "
-                          "cannot be imported");
-      }
-      return PackageSource{PackageSource::Way::kCopy, package.string()};
+absl::Status CheckFindLinks(const v1::Job& job) {
+  const auto& folders = job.training_input().find_links();
+  for (int i = 0; i < folders.size(); ++i) {
+    std::error_code error;
+    if (folders[i].empty() || folders[i][0] != '/') {
+      return absl::InvalidArgumentError(
+          absl::StrCat("training_input.find_links[", i, "]: \"", folders[i],
+                       "\" is not an absolute path (the CLI makes relative paths absolute)"));
     }
-    return BadPackage(index, uri,
-                      "is a folder without setup.py, pyproject.toml or __init__.py: not a Python "
-                      "project or package");
+    if (!fs::is_directory(folders[i], error)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("training_input.find_links[", i, "]: \"", folders[i],
+                       "\" is not a folder where the server runs (a folder of wheels and "
+                       "source archives, as pip's --find-links)"));
+    }
   }
-  for (const char* suffix : {".whl", ".tar.gz", ".tgz", ".zip"}) {
-    if (absl::EndsWith(path, suffix)) return PackageSource{PackageSource::Way::kPip, package.string()};
-  }
-  return BadPackage(index, uri, "is not a wheel (.whl) or a source archive (.tar.gz, .zip)");
+  return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<PackageSource>> ResolvePackages(const v1::Job& job) {
-  std::vector<PackageSource> sources;
-  const auto& uris = job.training_input().package_uris();
-  for (int i = 0; i < uris.size(); ++i) {
-    VERNIER_ASSIGN_OR_RETURN(PackageSource source, ResolvePackage(i, uris[i]));
-    sources.push_back(std::move(source));
+std::string FormatRequirements(const std::vector<PythonProbe::Requirement>& requirements,
+                               const v1::Job& job) {
+  std::vector<std::string> parts;
+  for (const PythonProbe::Requirement& requirement : requirements) {
+    parts.push_back(
+        absl::StrCat(requirement.spec, " (training_input.package_uris[", requirement.package_index,
+                     "] ", job.training_input().package_uris(requirement.package_index), ")"));
   }
-  return sources;
-}
-
-// The last `count` lines of the installer's output.
-std::string LastLines(const std::string& text, size_t count) {
-  std::vector<absl::string_view> lines = absl::StrSplit(text, '\n', absl::SkipWhitespace());
-  if (lines.size() > count) lines.erase(lines.begin(), lines.end() - static_cast<long>(count));
-  return absl::StrJoin(lines, "\n");
+  return absl::StrJoin(parts, ", ");
 }
 
 }  // namespace
@@ -135,22 +98,53 @@ absl::Status PackagedTrainer::Prepare(v1::Job& job, const std::string& inherited
         "job.command: a job with training_input.python_module runs `python3 -m MODULE`; give "
         "the trainer's arguments as training_input.args (after `--` on the CLI), not a command");
   }
-  VERNIER_RETURN_IF_ERROR(ResolvePackages(job).status());
+  VERNIER_ASSIGN_OR_RETURN(const std::vector<PackageSource> sources, PackageSources::Resolve(job));
+  VERNIER_RETURN_IF_ERROR(CheckFindLinks(job));
   const auto path = job.environment().find("PATH");
   const std::string search_path = path != job.environment().end() ? path->second : inherited_path;
   const std::string python = FindExecutable("python3", search_path);
   if (python.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("training_input.python_module: no python3 on the job's PATH (", search_path,
+                     ") to install the packages with and run ", module,
+                     "; submit from a shell whose PATH has it, or give PATH with --env"));
+  }
+  // What the job's Python is, and which requirements it cannot import
+  // (pip runs offline, with --no-deps: they would fail every trial).
+  std::map<std::string, std::string> environment(job.environment().begin(),
+                                                 job.environment().end());
+  environment.emplace("PATH", search_path);
+  absl::StatusOr<PythonProbe> probe = PackageRequirements::Probe(
+      python, environment, sources,
+      {job.training_input().find_links().begin(), job.training_input().find_links().end()},
+      kProbeTimeout);
+  if (!probe.ok()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("training_input.python_module: the job's python3 (", python,
+                     ") cannot read the packages: ", probe.status().message()));
+  }
+  if (!probe->missing.empty()) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "training_input.python_module: no python3 on the job's PATH (", search_path,
-        ") to install the packages with and run ", module,
-        "; submit from a shell whose PATH has it, or give PATH with --env"));
+        "training_input.package_uris: the packages require ",
+        FormatRequirements(probe->missing, job), ", which the job's python3 (", python,
+        ") cannot import; packages are installed offline, without their requirements: install "
+        "them into that Python (its virtualenv), give a folder of their wheels with "
+        "--find-links DIR (YAML: findLinks), or give them as --packages"));
   }
   job.add_command(python);
-  job.add_command("-m");
+  if (probe->major > 3 || (probe->major == 3 && probe->minor >= 11)) {
+    // -P: the working directory (where the package's source may lie) is
+    // not put first on sys.path, so the installed copy is what runs.
+    job.add_command("-P");
+    job.add_command("-m");
+  } else {
+    job.add_command("-c");
+    job.add_command(kRunModule);
+  }
   job.add_command(module);
   std::string& python_path = (*job.mutable_environment())["PYTHONPATH"];
-  python_path = python_path.empty() ? PackagesDir(job)
-                                    : absl::StrCat(PackagesDir(job), ":", python_path);
+  python_path =
+      python_path.empty() ? PackagesDir(job) : absl::StrCat(PackagesDir(job), ":", python_path);
   return absl::OkStatus();
 }
 
@@ -158,10 +152,11 @@ absl::Status PackagedTrainer::Install(const v1::Job& job,
                                       const std::map<std::string, std::string>& environment,
                                       std::chrono::milliseconds timeout,
                                       const std::atomic<bool>* cancelled) {
-  VERNIER_ASSIGN_OR_RETURN(const std::vector<PackageSource> sources, ResolvePackages(job));
+  VERNIER_ASSIGN_OR_RETURN(const std::vector<PackageSource> sources, PackageSnapshot::Sources(job));
   if (job.command().empty()) {
     return absl::FailedPreconditionError("the packaged trainer's job has no python3 to run");
   }
+  const absl::Time deadline = absl::Now() + absl::FromChrono(timeout);
   const std::string& python = job.command(0);
   const std::string target = PackagesDir(job);
   std::error_code error;
@@ -173,50 +168,54 @@ absl::Status PackagedTrainer::Install(const v1::Job& job,
   }
   VERNIER_RETURN_IF_ERROR(scheduler::MakeDirectoriesBeneath(job.job_dir(), target));
 
-  std::vector<std::string> pip_sources;
+  const char* server_path = std::getenv("PATH");
+  PackageInstaller installer(PackageInstaller::Settings{
+      .job_id = job.job_id(),
+      .python = python,
+      .environment = environment,
+      .target = target,
+      .work_dir = absl::StrCat(job.job_dir(), "/.vernier-wheels"),
+      .fallback_pythons =
+          PackageInstaller::FallbackPythons(python, server_path != nullptr ? server_path : ""),
+      .deadline = deadline,
+      .cancelled = cancelled});
+  std::vector<PackageSource> pip_sources;
   for (const PackageSource& source : sources) {
-    if (source.way == PackageSource::Way::kPip) pip_sources.push_back(source.path);
+    if (source.way == PackageSource::Way::kPip) pip_sources.push_back(source);
   }
-  if (!pip_sources.empty()) {
-    // The job's environment only (docs/jobs.md): env -i, then pip.
-    std::vector<std::string> argv = {"/usr/bin/env", "-i"};
-    for (const auto& [name, value] : environment) argv.push_back(absl::StrCat(name, "=", value));
-    for (const char* word : {"-m", "pip", "install", "--no-index", "--no-deps",
-                             "--no-build-isolation", "--disable-pip-version-check", "--no-input",
-                             "--no-warn-script-location", "--target"}) {
-      if (std::string_view(word) == "-m") argv.push_back(python);
-      argv.push_back(word);
-    }
-    argv.push_back(target);
-    argv.insert(argv.end(), pip_sources.begin(), pip_sources.end());
-    spdlog::info("job={} installing {} package(s) with {} into {}", job.job_id(),
-                 pip_sources.size(), python, target);
-    absl::StatusOr<scheduler::CommandOutput> output =
-        scheduler::RunCommand(argv, {}, timeout, cancelled);
-    if (absl::IsCancelled(output.status())) {
-      spdlog::info("job={} package install cancelled", job.job_id());
-      return output.status();
-    }
-    if (!output.ok()) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "installing the job's packages with ", python, " failed: ", output.status().message()));
-    }
-    if (output->exit_code != 0) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "installing the job's packages with `", python, " -m pip install` failed (exit ",
-          output->exit_code, "); its last lines:\n",
-          LastLines(absl::StrCat(output->out, "\n", output->err), 15)));
-    }
+  absl::Status installed = installer.InstallWithPip(pip_sources);
+  if (absl::IsCancelled(installed)) {
+    spdlog::info("job={} package install cancelled", job.job_id());
+    return installed;
   }
+  VERNIER_RETURN_IF_ERROR(installed);
   for (const PackageSource& source : sources) {
     if (source.way != PackageSource::Way::kCopy) continue;
     const fs::path destination = fs::path(target) / fs::path(source.path).filename();
     fs::copy(source.path, destination,
              fs::copy_options::recursive | fs::copy_options::overwrite_existing, error);
     if (error) {
-      return absl::FailedPreconditionError(absl::StrCat("copying the package ", source.path,
-                                                        " into ", target, " failed: ",
-                                                        error.message()));
+      return absl::FailedPreconditionError(absl::StrCat(
+          "copying the package ", source.path, " into ", target, " failed: ", error.message()));
+    }
+  }
+  const auto& find_links = job.training_input().find_links();
+  if (!find_links.empty()) {
+    // What the packages require and the job's Python (the packages folder
+    // now on its PYTHONPATH) still cannot import, from the wheel folders.
+    const std::vector<std::string> folders(find_links.begin(), find_links.end());
+    VERNIER_ASSIGN_OR_RETURN(
+        PythonProbe probe,
+        PackageRequirements::Probe(python, environment, sources, folders,
+                                   std::chrono::milliseconds(kProbeTimeout), cancelled));
+    std::vector<std::string> specs;
+    for (const PythonProbe::Requirement& requirement : probe.linked) {
+      specs.push_back(requirement.spec);
+    }
+    installed = installer.InstallFromLinks(specs, folders);
+    if (!installed.ok()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("installing the packages' requirements: ", installed.message()));
     }
   }
   spdlog::info("job={} packages ready in {}", job.job_id(), target);

@@ -15,35 +15,37 @@ namespace vernier::tuner {
 
 // A packaged trainer, as gcloud's --package-path/--module-name and
 // trainingInput's pythonModule/packageUris (docs/jobs.md, "Packaged
-// trainers"): the packages are installed once per job, when it starts
-// (PREPARING), into JOB_DIR/.vernier-packages with the submitter's Python,
-// offline; every replica runs `PYTHON -m MODULE ARGS` with that folder first
-// on its PYTHONPATH.
+// trainers"): the packages are copied at submit (PackageSnapshot) and
+// installed from that copy once per job, when it starts (PREPARING), into
+// JOB_DIR/.vernier-packages, offline (PackageInstaller); every replica runs
+// `PYTHON -P -m MODULE ARGS` (the working directory, where the source may
+// lie, kept off sys.path) with that folder first on its PYTHONPATH.
 //
-// Each package is a local path or file:// URL, absolute, to one of
-//   - a project folder (setup.py or pyproject.toml): installed by pip;
-//   - a package folder (__init__.py), as --package-path names it: its
-//     parent is installed by pip when it holds setup.py or pyproject.toml,
-//     else the folder is copied in as it is (gcloud's built-in setup.py);
-//   - a wheel (.whl) or source archive (.tar.gz, .zip): installed by pip.
-// pip runs with --no-index --no-deps: what the packages import must be
-// importable by the submitter's Python already, or be given as packages.
+// Each package is a local path or file:// URL, absolute (PackageSources).
+// pip runs with --no-index --no-deps: what the packages require must be
+// importable by the submitter's Python already, be given as packages, or
+// lie in a training_input.find_links folder; a requirement that is none of
+// these is refused at submit.
 class PackagedTrainer {
  public:
   // Whether the job has a python_module (the rest is then for Plan).
   static bool IsPackaged(const v1::Job& job);
 
-  // At submit: checks the module name and every package (its form, that it
-  // exists and what it is), finds the submitter's python3 on the job's PATH
-  // (`inherited_path` when the job sends none), and gives the job its
-  // command (PYTHON -m MODULE) and PYTHONPATH. INVALID_ARGUMENT naming the
-  // field (training_input.package_uris[1], ...) or FAILED_PRECONDITION
-  // (no python3 on the PATH) otherwise. A job with a command of its own
-  // and a python_module is refused: the module is the command.
+  // At submit: checks the module name, every package (its form, that it
+  // exists and what it is) and find_links folder, finds the submitter's
+  // python3 on the job's PATH (`inherited_path` when the job sends none),
+  // asks it which of the packages' requirements it cannot import, and gives
+  // the job its command (PYTHON -P -m MODULE; before Python 3.11, which has
+  // no -P, `PYTHON -c RUNPY MODULE`, the same) and PYTHONPATH.
+  // INVALID_ARGUMENT naming the field (training_input.package_uris[1], ...)
+  // or FAILED_PRECONDITION (no python3 on the PATH; requirements it cannot
+  // import, named) otherwise. A job with a command of its own and a
+  // python_module is refused: the module is the command.
   static absl::Status Prepare(v1::Job& job, const std::string& inherited_path);
 
   // When the job starts: (re)makes JOB_DIR/.vernier-packages and installs
-  // the packages of a job that Prepare accepted, with the job's own
+  // the packages of a job that Prepare accepted, from their copy made at
+  // submit, and the requirements found in find_links, with the job's own
   // environment (`environment`), within `timeout`. FAILED_PRECONDITION with
   // the installer's last lines when it fails; CANCELLED, the installer
   // killed, once `*cancelled` turns true (a server stopping: the job is not

@@ -409,8 +409,9 @@ async function trialPage(name, id) {
     const params = paramsOf(trial);
     container.replaceChildren(
       el("p", {}, "state ", el("span", { class: "state-" + trial.state, id: "trial-state" }, trial.state),
-         trial.statusReason ? " (" + trial.statusReason + ")" : "",
          ` started ${trial.startTime || "-"}, ended ${trial.endTime || "-"}`),
+      // The reason keeps its lines (a failed trial's traceback).
+      trial.statusReason ? el("pre", { class: "reason", id: "trial-reason" }, trial.statusReason) : "",
       el("h3", {}, "Parameters"),
       el("table", { id: "parameters" }, ...Object.entries(params).map(([k, v]) => el("tr", {}, el("th", {}, k), el("td", {}, format(v))))),
       el("h3", {}, "Final measurement"),
@@ -482,7 +483,9 @@ async function jobPage(id) {
     }
     container.replaceChildren(
       el("p", {}, "state ", el("span", { id: "job-state", class: "state-" + job.state }, job.state), " ",
-         ended || !mayChange(job, me) ? "" : cancel, job.errorMessage ? el("span", { class: "error" }, " " + job.errorMessage) : ""),
+         ended || !mayChange(job, me) ? "" : cancel),
+      // The error keeps its lines (pip's, a trial's traceback).
+      job.errorMessage ? el("pre", { class: "error", id: "job-error" }, job.errorMessage) : "",
       el("p", {}, job.studyName ? el("a", { href: "#/study/" + job.studyName }, "study " + job.studyName) : "",
          ` — trials: ${counts.succeeded || 0} succeeded, ${counts.active || 0} active, ${counts.failed || 0} failed, ` +
          `${counts.stoppedEarly || 0} stopped early`),

@@ -422,12 +422,14 @@ TEST_F(TuningJobTest, SubmitWithStreamLogsShowsLogsEachTrialTheProgressAndTheLea
   const CommandResult doomed = RunCommand(argv);
   EXPECT_EQ(doomed.exit_code, 1) << doomed.out << doomed.err;
   EXPECT_THAT(doomed.out, HasSubstr("trial 1 FAILED  (its log: vernier jobs stream-logs doomed"));
-  EXPECT_THAT(doomed.out, Not(HasSubstr("boom")));
+  // No log lines, but the failure's reason under the trial's line, with
+  // the trainer's last output (issue 36).
+  EXPECT_THAT(doomed.out, Not(HasSubstr("[trial 1 master-0]")));
+  EXPECT_THAT(doomed.out, HasSubstr("\n  master-0 exited with code 3; last output:\n  boom\n"));
   EXPECT_THAT(doomed.err, HasSubstr("job doomed ended FAILED"));
 
   // One trial up close: every metric by step and the objective's curve.
-  const CommandResult described =
-      RunCommand(Cli(server, {"trials", "describe", "watched", "2"}));
+  const CommandResult described = RunCommand(Cli(server, {"trials", "describe", "watched", "2"}));
   ASSERT_EQ(described.exit_code, 0) << described.err;
   EXPECT_THAT(described.out, HasSubstr("Trial:         2 of study watched"));
   EXPECT_THAT(described.out, HasSubstr("State:         SUCCEEDED"));
@@ -435,8 +437,7 @@ TEST_F(TuningJobTest, SubmitWithStreamLogsShowsLogsEachTrialTheProgressAndTheLea
   EXPECT_THAT(described.out, HasSubstr("STEP  ELAPSED  accuracy"));
   EXPECT_THAT(described.out, HasSubstr("accuracy by step:\n"));
   EXPECT_THAT(described.out, HasSubstr("step 1  step 2"));
-  const CommandResult no_trial =
-      RunCommand(Cli(server, {"trials", "describe", "watched", "9"}));
+  const CommandResult no_trial = RunCommand(Cli(server, {"trials", "describe", "watched", "9"}));
   EXPECT_EQ(no_trial.exit_code, 1);
   EXPECT_THAT(no_trial.err, HasSubstr("NOT_FOUND"));
 
@@ -543,7 +544,8 @@ TEST_F(TuningJobTest, AJobWithoutMaxTrialsIsWarnedAtSubmitThatItRunsOneTrial) {
       server, "onetrial", config, dir_.path() + "/runs", {"/bin/sh", "-c", "echo accuracy=0.5"}));
   ASSERT_EQ(submitted.exit_code, 0) << submitted.err;
   EXPECT_THAT(submitted.out,
-              HasSubstr("Warning: " + config + ":3:3: trainingInput.hyperparameters: no "
+              HasSubstr("Warning: " + config +
+                        ":3:3: trainingInput.hyperparameters: no "
                         "maxTrials, so the job runs 1 trial (AI Platform's default); set "
                         "maxTrials to tune"));
   const v1::GetJobResponse job = WaitForJob(server, "onetrial", Ended);
@@ -552,8 +554,7 @@ TEST_F(TuningJobTest, AJobWithoutMaxTrialsIsWarnedAtSubmitThatItRunsOneTrial) {
 
   // A config that sets it gets no warning.
   WriteFile(config, SmallConfig(1, 1, 0));
-  const CommandResult quiet = RunCommand(Submit(server, "settrials", config,
-                                                dir_.path() + "/runs2",
+  const CommandResult quiet = RunCommand(Submit(server, "settrials", config, dir_.path() + "/runs2",
                                                 {"/bin/sh", "-c", "echo accuracy=0.5"}));
   ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
   EXPECT_THAT(quiet.out, Not(HasSubstr("Warning")));

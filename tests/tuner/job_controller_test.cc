@@ -217,6 +217,7 @@ TEST_F(JobStateMachineTest, AJobRunsItsTrialsInParallelAndSucceedsWithTheBest) {
   ASSERT_GT(job.job().training_output().trials_size(), 0);
   EXPECT_EQ(job.job().training_output().trials(0).trial_id(), "2");
   EXPECT_EQ(backend_.launches().size(), 3u);
+  EXPECT_EQ(storage_->GetStudy("succeeds")->state(), v1::Study::COMPLETED);
 }
 
 TEST_F(JobStateMachineTest, MaxFailedTrialsEndsTheJob) {
@@ -236,6 +237,8 @@ TEST_F(JobStateMachineTest, MaxFailedTrialsEndsTheJob) {
   EXPECT_EQ(job.job().state(), v1::Job::FAILED);
   EXPECT_EQ(job.trial_counts().failed(), 2);
   EXPECT_EQ(backend_.launches().size(), 2u);
+  // Not COMPLETED: its job failed.
+  EXPECT_EQ(storage_->GetStudy("failing")->state(), v1::Study::INACTIVE);
 }
 
 TEST_F(JobStateMachineTest, ACancelledJobEndsItsRunningTrials) {
@@ -257,19 +260,21 @@ TEST_F(JobStateMachineTest, ACancelledJobEndsItsRunningTrials) {
   EXPECT_EQ(backend_.launches().size(), 2u);
   EXPECT_EQ(controller_->CancelJob("cancelled").status().code(),
             absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(storage_->GetStudy("cancelled")->state(), v1::Study::INACTIVE);
 }
 
 // A packaged trainer's install runs beside the controller's passes: another
 // job's trials start, and its own job stays PREPARING, while pip works.
 TEST_F(JobStateMachineTest, AJobInstallingItsPackagesHoldsUpNoOtherJob) {
-  // The submitter's python3 waits for `release` (20 s at most: an install
-  // that held up the pass would fail the job) before it runs, so the
-  // install lasts until the test lets it go.
+  // The submitter's python3, as pip, waits for `release` (20 s at most: an
+  // install that held up the pass would fail the job) before it runs, so
+  // the install lasts until the test lets it go; what it runs at submit
+  // (reading the packages' requirements) runs at once.
   const std::string release = dir_.path() + "/release";
   const v1::Job packaged =
-      PackagedJob("#!/bin/sh\nwaited=0\nwhile [ ! -e " + release +
+      PackagedJob("#!/bin/sh\ncase \"$*\" in \"-m pip \"*)\nwaited=0\nwhile [ ! -e " + release +
                   " ]; do\n  [ $waited -ge 400 ] && exit 3\n  sleep 0.05; waited=$((waited + 1))\n"
-                  "done\nexec /usr/bin/python3 \"$@\"\n");
+                  "done;;\nesac\nexec /usr/bin/python3 \"$@\"\n");
   ASSERT_TRUE(controller_->SubmitJob(packaged).ok());
   ASSERT_TRUE(controller_->SubmitJob(Job("plain", 1, 1)).ok());
 
@@ -299,10 +304,12 @@ TEST_F(JobStateMachineTest, StoppingKillsARunningInstallAndLeavesTheJobPreparing
   // to 60 s and leaves a mark if it was let run that long.
   const std::string started = dir_.path() + "/started";
   const std::string gave_up = dir_.path() + "/gave-up";
-  const v1::Job packaged = PackagedJob("#!/bin/sh\n: > " + started +
-                                       "\nwaited=0\nwhile [ $waited -lt 1200 ]; do\n"
-                                       "  sleep 0.05; waited=$((waited + 1))\ndone\n: > " +
-                                       gave_up + "\nexit 3\n");
+  const v1::Job packaged = PackagedJob(
+      "#!/bin/sh\ncase \"$*\" in \"-m pip \"*) ;; *) exec /usr/bin/python3 \"$@\";; esac\n: > " +
+      started +
+      "\nwaited=0\nwhile [ $waited -lt 1200 ]; do\n"
+      "  sleep 0.05; waited=$((waited + 1))\ndone\n: > " +
+      gave_up + "\nexit 3\n");
   ASSERT_TRUE(controller_->SubmitJob(packaged).ok());
   controller_->Tick();
   for (int i = 0; i < 400 && !std::filesystem::exists(started); ++i) {

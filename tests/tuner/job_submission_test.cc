@@ -78,6 +78,23 @@ TEST_F(JobSubmissionTest, RefusesWhatCouldNeverRun) {
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(status.message(), HasSubstr("must be an absolute path"));
 
+  v1::Job bucket = MakeJob("bucket", dir_.path());
+  bucket.set_job_dir("gs://bucket/x");
+  status = submission_->Submit(bucket).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("job_dir \"gs://bucket/x\" is a URL"));
+
+  v1::Job labelled = MakeJob("labelled", dir_.path());
+  (*labelled.mutable_labels())["Team"] = "vision";
+  status = submission_->Submit(labelled).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("job.labels[\"Team\"]: a label's key is 1 to 63"));
+  labelled.mutable_labels()->clear();
+  (*labelled.mutable_labels())["team"] = "Vision Lab";
+  status = submission_->Submit(labelled).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("the value \"Vision Lab\" is not up to 63"));
+
   v1::Job no_params = MakeJob("noparams", dir_.path());
   no_params.mutable_training_input()->mutable_hyperparameters()->clear_params();
   EXPECT_EQ(submission_->Submit(no_params).status().code(), absl::StatusCode::kInvalidArgument);
@@ -255,6 +272,11 @@ TEST_F(JobSubmissionTest, APackagedTrainerIsRefusedBesideAnImageOrWithoutAModule
   EXPECT_THAT(status.message(),
               HasSubstr("training_input.package_uris: packages are installed for a packaged "
                         "trainer only"));
+  v1::Job links_only = MakeJob("links_only", dir_.path());
+  links_only.mutable_training_input()->add_find_links(dir_.path());
+  status = submission_->Submit(links_only).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("training_input.find_links: wheel folders hold"));
   EXPECT_FALSE(storage_->GetJob("packaged_image").ok());
   EXPECT_FALSE(storage_->GetJob("packages_only").ok());
 }

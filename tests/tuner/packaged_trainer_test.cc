@@ -14,6 +14,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 void Write(const std::string& path, const std::string& text) {
   std::filesystem::create_directories(std::filesystem::path(path).parent_path());
@@ -27,7 +28,8 @@ class PackagedTrainerTest : public ::testing::Test {
     job.set_job_id("packaged");
     job.set_job_dir(dir_.path() + "/runs");
     job.mutable_training_input()->set_python_module("trainer.task");
-    for (const std::string& package : packages) job.mutable_training_input()->add_package_uris(package);
+    for (const std::string& package : packages)
+      job.mutable_training_input()->add_package_uris(package);
     (*job.mutable_environment())["PATH"] = "/usr/bin:/bin";
     return job;
   }
@@ -42,7 +44,8 @@ TEST_F(PackagedTrainerTest, TheModuleRunsWithTheSubmittersPythonAndThePackagesFi
   v1::Job job = PackagedJob({dir_.path() + "/src/trainer"});
   (*job.mutable_environment())["PYTHONPATH"] = "/mine";
   ASSERT_TRUE(Prepare(job).ok());
-  EXPECT_THAT(job.command(), ElementsAre("/usr/bin/python3", "-m", "trainer.task"));
+  // -P: the working directory, where the source may lie, is not on sys.path.
+  EXPECT_THAT(job.command(), ElementsAre("/usr/bin/python3", "-P", "-m", "trainer.task"));
   EXPECT_EQ(job.environment().at("PYTHONPATH"), dir_.path() + "/runs/.vernier-packages:/mine");
 }
 
@@ -123,6 +126,88 @@ TEST_F(PackagedTrainerTest, AFailingInstallSaysWhatTheInstallerSaid) {
               HasSubstr("installing the job's packages with `/usr/bin/python3 -m pip install` "
                         "failed"));
   EXPECT_THAT(installed.message(), HasSubstr("cannot build broken"));
+}
+
+TEST_F(PackagedTrainerTest, RequirementsThePythonCannotImportAreNamedAtSubmit) {
+  Write(dir_.path() + "/helper/setup.py",
+        "from setuptools import setup\n"
+        "DEPS = ['no_such_dist_abc>=1.0', 'winonly_xyz; sys_platform == \"win32\"', 'pip']\n"
+        "setup(name='helperlib', version='1.0', py_modules=['helperlib'], "
+        "install_requires=DEPS)\n");
+  Write(dir_.path() + "/helper/helperlib.py", "VALUE = 42\n");
+  v1::Job job = PackagedJob({dir_.path() + "/helper"});
+  const absl::Status status = Prepare(job);
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(status.message(), HasSubstr("the packages require no_such_dist_abc>=1.0 "
+                                          "(training_input.package_uris[0] " +
+                                          dir_.path() +
+                                          "/helper), which the "
+                                          "job's python3 (/usr/bin/python3) cannot import"));
+  EXPECT_THAT(status.message(), HasSubstr("--find-links DIR"));
+  EXPECT_THAT(status.message(), Not(HasSubstr("winonly_xyz")));
+}
+
+TEST_F(PackagedTrainerTest, AFindLinksFolderMustBeAnAbsoluteFolder) {
+  Write(dir_.path() + "/src/trainer/__init__.py", "");
+  for (const std::string& folder : {std::string("wheels"), dir_.path() + "/absent"}) {
+    v1::Job job = PackagedJob({dir_.path() + "/src/trainer"});
+    job.mutable_training_input()->add_find_links(folder);
+    const absl::Status status = Prepare(job);
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << folder;
+    EXPECT_THAT(status.message(), HasSubstr("training_input.find_links[0]: \"" + folder)) << folder;
+  }
+}
+
+TEST_F(PackagedTrainerTest, RequirementsInAFindLinksFolderAreInstalledOffline) {
+  // A dependency's wheel, built here, in a folder of its own.
+  Write(dir_.path() + "/dep/setup.py",
+        "from setuptools import setup\nsetup(name='dep_lib_u36', version='2.0', "
+        "py_modules=['dep_lib_u36'])\n");
+  Write(dir_.path() + "/dep/dep_lib_u36.py", "NAME = 'dep'\n");
+  const testing::CommandResult built = testing::RunCommand(
+      {"/usr/bin/python3", "-m", "pip", "wheel", "--no-index", "--no-deps", "--no-build-isolation",
+       "-w", dir_.path() + "/wheels", dir_.path() + "/dep"},
+      std::chrono::seconds(120), {{"HOME", dir_.path()}});
+  ASSERT_EQ(built.exit_code, 0) << built.out << built.err;
+  Write(dir_.path() + "/helper/setup.py",
+        "from setuptools import setup\nsetup(name='helperlib', version='1.0', "
+        "py_modules=['helperlib'], install_requires=['dep-lib-u36>=1'])\n");
+  Write(dir_.path() + "/helper/helperlib.py", "import dep_lib_u36\nVALUE = dep_lib_u36.NAME\n");
+  v1::Job job = PackagedJob({dir_.path() + "/helper"});
+  job.mutable_training_input()->add_find_links(dir_.path() + "/wheels");
+  ASSERT_TRUE(Prepare(job).ok()) << Prepare(job);
+  const absl::Status installed = PackagedTrainer::Install(
+      job, {{"PATH", "/usr/bin:/bin"}, {"HOME", dir_.path()}}, std::chrono::minutes(5));
+  ASSERT_TRUE(installed.ok()) << installed;
+  const testing::CommandResult run = testing::RunCommand(
+      {"/usr/bin/python3", "-c", "import helperlib; print(helperlib.VALUE)"},
+      std::chrono::seconds(60), {{"PYTHONPATH", PackagedTrainer::PackagesDir(job)}});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out, "dep\n");
+}
+
+TEST_F(PackagedTrainerTest, APythonWithoutPipOrSetuptoolsInstallsWithTheServersTools) {
+  // A venv without pip, setuptools or wheel, as the submitter's python3.
+  const testing::CommandResult venv = testing::RunCommand(
+      {"/usr/bin/python3", "-m", "venv", "--without-pip", dir_.path() + "/venv"});
+  ASSERT_EQ(venv.exit_code, 0) << venv.err;
+  Write(dir_.path() + "/helper/setup.py",
+        "from setuptools import setup\nsetup(name='helperlib', version='1.0', "
+        "py_modules=['helperlib'])\n");
+  Write(dir_.path() + "/helper/helperlib.py", "VALUE = 42\n");
+  v1::Job job = PackagedJob({dir_.path() + "/helper"});
+  const std::string path = dir_.path() + "/venv/bin:/usr/bin:/bin";
+  (*job.mutable_environment())["PATH"] = path;
+  ASSERT_TRUE(Prepare(job).ok());
+  EXPECT_EQ(job.command(0), dir_.path() + "/venv/bin/python3");
+  const absl::Status installed = PackagedTrainer::Install(
+      job, {{"PATH", path}, {"HOME", dir_.path()}}, std::chrono::minutes(5));
+  ASSERT_TRUE(installed.ok()) << installed;
+  const testing::CommandResult run = testing::RunCommand(
+      {dir_.path() + "/venv/bin/python3", "-c", "import helperlib; print(helperlib.VALUE)"},
+      std::chrono::seconds(60), {{"PYTHONPATH", PackagedTrainer::PackagesDir(job)}});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out, "42\n");
 }
 
 TEST_F(PackagedTrainerTest, ACancelledInstallIsCancelledNotFailed) {

@@ -3,8 +3,8 @@
 chromium-driver, driven by Debian's python3-selenium) against a real
 `vernier serve` running real jobs. Every page loads with no console error,
 the leaderboard's rows are the API's, every plot draws, a trial that ends
-during the test shows without a reload, the job page's cancel button
-cancels, and a viewer gets no cancel button and a 403 from the API. A
+during the test shows without a reload, a failed trial's reason keeps its
+lines, the job page's cancel button cancels, and a viewer gets no cancel button and a 403 from the API. A
 login with a bad token gets an error page and no cookie; a good one gets a
 session cookie that is not the token, and an address without it. It takes a screenshot of each page (docs/images/web-*.png when
 VERNIER_WEB_SCREENSHOTS names that folder; a temporary folder otherwise).
@@ -460,6 +460,13 @@ def main():
         server.wait_for_job("doomed", {"CANCELLED"})
         wait_for("CANCELLED on the job page",
                  lambda: text_of(driver, "#job-state") == "CANCELLED")
+
+        # A failed trial's reason keeps its lines (the trainer's last output).
+        server.submit("broken", 1, 1, "echo first line; echo second line; exit 3")
+        server.wait_for_job("broken", {"FAILED"})
+        open_page(driver, server, "/trial/broken/1", "#trial-reason")
+        reason = text_of(driver, "#trial-reason")
+        assert "first line\nsecond line" in reason, reason
 
         # A viewer: logged in with their own token, the job page of a running
         # job offers no cancel button, and the API refuses the cancel (403).

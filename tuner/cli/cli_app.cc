@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "text/control_chars.h"
+#include "tls/listen_policy.h"
 #include "tuner/cli/auth_commands.h"
 #include "tuner/cli/command_context.h"
 #include "tuner/cli/gcloud_flags.h"
@@ -19,7 +20,6 @@
 #include "tuner/cli/output_format.h"
 #include "tuner/cli/study_commands.h"
 #include "tuner/cli/submit_environment.h"
-#include "tls/listen_policy.h"
 #include "tuner/cli/vernier_client.h"
 #include "tuner/config/training_input_parser.h"
 
@@ -65,6 +65,7 @@ struct Flags {
   int64_t trial_id = 0;
   int top = 10;
   std::vector<std::string> states;
+  std::vector<std::string> filters;  // jobs list --filter
   // tokens create, studies/jobs share
   std::string user;
   std::string role;
@@ -90,8 +91,9 @@ void AddClientOptions(CLI::App* command, ClientFlags* flags) {
                       "given (default: $VERNIER_TLS_CA)");
   command->add_option("--tls-cert", flags->tls.cert_path,
                       "Mutual TLS: this client's certificate (PEM) (default: $VERNIER_TLS_CERT)");
-  command->add_option("--tls-key", flags->tls.key_path,
-                      "Mutual TLS: the private key (PEM) of --tls-cert (default: $VERNIER_TLS_KEY)");
+  command->add_option(
+      "--tls-key", flags->tls.key_path,
+      "Mutual TLS: the private key (PEM) of --tls-cert (default: $VERNIER_TLS_KEY)");
   command->add_option("--tls-server-name", flags->tls.server_name,
                       "TLS: the name to check in the server's certificate (default: the host of "
                       "--server, or $VERNIER_TLS_SERVER_NAME)");
@@ -319,15 +321,33 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
                    "Output directory; trial N writes to JOB_DIR/N")
       ->required();
   training->add_option("--package-path", flags.submit.package_path,
-                       "A packaged trainer's package folder (gcloud's flag), installed once per "
-                       "job; needs --module-name");
+                       "A packaged trainer's package folder (gcloud's flag), copied at submit and "
+                       "installed from the copy once per job; needs --module-name");
   training->add_option("--module-name", flags.submit.module_name,
-                       "The module every replica runs as `python3 -m MODULE ARGS`; the words "
+                       "The module every replica runs as `python3 -P -m MODULE ARGS`; the words "
                        "after `--` are its ARGS");
-  training->add_option("--packages", flags.submit.packages,
-                       "More packages to install: wheels, source archives or folders "
-                       "(comma-separated)")
+  training
+      ->add_option("--packages", flags.submit.packages,
+                   "More packages to install: wheels, source archives or folders "
+                   "(comma-separated)")
       ->delimiter(',');
+  training
+      ->add_option("--find-links", flags.submit.find_links,
+                   "Folders of wheels and source archives for the packages' requirements, "
+                   "installed offline with them (pip's --find-links; comma-separated)")
+      ->delimiter(',');
+  training
+      ->add_option("--labels", flags.submit.labels,
+                   "KEY=VALUE labels (comma-separated; gcloud's flag): stored, shown by `jobs "
+                   "describe`, matched by `jobs list --filter labels.KEY=VALUE`")
+      ->delimiter(',');
+  training->add_option("--region", flags.submit.region,
+                       "gcloud's flag: stored and shown, with a warning; no effect here");
+  training->add_option("--runtime-version", flags.submit.runtime_version,
+                       "gcloud's flag: stored and shown, with a warning; no effect here");
+  training->add_option("--python-version", flags.submit.python_version,
+                       "gcloud's flag: stored and shown, with a warning; no effect here (the "
+                       "trials run the submitter's python3)");
   training->add_option("--env", flags.submit.env,
                        "NAME=VALUE: a variable every replica gets (repeatable); see "
                        "docs/jobs.md, \"The trial's environment\"");
@@ -370,9 +390,14 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
   list_jobs->add_option("--page-size", flags.page_size, "Jobs per request (all pages are read)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  list_jobs
+      ->add_option("--filter", flags.filters,
+                   "Only jobs matching every term: labels.KEY=VALUE, labels.KEY, "
+                   "state=STATE (repeat or separate with commas)")
+      ->delimiter(',');
   AddClientOptions(list_jobs, &flags.client);
-  list_jobs->callback(
-      job_action([&](JobCommands& commands) { return commands.List(flags.page_size); }));
+  list_jobs->callback(job_action(
+      [&](JobCommands& commands) { return commands.List(flags.page_size, flags.filters); }));
 
   CLI::App* cancel_job = jobs->add_subcommand("cancel", "Cancel a job and stop its trials");
   cancel_job->add_option("JOB_ID", flags.name, "The job")->required();
@@ -420,9 +445,8 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
       ->required()
       ->check(CLI::PositiveNumber);
   AddClientOptions(describe_trial, &flags.client);
-  describe_trial->callback(study_action([&](StudyCommands& commands) {
-    return commands.DescribeTrial(flags.name, flags.trial_id);
-  }));
+  describe_trial->callback(study_action(
+      [&](StudyCommands& commands) { return commands.DescribeTrial(flags.name, flags.trial_id); }));
 
   CLI::App* list_trials = trials->add_subcommand("list", "List the trials of a study");
   list_trials->add_option("STUDY", flags.name, "The study")->required();
@@ -520,8 +544,7 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
   CLI::App* audit =
       app.add_subcommand("audit", "Read and verify the audit log (admin; docs/security.md)");
   audit->require_subcommand(1);
-  CLI::App* list_audit =
-      audit->add_subcommand("list", "List audit log entries, oldest first");
+  CLI::App* list_audit = audit->add_subcommand("list", "List audit log entries, oldest first");
   list_audit->add_option("--user", flags.user, "Only this user's calls");
   list_audit->add_option("--resource", flags.resource,
                          "Only calls naming this study, job or token id");

@@ -16,16 +16,15 @@ constexpr std::string_view kCloudOnly =
 constexpr std::string_view kInConfig =
     "goes in the --config YAML instead: masterConfig/workerConfig/parameterServerConfig with "
     "masterType, workerCount, acceleratorConfig or imageUri (see docs/yaml-reference.md)";
+constexpr std::string_view kScaleTier =
+    "goes in the --config YAML instead: trainingInput.scaleTier (BASIC, STANDARD_1, "
+    "PREMIUM_1, BASIC_GPU, ... or CUSTOM with masterType; see docs/yaml-reference.md)";
 constexpr std::string_view kAsync =
     "is not needed: `vernier jobs submit training` returns once the job is queued (unless "
     "given --wait or --stream-logs)";
 
 constexpr GcloudFlag kGcloudFlags[] = {
-    {"--region", kCloudOnly},
-    {"--runtime-version", kCloudOnly},
-    {"--python-version", kCloudOnly},
     {"--staging-bucket", kCloudOnly},
-    {"--labels", kCloudOnly},
     {"--kms-key", kCloudOnly},
     {"--kms-keyring", kCloudOnly},
     {"--kms-location", kCloudOnly},
@@ -34,7 +33,7 @@ constexpr GcloudFlag kGcloudFlags[] = {
     {"--service-account", kCloudOnly},
     {"--enable-web-access", kCloudOnly},
     {"--project", kCloudOnly},
-    {"--scale-tier", kInConfig},
+    {"--scale-tier", kScaleTier},
     {"--master-machine-type", kInConfig},
     {"--master-accelerator", kInConfig},
     {"--master-image-uri", kInConfig},

@@ -11,21 +11,23 @@
 #include <vector>
 
 #include "absl/cleanup/cleanup.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
-#include "scheduler/shell_quote.h"
 #include "auth/secret_redaction.h"
-#include "tuner/cli/auth_commands.h"
 #include "common/status_macros.h"
+#include "scheduler/shell_quote.h"
 #include "text/control_chars.h"
+#include "tuner/cli/auth_commands.h"
 #include "tuner/cli/fetch_all_pages.h"
 #include "tuner/cli/job_progress.h"
-#include "tuner/cli/submit_environment.h"
 #include "tuner/cli/study_commands.h"
+#include "tuner/cli/submit_environment.h"
 #include "tuner/cli/table_printer.h"
 #include "tuner/cli/time_format.h"
 #include "tuner/cli/trial_count_format.h"
@@ -39,6 +41,13 @@ namespace vernier::cli {
 namespace {
 
 absl::StatusOr<std::string> AbsoluteDirectory(const std::string& directory) {
+  if (absl::StrContains(directory, "://")) {
+    // gs://bucket/x would become a local folder named "gs:".
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--job-dir \"", directory,
+        "\": a URL; trials write their outputs to a folder where they run (this machine, or a "
+        "file system the cluster's nodes share), so give a path, e.g. --job-dir /tmp/my_job"));
+  }
   std::error_code error;
   std::filesystem::path absolute = std::filesystem::absolute(directory, error);
   if (error) {
@@ -55,11 +64,40 @@ std::string ShellCommand(const google::protobuf::RepeatedPtrField<std::string>& 
   if (command.empty()) return "-";
   return absl::StrJoin(auth::RedactCommandLine({command.begin(), command.end()}), " ",
                        [](std::string* out, const std::string& argument) {
-    out->append(scheduler::ShellQuote(argument));
-  });
+                         out->append(scheduler::ShellQuote(argument));
+                       });
 }
 
 std::string OrDash(const std::string& text) { return text.empty() ? "-" : text; }
+
+// A path the user typed, made absolute against the working directory.
+std::string AbsolutePath(std::string path) {
+  if (path.empty() || path[0] == '/' || absl::StrContains(path, "://")) return path;
+  std::error_code error;
+  path = std::filesystem::absolute(path, error).lexically_normal().string();
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  return path;
+}
+
+// gcloud's --labels: KEY=VALUE (the server checks their form).
+absl::Status AddLabels(const std::vector<std::string>& labels, v1::Job& job) {
+  for (const std::string& label : labels) {
+    const size_t equals = label.find('=');
+    if (equals == std::string::npos || equals == 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--labels: \"", label,
+                       "\" is not KEY=VALUE (e.g. --labels team=vision,"
+                       "owner=dora)"));
+    }
+    (*job.mutable_labels())[label.substr(0, equals)] = label.substr(equals + 1);
+  }
+  return absl::OkStatus();
+}
+
+std::string FormatLabels(const v1::Job& job) {
+  const std::map<std::string, std::string> sorted(job.labels().begin(), job.labels().end());
+  return absl::StrJoin(sorted, ",", absl::PairFormatter("="));
+}
 
 std::string FormatBestTrial(const v1::Job& job) {
   const v1::HyperparameterOutput* best = FindBestTrial(job);
@@ -209,10 +247,24 @@ absl::StatusOr<v1::Job> JobCommands::BuildJob(const SubmitJobOptions& options) {
   }
   absl::StatusOr<std::string> job_dir = AbsoluteDirectory(options.job_dir);
   if (!job_dir.ok()) return job_dir.status();
+  if (!options.find_links.empty() && !packaged) {
+    return absl::InvalidArgumentError(
+        "--find-links holds a packaged trainer's requirements: give --module-name too");
+  }
 
   v1::Job job;
   job.set_job_id(options.job_id);
   *job.mutable_training_input() = *std::move(training_input);
+  VERNIER_ASSIGN_OR_RETURN(const auto yaml_labels, config::ParseJobLabelsFile(options.config_path));
+  job.mutable_labels()->insert(yaml_labels.begin(), yaml_labels.end());
+  VERNIER_RETURN_IF_ERROR(AddLabels(options.labels, job));
+  if (!options.region.empty()) job.mutable_training_input()->set_region(options.region);
+  if (!options.runtime_version.empty()) {
+    job.mutable_training_input()->set_runtime_version(options.runtime_version);
+  }
+  if (!options.python_version.empty()) {
+    job.mutable_training_input()->set_python_version(options.python_version);
+  }
   if (packaged) {
     // gcloud's way: the words after `--` are the module's arguments, and
     // every package is a local path made absolute here.
@@ -220,12 +272,9 @@ absl::StatusOr<v1::Job> JobCommands::BuildJob(const SubmitJobOptions& options) {
     for (const std::string& argument : options.command) input.add_args(argument);
     if (!options.package_path.empty()) input.add_package_uris(options.package_path);
     for (const std::string& package : options.packages) input.add_package_uris(package);
-    for (std::string& uri : *input.mutable_package_uris()) {
-      if (uri.empty() || uri[0] == '/' || absl::StrContains(uri, "://")) continue;
-      std::error_code error;
-      uri = std::filesystem::absolute(uri, error).lexically_normal().string();
-      while (uri.size() > 1 && uri.back() == '/') uri.pop_back();
-    }
+    for (const std::string& folder : options.find_links) input.add_find_links(folder);
+    for (std::string& uri : *input.mutable_package_uris()) uri = AbsolutePath(uri);
+    for (std::string& folder : *input.mutable_find_links()) folder = AbsolutePath(folder);
   }
   // One job directory, even when the YAML also names one.
   job.mutable_training_input()->set_job_dir(*job_dir);
@@ -255,6 +304,14 @@ absl::Status JobCommands::Submit(const SubmitJobOptions& options) {
   }
   for (const std::string& warning : config::TrainingInputFileWarnings(options.config_path)) {
     *context_.out << "Warning: " << text::ControlChars::ForTerminal(warning) << "\n";
+  }
+  for (const auto& [flag, value] : {std::pair{"--region", &options.region},
+                                    std::pair{"--runtime-version", &options.runtime_version},
+                                    std::pair{"--python-version", &options.python_version}}) {
+    if (value->empty()) continue;
+    *context_.out << "Warning: " << flag << " " << text::ControlChars::ForTerminal(*value)
+                  << " is stored and shown by `vernier jobs describe`, and changes nothing here: "
+                     "trials run where `vernier serve` runs them, with the submitter's Python\n";
   }
   if (options.dry_run) {
     *context_.out << submitted->launch_preview();
@@ -290,13 +347,24 @@ absl::Status JobCommands::WaitForJob(const std::string& job_id, const SubmitJobO
   };
   JobProgress progress;
   v1::GetJobResponse last;
+  // Failed trials' reasons (a traceback's lines), read once each.
+  std::map<std::string, std::string> reasons;
   for (;;) {
     absl::StatusOr<v1::GetJobResponse> snapshot = client_->GetJob(job_id);
     if (!snapshot.ok()) return snapshot.status();
     last = *std::move(snapshot);
     if (!json) {
+      for (const v1::HyperparameterOutput& trial : last.job().training_output().trials()) {
+        int64_t trial_id = 0;
+        if (trial.state() != v1::Trial::FAILED || reasons.contains(trial.trial_id()) ||
+            !absl::SimpleAtoi(trial.trial_id(), &trial_id)) {
+          continue;
+        }
+        absl::StatusOr<v1::Trial> failed = client_->GetTrial(last.job().study_name(), trial_id);
+        reasons[trial.trial_id()] = failed.ok() ? failed->status_reason() : "";
+      }
       absl::MutexLock lock(&out_mutex);
-      for (const std::string& line : progress.Update(last, context_.now())) {
+      for (const std::string& line : progress.Update(last, context_.now(), reasons)) {
         *context_.out << text::ControlChars::ForTerminal(line) << '\n';
       }
       context_.out->flush();
@@ -316,9 +384,9 @@ absl::Status JobCommands::WaitForJob(const std::string& job_id, const SubmitJobO
     VERNIER_RETURN_IF_ERROR(studies.Leaderboard(last.job().study_name(), 10));
   }
   if (last.job().state() == v1::Job::SUCCEEDED) return absl::OkStatus();
-  return absl::AbortedError(absl::StrCat(
-      "job ", job_id, " ended ", v1::Job::State_Name(last.job().state()),
-      last.job().error_message().empty() ? "" : ": ", last.job().error_message()));
+  return absl::AbortedError(
+      absl::StrCat("job ", job_id, " ended ", v1::Job::State_Name(last.job().state()),
+                   last.job().error_message().empty() ? "" : ": ", last.job().error_message()));
 }
 
 absl::Status JobCommands::Describe(const std::string& job_id) {
@@ -332,17 +400,29 @@ absl::Status JobCommands::Describe(const std::string& job_id) {
 
   const v1::Job& job = response->job();
   TablePrinter fields;
+  // An error keeps its lines (pip's, a trial's traceback).
+  fields.KeepLinesInLastColumn(2);
   fields.AddRow({"Job:", job.job_id()});
   fields.AddRow({"State:", v1::Job::State_Name(job.state())});
   // Jobs stored before owners existed have none.
   if (!job.owner().empty()) fields.AddRow({"Owner:", job.owner()});
   if (!job.grants().empty()) fields.AddRow({"Shared with:", FormatGrants(job.grants())});
+  if (!job.labels().empty()) fields.AddRow({"Labels:", FormatLabels(job)});
   if (!job.error_message().empty()) fields.AddRow({"Error:", job.error_message()});
   fields.AddRow({"Algorithm:", OrDash(job.algorithm_description())});
   fields.AddRow({"Study:", OrDash(job.study_name())});
   fields.AddRow({"Job dir:", OrDash(job.job_dir())});
   fields.AddRow({"Command:", ShellCommand(job.command())});
   if (!job.working_dir().empty()) fields.AddRow({"Working dir:", job.working_dir()});
+  // gcloud's metadata: stored and shown, with no effect here.
+  const v1::TrainingInput& input = job.training_input();
+  if (!input.region().empty()) fields.AddRow({"Region:", input.region() + " (no effect)"});
+  if (!input.runtime_version().empty()) {
+    fields.AddRow({"Runtime version:", input.runtime_version() + " (no effect)"});
+  }
+  if (!input.python_version().empty()) {
+    fields.AddRow({"Python version:", input.python_version() + " (no effect)"});
+  }
   // The trial's environment, secrets as the server left them ([redacted]).
   const std::map<std::string, std::string> environment(job.environment().begin(),
                                                        job.environment().end());
@@ -407,31 +487,65 @@ absl::Status JobCommands::Describe(const std::string& job_id) {
   return absl::OkStatus();
 }
 
-absl::Status JobCommands::List(int page_size) {
+absl::StatusOr<bool> MatchesJobFilter(const v1::Job& job, const std::string& term) {
+  const size_t equals = term.find('=');
+  const std::string field = term.substr(0, equals);
+  if (absl::StartsWith(field, "labels.") && field.size() > std::string("labels.").size()) {
+    const auto label = job.labels().find(field.substr(std::string("labels.").size()));
+    if (label == job.labels().end()) return false;
+    return equals == std::string::npos || label->second == term.substr(equals + 1);
+  }
+  if (field == "state" && equals != std::string::npos) {
+    return absl::AsciiStrToUpper(term.substr(equals + 1)) == v1::Job::State_Name(job.state());
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("--filter \"", term,
+                   "\": expected labels.KEY=VALUE, labels.KEY (has the label) or state=STATE, e.g. "
+                   "--filter labels.team=vision"));
+}
+
+absl::Status JobCommands::List(int page_size, const std::vector<std::string>& filters) {
+  // A filter that cannot match is refused before anything is read.
+  for (const std::string& term : filters) {
+    VERNIER_RETURN_IF_ERROR(MatchesJobFilter(v1::Job(), term).status());
+  }
   v1::ListJobsResponse all;
   absl::Status fetched = FetchAllPages(
       client_->address(),
       [&](const std::string& page_token) { return client_->ListJobs(page_size, page_token); },
       [&](v1::ListJobsResponse& page) {
-        for (v1::Job& job : *page.mutable_jobs()) *all.add_jobs() = std::move(job);
+        for (v1::Job& job : *page.mutable_jobs()) {
+          bool matches = true;
+          for (const std::string& term : filters) matches = matches && *MatchesJobFilter(job, term);
+          if (matches) *all.add_jobs() = std::move(job);
+        }
       });
   if (!fetched.ok()) return fetched;
 
   if (context_.format == OutputFormat::kJson) return PrintJson(all);
   if (all.jobs_size() == 0) {
-    *context_.out << "No jobs.\n";
+    *context_.out << (filters.empty() ? "No jobs.\n" : "No jobs match the filter.\n");
     return absl::OkStatus();
   }
-  TablePrinter table({"JOB_ID", "STATE", "TRIALS", "OUTCOME", "CREATED", "DURATION"});
+  // A LABELS column once any job has labels.
+  const bool labelled = std::any_of(all.jobs().begin(), all.jobs().end(),
+                                    [](const v1::Job& job) { return !job.labels().empty(); });
+  std::vector<std::string> header = {"JOB_ID", "STATE", "TRIALS", "OUTCOME", "CREATED", "DURATION"};
+  if (labelled) header.push_back("LABELS");
+  TablePrinter table(header);
   table.SetAlignment(2, TablePrinter::Alignment::kRight);
   table.SetAlignment(5, TablePrinter::Alignment::kRight);
   for (const v1::Job& job : all.jobs()) {
-    table.AddRow({job.job_id(), v1::Job::State_Name(job.state()),
-                  absl::StrCat(job.training_output().completed_trial_count(), "/",
-                               job.training_input().hyperparameters().max_trials()),
-                  FormatOutcome(job.training_output()),
-                  FormatTimestamp(job.create_time(), context_.time_zone),
-                  FormatElapsed(job.start_time(), job.end_time(), context_.now())});
+    std::vector<std::string> row = {
+        job.job_id(),
+        v1::Job::State_Name(job.state()),
+        absl::StrCat(job.training_output().completed_trial_count(), "/",
+                     job.training_input().hyperparameters().max_trials()),
+        FormatOutcome(job.training_output()),
+        FormatTimestamp(job.create_time(), context_.time_zone),
+        FormatElapsed(job.start_time(), job.end_time(), context_.now())};
+    if (labelled) row.push_back(OrDash(FormatLabels(job)));
+    table.AddRow(row);
   }
   table.Print(*context_.out);
   return absl::OkStatus();

@@ -27,6 +27,16 @@ struct SubmitJobOptions {
   std::string package_path;
   std::string module_name;
   std::vector<std::string> packages;
+  // Folders of wheels for the packages' requirements (pip's --find-links).
+  std::vector<std::string> find_links;
+  // gcloud's --labels KEY=VALUE,...; over the YAML's top-level labels.
+  std::vector<std::string> labels;
+  // gcloud's metadata flags: stored and shown, with a warning that they
+  // change nothing here; over the YAML's region, runtimeVersion,
+  // pythonVersion.
+  std::string region;
+  std::string runtime_version;
+  std::string python_version;
   // The job's environment (docs/jobs.md, "The trial's environment"): the
   // submitter's variables (SubmitterVariables), then --env-file's, then
   // each --env NAME=VALUE.
@@ -59,8 +69,9 @@ class JobCommands {
   // nothing is created.
   absl::Status Submit(const SubmitJobOptions& options);
   absl::Status Describe(const std::string& job_id);
-  // Follows page tokens until the server has no more jobs.
-  absl::Status List(int page_size);
+  // Follows page tokens until the server has no more jobs; shows those that
+  // match every `filters` term (JobFilter).
+  absl::Status List(int page_size, const std::vector<std::string>& filters = {});
   absl::Status Cancel(const std::string& job_id);
   absl::Status Delete(const std::string& job_id);
   // trial_id 0: every trial.
@@ -80,6 +91,10 @@ class JobCommands {
 // unless the goal is MINIMIZE), among the trials that neither failed nor were
 // infeasible; nullptr when no trial has a final metric yet.
 const v1::HyperparameterOutput* FindBestTrial(const v1::Job& job);
+// Whether `job` matches a `jobs list --filter` term: labels.KEY=VALUE,
+// labels.KEY (has the label), state=STATE (any case). INVALID_ARGUMENT
+// naming the term for any other.
+absl::StatusOr<bool> MatchesJobFilter(const v1::Job& job, const std::string& term);
 // The job's objective metric: its hyperparameterMetricTag, else its first
 // `metrics` entry, else "objective".
 std::string ObjectiveName(const v1::Job& job);

@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "tuner/cli/job_commands.h"
 #include "tuner/cli/time_format.h"
 #include "tuner/storage/trial_ranking.h"
@@ -56,16 +59,16 @@ std::string FrontText(const v1::Job& job, const v1::StudySpec& spec) {
 
 }  // namespace
 
-std::vector<std::string> JobProgress::Update(const v1::GetJobResponse& snapshot, absl::Time now) {
+std::vector<std::string> JobProgress::Update(const v1::GetJobResponse& snapshot, absl::Time now,
+                                             const std::map<std::string, std::string>& reasons) {
   const v1::Job& job = snapshot.job();
   std::vector<const v1::HyperparameterOutput*> ended;
   for (const v1::HyperparameterOutput& trial : job.training_output().trials()) {
     if (trial.resumed() || !tuner::HasEnded(trial.state())) continue;
     if (reported_.insert(trial.trial_id()).second) ended.push_back(&trial);
   }
-  std::sort(ended.begin(), ended.end(), [](const auto* a, const auto* b) {
-    return TrialNumber(*a) < TrialNumber(*b);
-  });
+  std::sort(ended.begin(), ended.end(),
+            [](const auto* a, const auto* b) { return TrialNumber(*a) < TrialNumber(*b); });
   std::vector<std::string> lines;
   const v1::HyperparameterOutput* best = FindBestTrial(job);
   // Several objectives have no one best: every metric of each trial, and
@@ -96,6 +99,13 @@ std::vector<std::string> JobProgress::Update(const v1::GetJobResponse& snapshot,
                       best->trial_id(), ")");
     }
     lines.push_back(std::move(line));
+    const auto reason = reasons.find(trial->trial_id());
+    if (trial->state() == v1::Trial::FAILED && reason != reasons.end()) {
+      for (absl::string_view reason_line :
+           absl::StrSplit(reason->second, '\n', absl::SkipWhitespace())) {
+        lines.push_back(absl::StrCat("  ", absl::StripTrailingAsciiWhitespace(reason_line)));
+      }
+    }
   }
   const v1::TrialCounts& counts = snapshot.trial_counts();
   const std::string key = absl::StrCat(job.training_output().completed_trial_count(), "/",
@@ -112,11 +122,16 @@ std::string JobProgress::ProgressLine(const v1::GetJobResponse& snapshot, absl::
   const int64_t done = job.training_output().completed_trial_count();
   const int64_t max_trials =
       std::max<int64_t>(job.training_input().hyperparameters().max_trials(), 1);
+  // From the submission: a start after PREPARING does not set it back.
   const google::protobuf::Timestamp& since =
-      HasTime(job.start_time()) ? job.start_time() : job.create_time();
+      HasTime(job.create_time()) ? job.create_time() : job.start_time();
   const absl::Duration elapsed = HasTime(job.end_time())
                                      ? ToAbslTime(job.end_time()) - ToAbslTime(since)
                                      : now - ToAbslTime(since);
+  if (job.state() == v1::Job::PREPARING) {
+    return absl::StrCat("progress: installing the job's packages (PREPARING), ",
+                        FormatCompactDuration(elapsed), " elapsed");
+  }
   std::string line = absl::StrCat("progress: ", done, "/", max_trials, " trials ended, ",
                                   snapshot.trial_counts().active(), " running, ",
                                   FormatCompactDuration(elapsed), " elapsed");

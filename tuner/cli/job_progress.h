@@ -1,6 +1,7 @@
 #ifndef VERNIER_TUNER_CLI_JOB_PROGRESS_H_
 #define VERNIER_TUNER_CLI_JOB_PROGRESS_H_
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -26,12 +27,20 @@ namespace vernier::cli {
 //
 //   progress: 5/12 trials ended, 2 running, 1m03s elapsed, about 1m30s left
 //
+// A failed trial's line is followed by its failure reason, every line of
+// it (a traceback's) indented by two spaces, when the caller has it. While
+// the job is PREPARING the progress line says that its packages are being
+// installed. The elapsed time runs from the job's submission, so it never
+// goes back when the job starts.
+//
 // Copies of a resumed job's trials are not news and are left out. Pure:
 // the time comes with each snapshot.
 class JobProgress {
  public:
-  // Lines for this snapshot, each without its newline.
-  std::vector<std::string> Update(const v1::GetJobResponse& snapshot, absl::Time now);
+  // Lines for this snapshot, each without its newline. `reasons`: failed
+  // trials' status_reason by trial id (those it lacks get no reason).
+  std::vector<std::string> Update(const v1::GetJobResponse& snapshot, absl::Time now,
+                                  const std::map<std::string, std::string>& reasons = {});
 
  private:
   std::string ProgressLine(const v1::GetJobResponse& snapshot, absl::Time now) const;

@@ -240,7 +240,10 @@ absl::Status StudyCommands::ListTrials(const std::string& study_name,
   std::vector<std::string> headers = {"TRIAL",      "STATE", "OBJECTIVE",
                                       "PARAMETERS", "STEP",  "DURATION"};
   if (any_reason) headers.push_back("REASON");
+  const int columns = static_cast<int>(headers.size());
   TablePrinter table(std::move(headers));
+  // A failure's reason keeps its lines (a traceback's), under its column.
+  if (any_reason) table.KeepLinesInLastColumn(columns);
   for (int column : {0, 2, 4, 5}) table.SetAlignment(column, TablePrinter::Alignment::kRight);
   for (const v1::Trial& trial : *trials) {
     std::vector<std::string> row = {
@@ -266,6 +269,7 @@ absl::Status StudyCommands::DescribeTrial(const std::string& study_name, int64_t
 
   const std::string metric_id = ObjectiveMetricId(*study);
   TablePrinter fields;
+  fields.KeepLinesInLastColumn(2);  // the reason's lines
   fields.AddRow({"Trial:", absl::StrCat(trial->id(), " of study ", study->name())});
   fields.AddRow({"State:", v1::Trial::State_Name(trial->state())});
   if (!trial->status_reason().empty()) fields.AddRow({"Reason:", trial->status_reason()});
@@ -315,8 +319,9 @@ absl::Status StudyCommands::DescribeTrial(const std::string& study_name, int64_t
       continue;
     }
     const v1::Measurement& measurement = trial->measurements(i);
-    std::vector<std::string> row = {absl::StrCat(measurement.step()),
-                                    FormatCompactDuration(absl::Seconds(measurement.elapsed_seconds()))};
+    std::vector<std::string> row = {
+        absl::StrCat(measurement.step()),
+        FormatCompactDuration(absl::Seconds(measurement.elapsed_seconds()))};
     for (const std::string& metric : metrics) {
       const std::optional<double> value = FindMetric(measurement, metric);
       row.push_back(value.has_value() ? absl::StrCat(*value) : "-");

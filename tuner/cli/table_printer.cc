@@ -24,7 +24,28 @@ std::string TerminalCell(std::string text) {
   return text::ControlChars::ForTerminal(text);
 }
 
+// Each line of `text` made a TerminalCell, joined with '\n' again.
+std::string TerminalLines(const std::string& text) {
+  std::string kept;
+  size_t start = 0;
+  while (true) {
+    const size_t end = text.find('\n', start);
+    std::string line = text.substr(start, end == std::string::npos ? end : end - start);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (start > 0) kept += '\n';
+    kept += TerminalCell(std::move(line));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  while (!kept.empty() && kept.back() == '\n') kept.pop_back();
+  return kept;
+}
+
+std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
+
 }  // namespace
+
+void TablePrinter::KeepLinesInLastColumn(int column_count) { multiline_column_ = column_count - 1; }
 
 TablePrinter::TablePrinter(std::vector<std::string> headers) : headers_(std::move(headers)) {
   for (std::string& header : headers_) header = TerminalCell(std::move(header));
@@ -41,7 +62,10 @@ void TablePrinter::SetAlignment(int column, Alignment alignment) {
 void TablePrinter::SetIndent(int spaces) { indent_ = std::max(0, spaces); }
 
 void TablePrinter::AddRow(std::vector<std::string> cells) {
-  for (std::string& cell : cells) cell = TerminalCell(std::move(cell));
+  for (size_t i = 0; i < cells.size(); ++i) {
+    cells[i] = static_cast<int>(i) == multiline_column_ ? TerminalLines(cells[i])
+                                                        : TerminalCell(std::move(cells[i]));
+  }
   rows_.push_back(std::move(cells));
 }
 
@@ -54,15 +78,28 @@ std::string TablePrinter::ToString() const {
   for (const auto* line : lines) {
     if (widths.size() < line->size()) widths.resize(line->size(), 0);
     for (size_t i = 0; i < line->size(); ++i) {
-      widths[i] = std::max(widths[i], DisplayWidth((*line)[i]));
+      widths[i] = std::max(widths[i], DisplayWidth(FirstLine((*line)[i])));
     }
   }
 
   std::string text;
   for (const auto* line : lines) {
     std::string rendered(indent_, ' ');
+    std::string continued;  // the multi-line cell's other lines
     for (size_t i = 0; i < widths.size(); ++i) {
-      const std::string cell = i < line->size() ? (*line)[i] : std::string();
+      std::string cell = i < line->size() ? (*line)[i] : std::string();
+      if (static_cast<int>(i) == multiline_column_ && cell.find('\n') != std::string::npos) {
+        const std::string margin(DisplayWidth(rendered) + (i > 0 ? 2 : 0), ' ');
+        size_t start = cell.find('\n') + 1;
+        while (start <= cell.size()) {
+          const size_t end = std::min(cell.find('\n', start), cell.size());
+          continued += margin + cell.substr(start, end - start);
+          continued.erase(continued.find_last_not_of(' ') + 1);
+          continued += '\n';
+          start = end + 1;
+        }
+        cell = FirstLine(cell);
+      }
       const size_t padding = widths[i] - DisplayWidth(cell);
       const bool right = i < alignments_.size() && alignments_[i] == Alignment::kRight;
       if (i > 0) rendered += "  ";
@@ -73,6 +110,7 @@ std::string TablePrinter::ToString() const {
     rendered.erase(rendered.find_last_not_of(' ') + 1);
     text += rendered;
     text += '\n';
+    text += continued;
   }
   return text;
 }

@@ -19,7 +19,12 @@ class TablePrinter {
   void SetAlignment(int column, Alignment alignment);
   // Spaces before every line, for tables nested under a heading.
   void SetIndent(int spaces);
-  // Newlines and tabs in cells become spaces so that a row stays one line;
+  // The last column keeps its cells' lines (a failure's traceback): the
+  // first on the row, the others below it, indented to the column. Call
+  // before AddRow.
+  void KeepLinesInLastColumn(int column_count);
+  // Newlines and tabs in cells become spaces so that a row stays one line
+  // (but see KeepLinesInLastColumn);
   // other control characters (ESC, CR, C1) are escaped
   // (text::ControlChars::ForTerminal), in headers too.
   void AddRow(std::vector<std::string> cells);
@@ -33,6 +38,8 @@ class TablePrinter {
   std::vector<std::vector<std::string>> rows_;
   std::vector<Alignment> alignments_;
   int indent_ = 0;
+  // The column whose cells keep their lines; -1: none.
+  int multiline_column_ = -1;
 };
 
 }  // namespace vernier::cli

@@ -7,6 +7,7 @@
 #include "auth/bearer_token_interceptor.h"
 #include "auth/client_token.h"
 #include "tls/channel_credentials.h"
+#include "tuner/cli/http_port_probe.h"
 #include "vernier/grpc_status.h"
 
 namespace vernier::cli {
@@ -48,6 +49,14 @@ absl::Status VernierClient::EnsureConnected() {
   if (connected_) return absl::OkStatus();
   if (!setup_status_.ok()) return setup_status_;
   if (!channel_->WaitForConnected(DeadlineAfter(options_.connect_timeout))) {
+    if (!options_.tls.enabled() &&
+        HttpPortProbe::AnswersHttp1(options_.address, absl::Seconds(2))) {
+      return absl::UnavailableError(absl::StrCat(
+          "cannot reach the Vernier server at ", options_.address,
+          ": that port answers HTTP/1.1, so it is `vernier serve`'s HTTP port (the dashboard and "
+          "the HTTP/JSON API, default 7731); the CLI speaks gRPC, on `vernier serve --port` "
+          "(default 7730): give that port to --server"));
+    }
     // A TLS handshake that fails looks the same from here as no server.
     return absl::UnavailableError(absl::StrCat(
         "cannot reach the Vernier server at ", options_.address,
@@ -159,8 +168,7 @@ absl::Status VernierClient::StreamLogs(
   return absl::OkStatus();
 }
 
-absl::StatusOr<v1::Trial> VernierClient::GetTrial(const std::string& study_name,
-                                                  int64_t trial_id) {
+absl::StatusOr<v1::Trial> VernierClient::GetTrial(const std::string& study_name, int64_t trial_id) {
   v1::GetTrialRequest request;
   request.set_study_name(study_name);
   request.set_trial_id(trial_id);
@@ -261,10 +269,11 @@ absl::StatusOr<v1::ApiToken> VernierClient::RevokeToken(const std::string& token
 }
 
 absl::StatusOr<v1::ShareResponse> VernierClient::Share(bool job, const v1::ShareRequest& request) {
-  return CallUnary<v1::ShareResponse>([&](grpc::ClientContext* context, v1::ShareResponse* response) {
-    return job ? auth_->ShareJob(context, request, response)
-               : auth_->ShareStudy(context, request, response);
-  });
+  return CallUnary<v1::ShareResponse>(
+      [&](grpc::ClientContext* context, v1::ShareResponse* response) {
+        return job ? auth_->ShareJob(context, request, response)
+                   : auth_->ShareStudy(context, request, response);
+      });
 }
 
 }  // namespace vernier::cli

@@ -11,6 +11,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
@@ -118,7 +119,7 @@ absl::Status ValidateAlgorithm(v1::Algorithm algorithm, std::string_view path,
 // and max_step their last rung or the learning-curve policy's horizon; with
 // another policy they would be silently ignored.
 absl::Status ValidateStoppingSettings(const v1::EarlyStoppingSpec& early_stopping,
-                                  std::string_view path, const Locator& locate) {
+                                      std::string_view path, const Locator& locate) {
   const double factor = early_stopping.reduction_factor();
   if (factor != 0 && !(factor > 1 && std::isfinite(factor))) {
     return Invalid(locate, Child(path, "reduction_factor"),
@@ -903,8 +904,46 @@ absl::Status ValidateStudy(const v1::Study& study) {
   return ValidateStudySpec(study.spec());
 }
 
+namespace {
+
+// gcloud's label rules: at most 64; keys of 1 to 63 lowercase letters,
+// digits, '_' and '-', starting with a letter; values the same, possibly
+// empty.
+absl::Status ValidateLabels(const v1::Job& job) {
+  constexpr int kMaxLabels = 64;
+  constexpr size_t kMaxLabelLength = 63;
+  if (job.labels_size() > kMaxLabels) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("job.labels: ", job.labels_size(), " labels; at most ", kMaxLabels));
+  }
+  const auto allowed = [](absl::string_view text) {
+    return std::all_of(text.begin(), text.end(), [](char c) {
+      return absl::ascii_islower(c) || absl::ascii_isdigit(c) || c == '_' || c == '-';
+    });
+  };
+  for (const auto& [key, value] : job.labels()) {
+    const std::string where = absl::StrCat("job.labels[\"", absl::CHexEscape(key), "\"]");
+    if (key.empty() || !absl::ascii_islower(key[0]) || key.size() > kMaxLabelLength ||
+        !allowed(key)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where,
+                       ": a label's key is 1 to 63 lowercase letters, digits, '_' or '-', starting "
+                       "with a letter (e.g. team=vision)"));
+    }
+    if (value.size() > kMaxLabelLength || !allowed(value)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": the value \"", absl::CHexEscape(value),
+                       "\" is not up to 63 lowercase letters, digits, '_' or '-'"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status ValidateJobFields(const v1::Job& job) {
   const Locator locate = ProtoPathLocator("job");
+  VERNIER_RETURN_IF_ERROR(ValidateLabels(job));
   VERNIER_RETURN_IF_ERROR(
       CheckList(locate, "command", job.command(), kMaxCommandArgs, kMaxArgBytes));
   VERNIER_RETURN_IF_ERROR(CheckBytes(locate, "job_dir", job.job_dir(), kMaxPathBytes));

@@ -126,6 +126,9 @@ class TrainingInputParser {
     return input;
   }
 
+  // The document's top-level labels, once Parse has read it.
+  std::map<std::string, std::string> Labels() const { return {labels_.begin(), labels_.end()}; }
+
   // ParseStudySpecText's reading, after the text's format was checked.
   absl::StatusOr<v1::StudySpec> ParseStudySpec(absl::string_view yaml_text) {
     VERNIER_ASSIGN_OR_RETURN(const YAML::Node document,
@@ -170,9 +173,9 @@ class TrainingInputParser {
     std::vector<std::string> warnings;
     const std::string block(kHyperparametersKey);
     if (input.has_hyperparameters() && !marks_.contains(Child(block, "maxTrials"))) {
-      warnings.push_back(absl::StrCat(
-          Locate(block), ": no maxTrials, so the job runs ", input.hyperparameters().max_trials(),
-          " trial (AI Platform's default); set maxTrials to tune"));
+      warnings.push_back(absl::StrCat(Locate(block), ": no maxTrials, so the job runs ",
+                                      input.hyperparameters().max_trials(),
+                                      " trial (AI Platform's default); set maxTrials to tune"));
     }
     return warnings;
   }
@@ -213,11 +216,14 @@ class TrainingInputParser {
     // The top level is checked on its own first, so that its errors name
     // top-level keys and everything below is named under trainingInput.
     std::optional<YAML::Node> training_input;
-    VERNIER_RETURN_IF_ERROR(ReadMapping(
-        document, "", {{kTrainingInputKey, [&](const YAML::Node& value, const std::string&) {
-                          training_input.emplace(value);
-                          return absl::OkStatus();
-                        }}}));
+    // AI Platform's Job resource has its labels beside trainingInput.
+    VERNIER_RETURN_IF_ERROR(ReadMapping(document, "",
+                                        {{kTrainingInputKey,
+                                          [&](const YAML::Node& value, const std::string&) {
+                                            training_input.emplace(value);
+                                            return absl::OkStatus();
+                                          }},
+                                         {"labels", StringMap(&labels_)}}));
     const std::string wrapper(kTrainingInputKey);
     root_ = wrapper;
     marks_[""] = marks_[wrapper];
@@ -506,9 +512,9 @@ class TrainingInputParser {
   ValueReader StringMap(google::protobuf::Map<std::string, std::string>* out) {
     return [this, out](const YAML::Node& value, const std::string& path) -> absl::Status {
       if (!value.IsMap()) {
-        return ValueError(value, path,
-                          absl::StrCat("expected a mapping of names to values, got ",
-                                       DescribeNode(value)));
+        return ValueError(
+            value, path,
+            absl::StrCat("expected a mapping of names to values, got ", DescribeNode(value)));
       }
       absl::flat_hash_map<std::string, YAML::Mark> seen;
       for (const auto& entry : value) {
@@ -759,6 +765,7 @@ class TrainingInputParser {
          {"pythonVersion", String(input.mutable_python_version())},
          {"packageUris", StringList(input.mutable_package_uris())},
          {"pythonModule", String(input.mutable_python_module())},
+         {"findLinks", StringList(input.mutable_find_links())},
          {"scheduling", [this, &input](const YAML::Node& value, const std::string& path) {
             v1::Scheduling* scheduling = input.mutable_scheduling();
             return ReadMapping(value, path, {{"maxRetries", Int32([scheduling](int32_t count) {
@@ -770,6 +777,8 @@ class TrainingInputParser {
     return absl::OkStatus();
   }
 
+  // The top-level `labels:` beside `trainingInput:`, checked by the CLI.
+  google::protobuf::Map<std::string, std::string> labels_;
   std::string file_name_;
   // "trainingInput" when the document wraps its keys in it, "" otherwise.
   std::string root_;
@@ -856,6 +865,14 @@ absl::StatusOr<v1::TrainingInput> ParseTrainingInputFile(const std::string& path
   absl::StatusOr<std::string> text = ReadConfigFile(path);
   if (!text.ok()) return text.status();
   return ParseTrainingInputYaml(*text, path);
+}
+
+absl::StatusOr<std::map<std::string, std::string>> ParseJobLabelsFile(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadConfigFile(path);
+  if (!text.ok()) return text.status();
+  TrainingInputParser parser(path);
+  VERNIER_RETURN_IF_ERROR(parser.Parse(*text).status());
+  return parser.Labels();
 }
 
 std::vector<std::string> TrainingInputFileWarnings(const std::string& path) {

@@ -1,9 +1,10 @@
 #ifndef VERNIER_TUNER_CONFIG_TRAINING_INPUT_PARSER_H_
 #define VERNIER_TUNER_CONFIG_TRAINING_INPUT_PARSER_H_
 
+#include <map>
 #include <string>
-#include <vector>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "vernier/v1/job.pb.h"
@@ -47,6 +48,11 @@ absl::StatusOr<v1::StudySpec> ParseStudySpecText(std::string_view text, SpecForm
 // As above, for the file at `path`; NOT_FOUND when there is no such file,
 // INVALID_ARGUMENT naming the path when it cannot be read.
 absl::StatusOr<v1::TrainingInput> ParseTrainingInputFile(const std::string& path);
+
+// The top-level `labels:` mapping beside `trainingInput:` (AI Platform's
+// Job resource has its labels there), KEY: VALUE strings; empty without
+// one. Errors as ParseTrainingInputFile's.
+absl::StatusOr<std::map<std::string, std::string>> ParseJobLabelsFile(const std::string& path);
 
 // What the file at `path` leaves to a default that is rarely meant (no
 // maxTrials: one trial), each "FILE:LINE:COLUMN: FIELD: WHY"; none for a file

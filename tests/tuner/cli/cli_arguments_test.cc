@@ -67,16 +67,16 @@ TEST_F(CliArgumentsTest, SubmitWithoutTrainerCommandIsAUsageError) {
 
 TEST_F(CliArgumentsTest, GcloudFlagsVernierDoesNotTakeAreNamedWithWhatToDoInstead) {
   CliRun run = RunCli({"jobs", "submit", "training", "job1", "--config", "c.yaml", "--job-dir",
-                       "/tmp/j", "--region", "us-central1", "--", "python3", "train.py"});
+                       "/tmp/j", "--staging-bucket", "gs://b", "--", "python3", "train.py"});
   EXPECT_EQ(run.exit_code, kExitUsage);
-  EXPECT_THAT(run.err, HasSubstr("`--region` is a gcloud flag that Vernier does not take: it has "
-                                 "no meaning for a self-hosted server; drop it"));
+  EXPECT_THAT(run.err, HasSubstr("`--staging-bucket` is a gcloud flag that Vernier does not take: "
+                                 "it has no meaning for a self-hosted server; drop it"));
   EXPECT_THAT(run.err, Not(HasSubstr("Put the trainer command after")));
   run = RunCli({"jobs", "submit", "training", "job1", "--config", "c.yaml", "--job-dir", "/tmp/j",
                 "--scale-tier=BASIC_GPU", "--", "python3", "train.py"});
   EXPECT_EQ(run.exit_code, kExitUsage);
   EXPECT_THAT(run.err, HasSubstr("`--scale-tier` is a gcloud flag that Vernier does not take: it "
-                                 "goes in the --config YAML instead"));
+                                 "goes in the --config YAML instead: trainingInput.scaleTier"));
   run = RunCli({"jobs", "submit", "training", "job1", "--config", "c.yaml", "--job-dir", "/tmp/j",
                 "--async", "--", "python3", "train.py"});
   EXPECT_EQ(run.exit_code, kExitUsage);
@@ -292,11 +292,27 @@ TEST_F(CliArgumentsTest, ServeFillsServerOptionsWithAbsolutePaths) {
   };
   const std::filesystem::path previous = std::filesystem::current_path();
   std::filesystem::current_path(dir_);
-  const CliRun run =
-      RunCli({"serve", "--host", "0.0.0.0", "--insecure", "--port", "0", "--data-dir", "data", "--db",
-              "state/v.db", "--agent-path", "bin/vernier-agent", "--grace-period-ms", "1500",
-              "--agent-timeout", "3s", "--log-level", "warn", "--podman", "bin/podman"},
-             dependencies);
+  const CliRun run = RunCli({"serve",
+                             "--host",
+                             "0.0.0.0",
+                             "--insecure",
+                             "--port",
+                             "0",
+                             "--data-dir",
+                             "data",
+                             "--db",
+                             "state/v.db",
+                             "--agent-path",
+                             "bin/vernier-agent",
+                             "--grace-period-ms",
+                             "1500",
+                             "--agent-timeout",
+                             "3s",
+                             "--log-level",
+                             "warn",
+                             "--podman",
+                             "bin/podman"},
+                            dependencies);
   std::filesystem::current_path(previous);
 
   ASSERT_EQ(run.exit_code, kExitSuccess) << run.err;
@@ -322,12 +338,28 @@ TEST_F(CliArgumentsTest, ServeTlsPathsBecomeAbsoluteAndAgentsCheckTheHostTheyDia
   };
   const std::filesystem::path previous = std::filesystem::current_path();
   std::filesystem::current_path(dir_);
-  const CliRun run = RunCli(
-      {"serve", "--host", "0.0.0.0", "--advertise-host", "gpu-head.example", "--data-dir", "d",
-       "--tls-cert", "certs/server.pem", "--tls-key", "certs/server.key", "--tls-ca",
-       "certs/ca.pem", "--tls-client-ca", "certs/ca.pem", "--tls-agent-cert", "certs/agent.pem",
-       "--tls-agent-key", "certs/agent.key", "--tls-reload-interval", "2m"},
-      dependencies);
+  const CliRun run = RunCli({"serve",
+                             "--host",
+                             "0.0.0.0",
+                             "--advertise-host",
+                             "gpu-head.example",
+                             "--data-dir",
+                             "d",
+                             "--tls-cert",
+                             "certs/server.pem",
+                             "--tls-key",
+                             "certs/server.key",
+                             "--tls-ca",
+                             "certs/ca.pem",
+                             "--tls-client-ca",
+                             "certs/ca.pem",
+                             "--tls-agent-cert",
+                             "certs/agent.pem",
+                             "--tls-agent-key",
+                             "certs/agent.key",
+                             "--tls-reload-interval",
+                             "2m"},
+                            dependencies);
   std::filesystem::current_path(previous);
   ASSERT_EQ(run.exit_code, kExitSuccess) << run.err;
   const std::string certs = (dir_ / "certs").string();
@@ -351,10 +383,12 @@ TEST_F(CliArgumentsTest, ClientTlsFlagsComeFromTheEnvironmentAndABadFileIsNamed)
   dependencies.connect_timeout = absl::Milliseconds(200);
   const std::string missing = (dir_ / "missing-ca.pem").string();
   ASSERT_EQ(setenv("VERNIER_TLS_CA", missing.c_str(), 1), 0);
-  const CliRun from_environment = RunCli({"studies", "list", "--server", "127.0.0.1:1"}, dependencies);
+  const CliRun from_environment =
+      RunCli({"studies", "list", "--server", "127.0.0.1:1"}, dependencies);
   unsetenv("VERNIER_TLS_CA");
   EXPECT_EQ(from_environment.exit_code, kExitFailure);
-  EXPECT_EQ(from_environment.err, "error: INVALID_ARGUMENT: --tls-ca " + missing + ": no such file\n");
+  EXPECT_EQ(from_environment.err,
+            "error: INVALID_ARGUMENT: --tls-ca " + missing + ": no such file\n");
   const std::string garbage = WriteFile("garbage.pem", "not PEM\n");
   const CliRun from_flag =
       RunCli({"jobs", "list", "--server", "127.0.0.1:1", "--tls-ca", garbage}, dependencies);
@@ -426,7 +460,8 @@ TEST_F(CliArgumentsTest, ServeHttpPortDefaultsTo7731OrAFreePortBesideAFreeGrpcPo
 
 // The error BuildServerOptions gives for `flags` ("" when it accepts them).
 std::string ServeError(const ServeFlags& flags) {
-  absl::StatusOr<tuner::ServerOptions> options = ServeCommand::BuildServerOptions(flags, "/home/ada");
+  absl::StatusOr<tuner::ServerOptions> options =
+      ServeCommand::BuildServerOptions(flags, "/home/ada");
   return options.ok() ? "" : std::string(options.status().message());
 }
 
@@ -441,7 +476,8 @@ ServeFlags WithTls() {
 TEST(ServeCommandTest, BadHttpPortsAreRefused) {
   ServeFlags flags;
   flags.http_port = 70000;
-  EXPECT_EQ(ServeError(flags), "--http-port 70000 is not a TCP port (0 to 65535, 0: any free port)");
+  EXPECT_EQ(ServeError(flags),
+            "--http-port 70000 is not a TCP port (0 to 65535, 0: any free port)");
   flags.http_port = -1;
   EXPECT_EQ(ServeError(flags), "--http-port -1 is not a TCP port (0 to 65535, 0: any free port)");
   flags.http_port = 7730;
@@ -508,7 +544,8 @@ TEST(ServeCommandTest, MutualTlsNeedsTheAgentsCertificate) {
 TEST(ServeCommandTest, TlsReloadIntervalIsADurationOfASecondOrMore) {
   ServeFlags flags = WithTls();
   flags.tls_reload_interval = "500ms";
-  EXPECT_THAT(ServeError(flags), HasSubstr("--tls-reload-interval 500ms is under the shortest, 1s"));
+  EXPECT_THAT(ServeError(flags),
+              HasSubstr("--tls-reload-interval 500ms is under the shortest, 1s"));
   flags.tls_reload_interval = "soon";
   EXPECT_THAT(ServeError(flags), HasSubstr("--tls-reload-interval \"soon\" is not a duration"));
   flags.tls_reload_interval = "30";

@@ -119,6 +119,66 @@ TEST(BuildJobTest, PackageFlagsWithoutAModuleAreRefused) {
   EXPECT_THAT(job.status().message(), HasSubstr("--packages are installed for a packaged trainer"));
 }
 
+TEST(BuildJobTest, AJobDirThatIsAUrlIsRefusedNamingTheFlag) {
+  SubmitJobOptions options = ExampleOptions();
+  options.command = {"python3", "train.py"};
+  options.job_dir = "gs://bucket/x";
+  absl::StatusOr<v1::Job> job = JobCommands::BuildJob(options);
+  EXPECT_EQ(job.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(job.status().message(), HasSubstr("--job-dir \"gs://bucket/x\": a URL"));
+}
+
+TEST(BuildJobTest, LabelsAndGcloudMetadataFlagsAreKept) {
+  SubmitJobOptions options = ExampleOptions();
+  options.command = {"python3", "train.py"};
+  options.labels = {"team=vision", "owner=dora"};
+  options.region = "us-central1";
+  options.runtime_version = "2.11";
+  options.python_version = "3.7";
+  absl::StatusOr<v1::Job> job = JobCommands::BuildJob(options);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->labels().at("team"), "vision");
+  EXPECT_EQ(job->labels().at("owner"), "dora");
+  EXPECT_EQ(job->training_input().region(), "us-central1");
+  EXPECT_EQ(job->training_input().runtime_version(), "2.11");
+  EXPECT_EQ(job->training_input().python_version(), "3.7");
+
+  options.labels = {"novalue"};
+  job = JobCommands::BuildJob(options);
+  EXPECT_EQ(job.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(job.status().message(), HasSubstr("--labels: \"novalue\" is not KEY=VALUE"));
+}
+
+TEST(BuildJobTest, FindLinksAreMadeAbsoluteAndNeedAModule) {
+  SubmitJobOptions options = ExampleOptions();
+  options.command = {"python3", "train.py"};
+  options.find_links = {"wheels"};
+  absl::StatusOr<v1::Job> job = JobCommands::BuildJob(options);
+  EXPECT_EQ(job.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(job.status().message(), HasSubstr("--find-links holds a packaged trainer's"));
+  options.command.clear();
+  options.module_name = "trainer.task";
+  job = JobCommands::BuildJob(options);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_THAT(job->training_input().find_links(),
+              ::testing::ElementsAre(std::filesystem::current_path().string() + "/wheels"));
+}
+
+TEST(MatchesJobFilterTest, LabelsAndStatesMatchAndOtherTermsAreRefused) {
+  v1::Job job;
+  (*job.mutable_labels())["team"] = "vision";
+  job.set_state(v1::Job::FAILED);
+  EXPECT_TRUE(*MatchesJobFilter(job, "labels.team=vision"));
+  EXPECT_FALSE(*MatchesJobFilter(job, "labels.team=nlp"));
+  EXPECT_TRUE(*MatchesJobFilter(job, "labels.team"));
+  EXPECT_FALSE(*MatchesJobFilter(job, "labels.owner"));
+  EXPECT_TRUE(*MatchesJobFilter(job, "state=failed"));
+  EXPECT_FALSE(*MatchesJobFilter(job, "state=SUCCEEDED"));
+  const absl::StatusOr<bool> refused = MatchesJobFilter(job, "owner=dora");
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.status().message(), HasSubstr("--filter \"owner=dora\": expected labels."));
+}
+
 TEST(BuildJobTest, TheJobCarriesTheSubmittersVariablesAndTheEnvFlags) {
   SubmitJobOptions options = ExampleOptions();
   options.command = {"python3", "train.py"};

@@ -19,6 +19,8 @@ v1::GetJobResponse Snapshot(v1::Job::State state, int active) {
   v1::Job& job = *snapshot.mutable_job();
   job.set_job_id("sweep");
   job.set_state(state);
+  *job.mutable_create_time() =
+      google::protobuf::util::TimeUtil::SecondsToTimestamp(absl::ToUnixSeconds(kStart));
   *job.mutable_start_time() =
       google::protobuf::util::TimeUtil::SecondsToTimestamp(absl::ToUnixSeconds(kStart));
   job.mutable_training_input()->mutable_hyperparameters()->set_max_trials(4);
@@ -125,6 +127,36 @@ TEST(JobProgressTest, AResumedJobsCopiesAreNotNews) {
               ElementsAre("trial 2 SUCCEEDED  accuracy=0.5 at step 10  best 0.9 (trial 1)",
                           "progress: 1/4 trials ended, 1 running, 10.0s elapsed, about 30.0s "
                           "left"));
+}
+
+TEST(JobProgressTest, AFailedTrialsReasonFollowsItsLineEveryLineKept) {
+  JobProgress progress;
+  v1::GetJobResponse snapshot = Snapshot(v1::Job::RUNNING, 1);
+  AddTrial(snapshot, 1, v1::Trial::FAILED, 0);
+  EXPECT_THAT(
+      progress.Update(snapshot, kStart + absl::Seconds(10),
+                      {{"1",
+                        "master-0 exited with code 1; last output:\nTraceback (most recent "
+                        "call last):\n  File \"task.py\", line 2\nModuleNotFoundError: x\n"}}),
+      ElementsAre("trial 1 FAILED  (its log: vernier jobs stream-logs sweep --trial 1)",
+                  "  master-0 exited with code 1; last output:",
+                  "  Traceback (most recent call last):", "    File \"task.py\", line 2",
+                  "  ModuleNotFoundError: x",
+                  "progress: 1/4 trials ended, 1 running, 10.0s elapsed, about 30.0s left"));
+}
+
+TEST(JobProgressTest, PreparingSaysThePackagesAreInstallingAndTheTimeNeverGoesBack) {
+  JobProgress progress;
+  v1::GetJobResponse preparing = Snapshot(v1::Job::PREPARING, 0);
+  preparing.mutable_job()->clear_start_time();
+  EXPECT_THAT(progress.Update(preparing, kStart + absl::Seconds(1)),
+              ElementsAre("progress: installing the job's packages (PREPARING), 1.0s elapsed"));
+  // Started 0.6 s after the submission: still counted from the submission.
+  v1::GetJobResponse running = Snapshot(v1::Job::RUNNING, 1);
+  *running.mutable_job()->mutable_start_time() =
+      google::protobuf::util::TimeUtil::MillisecondsToTimestamp(absl::ToUnixMillis(kStart) + 600);
+  EXPECT_THAT(progress.Update(running, kStart + absl::Seconds(2)),
+              ElementsAre("progress: 0/4 trials ended, 1 running, 2.0s elapsed"));
 }
 
 }  // namespace

@@ -66,6 +66,20 @@ TEST(TablePrinterTest, KeepsEachRowOnOneLine) {
   EXPECT_EQ(table.ToString(), "REASON\nline one line two\n");
 }
 
+TEST(TablePrinterTest, TheLastColumnMayKeepItsLinesIndentedUnderIt) {
+  TablePrinter table({"TRIAL", "STATE", "REASON"});
+  table.KeepLinesInLastColumn(3);
+  table.AddRow(
+      {"1", "FAILED", "master-0 exited with code 1; last output:\nTraceback:\r\n  x\tz\n"});
+  table.AddRow({"2", "SUCCEEDED", ""});
+  EXPECT_EQ(table.ToString(),
+            "TRIAL  STATE      REASON\n"
+            "1      FAILED     master-0 exited with code 1; last output:\n"
+            "                  Traceback:\n"
+            "                    x z\n"
+            "2      SUCCEEDED\n");
+}
+
 TEST(TablePrinterTest, EscapesWhatATerminalWouldObey) {
   // A study name that clears the screen, a value that retitles the window,
   // a C1 CSI: shown escaped, and measured as shown.

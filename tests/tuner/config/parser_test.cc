@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -233,10 +234,11 @@ TEST(TrainingInputParserTest, BareMappingErrorsNameFieldsWithoutWrapper) {
 
 TEST(TrainingInputParserTest, ReadsEachRolesEnvAndThePackagedTrainer) {
   absl::StatusOr<v1::TrainingInput> input = ParseTrainingInputYaml(
-      Lines({"trainingInput:", "  scaleTier: CUSTOM", "  masterType: n1-standard-4",
-             "  masterConfig:", "    env:", "      WANDB_MODE: offline", "      RETRIES: 3",
-             "  packageUris: [dist/trainer-0.1.tar.gz, 'file:///wheels/extra-1.0-py3-none-any.whl']",
-             "  pythonModule: trainer.task"}),
+      Lines(
+          {"trainingInput:", "  scaleTier: CUSTOM", "  masterType: n1-standard-4",
+           "  masterConfig:", "    env:", "      WANDB_MODE: offline", "      RETRIES: 3",
+           "  packageUris: [dist/trainer-0.1.tar.gz, 'file:///wheels/extra-1.0-py3-none-any.whl']",
+           "  pythonModule: trainer.task"}),
       kFile);
   ASSERT_TRUE(input.ok()) << input.status();
   EXPECT_EQ(input->master_config().env().at("WANDB_MODE"), "offline");
@@ -248,24 +250,23 @@ TEST(TrainingInputParserTest, ReadsEachRolesEnvAndThePackagedTrainer) {
 
 TEST(TrainingInputParserTest, AnEnvThatVernierSetsOrThatIsNoMappingIsRefusedWhereItIs) {
   absl::StatusOr<v1::TrainingInput> vernier = ParseTrainingInputYaml(
-      Lines({"trainingInput:", "  scaleTier: BASIC", "  masterConfig:", "    env:",
-             "      FINE: 1", "      TF_CONFIG: '{}'"}),
+      Lines({"trainingInput:", "  scaleTier: BASIC", "  masterConfig:", "    env:", "      FINE: 1",
+             "      TF_CONFIG: '{}'"}),
       kFile);
   EXPECT_EQ(vernier.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(vernier.status().message()),
               StartsWith("hptuning.yaml:6:7: trainingInput.masterConfig.env.TF_CONFIG: TF_CONFIG "
                          "is set by Vernier for every replica"));
   absl::StatusOr<v1::TrainingInput> list = ParseTrainingInputYaml(
-      Lines({"trainingInput:", "  scaleTier: BASIC", "  masterConfig:", "    env: [A=1]"}),
-      kFile);
+      Lines({"trainingInput:", "  scaleTier: BASIC", "  masterConfig:", "    env: [A=1]"}), kFile);
   EXPECT_EQ(list.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(list.status().message()),
               HasSubstr("hptuning.yaml:4:10: trainingInput.masterConfig.env: expected a mapping of "
                         "names to values, got a list"));
-  absl::StatusOr<v1::TrainingInput> nested = ParseTrainingInputYaml(
-      Lines({"trainingInput:", "  scaleTier: BASIC", "  masterConfig:", "    env:",
-             "      A: {b: 1}"}),
-      kFile);
+  absl::StatusOr<v1::TrainingInput> nested =
+      ParseTrainingInputYaml(Lines({"trainingInput:", "  scaleTier: BASIC",
+                                    "  masterConfig:", "    env:", "      A: {b: 1}"}),
+                             kFile);
   EXPECT_THAT(std::string(nested.status().message()),
               HasSubstr("hptuning.yaml:5:10: trainingInput.masterConfig.env.A: expected a string"));
 }
@@ -325,6 +326,26 @@ TEST(TrainingInputParserTest, MasterTypeWithoutScaleTierMeansCustom) {
   ASSERT_TRUE(input.ok()) << input.status();
   EXPECT_EQ(input->scale_tier(), "CUSTOM");
   EXPECT_EQ(input->worker_count(), 2);
+}
+
+TEST(TrainingInputParserTest, ReadsTheTopLevelLabelsAndFindLinks) {
+  const std::filesystem::path directory =
+      std::filesystem::path(testing::TempDir()) / "vernier_parser_labels_test";
+  std::filesystem::create_directories(directory);
+  const std::string path = (directory / "labelled.yaml").string();
+  std::ofstream(path) << Lines({"labels:", "  team: vision", "  owner: dora", "trainingInput:",
+                                "  pythonModule: trainer.task", "  findLinks: [wheels/]"});
+  absl::StatusOr<std::map<std::string, std::string>> labels = ParseJobLabelsFile(path);
+  ASSERT_TRUE(labels.ok()) << labels.status();
+  EXPECT_EQ(*labels, (std::map<std::string, std::string>{{"owner", "dora"}, {"team", "vision"}}));
+  absl::StatusOr<v1::TrainingInput> input = ParseTrainingInputFile(path);
+  ASSERT_TRUE(input.ok()) << input.status();
+  EXPECT_THAT(input->find_links(), ::testing::ElementsAre("wheels/"));
+  // None in the bare form.
+  std::ofstream(path) << Lines({"scaleTier: BASIC"});
+  labels = ParseJobLabelsFile(path);
+  ASSERT_TRUE(labels.ok()) << labels.status();
+  EXPECT_TRUE(labels->empty());
 }
 
 TEST(TrainingInputParserTest, ReadsFileAndNamesItInErrors) {
@@ -502,11 +523,11 @@ std::vector<ErrorCase> ErrorCases() {
       {"OtherTopLevelKeyBesideTrainingInput",
        {"jobId: my_job", "trainingInput:", "  scaleTier: BASIC"},
        "hptuning.yaml:1:1: jobId",
-       "unknown key \"jobId\"; allowed: trainingInput"},
-      {"OtherTopLevelKeyAfterTrainingInput",
-       {"trainingInput:", "  scaleTier: BASIC", "labels: {team: vision}"},
-       "hptuning.yaml:3:1: labels",
-       "unknown key \"labels\"; allowed: trainingInput"},
+       "unknown key \"jobId\"; allowed: trainingInput, labels"},
+      {"TopLevelLabelsThatAreNoMapping",
+       {"trainingInput:", "  scaleTier: BASIC", "labels: [team, vision]"},
+       "hptuning.yaml:3:9: labels",
+       "expected a mapping of names to values, got a list"},
       {"NonScalarKey",
        {"trainingInput:", "  ? [a, b]", "  : 1"},
        "hptuning.yaml:2:5: trainingInput",
