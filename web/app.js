@@ -392,7 +392,9 @@ async function jobPage(id) {
     }
     container.replaceChildren(
       el("p", {}, "state ", el("span", { id: "job-state", class: "state-" + job.state }, job.state), " ",
-         ended || !mayChange(job, me) ? "" : cancel, job.errorMessage ? el("span", { class: "error" }, " " + job.errorMessage) : ""),
+         ended || !mayChange(job, me) ? "" : cancel, job.errorMessage ? el("span", { class: "error" }, " " + job.errorMessage) : "",
+         job.waitingForStoreSince ? el("span", { id: "job-waiting", class: "error" },
+                                       " waiting for the store since " + new Date(job.waitingForStoreSince).toLocaleString()) : ""),
       el("p", {}, job.studyName ? el("a", { href: "#/study/" + job.studyName }, "study " + job.studyName) : "",
          ` — trials: ${counts.succeeded || 0} succeeded, ${counts.active || 0} active, ${counts.failed || 0} failed, ` +
          `${counts.stoppedEarly || 0} stopped early`),
