@@ -29,6 +29,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -38,6 +39,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
@@ -70,6 +72,13 @@ struct Options {
   // the load generator; empty: wherever the kernel puts them.
   std::string server_cpus;
   std::string client_cpus;
+  // Fault mode: the PostgreSQL server of this scripts/postgres-up.sh
+  // directory (the one the postgres store is on) is stopped `fault_at`
+  // seconds into the measured window, stays down `fault_down` seconds, and
+  // starts again (scripts/postgres-restart.sh); empty: no fault.
+  std::string restart_postgres;
+  double fault_at = 5;
+  double fault_down = 5;
 };
 
 // "0,2-5" as a CPU set; an error names the part that is not a CPU or range.
@@ -195,6 +204,12 @@ class LoadClient {
   void Start() { noop_ ? Noop() : NextTrial(); }
 
   const Latencies& latencies() const { return latencies_; }
+  // When each trial completed, in seconds since `since` (set before Start).
+  const std::vector<double>& completions() const { return completions_; }
+  void set_since(Clock::time_point since) { since_ = since; }
+  // Every measurement the server acknowledged: (trial id, step).
+  const std::vector<std::pair<int64_t, int64_t>>& acknowledged() const { return acknowledged_; }
+  const std::string& study() const { return study_; }
   int64_t trials() const { return trials_; }
   int64_t measurements() const { return measurements_; }
   int64_t calls() const { return calls_; }
@@ -295,6 +310,7 @@ class LoadClient {
     stub_->async()->AddMeasurement(context_.get(), &measurement_request_, &trial_response_,
                                    [this](grpc::Status status) {
                                      if (End(kAddMeasurement, status)) {
+                                       acknowledged_.emplace_back(trial_id_, step_);
                                        if (counted_ && state_.measuring) ++measurements_;
                                      } else {
                                        --step_;  // Sent again, with the same sequence number.
@@ -314,6 +330,9 @@ class LoadClient {
                                       return;
                                     }
                                     if (trial_counted_ && state_.measuring) ++trials_;
+                                    completions_.push_back(
+                                        std::chrono::duration<double>(Clock::now() - since_)
+                                            .count());
                                     NextTrial();
                                   });
   }
@@ -344,6 +363,9 @@ class LoadClient {
 
   Latencies latencies_;
   int64_t trials_ = 0, measurements_ = 0, calls_ = 0;
+  Clock::time_point since_ = Clock::now();
+  std::vector<double> completions_;
+  std::vector<std::pair<int64_t, int64_t>> acknowledged_;
 };
 
 // CPU seconds (user + system) of the processes whose command line contains
@@ -390,13 +412,86 @@ struct Watched {
   std::string postgres_marker;
 };
 
+// What fault mode measured: trials/s before PostgreSQL went down, while it
+// was down and after it was back; how long after it was back the rate came
+// back to half the one before; acknowledged measurements not stored.
+struct FaultResult {
+  bool injected = false;
+  std::string error;
+  double before = 0, during = 0, after = 0;
+  double down_seconds = 0;
+  double recovery_seconds = -1;  // -1: not within the run
+  int64_t acknowledged = 0, lost = 0;
+};
+
 struct RunResult {
   std::string label;
   double seconds = 0;
   int64_t trials = 0, measurements = 0, calls = 0;
   Latencies latencies;
   double client_cpu = 0, server_cpu = 0, postgres_cpu = 0;
+  FaultResult fault;
 };
+
+// Trials completed per second in [from, to) of the run, from the clients'
+// completion times.
+double RateBetween(const std::vector<double>& completions, double from, double to) {
+  if (to <= from) return 0;
+  const auto count = std::count_if(completions.begin(), completions.end(),
+                                   [&](double t) { return t >= from && t < to; });
+  return count / (to - from);
+}
+
+// Fault mode's numbers, once the run is over: rates from the completion
+// times, and every acknowledged measurement looked up in the store.
+FaultResult MeasureFault(const std::string& address,
+                         const std::shared_ptr<grpc::ChannelCredentials>& credentials,
+                         const std::vector<std::unique_ptr<LoadClient>>& clients, double start,
+                         double down_at, double up_at, double end) {
+  FaultResult fault;
+  fault.injected = true;
+  fault.down_seconds = up_at - down_at;
+  std::vector<double> completions;
+  for (const auto& client : clients) {
+    completions.insert(completions.end(), client->completions().begin(),
+                       client->completions().end());
+  }
+  fault.before = RateBetween(completions, start, down_at);
+  fault.during = RateBetween(completions, down_at, up_at);
+  fault.after = RateBetween(completions, up_at + 5, end);
+  for (double t = up_at; t + 1 <= end; t += 0.5) {
+    if (RateBetween(completions, t, t + 1) >= fault.before / 2) {
+      fault.recovery_seconds = t - up_at;
+      break;
+    }
+  }
+  testing::StudyClient admin(address, std::chrono::seconds(60), credentials);
+  std::map<std::string, std::map<int64_t, std::set<int64_t>>> stored;
+  for (const auto& client : clients) {
+    if (stored.contains(client->study())) continue;
+    std::vector<v1::Trial> trials;
+    const grpc::Status listed = admin.ListTrials(client->study(), true, &trials);
+    if (!listed.ok()) {
+      fault.error = absl::StrCat("ListTrials: ", listed.error_message());
+      return fault;
+    }
+    std::map<int64_t, std::set<int64_t>>& steps = stored[client->study()];
+    for (const v1::Trial& trial : trials) {
+      for (const v1::Measurement& measurement : trial.measurements()) {
+        steps[trial.id()].insert(measurement.step());
+      }
+    }
+  }
+  for (const auto& client : clients) {
+    const std::map<int64_t, std::set<int64_t>>& steps = stored[client->study()];
+    for (const auto& [trial_id, step] : client->acknowledged()) {
+      ++fault.acknowledged;
+      auto trial = steps.find(trial_id);
+      if (trial == steps.end() || !trial->second.contains(step)) ++fault.lost;
+    }
+  }
+  return fault;
+}
 
 RunResult Run(const Options& options, const std::string& address, const std::string& label,
               const Watched& watched, bool noop,
@@ -436,7 +531,11 @@ RunResult Run(const Options& options, const std::string& address, const std::str
     absl::MutexLock lock(&state.mutex);
     state.running = options.clients;
   }
-  for (auto& client : clients) client->Start();
+  const Clock::time_point since = Clock::now();
+  for (auto& client : clients) {
+    client->set_since(since);
+    client->Start();
+  }
   std::this_thread::sleep_for(std::chrono::duration<double>(options.warmup_seconds));
 
   const double client_cpu = SelfCpuSeconds();
@@ -445,7 +544,33 @@ RunResult Run(const Options& options, const std::string& address, const std::str
       watched.postgres_marker.empty() ? 0 : CpuSeconds(0, watched.postgres_marker);
   state.measuring = true;
   const Clock::time_point start = Clock::now();
+  // Fault mode: PostgreSQL stopped (fast shutdown) and started again during
+  // the window, on a thread of its own.
+  const bool inject = !noop && !options.restart_postgres.empty();
+  std::atomic<double> down_at{0}, up_at{0};
+  std::string fault_error;
+  std::thread fault;
+  if (inject) {
+    fault = std::thread([&] {
+      const auto since_start = [&] {
+        return std::chrono::duration<double>(Clock::now() - since).count();
+      };
+      std::this_thread::sleep_for(std::chrono::duration<double>(options.fault_at));
+      const std::string script = testing::SourcePath("scripts/postgres-restart.sh");
+      down_at = since_start();
+      testing::CommandResult stopped =
+          testing::RunCommand({script, options.restart_postgres, "stop", "fast"});
+      std::this_thread::sleep_for(std::chrono::duration<double>(options.fault_down));
+      testing::CommandResult started =
+          testing::RunCommand({script, options.restart_postgres, "start"});
+      up_at = since_start();
+      if (stopped.exit_code != 0 || started.exit_code != 0) {
+        fault_error = stopped.err + started.err;
+      }
+    });
+  }
   std::this_thread::sleep_for(std::chrono::duration<double>(options.seconds));
+  if (fault.joinable()) fault.join();
   state.measuring = false;
   RunResult result;
   result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
@@ -464,6 +589,12 @@ RunResult Run(const Options& options, const std::string& address, const std::str
   }
 
   result.label = label;
+  if (inject) {
+    const double window_start = std::chrono::duration<double>(start - since).count();
+    result.fault = MeasureFault(address, credentials, clients, window_start, down_at, up_at,
+                                window_start + result.seconds);
+    if (!fault_error.empty()) result.fault.error = fault_error;
+  }
   for (const auto& client : clients) {
     result.trials += client->trials();
     result.measurements += client->measurements();
@@ -524,6 +655,18 @@ void Print(const Options& options, RunResult result) {
   if (result.latencies.errors > 0) {
     std::cout << absl::StrFormat("  %d errors; the first: %s\n", result.latencies.errors,
                                  result.latencies.first_error);
+  }
+  const FaultResult& fault = result.fault;
+  if (fault.injected) {
+    std::cout << absl::StrFormat(
+        "  fault: PostgreSQL down %.1f s (fast shutdown); trials/s before %.0f, while down %.0f, "
+        "after (from 5 s on) %.0f; back to half the rate before %s after it was up; "
+        "acknowledged measurements %d, lost %d%s\n",
+        fault.down_seconds, fault.before, fault.during, fault.after,
+        fault.recovery_seconds < 0 ? std::string("not within the run")
+                                   : absl::StrFormat("%.1f s", fault.recovery_seconds),
+        fault.acknowledged, fault.lost,
+        fault.error.empty() ? "" : absl::StrCat(" (", fault.error, ")"));
   }
 }
 
@@ -631,6 +774,18 @@ int main(int argc, char** argv) {
       ->check(cpu_list);
   app.add_option("--client-cpus", options.client_cpus, "CPUs for the load generator (2-15)")
       ->check(cpu_list);
+  app.add_option("--restart-postgres", options.restart_postgres,
+                 "Fault mode: the scripts/postgres-up.sh directory of the PostgreSQL server the "
+                 "postgres store is on; it is stopped (fast shutdown) --fault-at seconds into "
+                 "the measured window and started again --fault-down seconds later. Prints "
+                 "trials/s before, during and after, the seconds to recover and the "
+                 "acknowledged measurements lost");
+  app.add_option("--fault-at", options.fault_at, "Fault mode: when PostgreSQL stops (s)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--fault-down", options.fault_down, "Fault mode: how long it stays down (s)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   PinTo(options.client_cpus);
 

@@ -10,8 +10,30 @@
 # unless VERNIER_TEST_POSTGRES_URL names one, and stops it at the end.
 #
 #   scripts/load-bench.sh [CLIENTS [MEASUREMENTS [SECONDS [RATE]]]]   # default 32 10 10 300
+#
+# Fault mode: the same load on PostgreSQL only, on a server of its own that
+# is stopped (fast shutdown) 10 s into a 30 s window and started again 5 s
+# later; prints trials/s before, while down and after, the seconds until the
+# rate is back to half the one before, and the acknowledged measurements
+# lost (which must be 0):
+#
+#   scripts/load-bench.sh fault [CLIENTS [MEASUREMENTS]]   # default 32 10
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = fault ]; then
+  build=${VERNIER_BUILD_DIR:-build}
+  [ -x "$build/bin/load_bench" ] || {
+    echo "load-bench: $build/bin/load_bench is missing; run scripts/build.sh first" >&2
+    exit 1
+  }
+  postgres_dir=$(scripts/postgres-up.sh)
+  trap 'scripts/postgres-down.sh "$postgres_dir"' EXIT
+  VERNIER_TEST_POSTGRES_URL=$(cat "$postgres_dir/url")
+  export VERNIER_TEST_POSTGRES_URL
+  "$build/bin/load_bench" --db postgres --clients "${2:-32}" --measurements "${3:-10}" \
+    --seconds 30 --restart-postgres "$postgres_dir" --fault-at 10 --fault-down 5
+  exit 0
+fi
 clients=${1:-32}
 measurements=${2:-10}
 seconds=${3:-10}

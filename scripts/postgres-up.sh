@@ -4,7 +4,8 @@
 # on. Prints the directory; inside it `url` holds the connection string
 # (postgresql://vernier@127.0.0.1:PORT/postgres, superuser vernier, trust
 # authentication on loopback) and `pid` the postmaster's PID.
-# Stop it with scripts/postgres-down.sh DIR.
+# Stop it with scripts/postgres-down.sh DIR; scripts/postgres-restart.sh DIR
+# stops and starts it again (fault injection) with the same data and port.
 #
 # As root the server runs as the Debian `postgres` user (from the postgresql
 # package), since PostgreSQL refuses to run as root; otherwise as the caller.
@@ -57,5 +58,8 @@ done
 $started || fail "the server did not start; see $dir/server.log: $(tail -n 5 "$dir/server.log" 2>/dev/null)"
 
 head -n 1 "$dir/data/postmaster.pid" >"$dir/pid"
+# What scripts/postgres-restart.sh needs to start it again, at the same port.
+echo "$bin_dir" >"$dir/bin"
+echo "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=on -c synchronous_commit=on -c max_connections=300" >"$dir/start-options"
 echo "postgresql://vernier@127.0.0.1:$port/postgres" >"$dir/url"
 echo "$dir"

@@ -15,6 +15,7 @@
 #include "tuner/packaged_trainer.h"
 #include "tuner/replica_environment.h"
 #include "tuner/storage/scoped_write_fence.h"
+#include "tuner/storage/transient_error.h"
 #include "tuner/storage/trial_ranking.h"
 #include "tuner/storage/trial_states.h"
 #include "tuner/training_output_builder.h"
@@ -60,6 +61,8 @@ void JobController::Stop() {
   if (started_) {
     started_ = false;
     stop_.Notify();
+    // A pass waiting for the store gives up now.
+    supervisor_.Interrupt();
     if (loop_.joinable()) loop_.join();
     supervisor_.Stop();
   }
@@ -89,8 +92,13 @@ void JobController::Tick() {
   absl::MutexLock tick(&tick_mutex_);
   absl::StatusOr<std::vector<v1::Job>> jobs = storage_.ListJobsInStates(kUnfinishedStates);
   if (!jobs.ok()) {
-    spdlog::error("job controller cannot list jobs: {}", jobs.status().ToString());
+    LogPassFailure("job controller cannot list jobs", jobs.status());
     return;
+  }
+  {
+    absl::MutexLock lock(&last_known_mutex_);
+    last_known_jobs_.clear();
+    for (const v1::Job& job : *jobs) last_known_jobs_[job.job_id()] = job;
   }
   for (v1::Job& job : TakeLeases(*std::move(jobs))) {
     const std::string job_id = job.job_id();
@@ -100,7 +108,7 @@ void JobController::Tick() {
     storage::ScopedWriteFence fenced(*std::move(fence));
     ActOnQueuedExits(job_id);
     if (absl::Status status = AdvanceJob(std::move(job)); !status.ok()) {
-      spdlog::error("job={} cannot advance: {}", job_id, status.ToString());
+      LogPassFailure(absl::StrFormat("job=%s cannot advance", job_id), status);
     }
   }
 }
@@ -113,8 +121,8 @@ std::vector<v1::Job> JobController::TakeLeases(std::vector<v1::Job> jobs) {
     if (absl::Status status =
             storage_.RecordServer(options_.server_id, agent_address_, options_.lease_ttl);
         !status.ok()) {
-      spdlog::error("server {} cannot record itself as alive: {}", options_.server_id,
-                    status.ToString());
+      LogPassFailure(absl::StrFormat("server %s cannot record itself as alive", options_.server_id),
+                     status);
     } else if (absl::StatusOr<std::vector<std::string>> live = storage_.ListLiveServerAddresses();
                live.ok()) {
       std::vector<std::string> addresses = {agent_address_};
@@ -129,8 +137,18 @@ std::vector<v1::Job> JobController::TakeLeases(std::vector<v1::Job> jobs) {
   for (const v1::Job& job : jobs) job_ids.push_back(job.job_id());
   const JobLeaseKeeper::Changes changes = leases_.Renew(job_ids);
   for (const std::string& job_id : changes.lost) {
-    spdlog::warn("job={} is driven by another server now; server {} lets it go", job_id,
-                 options_.server_id);
+    if (storage_.outage().Since().has_value()) {
+      // Its trials keep running; whichever server takes the lease once the
+      // store is back (this one, or another) goes on with them, and the
+      // lease's fencing token keeps this one from writing meanwhile.
+      spdlog::warn(
+          "job={} server {} could not renew its lease while the store is away and stops "
+          "driving the job until it holds the lease again; its trials keep running",
+          job_id, options_.server_id);
+    } else {
+      spdlog::warn("job={} is driven by another server now; server {} lets it go", job_id,
+                   options_.server_id);
+    }
     supervisor_.ForgetJob(job_id);
   }
   std::vector<v1::Job> gained;
@@ -158,8 +176,9 @@ std::vector<v1::Job> JobController::TakeLeases(std::vector<v1::Job> jobs) {
 void JobController::ActOnQueuedExits(const std::string& job_id) {
   absl::StatusOr<std::vector<v1::ReportExitRequest>> reports = storage_.TakeReplicaExits(job_id);
   if (!reports.ok()) {
-    spdlog::error("job={} cannot read the exit reports other servers kept: {}", job_id,
-                  reports.status().ToString());
+    LogPassFailure(
+        absl::StrFormat("job=%s cannot read the exit reports other servers kept", job_id),
+        reports.status());
     return;
   }
   for (const v1::ReportExitRequest& report : *reports) {
@@ -180,17 +199,50 @@ absl::StatusOr<v1::Job> JobController::PreviewJob(v1::Job job) {
 }
 
 absl::StatusOr<v1::GetJobResponse> JobController::GetJob(std::string_view job_id) {
-  VERNIER_ASSIGN_OR_RETURN(v1::Job job, storage_.GetJob(job_id));
+  // While the store is away an unfinished job is answered at once, as the
+  // last pass read it, rather than after the store's own retries.
+  if (storage_.outage().Since().has_value()) {
+    absl::StatusOr<v1::GetJobResponse> known = LastKnownJob(
+        job_id, storage::MarkTransient(absl::UnavailableError("the store is unavailable")));
+    if (known.ok()) return known;
+  }
+  absl::StatusOr<v1::Job> stored = storage_.GetJob(job_id);
+  if (!stored.ok()) return LastKnownJob(job_id, stored.status());
+  v1::Job job = *std::move(stored);
   v1::GetJobResponse response;
   absl::StatusOr<v1::Study> study = storage_.GetStudy(job.study_name());
+  if (storage::IsTransientStoreError(study.status())) return LastKnownJob(job_id, study.status());
   if (study.ok()) {
-    VERNIER_ASSIGN_OR_RETURN(std::vector<v1::Trial> trials, AllTrials(storage_, job.study_name()));
-    *job.mutable_training_output() = BuildTrainingOutput(study->spec(), trials);
-    *response.mutable_trial_counts() = CountTrialStates(trials);
+    absl::StatusOr<std::vector<v1::Trial>> trials = AllTrials(storage_, job.study_name());
+    if (!trials.ok()) return LastKnownJob(job_id, trials.status());
+    *job.mutable_training_output() = BuildTrainingOutput(study->spec(), *trials);
+    *response.mutable_trial_counts() = CountTrialStates(*trials);
   }
-  VERNIER_ASSIGN_OR_RETURN(std::vector<v1::TrialRun> runs, storage_.ListTrialRuns(job_id));
-  for (v1::TrialRun& run : runs) *response.add_trial_runs() = std::move(run);
+  absl::StatusOr<std::vector<v1::TrialRun>> runs = storage_.ListTrialRuns(job_id);
+  if (!runs.ok()) return LastKnownJob(job_id, runs.status());
+  for (v1::TrialRun& run : *runs) *response.add_trial_runs() = std::move(run);
+  // Reads may pass while writes fail (a full disk): the job waits all the
+  // same.
+  const std::optional<absl::Time> waiting = storage_.outage().Since();
+  if (waiting.has_value() && !job.has_end_time()) {
+    *job.mutable_waiting_for_store_since() = ToTimestamp(*waiting);
+  }
   *response.mutable_job() = std::move(job);
+  return response;
+}
+
+absl::StatusOr<v1::GetJobResponse> JobController::LastKnownJob(std::string_view job_id,
+                                                               const absl::Status& error) {
+  if (!storage::IsTransientStoreError(error)) return error;
+  const std::optional<absl::Time> waiting = storage_.outage().Since();
+  v1::GetJobResponse response;
+  {
+    absl::MutexLock lock(&last_known_mutex_);
+    auto known = last_known_jobs_.find(job_id);
+    if (known == last_known_jobs_.end() || !waiting.has_value()) return error;
+    *response.mutable_job() = known->second;
+  }
+  *response.mutable_job()->mutable_waiting_for_store_since() = ToTimestamp(*waiting);
   return response;
 }
 
@@ -424,11 +476,20 @@ absl::Status JobController::AdvanceJob(v1::Job job) {
   const int now_active =
       static_cast<int>(running.size()) + started.launched + supervisor_.WaitingGangs(job_id);
   if (!start.ok()) {
+    if (WaitsForStore(start)) {
+      spdlog::debug("job={} waits for the store to get suggestions: {}", job_id, start.ToString());
+      return absl::OkStatus();
+    }
     spdlog::error("job={} cannot get suggestions: {}", job_id, start.ToString());
     if (now_active == 0) {
-      return FinishJob(job, v1::Job::FAILED,
-                       absl::StrCat("the suggestion engine failed: ", start.message()), spec,
-                       trials);
+      return FinishJob(
+          job, v1::Job::FAILED,
+          storage::IsTransientStoreError(start)
+              ? absl::StrCat("the store stayed unavailable for longer than --store-outage-limit (",
+                             absl::FormatDuration(options_.trials.store_outage_limit),
+                             "), so no trial could be suggested: ", start.message())
+              : absl::StrCat("the suggestion engine failed: ", start.message()),
+          spec, trials);
     }
     return absl::OkStatus();
   }
@@ -446,6 +507,22 @@ absl::Status JobController::AdvanceJob(v1::Job job) {
     spdlog::info("job={} has no more trials to run: {}", job_id, started.shortfall);
   }
   return FinishJob(job, v1::Job::SUCCEEDED, "", spec, final_trials);
+}
+
+bool JobController::WaitsForStore(const absl::Status& status) {
+  if (!storage::IsTransientStoreError(status)) return false;
+  const std::optional<absl::Time> since = storage_.outage().Since();
+  // A single failed call, the outage already over: the next pass retries.
+  if (!since.has_value()) return true;
+  return clock_() - *since < options_.trials.store_outage_limit;
+}
+
+void JobController::LogPassFailure(const std::string& what, const absl::Status& status) {
+  if (storage::IsTransientStoreError(status)) {
+    spdlog::debug("{} while the store is away: {}", what, status.ToString());
+  } else {
+    spdlog::error("{}: {}", what, status.ToString());
+  }
 }
 
 absl::StatusOr<bool> JobController::FailOnTooManyFailures(const v1::Job& job,

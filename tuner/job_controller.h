@@ -104,6 +104,16 @@ class JobController {
                                              const std::vector<v1::Trial>& trials);
   absl::Status FinishJob(const v1::Job& job, v1::Job::State state, std::string error,
                          const v1::StudySpec& spec, const std::vector<v1::Trial>& trials);
+  // Whether `status` is the store being away (a transient error) for less
+  // than the store outage limit: what failed waits for the next pass.
+  bool WaitsForStore(const absl::Status& status);
+  // Logs a pass's failure: an error line, or a debug one while the store is
+  // away (StoreOutage logs the outage once).
+  void LogPassFailure(const std::string& what, const absl::Status& status);
+  // The job's answer while the store is away: the job as the last pass read
+  // it, saying since when it waits; `error` when this server never read it.
+  absl::StatusOr<v1::GetJobResponse> LastKnownJob(std::string_view job_id,
+                                                  const absl::Status& error);
 
   // Renews the job leases and acts on what changed: jobs gained have their
   // grants restored, jobs lost are forgotten. Records this server as alive
@@ -126,6 +136,11 @@ class JobController {
   JobLeaseKeeper leases_;
   std::string agent_address_;
   absl::Time server_recorded_at_ = absl::InfinitePast();
+
+  // The unfinished jobs as the last pass read them, for answers while the
+  // store is away.
+  absl::Mutex last_known_mutex_;
+  std::map<std::string, v1::Job, std::less<>> last_known_jobs_ ABSL_GUARDED_BY(last_known_mutex_);
 
   // When each replica's contact was last recorded in the store for a job
   // another server drives (at most one write a second per replica).

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "spdlog/spdlog.h"
+#include "tuner/storage/transient_error.h"
 
 namespace vernier::tuner {
 
@@ -18,8 +19,14 @@ JobLeaseKeeper::Changes JobLeaseKeeper::Renew(const std::vector<std::string>& jo
   Changes changes;
   absl::MutexLock lock(&mutex_);
   if (!leases.ok()) {
-    spdlog::error("server {} cannot renew its job leases: {}", server_id_,
-                  leases.status().ToString());
+    // While the store is away its outage is logged once (StoreOutage).
+    if (storage::IsTransientStoreError(leases.status())) {
+      spdlog::debug("server {} cannot renew its job leases: {}", server_id_,
+                    leases.status().ToString());
+    } else {
+      spdlog::error("server {} cannot renew its job leases: {}", server_id_,
+                    leases.status().ToString());
+    }
     for (auto it = held_.begin(); it != held_.end();) {
       if (asked_at - it->second.renewed_at >= ttl_) {
         changes.lost.push_back(it->first);

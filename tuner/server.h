@@ -32,6 +32,9 @@ struct ServerOptions {
   // How long this server's lease of a job lasts unrenewed (servers sharing a
   // store; see JobController).
   absl::Duration lease_time = absl::Seconds(10);
+  // How long the store may stay unavailable before jobs waiting for it may
+  // fail (TrialRunSupervisorOptions::store_outage_limit).
+  absl::Duration store_outage_limit = absl::Minutes(10);
   // Where trials run: "local" (this machine) or "slurm" (one sbatch job per
   // trial; see docs/slurm.md).
   std::string scheduler = "local";

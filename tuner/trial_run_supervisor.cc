@@ -1,5 +1,6 @@
 #include "tuner/trial_run_supervisor.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <set>
@@ -15,6 +16,7 @@
 #include "spdlog/spdlog.h"
 #include "suggest/search_space.h"
 #include "tuner/storage/scoped_write_fence.h"
+#include "tuner/storage/transient_error.h"
 #include "tuner/storage/trial_ranking.h"
 #include "tuner/storage/trial_states.h"
 
@@ -204,6 +206,8 @@ absl::StatusOr<bool> TrialRunSupervisor::Supervise(const v1::Job& job,
 absl::Status TrialRunSupervisor::ReconcileRuns(const v1::Job& job, std::vector<v1::Trial>& trials,
                                                TrialRuns& runs) {
   const absl::Time now = clock_();
+  // An agent's report cannot have come while the store was away.
+  const absl::Time reachable_since = StoreReachableSince(now);
   for (v1::Trial& trial : trials) {
     if (!IsRunning(trial.state())) continue;
     auto run = runs.find(trial.id());
@@ -250,7 +254,7 @@ absl::Status TrialRunSupervisor::ReconcileRuns(const v1::Job& job, std::vector<v
           // failure only if its agent sends no report and the master still
           // runs a while later.
           auto [since, inserted] = attempt.lost_since.emplace(name, now);
-          if (now - since->second >= options_.lost_replica_timeout) {
+          if (now - std::max(since->second, reachable_since) >= options_.lost_replica_timeout) {
             attempt.lost_since.erase(since);
             failure = absl::StrFormat("%s vanished; see %s", name, replica.log_path());
           }
@@ -279,7 +283,10 @@ absl::Status TrialRunSupervisor::ReconcileRuns(const v1::Job& job, std::vector<v
       // The agent reports the outcome before it exits; give a report in
       // flight a moment before declaring the replica lost.
       if (!attempt.master_gone_since.has_value()) attempt.master_gone_since = now;
-      if (now - *attempt.master_gone_since < options_.lost_replica_timeout) continue;
+      if (now - std::max(*attempt.master_gone_since, reachable_since) <
+          options_.lost_replica_timeout) {
+        continue;
+      }
       attempt.master_gone_since.reset();
     }
     const std::string what =
@@ -420,6 +427,7 @@ void TrialRunSupervisor::OnAgentContact(const v1::ReplicaId& replica) {
 void TrialRunSupervisor::FailSilentAgents(const v1::Job& job, std::vector<v1::Trial>& trials,
                                           const TrialRuns& runs) {
   const absl::Time now = clock_();
+  const absl::Time reachable_since = StoreReachableSince(now);
   std::set<int64_t> running;
   for (v1::Trial& trial : trials) {
     auto run = runs.find(trial.id());
@@ -439,7 +447,8 @@ void TrialRunSupervisor::FailSilentAgents(const v1::Job& job, std::vector<v1::Tr
         liveness_.Forget(key);
         continue;
       }
-      absl::Duration silent = liveness_.SilentFor(key, now);
+      // Time the store was away does not count: the agents' calls failed.
+      absl::Duration silent = std::min(liveness_.SilentFor(key, now), now - reachable_since);
       if (options_.agent_timeout <= absl::ZeroDuration() || silent < options_.agent_timeout) {
         continue;
       }
@@ -747,7 +756,31 @@ absl::Status TrialRunSupervisor::LaunchTrial(const v1::Job& job, const v1::Study
   spdlog::info("job={} trial={} attempt={} launched {} replica(s): {}", job.job_id(), trial.id(),
                attempt, launch.replicas.size(),
                suggest::FormatAssignment({trial.parameters().begin(), trial.parameters().end()}));
-  return storage_.PutTrialRun(job.job_id(), *run);
+  return StoreLaunchedRun(job.job_id(), *run);
+}
+
+absl::Status TrialRunSupervisor::StoreLaunchedRun(const std::string& job_id,
+                                                  const v1::TrialRun& run) {
+  const absl::Time started = clock_();
+  absl::Duration backoff = absl::Milliseconds(100);
+  for (;;) {
+    absl::Status status = storage_.PutTrialRun(job_id, run);
+    if (!storage::IsTransientStoreError(status) || interrupted_ ||
+        clock_() - started >= options_.store_outage_limit) {
+      if (!status.ok()) {
+        spdlog::error("job={} trial={} its replicas run but their run could not be stored: {}",
+                      job_id, run.trial_id(), status.ToString());
+      }
+      return status;
+    }
+    absl::SleepFor(backoff);
+    backoff = std::min(backoff * 2, absl::Seconds(2));
+  }
+}
+
+absl::Time TrialRunSupervisor::StoreReachableSince(absl::Time now) {
+  if (storage_.outage().Since().has_value()) return now;
+  return storage_.outage().LastEnded();
 }
 
 absl::Status TrialRunSupervisor::CheckReport(const v1::ReportExitRequest& report) {
@@ -794,6 +827,8 @@ absl::Status TrialRunSupervisor::OnReplicaExit(const v1::ReportExitRequest& repo
   const std::string name = ReplicaName(replica.role(), replica.index());
   absl::StatusOr<v1::Job> job = storage_.GetJob(replica.study_name());
   if (!job.ok()) {
+    // The store away is not a missing job: the agent retries.
+    if (!absl::IsNotFound(job.status())) return job.status();
     return absl::NotFoundError(
         absl::StrFormat("study \"%s\" is not run by a job", replica.study_name()));
   }

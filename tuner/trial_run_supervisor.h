@@ -1,6 +1,7 @@
 #ifndef VERNIER_TUNER_TRIAL_RUN_SUPERVISOR_H_
 #define VERNIER_TUNER_TRIAL_RUN_SUPERVISOR_H_
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -36,6 +37,12 @@ struct TrialRunSupervisorOptions {
   // for this long fails its trial, and the trial's processes are ended;
   // zero: never. Backend-independent, unlike the lost-replica check.
   absl::Duration agent_timeout = absl::Seconds(60);
+  // How long the store may stay away (transient errors,
+  // storage::IsTransientStoreError) before what waits for it may fail: until
+  // then jobs and trials wait and retry (`vernier serve
+  // --store-outage-limit`). Time the store was away never counts towards
+  // lost_replica_timeout or agent_timeout: agents cannot report meanwhile.
+  absl::Duration store_outage_limit = absl::Minutes(10);
 };
 
 // A job's stored runs, by trial id.
@@ -71,6 +78,9 @@ class TrialRunSupervisor {
   const LaunchSettings& launch_settings() const { return options_.launch; }
   // Waits for the replicas being ended in the background.
   void Stop();
+  // A launch waiting for the store to record its run stops waiting (the
+  // server is stopping).
+  void Interrupt() { interrupted_ = true; }
 
   // After a restart: what the jobs' stored runs that still run hold is held
   // again, each under its trial's attempt.
@@ -142,6 +152,13 @@ class TrialRunSupervisor {
   // requesting one if it has none.
   absl::Status LaunchWhenGranted(const v1::Job& job, const v1::Study& study,
                                  const v1::Trial& trial);
+  // Stores a launched run, waiting while the store is away (up to
+  // store_outage_limit): a run whose backend handle is not stored would be
+  // launched again.
+  absl::Status StoreLaunchedRun(const std::string& job_id, const v1::TrialRun& run);
+  // When agents could last reach the store through this server: now while it
+  // is away, else when its last outage ended.
+  absl::Time StoreReachableSince(absl::Time now);
   // Stores the run's replicas' states once a cancel ended them.
   void RecordEndedRun(const std::string& job_id, const v1::TrialRun& run);
   // Gives back the trial's grant and forgets its attempt.
@@ -167,6 +184,7 @@ class TrialRunSupervisor {
   std::set<std::string, std::less<>> exhausted_jobs_ ABSL_GUARDED_BY(mutex_);
   // Threads ending replicas (a cancel, or a failed attempt before a retry).
   std::vector<std::thread> cancellers_ ABSL_GUARDED_BY(mutex_);
+  std::atomic<bool> interrupted_{false};
 };
 
 }  // namespace vernier::tuner

@@ -483,7 +483,9 @@ async function jobPage(id) {
     }
     container.replaceChildren(
       el("p", {}, "state ", el("span", { id: "job-state", class: "state-" + job.state }, job.state), " ",
-         ended || !mayChange(job, me) ? "" : cancel),
+         ended || !mayChange(job, me) ? "" : cancel,
+         job.waitingForStoreSince ? el("span", { id: "job-waiting", class: "error" },
+                                       " waiting for the store since " + new Date(job.waitingForStoreSince).toLocaleString()) : ""),
       // The error keeps its lines (pip's, a trial's traceback).
       job.errorMessage ? el("pre", { class: "error", id: "job-error" }, job.errorMessage) : "",
       el("p", {}, job.studyName ? el("a", { href: "#/study/" + job.studyName }, "study " + job.studyName) : "",

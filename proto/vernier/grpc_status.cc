@@ -6,6 +6,9 @@ namespace vernier {
 
 grpc::Status ToGrpcStatus(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
+  if (status.GetPayload(kRetryOnTheWirePayloadUrl).has_value()) {
+    return grpc::Status(grpc::StatusCode::UNAVAILABLE, std::string(status.message()));
+  }
   return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
 }
 

@@ -6,9 +6,11 @@ server through one :class:`Transport`."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import ssl
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -168,15 +170,29 @@ def _token_file_name(target: str) -> str:
 MAX_RECEIVE_BYTES = 64 << 20
 
 
+_LOG = logging.getLogger("vernier")
+
+# Backoff between retries of an UNAVAILABLE call: doubling from the first to
+# the longest, in seconds.
+_FIRST_RETRY_DELAY = 0.2
+_LONGEST_RETRY_DELAY = 5.0
+
+
 class Transport:
     """Calls StudyService methods on ``target``, each with a deadline of
     ``timeout`` seconds. Creating one does not connect; the first call does.
+    Once the server has answered, a call that fails with UNAVAILABLE (its
+    store restarting, the server restarting) is retried with backoff for up
+    to ``retry_unavailable`` seconds; a server never reached fails at once.
     May be shared by threads."""
 
     def __init__(self, target: str, timeout: float, tls: Optional[TlsFiles] = None,
-                 token: Optional[str] = None, http_url: Optional[str] = None) -> None:
+                 token: Optional[str] = None, http_url: Optional[str] = None,
+                 retry_unavailable: float = 120.0) -> None:
         self.target = target
         self.timeout = timeout
+        self.retry_unavailable = retry_unavailable
+        self._answered = False
         self.tls = tls or TlsFiles()
         self._http_url = http_url or os.environ.get("VERNIER_HTTP_URL") or None
         found = token or find_token(target)
@@ -197,11 +213,30 @@ class Transport:
 
     def call(self, method: str, request: Any) -> Any:
         """Calls one StudyService method, turning failures into VernierErrors."""
-        try:
-            return getattr(self._stub, method)(request, timeout=self.timeout,
-                                               metadata=self._metadata)
-        except grpc.RpcError as error:
-            raise from_rpc_error(error, self.target, self.timeout, self.tls.enabled) from None
+        give_up_at = time.monotonic() + self.retry_unavailable
+        delay = _FIRST_RETRY_DELAY
+        attempt = 1
+        while True:
+            try:
+                response = getattr(self._stub, method)(request, timeout=self.timeout,
+                                                       metadata=self._metadata)
+                if attempt > 1:
+                    _LOG.info("%s answered %s after %d attempts", self.target, method, attempt)
+                self._answered = True
+                return response
+            except grpc.RpcError as error:
+                code = error.code() if hasattr(error, "code") else None
+                if (code != grpc.StatusCode.UNAVAILABLE or not self._answered
+                        or time.monotonic() + delay > give_up_at):
+                    raise from_rpc_error(error, self.target, self.timeout,
+                                         self.tls.enabled) from None
+                if attempt == 1:
+                    details = error.details() if hasattr(error, "details") else str(error)
+                    _LOG.warning("%s is unavailable (%s); retrying %s for up to %g s",
+                                 self.target, details, method, self.retry_unavailable)
+            time.sleep(delay)
+            delay = min(delay * 2, _LONGEST_RETRY_DELAY)
+            attempt += 1
 
     @property
     def http_url(self) -> str:

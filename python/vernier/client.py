@@ -38,6 +38,11 @@ class Client:
             dashboard's views; default ``$VERNIER_HTTP_URL``, else the
             address a :class:`LocalServer` of this process printed, else
             ``http://HOST:7731`` (``vernier serve``'s default HTTP port).
+        retry_unavailable: once the server has answered this client, a
+            call that fails with UNAVAILABLE (the server's store restarting,
+            the server restarting) is retried with backoff for up to this
+            many seconds before :class:`Unavailable` is raised; 0: never.
+            A server never reached fails at once.
 
     Raises:
         InvalidArgument: a TLS file is missing or not PEM (named), or a token
@@ -52,10 +57,11 @@ class Client:
     def __init__(self, target: str = DEFAULT_TARGET, *, timeout: float = 30.0,
                  tls_ca: Optional[str] = None, tls_cert: Optional[str] = None,
                  tls_key: Optional[str] = None, tls_server_name: Optional[str] = None,
-                 token: Optional[str] = None, http_url: Optional[str] = None) -> None:
+                 token: Optional[str] = None, http_url: Optional[str] = None,
+                 retry_unavailable: float = 120.0) -> None:
         self._transport = Transport(
             target, timeout, TlsFiles.from_arguments(tls_ca, tls_cert, tls_key, tls_server_name),
-            token, http_url)
+            token, http_url, retry_unavailable)
 
     @property
     def target(self) -> str:

@@ -238,6 +238,12 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
                    "(e.g. 10s; see docs/postgresql.md)")
       ->capture_default_str();
   serve
+      ->add_option("--store-outage-limit", flags.serve.store_outage_limit,
+                   "How long the store (PostgreSQL, or SQLite's disk) may stay unavailable before "
+                   "jobs that wait for it may fail; until then they wait and retry, and their "
+                   "trials keep running (e.g. 10m; see docs/postgresql.md)")
+      ->capture_default_str();
+  serve
       ->add_option("--scheduler", flags.serve.scheduler,
                    "Where trials run: local (this machine) or slurm (one sbatch job per trial, "
                    "see docs/slurm.md)")

@@ -404,6 +404,12 @@ absl::Status JobCommands::Describe(const std::string& job_id) {
   fields.KeepLinesInLastColumn(2);
   fields.AddRow({"Job:", job.job_id()});
   fields.AddRow({"State:", v1::Job::State_Name(job.state())});
+  // The server cannot reach its store: the job waits, nothing fails.
+  if (job.has_waiting_for_store_since()) {
+    fields.AddRow({"Waiting:", absl::StrCat("waiting for the store since ",
+                                            FormatTimestamp(job.waiting_for_store_since(),
+                                                            context_.time_zone))});
+  }
   // Jobs stored before owners existed have none.
   if (!job.owner().empty()) fields.AddRow({"Owner:", job.owner()});
   if (!job.grants().empty()) fields.AddRow({"Shared with:", FormatGrants(job.grants())});

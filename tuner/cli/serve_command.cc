@@ -160,7 +160,11 @@ absl::StatusOr<tuner::ServerOptions> ServeCommand::BuildServerOptions(const Serv
   if (!agent_timeout.ok()) return agent_timeout.status();
   absl::StatusOr<absl::Duration> lease_time = ParseDurationFlag("--lease-time", flags.lease_time, "");
   if (!lease_time.ok()) return lease_time.status();
+  absl::StatusOr<absl::Duration> store_outage_limit =
+      ParseDurationFlag("--store-outage-limit", flags.store_outage_limit, "");
+  if (!store_outage_limit.ok()) return store_outage_limit.status();
   tuner::ServerOptions options;
+  options.store_outage_limit = *store_outage_limit;
   options.agent_timeout = *agent_timeout;
   options.lease_time = *lease_time;
   options.host = flags.host;

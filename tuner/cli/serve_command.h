@@ -30,6 +30,8 @@ struct ServeFlags {
   // A duration ("30s", "2m", "500ms") or plain seconds; "0" turns it off.
   std::string agent_timeout = "60s";
   std::string lease_time = "10s";
+  // A duration or plain seconds, more than 0.
+  std::string store_outage_limit = "10m";
   std::string log_level = "info";
   std::string scheduler = "local";
   std::string slurm_partition;

@@ -15,6 +15,7 @@
 #include "tuner/storage/api_token_store.h"
 #include "tuner/storage/audit_log_store.h"
 #include "tuner/storage/job_coordination.h"
+#include "tuner/storage/store_outage.h"
 #include "tuner/storage/study_lock.h"
 #include "vernier/v1/job.pb.h"
 #include "vernier/v1/study.pb.h"
@@ -58,10 +59,11 @@ using StudyMutator = std::function<absl::Status(v1::Study&)>;
 // job; ALREADY_EXISTS for a duplicate name; INVALID_ARGUMENT for a bad page
 // token; UNAVAILABLE when a database server cannot be reached or a commit's
 // outcome is unknown (retry); INTERNAL for another store failure (with the
-// store's message). Several processes may share one store; they share the
-// work of running jobs through the JobCoordination methods. API tokens are
-// kept through the ApiTokenStore methods, the audit log through the
-// AuditLogStore ones.
+// store's message). Failures of the store itself that pass once it is back
+// are marked transient (IsTransientStoreError). Several processes may share
+// one store; they share the work of running jobs through the JobCoordination
+// methods. API tokens are kept through the ApiTokenStore methods, the audit
+// log through the AuditLogStore ones.
 class Storage : public JobCoordination, public ApiTokenStore, public AuditLogStore {
  public:
   virtual ~Storage() = default;
@@ -179,6 +181,11 @@ class Storage : public JobCoordination, public ApiTokenStore, public AuditLogSto
   // check that the study exists. UNAVAILABLE naming the study when the lock
   // stays taken past the store's lock timeout.
   virtual absl::StatusOr<std::unique_ptr<StudyLock>> LockStudy(std::string_view study_name) = 0;
+
+  // Whether the store is away now and since when, as its calls showed
+  // (transient errors, transient_error.h); logged once at each outage's
+  // start and end.
+  virtual const StoreOutage& outage() const = 0;
 };
 
 }  // namespace vernier::storage

@@ -717,6 +717,24 @@ TEST(ServeCommandTest, TakesALeaseTimeAndRejectsABadOne) {
               HasSubstr("--lease-time 0 must be more than 0"));
 }
 
+TEST(ServeCommandTest, TakesAStoreOutageLimitAndRejectsABadOne) {
+  ServeFlags flags;
+  flags.data_dir = "/d";
+  absl::StatusOr<tuner::ServerOptions> options = ServeCommand::BuildServerOptions(flags, nullptr);
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->store_outage_limit, absl::Minutes(10));
+  flags.store_outage_limit = "90s";
+  options = ServeCommand::BuildServerOptions(flags, nullptr);
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->store_outage_limit, absl::Seconds(90));
+  for (const char* bad : {"0", "-1m", "a while"}) {
+    flags.store_outage_limit = bad;
+    options = ServeCommand::BuildServerOptions(flags, nullptr);
+    EXPECT_EQ(options.status().code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_THAT(options.status().message(), HasSubstr("--store-outage-limit")) << bad;
+  }
+}
+
 TEST_F(CliArgumentsTest, ServeNamesABadAgentTimeout) {
   CliDependencies dependencies;
   dependencies.run_server = [](const tuner::ServerOptions&) { return absl::OkStatus(); };

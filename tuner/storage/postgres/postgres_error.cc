@@ -1,6 +1,7 @@
 #include "tuner/storage/postgres/postgres_error.h"
 
 #include <string>
+#include <utility>
 
 #include "absl/strings/cord.h"
 #include "absl/strings/match.h"
@@ -9,6 +10,7 @@
 #include "pqxx/except"
 #include "spdlog/spdlog.h"
 #include "tuner/storage/absl_string_view.h"
+#include "tuner/storage/transient_error.h"
 
 namespace vernier::storage {
 namespace {
@@ -23,7 +25,7 @@ std::string Message(const std::exception& error) {
 
 absl::Status Retryable(absl::Status status) {
   status.SetPayload(kRetryablePayloadUrl, absl::Cord("retryable"));
-  return status;
+  return MarkTransient(std::move(status));
 }
 
 // SQLSTATE class 08 (connection exception) and the shutdown codes of class
@@ -60,9 +62,9 @@ std::string_view ExhaustedResource(const std::string& sqlstate) {
 absl::Status PostgresError(const std::exception& error, std::string_view doing) {
   const std::string prefix = absl::StrCat("PostgreSQL store: ", ToAbslView(doing), " failed: ");
   if (dynamic_cast<const pqxx::in_doubt_error*>(&error) != nullptr) {
-    return absl::UnavailableError(absl::StrCat(
+    return MarkTransient(absl::UnavailableError(absl::StrCat(
         prefix, "the connection broke during COMMIT, so whether it took effect is unknown: ",
-        Message(error)));
+        Message(error))));
   }
   if (dynamic_cast<const pqxx::broken_connection*>(&error) != nullptr) {
     if (const std::string database = MissingDatabase(Message(error)); !database.empty()) {
@@ -82,8 +84,8 @@ absl::Status PostgresError(const std::exception& error, std::string_view doing) 
         absl::StrCat(prefix, "conflicted with a concurrent transaction: ", Message(error))));
   }
   if (dynamic_cast<const pqxx::statement_completion_unknown*>(&error) != nullptr) {
-    return absl::UnavailableError(
-        absl::StrCat(prefix, "whether the statement took effect is unknown: ", Message(error)));
+    return MarkTransient(absl::UnavailableError(
+        absl::StrCat(prefix, "whether the statement took effect is unknown: ", Message(error))));
   }
   const auto* sql = dynamic_cast<const pqxx::sql_error*>(&error);
   const std::string sqlstate = sql != nullptr ? sql->sqlstate() : "";
@@ -110,7 +112,8 @@ absl::Status PostgresError(const std::exception& error, std::string_view doing) 
     absl::Status status = absl::ResourceExhaustedError(
         absl::StrCat(prefix, "the database server is out of ", ToAbslView(resource), ": ", detail));
     spdlog::error("{}", std::string(status.message()));
-    return status;
+    // Space, memory or connections come back: what needs the store waits.
+    return MarkTransient(std::move(status));
   }
   return absl::InternalError(absl::StrCat(prefix, detail));
 }

@@ -33,6 +33,7 @@
 #include "tuner/storage/postgres/postgres_url.h"
 #include "tuner/storage/scoped_write_fence.h"
 #include "tuner/storage/stored_rows.h"
+#include "tuner/storage/transient_error.h"
 
 namespace vernier::storage {
 namespace {
@@ -259,7 +260,8 @@ PostgresStorage::PostgresStorage(std::string description, const PostgresStorageO
       measurement_commits_(options.max_measurements_per_commit,
                            [this](std::span<const MeasurementAppend* const> batch) {
                              return AppendMeasurementBatch(batch);
-                           }) {}
+                           }),
+      outage_(absl::StrCat("PostgreSQL store ", description_)) {}
 
 absl::StatusOr<std::unique_ptr<PostgresStorage>> PostgresStorage::Open(const std::string& url) {
   return Open(url, PostgresStorageOptions());
@@ -356,9 +358,15 @@ absl::Status PostgresStorage::RunInTransaction(PostgresConnectionPool& pool, Tra
   for (int attempt = 1;; ++attempt) {
     absl::Status status = RunOnce(pool, kind, doing, body);
     // Retryable failures include a refused connection: a server restarting.
+    const bool write = kind == TransactionKind::kWrite || kind == TransactionKind::kWriteOne;
     if (status.ok() || !IsRetryablePostgresError(status) || absl::Now() >= deadline) {
+      outage_.Observe(status, write, absl::Now());
       return status;
     }
+    // A lost or refused connection again on a fresh one: the server is away
+    // while this call retries. (Once is a pooled connection left over from
+    // before a restart; a conflict is no outage.)
+    if (attempt >= 2 && absl::IsUnavailable(status)) outage_.Observe(status, write, absl::Now());
     spdlog::debug("PostgreSQL store {}: {} (attempt {}); running it again", description_,
                   std::string(status.message()), attempt);
     absl::SleepFor(backoff);
@@ -989,9 +997,24 @@ absl::StatusOr<std::vector<v1::TrialRun>> PostgresStorage::ReadTrialRuns(
 }
 
 absl::StatusOr<std::unique_ptr<StudyLock>> PostgresStorage::LockStudy(std::string_view study_name) {
-  VERNIER_ASSIGN_OR_RETURN(PostgresConnectionPool::Lease connection, lock_pool_->Acquire());
-  absl::StatusOr<std::unique_ptr<PostgresStudyLock>> lock =
-      PostgresStudyLock::Acquire(std::move(connection), study_name);
+  // A lost connection (a server restart) is tried again on a new one, as a
+  // transaction is (RunInTransaction).
+  const absl::Time deadline = absl::Now() + options_.retry_timeout;
+  absl::Duration backoff = absl::Milliseconds(2);
+  absl::StatusOr<std::unique_ptr<PostgresStudyLock>> lock;
+  for (int attempt = 1;; ++attempt) {
+    absl::StatusOr<PostgresConnectionPool::Lease> connection = lock_pool_->Acquire();
+    lock = connection.ok() ? PostgresStudyLock::Acquire(*std::move(connection), study_name)
+                           : connection.status();
+    const bool lost = absl::IsUnavailable(lock.status()) && IsTransientStoreError(lock.status());
+    if (lock.ok() || !lost || absl::Now() >= deadline) {
+      outage_.Observe(lock.status(), /*write=*/false, absl::Now());
+      break;
+    }
+    if (attempt >= 2) outage_.Observe(lock.status(), /*write=*/false, absl::Now());
+    absl::SleepFor(backoff);
+    backoff = std::min(backoff * 2, absl::Milliseconds(200));
+  }
   if (!lock.ok()) return lock.status();
   return std::unique_ptr<StudyLock>(*std::move(lock));
 }

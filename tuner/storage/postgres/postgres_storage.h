@@ -128,6 +128,7 @@ class PostgresStorage : public Storage {
   // A session-level advisory lock on a connection of its own (see
   // postgres_study_lock.h).
   absl::StatusOr<std::unique_ptr<StudyLock>> LockStudy(std::string_view study_name) override;
+  const StoreOutage& outage() const override { return outage_; }
 
   absl::StatusOr<std::vector<JobLease>> AcquireJobLeases(std::string_view holder,
                                                          std::span<const std::string> job_ids,
@@ -201,6 +202,7 @@ class PostgresStorage : public Storage {
   // up to plan them as primary-key lookups; see MeasurementBatchSession.
   std::unique_ptr<PostgresConnectionPool> measurement_batch_pool_;
   MeasurementGroupCommit measurement_commits_;
+  StoreOutage outage_;
 };
 
 }  // namespace vernier::storage

@@ -8,6 +8,7 @@
 #include "spdlog/spdlog.h"
 #include "tuner/storage/absl_string_view.h"
 #include "tuner/storage/postgres/postgres_error.h"
+#include "tuner/storage/transient_error.h"
 
 namespace vernier::storage {
 
@@ -26,7 +27,9 @@ absl::StatusOr<std::unique_ptr<PostgresStudyLock>> PostgresStudyLock::Acquire(
           "study \"", ToAbslView(study_name),
           "\" stayed locked by another server's suggestion past the lock timeout; try again"));
     }
-    return absl::UnavailableError(status.message());
+    // A lost connection stays transient (the server restarting).
+    return IsTransientStoreError(status) ? MarkTransient(absl::UnavailableError(status.message()))
+                                         : absl::UnavailableError(status.message());
   }
   return std::unique_ptr<PostgresStudyLock>(
       new PostgresStudyLock(std::move(lock_connection), std::string(study_name)));

@@ -2,9 +2,12 @@
 
 #include <sqlite3.h>
 
+#include <utility>
+
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "spdlog/spdlog.h"
+#include "tuner/storage/transient_error.h"
 
 namespace vernier::storage {
 namespace {
@@ -35,6 +38,11 @@ absl::Status SqliteError(sqlite3* db, int result_code, absl::string_view doing) 
   }
   if (primary_code == SQLITE_BUSY || primary_code == SQLITE_LOCKED) {
     status.SetPayload(kBusyPayloadUrl, absl::Cord("busy"));
+  }
+  // The store is away for a while, not wrong: what needs it waits.
+  if (primary_code == SQLITE_BUSY || primary_code == SQLITE_LOCKED || primary_code == SQLITE_FULL ||
+      primary_code == SQLITE_IOERR) {
+    status = MarkTransient(std::move(status));
   }
   return status;
 }

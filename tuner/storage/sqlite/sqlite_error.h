@@ -13,7 +13,8 @@ namespace vernier::storage {
 // RESOURCE_EXHAUSTED for a full disk (SQLITE_FULL), which clients retry. A
 // problem of the machine (full disk, I/O error, read-only or corrupt file) is
 // also logged as an error line.
-// SQLITE_BUSY and SQLITE_LOCKED are marked so that IsSqliteBusy() finds them.
+// SQLITE_BUSY and SQLITE_LOCKED are marked so that IsSqliteBusy() finds them;
+// they, SQLITE_FULL and SQLITE_IOERR are transient (IsTransientStoreError).
 absl::Status SqliteError(sqlite3* db, int result_code, absl::string_view doing);
 
 // True when `status` came from SQLite giving up on a lock another connection

@@ -223,6 +223,7 @@ SqliteStorage::SqliteStorage(std::string path, const SqliteStorageOptions& optio
     : path_(std::move(path)),
       options_(options),
       pool_(std::move(pool)),
+      outage_(absl::StrCat("SQLite store ", path_)),
       measurement_commits_(options.max_measurements_per_commit,
                            [this](std::span<const MeasurementAppend* const> batch) {
                              return AppendMeasurementBatch(batch);
@@ -268,7 +269,12 @@ absl::Status SqliteStorage::RunInTransaction(TransactionKind kind, const Transac
   const absl::Time deadline = absl::Now() + options_.busy_timeout;
   absl::Duration backoff = absl::Milliseconds(1);
   for (int attempt = 1;; ++attempt) {
-    VERNIER_ASSIGN_OR_RETURN(SqliteConnectionPool::Lease connection, pool_->Acquire());
+    absl::StatusOr<SqliteConnectionPool::Lease> lease = pool_->Acquire();
+    if (!lease.ok()) {
+      outage_.Observe(lease.status(), kind == TransactionKind::kWrite, absl::Now());
+      return lease.status();
+    }
+    SqliteConnectionPool::Lease& connection = *lease;
     // IMMEDIATE takes the write lock before reading, so a write transaction
     // never finds its snapshot stale at its first write.
     absl::Status status =
@@ -282,7 +288,10 @@ absl::Status SqliteStorage::RunInTransaction(TransactionKind kind, const Transac
                      std::string(rollback.message()));
       }
     }
-    if (status.ok() || !IsSqliteBusy(status) || absl::Now() >= deadline) return status;
+    if (status.ok() || !IsSqliteBusy(status) || absl::Now() >= deadline) {
+      outage_.Observe(status, kind == TransactionKind::kWrite, absl::Now());
+      return status;
+    }
     spdlog::debug("SQLite store {} is busy (attempt {}): {}; retrying", path_, attempt,
                   std::string(status.message()));
     absl::SleepFor(backoff);

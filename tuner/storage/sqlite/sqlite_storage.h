@@ -112,6 +112,7 @@ class SqliteStorage : public Storage {
   // An OFD lock (fcntl F_OFD_SETLK) on one byte of the file PATH-study-locks,
   // chosen by the study name's hash: released when the process dies too.
   absl::StatusOr<std::unique_ptr<StudyLock>> LockStudy(std::string_view study_name) override;
+  const StoreOutage& outage() const override { return outage_; }
 
   // Times by this machine's clock: one server drives a SQLite store.
   absl::StatusOr<std::vector<JobLease>> AcquireJobLeases(std::string_view holder,
@@ -168,6 +169,7 @@ class SqliteStorage : public Storage {
   const std::string path_;
   const SqliteStorageOptions options_;
   std::unique_ptr<SqliteConnectionPool> pool_;
+  StoreOutage outage_;
   // This process's write transactions take turns here, in arrival order,
   // before BEGIN IMMEDIATE: left to SQLite's busy retries (sleeps of 1 to
   // 50 ms), a writer could keep losing the lock to the group commit, which

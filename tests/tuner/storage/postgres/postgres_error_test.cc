@@ -4,12 +4,12 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "pqxx/except"
 #include "tests/support/log_capture.h"
 #include "tests/tuner/storage/storage_test_matchers.h"
+#include "tuner/storage/transient_error.h"
 
 namespace vernier::storage::testing {
 namespace {
@@ -31,6 +31,14 @@ TEST(PostgresErrorTest, ALostConnectionIsUnavailableAndRetryable) {
       kDoing);
   EXPECT_THAT(shutdown, StatusIs(absl::StatusCode::kUnavailable, HasSubstr("57P01")));
   EXPECT_TRUE(IsRetryablePostgresError(shutdown));
+  // The store is away: jobs wait for it rather than fail.
+  EXPECT_TRUE(IsTransientStoreError(status));
+  EXPECT_TRUE(IsTransientStoreError(shutdown));
+  for (const char* sqlstate : {"08006", "08001", "57P02", "57P03"}) {
+    EXPECT_TRUE(IsTransientStoreError(PostgresError(
+        pqxx::sql_error("the database system is starting up", "SELECT 1", sqlstate), kDoing)))
+        << sqlstate;
+  }
 }
 
 TEST(PostgresErrorTest, AMissingDatabaseIsFailedPreconditionNotALostConnection) {
@@ -54,6 +62,7 @@ TEST(PostgresErrorTest, ConflictsAreAbortedAndRetryable) {
     EXPECT_THAT(status, StatusIs(absl::StatusCode::kAborted,
                                  AllOf(HasSubstr(kDoing), HasSubstr("concurrent transaction"))));
     EXPECT_TRUE(IsRetryablePostgresError(status));
+    EXPECT_TRUE(IsTransientStoreError(status));
   }
 }
 
@@ -62,6 +71,8 @@ TEST(PostgresErrorTest, AnUnknownCommitOutcomeIsUnavailableButNotRetried) {
   EXPECT_THAT(status, StatusIs(absl::StatusCode::kUnavailable,
                                AllOf(HasSubstr(kDoing), HasSubstr("unknown"))));
   EXPECT_FALSE(IsRetryablePostgresError(status));
+  // Not run again here, but the store was away: what needs it waits.
+  EXPECT_TRUE(IsTransientStoreError(status));
 }
 
 TEST(PostgresErrorTest, UniqueViolationsAreAlreadyExists) {
@@ -87,6 +98,7 @@ TEST(PostgresErrorTest, AServerOutOfResourcesIsResourceExhaustedAndLogged) {
                                  AllOf(HasSubstr(kDoing), HasSubstr(resource),
                                        HasSubstr(absl::StrCat("SQLSTATE ", sqlstate)))));
     EXPECT_FALSE(IsRetryablePostgresError(status));
+    EXPECT_TRUE(IsTransientStoreError(status));
     EXPECT_THAT(log.Text(), AllOf(HasSubstr(kDoing), HasSubstr(sqlstate)));
   }
 }
@@ -101,6 +113,13 @@ TEST(PostgresErrorTest, TimeoutsAreDeadlineExceededAndTheRestInternal) {
   EXPECT_THAT(internal, StatusIs(absl::StatusCode::kInternal,
                                  AllOf(HasSubstr(kDoing), HasSubstr("SQLSTATE 42P01"))));
   EXPECT_FALSE(IsRetryablePostgresError(internal));
+  // A missing table, a constraint, bad data: permanent.
+  EXPECT_FALSE(IsTransientStoreError(internal));
+  EXPECT_FALSE(IsTransientStoreError(
+      PostgresError(pqxx::unique_violation("duplicate key value", "INSERT", "23505"), kDoing)));
+  EXPECT_FALSE(IsTransientStoreError(PostgresError(
+      pqxx::sql_error("invalid byte sequence for encoding", "INSERT", "22021"), kDoing)));
+  EXPECT_FALSE(IsTransientStoreError(absl::UnavailableError("the caller's own")));
   EXPECT_THAT(PostgresError(std::runtime_error("bad_alloc"), kDoing),
               StatusIs(absl::StatusCode::kInternal, HasSubstr("bad_alloc")));
   // A caller's own status is never taken for a retryable failure.
