@@ -2,6 +2,7 @@
 //
 //   gang_scheduling_bench [--seed=1] [--nodes=1000] [--gpus_per_node=8]
 //                         [--trials=20000] [--load=1.1]
+//                         [--patience_per_gpu=40]
 // An event-driven simulation (simulated clock) of `nodes` x `gpus_per_node`
 // GPUs: `trials` trials arrive as a Poisson process, each a gang of 1 to 64
 // GPUs made of replicas of 1, 2, 4 or 8 GPUs, running for a log-normal time
@@ -10,8 +11,13 @@
 // arrives or ends, the scheduler is asked once which gangs start.
 //
 // Schedulers on the very same arrivals:
-// - vernier: scheduler::GangAllocator (FIFO, reservation for the head,
-//   backfill onto unreserved GPUs, best fit);
+// - vernier: scheduler::GangAllocator as configured by default
+//   (BackfillPolicy::kHeadReservation: FIFO, reservation for the head that
+//   moves onto whole free nodes at once, backfill onto unreserved GPUs, best
+//   fit), the baseline;
+// - vernier bounded backfill: the same with BackfillPolicy::kBoundedBackfill
+//   (the head's reservation moves onto whole free nodes only once backfill
+//   has placed --patience_per_gpu x its GPUs past it);
 // - strict FIFO first fit: the head blocks everyone behind it;
 // - greedy first fit: any gang that fits starts, blocked ones are skipped
 //   (large gangs starve);
@@ -47,6 +53,7 @@ struct Settings {
   int gpus_per_node = 8;
   int trials = 20000;
   double load = 1.1;
+  int patience_per_gpu = scheduler::GangAllocatorOptions{}.patience_per_gpu;
 };
 
 struct Trial {
@@ -103,8 +110,11 @@ class Scheduler {
 
 class VernierScheduler : public Scheduler {
  public:
-  VernierScheduler(const Settings& settings, const std::vector<Trial>& trials)
-      : allocator_(std::vector<int>(settings.nodes, settings.gpus_per_node)), trials_(trials) {}
+  VernierScheduler(const Settings& settings, const std::vector<Trial>& trials,
+                   scheduler::BackfillPolicy policy)
+      : allocator_(std::vector<int>(settings.nodes, settings.gpus_per_node),
+                   scheduler::GangAllocatorOptions{policy, settings.patience_per_gpu}),
+        trials_(trials) {}
   void Enqueue(int trial) override {
     absl::Status status =
         allocator_.Enqueue(scheduler::GangRequest{std::to_string(trial), trials_[trial].replicas});
@@ -286,6 +296,8 @@ int Run(int argc, char** argv) {
       ok = absl::SimpleAtoi(value, &settings.gpus_per_node);
     } else if (ParseFlag(argv[i], "--trials", &value)) {
       ok = absl::SimpleAtoi(value, &settings.trials) && settings.trials > 0;
+    } else if (ParseFlag(argv[i], "--patience_per_gpu", &value)) {
+      ok = absl::SimpleAtoi(value, &settings.patience_per_gpu) && settings.patience_per_gpu >= 0;
     } else if (ParseFlag(argv[i], "--load", &value)) {
       ok = absl::SimpleAtod(value, &settings.load) && settings.load > 0;
     } else {
@@ -313,8 +325,18 @@ int Run(int argc, char** argv) {
   std::vector<Entry> entries;
   entries.push_back(
       {"fluid bound", [&] { return std::make_unique<FluidScheduler>(settings, trials); }, {}});
-  entries.push_back(
-      {"vernier", [&] { return std::make_unique<VernierScheduler>(settings, trials); }, {}});
+  entries.push_back({"vernier",
+                     [&] {
+                       return std::make_unique<VernierScheduler>(
+                           settings, trials, scheduler::BackfillPolicy::kHeadReservation);
+                     },
+                     {}});
+  entries.push_back({"vernier bounded backfill",
+                     [&] {
+                       return std::make_unique<VernierScheduler>(
+                           settings, trials, scheduler::BackfillPolicy::kBoundedBackfill);
+                     },
+                     {}});
   entries.push_back({"strict FIFO first fit",
                      [&] { return std::make_unique<FirstFitScheduler>(settings, trials, false); },
                      {}});

@@ -31,8 +31,9 @@ std::vector<int> MostGpusFirst(const std::vector<int>& gpus_per_replica) {
 
 }  // namespace
 
-GangAllocator::GangAllocator(std::vector<int> gpus_per_node)
-    : capacity_(ClampedAtZero(std::move(gpus_per_node))),
+GangAllocator::GangAllocator(std::vector<int> gpus_per_node, GangAllocatorOptions options)
+    : options_(options),
+      capacity_(ClampedAtZero(std::move(gpus_per_node))),
       free_buckets_(capacity_, MaxOf(capacity_)),
       open_buckets_(capacity_, MaxOf(capacity_)),
       capacity_buckets_(capacity_, MaxOf(capacity_)) {
@@ -235,16 +236,22 @@ void GangAllocator::Reserve(const Gang& head) {
     }
   }
   reserved_for_ = &head;
+  backfilled_past_head_ = 0;
 }
 
 void GangAllocator::ImproveReservation() {
+  // Aging with bounded backfill: a young head leaves whole free nodes to
+  // the gangs behind it.
+  const bool may_move = options_.policy == BackfillPolicy::kHeadReservation ||
+                        backfilled_past_head_ >= static_cast<int64_t>(options_.patience_per_gpu) *
+                                                     reserved_for_->total_gpus;
   for (ReplicaPlacement& replica : reservation_) {
     const int gpus = static_cast<int>(replica.gpus.size());
     const int held =
         static_cast<int>(std::count_if(replica.gpus.begin(), replica.gpus.end(),
                                        [&](int gpu) { return held_[replica.node][gpu]; }));
     if (held == 0) continue;
-    const int elsewhere = open_buckets_.SmallestAtLeast(gpus);
+    const int elsewhere = may_move ? open_buckets_.SmallestAtLeast(gpus) : -1;
     if (elsewhere >= 0 && elsewhere != replica.node) {
       for (int gpu : replica.gpus) UnreserveSlot(replica.node, gpu);
       replica.gpus.clear();
@@ -304,6 +311,7 @@ bool GangAllocator::TryBackfill(Gang& gang) {
     return false;
   }
   Take(gang, plan_nodes_, /*may_use_reserved=*/false);
+  backfilled_past_head_ += gang.total_gpus;
   Dequeue(gang);
   return true;
 }

@@ -36,6 +36,29 @@ struct GangPlacement {
   std::vector<ReplicaPlacement> replicas;
 };
 
+// When the oldest waiting gang's reservation may move onto a whole free
+// node elsewhere (see GangAllocator).
+enum class BackfillPolicy {
+  // At every Schedule. Large gangs start soon, but a waiting large gang
+  // takes every node that frees up whole, so gangs that need whole nodes
+  // (8-GPU replicas, say) wait behind it as long as it waits.
+  kHeadReservation,
+  // Only once backfill has placed `patience_per_gpu` x its GPUs past it
+  // since it reserved (aging with bounded backfill); until then a node that
+  // frees up whole goes to the waiting gangs that fit on it.
+  kBoundedBackfill,
+};
+
+// The default stays kHeadReservation: kBoundedBackfill serves mid-size
+// gangs far sooner but large ones later (docs/benchmarks.md, "Gang
+// scheduling"), and neither meets every size's fluid share.
+struct GangAllocatorOptions {
+  BackfillPolicy policy = BackfillPolicy::kHeadReservation;
+  // kBoundedBackfill: GPUs placed by backfill, per GPU the oldest waiting
+  // gang asks for, before its reservation may move onto whole free nodes.
+  int patience_per_gpu = 40;
+};
+
 // All-or-nothing GPU allocation over a set of nodes: a gang gets every GPU
 // each of its replicas asks for (each replica on one node) or nothing, no
 // GPU is ever held by two gangs, and the queue order never lets a stream of
@@ -47,10 +70,12 @@ struct GangPlacement {
 // - When the head does not fit, it reserves GPU slots for each of its
 //   replicas, on the nodes with the most free GPUs (so that it waits for as
 //   few running gangs as possible), and at every later Schedule moves
-//   reserved slots that running gangs still hold onto GPUs that are free
-//   and unreserved then (a replica to a node with room for it whole, or a
-//   slot to a free one on its node). It is placed as soon as it fits, and
-//   at the latest once every reserved slot is free.
+//   reserved slots that running gangs still hold onto GPUs of the same node
+//   that are free and unreserved then. It also moves a whole replica onto
+//   another node with room for it (kHeadReservation: at once;
+//   kBoundedBackfill: once backfill has placed patience_per_gpu x its GPUs
+//   since it reserved). It is placed as soon as it fits, and at the latest
+//   once every reserved slot is free.
 // - The other waiting gangs, oldest first, are placed only onto free GPUs
 //   that are not reserved (backfill). Without run-time estimates that is the
 //   only backfill that can never delay the head.
@@ -60,7 +85,9 @@ struct GangPlacement {
 // moves onto free GPUs, so that set only shrinks. Hence each gang becomes
 // the head after finitely many placements and then waits for at most `its
 // GPUs` running gangs. The price: at most the head's GPUs stand idle while
-// it waits.
+// it waits. kBoundedBackfill keeps the bound; it only stops the head from
+// taking, while it is young, the whole nodes that mid-size gangs need, so
+// that they do not all wait as long as the largest gang.
 //
 // Placement is best fit: each replica, most GPUs first, goes to the fullest
 // node it fits on, which keeps large holes large (less fragmentation).
@@ -74,7 +101,7 @@ struct GangPlacement {
 class GangAllocator {
  public:
   // gpus_per_node[i]: how many GPUs node i has.
-  explicit GangAllocator(std::vector<int> gpus_per_node);
+  explicit GangAllocator(std::vector<int> gpus_per_node, GangAllocatorOptions options = {});
 
   // Queues a gang. InvalidArgument when it can never be placed (see
   // CheckFeasible); AlreadyExists when the id is queued or placed.
@@ -129,13 +156,15 @@ class GangAllocator {
   void ReserveOn(ReplicaPlacement& replica, int node, int gpus);
   void Reserve(const Gang& head);
   // Moves the head's reserved slots that running gangs hold onto GPUs that
-  // are open now (on the same node, or the whole replica onto another).
+  // are open now (on the same node, or the whole replica onto another when
+  // the policy lets it).
   void ImproveReservation();
   void ClearReservation();
   bool TryPlaceHead(Gang& head);
   bool TryBackfill(Gang& gang);
   void Dequeue(Gang& gang);
 
+  GangAllocatorOptions options_;
   std::vector<int> capacity_;
   int total_gpus_ = 0;
   int free_gpus_ = 0;
@@ -160,6 +189,8 @@ class GangAllocator {
   std::vector<ReplicaPlacement> reservation_;
   int reserved_slots_ = 0;
   int reserved_free_ = 0;
+  // GPUs placed by backfill since the head reserved.
+  int64_t backfilled_past_head_ = 0;
 
   // Scratch space of Plan, kept to spare allocations per decision.
   mutable std::vector<Slot> plan_taken_;

@@ -172,19 +172,62 @@ TEST(GangAllocatorTest, BackfillsOntoGpusTheHeadDoesNotNeed) {
 TEST(GangAllocatorTest, TheReservationMovesOntoGpusThatFreeUp) {
   // Whichever running gang ends first, the head moves a replica's
   // reservation onto its node instead of letting "later" take it, and so
-  // starts after any two ends.
-  for (const std::string first : {"x", "y", "z"}) {
-    SCOPED_TRACE(first);
-    GangAllocator allocator({4, 4, 4});
-    for (const std::string id : {"x", "y", "z"}) ASSERT_TRUE(allocator.Enqueue(Gang(id, {3})).ok());
-    ASSERT_THAT(allocator.Schedule(), SizeIs(3));
-    ASSERT_TRUE(allocator.Enqueue(Gang("head", {4, 4})).ok());
-    ASSERT_TRUE(allocator.Enqueue(Gang("later", {4})).ok());
-    EXPECT_THAT(allocator.Schedule(), IsEmpty());
-    allocator.Release(first);
-    EXPECT_THAT(allocator.Schedule(), IsEmpty());
-    allocator.Release(first == "z" ? "x" : "z");
-    EXPECT_THAT(Ids(allocator.Schedule()), ElementsAre("head"));
+  // starts after any two ends: at once under kHeadReservation, and under
+  // kBoundedBackfill once backfill has placed patience_per_gpu x 8 GPUs
+  // past it (none here).
+  for (const GangAllocatorOptions options :
+       {GangAllocatorOptions{BackfillPolicy::kHeadReservation},
+        GangAllocatorOptions{BackfillPolicy::kBoundedBackfill, /*patience_per_gpu=*/0}}) {
+    for (const std::string first : {"x", "y", "z"}) {
+      SCOPED_TRACE(first);
+      GangAllocator allocator({4, 4, 4}, options);
+      for (const std::string id : {"x", "y", "z"})
+        ASSERT_TRUE(allocator.Enqueue(Gang(id, {3})).ok());
+      ASSERT_THAT(allocator.Schedule(), SizeIs(3));
+      ASSERT_TRUE(allocator.Enqueue(Gang("head", {4, 4})).ok());
+      ASSERT_TRUE(allocator.Enqueue(Gang("later", {4})).ok());
+      EXPECT_THAT(allocator.Schedule(), IsEmpty());
+      allocator.Release(first);
+      EXPECT_THAT(allocator.Schedule(), IsEmpty());
+      allocator.Release(first == "z" ? "x" : "z");
+      EXPECT_THAT(Ids(allocator.Schedule()), ElementsAre("head"));
+    }
+  }
+}
+
+// Nodes of 4 GPUs, each with one running gang of 3: the head (two replicas
+// of 4) reserves two nodes, "mid" (4, a whole node) waits behind it. When the
+// gang on the third node ends, a young head under kBoundedBackfill leaves
+// that whole node to "mid", which starts at once; under kHeadReservation the
+// head moves a replica onto it, and "mid" waits until the head has started.
+TEST(GangAllocatorTest, AYoungHeadLeavesAWholeFreeNodeToAMidSizeGang) {
+  for (const BackfillPolicy policy :
+       {BackfillPolicy::kHeadReservation, BackfillPolicy::kBoundedBackfill}) {
+    const bool bounded = policy == BackfillPolicy::kBoundedBackfill;
+    SCOPED_TRACE(bounded ? "bounded backfill" : "head reservation");
+    int mid_started_at_once = 0;
+    for (const std::string first : {"x", "y", "z"}) {
+      SCOPED_TRACE(first);
+      GangAllocator allocator({4, 4, 4}, GangAllocatorOptions{policy});
+      for (const std::string id : {"x", "y", "z"}) {
+        ASSERT_TRUE(allocator.Enqueue(Gang(id, {3})).ok());
+      }
+      ASSERT_THAT(allocator.Schedule(), SizeIs(3));
+      ASSERT_TRUE(allocator.Enqueue(Gang("head", {4, 4})).ok());
+      ASSERT_TRUE(allocator.Enqueue(Gang("mid", {4})).ok());
+      ASSERT_THAT(allocator.Schedule(), IsEmpty());
+      allocator.Release(first);
+      const std::vector<std::string> placed = Ids(allocator.Schedule());
+      if (placed.empty()) continue;  // It ended on a node the head reserves.
+      ASSERT_THAT(placed, ElementsAre("mid"));
+      ++mid_started_at_once;
+      // The head still starts once the two gangs it waits for end.
+      for (const std::string other : {"x", "y", "z"}) {
+        if (other != first) allocator.Release(other);
+      }
+      EXPECT_THAT(Ids(allocator.Schedule()), ElementsAre("head"));
+    }
+    EXPECT_EQ(mid_started_at_once, bounded ? 1 : 0);
   }
 }
 
@@ -380,7 +423,11 @@ TEST_F(GangAllocatorPropertyTest, RandomJobMixesKeepEveryInvariant) {
     const int max_gpus = std::vector<int>{1, 2, 4, 8}[Uniform(0, 3)];
     model.nodes.resize(Uniform(1, 10));
     for (int& gpus : model.nodes) gpus = Uniform(0, 1) == 0 ? max_gpus : Uniform(0, max_gpus);
-    auto allocator = std::make_unique<GangAllocator>(model.nodes);
+    // Either policy, with a patience that runs out within the round or not.
+    const GangAllocatorOptions options{
+        Uniform(0, 1) == 0 ? BackfillPolicy::kHeadReservation : BackfillPolicy::kBoundedBackfill,
+        Uniform(0, 3) == 0 ? 1000 : Uniform(0, 2)};
+    auto allocator = std::make_unique<GangAllocator>(model.nodes, options);
     int next_id = 0;
     for (int step = 0; step < 300; ++step) {
       const int action = Uniform(0, 9);
@@ -409,7 +456,7 @@ TEST_F(GangAllocatorPropertyTest, RandomJobMixesKeepEveryInvariant) {
       } else if (action == 9 && Uniform(0, 7) == 0) {
         // A server restart: what was placed is restored, what waited is
         // queued again in its order.
-        allocator = std::make_unique<GangAllocator>(model.nodes);
+        allocator = std::make_unique<GangAllocator>(model.nodes, options);
         for (const auto& [id, placement] : model.placed) {
           ASSERT_TRUE(allocator->Restore(placement).ok()) << id;
         }
