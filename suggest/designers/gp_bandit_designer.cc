@@ -150,15 +150,6 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
   if (!theta.ok()) return theta.status();
   if (!theta->allFinite()) return absl::InternalError("the fitted hyper-parameters are not finite");
 
-  std::vector<int> by_value(model_values.size());
-  std::iota(by_value.begin(), by_value.end(), 0);
-  std::stable_sort(by_value.begin(), by_value.end(),
-                   [&model_values](int a, int b) { return model_values[a] > model_values[b]; });
-  std::vector<Eigen::VectorXd> incumbents;
-  for (int i = 0; i < kIncumbents && i < static_cast<int>(by_value.size()); ++i) {
-    incumbents.push_back(model_points.col(by_value[i]));
-  }
-
   const MaternKernel kernel(encoder_.categorical(), theta->head(d).array().exp(),
                             std::exp((*theta)[d]));
   absl::StatusOr<GaussianProcess> model = GaussianProcess::Create(
@@ -184,15 +175,16 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
     model = GaussianProcess::Create(kernel, GpLogPosterior::NoiseVariance(*theta), model_points,
                                     model_values);
     if (!model.ok()) return model.status();
-    by_value.resize(model_values.size());
-    std::iota(by_value.begin(), by_value.end(), 0);
-    std::stable_sort(by_value.begin(), by_value.end(),
-                     [&model_values](int a, int b) { return model_values[a] > model_values[b]; });
-    incumbents.clear();
-    for (int i = 0; i < kIncumbents && i < static_cast<int>(by_value.size()); ++i) {
-      incumbents.push_back(model_points.col(by_value[i]));
-    }
   }
+  std::vector<int> by_value(model_values.size());
+  std::iota(by_value.begin(), by_value.end(), 0);
+  std::stable_sort(by_value.begin(), by_value.end(),
+                   [&model_values](int a, int b) { return model_values[a] > model_values[b]; });
+  std::vector<Eigen::VectorXd> incumbents;
+  for (int i = 0; i < kIncumbents && i < static_cast<int>(by_value.size()); ++i) {
+    incumbents.push_back(model_points.col(by_value[i]));
+  }
+
   double best = model->MeanAtObservations().maxCoeff();
   if (!std::isfinite(best)) return absl::InternalError("the posterior mean is not finite");
 
