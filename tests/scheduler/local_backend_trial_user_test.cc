@@ -9,6 +9,8 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
@@ -36,22 +38,29 @@ class LocalBackendTrialUserTest : public ::testing::Test {
     backend_.emplace(options);
   }
 
-  // Runs `script` as the only replica of a trial under JOB_DIR and waits
-  // for it to end.
-  v1::ReplicaStatus Run(const std::string& script) {
+  // Trial `trial_id` under JOB_DIR with one replica running `argv` (in its
+  // trial folder unless `working_dir` is given).
+  TrialLaunch Launch(int64_t trial_id, std::vector<std::string> argv,
+                     const std::string& working_dir = "") {
     TrialLaunch launch;
     launch.job_id = "separated";
     launch.study_name = "separated";
-    launch.trial_id = 1;
+    launch.trial_id = trial_id;
     launch.job_dir = job_dir_;
-    launch.trial_dir = job_dir_ + "/1";
+    launch.trial_dir = absl::StrCat(job_dir_, "/", trial_id);
     ReplicaLaunch replica;
     replica.role = "master";
-    replica.argv = {"/bin/sh", "-c", script};
+    replica.argv = std::move(argv);
     replica.env = {{"PATH", "/usr/bin:/bin"}, {"HOME", "/root"}, {"USER", "root"}};
-    replica.working_dir = launch.trial_dir;
+    replica.working_dir = working_dir.empty() ? launch.trial_dir : working_dir;
     replica.log_path = launch.trial_dir + "/logs/master-0.log";
     launch.replicas = {replica};
+    return launch;
+  }
+
+  // Runs `script` as the only replica of trial 1 and waits for it to end.
+  v1::ReplicaStatus Run(const std::string& script) {
+    const TrialLaunch launch = Launch(1, {"/bin/sh", "-c", script});
     absl::StatusOr<v1::TrialRun> run = backend_->Submit(launch);
     EXPECT_TRUE(run.ok()) << run.status();
     if (!run.ok()) return {};
@@ -123,17 +132,7 @@ TEST_F(LocalBackendTrialUserTest, AWorkingDirTheUserCannotEnterFailsTheLaunchNam
   const std::string closed = dir_.path() + "/closed";
   fs::create_directories(closed);
   ASSERT_EQ(chmod(closed.c_str(), 0700), 0);
-  TrialLaunch launch;
-  launch.job_id = "separated";
-  launch.trial_id = 2;
-  launch.job_dir = job_dir_;
-  launch.trial_dir = job_dir_ + "/2";
-  ReplicaLaunch replica;
-  replica.role = "master";
-  replica.argv = {"/bin/true"};
-  replica.working_dir = closed;
-  replica.log_path = launch.trial_dir + "/logs/master-0.log";
-  launch.replicas = {replica};
+  const TrialLaunch launch = Launch(2, {"/bin/true"}, closed);
   absl::StatusOr<v1::TrialRun> run = backend_->Submit(launch);
   EXPECT_EQ(run.status().code(), absl::StatusCode::kPermissionDenied);
   EXPECT_THAT(run.status().message(), HasSubstr("cannot enter working_dir '" + closed + "'"));
