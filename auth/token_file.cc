@@ -57,7 +57,12 @@ absl::Status WriteTokenFile(const std::string& path, absl::string_view token) {
     }
   }
   const std::string temporary = absl::StrCat(path, ".tmp", getpid());
-  const int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  // A new file, never one found there: in a folder another user may write
+  // (an agent's credential in a trial folder that `--trial-user` owns), a
+  // link planted at the temporary name must not be written through.
+  unlink(temporary.c_str());
+  const int fd =
+      open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) {
     return absl::FailedPreconditionError(
         absl::StrCat("cannot write the token file ", path, ": ", std::strerror(errno)));

@@ -2,10 +2,10 @@
 #define VERNIER_AUTH_TOKEN_FILE_H_
 
 #include <string>
-#include "absl/strings/string_view.h"
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace vernier::auth {
 
@@ -16,6 +16,8 @@ namespace vernier::auth {
 absl::StatusOr<std::string> ReadTokenFile(const std::string& path);
 // Writes `token` to `path` with mode 0600 (creating its directory, mode
 // 0700), replacing the file whole (a rename), so no reader sees half of it.
+// The temporary file beside it is always a new one: a link planted at its
+// name is removed, never written through.
 absl::Status WriteTokenFile(const std::string& path, absl::string_view token);
 
 // Where clients look for tokens by server address: $VERNIER_CONFIG_DIR, else

@@ -21,11 +21,12 @@ int RandomPortOffset() { return static_cast<int>(std::random_device{}() % 65536)
 
 }  // namespace
 
-absl::StatusOr<SchedulerParts> MakeBackend(const ServerOptions& options) {
+absl::StatusOr<SchedulerParts> MakeBackend(const ServerOptions& options,
+                                           const std::optional<scheduler::TrialUser>& trial_user) {
   SchedulerParts parts;
   if (options.scheduler == "local") {
-    parts.backend = std::make_unique<scheduler::LocalBackend>(
-        scheduler::LocalBackendOptions{.podman_path = options.podman_path});
+    parts.backend = std::make_unique<scheduler::LocalBackend>(scheduler::LocalBackendOptions{
+        .podman_path = options.podman_path, .trial_user = trial_user});
     parts.admission = std::make_unique<scheduler::LocalAdmission>(
         options.gpus, options.replica_ports, &scheduler::PortProbe::IsFree, RandomPortOffset());
     return parts;
@@ -33,6 +34,9 @@ absl::StatusOr<SchedulerParts> MakeBackend(const ServerOptions& options) {
   if (options.scheduler != "slurm") {
     return absl::InvalidArgumentError(
         absl::StrCat("scheduler \"", options.scheduler, "\" is not local or slurm"));
+  }
+  if (trial_user.has_value()) {
+    return absl::InvalidArgumentError(scheduler::kTrialUserNotOnSlurm);
   }
   scheduler::SlurmBackendOptions slurm;
   slurm.sbatch.partition = options.slurm_partition;

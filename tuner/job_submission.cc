@@ -136,6 +136,12 @@ absl::StatusOr<v1::Study> JobSubmission::Check(v1::Job& job) {
 
   VERNIER_RETURN_IF_ERROR(scheduler::CheckJobDir(job.job_dir()));
   // The module becomes the command: PYTHON -m MODULE (installed at start).
+  if (PackagedTrainer::IsPackaged(job) && !options_.packages_unsupported.empty()) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "training_input.python_module: %s; submit a command instead (`-- python3 -m MODULE`, its "
+        "packages installed where that user can read them, on PYTHONPATH)",
+        options_.packages_unsupported));
+  }
   if (PackagedTrainer::IsPackaged(job)) {
     for (const v1::ReplicaSpec& replica : job.replica_specs()) {
       if (replica.image_uri().empty()) continue;

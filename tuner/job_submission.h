@@ -31,6 +31,9 @@ struct JobSubmissionOptions {
   // Why this server's backend cannot run replicas in containers; empty: it
   // can (with podman_path).
   std::string containers_unsupported{};
+  // Why this server does not run packaged trainers (python_module with
+  // packageUris); empty: it does.
+  std::string packages_unsupported{};
 };
 
 // A job's way in: checks a submitted job (trainer command, trainingInput,

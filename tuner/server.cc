@@ -25,6 +25,7 @@
 #include "auth/token_file.h"
 #include "common/status_macros.h"
 #include "http/http_server.h"
+#include "scheduler/trial_user.h"
 #include "spdlog/spdlog.h"
 #include "tls/listen_policy.h"
 #include "tls/server_credentials.h"
@@ -173,6 +174,14 @@ absl::Status RunServer(const ServerOptions& given) {
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   ServerOptions options = given;
   if (options.data_dir.empty()) options.data_dir = DefaultDataDir();
+  std::optional<scheduler::TrialUser> trial_user;
+  if (!options.trial_user.empty()) {
+    if (options.scheduler != "local") {
+      return absl::InvalidArgumentError(scheduler::kTrialUserNotOnSlurm);
+    }
+    VERNIER_ASSIGN_OR_RETURN(trial_user,
+                             scheduler::TrialUser::Lookup(options.trial_user, geteuid()));
+  }
   // Everything the server creates is its user's only (DataDirPermissions).
   umask(DataDirPermissions::kServerUmask);
   std::error_code error;
@@ -180,6 +189,13 @@ absl::Status RunServer(const ServerOptions& given) {
   if (error) {
     return absl::FailedPreconditionError(absl::StrFormat("cannot create the data directory %s: %s",
                                                          options.data_dir, error.message()));
+  }
+  if (trial_user.has_value()) {
+    VERNIER_RETURN_IF_ERROR(DataDirPermissions::OpenJobsTo(options.data_dir, *trial_user));
+    spdlog::info(
+        "trainers and agents run as {} (uid {}, gid {}); the data directory {} is closed "
+        "to them but for its jobs' folders",
+        trial_user->name, trial_user->uid, trial_user->gid, options.data_dir);
   }
   for (const std::string& warning : DataDirPermissions::Warnings(options.data_dir)) {
     spdlog::warn("{}", warning);
@@ -196,6 +212,13 @@ absl::Status RunServer(const ServerOptions& given) {
         "the trainer agent %s is missing or not executable; build vernier-agent or pass "
         "--agent-path",
         options.agent_path));
+  }
+  if (trial_user.has_value()) {
+    if (absl::Status runnable = trial_user->CheckCanRun(options.agent_path); !runnable.ok()) {
+      return absl::Status(runnable.code(),
+                          absl::StrCat("the trainer agent: ", runnable.message(),
+                                       ", or pass --agent-path a copy it can run"));
+    }
   }
 
   VERNIER_ASSIGN_OR_RETURN(options.podman_path, FindPodman(options.podman_path));
@@ -228,7 +251,7 @@ absl::Status RunServer(const ServerOptions& given) {
   }
   VERNIER_RETURN_IF_ERROR(InstallShutdownHandlers());
 
-  VERNIER_ASSIGN_OR_RETURN(SchedulerParts scheduler, MakeBackend(options));
+  VERNIER_ASSIGN_OR_RETURN(SchedulerParts scheduler, MakeBackend(options, trial_user));
   StudyManager studies(**store, SystemClock());
   JobControllerOptions controller_options;
   controller_options.poll_interval = options.poll_interval;
@@ -257,6 +280,15 @@ absl::Status RunServer(const ServerOptions& given) {
   if (options.scheduler != "local") {
     controller_options.submission.containers_unsupported =
         absl::StrCat("the ", options.scheduler, " scheduler does not run replicas in containers");
+  }
+  if (trial_user.has_value()) {
+    controller_options.submission.containers_unsupported =
+        absl::StrCat("this server runs trainers as the user ", trial_user->name,
+                     " (--trial-user), and its agents cannot run podman as that user");
+    controller_options.submission.packages_unsupported = absl::StrCat(
+        "this server runs trainers as the user ", trial_user->name,
+        " (--trial-user), but it would copy and build a packaged trainer's packages as its own "
+        "user (root)");
   }
   JobController jobs(**store, studies, *scheduler.backend, *scheduler.admission, controller_options,
                      SystemClock());

@@ -63,6 +63,10 @@ struct ServerOptions {
   // The audit log also records reads and measurement writes (data access),
   // not only changes and refusals.
   bool audit_data_access = false;
+  // Trainers and their agents run as this user (docs/security.md,
+  // "Trainers as another user"); empty: as the server's. Needs root and the
+  // local scheduler.
+  std::string trial_user;
 };
 
 // Serves StudyService, JobService, AgentService, AuthService and

@@ -1,5 +1,6 @@
 #include "scheduler/local/local_backend.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -15,8 +16,11 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "common/status_macros.h"
 #include "scheduler/container_command.h"
+#include "scheduler/local/job_dir_handover.h"
 #include "scheduler/local/spawn_replica.h"
+#include "scheduler/path_beneath.h"
 #include "scheduler/replica_state.h"
 #include "scheduler/slurm/command_runner.h"
 #include "scheduler/trial_run_start.h"
@@ -97,6 +101,11 @@ absl::StatusOr<v1::TrialRun> LocalBackend::Submit(const TrialLaunch& launch) {
   if (launch.replicas.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(trial_label, ": the launch has no replicas"));
   }
+  if (absl::Status prepared = PrepareJobDirForTrialUser(launch); !prepared.ok()) {
+    spdlog::error("{} study={} attempt={} could not prepare the job dir for the trial user: {}",
+                  trial_label, launch.study_name, launch.attempt, prepared.ToString());
+    return absl::Status(prepared.code(), absl::StrCat(trial_label, ": ", prepared.message()));
+  }
   v1::TrialRun run = StartTrialRun(launch);
 
   LocalHandle handle{.replicas = {}, .job_id = launch.job_id};
@@ -108,7 +117,8 @@ absl::StatusOr<v1::TrialRun> LocalBackend::Submit(const TrialLaunch& launch) {
                     launch.attempt, ReplicaName(replica), std::string(status.message()));
       return absl::Status(status.code(), absl::StrCat(replica_label, ": ", status.message()));
     };
-    absl::StatusOr<pid_t> pid = SpawnReplica(replica, launch.job_dir);
+    absl::StatusOr<pid_t> pid = SpawnReplica(
+        replica, launch.job_dir, options_.trial_user.has_value() ? &*options_.trial_user : nullptr);
     if (!pid.ok()) return fail(pid.status());
     absl::StatusOr<ProcessStat> stat = process_table_.Stat(*pid);
     if (!stat.ok()) {
@@ -356,6 +366,26 @@ void LocalBackend::RemoveContainers(const v1::TrialRun& run, const std::string& 
     spdlog::info("{} cancel: removed container(s) {}", trial_label,
                  absl::StrJoin(absl::StrSplit(removed->out, '\n', absl::SkipEmpty()), ", "));
   }
+}
+
+absl::Status LocalBackend::PrepareJobDirForTrialUser(const TrialLaunch& launch) const {
+  if (!options_.trial_user.has_value() || launch.job_dir.empty()) return absl::OkStatus();
+  VERNIER_RETURN_IF_ERROR(CheckJobDirAncestors(launch.job_dir, geteuid()));
+  for (const ReplicaLaunch& replica : launch.replicas) {
+    if (IsBeneath(launch.job_dir, replica.working_dir)) {
+      if (absl::Status made = MakeDirectoriesBeneath(launch.job_dir, replica.working_dir);
+          !made.ok()) {
+        return made;
+      }
+    }
+    if (IsBeneath(launch.job_dir, replica.log_path)) {
+      absl::StatusOr<int> log =
+          OpenFileBeneath(launch.job_dir, replica.log_path, O_WRONLY | O_CREAT | O_APPEND);
+      if (!log.ok()) return log.status();
+      close(*log);
+    }
+  }
+  return HandOverJobDir(launch.job_dir, geteuid(), *options_.trial_user);
 }
 
 void LocalBackend::KillStarted(const std::vector<ProcessIdentity>& started,

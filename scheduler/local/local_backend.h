@@ -15,6 +15,7 @@
 #include "scheduler/backend.h"
 #include "scheduler/local/local_handle.h"
 #include "scheduler/local/process_table.h"
+#include "scheduler/trial_user.h"
 #include "vernier/v1/job.pb.h"
 
 namespace vernier::scheduler {
@@ -28,6 +29,10 @@ struct LocalBackendOptions {
   // has to SIGKILL a replica's agent, the agent cannot remove its container,
   // so Cancel does (`podman rm --force`, by ContainerName).
   std::string podman_path;
+  // vernier serve --trial-user: replicas (agents and trainers) run as this
+  // user, and before each trial starts the job dir and what the server made
+  // in it become that user's (HandOverJobDir). None: the server's user.
+  std::optional<TrialUser> trial_user;
 };
 
 // Runs each replica as a process of this machine, in a session and process
@@ -90,6 +95,9 @@ class LocalBackend : public Backend {
   // Removes the containers of the run's replicas, whose agents were killed.
   void RemoveContainers(const v1::TrialRun& run, const std::string& job_id,
                         const std::string& trial_label);
+  // With a trial user: makes the replicas' working dirs (those under the job
+  // dir) and log files, then gives the job dir to the trial user.
+  absl::Status PrepareJobDirForTrialUser(const TrialLaunch& launch) const;
   // All or nothing: ends the replicas a failed Submit had started.
   void KillStarted(const std::vector<ProcessIdentity>& started, const std::string& trial_label);
 

@@ -1,12 +1,14 @@
 #include "scheduler/local/spawn_replica.h"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -26,7 +28,13 @@ namespace vernier::scheduler {
 namespace {
 
 // What the child was doing when it failed, sent back over the report pipe.
-enum class ChildStage : int { kNewSession = 1, kEnterWorkingDir, kRedirectOutput, kExecute };
+enum class ChildStage : int {
+  kNewSession = 1,
+  kEnterWorkingDir,
+  kRedirectOutput,
+  kExecute,
+  kSwitchUser
+};
 
 struct ChildFailure {
   ChildStage stage;
@@ -44,6 +52,12 @@ struct ChildPlan {
   int stdin_fd;
   int log_fd;
   int report_fd;
+  // The user to run as (vernier serve --trial-user); none: this process's.
+  bool switch_user;
+  uid_t uid;
+  gid_t gid;
+  const gid_t* groups;
+  size_t group_count;
 };
 
 absl::Status ErrnoError(int error, absl::string_view what) {
@@ -123,6 +137,11 @@ absl::StatusOr<int> OpenFile(const std::string& path, int flags, absl::string_vi
     sigaction(signal_number, &default_action, nullptr);  // fails harmlessly for KILL, STOP
   }
   if (setsid() < 0) FailChild(plan.report_fd, ChildStage::kNewSession);
+  // Groups first, the user last: after setuid nothing else could change.
+  if (plan.switch_user && (setgroups(plan.group_count, plan.groups) != 0 || setgid(plan.gid) != 0 ||
+                           setuid(plan.uid) != 0)) {
+    FailChild(plan.report_fd, ChildStage::kSwitchUser);
+  }
   if (chdir(plan.working_dir) != 0) FailChild(plan.report_fd, ChildStage::kEnterWorkingDir);
   if (dup2(plan.stdin_fd, STDIN_FILENO) < 0 || dup2(plan.log_fd, STDOUT_FILENO) < 0 ||
       dup2(plan.log_fd, STDERR_FILENO) < 0) {
@@ -153,6 +172,8 @@ absl::Status DescribeChildFailure(const ChildFailure& failure, const std::string
                         absl::StrCat("cannot redirect output to '", launch.log_path, "'"));
     case ChildStage::kExecute:
       return ErrnoError(failure.error, absl::StrCat("cannot execute '", executable, "'"));
+    case ChildStage::kSwitchUser:
+      return ErrnoError(failure.error, "cannot switch to the trial user");
   }
   return absl::InternalError(absl::StrCat("the child reported an unknown failure stage ",
                                           static_cast<int>(failure.stage)));
@@ -184,7 +205,8 @@ absl::StatusOr<int> OpenLog(const std::string& job_dir, const std::string& log_p
 
 }  // namespace
 
-absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& launch, const std::string& job_dir) {
+absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& launch, const std::string& job_dir,
+                                   const TrialUser* user) {
   if (launch.argv.empty() || launch.argv[0].empty()) {
     return absl::InvalidArgumentError("argv: no program to run");
   }
@@ -192,7 +214,18 @@ absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& launch, const std::strin
   if (launch.log_path.empty()) return absl::InvalidArgumentError("log_path is empty");
 
   VERNIER_RETURN_IF_ERROR(CheckEnvironment(launch.env));
-  const std::map<std::string, std::string>& env = launch.env;
+  std::map<std::string, std::string> env = launch.env;
+  if (user != nullptr) {
+    // The trial user's own, not the server's (root's).
+    env["HOME"] = user->home;
+    env["USER"] = user->name;
+    env["LOGNAME"] = user->name;
+    const char* runtime = std::getenv("XDG_RUNTIME_DIR");
+    const auto inherited = env.find("XDG_RUNTIME_DIR");
+    if (runtime != nullptr && inherited != env.end() && inherited->second == runtime) {
+      env.erase(inherited);
+    }
+  }
   absl::StatusOr<std::string> executable = ResolveExecutable(launch.argv[0], env);
   if (!executable.ok()) return executable.status();
 
@@ -233,7 +266,12 @@ absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& launch, const std::strin
                        .working_dir = launch.working_dir.c_str(),
                        .stdin_fd = *stdin_fd,
                        .log_fd = *log_fd,
-                       .report_fd = report_write_fd};
+                       .report_fd = report_write_fd,
+                       .switch_user = user != nullptr,
+                       .uid = user != nullptr ? user->uid : 0,
+                       .gid = user != nullptr ? user->gid : 0,
+                       .groups = user != nullptr ? user->groups.data() : nullptr,
+                       .group_count = user != nullptr ? user->groups.size() : 0};
 
   // Signals stay blocked across fork so that no server handler runs in the
   // child before it resets the dispositions.

@@ -7,6 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "scheduler/backend.h"
+#include "scheduler/trial_user.h"
 
 namespace vernier::scheduler {
 
@@ -23,11 +24,16 @@ namespace vernier::scheduler {
 //   (scheduler/path_beneath.h): a link planted there fails the launch
 //   naming it, and nothing is written through it;
 // - signal dispositions and the signal mask start at their defaults
-//   whatever this process set.
+//   whatever this process set;
+// - with a `user` (vernier serve --trial-user), the child takes its
+//   supplementary groups, gid and uid before it enters working_dir, so the
+//   program and everything it starts run as that user, with HOME, USER and
+//   LOGNAME its own (and not the server's XDG_RUNTIME_DIR).
 // Returns the child's PID once it runs the program (after exec), or an
 // error naming the path and the reason when it could not; a child that
 // failed is reaped before returning. The caller reaps a started child.
-absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& launch, const std::string& job_dir = "");
+absl::StatusOr<pid_t> SpawnReplica(const ReplicaLaunch& launch, const std::string& job_dir = "",
+                                   const TrialUser* user = nullptr);
 
 }  // namespace vernier::scheduler
 

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -57,6 +58,23 @@ TEST_F(TokenFileTest, WritesMode0600AndReadsBack) {
   ASSERT_EQ(stat(path.c_str(), &info), 0);
   EXPECT_EQ(info.st_mode & 0777, 0600u);
   EXPECT_EQ(*ReadTokenFile(path), "vnr_abc");
+}
+
+// A trial folder belongs to the trial user under `vernier serve
+// --trial-user`: a trainer may plant a link where the server (root) writes
+// the next attempt's credential. Nothing is written through it.
+TEST_F(TokenFileTest, ALinkPlantedAtTheTemporaryNameIsNotWrittenThrough) {
+  const std::string victim = (dir_ / "victim").string();
+  std::ofstream(victim) << "precious\n";
+  const std::string path = (dir_ / ".agent-token-1").string();
+  std::filesystem::create_symlink(victim, path + ".tmp" + std::to_string(getpid()));
+  ASSERT_TRUE(WriteTokenFile(path, "vnr_agent").ok());
+  std::ifstream victim_file(victim);
+  std::string line;
+  std::getline(victim_file, line);
+  EXPECT_EQ(line, "precious");
+  EXPECT_EQ(*ReadTokenFile(path), "vnr_agent");
+  EXPECT_FALSE(std::filesystem::is_symlink(path));
 }
 
 TEST_F(TokenFileTest, RefusesAFileOthersMayRead) {

@@ -4,6 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "scheduler/local/local_admission.h"
 #include "tests/support/fake_backend.h"
 #include "tests/support/fake_clock.h"
@@ -279,6 +281,24 @@ TEST_F(JobSubmissionTest, APackagedTrainerIsRefusedBesideAnImageOrWithoutAModule
   EXPECT_THAT(status.message(), HasSubstr("training_input.find_links: wheel folders hold"));
   EXPECT_FALSE(storage_->GetJob("packaged_image").ok());
   EXPECT_FALSE(storage_->GetJob("packages_only").ok());
+}
+
+TEST_F(JobSubmissionTest, APackagedTrainerIsRefusedWhereTheServerRunsNone) {
+  JobSubmissionOptions options;
+  options.default_job_root = dir_.path() + "/jobs";
+  options.packages_unsupported = "this server runs trainers as the user trainer (--trial-user)";
+  JobSubmission separated(*storage_, *studies_, backend_, admission_, options, clock_.AsClock());
+  v1::Job job = MakeJob("packaged_separated", dir_.path());
+  job.clear_command();
+  job.mutable_training_input()->set_python_module("trainer.task");
+  job.mutable_training_input()->add_package_uris(dir_.path());
+  absl::Status status = separated.Submit(job).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(status.message(),
+              HasSubstr("training_input.python_module: this server runs trainers as the user "
+                        "trainer (--trial-user); submit a command instead"));
+  EXPECT_FALSE(storage_->GetJob("packaged_separated").ok());
+  EXPECT_FALSE(std::filesystem::exists(dir_.path() + "/jobs/packaged_separated"));
 }
 
 }  // namespace

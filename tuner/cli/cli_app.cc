@@ -298,6 +298,10 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
   serve->add_flag("--audit-data-access", flags.serve.audit_data_access,
                   "The audit log also records reads and measurement writes (data access), "
                   "not only changes and refused calls");
+  serve->add_option("--trial-user", flags.serve.trial_user,
+                    "Run trainers and their agents as this unprivileged user, not as the server's: "
+                    "the server must run as root, with the local scheduler; the data directory "
+                    "(database, tokens) stays closed to them (docs/security.md)");
   serve->add_option("--log-level", flags.serve.log_level, "Log verbosity")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}))
       ->capture_default_str();

@@ -14,6 +14,7 @@
 #include "absl/time/time.h"
 #include "common/status_macros.h"
 #include "scheduler/gpu_inventory.h"
+#include "scheduler/trial_user.h"
 #include "tls/listen_policy.h"
 
 namespace vernier::cli {
@@ -187,6 +188,10 @@ absl::StatusOr<tuner::ServerOptions> ServeCommand::BuildServerOptions(const Serv
         options.slurm_command_timeout,
         ParseDurationFlag("--slurm-command-timeout", flags.slurm_command_timeout, ""));
   }
+  if (!flags.trial_user.empty() && flags.scheduler != "local") {
+    return absl::InvalidArgumentError(scheduler::kTrialUserNotOnSlurm);
+  }
+  options.trial_user = flags.trial_user;
   options.scheduler = flags.scheduler;
   options.slurm_partition = flags.slurm_partition;
   options.advertise_host = flags.advertise_host;

@@ -57,6 +57,8 @@ struct ServeFlags {
   bool insecure = false;
   // Also audit reads and measurement writes (data access).
   bool audit_data_access = false;
+  // Trainers and agents run as this user; empty: as the server's.
+  std::string trial_user;
 };
 
 // `vernier serve`: turns the flags into tuner::ServerOptions and runs the

@@ -608,6 +608,22 @@ TEST(ServeCommandTest, SchedulerIsLocalOrSlurmAndSlurmFlagsNeedSlurm) {
   EXPECT_THAT(options.status().message(), HasSubstr("--slurm-partition needs --scheduler slurm"));
 }
 
+TEST(ServeCommandTest, TrialUserIsPassedOnAndNeedsTheLocalScheduler) {
+  ServeFlags flags;
+  flags.data_dir = "/d";
+  flags.trial_user = "trainer";
+  absl::StatusOr<tuner::ServerOptions> options = ServeCommand::BuildServerOptions(flags, nullptr);
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->trial_user, "trainer");
+
+  flags.scheduler = "slurm";
+  options = ServeCommand::BuildServerOptions(flags, nullptr);
+  EXPECT_EQ(options.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(options.status().message(),
+              HasSubstr("--trial-user needs --scheduler local: on Slurm every trial is an sbatch "
+                        "job of the user who runs the server"));
+}
+
 TEST(ServeCommandTest, SlurmCommandTimeoutIsADurationAndNeedsSlurm) {
   ServeFlags flags;
   flags.data_dir = "/d";
