@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -35,21 +36,6 @@ namespace {
 constexpr int kTrials = 6;
 constexpr int kSteps = 8;
 constexpr char kJob[] = "hang";
-
-// Counts its launch in its trial dir, then prints 8 steps over about 4 s.
-v1::Job CountingJob(const std::string& runs_dir) {
-  v1::Job job = TuningJob(kJob, runs_dir, kTrials, /*parallel=*/2);
-  job.clear_command();
-  job.add_command("/bin/sh");
-  job.add_command("-c");
-  job.add_command(
-      absl::StrFormat("echo launched >> launches; i=0; while [ $i -lt %d ]; do i=$((i+1)); "
-                      "echo step=$i accuracy=0.$i; sleep 0.5; done",
-                      kSteps));
-  job.add_command("trainer");
-  job.mutable_training_input()->set_scale_tier("BASIC");
-  return job;
-}
 
 // SIGSTOPs a process and SIGCONTs it when Resume or the destructor runs,
 // so that a failed assertion leaves no stopped server behind.
@@ -75,6 +61,8 @@ struct Scenario {
   std::chrono::seconds stop;
   int succeeded_while_stopped = 0;
 };
+
+void PrintTo(const Scenario& scenario, std::ostream* out) { *out << scenario.name; }
 
 class ServerHangTest : public ::testing::TestWithParam<Scenario> {
  protected:
@@ -119,7 +107,7 @@ TEST_P(ServerHangTest, EveryTrialThatSucceededIsCountedOnceAndNoneFails) {
   {
     grpc::ClientContext context;
     v1::SubmitTrainingJobRequest request;
-    *request.mutable_job() = CountingJob(runs_dir);
+    *request.mutable_job() = CountingJob(kJob, runs_dir, kTrials, /*parallel=*/2, kSteps);
     v1::Job submitted;
     const grpc::Status status =
         servers[0]->JobStub()->SubmitTrainingJob(&context, request, &submitted);
