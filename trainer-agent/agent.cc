@@ -11,18 +11,20 @@
 #include <system_error>
 #include <utility>
 
-#include "auth/secret_redaction.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "auth/secret_redaction.h"
 #include "metrics/metric_pattern.h"
 #include "scheduler/slurm/command_runner.h"
-#include "trainer-agent/output/hypertune_file_reader.h"
-#include "trainer-agent/process_supervisor.h"
-#include "trainer-agent/replica_lock.h"
-#include "trainer-agent/output/stdout_metric_parser.h"
 #include "text/control_chars.h"
 #include "text/utf8_text.h"
+#include "trainer-agent/output/hypertune_file_reader.h"
+#include "trainer-agent/output/stdout_metric_parser.h"
+#include "trainer-agent/process_supervisor.h"
+#include "trainer-agent/replica_lock.h"
+#include "trainer-agent/server_pool.h"
+#include "trainer-agent/server_target.h"
 
 namespace vernier::agent {
 namespace {
@@ -204,11 +206,17 @@ bool Agent::StopRequested(std::string& reason) const {
 
 int Agent::Run() {
   start_time_ = absl::Now();
-  std::shared_ptr<grpc::Channel> channel =
-      MeasurementReporter::CreateChannel(options_.server, options_.reporter);
+  // main() checked the list; an address it would refuse is used as given.
+  absl::StatusOr<std::vector<std::string>> targets = ServerTargets(options_.server);
+  if (!targets.ok()) targets = std::vector<std::string>{options_.server};
+  std::vector<std::shared_ptr<grpc::ChannelInterface>> channels;
+  for (const std::string& target : *targets) {
+    channels.push_back(MeasurementReporter::CreateChannel(target, options_.reporter));
+  }
+  auto servers = std::make_shared<ServerPool>(*targets, std::move(channels), logger_);
   if (options_.heartbeat_interval > absl::ZeroDuration()) {
     heartbeat_ = std::make_unique<HeartbeatSender>(
-        channel,
+        servers,
         HeartbeatOptions{options_.reporter.replica, options_.heartbeat_interval,
                          options_.reporter.rpc_deadline},
         [this] { return unacknowledged_.load(); }, logger_);
@@ -216,10 +224,10 @@ int Agent::Run() {
   // Arguments carry parameter values, which may hold newlines: escaped, so
   // that no value can write a line of the agent's log of its own; secrets
   // in it (HF_TOKEN=..., --api-key ...) are redacted.
-  logger_->info("service {}, objective metric '{}', program: {}", options_.server,
-                text::ControlChars::Escape(options_.metric_tag),
-                text::ControlChars::Escape(
-                    absl::StrJoin(auth::RedactCommandLine(options_.command), " ")));
+  logger_->info(
+      "service {}, objective metric '{}', program: {}", options_.server,
+      text::ControlChars::Escape(options_.metric_tag),
+      text::ControlChars::Escape(absl::StrJoin(auth::RedactCommandLine(options_.command), " ")));
   // The trial directory first: the lock and the measurement log live in it.
   absl::StatusOr<std::string> metric_file = PrepareMetricFile();
   if (metric_file.ok()) {
@@ -232,7 +240,7 @@ int Agent::Run() {
     if (!ready.ok()) metric_file = ready;
   }
   if (metric_file.ok()) options_.reporter.log_path = MeasurementLogPath(options_);
-  reporter_ = std::make_unique<MeasurementReporter>(channel, options_.reporter, logger_);
+  reporter_ = std::make_unique<MeasurementReporter>(servers, options_.reporter, logger_);
   if (!metric_file.ok()) {
     logger_->error("{}", metric_file.status().ToString());
     return Finish(
@@ -342,7 +350,13 @@ int Agent::Finish(int exit_code, int term_signal, std::string log_tail, bool sto
   // Whatever the program printed, the report must parse at the service.
   request.set_log_tail(text::Utf8Text::Sanitize(log_tail));
   request.set_stopped_by_request(stopped_by_request);
-  if (absl::Status reported = reporter_->ReportExit(request, give_up_at); !reported.ok()) {
+  if (absl::Status reported = reporter_->ReportExit(request, give_up_at);
+      absl::IsUnauthenticated(reported)) {
+    // The attempt's credential died with it: the trial was settled already
+    // (another replica's report, a cancel), so this exit no longer counts.
+    logger_->info("the trial was over before its exit (code {}) was reported: {}", exit_code,
+                  reported.ToString());
+  } else if (!reported.ok()) {
     logger_->error("cannot report the exit (code {}): {}", exit_code, reported.ToString());
   } else {
     const ReporterCounters counters = reporter_->counters();

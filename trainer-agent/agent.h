@@ -22,7 +22,8 @@ namespace vernier::agent {
 struct AgentOptions {
   // AgentService address: "host:port", "unix:/path", or several "host:port"
   // of servers sharing one store, comma-separated: the agent talks to the
-  // first that answers and moves on when it goes (ServerTarget).
+  // first and moves to the next when a call finds it gone or hung
+  // (ServerTargets, ServerPool).
   std::string server;
   std::string study;
   int64_t trial = 0;

@@ -9,7 +9,13 @@ namespace vernier::agent {
 HeartbeatSender::HeartbeatSender(std::shared_ptr<grpc::ChannelInterface> channel,
                                  HeartbeatOptions options, std::function<int64_t()> unacknowledged,
                                  std::shared_ptr<spdlog::logger> logger)
-    : stub_(v1::AgentService::NewStub(std::move(channel))),
+    : HeartbeatSender(ServerPool::Single(std::move(channel), logger), std::move(options),
+                      std::move(unacknowledged), logger) {}
+
+HeartbeatSender::HeartbeatSender(std::shared_ptr<ServerPool> servers, HeartbeatOptions options,
+                                 std::function<int64_t()> unacknowledged,
+                                 std::shared_ptr<spdlog::logger> logger)
+    : servers_(std::move(servers)),
       options_(std::move(options)),
       unacknowledged_(std::move(unacknowledged)),
       logger_(std::move(logger)) {
@@ -46,11 +52,13 @@ void HeartbeatSender::Answered(const v1::HeartbeatResponse& response) {
 
 std::optional<bool> HeartbeatSender::CheckNow(absl::Duration timeout) {
   grpc::ClientContext context;
-  RpcSupport::PrepareContext(context, timeout);
+  servers_->PrepareContext(context, timeout);
+  const ServerPool::Pick server = servers_->Current();
   v1::HeartbeatRequest request;
   *request.mutable_replica() = options_.replica;
   v1::HeartbeatResponse response;
-  const grpc::Status status = stub_->Heartbeat(&context, request, &response);
+  const grpc::Status status = server.stub->Heartbeat(&context, request, &response);
+  servers_->Done(server, status);
   if (!status.ok()) return std::nullopt;
   std::lock_guard<std::mutex> lock(mutex_);
   Answered(response);
@@ -62,14 +70,16 @@ void HeartbeatSender::Loop() {
   while (!shutdown_) {
     const absl::Time next = absl::Now() + options_.interval;
     grpc::ClientContext context;
-    RpcSupport::PrepareContext(context, options_.rpc_deadline);
+    servers_->PrepareContext(context, options_.rpc_deadline);
+    const ServerPool::Pick server = servers_->Current();
     call_ = &context;
     v1::HeartbeatRequest request;
     *request.mutable_replica() = options_.replica;
     lock.unlock();
     if (unacknowledged_) request.set_unacknowledged_measurements(unacknowledged_());
     v1::HeartbeatResponse response;
-    const grpc::Status status = stub_->Heartbeat(&context, request, &response);
+    const grpc::Status status = server.stub->Heartbeat(&context, request, &response);
+    servers_->Done(server, status);
     lock.lock();
     call_ = nullptr;
     if (shutdown_) return;

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "absl/time/time.h"
+#include "trainer-agent/server_pool.h"
 #include "vernier/v1/agent_service.grpc.pb.h"
 
 namespace vernier::agent {
@@ -38,6 +39,10 @@ class HeartbeatSender {
  public:
   // `unacknowledged` (may be empty) says how many measurements wait for the
   // service; it rides along for the service's logs.
+  // Beats go to the pool's current server (ServerPool).
+  HeartbeatSender(std::shared_ptr<ServerPool> servers, HeartbeatOptions options,
+                  std::function<int64_t()> unacknowledged, std::shared_ptr<spdlog::logger> logger);
+  // One server.
   HeartbeatSender(std::shared_ptr<grpc::ChannelInterface> channel, HeartbeatOptions options,
                   std::function<int64_t()> unacknowledged, std::shared_ptr<spdlog::logger> logger);
   ~HeartbeatSender();
@@ -62,7 +67,7 @@ class HeartbeatSender {
   // Under the lock: takes an answer in.
   void Answered(const v1::HeartbeatResponse& response);
 
-  std::unique_ptr<v1::AgentService::Stub> stub_;
+  std::shared_ptr<ServerPool> servers_;
   HeartbeatOptions options_;
   std::function<int64_t()> unacknowledged_;
   std::shared_ptr<spdlog::logger> logger_;

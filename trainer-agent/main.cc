@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
                "vernier-agent"};
   app.add_option("--server", options.server,
                  "AgentService address, HOST:PORT or unix:PATH, or HOST:PORT,HOST:PORT,... of "
-                 "servers sharing one store")
+                 "servers sharing one store, tried in turn when one does not answer")
       ->required();
   app.add_option("--study", options.study, "Study name");
   app.add_option("--trial", options.trial, "Trial id");
@@ -114,12 +114,11 @@ int main(int argc, char** argv) {
                  "[flags] -- COMMAND [ARGS...]\n";
     return 2;
   }
-  absl::StatusOr<std::string> target = vernier::agent::ServerTarget(options.server);
-  if (!target.ok()) {
-    std::cerr << "vernier-agent: " << target.status().message() << "\n";
+  absl::StatusOr<std::vector<std::string>> targets = vernier::agent::ServerTargets(options.server);
+  if (!targets.ok()) {
+    std::cerr << "vernier-agent: " << targets.status().message() << "\n";
     return 2;
   }
-  options.server = *std::move(target);
   absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
       vernier::tls::MakeChannelCredentials(tls, absl::Now());
   if (!credentials.ok()) {

@@ -8,9 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "auth/bearer_token_interceptor.h"
-
 #include "absl/strings/str_cat.h"
+#include "auth/bearer_token_interceptor.h"
 #include "trainer-agent/backoff.h"
 #include "trainer-agent/rpc_support.h"
 #include "vernier/grpc_status.h"
@@ -68,9 +67,13 @@ bool MeasurementReporter::WorthRetrying(grpc::StatusCode code, int64_t server_er
 MeasurementReporter::MeasurementReporter(std::shared_ptr<grpc::ChannelInterface> channel,
                                          ReporterOptions options,
                                          std::shared_ptr<spdlog::logger> logger)
-    : options_(std::move(options)),
-      logger_(std::move(logger)),
-      stub_(v1::AgentService::NewStub(std::move(channel))) {
+    : MeasurementReporter(ServerPool::Single(std::move(channel), logger), std::move(options),
+                          logger) {}
+
+MeasurementReporter::MeasurementReporter(std::shared_ptr<ServerPool> servers,
+                                         ReporterOptions options,
+                                         std::shared_ptr<spdlog::logger> logger)
+    : options_(std::move(options)), logger_(std::move(logger)), servers_(std::move(servers)) {
   const uint64_t seed = PickSeed(options_.seed);
   send_rng_.seed(seed);
   exit_rng_.seed(seed ^ 0x9E3779B97F4A7C15ULL);
@@ -252,7 +255,8 @@ void MeasurementReporter::SendLoop() {
     const int64_t last = request.measurements(request.measurements_size() - 1).sequence_number();
 
     grpc::ClientContext context;
-    RpcSupport::PrepareContext(context, options_.rpc_deadline);
+    servers_->PrepareContext(context, options_.rpc_deadline);
+    const ServerPool::Pick server = servers_->Current();
     measurements_call_ = &context;
     const bool sync_log = log_ != nullptr && !log_failed_;
     lock.unlock();
@@ -260,7 +264,8 @@ void MeasurementReporter::SendLoop() {
     // cannot leave the service with measurements the log has lost.
     const absl::Status synced = sync_log ? log_->Sync() : absl::OkStatus();
     v1::ReportMeasurementsResponse response;
-    const grpc::Status status = stub_->ReportMeasurements(&context, request, &response);
+    const grpc::Status status = server.stub->ReportMeasurements(&context, request, &response);
+    servers_->Done(server, status);
     lock.lock();
     measurements_call_ = nullptr;
     if (!synced.ok()) LogFailed(synced);
@@ -321,11 +326,13 @@ absl::Status MeasurementReporter::ReportExit(v1::ReportExitRequest request, absl
   for (int64_t attempt = 1;; ++attempt) {
     if (shutdown_) return absl::CancelledError("reporter shut down before the exit was reported");
     grpc::ClientContext context;
-    RpcSupport::PrepareContext(context, options_.rpc_deadline);
+    servers_->PrepareContext(context, options_.rpc_deadline);
+    const ServerPool::Pick server = servers_->Current();
     exit_call_ = &context;
     lock.unlock();
     v1::ReportExitResponse response;
-    const grpc::Status status = stub_->ReportExit(&context, request, &response);
+    const grpc::Status status = server.stub->ReportExit(&context, request, &response);
+    servers_->Done(server, status);
     lock.lock();
     exit_call_ = nullptr;
     if (status.ok()) {

@@ -20,6 +20,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "trainer-agent/measurement_log.h"
+#include "trainer-agent/server_pool.h"
 #include "vernier/v1/agent_service.grpc.pb.h"
 
 namespace vernier::agent {
@@ -93,7 +94,11 @@ class MeasurementReporter {
   // answer in a row, is worth another try.
   static bool WorthRetrying(grpc::StatusCode code, int64_t server_errors);
 
-  // Starts the sending thread.
+  // Starts the sending thread; every call goes to the pool's current
+  // server (ServerPool: one that hangs or goes away is left for the next).
+  MeasurementReporter(std::shared_ptr<ServerPool> servers, ReporterOptions options,
+                      std::shared_ptr<spdlog::logger> logger);
+  // One server.
   MeasurementReporter(std::shared_ptr<grpc::ChannelInterface> channel, ReporterOptions options,
                       std::shared_ptr<spdlog::logger> logger);
   ~MeasurementReporter();
@@ -138,7 +143,7 @@ class MeasurementReporter {
 
   ReporterOptions options_;
   std::shared_ptr<spdlog::logger> logger_;
-  std::unique_ptr<v1::AgentService::Stub> stub_;
+  std::shared_ptr<ServerPool> servers_;
   std::atomic<bool> should_stop_{false};
 
   mutable std::mutex mutex_;

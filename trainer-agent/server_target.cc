@@ -7,9 +7,7 @@
 #include <vector>
 
 #include "absl/strings/numbers.h"
-#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 
 namespace vernier::agent {
@@ -37,10 +35,10 @@ std::vector<std::string> Resolve(const std::string& host, int family) {
 
 }  // namespace
 
-absl::StatusOr<std::string> ServerTarget(std::string_view servers) {
-  if (servers.find(',') == std::string_view::npos) return std::string(servers);
-  std::vector<std::string> v4, v6;
-  bool all_v4 = true, all_v6 = true;
+absl::StatusOr<std::vector<std::string>> ServerTargets(std::string_view servers) {
+  if (servers.find(',') == std::string_view::npos)
+    return std::vector<std::string>{std::string(servers)};
+  std::vector<std::string> targets;
   const std::string list(servers);
   for (const std::string& entry : std::vector<std::string>(absl::StrSplit(list, ','))) {
     if (entry.empty()) {
@@ -50,8 +48,8 @@ absl::StatusOr<std::string> ServerTarget(std::string_view servers) {
     const size_t colon = entry.rfind(':');
     const std::string port_text = colon == std::string::npos ? "" : entry.substr(colon + 1);
     int port = 0;
-    if (colon == std::string::npos || !absl::SimpleAtoi(port_text, &port) ||
-        port <= 0 || port > 65535) {
+    if (colon == std::string::npos || !absl::SimpleAtoi(port_text, &port) || port <= 0 ||
+        port > 65535) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "--server entry \"%s\" is not HOST:PORT (a list takes no unix: paths)", entry));
     }
@@ -59,21 +57,13 @@ absl::StatusOr<std::string> ServerTarget(std::string_view servers) {
     if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
       host = host.substr(1, host.size() - 2);
     }
-    const std::vector<std::string> ipv4 = Resolve(host, AF_INET);
-    const std::vector<std::string> ipv6 = Resolve(host, AF_INET6);
-    if (ipv4.empty() && ipv6.empty()) {
+    if (Resolve(host, AF_INET).empty() && Resolve(host, AF_INET6).empty()) {
       return absl::InvalidArgumentError(
           absl::StrFormat("--server entry \"%s\": host \"%s\" does not resolve", entry, host));
     }
-    all_v4 = all_v4 && !ipv4.empty();
-    all_v6 = all_v6 && !ipv6.empty();
-    for (const std::string& address : ipv4) v4.push_back(absl::StrCat(address, ":", port));
-    for (const std::string& address : ipv6) v6.push_back(absl::StrCat("[", address, "]:", port));
+    targets.push_back(entry);
   }
-  if (all_v4) return absl::StrCat("ipv4:", absl::StrJoin(v4, ","));
-  if (all_v6) return absl::StrCat("ipv6:", absl::StrJoin(v6, ","));
-  return absl::InvalidArgumentError(absl::StrFormat(
-      "--server \"%s\" mixes hosts with only IPv4 and only IPv6 addresses", list));
+  return targets;
 }
 
 }  // namespace vernier::agent

@@ -3,20 +3,21 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
 namespace vernier::agent {
 
-// The gRPC target for the agent's --server. One address is used as given
-// ("host:port", "unix:/path"). Several comma-separated "host:port", the
-// servers sharing one store, are each resolved now and joined into one
-// "ipv4:" (or "ipv6:") target: gRPC's pick_first policy connects to the
-// first that answers and, when that server goes away, to the next, so an
-// agent outlives the server that launched it. INVALID_ARGUMENT naming the
-// entry for an empty one, one without a port, one that does not resolve,
-// or a list that mixes IPv4-only and IPv6-only hosts.
-absl::StatusOr<std::string> ServerTarget(std::string_view servers);
+// The gRPC targets for the agent's --server, one per server, in the order
+// the agent tries them (ServerPool). One address is used as given
+// ("host:port", "unix:/path"). Several comma-separated "host:port" are the
+// servers sharing one store: the agent reports to the first and moves to
+// the next when a call finds it unreachable or silent, so an agent outlives
+// the server that launched it, killed or hung. INVALID_ARGUMENT naming the
+// entry for an empty one, one without a port, or one whose host does not
+// resolve (checked now, so that a typo ends the agent at once).
+absl::StatusOr<std::vector<std::string>> ServerTargets(std::string_view servers);
 
 }  // namespace vernier::agent
 

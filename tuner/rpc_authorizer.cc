@@ -5,6 +5,7 @@
 #include "auth/resource_field.h"
 #include "auth/secret_redaction.h"
 #include "tuner/caller_address.h"
+#include "tuner/storage/trial_states.h"
 #include "common/status_macros.h"
 #include "spdlog/spdlog.h"
 
@@ -40,7 +41,12 @@ absl::StatusOr<v1::ApiToken> RpcAuthorizer::LookUpToken(const std::string& token
   {
     absl::MutexLock lock(&mutex_);
     auto found = tokens_.find(token_hash);
-    if (found != tokens_.end() && now - found->second.read < cache_time_) return found->second.token;
+    // An agent credential is read afresh at every call: it dies with its
+    // attempt, on whichever server the attempt ends.
+    if (found != tokens_.end() && found->second.token.role() != v1::AGENT &&
+        now - found->second.read < cache_time_) {
+      return found->second.token;
+    }
   }
   absl::StatusOr<v1::ApiToken> token = store_.FindApiToken(token_hash);
   if (!token.ok()) return token.status();
@@ -89,8 +95,31 @@ absl::StatusOr<auth::Identity> RpcAuthorizer::Authenticate(absl::string_view aut
                          absl::UTCTimeZone()),
         "; ask an admin for a new one (vernier tokens create)"));
   }
-  if (stored->role() != v1::AGENT) RecordUse(*stored);
+  if (stored->role() == v1::AGENT) {
+    VERNIER_RETURN_IF_ERROR(CheckAttemptRuns(*stored));
+  } else {
+    RecordUse(*stored);
+  }
   return auth::Identity{stored->user(), stored->role(), stored->id(), stored->agent_scope()};
+}
+
+absl::Status RpcAuthorizer::CheckAttemptRuns(const v1::ApiToken& token) {
+  const v1::AgentScope& scope = token.agent_scope();
+  absl::StatusOr<v1::Trial> trial =
+      store_.GetTrial(scope.study_name(), scope.trial_id(), /*include_measurements=*/false);
+  if (absl::IsNotFound(trial.status())) {
+    return absl::UnauthenticatedError(
+        absl::StrCat("agent credential ", token.id(), ": its trial no longer exists"));
+  }
+  if (!trial.ok()) return trial.status();
+  // The trial settled: its attempt ended, even before the server deletes
+  // the credential (once the replicas are gone).
+  if (HasEnded(trial->state())) {
+    return absl::UnauthenticatedError(
+        absl::StrCat("agent credential ", token.id(), " ended with its attempt: trial ",
+                     scope.trial_id(), " is ", v1::Trial::State_Name(trial->state())));
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::optional<auth::ResourceAccess>> RpcAuthorizer::LookUpResource(

@@ -17,8 +17,8 @@
 #include "google/protobuf/message.h"
 #include "tuner/audit_log.h"
 #include "tuner/clock.h"
-#include "vernier/grpc_status.h"
 #include "tuner/storage/storage.h"
+#include "vernier/grpc_status.h"
 
 namespace vernier::tuner {
 
@@ -28,7 +28,10 @@ namespace vernier::tuner {
 // reads the study or job it names, and decides with auth::DecideAccess.
 // Token lookups and resources are cached for `cache_time` (a revocation or
 // a share made through this server applies at once; one made through
-// another server sharing the store within `cache_time`).
+// another server sharing the store within `cache_time`). Agent credentials
+// are not cached: each call checks that the credential still exists and
+// that its trial has not settled, so one stops working the moment its
+// attempt ends.
 //
 // It also keeps the audit log (docs/security.md): Guard records each call
 // with its outcome, the admin activity and refusals always, reads and
@@ -98,6 +101,9 @@ class RpcAuthorizer {
   absl::Status Check(const auth::Identity& who, const auth::MethodPermission* permission,
                      absl::string_view method, const google::protobuf::Message& request);
   absl::StatusOr<v1::ApiToken> LookUpToken(const std::string& token_hash);
+  // UNAUTHENTICATED when the agent credential's attempt ended: its trial
+  // settled (or is gone).
+  absl::Status CheckAttemptRuns(const v1::ApiToken& token);
   absl::StatusOr<std::optional<auth::ResourceAccess>> LookUpResource(
       const auth::MethodPermission& permission, const std::string& name);
   void RecordUse(const v1::ApiToken& token);

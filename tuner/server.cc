@@ -51,6 +51,11 @@
 namespace vernier::tuner {
 namespace {
 
+// --host unix:PATH (or unix-abstract:NAME): gRPC listens on a Unix socket.
+bool IsUnixSocket(const std::string& host) {
+  return host.starts_with("unix:") || host.starts_with("unix-abstract:");
+}
+
 // Leaves out gRPC's reflection service, which linking grpc++_reflection adds
 // to every server (docs/security.md: off loopback it is not offered).
 class WithoutReflection final : public grpc::ServerBuilderOption {
@@ -319,7 +324,10 @@ absl::Status RunServer(const ServerOptions& given) {
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int bound_port = 0;
-  const std::string address = absl::StrCat(options.host, ":", options.port);
+  // A Unix socket (unix:PATH) has no port: --port does not apply to it.
+  const bool unix_socket = IsUnixSocket(options.host);
+  const std::string address =
+      unix_socket ? options.host : absl::StrCat(options.host, ":", options.port);
   builder.AddListeningPort(address, credentials, &bound_port);
   builder.RegisterService(&study_service);
   builder.RegisterService(&job_service);
@@ -330,15 +338,18 @@ absl::Status RunServer(const ServerOptions& given) {
   builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS,
                               kIdleHandlerThreads);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  if (server == nullptr || bound_port == 0) {
+  if (server == nullptr || (bound_port == 0 && !unix_socket)) {
     return absl::UnavailableError(
         absl::StrFormat("cannot listen on %s (is another server using the port?)", address));
   }
-  const std::string bound_address = absl::StrCat(options.host, ":", bound_port);
+  const std::string bound_address =
+      unix_socket ? options.host : absl::StrCat(options.host, ":", bound_port);
   // Where this user's CLI and Python client find the admin token by the
   // server's address alone; written before
   // anything says the server listens, so a client that waits for that finds it.
-  const std::vector<std::string> client_token_files = ClientTokenFilesFor(options.host, bound_port);
+  const std::vector<std::string> client_token_files =
+      unix_socket ? std::vector<std::string>{auth::TokenFileForAddress(bound_address)}
+                  : ClientTokenFilesFor(options.host, bound_port);
   for (const std::string& file : client_token_files) {
     if (absl::Status written = auth::WriteTokenFile(file, admin_token); !written.ok()) {
       spdlog::warn("clients of this user will need --token: {}", written.ToString());
@@ -348,7 +359,10 @@ absl::Status RunServer(const ServerOptions& given) {
   // every check of a gRPC call applies to it too.
   std::optional<http::HttpServer> http_server;
   if (options.serve_http) {
-    http_server.emplace(http::HttpServerOptions{.host = options.host,
+    // Browsers cannot dial a Unix socket: with one, the dashboard and the
+    // HTTP API listen on loopback (--http-port), where every call still
+    // needs a token.
+    http_server.emplace(http::HttpServerOptions{.host = unix_socket ? "127.0.0.1" : options.host,
                                                 .port = options.http_port,
                                                 .tls = options.tls},
                         server->InProcessChannel(grpc::ChannelArguments()));

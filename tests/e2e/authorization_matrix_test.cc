@@ -289,7 +289,11 @@ TEST_F(AuthorizationMatrixTest, EveryRpcAsEveryCallerMeetsTheRules) {
       ++calls;
       const std::string where = path + " as " + CallerName(caller) + ": " +
                                 std::to_string(status.error_code()) + " " + status.error_message();
-      switch (Expected(rule->second, caller)) {
+      Outcome expected = Expected(rule->second, caller);
+      // The agent's exit report settled its trial: from then on its
+      // credential is dead (issue 35), before the server deletes it.
+      if (caller == Caller::kAgent && rank(method) == 2) expected = Outcome::kUnauthenticated;
+      switch (expected) {
         case Outcome::kUnauthenticated:
           EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAUTHENTICATED) << where;
           EXPECT_THAT(status.error_message(), HasSubstr(path)) << where;
@@ -347,7 +351,12 @@ TEST_F(AuthorizationMatrixTest, AnAgentCredentialReportsForItsOwnAttemptOnly) {
   } while (after.error_code() != grpc::StatusCode::UNAUTHENTICATED &&
            std::chrono::steady_clock::now() < deadline);
   EXPECT_EQ(after.error_code(), grpc::StatusCode::UNAUTHENTICATED) << after.error_message();
-  EXPECT_FALSE(std::filesystem::exists(dir_.path() + "/jobs/" + kJob + "/1/.agent-token-0"));
+  // The credential's file goes once the attempt's replicas are gone.
+  const std::string file = dir_.path() + "/jobs/" + kJob + "/1/.agent-token-0";
+  while (std::filesystem::exists(file) && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  EXPECT_FALSE(std::filesystem::exists(file));
 }
 
 }  // namespace

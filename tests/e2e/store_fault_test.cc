@@ -36,22 +36,6 @@ namespace {
 constexpr int kTrials = 6;
 constexpr int kSteps = 8;
 
-// Six trials, two at a time, each counting its launch in its trial dir and
-// printing 8 steps over about 4 s.
-v1::Job CountingJob(const std::string& job_id, const std::string& runs_dir) {
-  v1::Job job = TuningJob(job_id, runs_dir, kTrials, /*parallel=*/2);
-  job.clear_command();
-  job.add_command("/bin/sh");
-  job.add_command("-c");
-  job.add_command(
-      absl::StrFormat("echo launched >> launches; i=0; while [ $i -lt %d ]; do i=$((i+1)); "
-                      "echo step=$i accuracy=0.$i; sleep 0.5; done",
-                      kSteps));
-  job.add_command("trainer");
-  job.mutable_training_input()->set_scale_tier("BASIC");
-  return job;
-}
-
 // Waits for the job to end; it must have SUCCEEDED with every trial
 // SUCCEEDED, launched once, and every step its trainer printed stored.
 void ExpectSucceededEveryTrialOnce(const ServerProcess& server, const std::string& job_id,
@@ -82,7 +66,7 @@ void SubmitAndWaitForTwoTrials(const ServerProcess& server, const std::string& j
                                const std::string& runs_dir) {
   grpc::ClientContext context;
   v1::SubmitTrainingJobRequest request;
-  *request.mutable_job() = CountingJob(job_id, runs_dir);
+  *request.mutable_job() = CountingJob(job_id, runs_dir, kTrials, /*parallel=*/2, kSteps);
   v1::Job submitted;
   const grpc::Status status = server.JobStub()->SubmitTrainingJob(&context, request, &submitted);
   ASSERT_TRUE(status.ok()) << status.error_message();

@@ -66,14 +66,19 @@ void ServerProcess::Start() {
     execv(args[0], args.data());
     _exit(127);
   }
-  // Any host (--host 0.0.0.0 too); address() dials it on 127.0.0.1.
-  const std::regex listening("vernier serve listening on \\S+:(\\d+)");
+  // Any host (--host 0.0.0.0 too); address() dials it on 127.0.0.1. A
+  // Unix socket (--host unix:PATH) has no port.
+  const std::regex listening("vernier serve listening on (unix:\\S+|\\S+:(\\d+))");
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (std::chrono::steady_clock::now() < deadline) {
     const std::string text = log().substr(log_start);
     std::smatch match;
     if (std::regex_search(text, match, listening)) {
-      port_ = std::stoi(match[1]);
+      if (match[2].matched) {
+        port_ = std::stoi(match[2]);
+      } else {
+        unix_address_ = match[1];
+      }
       return;
     }
     int status;

@@ -1,12 +1,12 @@
 #ifndef VERNIER_TESTS_SUPPORT_SERVER_PROCESS_H_
 #define VERNIER_TESTS_SUPPORT_SERVER_PROCESS_H_
 
+#include <grpcpp/security/credentials.h>
+
 #include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <grpcpp/security/credentials.h>
 
 #include "vernier/v1/job_service.grpc.pb.h"
 #include "vernier/v1/study_service.grpc.pb.h"
@@ -32,7 +32,10 @@ class ServerProcess {
 
   int pid() const { return pid_; }
   int port() const { return port_; }
-  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+  // 127.0.0.1:PORT, or unix:PATH for a server on a Unix socket.
+  std::string address() const {
+    return !unix_address_.empty() ? unix_address_ : "127.0.0.1:" + std::to_string(port_);
+  }
   std::string log() const;
   const std::string& data_dir() const { return data_dir_; }
 
@@ -46,6 +49,8 @@ class ServerProcess {
  private:
   std::string data_dir_;
   int port_;
+  // Set when the server listens on a Unix socket (--host unix:PATH).
+  std::string unix_address_;
   std::vector<std::string> extra_args_;
   std::string log_path_;
   int pid_ = -1;

@@ -14,6 +14,11 @@ namespace vernier::testing {
 // `parallel` at a time.
 v1::Job TuningJob(const std::string& job_id, const std::string& dir, int max_trials = 4,
                   int parallel = 1);
+// TuningJob on the BASIC tier whose trainer counts its launch in its trial
+// dir (the file `launches`, one line a launch), then prints `steps` steps
+// of `accuracy`, one every half second.
+v1::Job CountingJob(const std::string& job_id, const std::string& dir, int max_trials, int parallel,
+                    int steps);
 // A measurement at step 1 of the objective TuningJob reports.
 v1::Measurement AccuracyMeasurement(double accuracy);
 

@@ -3,8 +3,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "auth/token_file.h"
+#include "google/protobuf/text_format.h"
 #include "tests/support/fake_clock.h"
 #include "tests/support/subprocess.h"
+#include "tuner/agent_credentials.h"
 #include "tuner/auth_service_impl.h"
 #include "tuner/storage/sqlite/sqlite_storage.h"
 
@@ -78,6 +81,57 @@ TEST_F(RpcAuthorizerTest, UnknownExpiredAndRevokedTokensAreUnauthenticated) {
   const absl::Status refused = gate_->Authenticate("Bearer " + revoked.token()).status();
   EXPECT_EQ(refused.code(), absl::StatusCode::kUnauthenticated);
   EXPECT_THAT(refused.message(), HasSubstr("of mallory was revoked"));
+}
+
+// An agent credential stops the moment its attempt ends (issue 35): its
+// trial settled, before the server deletes the credential once the
+// replicas are gone, and with no cached lookup answering meanwhile.
+TEST_F(RpcAuthorizerTest, AnAgentCredentialStopsAtOnceWhenItsTrialSettles) {
+  v1::Study study;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      R"pb(name: "job1"
+           spec { metrics { metric_id: "accuracy" goal: MAXIMIZE } })pb",
+      &study));
+  ASSERT_TRUE(store_->CreateStudy(study).ok());
+  std::vector<v1::Trial> trials(1);
+  trials[0].set_state(v1::Trial::ACTIVE);
+  ASSERT_TRUE(store_->CreateTrials("job1", trials).ok());
+  v1::AgentScope scope;
+  scope.set_job_id("job1");
+  scope.set_study_name("job1");
+  scope.set_trial_id(1);
+  AgentCredentials credentials(*store_, clock_.AsClock());
+  absl::StatusOr<std::string> file = credentials.Issue(scope, dir_.path());
+  ASSERT_TRUE(file.ok()) << file.status();
+  absl::StatusOr<std::string> token = auth::ReadTokenFile(*file);
+  ASSERT_TRUE(token.ok()) << token.status();
+  const std::string bearer = "Bearer " + *token;
+  absl::StatusOr<auth::Identity> who = gate_->Authenticate(bearer);
+  ASSERT_TRUE(who.ok()) << who.status();
+  EXPECT_EQ(who->role, v1::AGENT);
+
+  ASSERT_TRUE(store_
+                  ->UpdateTrial("job1", 1,
+                                [](v1::Trial& trial) {
+                                  trial.set_state(v1::Trial::SUCCEEDED);
+                                  return absl::OkStatus();
+                                })
+                  .ok());
+  const absl::Status ended = gate_->Authenticate(bearer).status();
+  EXPECT_EQ(ended.code(), absl::StatusCode::kUnauthenticated) << ended;
+  EXPECT_THAT(ended.message(), HasSubstr("ended with its attempt: trial 1 is SUCCEEDED"));
+
+  // Deleted through another server sharing the store: gone at once too.
+  ASSERT_TRUE(store_
+                  ->UpdateTrial("job1", 1,
+                                [](v1::Trial& trial) {
+                                  trial.set_state(v1::Trial::ACTIVE);
+                                  return absl::OkStatus();
+                                })
+                  .ok());
+  ASSERT_TRUE(gate_->Authenticate(bearer).ok());
+  ASSERT_TRUE(store_->DeleteApiToken(AgentCredentials::IdOf(scope)).ok());
+  EXPECT_EQ(gate_->Authenticate(bearer).status().code(), absl::StatusCode::kUnauthenticated);
 }
 
 TEST_F(RpcAuthorizerTest, IssuingChecksUserRoleAndExpiry) {
