@@ -216,13 +216,36 @@ absl::StatusOr<v1::Job> JobSubmission::Submit(v1::Job job) {
   }
   if (!snapshot.empty()) {
     if (absl::Status kept = PackageSnapshot::Keep(job, snapshot); !kept.ok()) {
-      spdlog::error("job={} {}", job.job_id(), kept.ToString());
+      return FailWithoutSnapshot(job, kept);
     }
   }
   spdlog::info("job={} submitted: {} trials, {} in parallel, {}", job.job_id(),
                study.spec().max_trials(), study.spec().max_parallel_trials(),
                job.algorithm_description());
   return *created;
+}
+
+absl::Status JobSubmission::FailWithoutSnapshot(const v1::Job& job, const absl::Status& kept) {
+  // Stored already: it fails at once rather than install the packages as
+  // they are now, and the submitter is told.
+  const std::string error(kept.message());
+  spdlog::error("job={} FAILED at submit: {}", job.job_id(), error);
+  const absl::Time now = clock_();
+  absl::StatusOr<v1::Job> failed = storage_.UpdateJob(job.job_id(), [&](v1::Job& stored) {
+    stored.set_state(v1::Job::FAILED);
+    stored.set_error_message(error);
+    *stored.mutable_end_time() = ToTimestamp(now);
+    return absl::OkStatus();
+  });
+  if (!failed.ok()) return failed.status();
+  (void)storage_.UpdateStudy(job.study_name(), [](v1::Study& stored) {
+    stored.set_state(v1::Study::INACTIVE);
+    return absl::OkStatus();
+  });
+  return absl::FailedPreconditionError(
+      absl::StrCat(error, "; job ", job.job_id(),
+                   " is stored as FAILED: fix the job dir and submit again "
+                   "under another id"));
 }
 
 absl::StatusOr<v1::Job> JobSubmission::Preview(v1::Job job, const LaunchSettings& launch) {

@@ -62,6 +62,9 @@ class JobSubmission {
  private:
   // Fills in the job's defaults and checks it; the study it would get.
   absl::StatusOr<v1::Study> Check(v1::Job& job);
+  // The stored job's packages' copy could not be moved into place (`kept`):
+  // fails the job and its study at once; the error for the submitter.
+  absl::Status FailWithoutSnapshot(const v1::Job& job, const absl::Status& kept);
 
   storage::Storage& storage_;
   StudyManager& studies_;

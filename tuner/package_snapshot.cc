@@ -4,9 +4,12 @@
 
 #include <filesystem>
 #include <system_error>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/status_macros.h"
 #include "spdlog/spdlog.h"
 
@@ -19,6 +22,27 @@ constexpr const char* kSkippedNames[] = {".git", "__pycache__",   ".hg",
                                          ".svn", ".pytest_cache", ".mypy_cache",
                                          ".tox", ".nox",          ".ipynb_checkpoints"};
 constexpr const char* kSkippedAtProjectTop[] = {"build", "dist"};
+
+PackageSnapshot::FaultHook& Hook() {
+  static PackageSnapshot::FaultHook* hook = new PackageSnapshot::FaultHook();
+  return *hook;
+}
+
+// The error a test's hook injects before `step`; none without a hook.
+std::error_code InjectedFault(PackageSnapshot::Step step, const fs::path& path) {
+  const PackageSnapshot::FaultHook& hook = Hook();
+  return hook ? hook(step, path.string()) : std::error_code();
+}
+
+// "training_input.package_uris[0] (\"trainer/\")", or every package's.
+std::string PackagesNamed(const v1::Job& job) {
+  std::vector<std::string> named;
+  for (int i = 0; i < job.training_input().package_uris_size(); ++i) {
+    named.push_back(absl::StrCat("training_input.package_uris[", i, "] (\"",
+                                 job.training_input().package_uris(i), "\")"));
+  }
+  return absl::StrJoin(named, ", ");
+}
 
 bool Exists(const fs::path& path) {
   std::error_code error;
@@ -67,11 +91,12 @@ absl::Status CopyFile(const fs::path& from, const fs::path& to, CopyBudget& budg
     return OverBudget(budget, from, absl::StrCat(PackageSnapshot::kMaxFiles, " files"));
   }
   if (budget.bytes > PackageSnapshot::kMaxBytes) return OverBudget(budget, from, "1 GiB");
-  fs::copy_file(from, to, fs::copy_options::overwrite_existing, error);
+  error = InjectedFault(PackageSnapshot::Step::kCopy, from);
+  if (!error) fs::copy_file(from, to, fs::copy_options::overwrite_existing, error);
   if (error) {
-    return absl::FailedPreconditionError(absl::StrCat("training_input.package_uris[", budget.index,
-                                                      "]: cannot copy ", from.string(), ": ",
-                                                      error.message()));
+    return absl::FailedPreconditionError(
+        absl::StrCat("training_input.package_uris[", budget.index, "]: \"", budget.uri,
+                     "\" cannot be copied at submit: ", from.string(), ": ", error.message()));
   }
   return absl::OkStatus();
 }
@@ -156,14 +181,21 @@ absl::StatusOr<std::string> PackageSnapshot::Take(const v1::Job& job) {
 absl::Status PackageSnapshot::Keep(const v1::Job& job, const std::string& taken) {
   std::error_code error;
   fs::remove_all(Dir(job), error);
-  fs::rename(taken, Dir(job), error);
+  error = InjectedFault(Step::kMove, Dir(job));
+  if (!error) fs::rename(taken, Dir(job), error);
   if (error) {
     Discard(taken);
-    return absl::InternalError(
-        absl::StrCat("cannot move the packages' copy to ", Dir(job), ": ", error.message()));
+    // An older copy may be half gone: none rather than the wrong one.
+    std::error_code ignored;
+    fs::remove_all(Dir(job), ignored);
+    return absl::FailedPreconditionError(absl::StrCat("the copy of ", PackagesNamed(job),
+                                                      " taken at submit cannot be moved to ",
+                                                      Dir(job), ": ", error.message()));
   }
   return absl::OkStatus();
 }
+
+void PackageSnapshot::SetFaultHookForTesting(FaultHook hook) { Hook() = std::move(hook); }
 
 void PackageSnapshot::Discard(const std::string& taken) {
   std::error_code ignored;

@@ -1,7 +1,9 @@
 #ifndef VERNIER_TUNER_PACKAGE_SNAPSHOT_H_
 #define VERNIER_TUNER_PACKAGE_SNAPSHOT_H_
 
+#include <functional>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -38,6 +40,9 @@ class PackageSnapshot {
   // limits or cannot be copied; what was copied is removed then.
   static absl::StatusOr<std::string> Take(const v1::Job& job);
   // Once the job is stored: `taken` becomes Dir(job), replacing an older one.
+  // FAILED_PRECONDITION naming the packages when it cannot be moved there;
+  // `taken` is removed then, and no Dir(job) is left (the job must not run
+  // the packages as they are now).
   static absl::Status Keep(const v1::Job& job, const std::string& taken);
   // When the job was not stored after all.
   static void Discard(const std::string& taken);
@@ -46,6 +51,14 @@ class PackageSnapshot {
   // for a job stored before snapshots existed (no Dir(job)), the submitted
   // paths themselves.
   static absl::StatusOr<std::vector<PackageSource>> Sources(const v1::Job& job);
+
+  // Where tests make a step fail as a full disk or a refused rename would:
+  // the hook is called before each file is copied (kCopy, with the file)
+  // and before the copy is moved into place (kMove, with Dir(job)); an error
+  // it returns is that step's. nullptr: none (the default).
+  enum class Step { kCopy, kMove };
+  using FaultHook = std::function<std::error_code(Step step, const std::string& path)>;
+  static void SetFaultHookForTesting(FaultHook hook);
 };
 
 }  // namespace vernier::tuner

@@ -19,15 +19,17 @@ SOURCE_DIR = Path(os.environ.get("VERNIER_SOURCE_DIR", Path(__file__).resolve().
 TLS_VARIABLES = ("VERNIER_TLS_CA", "VERNIER_TLS_CERT", "VERNIER_TLS_KEY", "VERNIER_TLS_SERVER_NAME")
 
 
-def make_certs(directory: Path, user: str) -> Path:
-    subprocess.run([str(SOURCE_DIR / "scripts" / "make-certs.sh"), "--user", user, str(directory)],
-                   check=True, capture_output=True)
+def make_certs(directory: Path, user: str, *names: str) -> Path:
+    subprocess.run([str(SOURCE_DIR / "scripts" / "make-certs.sh"), "--user", user, str(directory),
+                    *names], check=True, capture_output=True)
     return directory
 
 
 @pytest.fixture(scope="module")
 def certs(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return make_certs(tmp_path_factory.mktemp("certs"), "alice")
+    # vernier.test: a name the server's certificate holds that no host
+    # dialled is (tls_server_name).
+    return make_certs(tmp_path_factory.mktemp("certs"), "alice", "vernier.test")
 
 
 @pytest.fixture(scope="module")
@@ -142,3 +144,32 @@ def test_bad_tls_files_are_named(certs: Path, tmp_path: Path) -> None:
     with pytest.raises(vernier.InvalidArgument) as caught:
         vernier.Client("127.0.0.1:1", tls_ca=str(certs / "ca.pem"), tls_cert=str(certs / "client.pem"))
     assert caught.value.message == "tls_cert needs tls_key (mutual TLS takes both)"
+
+
+def test_plots_read_the_views_with_the_clients_tls_settings(tls_server: vernier.LocalServer,
+                                                            certs: Path, study_name: str) -> None:
+    """vernier.plot reads the dashboard's views over HTTPS with the client's
+    CA and server name, as its gRPC calls do: a name the certificate holds
+    passes, another is refused, with a message that says why."""
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as pyplot
+    import vernier.plot
+
+    ca = str(certs / "ca.pem")
+    with vernier.Client(tls_server.target, tls_ca=ca, tls_server_name="vernier.test") as client:
+        assert client.http_url.startswith("https://")
+        study = client.create_study(study_name, quadratic_spec())
+        study.optimize(lambda trial: (trial.parameters["x"] - 1.0) ** 2, n_trials=3)
+        ax = vernier.plot.plot_optimization_history(study)
+        assert len(ax.collections[0].get_offsets()) == 3
+        pyplot.close("all")
+    # The same study read with a server name the certificate does not hold
+    # (its gRPC calls would be refused first, so the view is asked alone).
+    from vernier._transport import TlsFiles, Transport
+    transport = Transport(tls_server.target, 5.0, TlsFiles(ca=ca, server_name="elsewhere.example"))
+    with pytest.raises(vernier.Unavailable) as caught:
+        vernier.Study(transport, study.proto).dashboard()
+    transport.close()
+    assert "TLS handshake" in caught.value.message
+    assert "tls_server_name=elsewhere.example" in caught.value.message

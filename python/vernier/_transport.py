@@ -5,6 +5,8 @@ server through one :class:`Transport`."""
 
 from __future__ import annotations
 
+import functools
+import http.client
 import json
 import logging
 import os
@@ -79,10 +81,56 @@ class TlsFiles:
         return grpc.ssl_channel_credentials(root_certificates=root, private_key=key,
                                             certificate_chain=chain)
 
+    def ssl_context(self) -> ssl.SSLContext:
+        """The same settings for HTTPS (the dashboard's views): the CA to
+        trust and, for mutual TLS, this client's certificate and key, checked
+        like :meth:`credentials`. ``server_name`` is checked by the
+        connection (:func:`_https_opener`)."""
+        self.credentials()
+        context = ssl.create_default_context(cafile=self.ca)
+        if self.cert:
+            context.load_cert_chain(self.cert, self.key)
+        return context
+
     def channel_options(self) -> List[Tuple[str, Any]]:
         if self.enabled and self.server_name:
             return [("grpc.ssl_target_name_override", self.server_name)]
         return []
+
+
+class _HTTPSConnection(http.client.HTTPSConnection):
+    """An HTTPS connection that checks ``server_name`` in the server's
+    certificate (and sends it as SNI) instead of the host dialled, as the
+    gRPC channel does with ``grpc.ssl_target_name_override``."""
+
+    def __init__(self, *args: Any, server_name: Optional[str] = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._server_name = server_name
+
+    def connect(self) -> None:
+        http.client.HTTPConnection.connect(self)
+        self.sock = self._context.wrap_socket(self.sock,
+                                              server_hostname=self._server_name or self.host)
+
+
+class _HTTPSHandler(urllib.request.HTTPSHandler):
+    def __init__(self, tls: TlsFiles) -> None:
+        super().__init__(context=tls.ssl_context())
+        self._server_name = tls.server_name
+
+    def https_open(self, req: urllib.request.Request) -> Any:
+        return self.do_open(functools.partial(_HTTPSConnection, server_name=self._server_name),
+                            req, context=self._context)
+
+
+def _https_opener(tls: TlsFiles) -> urllib.request.OpenerDirector:
+    """What the dashboard's views are read with: the client's own TLS
+    settings (CA, client certificate, server name), and no proxy meant for
+    the web (the server's own address)."""
+    handlers: List[Any] = [urllib.request.ProxyHandler({})]
+    if tls.enabled:
+        handlers.append(_HTTPSHandler(tls))
+    return urllib.request.build_opener(*handlers)
 
 
 def _read_pem(argument: str, path: str, marker: bytes) -> bytes:
@@ -210,6 +258,9 @@ class Transport:
         else:
             self._channel = grpc.insecure_channel(target, options=options)
         self._stub = study_service_pb2_grpc.StudyServiceStub(self._channel)
+        # The views' HTTPS uses the same TLS settings as the channel, built
+        # once with it.
+        self._opener = _https_opener(self.tls)
 
     def call(self, method: str, request: Any) -> Any:
         """Calls one StudyService method, turning failures into VernierErrors."""
@@ -266,16 +317,8 @@ class Transport:
         request = urllib.request.Request(url, headers={"Accept": "application/json"})
         if self._token:
             request.add_header("Authorization", f"Bearer {self._token}")
-        context = None
-        if url.startswith("https:"):
-            context = ssl.create_default_context(cafile=self.tls.ca)
-            if self.tls.cert:
-                context.load_cert_chain(self.tls.cert, self.tls.key)
-        # The server's own address: no proxy meant for the web.
-        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}),
-                                             urllib.request.HTTPSHandler(context=context))
         try:
-            with opener.open(request, timeout=self.timeout) as response:
+            with self._opener.open(request, timeout=self.timeout) as response:
                 body = response.read()
         except urllib.error.HTTPError as error:
             text = error.read().decode("utf-8", errors="replace")
@@ -288,6 +331,12 @@ class Transport:
             raise error_for_code(code, message) from None
         except (urllib.error.URLError, OSError) as error:
             reason = getattr(error, "reason", error)
+            if isinstance(reason, ssl.SSLError):
+                raise Unavailable(
+                    f"the TLS handshake with the Vernier server's HTTP API at {self.http_url} "
+                    f"failed ({reason}): does tls_ca sign its certificate, and does the "
+                    "certificate name the host dialled (else tls_server_name"
+                    f"{'=' + self.tls.server_name if self.tls.server_name else ''})?") from None
             raise Unavailable(
                 f"cannot reach the Vernier server's HTTP API at {self.http_url} ({reason}); its "
                 "plots read the dashboard's views there: pass Client(http_url=...) or set "

@@ -5,12 +5,16 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <system_error>
 
+#include "absl/strings/match.h"
 #include "scheduler/local/local_admission.h"
 #include "tests/support/fake_backend.h"
 #include "tests/support/fake_clock.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/tuning_job.h"
+#include "tuner/package_snapshot.h"
 #include "tuner/storage/sqlite/sqlite_storage.h"
 
 namespace vernier::tuner {
@@ -299,6 +303,41 @@ TEST_F(JobSubmissionTest, APackagedTrainerIsRefusedWhereTheServerRunsNone) {
                         "trainer (--trial-user); submit a command instead"));
   EXPECT_FALSE(storage_->GetJob("packaged_separated").ok());
   EXPECT_FALSE(std::filesystem::exists(dir_.path() + "/jobs/packaged_separated"));
+}
+
+TEST_F(JobSubmissionTest, APackagesCopyThatCannotBeMovedIntoPlaceFailsTheJobAtOnce) {
+  const std::string package = dir_.path() + "/src/trainer";
+  std::filesystem::create_directories(package);
+  std::ofstream(package + "/__init__.py") << "";
+  std::ofstream(package + "/task.py") << "print('accuracy=1')\n";
+  v1::Job job = MakeJob("unmovable", dir_.path());
+  job.clear_command();
+  job.mutable_training_input()->set_python_module("trainer.task");
+  job.mutable_training_input()->add_package_uris(package);
+  PackageSnapshot::SetFaultHookForTesting([](PackageSnapshot::Step step, const std::string&) {
+    return step == PackageSnapshot::Step::kMove ? std::make_error_code(std::errc::io_error)
+                                                : std::error_code();
+  });
+  const absl::Status status = submission_->Submit(job).status();
+  PackageSnapshot::SetFaultHookForTesting(nullptr);
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(status.message(),
+              HasSubstr("the copy of training_input.package_uris[0] (\"" + package + "\")"));
+  EXPECT_THAT(status.message(), HasSubstr("job unmovable is stored as FAILED"));
+  // Not run from the source as it is now: failed, with the reason.
+  absl::StatusOr<v1::Job> stored = storage_->GetJob("unmovable");
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  EXPECT_EQ(stored->state(), v1::Job::FAILED);
+  EXPECT_THAT(stored->error_message(), HasSubstr("cannot be moved to"));
+  EXPECT_TRUE(stored->has_end_time());
+  absl::StatusOr<v1::Study> study = storage_->GetStudy("unmovable");
+  ASSERT_TRUE(study.ok()) << study.status();
+  EXPECT_EQ(study->state(), v1::Study::INACTIVE);
+  // No copy, whole or partial, is left in the job dir.
+  for (const auto& entry : std::filesystem::directory_iterator(stored->job_dir())) {
+    EXPECT_FALSE(absl::StartsWith(entry.path().filename().string(), ".vernier-source"))
+        << entry.path();
+  }
 }
 
 }  // namespace

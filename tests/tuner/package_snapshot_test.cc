@@ -7,6 +7,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <system_error>
+#include <utility>
+#include <vector>
 
 #include "tests/support/subprocess.h"
 
@@ -123,6 +127,72 @@ TEST_F(PackageSnapshotTest, ADiscardedCopyLeavesNothingAndAMissingCopyIsNamed) {
   EXPECT_EQ(sources.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(sources.status().message(),
               HasSubstr("training_input.package_uris[0]: its copy made at submit is missing"));
+}
+
+// Resets the fault hook when the test ends.
+struct FaultHookGuard {
+  explicit FaultHookGuard(PackageSnapshot::FaultHook hook) {
+    PackageSnapshot::SetFaultHookForTesting(std::move(hook));
+  }
+  ~FaultHookGuard() { PackageSnapshot::SetFaultHookForTesting(nullptr); }
+};
+
+// What the job dir holds besides what the test put there.
+std::vector<std::string> Listing(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    names.push_back(entry.path().filename().string());
+  }
+  return names;
+}
+
+TEST_F(PackageSnapshotTest, ACopyThatFailsMidwayIsRefusedNamingThePackageAndNothingIsLeft) {
+  const std::string project = dir_.path() + "/project";
+  Write(project + "/setup.py", "from setuptools import setup\nsetup(name='trainer')\n");
+  Write(project + "/trainer/__init__.py", "");
+  Write(project + "/trainer/model.py", "W = 1\n");
+  Write(project + "/trainer/task.py", "VERSION = 1\n");
+  // The disk fills up at the third file, some copied already.
+  int copied = 0;
+  FaultHookGuard fault([&](PackageSnapshot::Step step, const std::string&) {
+    if (step != PackageSnapshot::Step::kCopy || ++copied < 3) return std::error_code();
+    return std::make_error_code(std::errc::no_space_on_device);
+  });
+  v1::Job job = PackagedJob({project});
+  const absl::StatusOr<std::string> taken = PackageSnapshot::Take(job);
+  EXPECT_EQ(taken.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(taken.status().message(),
+              HasSubstr("training_input.package_uris[0]: \"" + project +
+                        "\" cannot be copied at submit: " + project + "/"));
+  EXPECT_THAT(taken.status().message(), HasSubstr("No space left on device"));
+  EXPECT_EQ(copied, 3);
+  // The partial copy is gone: the job dir holds nothing.
+  EXPECT_THAT(Listing(job.job_dir()), ::testing::IsEmpty());
+}
+
+TEST_F(PackageSnapshotTest, AMoveIntoPlaceThatFailsNamesThePackagesAndLeavesNoCopy) {
+  Write(dir_.path() + "/src/trainer/__init__.py", "");
+  v1::Job job = PackagedJob({dir_.path() + "/src/trainer"});
+  // An older copy (a job resubmitted into the same job dir).
+  Write(PackageSnapshot::Dir(job) + "/0/trainer/__init__.py", "old\n");
+  absl::StatusOr<std::string> taken = PackageSnapshot::Take(job);
+  ASSERT_TRUE(taken.ok()) << taken.status();
+  FaultHookGuard fault([](PackageSnapshot::Step step, const std::string&) {
+    return step == PackageSnapshot::Step::kMove
+               ? std::make_error_code(std::errc::device_or_resource_busy)
+               : std::error_code();
+  });
+  const absl::Status kept = PackageSnapshot::Keep(job, *taken);
+  EXPECT_EQ(kept.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(kept.message(),
+              HasSubstr("the copy of training_input.package_uris[0] (\"" + dir_.path() +
+                        "/src/trainer\") taken at submit cannot "
+                        "be moved to " +
+                        PackageSnapshot::Dir(job)));
+  // Neither the new copy nor the old one: nothing would run the wrong code.
+  EXPECT_FALSE(Exists(*taken));
+  EXPECT_FALSE(Exists(PackageSnapshot::Dir(job)));
+  EXPECT_THAT(Listing(job.job_dir()), ::testing::IsEmpty());
 }
 
 }  // namespace

@@ -4,7 +4,8 @@ chromium-driver, driven by Debian's python3-selenium) against a real
 `vernier serve` running real jobs. Every page loads with no console error,
 the leaderboard's rows are the API's, every plot draws, a trial that ends
 during the test shows without a reload, a failed trial's reason keeps its
-lines, the job page's cancel button cancels, and a viewer gets no cancel button and a 403 from the API. A
+lines, the job page's cancel button cancels, a viewer gets no cancel button and a 403 from the API, and
+a developer whose share is revoked while the page is open is told the server refused the cancel. A
 login with a bad token gets an error page and no cookie; a good one gets a
 session cookie that is not the token, and an address without it. It takes a screenshot of each page (docs/images/web-*.png when
 VERNIER_WEB_SCREENSHOTS names that folder; a temporary folder otherwise).
@@ -94,7 +95,7 @@ class Server:
         with urllib.request.urlopen(request, timeout=60) as response:
             return json.loads(response.read())
 
-    def submit(self, job_id, max_trials, parallel, script):
+    def submit(self, job_id, max_trials, parallel, script, token=None):
         return self.call("POST", "/v1/projects/-/jobs", {
             "jobId": job_id,
             "trainingInput": {
@@ -108,7 +109,16 @@ class Server:
                     {"parameterName": "lr", "type": "DOUBLE", "minValue": 0.01, "maxValue": 0.1},
                     {"parameterName": "layers", "type": "INTEGER", "minValue": 1, "maxValue": 4},
                 ]}},
-            "command": ["/bin/sh", "-c", script, "trainer"]})
+            "command": ["/bin/sh", "-c", script, "trainer"]}, token=token)
+
+    def share_job(self, job_id, user, role, token):
+        """`vernier jobs share JOB --user USER --role ROLE` as the token's user
+        (role none: unshares)."""
+        subprocess.run(
+            [os.path.join(self.build_dir, "bin", "vernier"), "jobs", "share", job_id, "--user", user,
+             "--role", role, "--server", self.grpc_address()],
+            capture_output=True, text=True, timeout=60, check=True,
+            env={**os.environ, "VERNIER_TOKEN": token})
 
     def wait_for_job(self, job_id, states):
         return wait_for(f"job {job_id} in {states}", lambda: (
@@ -484,6 +494,30 @@ def main():
         except urllib.error.HTTPError as error:
             assert error.code == 403, error.code
         server.call("POST", "/v1/projects/-/jobs/watched:cancel", {})
+
+        # A share revoked while the page is open: the cancel button the page
+        # offered is refused (403), and the page says so above everything.
+        alice = server.create_token("alice", "developer")
+        bob = server.create_token("bob", "developer")
+        server.submit("shared", 1, 1, "sleep 600", token=alice)
+        server.wait_for_job("shared", {"RUNNING"})
+        server.share_job("shared", "bob", "developer", alice)
+        driver.get(server.url + "/?token=" + bob)
+        wait_for("bob's session", lambda: "token" not in driver.current_url)
+        open_page(driver, server, "/job/shared", "#cancel")
+        # The button as the page showed it, before the page learns of the
+        # revocation.
+        driver.execute_script("window.offeredCancel = document.getElementById('cancel');")
+        server.share_job("shared", "bob", "none", alice)
+        driver.execute_script("window.offeredCancel.click();")
+        wait_for("the refusal", lambda: driver.find_elements(By.CSS_SELECTOR, "#auth-error"))
+        refusal = text_of(driver, "#auth-error")
+        assert "The server refused this page" in refusal, refusal
+        assert "bob (developer) may not change job" in refusal, refusal
+        assert not driver.find_elements(By.CSS_SELECTOR, "#auth-error a[href='/login']"), refusal
+        assert server.call("GET", "/v1/projects/-/jobs/shared")["state"] == "RUNNING"
+        console_errors(driver)  # the refused cancel's 403, expected
+        server.call("POST", "/v1/projects/-/jobs/shared:cancel", {})
 
         errors = console_errors(driver)
         assert not errors, errors
