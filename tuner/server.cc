@@ -250,6 +250,7 @@ absl::Status RunServer(const ServerOptions& given) {
   controller_options.trials.launch.heartbeat_interval = HeartbeatIntervalFor(options.agent_timeout);
   controller_options.trials.agent_timeout = options.agent_timeout;
   controller_options.trials.store_outage_limit = options.store_outage_limit;
+  controller_options.trials.slurm_outage_limit = options.slurm_outage_limit;
   controller_options.submission.default_job_root = absl::StrCat(options.data_dir, "/jobs");
   controller_options.submission.machine_types = std::move(machine_types);
   controller_options.trials.launch.podman_path = options.podman_path;
@@ -316,10 +317,10 @@ absl::Status RunServer(const ServerOptions& given) {
   // every check of a gRPC call applies to it too.
   std::optional<http::HttpServer> http_server;
   if (options.serve_http) {
-    http_server.emplace(http::HttpServerOptions{.host = options.host,
-                                                .port = options.http_port,
-                                                .tls = options.tls},
-                        server->InProcessChannel(grpc::ChannelArguments()));
+    http_server.emplace(
+        http::HttpServerOptions{
+            .host = options.host, .port = options.http_port, .tls = options.tls},
+        server->InProcessChannel(grpc::ChannelArguments()));
     const absl::StatusOr<int> http_port = http_server->Start();
     if (!http_port.ok()) {
       server->Shutdown(std::chrono::system_clock::now());
