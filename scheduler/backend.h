@@ -4,11 +4,13 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "vernier/v1/job.pb.h"
 
 namespace vernier::scheduler {
@@ -67,6 +69,12 @@ class Backend {
   // default each replica's environment and command line, as shell
   // words; the Slurm backend gives its sbatch script.
   virtual absl::StatusOr<std::string> PreviewLaunch(const TrialLaunch& launch) const;
+
+  // Since when the cluster's controller (slurmctld) has been unreachable,
+  // while it is: Submit, Describe and Cancel then fail with transient errors
+  // (IsTransientBackendError). nullopt while it answers, and always for a
+  // backend without one (local).
+  virtual std::optional<absl::Time> UnreachableSince() const { return std::nullopt; }
 };
 
 }  // namespace vernier::scheduler

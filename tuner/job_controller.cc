@@ -46,7 +46,8 @@ JobController::JobController(storage::Storage& storage, StudyManager& studies,
       clock_(std::move(clock)),
       submission_(storage, studies, backend, admission, options_.submission, clock_),
       supervisor_(storage, studies, backend, admission, options_.trials, clock_),
-      leases_(storage, options_.server_id, options_.lease_ttl, clock_) {}
+      leases_(storage, options_.server_id, options_.lease_ttl, clock_),
+      backend_(backend) {}
 
 JobController::~JobController() { Stop(); }
 
@@ -227,6 +228,7 @@ absl::StatusOr<v1::GetJobResponse> JobController::GetJob(std::string_view job_id
   if (waiting.has_value() && !job.has_end_time()) {
     *job.mutable_waiting_for_store_since() = ToTimestamp(*waiting);
   }
+  MarkWaitingForSlurm(job);
   *response.mutable_job() = std::move(job);
   return response;
 }
@@ -243,7 +245,15 @@ absl::StatusOr<v1::GetJobResponse> JobController::LastKnownJob(std::string_view 
     *response.mutable_job() = known->second;
   }
   *response.mutable_job()->mutable_waiting_for_store_since() = ToTimestamp(*waiting);
+  MarkWaitingForSlurm(*response.mutable_job());
   return response;
+}
+
+void JobController::MarkWaitingForSlurm(v1::Job& job) {
+  const std::optional<absl::Time> since = backend_.UnreachableSince();
+  if (since.has_value() && !job.has_end_time()) {
+    *job.mutable_waiting_for_slurm_since() = ToTimestamp(*since);
+  }
 }
 
 absl::StatusOr<storage::Page<v1::Job>> JobController::ListJobs(int page_size,

@@ -114,6 +114,9 @@ class JobController {
   // it, saying since when it waits; `error` when this server never read it.
   absl::StatusOr<v1::GetJobResponse> LastKnownJob(std::string_view job_id,
                                                   const absl::Status& error);
+  // Sets the job's waiting_for_slurm_since while the backend's controller
+  // is unreachable and the job has not ended.
+  void MarkWaitingForSlurm(v1::Job& job);
 
   // Renews the job leases and acts on what changed: jobs gained have their
   // grants restored, jobs lost are forgotten. Records this server as alive
@@ -156,6 +159,8 @@ class JobController {
   absl::Mutex installs_mutex_;
   std::map<std::string, std::future<absl::Status>> installs_ ABSL_GUARDED_BY(installs_mutex_);
 
+  // Only asked whether its controller is reachable (GetJob).
+  scheduler::Backend& backend_;
   absl::Mutex tick_mutex_;
   std::thread loop_;
   absl::Notification stop_;

@@ -278,6 +278,7 @@ absl::Status RunServer(const ServerOptions& given) {
   controller_options.trials.launch.heartbeat_interval = HeartbeatIntervalFor(options.agent_timeout);
   controller_options.trials.agent_timeout = options.agent_timeout;
   controller_options.trials.store_outage_limit = options.store_outage_limit;
+  controller_options.trials.slurm_outage_limit = options.slurm_outage_limit;
   controller_options.submission.default_job_root = absl::StrCat(options.data_dir, "/jobs");
   controller_options.submission.machine_types = std::move(machine_types);
   controller_options.trials.launch.podman_path = options.podman_path;

@@ -35,6 +35,9 @@ struct ServerOptions {
   // How long the store may stay unavailable before jobs waiting for it may
   // fail (TrialRunSupervisorOptions::store_outage_limit).
   absl::Duration store_outage_limit = absl::Minutes(10);
+  // How long slurmctld may stay unreachable before a trial that cannot be
+  // submitted fails (TrialRunSupervisorOptions::slurm_outage_limit).
+  absl::Duration slurm_outage_limit = absl::Minutes(10);
   // Where trials run: "local" (this machine) or "slurm" (one sbatch job per
   // trial; see docs/slurm.md).
   std::string scheduler = "local";

@@ -10,9 +10,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
 #include "common/status_macros.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "scheduler/replica_state.h"
+#include "scheduler/transient_backend_error.h"
 #include "spdlog/spdlog.h"
 #include "suggest/search_space.h"
 #include "tuner/storage/scoped_write_fence.h"
@@ -208,6 +210,7 @@ absl::Status TrialRunSupervisor::ReconcileRuns(const v1::Job& job, std::vector<v
   const absl::Time now = clock_();
   // An agent's report cannot have come while the store was away.
   const absl::Time reachable_since = StoreReachableSince(now);
+  bool backend_away = false;
   for (v1::Trial& trial : trials) {
     if (!IsRunning(trial.state())) continue;
     auto run = runs.find(trial.id());
@@ -225,8 +228,18 @@ absl::Status TrialRunSupervisor::ReconcileRuns(const v1::Job& job, std::vector<v
       runs.erase(run);
       continue;
     }
+    // With the backend's controller away each call waits out its own
+    // retries: one per pass finds out whether it is back.
+    if (backend_away) continue;
     absl::StatusOr<v1::TrialRun> described = backend_.Describe(run->second);
     if (!described.ok()) {
+      if (scheduler::IsTransientBackendError(described.status())) {
+        // Logged once per outage by the backend; the trial keeps its state.
+        backend_away = true;
+        spdlog::debug("job={} trial={} cannot describe its run while the backend is away: {}",
+                      job.job_id(), trial.id(), described.status().ToString());
+        continue;
+      }
       spdlog::warn("job={} trial={} cannot describe its run: {}", job.job_id(), trial.id(),
                    described.status().ToString());
       continue;
@@ -323,8 +336,7 @@ void TrialRunSupervisor::HandleReplicaFailure(const v1::Job& job, v1::Trial& tri
       cancellers_.emplace_back([this, key, run, fence = CurrentFence()] {
         std::optional<storage::ScopedWriteFence> fenced;
         if (fence.has_value()) fenced.emplace(*fence);
-        if (absl::Status status = backend_.Cancel(run, options_.launch.grace_period);
-            !status.ok()) {
+        if (absl::Status status = CancelRun(run); !status.ok()) {
           spdlog::error("job={} trial={} cannot end attempt {}: {}", key.job_id, key.trial_id,
                         run.attempt(), status.ToString());
         }
@@ -375,6 +387,7 @@ void TrialRunSupervisor::ReleaseAttempt(const TrialKey& key) {
 bool TrialRunSupervisor::SettleEndedTrials(const v1::Job& job, const std::vector<v1::Trial>& trials,
                                            TrialRuns& runs) {
   bool settled = true;
+  bool backend_away = false;
   for (const v1::Trial& trial : trials) {
     if (IsRunning(trial.state())) continue;
     const TrialKey key{job.job_id(), trial.id()};
@@ -394,7 +407,18 @@ bool TrialRunSupervisor::SettleEndedTrials(const v1::Job& job, const std::vector
       ReleaseAttempt(key);
       continue;
     }
+    // Its replicas may still run: settled once the backend is back (asked
+    // once per pass while it is away).
+    if (backend_away) {
+      settled = false;
+      continue;
+    }
     absl::StatusOr<v1::TrialRun> described = backend_.Describe(run->second);
+    if (WaitsForBackend(described.status())) {
+      backend_away = true;
+      settled = false;
+      continue;
+    }
     if (!described.ok()) {
       spdlog::warn("job={} trial={} cannot describe its run; freeing its GPUs and ports: {}",
                    job.job_id(), trial.id(), described.status().ToString());
@@ -498,23 +522,23 @@ void TrialRunSupervisor::CancelTrials(const v1::Job& job, const std::vector<v1::
     TrialAttempt& attempt = attempts_[key];
     if (attempt.being_ended()) continue;
     attempt.state = TrialAttemptState::kEnding;
-    cancellers_.emplace_back([this, key, study = job.study_name(), run = run->second, reason,
-                              fence = CurrentFence()] {
-      // Its writes carry the lease of the pass that started it.
-      std::optional<storage::ScopedWriteFence> fenced;
-      if (fence.has_value()) fenced.emplace(*fence);
-      spdlog::info("job={} trial={} stopping its replicas", key.job_id, key.trial_id);
-      if (absl::Status status = backend_.Cancel(run, options_.launch.grace_period); !status.ok()) {
-        spdlog::error("job={} trial={} cancel failed: {}", key.job_id, key.trial_id,
-                      status.ToString());
-      }
-      RecordEndedRun(key.job_id, run);
-      // The agent usually reports first; then this is a no-op.
-      (void)studies_.CancelTrial(study, key.trial_id, reason);
-      absl::MutexLock lock(&mutex_);
-      auto attempt = attempts_.find(key);
-      if (attempt != attempts_.end()) attempt->second.state = TrialAttemptState::kEnded;
-    });
+    cancellers_.emplace_back(
+        [this, key, study = job.study_name(), run = run->second, reason, fence = CurrentFence()] {
+          // Its writes carry the lease of the pass that started it.
+          std::optional<storage::ScopedWriteFence> fenced;
+          if (fence.has_value()) fenced.emplace(*fence);
+          spdlog::info("job={} trial={} stopping its replicas", key.job_id, key.trial_id);
+          if (absl::Status status = CancelRun(run); !status.ok()) {
+            spdlog::error("job={} trial={} cancel failed: {}", key.job_id, key.trial_id,
+                          status.ToString());
+          }
+          RecordEndedRun(key.job_id, run);
+          // The agent usually reports first; then this is a no-op.
+          (void)studies_.CancelTrial(study, key.trial_id, reason);
+          absl::MutexLock lock(&mutex_);
+          auto attempt = attempts_.find(key);
+          if (attempt != attempts_.end()) attempt->second.state = TrialAttemptState::kEnded;
+        });
   }
 }
 
@@ -542,6 +566,12 @@ absl::Status TrialRunSupervisor::ResumeTrials(const v1::Job& job, const v1::Stud
       auto attempt = attempts_.find(key);
       if (attempt != attempts_.end()) {
         if (attempt->second.state == TrialAttemptState::kRetrying) continue;
+        // Its gang is queued (or its launch waits for the backend):
+        // StartTrials launches it once granted.
+        if (attempt->second.state == TrialAttemptState::kWaiting &&
+            attempt->second.ticket.has_value()) {
+          continue;
+        }
         if (attempt->second.state == TrialAttemptState::kRelaunch) {
           // Its failed attempt has ended: the next one runs.
           auto run = runs.find(trial.id());
@@ -720,6 +750,19 @@ absl::Status TrialRunSupervisor::LaunchTrial(const v1::Job& job, const v1::Study
   VERNIER_RETURN_IF_ERROR(storage_.PutTrialRun(job.job_id(), pending));
   absl::StatusOr<v1::TrialRun> run =
       grant.ok() ? backend_.Submit(launch) : absl::StatusOr<v1::TrialRun>(grant.status());
+  if (!run.ok() && WaitsForBackend(run.status())) {
+    // Nothing was submitted (or the backend finds what was, next time): the
+    // trial keeps its grant and the next pass submits it again. Its stored
+    // run has no backend handle, so nothing counts it as running meanwhile.
+    spdlog::debug("job={} trial={} attempt={} waits for the backend to submit it: {}", job.job_id(),
+                  trial.id(), attempt, run.status().ToString());
+    absl::MutexLock lock(&mutex_);
+    TrialAttempt& record = attempts_[key];
+    record.state = TrialAttemptState::kWaiting;
+    record.attempt = attempt;
+    record.ticket = ticket;
+    return absl::OkStatus();
+  }
   if (!run.ok()) {
     spdlog::error("job={} trial={} could not start: {}", job.job_id(), trial.id(),
                   run.status().ToString());
@@ -736,7 +779,12 @@ absl::Status TrialRunSupervisor::LaunchTrial(const v1::Job& job, const v1::Study
     VERNIER_RETURN_IF_ERROR(storage_.PutTrialRun(job.job_id(), pending));
     return studies_
         .FailTrial(job.study_name(), trial.id(),
-                   absl::StrCat("could not start the trial: ", run.status().message()))
+                   scheduler::IsTransientBackendError(run.status())
+                       ? absl::StrCat("could not start the trial: Slurm stayed unreachable for "
+                                      "longer than --slurm-outage-limit (",
+                                      absl::FormatDuration(options_.slurm_outage_limit),
+                                      "): ", run.status().message())
+                       : absl::StrCat("could not start the trial: ", run.status().message()))
         .status();
   }
   run->set_trial_id(trial.id());
@@ -778,6 +826,24 @@ absl::Status TrialRunSupervisor::StoreLaunchedRun(const std::string& job_id,
   }
 }
 
+bool TrialRunSupervisor::WaitsForBackend(const absl::Status& status) const {
+  if (!scheduler::IsTransientBackendError(status)) return false;
+  const std::optional<absl::Time> since = backend_.UnreachableSince();
+  // A single failed call, the outage already over: the next pass retries.
+  if (!since.has_value()) return true;
+  return absl::Now() - *since < options_.slurm_outage_limit;
+}
+
+absl::Status TrialRunSupervisor::CancelRun(const v1::TrialRun& run) {
+  absl::Duration backoff = absl::Seconds(1);
+  for (;;) {
+    absl::Status status = backend_.Cancel(run, options_.launch.grace_period);
+    if (!WaitsForBackend(status) || interrupted_) return status;
+    absl::SleepFor(backoff);
+    backoff = std::min(backoff * 2, absl::Seconds(10));
+  }
+}
+
 absl::Time TrialRunSupervisor::StoreReachableSince(absl::Time now) {
   if (storage_.outage().Since().has_value()) return now;
   return storage_.outage().LastEnded();
@@ -799,8 +865,8 @@ absl::Status TrialRunSupervisor::CheckReport(const v1::ReportExitRequest& report
     if (candidate.trial_id() == replica.trial_id()) run = &candidate;
   }
   if (run == nullptr) {
-    return absl::NotFoundError(absl::StrFormat("job \"%s\" never launched trial %d",
-                                               job->job_id(), replica.trial_id()));
+    return absl::NotFoundError(
+        absl::StrFormat("job \"%s\" never launched trial %d", job->job_id(), replica.trial_id()));
   }
   std::vector<std::string> names;
   bool found = false;

@@ -43,6 +43,13 @@ struct TrialRunSupervisorOptions {
   // --store-outage-limit`). Time the store was away never counts towards
   // lost_replica_timeout or agent_timeout: agents cannot report meanwhile.
   absl::Duration store_outage_limit = absl::Minutes(10);
+  // How long the backend's controller (slurmctld) may stay unreachable
+  // (transient errors, scheduler::IsTransientBackendError) before a trial
+  // that cannot be submitted fails and a cancel gives up (`vernier serve
+  // --slurm-outage-limit`). Until then launches wait and retry at each pass,
+  // cancels retry, and ended trials stay unsettled; describing a running
+  // trial never fails it.
+  absl::Duration slurm_outage_limit = absl::Minutes(10);
 };
 
 // A job's stored runs, by trial id.
@@ -156,6 +163,12 @@ class TrialRunSupervisor {
   // store_outage_limit): a run whose backend handle is not stored would be
   // launched again.
   absl::Status StoreLaunchedRun(const std::string& job_id, const v1::TrialRun& run);
+  // Whether `status` is the backend's controller away (a transient error)
+  // for less than slurm_outage_limit so far: what failed waits and retries.
+  bool WaitsForBackend(const absl::Status& status) const;
+  // backend_.Cancel, retried while WaitsForBackend (and the server is not
+  // stopping).
+  absl::Status CancelRun(const v1::TrialRun& run);
   // When agents could last reach the store through this server: now while it
   // is away, else when its last outage ended.
   absl::Time StoreReachableSince(absl::Time now);

@@ -485,7 +485,9 @@ async function jobPage(id) {
       el("p", {}, "state ", el("span", { id: "job-state", class: "state-" + job.state }, job.state), " ",
          ended || !mayChange(job, me) ? "" : cancel,
          job.waitingForStoreSince ? el("span", { id: "job-waiting", class: "error" },
-                                       " waiting for the store since " + new Date(job.waitingForStoreSince).toLocaleString()) : ""),
+                                       " waiting for the store since " + new Date(job.waitingForStoreSince).toLocaleString()) : "",
+         job.waitingForSlurmSince ? el("span", { id: "job-waiting-slurm", class: "error" },
+                                       " waiting for Slurm since " + new Date(job.waitingForSlurmSince).toLocaleString()) : ""),
       // The error keeps its lines (pip's, a trial's traceback).
       job.errorMessage ? el("pre", { class: "error", id: "job-error" }, job.errorMessage) : "",
       el("p", {}, job.studyName ? el("a", { href: "#/study/" + job.studyName }, "study " + job.studyName) : "",

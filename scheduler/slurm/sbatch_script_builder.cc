@@ -17,11 +17,6 @@ constexpr const char* kSlurmVariablesKept[] = {"SLURM_JOB_ID",        "SLURM_JOB
                                                "SLURM_JOB_PARTITION", "SLURM_JOB_NODELIST",
                                                "SLURM_STEP_ID",       "SLURMD_NODENAME"};
 
-// Job names show in squeue; Slurm cuts them at 1024 characters.
-std::string SlurmJobName(const TrialLaunch& launch) {
-  return absl::StrCat("vernier-", launch.job_id, "-", launch.trial_id);
-}
-
 bool IsShellIdentifier(const std::string& name) {
   if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
   for (char c : name) {
@@ -47,6 +42,15 @@ std::string Quoted(const std::vector<std::string>& words) {
 }
 
 }  // namespace
+
+// Job names show in squeue; Slurm cuts them at 1024 characters.
+std::string SlurmJobName(const TrialLaunch& launch) {
+  return absl::StrCat("vernier-", launch.job_id, "-", launch.trial_id);
+}
+
+std::string SlurmJobComment(const TrialLaunch& launch) {
+  return absl::StrCat("vernier-attempt-", launch.attempt);
+}
 
 std::string ReplicaExitPath(const std::string& log_path) { return absl::StrCat(log_path, ".exit"); }
 
@@ -115,6 +119,7 @@ absl::StatusOr<std::string> BuildSbatchScript(const TrialLaunch& launch,
     absl::StrAppend(&script, "#SBATCH ", option, "\n");
   };
   directive(absl::StrCat("--job-name=", ShellQuote(SlurmJobName(launch))));
+  directive(absl::StrCat("--comment=", SlurmJobComment(launch)));
   // One node: the replicas reach each other on it, and the allocation is
   // all or nothing.
   directive("--nodes=1");
@@ -160,12 +165,12 @@ absl::StatusOr<std::string> BuildSbatchScript(const TrialLaunch& launch,
       if (name == "CUDA_VISIBLE_DEVICES") continue;
       absl::StrAppend(&kept, " ", name, "=\"$", name, "\"");
     }
-    const std::string step_wrapper = absl::StrCat(
-        "'printf \"%s\\n\" \"${SLURM_STEP_GPUS-}\" >\"$0\"; exec /usr/bin/env -i ",
-        replica.gpu_count == 0
-            ? "CUDA_VISIBLE_DEVICES="
-            : "${CUDA_VISIBLE_DEVICES+\"CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES\"}",
-        kept, " \"$@\"'");
+    const std::string step_wrapper =
+        absl::StrCat("'printf \"%s\\n\" \"${SLURM_STEP_GPUS-}\" >\"$0\"; exec /usr/bin/env -i ",
+                     replica.gpu_count == 0
+                         ? "CUDA_VISIBLE_DEVICES="
+                         : "${CUDA_VISIBLE_DEVICES+\"CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES\"}",
+                     kept, " \"$@\"'");
     absl::StrAppend(
         &script, "  srun --exact --nodes=1 --ntasks=1 --gpus-per-task=", replica.gpu_count,
         " --job-name=", ShellQuote(ReplicaName(replica)), " --chdir=",

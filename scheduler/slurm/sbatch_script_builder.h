@@ -22,6 +22,13 @@ std::string ReplicaGpusPath(const std::string& log_path);
 // The batch shell's own output (Slurm's messages about the allocation).
 std::string BatchOutputPath(const TrialLaunch& launch);
 
+// The Slurm job's name (squeue shows it): vernier-JOB-TRIAL.
+std::string SlurmJobName(const TrialLaunch& launch);
+// The Slurm job's comment: which attempt of its trial it runs
+// (vernier-attempt-N), so that a job an sbatch submitted without its answer
+// arriving (slurmctld restarting) is found again rather than submitted twice.
+std::string SlurmJobComment(const TrialLaunch& launch);
+
 // The sbatch script that runs a trial as ONE Slurm allocation on one node
 // (--nodes=1, so that every replica reaches the others over the node's
 // loopback; heterogeneous jobs never start on a one-node cluster): the

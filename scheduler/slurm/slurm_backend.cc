@@ -21,6 +21,7 @@
 #include "scheduler/path_beneath.h"
 #include "scheduler/replica_state.h"
 #include "scheduler/slurm/slurm_handle.h"
+#include "scheduler/transient_backend_error.h"
 #include "scheduler/trial_run_start.h"
 #include "spdlog/spdlog.h"
 
@@ -151,7 +152,7 @@ absl::StatusOr<std::string> SlurmBackend::PreviewLaunch(const TrialLaunch& launc
 absl::StatusOr<v1::TrialRun> SlurmBackend::Submit(const TrialLaunch& launch) {
   const std::string trial_label = TrialLabel(launch.job_id, launch.trial_id);
   const auto labelled = [&](const absl::Status& status) {
-    return absl::Status(status.code(), absl::StrCat(trial_label, ": ", status.message()));
+    return PrefixBackendError(absl::StrCat(trial_label, ": "), status);
   };
   absl::StatusOr<std::string> script = BuildSbatchScript(launch, options_.sbatch);
   if (!script.ok()) return labelled(script.status());
@@ -169,14 +170,22 @@ absl::StatusOr<v1::TrialRun> SlurmBackend::Submit(const TrialLaunch& launch) {
     std::filesystem::remove(ReplicaGpusPath(replica.log_path), ignored);
   }
   for (const std::string& directory : directories) {
-    if (absl::Status status = CreateDirectory(launch.job_dir, directory); !status.ok()) return labelled(status);
+    if (absl::Status status = CreateDirectory(launch.job_dir, directory); !status.ok())
+      return labelled(status);
   }
   const std::string script_path = BatchScriptPath(launch);
-  if (absl::Status status = WriteFile(launch.job_dir, script_path, *script); !status.ok()) return labelled(status);
-  absl::StatusOr<std::string> slurm_job_id = commands_.Submit(script_path);
+  if (absl::Status status = WriteFile(launch.job_dir, script_path, *script); !status.ok())
+    return labelled(status);
+  absl::StatusOr<std::string> slurm_job_id = SubmitOnce(launch, script_path);
   if (!slurm_job_id.ok()) {
-    spdlog::error("{} study={} attempt={} sbatch failed: {}", trial_label, launch.study_name,
-                  launch.attempt, std::string(slurm_job_id.status().message()));
+    if (IsTransientBackendError(slurm_job_id.status())) {
+      spdlog::debug("{} study={} attempt={} sbatch failed while slurmctld is away: {}", trial_label,
+                    launch.study_name, launch.attempt,
+                    std::string(slurm_job_id.status().message()));
+    } else {
+      spdlog::error("{} study={} attempt={} sbatch failed: {}", trial_label, launch.study_name,
+                    launch.attempt, std::string(slurm_job_id.status().message()));
+    }
     return labelled(slurm_job_id.status());
   }
 
@@ -193,6 +202,45 @@ absl::StatusOr<v1::TrialRun> SlurmBackend::Submit(const TrialLaunch& launch) {
                trial_label, launch.study_name, launch.attempt, *slurm_job_id,
                launch.replicas.size(), script_path);
   return run;
+}
+
+absl::StatusOr<std::string> SlurmBackend::SubmitOnce(const TrialLaunch& launch,
+                                                     const std::string& script_path) {
+  const std::string name = SlurmJobName(launch);
+  const std::string comment = SlurmJobComment(launch);
+  const std::string key = absl::StrCat(name, "|", comment);
+  bool unconfirmed = false;
+  {
+    std::lock_guard lock(mutex_);
+    unconfirmed = unconfirmed_submissions_.contains(key);
+  }
+  if (unconfirmed) {
+    // An earlier sbatch of this very attempt failed without a clear answer:
+    // the job it may have submitted is the one to follow.
+    absl::StatusOr<std::optional<std::string>> found = commands_.FindSubmitted(name, comment);
+    if (!found.ok()) return found.status();
+    if (found->has_value()) {
+      spdlog::info(
+          "job={} trial={} attempt={} found slurm_job={} that an sbatch submitted "
+          "while slurmctld was away; not submitting it again",
+          launch.job_id, launch.trial_id, launch.attempt, **found);
+      std::lock_guard lock(mutex_);
+      unconfirmed_submissions_.erase(key);
+      return **found;
+    }
+  }
+  absl::StatusOr<std::string> submitted = commands_.Submit(script_path);
+  std::lock_guard lock(mutex_);
+  if (IsTransientBackendError(submitted.status())) {
+    unconfirmed_submissions_.insert(key);
+  } else {
+    unconfirmed_submissions_.erase(key);
+  }
+  return submitted;
+}
+
+std::optional<absl::Time> SlurmBackend::UnreachableSince() const {
+  return commands_.outage().Since();
 }
 
 absl::StatusOr<std::optional<SlurmJobInfo>> SlurmBackend::FindJob(
@@ -240,9 +288,8 @@ absl::StatusOr<v1::TrialRun> SlurmBackend::Describe(const v1::TrialRun& run) {
   const std::string trial_label = TrialLabel(handle->job_id, run.trial_id());
   absl::StatusOr<std::optional<SlurmJobInfo>> job = RecentJob(handle->slurm_job_id);
   if (!job.ok()) {
-    return absl::Status(job.status().code(),
-                        absl::StrCat(trial_label, " slurm_job=", handle->slurm_job_id, ": ",
-                                     job.status().message()));
+    return PrefixBackendError(absl::StrCat(trial_label, " slurm_job=", handle->slurm_job_id, ": "),
+                              job.status());
   }
   const bool waiting = job->has_value() && IsWaitingJobState((*job)->state);
   const bool ended = !job->has_value() || IsEndedJobState((*job)->state);
@@ -319,7 +366,7 @@ absl::Status SlurmBackend::Cancel(const v1::TrialRun& run, milliseconds grace) {
   const std::string label =
       absl::StrCat(TrialLabel(handle->job_id, run.trial_id()), " slurm_job=", handle->slurm_job_id);
   const auto labelled = [&](const absl::Status& status) {
-    return absl::Status(status.code(), absl::StrCat(label, ": ", status.message()));
+    return PrefixBackendError(absl::StrCat(label, ": "), status);
   };
   absl::StatusOr<std::optional<SlurmJobInfo>> job = commands_.ShowJob(handle->slurm_job_id);
   if (!job.ok()) return labelled(job.status());

@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -64,8 +65,12 @@ class SlurmBackend : public Backend {
   absl::Status CheckCapacity(const std::vector<int>& gpus_per_replica);
   // The sbatch script Submit would send.
   absl::StatusOr<std::string> PreviewLaunch(const TrialLaunch& launch) const override;
+  std::optional<absl::Time> UnreachableSince() const override;
 
  private:
+  // sbatch, unless an earlier sbatch of the same attempt failed transiently
+  // and Slurm holds the job it submitted all the same: that job's id.
+  absl::StatusOr<std::string> SubmitOnce(const TrialLaunch& launch, const std::string& script_path);
   // The job's state from scontrol, else sacct; nullopt when Slurm keeps no
   // trace of it.
   absl::StatusOr<std::optional<SlurmJobInfo>> FindJob(const std::string& slurm_job_id) const;
@@ -88,6 +93,10 @@ class SlurmBackend : public Backend {
   std::mutex mutex_;
   // Jobs not yet ended, by Slurm job id. Guarded by mutex_.
   std::map<std::string, CachedJob> recent_jobs_;
+  // Launches (by Slurm job name and comment) whose sbatch failed with a
+  // transient error: it may have submitted the job all the same, so the
+  // next Submit of the same attempt looks for it first. Guarded by mutex_.
+  std::set<std::string> unconfirmed_submissions_;
   // Ended jobs whose exit files Describe waits for: when it first found one
   // missing. Guarded by mutex_.
   std::map<std::string, std::chrono::steady_clock::time_point> exit_file_waits_;

@@ -6,9 +6,34 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "scheduler/transient_backend_error.h"
 
 namespace vernier::scheduler {
 namespace {
+
+// What Slurm's client commands print when they cannot reach slurmctld (down,
+// restarting, overloaded), after their own connection retries
+// (MessageTimeout).
+bool ControllerUnreachable(absl::string_view err) {
+  constexpr absl::string_view kUnreachable[] = {
+      "Unable to contact slurm controller",
+      "Socket timed out on send/recv operation",
+      "Zero Bytes were transmitted or received",
+      "Communication connection failure",
+      "Connection refused",
+      "Connection timed out",
+      "Transport endpoint is not connected",
+      "Slurm temporarily unable to accept job",
+      "Resource temporarily unavailable",
+      "in standby mode",
+  };
+  for (absl::string_view message : kUnreachable) {
+    if (absl::StrContains(err, message)) return true;
+  }
+  return false;
+}
 
 absl::Status CommandFailed(const std::vector<std::string>& argv, const CommandOutput& output) {
   return absl::UnavailableError(absl::StrCat("`", absl::StrJoin(argv, " "), "` exited with code ",
@@ -18,10 +43,27 @@ absl::Status CommandFailed(const std::vector<std::string>& argv, const CommandOu
 
 }  // namespace
 
-SlurmCommands::SlurmCommands(SlurmCommandsOptions options) : options_(std::move(options)) {}
+SlurmCommands::SlurmCommands(SlurmCommandsOptions options)
+    : options_(std::move(options)), outage_(std::make_shared<SlurmOutage>()) {}
+
+absl::StatusOr<CommandOutput> SlurmCommands::RunObserved(
+    const std::vector<std::string>& argv) const {
+  absl::StatusOr<CommandOutput> output = RunCommand(argv, options_.env, options_.timeout);
+  absl::Status outcome;
+  if (!output.ok()) {
+    // Out of time: slurmctld too busy to answer, or its answer lost.
+    outcome = absl::IsDeadlineExceeded(output.status()) ? MarkBackendTransient(output.status())
+                                                        : output.status();
+  } else if (output->exit_code != 0 && ControllerUnreachable(output->err)) {
+    outcome = MarkBackendTransient(CommandFailed(argv, *output));
+  }
+  outage_->Observe(outcome, absl::Now());
+  if (!outcome.ok()) return outcome;
+  return output;
+}
 
 absl::StatusOr<CommandOutput> SlurmCommands::Run(const std::vector<std::string>& argv) const {
-  absl::StatusOr<CommandOutput> output = RunCommand(argv, options_.env, options_.timeout);
+  absl::StatusOr<CommandOutput> output = RunObserved(argv);
   if (!output.ok()) return output.status();
   if (output->exit_code != 0) return CommandFailed(argv, *output);
   return output;
@@ -33,10 +75,23 @@ absl::StatusOr<std::string> SlurmCommands::Submit(const std::string& script_path
   return ParseSbatchJobId(output->out);
 }
 
+absl::StatusOr<std::optional<std::string>> SlurmCommands::FindSubmitted(
+    const std::string& name, const std::string& comment) const {
+  absl::StatusOr<CommandOutput> output =
+      Run({"squeue", "-h", "--states=all", absl::StrCat("--name=", name), "--format=%i|%k"});
+  if (!output.ok()) return output.status();
+  for (absl::string_view line : absl::StrSplit(output->out, '\n', absl::SkipWhitespace())) {
+    const std::pair<absl::string_view, absl::string_view> fields =
+        absl::StrSplit(absl::StripAsciiWhitespace(line), absl::MaxSplits('|', 1));
+    if (fields.second == comment) return std::string(fields.first);
+  }
+  return std::nullopt;
+}
+
 absl::StatusOr<std::optional<SlurmJobInfo>> SlurmCommands::ShowJob(
     const std::string& job_id) const {
   const std::vector<std::string> argv = {"scontrol", "show", "job", "-d", "-o", job_id};
-  absl::StatusOr<CommandOutput> output = RunCommand(argv, options_.env, options_.timeout);
+  absl::StatusOr<CommandOutput> output = RunObserved(argv);
   if (!output.ok()) return output.status();
   if (output->exit_code != 0) {
     if (absl::StrContains(output->err, "Invalid job id")) return std::nullopt;
@@ -51,11 +106,18 @@ absl::StatusOr<std::optional<SlurmJobInfo>> SlurmCommands::AccountedJob(
     const std::string& job_id) const {
   const std::vector<std::string> argv = {
       "sacct", "-n", "-P", "-X", "-o", "JobID,State,ExitCode,NodeList", "-j", job_id};
+  // sacct asks slurmdbd, not slurmctld: its answer says nothing of an outage.
   absl::StatusOr<CommandOutput> output = RunCommand(argv, options_.env, options_.timeout);
-  if (!output.ok()) return output.status();
+  if (!output.ok()) {
+    return absl::IsDeadlineExceeded(output.status()) ? MarkBackendTransient(output.status())
+                                                     : output.status();
+  }
   // Without slurmdbd sacct says so, with exit code 0 or 1 by version.
   if (absl::StrContains(output->err, "accounting storage is disabled")) return std::nullopt;
-  if (output->exit_code != 0) return CommandFailed(argv, *output);
+  if (output->exit_code != 0) {
+    absl::Status failed = CommandFailed(argv, *output);
+    return ControllerUnreachable(output->err) ? MarkBackendTransient(failed) : failed;
+  }
   absl::StatusOr<SlurmJobInfo> job = ParseSacctJob(output->out);
   if (absl::IsNotFound(job.status())) return std::nullopt;
   if (!job.ok()) return job.status();
@@ -63,7 +125,7 @@ absl::StatusOr<std::optional<SlurmJobInfo>> SlurmCommands::AccountedJob(
 }
 
 absl::Status SlurmCommands::Scancel(std::vector<std::string> argv) const {
-  absl::StatusOr<CommandOutput> output = RunCommand(argv, options_.env, options_.timeout);
+  absl::StatusOr<CommandOutput> output = RunObserved(argv);
   if (!output.ok()) return output.status();
   if (output->exit_code == 0) return absl::OkStatus();
   if (absl::StrContains(output->err, "already completing or completed") ||

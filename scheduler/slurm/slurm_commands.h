@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "scheduler/slurm/command_runner.h"
+#include "scheduler/slurm/slurm_outage.h"
 #include "scheduler/slurm/slurm_output_parser.h"
 
 namespace vernier::scheduler {
@@ -22,15 +24,23 @@ struct SlurmCommandsOptions {
   std::chrono::milliseconds timeout = std::chrono::seconds(30);
 };
 
-// Runs Slurm's client commands (sbatch, scontrol, sinfo, scancel, sacct) with
-// argv and no shell, and reads their answers. Every error names the command
-// line, its exit code and its stderr.
+// Runs Slurm's client commands (sbatch, scontrol, squeue, sinfo, scancel,
+// sacct) with argv and no shell, and reads their answers. Every error names
+// the command line, its exit code and its stderr. A command that could not
+// reach slurmctld, or ran past the timeout, fails with a transient error
+// (IsTransientBackendError); every command's outcome goes to outage().
+// Copies share one outage().
 class SlurmCommands {
  public:
   explicit SlurmCommands(SlurmCommandsOptions options = {});
 
   // `sbatch --parsable SCRIPT`: the new job's id.
   absl::StatusOr<std::string> Submit(const std::string& script_path) const;
+  // `squeue --states=all --name=NAME`: the id of the job named `name` whose
+  // comment is `comment` (one that an sbatch whose answer was lost may have
+  // submitted); nullopt when the controller knows none.
+  absl::StatusOr<std::optional<std::string>> FindSubmitted(const std::string& name,
+                                                           const std::string& comment) const;
   // `scontrol show job -d -o ID`; nullopt when the controller no longer
   // knows the job (it ended more than MinJobAge ago, or never existed).
   absl::StatusOr<std::optional<SlurmJobInfo>> ShowJob(const std::string& job_id) const;
@@ -45,13 +55,21 @@ class SlurmCommands {
   // `sinfo -h -N [-p PARTITION] -o %N|%G|%t`.
   absl::StatusOr<std::vector<SlurmNodeInfo>> Nodes(const std::string& partition) const;
 
+  // Whether slurmctld is away, as the commands found.
+  const SlurmOutage& outage() const { return *outage_; }
+
  private:
-  // The command's output when it exited 0; an error naming it otherwise.
+  // Runs argv; the outcome is observed by outage(), with a failure to reach
+  // slurmctld marked transient.
+  absl::StatusOr<CommandOutput> RunObserved(const std::vector<std::string>& argv) const;
+  // The command's output when it exited 0; an error naming it otherwise
+  // (RunObserved's, or a permanent one).
   absl::StatusOr<CommandOutput> Run(const std::vector<std::string>& argv) const;
   // Runs scancel; an already ended job is no error.
   absl::Status Scancel(std::vector<std::string> argv) const;
 
   const SlurmCommandsOptions options_;
+  std::shared_ptr<SlurmOutage> outage_;
 };
 
 }  // namespace vernier::scheduler

@@ -12,23 +12,21 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
-#include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/counting_job.h"
 #include "tests/support/job_client.h"
 #include "tests/support/postgres_test_database.h"
 #include "tests/support/postgres_test_server.h"
 #include "tests/support/server_process.h"
 #include "tests/support/study_client.h"
 #include "tests/support/subprocess.h"
-#include "tests/support/tuning_job.h"
 
 namespace vernier::testing {
 namespace {
@@ -36,42 +34,23 @@ namespace {
 constexpr int kTrials = 6;
 constexpr int kSteps = 8;
 
+// Six trials, two at a time, each counting its launch in its trial dir and
+// printing 8 steps over about 4 s.
+v1::Job FaultJob(const std::string& job_id, const std::string& runs_dir) {
+  return CountingJob(job_id, runs_dir, kTrials, /*parallel=*/2, kSteps);
+}
+
 // Waits for the job to end; it must have SUCCEEDED with every trial
 // SUCCEEDED, launched once, and every step its trainer printed stored.
 void ExpectSucceededEveryTrialOnce(const ServerProcess& server, const std::string& job_id,
                                    const std::string& runs_dir) {
-  const v1::GetJobResponse ended = WaitForJob(server, job_id, Ended);
-  EXPECT_EQ(ended.job().state(), v1::Job::SUCCEEDED) << ended.job().error_message() << server.log();
-  EXPECT_FALSE(ended.job().has_waiting_for_store_since());
-  const std::vector<v1::Trial> trials = ListTrials(server, job_id);
-  ASSERT_EQ(trials.size(), static_cast<size_t>(kTrials));
-  for (const v1::Trial& trial : trials) {
-    SCOPED_TRACE(absl::StrCat("trial ", trial.id()));
-    EXPECT_EQ(trial.state(), v1::Trial::SUCCEEDED) << trial.status_reason();
-    EXPECT_EQ(trial.final_measurement().step(), kSteps);
-    std::set<int64_t> steps;
-    for (const v1::Measurement& measurement : trial.measurements()) {
-      steps.insert(measurement.step());
-    }
-    EXPECT_EQ(steps.size(), static_cast<size_t>(kSteps)) << trial.DebugString();
-    EXPECT_EQ(ReadFile(absl::StrCat(runs_dir, "/", job_id, "/", trial.id(), "/launches")),
-              "launched\n")
-        << "launched more than once";
-  }
-  for (const v1::TrialRun& run : ended.trial_runs()) EXPECT_EQ(run.attempt(), 0);
+  ExpectSucceededEveryTrialOnce(server, job_id, runs_dir, kTrials, kSteps);
 }
 
 // Submits the counting job and waits until its first two trials run.
 void SubmitAndWaitForTwoTrials(const ServerProcess& server, const std::string& job_id,
                                const std::string& runs_dir) {
-  grpc::ClientContext context;
-  v1::SubmitTrainingJobRequest request;
-  *request.mutable_job() = CountingJob(job_id, runs_dir, kTrials, /*parallel=*/2, kSteps);
-  v1::Job submitted;
-  const grpc::Status status = server.JobStub()->SubmitTrainingJob(&context, request, &submitted);
-  ASSERT_TRUE(status.ok()) << status.error_message();
-  WaitForJob(server, job_id,
-             [](const v1::GetJobResponse& job) { return job.trial_counts().active() >= 2; });
+  SubmitAndWaitForActiveTrials(server, FaultJob(job_id, runs_dir), 2);
 }
 
 // Polls the job while the store is away: every answer is OK or
@@ -109,14 +88,6 @@ struct Scenario {
   // again after it.
   bool kill_server = false;
 };
-
-size_t Count(const std::string& text, const std::string& what) {
-  size_t count = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {
-    ++count;
-  }
-  return count;
-}
 
 class StoreFaultTest : public ::testing::TestWithParam<Scenario> {
  protected:
@@ -174,15 +145,15 @@ TEST_P(StoreFaultTest, TheJobSucceedsEveryTrialRunOnceNoMeasurementLost) {
     // A server killed during the outage logged its start only; the one
     // started again after it saw none.
     if (scenario.kill_server && server == servers[0]) {
-      EXPECT_EQ(Count(log, "is unavailable since"), 1u) << log;
+      EXPECT_EQ(CountOccurrences(log, "is unavailable since"), 1u) << log;
       continue;
     }
     // The outage is logged at its start and at its end, not per call (a
     // restart may show as two outages: down, then starting up).
-    const size_t began = Count(log, "is unavailable since");
+    const size_t began = CountOccurrences(log, "is unavailable since");
     EXPECT_GE(began, 1u) << log;
     EXPECT_LE(began, 2u) << log;
-    EXPECT_GE(Count(log, "is back after"), 1u) << log;
+    EXPECT_GE(CountOccurrences(log, "is back after"), 1u) << log;
   }
   for (auto& server : servers) server->Stop();
 }
@@ -228,8 +199,8 @@ TEST(SqliteDiskFullTest, TheJobWaitsForSpaceAndSucceeds) {
 
   ExpectSucceededEveryTrialOnce(server, job_id, dir.path() + "/runs");
   const std::string log = server.log();
-  EXPECT_GE(Count(log, "is unavailable since"), 1u) << log;
-  EXPECT_GE(Count(log, "is back after"), 1u) << log;
+  EXPECT_GE(CountOccurrences(log, "is unavailable since"), 1u) << log;
+  EXPECT_GE(CountOccurrences(log, "is back after"), 1u) << log;
   server.Stop();
 }
 

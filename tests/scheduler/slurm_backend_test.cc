@@ -27,6 +27,7 @@
 #include "scheduler/slurm/slurm_commands.h"
 #include "scheduler/slurm/slurm_handle.h"
 #include "scheduler/slurm/slurm_output_parser.h"
+#include "scheduler/transient_backend_error.h"
 #include "tests/support/slurm_test_cluster.h"
 #include "tests/support/subprocess.h"
 
@@ -222,10 +223,9 @@ TEST_F(SlurmBackendTest, CancelEndsEveryStepAndAChildInItsOwnSession) {
   // The master loops rather than `wait`s: a `wait` for a child the same
   // signal killed first returns 0, and the master would exit 0.
   const std::string escaped_pid_file = dir_.path() + "/escaped.pid";
-  ReplicaLaunch master =
-      Replica("master", 0, 1,
-              absl::StrCat("setsid sleep 300 & echo $! > ", escaped_pid_file,
-                           "; echo started; while :; do sleep 0.1; done"));
+  ReplicaLaunch master = Replica("master", 0, 1,
+                                 absl::StrCat("setsid sleep 300 & echo $! > ", escaped_pid_file,
+                                              "; echo started; while :; do sleep 0.1; done"));
   ReplicaLaunch worker =
       Replica("worker", 0, 1, "trap '' TERM; echo started; while :; do sleep 0.1; done");
   const TrialLaunch launch = Trial({master, worker});
@@ -377,6 +377,48 @@ TEST_F(SlurmBackendTest, UnknownPartitionFailsSubmitWithSbatchsError) {
   ASSERT_FALSE(run.ok());
   EXPECT_THAT(run.status().message(), HasSubstr("sbatch --parsable"));
   EXPECT_THAT(run.status().message(), HasSubstr("invalid partition"));
+  EXPECT_FALSE(IsTransientBackendError(run.status()));
+  EXPECT_FALSE(backend_->UnreachableSince().has_value());
+}
+
+// slurmctld restarting can lose sbatch's answer after the job was queued
+// (a socket timeout): the error is transient, and submitting the same
+// attempt again follows the queued job instead of queueing a second one.
+TEST_F(SlurmBackendTest, AnSbatchWhoseAnswerWasLostIsNotSubmittedTwice) {
+  const std::string bin = dir_.path() + "/bin";
+  fs::create_directories(bin);
+  {
+    std::ofstream fake(bin + "/sbatch");
+    fake << "#!/bin/sh\n/usr/bin/sbatch \"$@\" >/dev/null 2>&1\n"
+            "echo 'sbatch: error: Batch job submission failed: Socket timed out on send/recv "
+            "operation' >&2\nexit 1\n";
+  }
+  fs::permissions(bin + "/sbatch", fs::perms::owner_all);
+  TrialLaunch launch = Trial({Replica("master", 0, 0, "sleep 2")});
+  launch.job_id = "lost_answer";
+
+  // Slurm's commands are looked up in the server's PATH.
+  const std::string path = std::getenv("PATH");
+  setenv("PATH", (bin + ":" + path).c_str(), 1);
+  absl::StatusOr<v1::TrialRun> lost = backend_->Submit(launch);
+  setenv("PATH", path.c_str(), 1);
+  ASSERT_FALSE(lost.ok());
+  EXPECT_TRUE(IsTransientBackendError(lost.status())) << lost.status();
+  EXPECT_THAT(lost.status().message(), HasSubstr("Socket timed out"));
+  EXPECT_TRUE(backend_->UnreachableSince().has_value());
+
+  absl::StatusOr<v1::TrialRun> again = backend_->Submit(launch);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_FALSE(backend_->UnreachableSince().has_value());
+  absl::StatusOr<SlurmHandle> handle = SlurmHandle::Parse(again->backend_handle());
+  ASSERT_TRUE(handle.ok()) << handle.status();
+  const testing::CommandResult queued = testing::RunCommand(
+      {"squeue", "-h", "--states=all", "--name=" + SlurmJobName(launch), "--format=%i %k"},
+      std::chrono::seconds(30), {{"SLURM_CONF", options_.commands.env["SLURM_CONF"]}});
+  ASSERT_EQ(queued.exit_code, 0) << queued.err;
+  EXPECT_EQ(queued.out, absl::StrCat(handle->slurm_job_id, " vernier-attempt-0\n"));
+  const v1::TrialRun ended = DescribeUntil(*again, AllEnded);
+  EXPECT_TRUE(AllIn(ended, v1::ReplicaStatus::EXITED)) << ended.DebugString();
 }
 
 }  // namespace

@@ -25,6 +25,16 @@ absl::StatusOr<v1::TrialRun> FakeBackend::Submit(const scheduler::TrialLaunch& l
   return run;
 }
 
+std::optional<absl::Time> FakeBackend::UnreachableSince() const {
+  absl::MutexLock lock(&mutex_);
+  return unreachable_since_;
+}
+
+void FakeBackend::SetUnreachableSince(std::optional<absl::Time> since) {
+  absl::MutexLock lock(&mutex_);
+  unreachable_since_ = since;
+}
+
 absl::StatusOr<v1::TrialRun> FakeBackend::Describe(const v1::TrialRun& run) {
   absl::MutexLock lock(&mutex_);
   v1::TrialRun described = run;

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -23,8 +24,12 @@ class FakeBackend : public scheduler::Backend {
   absl::StatusOr<v1::TrialRun> Describe(const v1::TrialRun& run) override;
   absl::Status Cancel(const v1::TrialRun& run, std::chrono::milliseconds grace) override;
 
+  std::optional<absl::Time> UnreachableSince() const override;
+
   // Every later Submit fails with `status` (OK: they succeed again).
   void FailSubmits(absl::Status status);
+  // What UnreachableSince answers from now on.
+  void SetUnreachableSince(std::optional<absl::Time> since);
   // What Describe reports for a replica of the run with `handle`.
   void SetReplica(const std::string& handle, const std::string& role, int index,
                   v1::ReplicaStatus::State state, int exit_code = 0, int term_signal = 0);
@@ -41,8 +46,9 @@ class FakeBackend : public scheduler::Backend {
     int exit_code = 0;
     int term_signal = 0;
   };
-  absl::Mutex mutex_;
+  mutable absl::Mutex mutex_;
   absl::Status submit_error_ ABSL_GUARDED_BY(mutex_);
+  std::optional<absl::Time> unreachable_since_ ABSL_GUARDED_BY(mutex_);
   std::vector<scheduler::TrialLaunch> launches_ ABSL_GUARDED_BY(mutex_);
   std::vector<std::string> cancelled_ ABSL_GUARDED_BY(mutex_);
   std::map<int64_t, std::string> handles_ ABSL_GUARDED_BY(mutex_);

@@ -10,7 +10,9 @@
 #include <csignal>
 #include <thread>
 
+#include "absl/time/clock.h"
 #include "scheduler/local/local_admission.h"
+#include "scheduler/transient_backend_error.h"
 #include "tests/support/fake_backend.h"
 #include "tests/support/fake_clock.h"
 #include "tests/support/subprocess.h"
@@ -126,6 +128,19 @@ class TrialRunSupervisorTest : public ::testing::Test {
     return started;
   }
 
+  // The supervisor's part of a whole pass of the job controller over one
+  // store read: supervise, resume, then start up to `slots` trials.
+  void Pass(const v1::Job& job, int slots) {
+    Load(job);
+    ASSERT_TRUE(supervisor_->Supervise(job, trials_, runs_).ok());
+    absl::StatusOr<v1::Study> study = storage_->GetStudy(job.study_name());
+    ASSERT_TRUE(study.ok()) << study.status();
+    const std::vector<v1::Trial> running = Running();
+    EXPECT_TRUE(supervisor_->ResumeTrials(job, *study, running, runs_).ok());
+    StartedTrials started;
+    EXPECT_TRUE(supervisor_->StartTrials(job, *study, running, runs_, slots, started).ok());
+  }
+
   void Resume(const v1::Job& job) {
     Load(job);
     absl::StatusOr<v1::Study> study = storage_->GetStudy(job.study_name());
@@ -223,6 +238,51 @@ TEST_F(TrialRunSupervisorTest, ALaunchThatFailsFailsTheTrialAndGivesItsGpusBack)
   EXPECT_THAT(StateOf(job, 1), Optional(TrialAttemptState::kEnded));
   EXPECT_TRUE(Supervise(job));
   EXPECT_EQ(StateOf(job, 1), std::nullopt);
+}
+
+absl::Status SlurmctldAway() {
+  return scheduler::MarkBackendTransient(absl::UnavailableError(
+      "`sbatch --parsable s.sh` exited with code 1: sbatch: error: Batch job submission failed: "
+      "Unable to contact slurm controller (connect failure)"));
+}
+
+TEST_F(TrialRunSupervisorTest, ALaunchWhileTheBackendIsAwayWaitsAndIsSubmittedOnceItIsBack) {
+  const v1::Job job = Submit(MakeJob("waits", dir_.path(), 0));
+  backend_.SetUnreachableSince(absl::Now());
+  backend_.FailSubmits(SlurmctldAway());
+  EXPECT_EQ(Start(job, 1).launched, 1);
+  EXPECT_EQ(TrialOf(job, 1).state(), v1::Trial::ACTIVE);
+  EXPECT_THAT(StateOf(job, 1), Optional(TrialAttemptState::kWaiting));
+  // Recorded, never submitted: no handle, so nothing takes it for running.
+  EXPECT_EQ(RunOf(job, 1).backend_handle(), "");
+  // Still away: each pass submits it once more, never twice.
+  Pass(job, 0);
+  EXPECT_EQ(backend_.launches().size(), 2u);
+  EXPECT_EQ(TrialOf(job, 1).state(), v1::Trial::ACTIVE);
+
+  backend_.FailSubmits(absl::OkStatus());
+  backend_.SetUnreachableSince(std::nullopt);
+  Pass(job, 0);
+  ASSERT_EQ(backend_.launches().size(), 3u);
+  EXPECT_EQ(backend_.launches()[2].attempt, 0);
+  EXPECT_THAT(StateOf(job, 1), Optional(TrialAttemptState::kRunning));
+  EXPECT_EQ(RunOf(job, 1).backend_handle(), "fake:3");
+  EXPECT_EQ(TrialOf(job, 1).state(), v1::Trial::ACTIVE);
+  // Running now: later passes submit nothing more.
+  Pass(job, 0);
+  EXPECT_EQ(backend_.launches().size(), 3u);
+}
+
+TEST_F(TrialRunSupervisorTest, ALaunchFailsOnceTheBackendStayedAwayPastTheLimit) {
+  const v1::Job job = Submit(MakeJob("gives_up", dir_.path(), 0));
+  backend_.SetUnreachableSince(absl::Now() - absl::Minutes(11));
+  backend_.FailSubmits(SlurmctldAway());
+  Start(job, 1);
+  const v1::Trial trial = TrialOf(job, 1);
+  EXPECT_EQ(trial.state(), v1::Trial::FAILED);
+  EXPECT_THAT(trial.status_reason(),
+              ::testing::StartsWith("could not start the trial: Slurm stayed unreachable for "
+                                    "longer than --slurm-outage-limit (10m): `sbatch"));
 }
 
 TEST_F(TrialRunSupervisorTest, AMasterThatFailsWithoutRetriesFailsTheTrial) {

@@ -244,6 +244,12 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
                    "trials keep running (e.g. 10m; see docs/postgresql.md)")
       ->capture_default_str();
   serve
+      ->add_option("--slurm-outage-limit", flags.serve.slurm_outage_limit,
+                   "With --scheduler slurm: how long slurmctld may stay unreachable before a "
+                   "trial that cannot be submitted fails; until then trials to start wait and "
+                   "retry, and running ones keep running (e.g. 10m; see docs/slurm.md)")
+      ->capture_default_str();
+  serve
       ->add_option("--scheduler", flags.serve.scheduler,
                    "Where trials run: local (this machine) or slurm (one sbatch job per trial, "
                    "see docs/slurm.md)")

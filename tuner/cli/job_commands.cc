@@ -410,6 +410,12 @@ absl::Status JobCommands::Describe(const std::string& job_id) {
                                             FormatTimestamp(job.waiting_for_store_since(),
                                                             context_.time_zone))});
   }
+  // The server cannot reach slurmctld: trials to start wait, nothing fails.
+  if (job.has_waiting_for_slurm_since()) {
+    fields.AddRow({"Waiting:", absl::StrCat("waiting for Slurm since ",
+                                            FormatTimestamp(job.waiting_for_slurm_since(),
+                                                            context_.time_zone))});
+  }
   // Jobs stored before owners existed have none.
   if (!job.owner().empty()) fields.AddRow({"Owner:", job.owner()});
   if (!job.grants().empty()) fields.AddRow({"Shared with:", FormatGrants(job.grants())});

@@ -45,10 +45,9 @@ absl::StatusOr<absl::Duration> ParseDurationFlag(const std::string& flag, const 
   if (absl::SimpleAtoi(text, &seconds)) {
     duration = absl::Seconds(seconds);
   } else if (!absl::ParseDuration(text, &duration) || duration == absl::InfiniteDuration()) {
-    return absl::InvalidArgumentError(absl::StrCat(flag, " \"", text,
-                                                   "\" is not a duration; use e.g. 30s, 2m or 1m30s",
-                                                   zero_means.empty() ? "" : " (0 ", zero_means,
-                                                   zero_means.empty() ? "" : ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(flag, " \"", text, "\" is not a duration; use e.g. 30s, 2m or 1m30s",
+                     zero_means.empty() ? "" : " (0 ", zero_means, zero_means.empty() ? "" : ")"));
   }
   if (duration < absl::ZeroDuration()) {
     return absl::InvalidArgumentError(absl::StrCat(flag, " ", text, " is negative"));
@@ -71,10 +70,10 @@ absl::StatusOr<tls::ServerTlsOptions> BuildTlsOptions(const ServeFlags& flags) {
   };
   VERNIER_RETURN_IF_ERROR(pair_error(flags.tls_cert, "--tls-cert", flags.tls_key, "--tls-key"));
   VERNIER_RETURN_IF_ERROR(pair_error(flags.tls_key, "--tls-key", flags.tls_cert, "--tls-cert"));
-  VERNIER_RETURN_IF_ERROR(pair_error(flags.tls_agent_cert, "--tls-agent-cert",
-                                     flags.tls_agent_key, "--tls-agent-key"));
-  VERNIER_RETURN_IF_ERROR(pair_error(flags.tls_agent_key, "--tls-agent-key",
-                                     flags.tls_agent_cert, "--tls-agent-cert"));
+  VERNIER_RETURN_IF_ERROR(
+      pair_error(flags.tls_agent_cert, "--tls-agent-cert", flags.tls_agent_key, "--tls-agent-key"));
+  VERNIER_RETURN_IF_ERROR(
+      pair_error(flags.tls_agent_key, "--tls-agent-key", flags.tls_agent_cert, "--tls-agent-cert"));
   tls::ServerTlsOptions tls;
   if (flags.tls_cert.empty()) {
     const std::pair<const char*, const std::string*> needing_tls[] = {
@@ -105,8 +104,9 @@ absl::StatusOr<tls::ServerTlsOptions> BuildTlsOptions(const ServeFlags& flags) {
     return absl::InvalidArgumentError(
         "--tls-agent-cert is for mutual TLS: it needs --tls-client-ca");
   }
-  VERNIER_ASSIGN_OR_RETURN(const absl::Duration reload_interval,
-                           ParseDurationFlag("--tls-reload-interval", flags.tls_reload_interval, ""));
+  VERNIER_ASSIGN_OR_RETURN(
+      const absl::Duration reload_interval,
+      ParseDurationFlag("--tls-reload-interval", flags.tls_reload_interval, ""));
   if (reload_interval < absl::Seconds(1)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--tls-reload-interval ", flags.tls_reload_interval, " is under the shortest, 1s"));
@@ -159,13 +159,18 @@ absl::StatusOr<tuner::ServerOptions> ServeCommand::BuildServerOptions(const Serv
   absl::StatusOr<absl::Duration> agent_timeout =
       ParseDurationFlag("--agent-timeout", flags.agent_timeout, "turns the check off");
   if (!agent_timeout.ok()) return agent_timeout.status();
-  absl::StatusOr<absl::Duration> lease_time = ParseDurationFlag("--lease-time", flags.lease_time, "");
+  absl::StatusOr<absl::Duration> lease_time =
+      ParseDurationFlag("--lease-time", flags.lease_time, "");
   if (!lease_time.ok()) return lease_time.status();
   absl::StatusOr<absl::Duration> store_outage_limit =
       ParseDurationFlag("--store-outage-limit", flags.store_outage_limit, "");
   if (!store_outage_limit.ok()) return store_outage_limit.status();
+  absl::StatusOr<absl::Duration> slurm_outage_limit =
+      ParseDurationFlag("--slurm-outage-limit", flags.slurm_outage_limit, "");
+  if (!slurm_outage_limit.ok()) return slurm_outage_limit.status();
   tuner::ServerOptions options;
   options.store_outage_limit = *store_outage_limit;
+  options.slurm_outage_limit = *slurm_outage_limit;
   options.agent_timeout = *agent_timeout;
   options.lease_time = *lease_time;
   options.host = flags.host;

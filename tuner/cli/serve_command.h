@@ -32,6 +32,7 @@ struct ServeFlags {
   std::string lease_time = "10s";
   // A duration or plain seconds, more than 0.
   std::string store_outage_limit = "10m";
+  std::string slurm_outage_limit = "10m";
   std::string log_level = "info";
   std::string scheduler = "local";
   std::string slurm_partition;
