@@ -148,6 +148,13 @@ def gbm_split():
 GBM_STAGES_PER_STEP = 4
 
 
+def every_step(stages, value):
+    """The value of every GBM_STAGES_PER_STEP-th stage of a boosted model's
+    staged predictions: one a step."""
+    return [value(predictions) for stage, predictions in enumerate(stages, start=1)
+            if stage % GBM_STAGES_PER_STEP == 0]
+
+
 def gbm_classify_curve(config, index):
     from sklearn.ensemble import GradientBoostingClassifier
     from sklearn.metrics import log_loss
@@ -159,11 +166,8 @@ def gbm_classify_curve(config, index):
                                        min_samples_leaf=config["min_samples_leaf"],
                                        random_state=index)
     model.fit(train_x, train_y)
-    curve = []
-    for stage, probabilities in enumerate(model.staged_predict_proba(valid_x), start=1):
-        if stage % GBM_STAGES_PER_STEP == 0:
-            curve.append(log_loss(valid_y, probabilities))
-    return curve
+    return every_step(model.staged_predict_proba(valid_x),
+                      lambda probabilities: log_loss(valid_y, probabilities))
 
 
 def friedman_split():
@@ -239,14 +243,11 @@ def gbr_diabetes_split():
     return train_test_split(features, targets, test_size=0.5, random_state=0)
 
 
-GBR_STAGES_PER_STEP = 4
-
-
 def gbr_diabetes_curve(config, index):
     import numpy as np
     from sklearn.ensemble import GradientBoostingRegressor
     train_x, valid_x, train_y, valid_y = gbr_diabetes_split()
-    model = GradientBoostingRegressor(n_estimators=STEPS * GBR_STAGES_PER_STEP,
+    model = GradientBoostingRegressor(n_estimators=STEPS * GBM_STAGES_PER_STEP,
                                       learning_rate=config["learning_rate"],
                                       max_depth=config["max_depth"],
                                       subsample=config["subsample"],
@@ -254,11 +255,8 @@ def gbr_diabetes_curve(config, index):
                                       random_state=index)
     model.fit(train_x, train_y)
     variance = float(np.var(valid_y))
-    curve = []
-    for stage, predictions in enumerate(model.staged_predict(valid_x), start=1):
-        if stage % GBR_STAGES_PER_STEP == 0:
-            curve.append(float(np.mean((predictions - valid_y) ** 2)) / variance)
-    return curve
+    return every_step(model.staged_predict(valid_x),
+                      lambda predictions: float(np.mean((predictions - valid_y) ** 2)) / variance)
 
 
 FAMILIES = {
@@ -315,7 +313,7 @@ FAMILIES = {
     },
     "gbr_diabetes": {
         "description": "GradientBoostingRegressor on load_diabetes (442 rows, half for "
-                       f"validation), {GBR_STAGES_PER_STEP} boosting stages per step "
+                       f"validation), {GBM_STAGES_PER_STEP} boosting stages per step "
                        "(staged_predict)",
         "metric": "val_mse_ratio",
         "objective": "validation MSE / variance of the validation targets (1 - R^2)",
