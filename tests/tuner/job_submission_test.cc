@@ -312,6 +312,8 @@ TEST_F(JobSubmissionTest, APackagesCopyThatCannotBeMovedIntoPlaceFailsTheJobAtOn
   std::ofstream(package + "/task.py") << "print('accuracy=1')\n";
   v1::Job job = MakeJob("unmovable", dir_.path());
   job.clear_command();
+  // Debian's python3, whatever the PATH the tests run with.
+  (*job.mutable_environment())["PATH"] = "/usr/bin:/bin";
   job.mutable_training_input()->set_python_module("trainer.task");
   job.mutable_training_input()->add_package_uris(package);
   PackageSnapshot::SetFaultHookForTesting([](PackageSnapshot::Step step, const std::string&) {
@@ -320,7 +322,7 @@ TEST_F(JobSubmissionTest, APackagesCopyThatCannotBeMovedIntoPlaceFailsTheJobAtOn
   });
   const absl::Status status = submission_->Submit(job).status();
   PackageSnapshot::SetFaultHookForTesting(nullptr);
-  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
   EXPECT_THAT(status.message(),
               HasSubstr("the copy of training_input.package_uris[0] (\"" + package + "\")"));
   EXPECT_THAT(status.message(), HasSubstr("job unmovable is stored as FAILED"));
