@@ -10,7 +10,10 @@ namespace {
 // A payload rather than a status code marks transient failures, so that a
 // caller's own UNAVAILABLE or ABORTED is never mistaken for the store's; the
 // same payload makes the handlers answer UNAVAILABLE (ToGrpcStatus).
-constexpr absl::string_view kTransientPayloadUrl = kRetryOnTheWirePayloadUrl;
+// (Pointer and length: the pointer-only constructor's null check is not a
+// constant expression under -fsanitize=undefined.)
+constexpr absl::string_view kTransientPayloadUrl(kRetryOnTheWirePayloadUrl,
+                                                 sizeof(kRetryOnTheWirePayloadUrl) - 1);
 
 }  // namespace
 
