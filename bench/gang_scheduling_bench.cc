@@ -25,7 +25,8 @@
 //   as if it could be split over any free GPUs (greedy over the queue): the
 //   utilisation of an ideal packing, against which the others are measured.
 // Printed: wall time of each Schedule decision (measured, not simulated),
-// GPU utilisation over the arrival window, and the waits per gang size.
+// GPU utilisation over the arrival window, the waits per gang size, and each
+// size's p99 wait over the fluid bound's (issue 37's target: at most 1.5).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -380,6 +381,33 @@ int Run(int argc, char** argv) {
                   Quantile(waits, 1.0));
     }
     std::printf("\n");
+  }
+
+  // Issue 37's target: every size's p99 wait within 1.5 x the bound's, and
+  // utilisation at least 0.99 of the bound's.
+  std::printf("\np99 wait over the fluid bound's p99, by gang size\n\n| scheduler |");
+  for (int size : kGangSizes) std::printf(" %d |", size);
+  std::printf(" worst | vs bound |\n|---|");
+  for (size_t i = 0; i <= std::size(kGangSizes); ++i) std::printf("---:|");
+  std::printf("---:|\n");
+  auto p99_wait = [&](const Result& result, int size) {
+    std::vector<double> waits;
+    for (size_t i = 0; i < trials.size(); ++i) {
+      if (trials[i].gpus == size) waits.push_back((result.start[i] - trials[i].arrival) / 60);
+    }
+    return Quantile(waits, 0.99);
+  };
+  for (const Entry& entry : entries) {
+    std::printf("| %s |", entry.name);
+    double worst = 0;
+    for (int size : kGangSizes) {
+      const double bound_wait = p99_wait(entries[0].result, size);
+      const double ratio = bound_wait > 0 ? p99_wait(entry.result, size) / bound_wait : 0;
+      worst = std::max(worst, ratio);
+      std::printf(" %.2f |", ratio);
+    }
+    std::printf(" %.2f | %.3f |\n", worst,
+                entry.result.busy_gpu_seconds / (capacity * window) / bound);
   }
   return 0;
 }
