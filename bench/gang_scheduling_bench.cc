@@ -18,6 +18,9 @@
 // - vernier bounded backfill: the same with BackfillPolicy::kBoundedBackfill
 //   (the head's reservation moves onto whole free nodes only once backfill
 //   has placed --patience_per_gpu x its GPUs past it);
+// - vernier behind first: kHeadReservation with behind_first (the waiting
+//   gangs at least as far behind as the head, in GPUs placed since queued
+//   per GPU, take open GPUs before the head's reservation moves);
 // - strict FIFO first fit: the head blocks everyone behind it;
 // - greedy first fit: any gang that fits starts, blocked ones are skipped
 //   (large gangs starve);
@@ -112,9 +115,10 @@ class Scheduler {
 class VernierScheduler : public Scheduler {
  public:
   VernierScheduler(const Settings& settings, const std::vector<Trial>& trials,
-                   scheduler::BackfillPolicy policy)
-      : allocator_(std::vector<int>(settings.nodes, settings.gpus_per_node),
-                   scheduler::GangAllocatorOptions{policy, settings.patience_per_gpu}),
+                   scheduler::BackfillPolicy policy, bool behind_first = false)
+      : allocator_(
+            std::vector<int>(settings.nodes, settings.gpus_per_node),
+            scheduler::GangAllocatorOptions{policy, settings.patience_per_gpu, behind_first}),
         trials_(trials) {}
   void Enqueue(int trial) override {
     absl::Status status =
@@ -336,6 +340,13 @@ int Run(int argc, char** argv) {
                      [&] {
                        return std::make_unique<VernierScheduler>(
                            settings, trials, scheduler::BackfillPolicy::kBoundedBackfill);
+                     },
+                     {}});
+  entries.push_back({"vernier behind first",
+                     [&] {
+                       return std::make_unique<VernierScheduler>(
+                           settings, trials, scheduler::BackfillPolicy::kHeadReservation,
+                           /*behind_first=*/true);
                      },
                      {}});
   entries.push_back({"strict FIFO first fit",
