@@ -18,6 +18,9 @@
 // - vernier bounded backfill: the same with BackfillPolicy::kBoundedBackfill
 //   (the head's reservation moves onto whole free nodes only once backfill
 //   has placed --patience_per_gpu x its GPUs past it);
+// - vernier behind first: kHeadReservation with behind_first (the waiting
+//   gangs at least as far behind as the head, in GPUs placed since queued
+//   per GPU, take open GPUs before the head's reservation moves);
 // - strict FIFO first fit: the head blocks everyone behind it;
 // - greedy first fit: any gang that fits starts, blocked ones are skipped
 //   (large gangs starve);
@@ -25,7 +28,8 @@
 //   as if it could be split over any free GPUs (greedy over the queue): the
 //   utilisation of an ideal packing, against which the others are measured.
 // Printed: wall time of each Schedule decision (measured, not simulated),
-// GPU utilisation over the arrival window, and the waits per gang size.
+// GPU utilisation over the arrival window, the waits per gang size, and each
+// size's p99 wait over the fluid bound's (issue 37's target: at most 1.5).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -111,9 +115,10 @@ class Scheduler {
 class VernierScheduler : public Scheduler {
  public:
   VernierScheduler(const Settings& settings, const std::vector<Trial>& trials,
-                   scheduler::BackfillPolicy policy)
-      : allocator_(std::vector<int>(settings.nodes, settings.gpus_per_node),
-                   scheduler::GangAllocatorOptions{policy, settings.patience_per_gpu}),
+                   scheduler::BackfillPolicy policy, bool behind_first = false)
+      : allocator_(
+            std::vector<int>(settings.nodes, settings.gpus_per_node),
+            scheduler::GangAllocatorOptions{policy, settings.patience_per_gpu, behind_first}),
         trials_(trials) {}
   void Enqueue(int trial) override {
     absl::Status status =
@@ -337,6 +342,13 @@ int Run(int argc, char** argv) {
                            settings, trials, scheduler::BackfillPolicy::kBoundedBackfill);
                      },
                      {}});
+  entries.push_back({"vernier behind first",
+                     [&] {
+                       return std::make_unique<VernierScheduler>(
+                           settings, trials, scheduler::BackfillPolicy::kHeadReservation,
+                           /*behind_first=*/true);
+                     },
+                     {}});
   entries.push_back({"strict FIFO first fit",
                      [&] { return std::make_unique<FirstFitScheduler>(settings, trials, false); },
                      {}});
@@ -380,6 +392,33 @@ int Run(int argc, char** argv) {
                   Quantile(waits, 1.0));
     }
     std::printf("\n");
+  }
+
+  // Issue 37's target: every size's p99 wait within 1.5 x the bound's, and
+  // utilisation at least 0.99 of the bound's.
+  std::printf("\np99 wait over the fluid bound's p99, by gang size\n\n| scheduler |");
+  for (int size : kGangSizes) std::printf(" %d |", size);
+  std::printf(" worst | vs bound |\n|---|");
+  for (size_t i = 0; i <= std::size(kGangSizes); ++i) std::printf("---:|");
+  std::printf("---:|\n");
+  auto p99_wait = [&](const Result& result, int size) {
+    std::vector<double> waits;
+    for (size_t i = 0; i < trials.size(); ++i) {
+      if (trials[i].gpus == size) waits.push_back((result.start[i] - trials[i].arrival) / 60);
+    }
+    return Quantile(waits, 0.99);
+  };
+  for (const Entry& entry : entries) {
+    std::printf("| %s |", entry.name);
+    double worst = 0;
+    for (int size : kGangSizes) {
+      const double bound_wait = p99_wait(entries[0].result, size);
+      const double ratio = bound_wait > 0 ? p99_wait(entry.result, size) / bound_wait : 0;
+      worst = std::max(worst, ratio);
+      std::printf(" %.2f |", ratio);
+    }
+    std::printf(" %.2f | %.3f |\n", worst,
+                entry.result.busy_gpu_seconds / (capacity * window) / bound);
   }
   return 0;
 }

@@ -97,6 +97,7 @@ absl::Status GangAllocator::Enqueue(GangRequest request) {
   gang.total_gpus =
       std::accumulate(request.gpus_per_replica.begin(), request.gpus_per_replica.end(), 0);
   gang.sequence = next_sequence_++;
+  gang.placed_before = placed_gpus_;
   gang.request = std::move(request);
   queue_.emplace(gang.sequence, &gang);
   if (gang.total_gpus == 0) ++queued_without_gpus_;
@@ -153,6 +154,7 @@ void GangAllocator::Take(Gang& gang, const std::vector<int>& nodes, bool may_use
     }
   }
   gang.placed = true;
+  placed_gpus_ += gang.total_gpus;
 }
 
 void GangAllocator::TakeSlots(Gang& gang, std::vector<ReplicaPlacement> replicas) {
@@ -161,6 +163,7 @@ void GangAllocator::TakeSlots(Gang& gang, std::vector<ReplicaPlacement> replicas
   }
   gang.placement = std::move(replicas);
   gang.placed = true;
+  placed_gpus_ += gang.total_gpus;
 }
 
 void GangAllocator::ReserveSlot(int node, int gpu) {
@@ -316,6 +319,30 @@ bool GangAllocator::TryBackfill(Gang& gang) {
   return true;
 }
 
+void GangAllocator::BackfillBehindHead(const Gang& head, std::vector<GangPlacement>& placed) {
+  const int64_t head_waited = placed_gpus_ - head.placed_before;
+  std::vector<std::vector<int>> failed_shapes;
+  std::vector<int> shape;
+  for (auto it = queue_.begin(); it != queue_.end() && open_gpus_ > 0;) {
+    Gang& gang = *(it++)->second;
+    if (&gang == &head || gang.total_gpus == 0 || gang.total_gpus > open_gpus_) continue;
+    // waited / its GPUs >= head_waited / the head's GPUs.
+    if ((placed_gpus_ - gang.placed_before) * head.total_gpus < head_waited * gang.total_gpus) {
+      continue;
+    }
+    shape.clear();
+    for (int replica : gang.replica_order) shape.push_back(gang.request.gpus_per_replica[replica]);
+    if (std::find(failed_shapes.begin(), failed_shapes.end(), shape) != failed_shapes.end()) {
+      continue;
+    }
+    if (TryBackfill(gang)) {
+      placed.push_back(GangPlacement{gang.request.id, gang.placement});
+    } else {
+      failed_shapes.push_back(shape);
+    }
+  }
+}
+
 std::vector<GangPlacement> GangAllocator::Schedule() {
   std::vector<GangPlacement> placed;
   auto report = [&](const Gang& gang) {
@@ -324,6 +351,7 @@ std::vector<GangPlacement> GangAllocator::Schedule() {
   while (!queue_.empty()) {
     Gang& head = *queue_.begin()->second;
     if (!TryPlaceHead(head)) {
+      if (options_.behind_first) BackfillBehindHead(head, placed);
       if (reserved_for_ != &head) {
         if (reserved_for_ != nullptr) ClearReservation();
         Reserve(head);

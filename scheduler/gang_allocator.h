@@ -49,14 +49,21 @@ enum class BackfillPolicy {
   kBoundedBackfill,
 };
 
-// The default stays kHeadReservation: kBoundedBackfill serves mid-size
-// gangs far sooner but large ones later (docs/benchmarks.md, "Gang
-// scheduling"), and neither meets every size's fluid share.
+// The default stays kHeadReservation without behind_first: kBoundedBackfill
+// serves mid-size gangs far sooner but large ones later, behind_first
+// serves them sooner at no cost to the head's bound (docs/benchmarks.md,
+// "Gang scheduling"), and none meets every size's fluid share.
 struct GangAllocatorOptions {
   BackfillPolicy policy = BackfillPolicy::kHeadReservation;
   // kBoundedBackfill: GPUs placed by backfill, per GPU the oldest waiting
   // gang asks for, before its reservation may move onto whole free nodes.
   int patience_per_gpu = 40;
+  // Either policy: while the head waits, the waiting gangs at least as far
+  // behind as the head (GPUs placed since each was queued, per GPU it asks
+  // for) are placed onto open GPUs before the head's reservation moves, so
+  // that a node that frees up whole goes to them first rather than to a
+  // head that has waited less for its size.
+  bool behind_first = false;
 };
 
 // All-or-nothing GPU allocation over a set of nodes: a gang gets every GPU
@@ -87,7 +94,8 @@ struct GangAllocatorOptions {
 // GPUs` running gangs. The price: at most the head's GPUs stand idle while
 // it waits. kBoundedBackfill keeps the bound; it only stops the head from
 // taking, while it is young, the whole nodes that mid-size gangs need, so
-// that they do not all wait as long as the largest gang.
+// that they do not all wait as long as the largest gang. behind_first keeps
+// it too: the gangs it places first only take open GPUs.
 //
 // Placement is best fit: each replica, most GPUs first, goes to the fullest
 // node it fits on, which keeps large holes large (less fragmentation).
@@ -130,6 +138,8 @@ class GangAllocator {
     std::vector<int> replica_order;
     int total_gpus = 0;
     uint64_t sequence = 0;
+    // placed_gpus_ when it was queued.
+    int64_t placed_before = 0;
     bool placed = false;
     std::vector<ReplicaPlacement> placement;
   };
@@ -162,6 +172,9 @@ class GangAllocator {
   void ClearReservation();
   bool TryPlaceHead(Gang& head);
   bool TryBackfill(Gang& gang);
+  // behind_first: places the waiting gangs at least as far behind as the
+  // head onto open GPUs.
+  void BackfillBehindHead(const Gang& head, std::vector<GangPlacement>& placed);
   void Dequeue(Gang& gang);
 
   GangAllocatorOptions options_;
@@ -191,6 +204,8 @@ class GangAllocator {
   int reserved_free_ = 0;
   // GPUs placed by backfill since the head reserved.
   int64_t backfilled_past_head_ = 0;
+  // GPUs placed since the allocator was made (restored ones included).
+  int64_t placed_gpus_ = 0;
 
   // Scratch space of Plan, kept to spare allocations per decision.
   mutable std::vector<Slot> plan_taken_;

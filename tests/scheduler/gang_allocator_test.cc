@@ -231,6 +231,91 @@ TEST(GangAllocatorTest, AYoungHeadLeavesAWholeFreeNodeToAMidSizeGang) {
   }
 }
 
+// behind_first: nodes of 4 GPUs, x, y and z hold 3 each, the head (two
+// replicas of 4) waits, and "mid" (4) behind it. When a node the head does
+// not reserve frees up whole, it goes to "mid" if mid is as far behind as
+// the head (GPUs placed since queued, per GPU asked), else the head's
+// reservation moves onto it.
+TEST(GangAllocatorTest, BehindFirstGivesAFreedNodeToTheGangFurtherBehind) {
+  for (const bool mid_behind : {true, false}) {
+    SCOPED_TRACE(mid_behind ? "mid as far behind" : "head further behind");
+    int mid_started_at_once = 0;
+    for (const std::string first : {"x", "y", "z"}) {
+      SCOPED_TRACE(first);
+      GangAllocatorOptions options;
+      options.behind_first = true;
+      GangAllocator allocator({4, 4, 4, 1}, options);
+      for (const std::string id : {"x", "y", "z"}) {
+        ASSERT_TRUE(allocator.Enqueue(Gang(id, {3})).ok());
+      }
+      ASSERT_THAT(allocator.Schedule(), SizeIs(3));
+      ASSERT_TRUE(allocator.Enqueue(Gang("head", {4, 4})).ok());
+      if (!mid_behind) {
+        // One GPU placed past the head before mid is queued.
+        ASSERT_TRUE(allocator.Enqueue(Gang("one", {1})).ok());
+        ASSERT_THAT(Ids(allocator.Schedule()), ElementsAre("one"));
+      }
+      ASSERT_TRUE(allocator.Enqueue(Gang("mid", {4})).ok());
+      ASSERT_THAT(allocator.Schedule(), IsEmpty());
+      allocator.Release(first);
+      const std::vector<std::string> placed = Ids(allocator.Schedule());
+      if (!placed.empty()) {
+        ASSERT_THAT(placed, ElementsAre("mid"));
+        ++mid_started_at_once;
+      }
+      // The head still starts once the two gangs it waits for end.
+      for (const std::string other : {"x", "y", "z"}) {
+        if (other != first) allocator.Release(other);
+      }
+      EXPECT_THAT(Ids(allocator.Schedule()), ::testing::Contains("head"));
+    }
+    EXPECT_EQ(mid_started_at_once, mid_behind ? 1 : 0);
+  }
+}
+
+// The same requests and releases give the same placements, for each
+// policy with behind_first.
+TEST(GangAllocatorTest, BehindFirstIsDeterministic) {
+  for (const BackfillPolicy policy :
+       {BackfillPolicy::kHeadReservation, BackfillPolicy::kBoundedBackfill}) {
+    auto run = [policy] {
+      std::mt19937_64 rng(7);
+      auto uniform = [&](int low, int high) {
+        return std::uniform_int_distribution<int>(low, high)(rng);
+      };
+      GangAllocator allocator(std::vector<int>(6, 4),
+                              GangAllocatorOptions{policy, /*patience_per_gpu=*/2,
+                                                   /*behind_first=*/true});
+      std::vector<std::string> decisions;
+      std::vector<std::string> running;
+      for (int step = 0; step < 400; ++step) {
+        std::vector<int> gpus(uniform(1, 3));
+        for (int& count : gpus) count = uniform(1, 4);
+        if (allocator.Enqueue(Gang("g" + std::to_string(step), gpus)).ok()) {
+          for (const GangPlacement& placement : allocator.Schedule()) {
+            std::string line = placement.id;
+            for (const ReplicaPlacement& replica : placement.replicas) {
+              line += " " + std::to_string(replica.node) + ":";
+              for (int gpu : replica.gpus) line += std::to_string(gpu);
+            }
+            decisions.push_back(line);
+            running.push_back(placement.id);
+          }
+        }
+        if (!running.empty() && uniform(0, 1) == 0) {
+          const size_t index = uniform(0, static_cast<int>(running.size()) - 1);
+          allocator.Release(running[index]);
+          running.erase(running.begin() + index);
+        }
+      }
+      return decisions;
+    };
+    const std::vector<std::string> first = run();
+    EXPECT_THAT(first, SizeIs(::testing::Gt(100)));
+    EXPECT_EQ(first, run());
+  }
+}
+
 TEST(GangAllocatorTest, ReplicasWithoutGpusNeedNoFreeGpu) {
   GangAllocator allocator({2});
   ASSERT_TRUE(allocator.Enqueue(Gang("full", {2})).ok());
@@ -423,10 +508,11 @@ TEST_F(GangAllocatorPropertyTest, RandomJobMixesKeepEveryInvariant) {
     const int max_gpus = std::vector<int>{1, 2, 4, 8}[Uniform(0, 3)];
     model.nodes.resize(Uniform(1, 10));
     for (int& gpus : model.nodes) gpus = Uniform(0, 1) == 0 ? max_gpus : Uniform(0, max_gpus);
-    // Either policy, with a patience that runs out within the round or not.
+    // Either policy, with a patience that runs out within the round or not,
+    // with behind_first or without.
     const GangAllocatorOptions options{
         Uniform(0, 1) == 0 ? BackfillPolicy::kHeadReservation : BackfillPolicy::kBoundedBackfill,
-        Uniform(0, 3) == 0 ? 1000 : Uniform(0, 2)};
+        Uniform(0, 3) == 0 ? 1000 : Uniform(0, 2), /*behind_first=*/Uniform(0, 1) == 0};
     auto allocator = std::make_unique<GangAllocator>(model.nodes, options);
     int next_id = 0;
     for (int step = 0; step < 300; ++step) {
