@@ -70,6 +70,7 @@ absl::Status FairShareQueue::CheckQuota(int gpus, const GangOwner& owner) const 
 
 void FairShareQueue::Add(int64_t id, GangOwner owner, int gpus) {
   const uint64_t sequence = next_sequence_++;
+  AddTo(waiting_by_user_, owner.user, 1);
   gangs_[id] = Gang{std::move(owner), gpus, sequence, true};
   waiting_[sequence] = id;
 }
@@ -91,13 +92,16 @@ bool FairShareQueue::OverQuota(const Gang& gang, const Holdings& users,
 }
 
 std::optional<int64_t> FairShareQueue::NextOf(const std::map<uint64_t, int64_t>& waiting,
-                                              const Holdings& users, const Holdings& jobs) const {
+                                              const Holdings& waiting_users, const Holdings& users,
+                                              const Holdings& jobs) const {
   std::optional<int64_t> best;
   double best_key = 0;
   // Users whose first gang that may start has been seen: their later gangs
   // wait behind it.
   std::set<std::string_view> seen;
   for (const auto& [sequence, id] : waiting) {
+    // Every user's first gang that may start is seen: none behind can win.
+    if (seen.size() == waiting_users.size()) break;
     const Gang& gang = gangs_.at(id);
     if (seen.contains(gang.owner.user) || OverQuota(gang, users, jobs)) continue;
     seen.insert(gang.owner.user);
@@ -112,13 +116,14 @@ std::optional<int64_t> FairShareQueue::NextOf(const std::map<uint64_t, int64_t>&
 }
 
 std::optional<int64_t> FairShareQueue::Next() const {
-  return NextOf(waiting_, held_by_user_, held_by_job_);
+  return NextOf(waiting_, waiting_by_user_, held_by_user_, held_by_job_);
 }
 
 void FairShareQueue::Start(int64_t id) {
   auto gang = gangs_.find(id);
   if (gang == gangs_.end() || !gang->second.waiting) return;
   waiting_.erase(gang->second.sequence);
+  AddTo(waiting_by_user_, gang->second.owner.user, -1);
   gang->second.waiting = false;
   AddTo(held_by_user_, gang->second.owner.user, gang->second.gpus);
   AddTo(held_by_job_, gang->second.owner.job_id, gang->second.gpus);
@@ -129,6 +134,7 @@ void FairShareQueue::Remove(int64_t id) {
   if (gang == gangs_.end()) return;
   if (gang->second.waiting) {
     waiting_.erase(gang->second.sequence);
+    AddTo(waiting_by_user_, gang->second.owner.user, -1);
   } else {
     AddTo(held_by_user_, gang->second.owner.user, -gang->second.gpus);
     AddTo(held_by_job_, gang->second.owner.job_id, -gang->second.gpus);
@@ -140,15 +146,17 @@ std::vector<int64_t> FairShareQueue::Order() const { return OrderUntil(""); }
 
 std::vector<int64_t> FairShareQueue::OrderUntil(std::string_view job_id) const {
   std::map<uint64_t, int64_t> waiting = waiting_;
+  Holdings waiting_users = waiting_by_user_;
   Holdings users = held_by_user_;
   Holdings jobs = held_by_job_;
   std::vector<int64_t> order;
   order.reserve(waiting.size());
-  while (std::optional<int64_t> next = NextOf(waiting, users, jobs)) {
+  while (std::optional<int64_t> next = NextOf(waiting, waiting_users, users, jobs)) {
     const Gang& gang = gangs_.at(*next);
     order.push_back(*next);
     if (!job_id.empty() && gang.owner.job_id == job_id) return order;
     waiting.erase(gang.sequence);
+    AddTo(waiting_users, gang.owner.user, -1);
     AddTo(users, gang.owner.user, gang.gpus);
     AddTo(jobs, gang.owner.job_id, gang.gpus);
   }

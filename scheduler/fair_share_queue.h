@@ -74,8 +74,11 @@ class FairShareQueue {
 
   // Whether a quota holds `gang` back, given what users and jobs hold.
   bool OverQuota(const Gang& gang, const Holdings& users, const Holdings& jobs) const;
-  // The next gang under these holdings, among `waiting` (by sequence).
-  std::optional<int64_t> NextOf(const std::map<uint64_t, int64_t>& waiting, const Holdings& users,
+  // The next gang under these holdings, among `waiting` (by sequence),
+  // whose users are `waiting_users` (gangs per user): the scan stops once
+  // it has seen each of them.
+  std::optional<int64_t> NextOf(const std::map<uint64_t, int64_t>& waiting,
+                                const Holdings& waiting_users, const Holdings& users,
                                 const Holdings& jobs) const;
   // Order, stopping at the first gang of `job_id` (none: the whole order).
   std::vector<int64_t> OrderUntil(std::string_view job_id) const;
@@ -86,6 +89,8 @@ class FairShareQueue {
   std::map<int64_t, Gang> gangs_;
   // The waiting gangs by sequence (oldest first): their ids.
   std::map<uint64_t, int64_t> waiting_;
+  // How many gangs each user has waiting.
+  Holdings waiting_by_user_;
   Holdings held_by_user_;
   Holdings held_by_job_;
   uint64_t next_sequence_ = 0;
