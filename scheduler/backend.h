@@ -37,6 +37,9 @@ struct ReplicaLaunch {
 
 struct TrialLaunch {
   std::string job_id;
+  // The job's owner (Job.owner): on Slurm, whose account and QoS the
+  // trial's batch job is charged to (SbatchOptions).
+  std::string owner;
   std::string study_name;
   int64_t trial_id = 0;
   int32_t attempt = 0;

@@ -28,7 +28,8 @@ absl::StatusOr<SchedulerParts> MakeBackend(const ServerOptions& options,
     parts.backend = std::make_unique<scheduler::LocalBackend>(scheduler::LocalBackendOptions{
         .podman_path = options.podman_path, .trial_user = trial_user});
     parts.admission = std::make_unique<scheduler::LocalAdmission>(
-        options.gpus, options.replica_ports, &scheduler::PortProbe::IsFree, RandomPortOffset());
+        options.gpus, options.replica_ports, &scheduler::PortProbe::IsFree, RandomPortOffset(),
+        options.gpu_share);
     return parts;
   }
   if (options.scheduler != "slurm") {
@@ -40,6 +41,9 @@ absl::StatusOr<SchedulerParts> MakeBackend(const ServerOptions& options,
   }
   scheduler::SlurmBackendOptions slurm;
   slurm.sbatch.partition = options.slurm_partition;
+  slurm.sbatch.accounts = options.slurm_accounts;
+  slurm.sbatch.account_from_owner = options.slurm_account_from_owner;
+  slurm.sbatch.qos = options.slurm_qos;
   slurm.commands.timeout = absl::ToChronoMilliseconds(options.slurm_command_timeout);
   const scheduler::SlurmCommands commands(slurm.commands);
   absl::StatusOr<std::vector<scheduler::SlurmNodeInfo>> nodes =

@@ -47,7 +47,8 @@ JobController::JobController(storage::Storage& storage, StudyManager& studies,
       submission_(storage, studies, backend, admission, options_.submission, clock_),
       supervisor_(storage, studies, backend, admission, options_.trials, clock_),
       leases_(storage, options_.server_id, options_.lease_ttl, clock_),
-      backend_(backend) {}
+      backend_(backend),
+      admission_(admission) {}
 
 JobController::~JobController() { Stop(); }
 
@@ -229,6 +230,7 @@ absl::StatusOr<v1::GetJobResponse> JobController::GetJob(std::string_view job_id
     *job.mutable_waiting_for_store_since() = ToTimestamp(*waiting);
   }
   MarkWaitingForSlurm(job);
+  MarkWaitingForGpus(job);
   *response.mutable_job() = std::move(job);
   return response;
 }
@@ -246,7 +248,16 @@ absl::StatusOr<v1::GetJobResponse> JobController::LastKnownJob(std::string_view 
   }
   *response.mutable_job()->mutable_waiting_for_store_since() = ToTimestamp(*waiting);
   MarkWaitingForSlurm(*response.mutable_job());
+  MarkWaitingForGpus(*response.mutable_job());
   return response;
+}
+
+void JobController::MarkWaitingForGpus(v1::Job& job) {
+  if (job.has_end_time()) return;
+  const std::optional<scheduler::GangWait> waiting = admission_.Waiting(job.job_id());
+  if (!waiting.has_value()) return;
+  job.set_waiting_for_gpus(waiting->reason);
+  job.set_gpu_queue_position(waiting->position);
 }
 
 void JobController::MarkWaitingForSlurm(v1::Job& job) {

@@ -117,6 +117,9 @@ class JobController {
   // Sets the job's waiting_for_slurm_since while the backend's controller
   // is unreachable and the job has not ended.
   void MarkWaitingForSlurm(v1::Job& job);
+  // Sets the job's waiting_for_gpus and gpu_queue_position while some of
+  // its trials wait in the admission's queue and the job has not ended.
+  void MarkWaitingForGpus(v1::Job& job);
 
   // Renews the job leases and acts on what changed: jobs gained have their
   // grants restored, jobs lost are forgotten. Records this server as alive
@@ -161,6 +164,8 @@ class JobController {
 
   // Only asked whether its controller is reachable (GetJob).
   scheduler::Backend& backend_;
+  // Only asked where a job's waiting trials stand (GetJob).
+  scheduler::Admission& admission_;
   absl::Mutex tick_mutex_;
   std::thread loop_;
   absl::Notification stop_;

@@ -116,7 +116,8 @@ absl::StatusOr<v1::Study> JobSubmission::Check(v1::Job& job) {
       config::PlanReplicas(
           job.training_input(),
           options_.machine_types ? *options_.machine_types : config::MachineTypeCatalog::Default(),
-          admission_, config::ProtoPathLocator("training_input")));
+          admission_, scheduler::GangOwner{job.owner(), job.job_id()},
+          config::ProtoPathLocator("training_input")));
   VERNIER_RETURN_IF_ERROR(CheckContainers(replicas, options_));
   job.mutable_replica_specs()->Assign(replicas.begin(), replicas.end());
   if (job.job_dir().empty()) job.set_job_dir(job.training_input().job_dir());

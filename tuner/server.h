@@ -2,11 +2,14 @@
 #define VERNIER_TUNER_SERVER_H_
 
 #include <chrono>
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "scheduler/gpu_share_policy.h"
 #include "scheduler/port_allocator.h"
 #include "tls/tls_options.h"
 
@@ -53,6 +56,16 @@ struct ServerOptions {
   scheduler::PortRange replica_ports;
   // This machine's GPUs that replicas may be granted (device indexes).
   std::vector<int> gpus;
+  // How users and jobs share `gpus` (the local scheduler's fair share and
+  // quotas; docs/cli-reference.md, "Sharing the GPUs between users").
+  scheduler::GpuSharePolicy gpu_share;
+  // On Slurm: the account (sbatch --account) of each user's trials; users
+  // not named get their own name with `slurm_account_from_owner`, else the
+  // server user's default account. And the QoS (sbatch --qos) of each
+  // user's trials (docs/slurm.md, "Fair share between users").
+  std::map<std::string, std::string, std::less<>> slurm_accounts;
+  bool slurm_account_from_owner = false;
+  std::map<std::string, std::string, std::less<>> slurm_qos;
   // Machine types and scale tiers (YAML); empty: the built-in ones.
   std::string machine_types_path;
   // TLS of the server and of its agents' connections (docs/security.md).

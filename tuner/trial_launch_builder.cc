@@ -131,6 +131,7 @@ scheduler::TrialLaunch BuildTrialLaunch(const v1::Job& job, const v1::Study& stu
   scheduler::TrialLaunch launch;
   launch.job_id = job.job_id();
   launch.study_name = study.name();
+  launch.owner = job.owner();
   launch.trial_id = trial.id();
   launch.attempt = attempt;
   launch.job_dir = job.job_dir();

@@ -164,6 +164,10 @@ std::vector<int> TrialRunSupervisor::GangShape(const v1::Job& job) {
   return gpus_per_replica;
 }
 
+scheduler::GangOwner TrialRunSupervisor::GangOwnerOf(const v1::Job& job) {
+  return scheduler::GangOwner{job.owner(), job.job_id()};
+}
+
 std::optional<TrialAttemptState> TrialRunSupervisor::AttemptState(const TrialKey& key) {
   absl::MutexLock lock(&mutex_);
   auto attempt = attempts_.find(key);
@@ -181,7 +185,7 @@ void TrialRunSupervisor::RestoreGrants(const std::vector<v1::Job>& jobs) {
     }
     for (const v1::TrialRun& run : *runs) {
       if (!HasLiveReplica(run)) continue;
-      absl::StatusOr<scheduler::GangTicket> ticket = admission_.Restore(run);
+      absl::StatusOr<scheduler::GangTicket> ticket = admission_.Restore(run, GangOwnerOf(job));
       if (!ticket.ok()) {
         spdlog::error("job={} trial={} cannot restore its GPU and port grants: {}", job.job_id(),
                       run.trial_id(), ticket.status().ToString());
@@ -602,7 +606,8 @@ absl::Status TrialRunSupervisor::LaunchWhenGranted(const v1::Job& job, const v1:
     attempt_number = attempt.attempt;
   }
   if (!ticket.has_value()) {
-    absl::StatusOr<scheduler::GangTicket> requested = admission_.Request(GangShape(job));
+    absl::StatusOr<scheduler::GangTicket> requested =
+        admission_.Request(GangShape(job), GangOwnerOf(job));
     if (!requested.ok()) {
       spdlog::error("job={} trial={} cannot queue for GPUs: {}", job.job_id(), trial.id(),
                     requested.status().ToString());
@@ -628,6 +633,7 @@ absl::Status TrialRunSupervisor::StartTrials(const v1::Job& job, const v1::Study
                                              StartedTrials& started) {
   const std::string& job_id = job.job_id();
   const std::vector<int> shape = GangShape(job);
+  const scheduler::GangOwner owner = GangOwnerOf(job);
   bool exhausted;
   {
     absl::MutexLock lock(&mutex_);
@@ -636,7 +642,7 @@ absl::Status TrialRunSupervisor::StartTrials(const v1::Job& job, const v1::Study
   // Each free slot queues a gang for the job's replica shape; only a granted
   // gang gets a suggestion, so no trial is handed out that cannot start.
   for (int slot = 0; slot < slots; ++slot) {
-    absl::StatusOr<scheduler::GangTicket> ticket = admission_.Request(shape);
+    absl::StatusOr<scheduler::GangTicket> ticket = admission_.Request(shape, owner);
     if (!ticket.ok()) {
       spdlog::error("job={} cannot queue for GPUs: {}", job_id, ticket.status().ToString());
       break;

@@ -144,6 +144,8 @@ class TrialRunSupervisor {
  private:
   // A trial's replicas' shape, for the admission.
   static std::vector<int> GangShape(const v1::Job& job);
+  // Whose GPUs a gang of `job` counts as (its owner's, its own).
+  static scheduler::GangOwner GangOwnerOf(const v1::Job& job);
   absl::Status ReconcileRuns(const v1::Job& job, std::vector<v1::Trial>& trials, TrialRuns& runs);
   void FailSilentAgents(const v1::Job& job, std::vector<v1::Trial>& trials, const TrialRuns& runs);
   bool SettleEndedTrials(const v1::Job& job, const std::vector<v1::Trial>& trials,

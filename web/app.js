@@ -487,7 +487,8 @@ async function jobPage(id) {
          job.waitingForStoreSince ? el("span", { id: "job-waiting", class: "error" },
                                        " waiting for the store since " + new Date(job.waitingForStoreSince).toLocaleString()) : "",
          job.waitingForSlurmSince ? el("span", { id: "job-waiting-slurm", class: "error" },
-                                       " waiting for Slurm since " + new Date(job.waitingForSlurmSince).toLocaleString()) : ""),
+                                       " waiting for Slurm since " + new Date(job.waitingForSlurmSince).toLocaleString()) : "",
+         job.waitingForGpus ? el("span", { id: "job-waiting-gpus" }, " waiting for GPUs: " + job.waitingForGpus) : ""),
       // The error keeps its lines (pip's, a trial's traceback).
       job.errorMessage ? el("pre", { class: "error", id: "job-error" }, job.errorMessage) : "",
       el("p", {}, job.studyName ? el("a", { href: "#/study/" + job.studyName }, "study " + job.studyName) : "",

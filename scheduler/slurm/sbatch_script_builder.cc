@@ -64,6 +64,17 @@ std::string BatchOutputPath(const TrialLaunch& launch) {
   return absl::StrCat(log_dir, "/slurm-batch.out");
 }
 
+std::string SlurmAccountOf(const TrialLaunch& launch, const SbatchOptions& options) {
+  auto account = options.accounts.find(launch.owner);
+  if (account != options.accounts.end()) return account->second;
+  return options.account_from_owner ? launch.owner : "";
+}
+
+std::string SlurmQosOf(const TrialLaunch& launch, const SbatchOptions& options) {
+  auto qos = options.qos.find(launch.owner);
+  return qos == options.qos.end() ? "" : qos->second;
+}
+
 absl::StatusOr<std::string> BuildSbatchScript(const TrialLaunch& launch,
                                               const SbatchOptions& options) {
   if (launch.replicas.empty()) {
@@ -77,6 +88,10 @@ absl::StatusOr<std::string> BuildSbatchScript(const TrialLaunch& launch,
   VERNIER_RETURN_IF_ERROR(RequireOneLine("study name", launch.study_name));
   VERNIER_RETURN_IF_ERROR(RequireOneLine("trial dir (under the job dir)", launch.trial_dir));
   VERNIER_RETURN_IF_ERROR(RequireOneLine("Slurm partition", options.partition));
+  const std::string account = SlurmAccountOf(launch, options);
+  const std::string qos = SlurmQosOf(launch, options);
+  VERNIER_RETURN_IF_ERROR(RequireOneLine("Slurm account", account));
+  VERNIER_RETURN_IF_ERROR(RequireOneLine("Slurm QoS", qos));
   int total_gpus = 0;
   for (const ReplicaLaunch& replica : launch.replicas) {
     const std::string name = ReplicaName(replica);
@@ -128,6 +143,9 @@ absl::StatusOr<std::string> BuildSbatchScript(const TrialLaunch& launch,
   if (!options.partition.empty()) {
     directive(absl::StrCat("--partition=", ShellQuote(options.partition)));
   }
+  // Slurm's fair share between the server's users.
+  if (!account.empty()) directive(absl::StrCat("--account=", ShellQuote(account)));
+  if (!qos.empty()) directive(absl::StrCat("--qos=", ShellQuote(qos)));
   directive(absl::StrCat("--chdir=", ShellQuote(launch.trial_dir)));
   directive(absl::StrCat("--output=", ShellQuote(BatchOutputPath(launch))));
   directive("--open-mode=append");

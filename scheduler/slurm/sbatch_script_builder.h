@@ -1,6 +1,8 @@
 #ifndef VERNIER_SCHEDULER_SLURM_SBATCH_SCRIPT_BUILDER_H_
 #define VERNIER_SCHEDULER_SLURM_SBATCH_SCRIPT_BUILDER_H_
 
+#include <functional>
+#include <map>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -11,7 +13,22 @@ namespace vernier::scheduler {
 struct SbatchOptions {
   // --partition; empty: the cluster's default partition.
   std::string partition;
+  // So that Slurm's own fair share applies between the users of one
+  // server (every batch job is submitted by the server's Unix user): the
+  // account (--account) each owner's trials are charged to (TrialLaunch::
+  // owner); owners not named are charged to an account of their own name
+  // with `account_from_owner`, else to the server user's default account.
+  std::map<std::string, std::string, std::less<>> accounts;
+  bool account_from_owner = false;
+  // The QoS (--qos) of each owner's trials; others: the account's default.
+  std::map<std::string, std::string, std::less<>> qos;
 };
+
+// The account a launch's batch job is charged to (SbatchOptions::accounts,
+// account_from_owner); empty: the server user's default.
+std::string SlurmAccountOf(const TrialLaunch& launch, const SbatchOptions& options);
+// The QoS of a launch's batch job; empty: the account's default.
+std::string SlurmQosOf(const TrialLaunch& launch, const SbatchOptions& options);
 
 // The file beside a replica's log where its batch script records how it
 // ended: srun's exit status (the task's exit code, 128+N for signal N).

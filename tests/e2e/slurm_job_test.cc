@@ -14,6 +14,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "scheduler/slurm/slurm_handle.h"
 #include "tests/support/job_client.h"
 #include "tests/support/server_process.h"
 #include "tests/support/slurm_test_cluster.h"
@@ -78,6 +79,46 @@ TEST_F(SlurmJobTest, TuningJobRunsEveryTrialAsASlurmJob) {
   const CommandResult logs = RunCommand(Cli(server, {"jobs", "stream-logs", "slurm_job"}));
   ASSERT_EQ(logs.exit_code, 0) << logs.err;
   EXPECT_THAT(logs.out, HasSubstr("[trial 1 master-0] epoch=1"));
+}
+
+// Issue 37: Slurm's own fair share tells the server's users apart by the
+// account each one's trials are charged to (every sbatch runs as the
+// server's Unix user): dora's trials go to the account the server maps her
+// to, the admin's to the account of the admin's own name.
+TEST_F(SlurmJobTest, EachUsersTrialsAreChargedToTheirSlurmAccount) {
+  ServerProcess server(
+      dir_.path() + "/data", 0,
+      {"--scheduler", "slurm", "--slurm-account-from-owner", "--slurm-account", "dora=vision"});
+  server.Start();
+  const CommandResult created =
+      RunCommand(Cli(server, {"tokens", "create", "--user", "dora", "--role", "developer"}));
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  const std::string dora = created.out.substr(0, created.out.find('\n'));
+  const std::string config = dir_.path() + "/config.yaml";
+  WriteFile(config, SmallConfig(/*max_trials=*/1, /*parallel=*/1, /*max_failed=*/0));
+  const std::vector<std::string> trainer = {"python3", SourcePath("examples/trainer/train.py"),
+                                            "--epochs", "1"};
+  const CommandResult by_dora =
+      RunCommand(Submit(server, "dora_job", config, dir_.path() + "/dora", trainer),
+                 std::chrono::seconds(60), {{"VERNIER_TOKEN", dora}});
+  ASSERT_EQ(by_dora.exit_code, 0) << by_dora.err;
+  const CommandResult by_admin =
+      RunCommand(Submit(server, "admin_job", config, dir_.path() + "/admin", trainer));
+  ASSERT_EQ(by_admin.exit_code, 0) << by_admin.err;
+
+  for (const std::string job_id : {"dora_job", "admin_job"}) {
+    const v1::GetJobResponse job = WaitForJob(server, job_id, Ended);
+    ASSERT_EQ(job.job().state(), v1::Job::SUCCEEDED) << job.DebugString() << server.log();
+    const std::string account = job_id == "dora_job" ? "vision" : job.job().owner();
+    ASSERT_FALSE(account.empty());
+    ASSERT_EQ(job.trial_runs_size(), 1);
+    absl::StatusOr<scheduler::SlurmHandle> handle =
+        scheduler::SlurmHandle::Parse(job.trial_runs(0).backend_handle());
+    ASSERT_TRUE(handle.ok()) << handle.status();
+    const CommandResult shown = RunCommand({"scontrol", "show", "job", handle->slurm_job_id});
+    ASSERT_EQ(shown.exit_code, 0) << shown.err;
+    EXPECT_THAT(shown.out, HasSubstr(" Account=" + account + " ")) << shown.out;
+  }
 }
 
 // The "done when" of issue 5 on Slurm: 1 master, 2 workers, 1 ps with 1 GPU

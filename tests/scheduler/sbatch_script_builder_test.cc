@@ -151,7 +151,9 @@ TEST(SbatchScriptBuilderTest, IsValidBashThatCarriesTheEnvironmentThrough) {
   TrialLaunch launch = ThreeReplicas();
   const std::string tricky = "a'b\"c $HOME `x` \\ \n{\"k\": [1, 2]}";
   launch.replicas[0].env["TRICKY"] = tricky;
-  absl::StatusOr<std::string> script = BuildSbatchScript(launch, {.partition = "gpu"});
+  SbatchOptions options;
+  options.partition = "gpu";
+  absl::StatusOr<std::string> script = BuildSbatchScript(launch, options);
   ASSERT_TRUE(script.ok()) << script.status();
   EXPECT_THAT(*script, HasSubstr("#SBATCH --partition=gpu\n"));
   testing::TempDir dir;
@@ -223,6 +225,16 @@ TEST(SbatchScriptBuilderTest, AControlCharacterInAPathOrDirectiveValueIsRefusedN
       {[&](TrialLaunch& l, SbatchOptions&) { l.study_name = std::string("s\0t", 3); },
        "study name"},
       {[&](TrialLaunch& l, SbatchOptions&) { l.job_id = "j\x1b[2J"; }, "job id"},
+      {[&](TrialLaunch& l, SbatchOptions& o) {
+         l.owner = "ada\n#SBATCH --x";
+         o.account_from_owner = true;
+       },
+       "Slurm account"},
+      {[&](TrialLaunch& l, SbatchOptions& o) {
+         l.owner = "ada";
+         o.qos["ada"] = "high\n#SBATCH --x";
+       },
+       "Slurm QoS"},
   };
   for (const Case& test : cases) {
     TrialLaunch launch = ThreeReplicas();
@@ -233,6 +245,55 @@ TEST(SbatchScriptBuilderTest, AControlCharacterInAPathOrDirectiveValueIsRefusedN
         << test.field << ": " << (script.ok() ? *script : script.status().ToString());
     EXPECT_THAT(script.status().message(), HasSubstr(test.field + " contains a control character"));
   }
+}
+
+TEST(SbatchScriptBuilderTest, NoAccountOrQosUnlessTheServerMapsTheOwner) {
+  TrialLaunch launch = ThreeReplicas();
+  launch.owner = "ada";
+  absl::StatusOr<std::string> script = BuildSbatchScript(launch, {});
+  ASSERT_TRUE(script.ok()) << script.status();
+  EXPECT_THAT(*script, Not(HasSubstr("--account")));
+  EXPECT_THAT(*script, Not(HasSubstr("--qos")));
+  SbatchOptions others;
+  others.accounts["bob"] = "physics";
+  others.qos["bob"] = "high";
+  script = BuildSbatchScript(launch, others);
+  ASSERT_TRUE(script.ok()) << script.status();
+  EXPECT_THAT(*script, Not(HasSubstr("--account")));
+  EXPECT_THAT(*script, Not(HasSubstr("--qos")));
+}
+
+TEST(SbatchScriptBuilderTest, ChargesTheOwnersAccountAndQosSoSlurmsFairShareApplies) {
+  TrialLaunch launch = ThreeReplicas();
+  launch.owner = "ada";
+  SbatchOptions options;
+  options.partition = "gpu";
+  options.accounts["ada"] = "physics";
+  options.qos["ada"] = "high";
+  absl::StatusOr<std::string> script = BuildSbatchScript(launch, options);
+  ASSERT_TRUE(script.ok()) << script.status();
+  EXPECT_THAT(
+      *script,
+      HasSubstr("#SBATCH --partition=gpu\n#SBATCH --account=physics\n#SBATCH --qos=high\n"));
+  EXPECT_EQ(SlurmAccountOf(launch, options), "physics");
+  EXPECT_EQ(SlurmQosOf(launch, options), "high");
+
+  // Named after the owner, unless the mapping names another.
+  options.account_from_owner = true;
+  EXPECT_EQ(SlurmAccountOf(launch, options), "physics");
+  launch.owner = "bob";
+  EXPECT_EQ(SlurmAccountOf(launch, options), "bob");
+  EXPECT_EQ(SlurmQosOf(launch, options), "");
+  script = BuildSbatchScript(launch, options);
+  ASSERT_TRUE(script.ok()) << script.status();
+  EXPECT_THAT(*script, HasSubstr("#SBATCH --account=bob\n"));
+  EXPECT_THAT(*script, Not(HasSubstr("--qos")));
+  // A job stored before owners existed: the server user's default account.
+  launch.owner = "";
+  EXPECT_EQ(SlurmAccountOf(launch, options), "");
+  script = BuildSbatchScript(launch, options);
+  ASSERT_TRUE(script.ok()) << script.status();
+  EXPECT_THAT(*script, Not(HasSubstr("--account")));
 }
 
 TEST(SbatchScriptBuilderTest, EveryLineOfTheScriptIsOneLineOfItsOwn) {

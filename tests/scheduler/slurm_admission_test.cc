@@ -19,7 +19,7 @@ class SlurmAdmissionTest : public ::testing::Test {
 
 TEST_F(SlurmAdmissionTest, GrantsEveryGangAtOnceWithPortsAndLeavesTheGpusToSlurm) {
   EXPECT_FALSE(admission_.GrantsGpus());
-  absl::StatusOr<GangTicket> ticket = admission_.Request({4, 0});
+  absl::StatusOr<GangTicket> ticket = admission_.Request({4, 0}, {"ada", "job1"});
   ASSERT_TRUE(ticket.ok()) << ticket.status();
   EXPECT_TRUE(admission_.IsGranted(*ticket));
   absl::StatusOr<GangGrant> grant = admission_.Grant(*ticket);
@@ -35,7 +35,7 @@ TEST_F(SlurmAdmissionTest, RestoresARunsPortsButNotItsSlurmGpus) {
   v1::ReplicaStatus& replica = *run.add_replicas();
   replica.add_gpus(7);
   replica.set_port(102);
-  absl::StatusOr<GangTicket> ticket = admission_.Restore(run);
+  absl::StatusOr<GangTicket> ticket = admission_.Restore(run, {"ada", "job1"});
   ASSERT_TRUE(ticket.ok()) << ticket.status();
   absl::StatusOr<GangGrant> grant = admission_.Grant(*ticket);
   ASSERT_TRUE(grant.ok()) << grant.status();

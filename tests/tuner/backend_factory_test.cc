@@ -28,8 +28,8 @@ TEST(BackendFactoryTest, LocalByDefaultWithAnAdmissionOverTheServersGpus) {
   ASSERT_NE(parts->backend, nullptr);
   ASSERT_NE(parts->admission, nullptr);
   EXPECT_TRUE(parts->admission->GrantsGpus());
-  EXPECT_TRUE(parts->admission->CheckCapacity(OneReplica(2)).ok());
-  EXPECT_THAT(parts->admission->CheckCapacity(OneReplica(3)).message(),
+  EXPECT_TRUE(parts->admission->CheckCapacity(OneReplica(2), {"ada", "job1"}).ok());
+  EXPECT_THAT(parts->admission->CheckCapacity(OneReplica(3), {"ada", "job1"}).message(),
               HasSubstr("this server has 2 GPUs"));
 }
 
@@ -70,7 +70,7 @@ TEST(BackendFactoryTest, SlurmAnswersWithTheTestCluster) {
   ASSERT_TRUE(parts.ok()) << parts.status();
   // Slurm grants the GPUs: every gang is granted at once, with ports only.
   EXPECT_FALSE(parts->admission->GrantsGpus());
-  absl::StatusOr<scheduler::GangTicket> ticket = parts->admission->Request({2});
+  absl::StatusOr<scheduler::GangTicket> ticket = parts->admission->Request({2}, {"ada", "job1"});
   ASSERT_TRUE(ticket.ok()) << ticket.status();
   EXPECT_TRUE(parts->admission->IsGranted(*ticket));
 }

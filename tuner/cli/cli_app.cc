@@ -267,6 +267,36 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
                     "none (default: discovered through NVML or nvidia-smi, within "
                     "CUDA_VISIBLE_DEVICES)");
   serve
+      ->add_option("--gpu-share", flags.serve.gpu_shares,
+                   "USER=WEIGHT (repeatable, or comma-separated): the user's weight in the fair "
+                   "share of the GPUs (local scheduler), 1 for users not named. Freed GPUs go to "
+                   "the waiting trial of the user holding the fewest GPUs per weight "
+                   "(docs/cli-reference.md)")
+      ->delimiter(',');
+  serve->add_option("--gpu-quota-per-user", flags.serve.gpu_quota_per_user,
+                    "The most GPUs one user's trials may hold at once (local scheduler); beyond "
+                    "it they wait even when GPUs are free (default: no quota)");
+  serve
+      ->add_option("--gpu-quota", flags.serve.gpu_quotas,
+                   "USER=N (repeatable): this user's quota, in place of --gpu-quota-per-user "
+                   "(0: no GPUs)")
+      ->delimiter(',');
+  serve->add_option("--gpu-quota-per-job", flags.serve.gpu_quota_per_job,
+                    "The most GPUs one job's trials may hold at once (local scheduler; default: "
+                    "no quota)");
+  serve
+      ->add_option("--slurm-account", flags.serve.slurm_accounts,
+                   "USER=ACCOUNT (repeatable): the Slurm account (sbatch --account) the user's "
+                   "trials are charged to, so that Slurm's fair share applies (docs/slurm.md)")
+      ->delimiter(',');
+  serve->add_flag("--slurm-account-from-owner", flags.serve.slurm_account_from_owner,
+                  "Charge each user's trials to the Slurm account named after the user, unless "
+                  "--slurm-account names another");
+  serve
+      ->add_option("--slurm-qos", flags.serve.slurm_qos,
+                   "USER=QOS (repeatable): the Slurm QoS (sbatch --qos) of the user's trials")
+      ->delimiter(',');
+  serve
       ->add_option("--replica-ports", flags.serve.replica_ports,
                    "TCP ports (FIRST-LAST) for trials' replicas: TF_CONFIG addresses and "
                    "MASTER_PORT; no two running trials share one")

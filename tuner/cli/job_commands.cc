@@ -416,6 +416,10 @@ absl::Status JobCommands::Describe(const std::string& job_id) {
                                             FormatTimestamp(job.waiting_for_slurm_since(),
                                                             context_.time_zone))});
   }
+  // Trials wait in the local fair-share queue: where, and why.
+  if (!job.waiting_for_gpus().empty()) {
+    fields.AddRow({"Waiting:", absl::StrCat("waiting for GPUs: ", job.waiting_for_gpus())});
+  }
   // Jobs stored before owners existed have none.
   if (!job.owner().empty()) fields.AddRow({"Owner:", job.owner()});
   if (!job.grants().empty()) fields.AddRow({"Shared with:", FormatGrants(job.grants())});

@@ -2,9 +2,12 @@
 
 #include <spdlog/spdlog.h>
 
+#include <cctype>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <system_error>
 #include <utility>
 
@@ -131,6 +134,115 @@ absl::StatusOr<tls::ServerTlsOptions> BuildTlsOptions(const ServeFlags& flags) {
   return tls;
 }
 
+// USER=VALUE, as --gpu-share, --gpu-quota, --slurm-account and --slurm-qos
+// take them: the user before the first '=', neither part empty, each user
+// once. `what` names the value in messages ("WEIGHT").
+absl::StatusOr<std::map<std::string, std::string, std::less<>>> ParseUserValues(
+    const char* flag, const char* what, const std::vector<std::string>& entries) {
+  std::map<std::string, std::string, std::less<>> values;
+  for (const std::string& entry : entries) {
+    const size_t equals = entry.find('=');
+    if (equals == std::string::npos || equals == 0 || equals + 1 == entry.size()) {
+      return absl::InvalidArgumentError(absl::StrCat(flag, " \"", entry, "\" is not USER=", what));
+    }
+    const std::string user = entry.substr(0, equals);
+    if (!values.emplace(user, entry.substr(equals + 1)).second) {
+      return absl::InvalidArgumentError(absl::StrCat(flag, " names ", user, " twice"));
+    }
+  }
+  return values;
+}
+
+// A GPU count of a quota: a whole number, at least `least`; `given` is the
+// flag and value as messages show them.
+absl::StatusOr<int> ParseQuota(const std::string& given, const std::string& text, int least) {
+  int quota = 0;
+  if (!absl::SimpleAtoi(text, &quota) || quota < least) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(given, " is not a number of GPUs (a whole number, ", least, " or more)"));
+  }
+  return quota;
+}
+
+// A Slurm account or QoS name: one word, as sbatch takes it.
+absl::Status CheckSlurmName(const char* flag, const std::string& user, const std::string& name) {
+  for (char c : name) {
+    if (std::isspace(static_cast<unsigned char>(c)) ||
+        std::iscntrl(static_cast<unsigned char>(c))) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(flag, " ", user, "=\"", name, "\": a Slurm name has no spaces"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The local scheduler's fair share and quotas (--gpu-share, --gpu-quota-*).
+absl::StatusOr<scheduler::GpuSharePolicy> BuildGpuSharePolicy(const ServeFlags& flags) {
+  scheduler::GpuSharePolicy share;
+  const bool any = !flags.gpu_shares.empty() || !flags.gpu_quota_per_user.empty() ||
+                   !flags.gpu_quotas.empty() || !flags.gpu_quota_per_job.empty();
+  if (any && flags.scheduler != "local") {
+    return absl::InvalidArgumentError(
+        "--gpu-share and --gpu-quota* are for --scheduler local; on Slurm, Slurm's own fair "
+        "share applies (--slurm-account, --slurm-qos; docs/slurm.md)");
+  }
+  VERNIER_ASSIGN_OR_RETURN(const auto weights,
+                           ParseUserValues("--gpu-share", "WEIGHT", flags.gpu_shares));
+  for (const auto& [user, text] : weights) {
+    double weight = 0;
+    if (!absl::SimpleAtod(text, &weight) || !std::isfinite(weight) || weight <= 0) {
+      return absl::InvalidArgumentError(absl::StrCat("--gpu-share ", user, "=", text,
+                                                     ": the weight is not a number more than 0"));
+    }
+    share.weights[user] = weight;
+  }
+  if (!flags.gpu_quota_per_user.empty()) {
+    VERNIER_ASSIGN_OR_RETURN(
+        share.quota_per_user,
+        ParseQuota(absl::StrCat("--gpu-quota-per-user \"", flags.gpu_quota_per_user, "\""),
+                   flags.gpu_quota_per_user, 1));
+  }
+  VERNIER_ASSIGN_OR_RETURN(const auto quotas,
+                           ParseUserValues("--gpu-quota", "GPUS", flags.gpu_quotas));
+  for (const auto& [user, text] : quotas) {
+    VERNIER_ASSIGN_OR_RETURN(share.user_quotas[user],
+                             ParseQuota(absl::StrCat("--gpu-quota ", user, "=", text), text, 0));
+  }
+  if (!flags.gpu_quota_per_job.empty()) {
+    VERNIER_ASSIGN_OR_RETURN(
+        share.quota_per_job,
+        ParseQuota(absl::StrCat("--gpu-quota-per-job \"", flags.gpu_quota_per_job, "\""),
+                   flags.gpu_quota_per_job, 1));
+  }
+  return share;
+}
+
+// The Slurm accounts and QoS of users' trials (--slurm-account, --slurm-qos).
+absl::Status BuildSlurmFairShare(const ServeFlags& flags, tuner::ServerOptions& options) {
+  const std::pair<const char*, bool> slurm_only[] = {
+      {"--slurm-account", !flags.slurm_accounts.empty()},
+      {"--slurm-account-from-owner", flags.slurm_account_from_owner},
+      {"--slurm-qos", !flags.slurm_qos.empty()}};
+  for (const auto& [flag, given] : slurm_only) {
+    if (given && flags.scheduler != "slurm") {
+      return absl::InvalidArgumentError(absl::StrCat(flag, " needs --scheduler slurm"));
+    }
+  }
+  VERNIER_ASSIGN_OR_RETURN(const auto accounts,
+                           ParseUserValues("--slurm-account", "ACCOUNT", flags.slurm_accounts));
+  for (const auto& [user, account] : accounts) {
+    VERNIER_RETURN_IF_ERROR(CheckSlurmName("--slurm-account", user, account));
+    options.slurm_accounts[user] = account;
+  }
+  VERNIER_ASSIGN_OR_RETURN(const auto qos, ParseUserValues("--slurm-qos", "QOS", flags.slurm_qos));
+  for (const auto& [user, name] : qos) {
+    VERNIER_RETURN_IF_ERROR(CheckSlurmName("--slurm-qos", user, name));
+    options.slurm_qos[user] = name;
+  }
+  options.slurm_account_from_owner = flags.slurm_account_from_owner;
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 ServeCommand::ServeCommand(RunServerFunction run_server) : run_server_(std::move(run_server)) {}
@@ -198,6 +310,8 @@ absl::StatusOr<tuner::ServerOptions> ServeCommand::BuildServerOptions(const Serv
   }
   options.trial_user = flags.trial_user;
   options.scheduler = flags.scheduler;
+  VERNIER_ASSIGN_OR_RETURN(options.gpu_share, BuildGpuSharePolicy(flags));
+  VERNIER_RETURN_IF_ERROR(BuildSlurmFairShare(flags, options));
   options.slurm_partition = flags.slurm_partition;
   options.advertise_host = flags.advertise_host;
   absl::StatusOr<scheduler::PortRange> replica_ports =

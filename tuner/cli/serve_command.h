@@ -5,6 +5,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -44,6 +45,17 @@ struct ServeFlags {
   // The GPUs to grant: "0,1,2,3" (trusted as given), "none", or empty to
   // discover them (NVML, then nvidia-smi; CUDA_VISIBLE_DEVICES respected).
   std::string gpus;
+  // USER=WEIGHT, one per user (docs/cli-reference.md, "Sharing the GPUs
+  // between users"); unnamed users weigh 1.
+  std::vector<std::string> gpu_shares;
+  // Whole numbers; empty: no quota.
+  std::string gpu_quota_per_user;
+  std::vector<std::string> gpu_quotas;  // USER=N
+  std::string gpu_quota_per_job;
+  // On Slurm: USER=ACCOUNT and USER=QOS, and accounts named after owners.
+  std::vector<std::string> slurm_accounts;
+  bool slurm_account_from_owner = false;
+  std::vector<std::string> slurm_qos;
   std::string machine_types;  // empty: the built-in config/machine-types.yaml
   // TLS (see docs/security.md): PEM files, made absolute.
   std::string tls_cert;

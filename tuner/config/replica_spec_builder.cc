@@ -173,10 +173,11 @@ absl::StatusOr<std::vector<v1::ReplicaSpec>> BuildReplicaSpecs(const v1::Trainin
 absl::StatusOr<std::vector<v1::ReplicaSpec>> PlanReplicas(const v1::TrainingInput& input,
                                                           const MachineTypeCatalog& catalog,
                                                           scheduler::Admission& admission,
+                                                          const scheduler::GangOwner& owner,
                                                           const Locator& locate) {
   VERNIER_ASSIGN_OR_RETURN(std::vector<v1::ReplicaSpec> replicas,
                            BuildReplicaSpecs(input, catalog, locate));
-  absl::Status capacity = admission.CheckCapacity(replicas);
+  absl::Status capacity = admission.CheckCapacity(replicas, owner);
   if (capacity.ok()) return replicas;
   const auto largest =
       std::max_element(replicas.begin(), replicas.end(),

@@ -34,11 +34,13 @@ absl::StatusOr<std::vector<v1::ReplicaSpec>> BuildReplicaSpecs(const v1::Trainin
                                                                const Locator& locate);
 
 // What the server does at submit: BuildReplicaSpecs, then whether the
-// scheduler can ever start a trial of them (`admission.CheckCapacity`, its
-// problem prefixed with the field that asks for the most GPUs).
+// scheduler can ever start a trial of them for `owner` (`admission.
+// CheckCapacity`: the GPUs it has, the owner's quotas; its problem prefixed
+// with the field that asks for the most GPUs).
 absl::StatusOr<std::vector<v1::ReplicaSpec>> PlanReplicas(const v1::TrainingInput& input,
                                                           const MachineTypeCatalog& catalog,
                                                           scheduler::Admission& admission,
+                                                          const scheduler::GangOwner& owner,
                                                           const Locator& locate);
 
 // GPUs of each replica, in replica order: what an Admission's Request takes.

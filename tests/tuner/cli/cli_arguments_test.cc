@@ -7,10 +7,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/support/server_process.h"
@@ -650,6 +652,113 @@ TEST(ServeCommandTest, SlurmCommandTimeoutIsADurationAndNeedsSlurm) {
   options = ServeCommand::BuildServerOptions(flags, nullptr);
   EXPECT_THAT(options.status().message(),
               HasSubstr("--slurm-command-timeout needs --scheduler slurm"));
+}
+
+TEST_F(CliArgumentsTest, ServeTakesGpuSharesQuotasAndSlurmAccounts) {
+  const auto options = [](std::vector<std::string> args) {
+    tuner::ServerOptions received;
+    CliDependencies dependencies;
+    dependencies.run_server = [&](const tuner::ServerOptions& given) {
+      received = given;
+      return absl::OkStatus();
+    };
+    args.insert(args.begin(), {"serve", "--data-dir", "/srv/v", "--gpus", "0,1"});
+    const CliRun run = RunCli(args, dependencies);
+    EXPECT_EQ(run.exit_code, kExitSuccess) << run.err;
+    return received;
+  };
+  const tuner::ServerOptions local =
+      options({"--gpu-share", "alice=2", "--gpu-share", "bob=0.5,carol=1", "--gpu-quota-per-user",
+               "4", "--gpu-quota", "carol=1", "--gpu-quota-per-job", "3"});
+  EXPECT_EQ(local.gpu_share.WeightOf("alice"), 2);
+  EXPECT_EQ(local.gpu_share.WeightOf("bob"), 0.5);
+  EXPECT_EQ(local.gpu_share.WeightOf("carol"), 1);
+  EXPECT_EQ(local.gpu_share.WeightOf("dave"), 1);
+  EXPECT_EQ(local.gpu_share.QuotaOf("alice"), 4);
+  EXPECT_EQ(local.gpu_share.QuotaOf("carol"), 1);
+  EXPECT_EQ(local.gpu_share.quota_per_job, 3);
+  // No flags: everyone weighs 1, no quotas.
+  const tuner::ServerOptions plain = options({});
+  EXPECT_TRUE(plain.gpu_share.weights.empty());
+  EXPECT_EQ(plain.gpu_share.QuotaOf("alice"), std::nullopt);
+  EXPECT_EQ(plain.gpu_share.quota_per_job, std::nullopt);
+  EXPECT_FALSE(plain.slurm_account_from_owner);
+}
+
+TEST(ServeCommandTest, BadGpuSharesAndQuotasAreRefusedNamingTheFlagAndValue) {
+  const auto error = [](const std::function<void(ServeFlags&)>& set) {
+    ServeFlags flags;
+    set(flags);
+    return ServeError(flags);
+  };
+  EXPECT_EQ(error([](ServeFlags& f) { f.gpu_shares = {"alice"}; }),
+            "--gpu-share \"alice\" is not USER=WEIGHT");
+  EXPECT_EQ(error([](ServeFlags& f) { f.gpu_shares = {"=2"}; }),
+            "--gpu-share \"=2\" is not USER=WEIGHT");
+  EXPECT_EQ(error([](ServeFlags& f) { f.gpu_shares = {"alice="}; }),
+            "--gpu-share \"alice=\" is not USER=WEIGHT");
+  EXPECT_EQ(error([](ServeFlags& f) {
+              f.gpu_shares = {"alice=1", "alice=2"};
+            }),
+            "--gpu-share names alice twice");
+  for (const char* weight : {"heavy", "0", "-1", "inf", "nan"}) {
+    EXPECT_EQ(
+        error([&](ServeFlags& f) { f.gpu_shares = {absl::StrCat("alice=", weight)}; }),
+        absl::StrCat("--gpu-share alice=", weight, ": the weight is not a number more than 0"));
+  }
+  for (const char* quota : {"many", "0", "-2", "1.5"}) {
+    EXPECT_EQ(error([&](ServeFlags& f) { f.gpu_quota_per_user = quota; }),
+              absl::StrCat("--gpu-quota-per-user \"", quota,
+                           "\" is not a number of GPUs (a whole number, 1 or more)"));
+    EXPECT_EQ(error([&](ServeFlags& f) { f.gpu_quota_per_job = quota; }),
+              absl::StrCat("--gpu-quota-per-job \"", quota,
+                           "\" is not a number of GPUs (a whole number, 1 or more)"));
+  }
+  EXPECT_EQ(error([](ServeFlags& f) { f.gpu_quotas = {"bob=0"}; }), "");
+  EXPECT_EQ(error([](ServeFlags& f) { f.gpu_quotas = {"bob=-1"}; }),
+            "--gpu-quota bob=-1 is not a number of GPUs (a whole number, 0 or more)");
+  EXPECT_EQ(error([](ServeFlags& f) { f.gpu_quotas = {"bob"}; }),
+            "--gpu-quota \"bob\" is not USER=GPUS");
+  EXPECT_EQ(error([](ServeFlags& f) {
+              f.scheduler = "slurm";
+              f.gpu_quota_per_job = "2";
+            }),
+            "--gpu-share and --gpu-quota* are for --scheduler local; on Slurm, Slurm's own fair "
+            "share applies (--slurm-account, --slurm-qos; docs/slurm.md)");
+}
+
+TEST(ServeCommandTest, SlurmAccountsAndQosAreForSlurmAndOneWordEach) {
+  ServeFlags flags;
+  flags.scheduler = "slurm";
+  flags.slurm_accounts = {"alice=physics", "bob=chemistry"};
+  flags.slurm_qos = {"alice=high"};
+  flags.slurm_account_from_owner = true;
+  absl::StatusOr<tuner::ServerOptions> options = ServeCommand::BuildServerOptions(flags, "/h");
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->slurm_accounts.at("alice"), "physics");
+  EXPECT_EQ(options->slurm_accounts.at("bob"), "chemistry");
+  EXPECT_EQ(options->slurm_qos.at("alice"), "high");
+  EXPECT_TRUE(options->slurm_account_from_owner);
+
+  flags.slurm_accounts = {"alice=my account"};
+  EXPECT_EQ(ServeError(flags), "--slurm-account alice=\"my account\": a Slurm name has no spaces");
+  flags.slurm_accounts = {"alice=physics", "alice=chemistry"};
+  EXPECT_EQ(ServeError(flags), "--slurm-account names alice twice");
+  flags.slurm_accounts = {"physics"};
+  EXPECT_EQ(ServeError(flags), "--slurm-account \"physics\" is not USER=ACCOUNT");
+  flags.slurm_accounts = {};
+  flags.slurm_qos = {"alice=hi\tgh"};
+  EXPECT_EQ(ServeError(flags), "--slurm-qos alice=\"hi\tgh\": a Slurm name has no spaces");
+
+  for (const auto& [flag, set] :
+       std::vector<std::pair<std::string, std::function<void(ServeFlags&)>>>{
+           {"--slurm-account", [](ServeFlags& f) { f.slurm_accounts = {"a=b"}; }},
+           {"--slurm-account-from-owner", [](ServeFlags& f) { f.slurm_account_from_owner = true; }},
+           {"--slurm-qos", [](ServeFlags& f) { f.slurm_qos = {"a=b"}; }}}) {
+    ServeFlags local;
+    set(local);
+    EXPECT_EQ(ServeError(local), flag + " needs --scheduler slurm");
+  }
 }
 
 TEST(ServeCommandTest, RejectsPortsAndGracePeriodsOutOfRange) {

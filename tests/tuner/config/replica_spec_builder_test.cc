@@ -41,7 +41,8 @@ std::vector<std::string> Names(const std::vector<v1::ReplicaSpec>& replicas) {
 class AllocatingAdmission : public scheduler::Admission {
  public:
   explicit AllocatingAdmission(int gpus) : gpus_(gpus) {}
-  absl::Status CheckCapacity(const std::vector<v1::ReplicaSpec>& replicas) override {
+  absl::Status CheckCapacity(const std::vector<v1::ReplicaSpec>& replicas,
+                             const scheduler::GangOwner&) override {
     asked = GpusPerReplica(replicas);
     for (int gpus : asked) {
       if (gpus > gpus_) {
@@ -52,7 +53,8 @@ class AllocatingAdmission : public scheduler::Admission {
     return absl::OkStatus();
   }
   bool GrantsGpus() const override { return false; }
-  absl::StatusOr<scheduler::GangTicket> Request(const std::vector<int>&) override {
+  absl::StatusOr<scheduler::GangTicket> Request(const std::vector<int>&,
+                                                const scheduler::GangOwner&) override {
     return absl::UnimplementedError("not in this test");
   }
   void Schedule() override {}
@@ -60,10 +62,12 @@ class AllocatingAdmission : public scheduler::Admission {
   absl::StatusOr<scheduler::GangGrant> Grant(scheduler::GangTicket) override {
     return absl::UnimplementedError("not in this test");
   }
-  absl::StatusOr<scheduler::GangTicket> Restore(const v1::TrialRun&) override {
+  absl::StatusOr<scheduler::GangTicket> Restore(const v1::TrialRun&,
+                                                const scheduler::GangOwner&) override {
     return absl::UnimplementedError("not in this test");
   }
   void Release(scheduler::GangTicket) override {}
+  std::optional<scheduler::GangWait> Waiting(std::string_view) override { return std::nullopt; }
   std::vector<int> asked;
 
  private:
@@ -250,7 +254,7 @@ const char kThreeReplicasOfTwoGpus[] = R"pb(
 
 absl::Status PlanOn(scheduler::Admission& admission, const std::string& input) {
   return PlanReplicas(Input(input), MachineTypeCatalog::Default(), admission,
-                      ProtoPathLocator("training_input"))
+                      scheduler::GangOwner{"ada", "job1"}, ProtoPathLocator("training_input"))
       .status();
 }
 
