@@ -165,11 +165,11 @@ absl::StatusOr<GangTicket> LocalAdmission::Restore(const v1::TrialRun& run,
   Gang gang;
   gang.replicas = run.replicas_size();
   gang.granted = true;
-    int held = 0;
-    for (const ReplicaPlacement& replica : placement.replicas) {
-      held += static_cast<int>(replica.gpus.size());
-    }
-    queue_.Hold(ticket.id, owner, held);
+  int held = 0;
+  for (const ReplicaPlacement& replica : placement.replicas) {
+    held += static_cast<int>(replica.gpus.size());
+  }
+  queue_.Hold(ticket.id, owner, held);
   if (any_gpu) {
     gang.placement = std::move(placement);
     by_owner_[allocator_id] = ticket;
