@@ -119,6 +119,9 @@ TEST_P(StoreFaultTest, TheJobSucceedsEveryTrialRunOnceNoMeasurementLost) {
   }
   const std::string job_id = "pgf";
   SubmitAndWaitForTwoTrials(*servers[0], job_id, dir_.path() + "/runs");
+  // A job that never ran two trials failed for another reason: no fault
+  // goes into it, and the waits below would only add minutes.
+  ASSERT_FALSE(HasFailure()) << "job " << job_id << " never ran two trials; no fault injected";
   std::this_thread::sleep_for(std::chrono::seconds(2));
 
   ASSERT_TRUE(postgres_->Stop(scenario.shutdown).ok());
@@ -188,6 +191,7 @@ TEST(SqliteDiskFullTest, TheJobWaitsForSpaceAndSucceeds) {
   server.Start();
   const std::string job_id = "full";
   SubmitAndWaitForTwoTrials(server, job_id, dir.path() + "/runs");
+  ASSERT_FALSE(HasFailure()) << "job " << job_id << " never ran two trials; no disk filled";
   std::this_thread::sleep_for(std::chrono::seconds(2));
   // dd stops, failing, once the disk is full.
   RunCommand({"dd", "if=/dev/zero", "of=" + disk + "/filler", "bs=1M", "count=64"});
