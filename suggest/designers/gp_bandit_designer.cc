@@ -55,9 +55,8 @@ GpBanditDesigner::GpBanditDesigner(SearchSpace space, v1::MetricSpec::Goal goal,
     : encoder_(space),
       goal_(goal),
       options_(options),
-      initial_points_(options.initial_points > 0
-                          ? options.initial_points
-                          : std::min(std::max(space.dimension() + 1, 5), 10)),
+      initial_points_(options.initial_points > 0 ? options.initial_points
+                                                 : kDefaultInitialPoints),
       initial_design_(std::move(space), seed) {}
 
 absl::StatusOr<Suggestions> GpBanditDesigner::Suggest(const DesignerHistory& history, int count,

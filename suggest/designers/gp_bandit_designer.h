@@ -20,7 +20,12 @@ namespace vernier::suggest {
 // GAUSSIAN_PROCESS_BANDIT, and the default algorithm: Bayesian optimisation
 // with a Gaussian process.
 // - The first trials come from the quasi-random design (a scrambled Halton
-//   sequence), until `initial_points` trials have ended.
+//   sequence), until `initial_points` trials have ended: 10 whatever the
+//   dimension, as Optuna's samplers start. Fewer (d + 1, at least 5) left
+//   the model too little of the box on count-valued, plateau-ridden
+//   objectives (a real tuning problem's cross-validated error) and on
+//   multimodal ones; measured in docs/benchmarks.md ("Plateaus, second
+//   round").
 // - Then a GP with a Matérn-5/2 ARD kernel (categorical parameters compared
 //   for equality) models the warped, standardised objective (OutputWarper;
 //   INFEASIBLE and FAILED trials below the worst). Its hyper-parameters are
@@ -56,7 +61,7 @@ class GpBanditDesigner : public Designer {
  public:
   struct Options {
     // Ended trials before the model takes over; 0 picks
-    // min(max(d + 1, 5), 10).
+    // kDefaultInitialPoints.
     int initial_points = 0;
     int max_model_points = 400;
     int max_fit_points = 100;
@@ -73,6 +78,8 @@ class GpBanditDesigner : public Designer {
     int exploration_period = 3;
     AcquisitionOptimizer::Options acquisition;
   };
+
+  static constexpr int kDefaultInitialPoints = 10;
 
   // `seed` scrambles the quasi-random design (the study's seed).
   GpBanditDesigner(SearchSpace space, v1::MetricSpec::Goal goal, uint64_t seed, Options options);

@@ -63,11 +63,19 @@ double Branin(const ParameterAssignment& p) {
   return std::pow(y - b * x * x + 5 / pi * x - 6, 2) + 10 * (1 - 1 / (8 * pi)) * std::cos(x) + 10;
 }
 
+// A designer whose model takes over after 5 ended trials (the default is
+// kDefaultInitialPoints), for tests of the model on short histories.
+GpBanditDesigner::Options FiveInitialPoints() {
+  GpBanditDesigner::Options options;
+  options.initial_points = 5;
+  return options;
+}
+
 TEST(GpBanditDesignerTest, StartsWithTheQuasiRandomDesign) {
   const SearchSpace space = UnitSquare();
   GpBanditDesigner designer(space, v1::MetricSpec::MINIMIZE, 5);
   QuasiRandomDesigner quasi_random(space, 5);
-  EXPECT_EQ(designer.initial_points(), 5);
+  EXPECT_EQ(designer.initial_points(), 10);
   const Suggestions gp = MustSuggest(designer, {}, 3);
   const Suggestions quasi = MustSuggest(quasi_random, {}, 3);
   ASSERT_EQ(gp.points.size(), 3u);
@@ -98,7 +106,7 @@ TEST(GpBanditDesignerTest, FollowsTheGoal) {
   // 1-d: f(x) = x. Maximising should propose near 1, minimising near 0.
   const SearchSpace space = MustMakeSpace({DoubleSpec("x", 0, 1)});
   for (const auto goal : {v1::MetricSpec::MAXIMIZE, v1::MetricSpec::MINIMIZE}) {
-    GpBanditDesigner designer(space, goal, 1);
+    GpBanditDesigner designer(space, goal, 1, FiveInitialPoints());
     DesignerHistory history;
     std::vector<ParameterAssignment> points;
     for (double x : {0.2, 0.35, 0.5, 0.65, 0.8}) points.push_back({DoubleValue("x", x)});
@@ -188,8 +196,8 @@ DesignerHistory SixBraninTrials(bool latest_is_best) {
 TEST(GpBanditDesignerTest, AStalledSequentialSearchGetsTheSecondPointOfABatchOfTwo) {
   const SearchSpace space = UnitSquare();
   const DesignerHistory history = SixBraninTrials(/*latest_is_best=*/false);
-  GpBanditDesigner one(space, v1::MetricSpec::MINIMIZE, 3);
-  GpBanditDesigner two(space, v1::MetricSpec::MINIMIZE, 3);
+  GpBanditDesigner one(space, v1::MetricSpec::MINIMIZE, 3, FiveInitialPoints());
+  GpBanditDesigner two(space, v1::MetricSpec::MINIMIZE, 3, FiveInitialPoints());
   const Suggestions step = MustSuggest(one, history, 1, 9);
   const Suggestions batch = MustSuggest(two, history, 2, 9);
   ASSERT_EQ(step.points.size(), 1u);
@@ -199,7 +207,7 @@ TEST(GpBanditDesignerTest, AStalledSequentialSearchGetsTheSecondPointOfABatchOfT
   EXPECT_NE(SearchSpace::Key(step.points[0]), SearchSpace::Key(batch.points[0]));
 
   // Turned off, the same request gets EI's maximum: the batch's first point.
-  GpBanditDesigner::Options options;
+  GpBanditDesigner::Options options = FiveInitialPoints();
   options.exploration_period = 0;
   GpBanditDesigner greedy(space, v1::MetricSpec::MINIMIZE, 3, options);
   EXPECT_EQ(SearchSpace::Key(MustSuggest(greedy, history, 1, 9).points[0]),
@@ -379,7 +387,7 @@ TEST(GpBanditDesignerTest, FallsBackToQuasiRandomWithTheReasonWhenTheModelFails)
   // Ended trials whose parameters lie outside the space (its range was
   // narrowed, say) leave the model nothing to learn from.
   const SearchSpace space = MustMakeSpace({DoubleSpec("x", 0, 1)});
-  GpBanditDesigner designer(space, v1::MetricSpec::MAXIMIZE, 1);
+  GpBanditDesigner designer(space, v1::MetricSpec::MAXIMIZE, 1, FiveInitialPoints());
   DesignerHistory history;
   for (int i = 0; i < 6; ++i) {
     TrialObservation trial = Observation(i + 1, {DoubleValue("x", 2.0 + i)}, v1::Trial::SUCCEEDED);
