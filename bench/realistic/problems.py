@@ -130,6 +130,29 @@ def _deceptive3(x):
     return wide + narrow
 
 
+def _levy(x):
+    # Levy on [-10, 10]^d (x in the unit box), minimum 0 where every
+    # variable is 1 (the box's coordinate 0.55): rugged, with a wide valley.
+    w = [1 + (20 * xi - 10 - 1) / 4 for xi in x]
+    total = math.sin(math.pi * w[0]) ** 2
+    for wi in w[:-1]:
+        total += (wi - 1) ** 2 * (1 + 10 * math.sin(math.pi * wi + 1) ** 2)
+    return total + (w[-1] - 1) ** 2 * (1 + math.sin(2 * math.pi * w[-1]) ** 2)
+
+
+def _styblinski_tang(x):
+    # Styblinski-Tang on [-5, 5]^d, minimum -39.16617 d at -2.903534 in
+    # every variable: 2^d basins, the best in one corner of them.
+    return sum(z ** 4 - 16 * z ** 2 + 5 * z for z in (10 * xi - 5 for xi in x)) / 2
+
+
+def _rosenbrock(x):
+    # Rosenbrock on [-2, 2]^d, minimum 0 at 1: a long curved valley, and
+    # values over five orders of magnitude.
+    z = [4 * xi - 2 for xi in x]
+    return sum(100 * (z[i + 1] - z[i] ** 2) ** 2 + (1 - z[i]) ** 2 for i in range(len(z) - 1))
+
+
 # ------------------------------------------------------------ scikit-learn
 
 
@@ -251,6 +274,14 @@ def all_problems():
         SgdDigits(),
         BoxFunction("hartmann6_noisy", 201, 6, _hartmann6, -3.32237, noise=0.1, trials=60),
         BoxFunction("ackley8_noisy", 202, 8, _ackley, 0.0, noise=0.5, trials=60),
+        # Eight dimensions, for batches (issue 33 part 3): a rugged valley, a
+        # corner of many basins, a curved valley, and six of eight relevant.
+        BoxFunction("levy8", 204, 8, _levy, 0.0, noise=0.0, trials=60),
+        BoxFunction("styblinski_tang8", 205, 8, _styblinski_tang, -39.16617 * 8, noise=0.0,
+                    trials=60),
+        BoxFunction("rosenbrock8", 206, 8, _rosenbrock, 0.0, noise=0.0, trials=60),
+        BoxFunction("hartmann6_in_8d", 207, 8, _hartmann6, -3.32237, noise=0.0, trials=60,
+                    active=[5, 0, 7, 2, 4, 1]),
         BoxFunction("deceptive3_noisy", 203, 3, _deceptive3, -2.0, noise=0.02, trials=60),
         BoxFunction("hartmann6_in_20d", 301, 20, _hartmann6, -3.32237, noise=0.0, trials=100,
                     active=[3, 17, 8, 12, 0, 10]),

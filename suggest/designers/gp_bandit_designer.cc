@@ -211,9 +211,20 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
   const bool exploration_step = IsExplorationStep(history, count);
   const int batch_size = exploration_step ? 2 : count;
   std::optional<ParameterAssignment> greedy;
+  // A batch's points after its first search around the best quarter of the
+  // trials (at least kIncumbents of them).
+  std::vector<Eigen::VectorXd> good;
+  if (options_.local_batch_points && batch_size > 1 && !exploration_step) {
+    const int good_count = std::max(kIncumbents, static_cast<int>(by_value.size()) / 4);
+    for (int k = 0; k < good_count && k < static_cast<int>(by_value.size()); ++k) {
+      good.push_back(model_points.col(by_value[k]));
+    }
+  }
   for (int i = 0; i < batch_size; ++i) {
     std::optional<AcquisitionOptimizer::Candidate> candidate =
-        optimizer.Maximize(*model, LogExpectedImprovement(best), incumbents, used, rng);
+        i > 0 && !good.empty()
+            ? optimizer.MaximizeAround(*model, LogExpectedImprovement(best), good, used, rng)
+            : optimizer.Maximize(*model, LogExpectedImprovement(best), incumbents, used, rng);
     if (!candidate.has_value()) break;
     used.insert(SearchSpace::Key(candidate->parameters));
     if (i + 1 < batch_size) {

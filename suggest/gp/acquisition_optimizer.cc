@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <numeric>
 #include <vector>
@@ -17,6 +18,10 @@ namespace {
 // draws near, half a little farther.
 constexpr double kNearScale = 0.02;
 constexpr double kFarScale = 0.1;
+// MaximizeAround's perturbation scales, taken in turn.
+constexpr double kAroundScales[] = {0.05, 0.1, 0.2, 0.4};
+// MaximizeAround's screened points refined by L-BFGS.
+constexpr int kAroundRefined = 2;
 // Sweeps of the discrete coordinate search after L-BFGS.
 constexpr int kDiscretePasses = 3;
 
@@ -71,7 +76,7 @@ Eigen::MatrixXd AcquisitionOptimizer::ScreeningPoints(std::span<const Eigen::Vec
 
 AcquisitionOptimizer::Candidate AcquisitionOptimizer::Refine(
     const GaussianProcess& model, const LogExpectedImprovement& acquisition,
-    Eigen::VectorXd start) const {
+    Eigen::VectorXd start, double radius) const {
   const int d = encoder_.dimension();
   Eigen::VectorXd point = std::move(start);
   std::vector<int> free;
@@ -114,7 +119,11 @@ AcquisitionOptimizer::Candidate AcquisitionOptimizer::Refine(
           }
           return -value;
         },
-        initial, Eigen::VectorXd::Zero(m), Eigen::VectorXd::Ones(m));
+        initial,
+        radius > 0 ? Eigen::VectorXd((initial.array() - radius).max(0.0).matrix())
+                   : Eigen::VectorXd(Eigen::VectorXd::Zero(m)),
+        radius > 0 ? Eigen::VectorXd((initial.array() + radius).min(1.0).matrix())
+                   : Eigen::VectorXd(Eigen::VectorXd::Ones(m)));
     for (Eigen::Index i = 0; i < m; ++i) point[free[i]] = result.point[i];
   }
   point = encoder_.Snap(point);
@@ -164,6 +173,60 @@ std::optional<AcquisitionOptimizer::Candidate> AcquisitionOptimizer::Maximize(
   for (int s = 0; s < starts; ++s) {
     candidates.push_back(Refine(model, acquisition, candidates[order[s]].point));
   }
+  // Best first; equal values keep their order, so the result is deterministic.
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate& a, const Candidate& b) { return a.value > b.value; });
+  for (Candidate& candidate : candidates) {
+    if (!std::isfinite(candidate.value)) break;
+    candidate.parameters = encoder_.Decode(candidate.point);
+    if (!used.contains(SearchSpace::Key(candidate.parameters))) return std::move(candidate);
+  }
+  return std::nullopt;
+}
+
+std::optional<AcquisitionOptimizer::Candidate> AcquisitionOptimizer::MaximizeAround(
+    const GaussianProcess& model, const LogExpectedImprovement& acquisition,
+    std::span<const Eigen::VectorXd> centres, const absl::flat_hash_set<std::string>& used,
+    std::mt19937_64& rng) const {
+  const int count = options_.around_points;
+  if (centres.empty() || count <= 0) return std::nullopt;
+  const int d = encoder_.dimension();
+  constexpr size_t kScaleCount = std::size(kAroundScales);
+  Eigen::MatrixXd points(d, count);
+  for (int i = 0; i < count; ++i) {
+    Eigen::VectorXd point = centres[i % centres.size()];
+    const double scale = kAroundScales[(i / centres.size()) % kScaleCount];
+    for (int j = 0; j < d; ++j) {
+      if (encoder_.categorical()[j]) {
+        if (UniformIndex(rng, d) == 0) {
+          point[j] = static_cast<double>(UniformIndex(rng, encoder_.category_count(j)));
+        }
+      } else if (!encoder_.IsInactive(point, j)) {
+        point[j] += scale * StandardNormal(rng);
+      }
+    }
+    points.col(i) = encoder_.Snap(point);
+  }
+  Eigen::VectorXd means;
+  Eigen::VectorXd variances;
+  model.Predict(points, &means, &variances);
+  std::vector<Candidate> screened;
+  screened.reserve(count);
+  for (int i = 0; i < count; ++i) {
+    screened.push_back({points.col(i), Finite(acquisition.Value(means[i], variances[i])), {}});
+  }
+  std::vector<int> order(count);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&screened](int a, int b) {
+    return screened[a].value > screened[b].value;
+  });
+  std::vector<Candidate> candidates;
+  candidates.reserve(count + kAroundRefined);
+  for (int s = 0; s < kAroundRefined && s < count; ++s) {
+    candidates.push_back(
+        Refine(model, acquisition, screened[order[s]].point, options_.around_radius));
+  }
+  for (int i : order) candidates.push_back(std::move(screened[i]));
   // Best first; equal values keep their order, so the result is deterministic.
   std::stable_sort(candidates.begin(), candidates.end(),
                    [](const Candidate& a, const Candidate& b) { return a.value > b.value; });

@@ -26,6 +26,8 @@ namespace vernier::suggest {
 //    discrete values;
 // 3. the best point, optimised or screened, whose decoded parameters are
 //    not already used wins, so a study never sees the same point twice.
+// MaximizeAround searches the neighbourhoods of given points only, for the
+// points of a batch after its first.
 class AcquisitionOptimizer {
  public:
   struct Options {
@@ -35,6 +37,10 @@ class AcquisitionOptimizer {
     int perturbations_per_incumbent = 40;
     int local_starts = 4;
     int max_evaluations_per_start = 40;
+    // MaximizeAround: perturbations screened, and how far (in unit-cube
+    // widths, per coordinate) L-BFGS may move the best of them.
+    int around_points = 600;
+    double around_radius = 0.1;
   };
 
   struct Candidate {
@@ -54,13 +60,27 @@ class AcquisitionOptimizer {
                                     const absl::flat_hash_set<std::string>& used,
                                     std::mt19937_64& rng) const;
 
+  // The best point by `acquisition` among perturbations of `centres` only
+  // (each continuous coordinate moved by a normal draw of 0.05, 0.1, 0.2 or
+  // 0.4 unit-cube widths, the scales taken in turn; another category for
+  // about one categorical parameter in d), the best two refined by L-BFGS
+  // within `around_radius` of where they are. Not in `used`; nullopt when
+  // every candidate is.
+  std::optional<Candidate> MaximizeAround(const GaussianProcess& model,
+                                          const LogExpectedImprovement& acquisition,
+                                          std::span<const Eigen::VectorXd> centres,
+                                          const absl::flat_hash_set<std::string>& used,
+                                          std::mt19937_64& rng) const;
+
  private:
   double Score(const GaussianProcess& model, const LogExpectedImprovement& acquisition,
                const Eigen::VectorXd& point) const;
   // L-BFGS over the continuous coordinates, snapping, then the coordinate
   // search over discrete values.
+  // L-BFGS moves each coordinate at most `radius` from `start` (0: anywhere
+  // in the box).
   Candidate Refine(const GaussianProcess& model, const LogExpectedImprovement& acquisition,
-                   Eigen::VectorXd start) const;
+                   Eigen::VectorXd start, double radius = 0.0) const;
   Eigen::MatrixXd ScreeningPoints(std::span<const Eigen::VectorXd> incumbents,
                                   std::mt19937_64& rng) const;
 

@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "tests/suggest/parameter_specs.h"
@@ -78,6 +80,33 @@ TEST(AcquisitionOptimizerTest, SkipsUsedPointsOfAFiniteSpace) {
     EXPECT_TRUE(used.insert(SearchSpace::Key(candidate->parameters)).second);
   }
   EXPECT_FALSE(optimizer.Maximize(gp, acquisition, {}, used, rng).has_value());
+}
+
+TEST(AcquisitionOptimizerTest, MaximizeAroundSkipsUsedPointsAndSaysWhenNoneIsLeft) {
+  absl::StatusOr<SearchSpace> space = MakeSpace(
+      {CategoricalSpec("optimizer", {"adam", "sgd", "rmsprop"}), IntegerSpec("layers", 1, 2)});
+  ASSERT_TRUE(space.ok());
+  const GpInputEncoder encoder(*space);
+  Eigen::MatrixXd points(2, 2);
+  points << 0, 1, encoder.Encode({StringValue("optimizer", "adam"), IntValue("layers", 1)})->y(),
+      encoder.Encode({StringValue("optimizer", "sgd"), IntValue("layers", 2)})->y();
+  Eigen::VectorXd values(2);
+  values << 1.0, -1.0;
+  const GaussianProcess gp = MustCreate(encoder, points, values, 0.5);
+  const LogExpectedImprovement acquisition(1.0);
+  const AcquisitionOptimizer optimizer(encoder, {});
+  const std::vector<Eigen::VectorXd> centres = {points.col(0), points.col(1)};
+  absl::flat_hash_set<std::string> used;
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < 6; ++i) {
+    std::optional<AcquisitionOptimizer::Candidate> candidate =
+        optimizer.MaximizeAround(gp, acquisition, centres, used, rng);
+    ASSERT_TRUE(candidate.has_value()) << i;
+    ASSERT_TRUE(space->Encode(candidate->parameters).ok());
+    EXPECT_TRUE(used.insert(SearchSpace::Key(candidate->parameters)).second);
+  }
+  EXPECT_FALSE(optimizer.MaximizeAround(gp, acquisition, centres, used, rng).has_value());
+  EXPECT_FALSE(optimizer.MaximizeAround(gp, acquisition, {}, {}, rng).has_value());
 }
 
 }  // namespace
