@@ -152,6 +152,19 @@ AcquisitionOptimizer::Candidate AcquisitionOptimizer::Refine(
   return {std::move(point), value, {}};
 }
 
+std::optional<AcquisitionOptimizer::Candidate> AcquisitionOptimizer::BestUnused(
+    std::vector<Candidate> candidates, const absl::flat_hash_set<std::string>& used) const {
+  // Best first; equal values keep their order, so the result is deterministic.
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate& a, const Candidate& b) { return a.value > b.value; });
+  for (Candidate& candidate : candidates) {
+    if (!std::isfinite(candidate.value)) break;
+    candidate.parameters = encoder_.Decode(candidate.point);
+    if (!used.contains(SearchSpace::Key(candidate.parameters))) return std::move(candidate);
+  }
+  return std::nullopt;
+}
+
 std::optional<AcquisitionOptimizer::Candidate> AcquisitionOptimizer::Maximize(
     const GaussianProcess& model, const LogExpectedImprovement& acquisition,
     std::span<const Eigen::VectorXd> incumbents, const absl::flat_hash_set<std::string>& used,
@@ -173,15 +186,7 @@ std::optional<AcquisitionOptimizer::Candidate> AcquisitionOptimizer::Maximize(
   for (int s = 0; s < starts; ++s) {
     candidates.push_back(Refine(model, acquisition, candidates[order[s]].point));
   }
-  // Best first; equal values keep their order, so the result is deterministic.
-  std::stable_sort(candidates.begin(), candidates.end(),
-                   [](const Candidate& a, const Candidate& b) { return a.value > b.value; });
-  for (Candidate& candidate : candidates) {
-    if (!std::isfinite(candidate.value)) break;
-    candidate.parameters = encoder_.Decode(candidate.point);
-    if (!used.contains(SearchSpace::Key(candidate.parameters))) return std::move(candidate);
-  }
-  return std::nullopt;
+  return BestUnused(std::move(candidates), used);
 }
 
 std::optional<AcquisitionOptimizer::Candidate> AcquisitionOptimizer::MaximizeAround(
@@ -227,15 +232,7 @@ std::optional<AcquisitionOptimizer::Candidate> AcquisitionOptimizer::MaximizeAro
         Refine(model, acquisition, screened[order[s]].point, options_.around_radius));
   }
   for (int i : order) candidates.push_back(std::move(screened[i]));
-  // Best first; equal values keep their order, so the result is deterministic.
-  std::stable_sort(candidates.begin(), candidates.end(),
-                   [](const Candidate& a, const Candidate& b) { return a.value > b.value; });
-  for (Candidate& candidate : candidates) {
-    if (!std::isfinite(candidate.value)) break;
-    candidate.parameters = encoder_.Decode(candidate.point);
-    if (!used.contains(SearchSpace::Key(candidate.parameters))) return std::move(candidate);
-  }
-  return std::nullopt;
+  return BestUnused(std::move(candidates), used);
 }
 
 }  // namespace vernier::suggest

@@ -6,6 +6,7 @@
 #include <random>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "suggest/gp/gaussian_process.h"
@@ -81,6 +82,10 @@ class AcquisitionOptimizer {
   // in the box).
   Candidate Refine(const GaussianProcess& model, const LogExpectedImprovement& acquisition,
                    Eigen::VectorXd start, double radius = 0.0) const;
+  // The best candidate by value whose decoded parameters are not in `used`
+  // (decoded into it), or nullopt.
+  std::optional<Candidate> BestUnused(std::vector<Candidate> candidates,
+                                      const absl::flat_hash_set<std::string>& used) const;
   Eigen::MatrixXd ScreeningPoints(std::span<const Eigen::VectorXd> incumbents,
                                   std::mt19937_64& rng) const;
 
