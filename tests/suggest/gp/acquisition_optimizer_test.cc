@@ -57,56 +57,60 @@ TEST(AcquisitionOptimizerTest, FindsTheMaximumOfADenseGrid) {
   EXPECT_NEAR(best->parameters[0].double_value(), best->point[0], 1e-12);
 }
 
-TEST(AcquisitionOptimizerTest, SkipsUsedPointsOfAFiniteSpace) {
-  absl::StatusOr<SearchSpace> space = MakeSpace(
-      {CategoricalSpec("optimizer", {"adam", "sgd", "rmsprop"}), IntegerSpec("layers", 1, 2)});
-  ASSERT_TRUE(space.ok());
-  const GpInputEncoder encoder(*space);
-  Eigen::MatrixXd points(2, 2);
-  points << 0, 1, encoder.Encode({StringValue("optimizer", "adam"), IntValue("layers", 1)})->y(),
-      encoder.Encode({StringValue("optimizer", "sgd"), IntValue("layers", 2)})->y();
-  Eigen::VectorXd values(2);
-  values << 1.0, -1.0;
-  const GaussianProcess gp = MustCreate(encoder, points, values, 0.5);
-  const LogExpectedImprovement acquisition(1.0);
-  const AcquisitionOptimizer optimizer(encoder, {});
-  absl::flat_hash_set<std::string> used;
-  std::mt19937_64 rng(2);
-  for (int i = 0; i < 6; ++i) {
-    std::optional<AcquisitionOptimizer::Candidate> candidate =
-        optimizer.Maximize(gp, acquisition, {}, used, rng);
-    ASSERT_TRUE(candidate.has_value()) << i;
-    ASSERT_TRUE(space->Encode(candidate->parameters).ok());
-    EXPECT_TRUE(used.insert(SearchSpace::Key(candidate->parameters)).second);
+// The six points of optimizer {adam, sgd, rmsprop} x layers {1, 2}, two of
+// them observed: a search returns each point once, then none.
+class AcquisitionOptimizerFiniteSpaceTest : public ::testing::Test {
+ protected:
+  AcquisitionOptimizerFiniteSpaceTest()
+      : space_(MustMakeSpace({CategoricalSpec("optimizer", {"adam", "sgd", "rmsprop"}),
+                              IntegerSpec("layers", 1, 2)})),
+        encoder_(space_),
+        points_(ObservedPoints(encoder_)),
+        gp_(MustCreate(encoder_, points_, Eigen::Vector2d(1.0, -1.0), 0.5)),
+        optimizer_(encoder_, {}) {}
+
+  static Eigen::MatrixXd ObservedPoints(const GpInputEncoder& encoder) {
+    Eigen::MatrixXd points(2, 2);
+    points.col(0) = *encoder.Encode({StringValue("optimizer", "adam"), IntValue("layers", 1)});
+    points.col(1) = *encoder.Encode({StringValue("optimizer", "sgd"), IntValue("layers", 2)});
+    return points;
   }
-  EXPECT_FALSE(optimizer.Maximize(gp, acquisition, {}, used, rng).has_value());
+
+  // `search(used)` is one search of the optimizer.
+  template <typename Search>
+  void ExpectEachPointOnceThenNone(const Search& search) {
+    absl::flat_hash_set<std::string> used;
+    for (int i = 0; i < 6; ++i) {
+      std::optional<AcquisitionOptimizer::Candidate> candidate = search(used);
+      ASSERT_TRUE(candidate.has_value()) << i;
+      ASSERT_TRUE(space_.Encode(candidate->parameters).ok());
+      EXPECT_TRUE(used.insert(SearchSpace::Key(candidate->parameters)).second);
+    }
+    EXPECT_FALSE(search(used).has_value());
+  }
+
+  const SearchSpace space_;
+  const GpInputEncoder encoder_;
+  const Eigen::MatrixXd points_;
+  const GaussianProcess gp_;
+  const AcquisitionOptimizer optimizer_;
+  const LogExpectedImprovement acquisition_{1.0};
+};
+
+TEST_F(AcquisitionOptimizerFiniteSpaceTest, MaximizeSkipsUsedPoints) {
+  std::mt19937_64 rng(2);
+  ExpectEachPointOnceThenNone([&](const absl::flat_hash_set<std::string>& used) {
+    return optimizer_.Maximize(gp_, acquisition_, {}, used, rng);
+  });
 }
 
-TEST(AcquisitionOptimizerTest, MaximizeAroundSkipsUsedPointsAndSaysWhenNoneIsLeft) {
-  absl::StatusOr<SearchSpace> space = MakeSpace(
-      {CategoricalSpec("optimizer", {"adam", "sgd", "rmsprop"}), IntegerSpec("layers", 1, 2)});
-  ASSERT_TRUE(space.ok());
-  const GpInputEncoder encoder(*space);
-  Eigen::MatrixXd points(2, 2);
-  points << 0, 1, encoder.Encode({StringValue("optimizer", "adam"), IntValue("layers", 1)})->y(),
-      encoder.Encode({StringValue("optimizer", "sgd"), IntValue("layers", 2)})->y();
-  Eigen::VectorXd values(2);
-  values << 1.0, -1.0;
-  const GaussianProcess gp = MustCreate(encoder, points, values, 0.5);
-  const LogExpectedImprovement acquisition(1.0);
-  const AcquisitionOptimizer optimizer(encoder, {});
-  const std::vector<Eigen::VectorXd> centres = {points.col(0), points.col(1)};
-  absl::flat_hash_set<std::string> used;
+TEST_F(AcquisitionOptimizerFiniteSpaceTest, MaximizeAroundSkipsUsedPointsAndSaysWhenNoneIsLeft) {
   std::mt19937_64 rng(5);
-  for (int i = 0; i < 6; ++i) {
-    std::optional<AcquisitionOptimizer::Candidate> candidate =
-        optimizer.MaximizeAround(gp, acquisition, centres, used, rng);
-    ASSERT_TRUE(candidate.has_value()) << i;
-    ASSERT_TRUE(space->Encode(candidate->parameters).ok());
-    EXPECT_TRUE(used.insert(SearchSpace::Key(candidate->parameters)).second);
-  }
-  EXPECT_FALSE(optimizer.MaximizeAround(gp, acquisition, centres, used, rng).has_value());
-  EXPECT_FALSE(optimizer.MaximizeAround(gp, acquisition, {}, {}, rng).has_value());
+  const std::vector<Eigen::VectorXd> centres = {points_.col(0), points_.col(1)};
+  ExpectEachPointOnceThenNone([&](const absl::flat_hash_set<std::string>& used) {
+    return optimizer_.MaximizeAround(gp_, acquisition_, centres, used, rng);
+  });
+  EXPECT_FALSE(optimizer_.MaximizeAround(gp_, acquisition_, {}, {}, rng).has_value());
 }
 
 }  // namespace
