@@ -57,9 +57,10 @@ namespace vernier::suggest {
 //   `exploration_period` and the latest ended trial did not improve the best
 //   value gets the second point of a batch of two instead of EI's maximum:
 //   the maximum is believed at its posterior mean, as for a batch, and the
-//   point returned maximises EI given that. A search that keeps improving
-//   stays greedy; one that has stalled in a basin (a local minimum, a noisy
-//   plateau) spends one trial in three elsewhere, as its own batches do.
+//   point returned maximises EI given that, over the whole box (not around
+//   the good trials, as a batch's later points are). A search that keeps
+//   improving stays greedy; one that has stalled in a basin (a local
+//   minimum, a noisy plateau) spends one trial in three elsewhere.
 //   Measured in docs/benchmarks.md ("Realistic suggestion quality").
 // - No point of the history or the batch is proposed again.
 // Any failure of the model (an indefinite covariance, a non-finite value)
