@@ -92,6 +92,10 @@ TEST_F(CliUserPathTest, LabelsAndGcloudMetadataAreKeptShownAndFiltered) {
   const CommandResult bad = RunCommand(submit);
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_THAT(bad.err, HasSubstr("INVALID_ARGUMENT: job.labels[\"Team\"]"));
+  // Ended before the server stops: their agents would keep retrying a
+  // stopped server for an hour.
+  WaitForJob(*server_, "labelled", Ended);
+  WaitForJob(*server_, "yaml_labels", Ended);
 }
 
 TEST_F(CliUserPathTest, AJobDirThatIsABucketUrlIsRefused) {

@@ -191,6 +191,9 @@ TEST(SecretsInLogsTest, ACommandLinesSecretsAreShownToItsOwnerAndAdminsOnly) {
       EXPECT_THAT(seen, HasSubstr("args-secret-999")) << user;
     }
   }
+  // Ended before the server stops: its agent would keep retrying a stopped
+  // server for an hour.
+  WaitForJob(server, "secret_job", Ended);
 }
 
 }  // namespace

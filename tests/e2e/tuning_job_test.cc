@@ -558,6 +558,9 @@ TEST_F(TuningJobTest, AJobWithoutMaxTrialsIsWarnedAtSubmitThatItRunsOneTrial) {
                                                 {"/bin/sh", "-c", "echo accuracy=0.5"}));
   ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
   EXPECT_THAT(quiet.out, Not(HasSubstr("Warning")));
+  // Ended before the server stops: its agent would keep retrying a stopped
+  // server for an hour.
+  WaitForJob(server, "settrials", Ended);
 }
 
 TEST_F(TuningJobTest, ServerKilledMidJobLosesNothingAndTheJobFinishes) {
