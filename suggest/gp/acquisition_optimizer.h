@@ -76,10 +76,9 @@ class AcquisitionOptimizer {
  private:
   double Score(const GaussianProcess& model, const LogExpectedImprovement& acquisition,
                const Eigen::VectorXd& point) const;
-  // L-BFGS over the continuous coordinates, snapping, then the coordinate
+  // L-BFGS over the continuous coordinates, each moving at most `radius`
+  // from `start` (0: anywhere in the box), snapping, then the coordinate
   // search over discrete values.
-  // L-BFGS moves each coordinate at most `radius` from `start` (0: anywhere
-  // in the box).
   Candidate Refine(const GaussianProcess& model, const LogExpectedImprovement& acquisition,
                    Eigen::VectorXd start, double radius = 0.0) const;
   // The best candidate by value whose decoded parameters are not in `used`
