@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <span>
 
 namespace vernier::suggest {
 namespace {
@@ -14,6 +15,62 @@ Eigen::MatrixXd Rows(const Eigen::MatrixXd& matrix, const std::vector<int>& rows
   return selected;
 }
 
+// Chosen points whose distances one matrix product computes, and the
+// points it computes them for.
+constexpr int kBlock = 32;
+constexpr Eigen::Index kChunk = 1024;
+
+// Squared distances between the history's points: continuous coordinates
+// squared, as |x|^2 + |y|^2 - 2 x.y (so a history of thousands of trials
+// costs one matrix product per kBlock points and no temporary), categorical
+// ones 1 where they differ.
+class Distances {
+ public:
+  // `continuous` c x n, `categorical` n x k (a column per parameter).
+  Distances(const Eigen::MatrixXd& continuous, const Eigen::MatrixXd& categorical)
+      : continuous_(continuous),
+        categorical_(categorical),
+        norms_(continuous.colwise().squaredNorm().transpose().array()),
+        centres_(continuous.rows(), kBlock),
+        products_(kChunk, kBlock),
+        distances_(kChunk) {}
+
+  // nearest[i] = min(nearest[i], squared distance of point i to each of
+  // `from`), at most kBlock of them; kChunk points at a time, so that the
+  // products stay in cache.
+  void LowerNearest(std::span<const int> from, Eigen::ArrayXd& nearest) {
+    const auto size = static_cast<Eigen::Index>(from.size());
+    for (Eigen::Index b = 0; b < size; ++b) centres_.col(b) = continuous_.col(from[b]);
+    const Eigen::Index n = continuous_.cols();
+    for (Eigen::Index start = 0; start < n; start += kChunk) {
+      const Eigen::Index length = std::min<Eigen::Index>(kChunk, n - start);
+      auto products = products_.topLeftCorner(length, size);
+      products.noalias() = continuous_.middleCols(start, length).transpose() * centres_.leftCols(size);
+      auto chunk = nearest.segment(start, length);
+      for (Eigen::Index b = 0; b < size; ++b) {
+        // Rounding can leave a point's distance to itself a hair under 0.
+        auto distances = distances_.head(length);
+        distances = (norms_.segment(start, length) + norms_[from[b]] - 2 * products.col(b).array())
+                        .max(0.0);
+        for (Eigen::Index j = 0; j < categorical_.cols(); ++j) {
+          distances += (categorical_.col(j).segment(start, length).array() !=
+                        categorical_(from[b], j))
+                           .cast<double>();
+        }
+        chunk = chunk.min(distances);
+      }
+    }
+  }
+
+ private:
+  const Eigen::MatrixXd& continuous_;
+  const Eigen::MatrixXd& categorical_;
+  const Eigen::ArrayXd norms_;
+  Eigen::MatrixXd centres_;
+  Eigen::MatrixXd products_;
+  Eigen::ArrayXd distances_;
+};
+
 }  // namespace
 
 TrainingSetSelector::TrainingSetSelector(std::vector<bool> categorical)
@@ -21,17 +78,6 @@ TrainingSetSelector::TrainingSetSelector(std::vector<bool> categorical)
   for (size_t j = 0; j < categorical_.size(); ++j) {
     (categorical_[j] ? categorical_rows_ : continuous_rows_).push_back(static_cast<int>(j));
   }
-}
-
-Eigen::ArrayXd TrainingSetSelector::SquaredDistances(const Eigen::MatrixXd& continuous,
-                                                     const Eigen::MatrixXd& categorical,
-                                                     int from) const {
-  Eigen::ArrayXd distances = (continuous.colwise() - continuous.col(from)).colwise().squaredNorm();
-  for (Eigen::Index j = 0; j < categorical.rows(); ++j) {
-    const double category = categorical(j, from);
-    distances += (categorical.row(j).array().transpose() != category).cast<double>();
-  }
-  return distances;
 }
 
 std::vector<int> TrainingSetSelector::Select(const Eigen::MatrixXd& points,
@@ -75,18 +121,29 @@ std::vector<int> TrainingSetSelector::Select(const Eigen::MatrixXd& points,
 
   // Farthest-point sampling: repeatedly the point farthest from the chosen.
   const Eigen::MatrixXd continuous = Rows(points, continuous_rows_);
-  const Eigen::MatrixXd categorical = Rows(points, categorical_rows_);
+  const Eigen::MatrixXd categorical = Rows(points, categorical_rows_).transpose();
+  Distances distances(continuous, categorical);
   Eigen::ArrayXd nearest = Eigen::ArrayXd::Constant(n, std::numeric_limits<double>::infinity());
+  std::vector<int> from;
   for (int i = 0; i < n; ++i) {
-    if (chosen[i]) nearest = nearest.min(SquaredDistances(continuous, categorical, i));
+    if (chosen[i]) from.push_back(i);
   }
+  for (size_t i = 0; i < from.size(); i += kBlock) {
+    distances.LowerNearest(std::span(from).subspan(i, std::min<size_t>(kBlock, from.size() - i)),
+                           nearest);
+  }
+  // A chosen point's distance is -1, below every other, so the farthest is
+  // the first largest.
+  for (int i : from) nearest[i] = -1;
   while (count < capacity) {
-    int farthest = -1;
-    for (int k = 0; k < n; ++k) {
-      if (!chosen[k] && (farthest < 0 || nearest[k] > nearest[farthest])) farthest = k;
+    int farthest = 0;
+    for (int k = 1; k < n; ++k) {
+      if (nearest[k] > nearest[farthest]) farthest = k;
     }
     choose(farthest);
-    nearest = nearest.min(SquaredDistances(continuous, categorical, farthest));
+    const int one[] = {farthest};
+    distances.LowerNearest(one, nearest);
+    nearest[farthest] = -1;
   }
   std::vector<int> selected;
   selected.reserve(capacity);

@@ -42,11 +42,6 @@ class TrainingSetSelector {
                           int capacity, const Neighbourhood* neighbourhood = nullptr) const;
 
  private:
-  // Squared distance of column `from` to every column (n): continuous
-  // coordinates squared, categorical ones 1 where they differ.
-  Eigen::ArrayXd SquaredDistances(const Eigen::MatrixXd& continuous,
-                                  const Eigen::MatrixXd& categorical, int from) const;
-
   std::vector<bool> categorical_;
   std::vector<int> continuous_rows_;
   std::vector<int> categorical_rows_;

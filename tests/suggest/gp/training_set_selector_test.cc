@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "gtest/gtest.h"
@@ -94,6 +95,73 @@ TEST(TrainingSetSelectorTest, ComparesCategoriesForEqualityWhenSpreading) {
   points(1, 150) = 2;
   const TrainingSetSelector selector({false, true});
   EXPECT_TRUE(Contains(selector.Select(points, values, 20), 150));
+}
+
+// The selection written out plainly: the best, the most recent, then
+// farthest-point sampling with every distance computed from the
+// differences; `categorical` marks coordinates compared for equality.
+std::vector<int> PlainSelection(const Eigen::MatrixXd& points, const Eigen::VectorXd& values,
+                                int capacity, const std::vector<bool>& categorical) {
+  const int n = static_cast<int>(points.cols());
+  std::vector<bool> chosen(n, false);
+  int count = 0;
+  auto choose = [&](int i) {
+    if (!chosen[i]) {
+      chosen[i] = true;
+      ++count;
+    }
+  };
+  std::vector<int> by_value(n);
+  for (int i = 0; i < n; ++i) by_value[i] = i;
+  std::stable_sort(by_value.begin(), by_value.end(),
+                   [&values](int a, int b) { return values[a] > values[b]; });
+  const int best = static_cast<int>(TrainingSetSelector::kBestShare * capacity);
+  for (int i = 0; i < best; ++i) choose(by_value[i]);
+  const int recent = static_cast<int>(TrainingSetSelector::kRecentShare * capacity);
+  for (int i = n - 1; i >= n - recent; --i) choose(i);
+  auto distance = [&](int a, int b) {
+    double sum = 0;
+    for (Eigen::Index j = 0; j < points.rows(); ++j) {
+      const double difference = points(j, a) - points(j, b);
+      sum += categorical[j] ? (difference != 0 ? 1 : 0) : difference * difference;
+    }
+    return sum;
+  };
+  std::vector<double> nearest(n, std::numeric_limits<double>::infinity());
+  for (int i = 0; i < n; ++i) {
+    for (int k = 0; k < n && chosen[i]; ++k) nearest[k] = std::min(nearest[k], distance(i, k));
+  }
+  while (count < capacity) {
+    int farthest = -1;
+    for (int k = 0; k < n; ++k) {
+      if (!chosen[k] && (farthest < 0 || nearest[k] > nearest[farthest])) farthest = k;
+    }
+    choose(farthest);
+    for (int k = 0; k < n; ++k) nearest[k] = std::min(nearest[k], distance(farthest, k));
+  }
+  std::vector<int> selected;
+  for (int i = 0; i < n; ++i) {
+    if (chosen[i]) selected.push_back(i);
+  }
+  return selected;
+}
+
+TEST(TrainingSetSelectorTest, ALongHistorysSpreadIsTheFarthestPointSamplingWrittenOutPlainly) {
+  // Long enough that the distances are computed in several blocks of chosen
+  // points and several chunks of the history (thousands of points, more
+  // than a hundred chosen before the spread), with a categorical coordinate.
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  const int n = 2500;
+  const std::vector<bool> categorical = {false, false, true, false, false};
+  Eigen::MatrixXd points(5, n);
+  Eigen::VectorXd values(n);
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < 5; ++j) points(j, i) = categorical[j] ? std::floor(3 * unit(rng)) : unit(rng);
+    values[i] = -std::abs(points(0, i) - 0.3) + 0.1 * unit(rng);
+  }
+  const TrainingSetSelector selector(categorical);
+  EXPECT_EQ(selector.Select(points, values, 400), PlainSelection(points, values, 400, categorical));
 }
 
 }  // namespace
