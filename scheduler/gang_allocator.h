@@ -51,12 +51,14 @@ enum class BackfillPolicy {
 };
 
 // The default is kHeadReservation with behind_first (behind measured with
-// behind_exponent 1.25) and keep_whole_nodes: in each of ten simulated
-// runs its worst ratio of a size's p99 wait to the fluid bound's is below
-// that of behind_first alone and of plain kHeadReservation, at the same
-// utilisation and no cost to the head's bound (docs/benchmarks.md, "Issue
-// 37 part 3, third round"). kBoundedBackfill serves mid-size gangs sooner
-// than plain kHeadReservation but large ones later.
+// behind_exponent 1.25) and keep_whole_nodes: in twenty simulated runs
+// its worst ratio of a size's p99 wait to the fluid bound's is below plain
+// kHeadReservation's in every run and below behind_first alone's in
+// seventeen, at the same utilisation and no cost to the head's bound
+// (docs/benchmarks.md, "Issue 37 part 3, third round"); no policy
+// measured meets every size's fluid share in every run. kBoundedBackfill
+// serves mid-size gangs sooner than plain kHeadReservation but large ones
+// later.
 struct GangAllocatorOptions {
   BackfillPolicy policy = BackfillPolicy::kHeadReservation;
   // kBoundedBackfill: GPUs placed by backfill, per GPU the oldest waiting
