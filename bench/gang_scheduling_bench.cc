@@ -2,7 +2,8 @@
 //
 //   gang_scheduling_bench [--seed=1] [--nodes=1000] [--gpus_per_node=8]
 //                         [--trials=20000] [--load=1.1]
-//                         [--patience_per_gpu=40]
+//                         [--patience_per_gpu=40] [--behind_exponent=1.25]
+//                         [--keep_whole_nodes=1]
 // An event-driven simulation (simulated clock) of `nodes` x `gpus_per_node`
 // GPUs: `trials` trials arrive as a Poisson process, each a gang of 1 to 64
 // GPUs made of replicas of 1, 2, 4 or 8 GPUs, running for a log-normal time
@@ -12,15 +13,19 @@
 //
 // Schedulers on the very same arrivals:
 // - vernier: scheduler::GangAllocator as configured by default
-//   (BackfillPolicy::kHeadReservation: FIFO, reservation for the head that
-//   moves onto whole free nodes at once, backfill onto unreserved GPUs, best
-//   fit), the baseline;
-// - vernier bounded backfill: the same with BackfillPolicy::kBoundedBackfill
-//   (the head's reservation moves onto whole free nodes only once backfill
-//   has placed --patience_per_gpu x its GPUs past it);
-// - vernier behind first: kHeadReservation with behind_first (the waiting
-//   gangs at least as far behind as the head, in GPUs placed since queued
-//   per GPU, take open GPUs before the head's reservation moves);
+//   (kHeadReservation with behind_first and keep_whole_nodes; the flags
+//   --behind_exponent and --keep_whole_nodes change it);
+// - vernier head reservation: the default before issue 37 part 3
+//   (BackfillPolicy::kHeadReservation alone: FIFO, reservation for the head
+//   that moves onto whole free nodes at once, backfill onto unreserved GPUs,
+//   best fit), the baseline;
+// - vernier bounded backfill: kBoundedBackfill alone (the head's
+//   reservation moves onto whole free nodes only once backfill has placed
+//   --patience_per_gpu x its GPUs past it);
+// - vernier behind first: kHeadReservation with behind_first measured per
+//   GPU (behind_exponent 1: the waiting gangs at least as far behind as the
+//   head, in GPUs placed since queued per GPU, take open GPUs before the
+//   head's reservation moves), without keep_whole_nodes;
 // - strict FIFO first fit: the head blocks everyone behind it;
 // - greedy first fit: any gang that fits starts, blocked ones are skipped
 //   (large gangs starve);
@@ -58,6 +63,8 @@ struct Settings {
   int trials = 20000;
   double load = 1.1;
   int patience_per_gpu = scheduler::GangAllocatorOptions{}.patience_per_gpu;
+  double behind_exponent = scheduler::GangAllocatorOptions{}.behind_exponent;
+  bool keep_whole_nodes = scheduler::GangAllocatorOptions{}.keep_whole_nodes;
 };
 
 struct Trial {
@@ -115,10 +122,8 @@ class Scheduler {
 class VernierScheduler : public Scheduler {
  public:
   VernierScheduler(const Settings& settings, const std::vector<Trial>& trials,
-                   scheduler::BackfillPolicy policy, bool behind_first = false)
-      : allocator_(
-            std::vector<int>(settings.nodes, settings.gpus_per_node),
-            scheduler::GangAllocatorOptions{policy, settings.patience_per_gpu, behind_first}),
+                   const scheduler::GangAllocatorOptions& options)
+      : allocator_(std::vector<int>(settings.nodes, settings.gpus_per_node), options),
         trials_(trials) {}
   void Enqueue(int trial) override {
     absl::Status status =
@@ -303,6 +308,10 @@ int Run(int argc, char** argv) {
       ok = absl::SimpleAtoi(value, &settings.trials) && settings.trials > 0;
     } else if (ParseFlag(argv[i], "--patience_per_gpu", &value)) {
       ok = absl::SimpleAtoi(value, &settings.patience_per_gpu) && settings.patience_per_gpu >= 0;
+    } else if (ParseFlag(argv[i], "--behind_exponent", &value)) {
+      ok = absl::SimpleAtod(value, &settings.behind_exponent) && settings.behind_exponent >= 0;
+    } else if (ParseFlag(argv[i], "--keep_whole_nodes", &value)) {
+      ok = absl::SimpleAtob(value, &settings.keep_whole_nodes);
     } else if (ParseFlag(argv[i], "--load", &value)) {
       ok = absl::SimpleAtod(value, &settings.load) && settings.load > 0;
     } else {
@@ -330,25 +339,33 @@ int Run(int argc, char** argv) {
   std::vector<Entry> entries;
   entries.push_back(
       {"fluid bound", [&] { return std::make_unique<FluidScheduler>(settings, trials); }, {}});
+  // The allocator's options for a row: `policy` alone, or with the
+  // extras named.
+  auto options = [&](scheduler::BackfillPolicy policy, bool behind_first, double behind_exponent,
+                     bool keep_whole_nodes) {
+    scheduler::GangAllocatorOptions options;
+    options.policy = policy;
+    options.patience_per_gpu = settings.patience_per_gpu;
+    options.behind_first = behind_first;
+    options.behind_exponent = behind_exponent;
+    options.keep_whole_nodes = keep_whole_nodes;
+    return options;
+  };
+  auto vernier = [&](scheduler::GangAllocatorOptions allocator_options) {
+    return [&, allocator_options] {
+      return std::make_unique<VernierScheduler>(settings, trials, allocator_options);
+    };
+  };
+  const auto kHead = scheduler::BackfillPolicy::kHeadReservation;
+  const auto kBounded = scheduler::BackfillPolicy::kBoundedBackfill;
   entries.push_back({"vernier",
-                     [&] {
-                       return std::make_unique<VernierScheduler>(
-                           settings, trials, scheduler::BackfillPolicy::kHeadReservation);
-                     },
+                     vernier(options(kHead, /*behind_first=*/true, settings.behind_exponent,
+                                     settings.keep_whole_nodes)),
                      {}});
-  entries.push_back({"vernier bounded backfill",
-                     [&] {
-                       return std::make_unique<VernierScheduler>(
-                           settings, trials, scheduler::BackfillPolicy::kBoundedBackfill);
-                     },
-                     {}});
-  entries.push_back({"vernier behind first",
-                     [&] {
-                       return std::make_unique<VernierScheduler>(
-                           settings, trials, scheduler::BackfillPolicy::kHeadReservation,
-                           /*behind_first=*/true);
-                     },
-                     {}});
+  entries.push_back({"vernier head reservation", vernier(options(kHead, false, 1.0, false)), {}});
+  entries.push_back(
+      {"vernier bounded backfill", vernier(options(kBounded, false, 1.0, false)), {}});
+  entries.push_back({"vernier behind first", vernier(options(kHead, true, 1.0, false)), {}});
   entries.push_back({"strict FIFO first fit",
                      [&] { return std::make_unique<FirstFitScheduler>(settings, trials, false); },
                      {}});

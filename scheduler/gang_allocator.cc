@@ -1,6 +1,7 @@
 #include "scheduler/gang_allocator.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <utility>
 
@@ -36,7 +37,8 @@ GangAllocator::GangAllocator(std::vector<int> gpus_per_node, GangAllocatorOption
       capacity_(ClampedAtZero(std::move(gpus_per_node))),
       free_buckets_(capacity_, MaxOf(capacity_)),
       open_buckets_(capacity_, MaxOf(capacity_)),
-      capacity_buckets_(capacity_, MaxOf(capacity_)) {
+      capacity_buckets_(capacity_, MaxOf(capacity_)),
+      whole_nodes_(MaxOf(capacity_)) {
   total_gpus_ = std::accumulate(capacity_.begin(), capacity_.end(), 0);
   free_gpus_ = total_gpus_;
   open_gpus_ = total_gpus_;
@@ -98,9 +100,11 @@ absl::Status GangAllocator::Enqueue(GangRequest request) {
       std::accumulate(request.gpus_per_replica.begin(), request.gpus_per_replica.end(), 0);
   gang.sequence = next_sequence_++;
   gang.placed_before = placed_gpus_;
+  gang.largest_replica = request.gpus_per_replica[gang.replica_order.front()];
   gang.request = std::move(request);
   queue_.emplace(gang.sequence, &gang);
   if (gang.total_gpus == 0) ++queued_without_gpus_;
+  whole_nodes_.Queued(gang.largest_replica);
   return absl::OkStatus();
 }
 
@@ -287,6 +291,7 @@ void GangAllocator::ClearReservation() {
 void GangAllocator::Dequeue(Gang& gang) {
   queue_.erase(gang.sequence);
   if (gang.total_gpus == 0) --queued_without_gpus_;
+  whole_nodes_.Dequeued(gang.largest_replica);
 }
 
 bool GangAllocator::TryPlaceHead(Gang& head) {
@@ -313,6 +318,16 @@ bool GangAllocator::TryBackfill(Gang& gang) {
                                             open_buckets_, plan_nodes_, plan_taken_)) {
     return false;
   }
+  if (options_.keep_whole_nodes) {
+    const std::vector<int>& wanted = gang.request.gpus_per_replica;
+    for (size_t replica = 0; replica < wanted.size(); ++replica) {
+      const int node = plan_nodes_[replica];
+      if (wanted[replica] > 0 &&
+          !whole_nodes_.MayTake(gang.largest_replica, open_buckets_.count(node), capacity_[node])) {
+        return false;
+      }
+    }
+  }
   Take(gang, plan_nodes_, /*may_use_reserved=*/false);
   backfilled_past_head_ += gang.total_gpus;
   Dequeue(gang);
@@ -321,13 +336,16 @@ bool GangAllocator::TryBackfill(Gang& gang) {
 
 void GangAllocator::BackfillBehindHead(const Gang& head, std::vector<GangPlacement>& placed) {
   const int64_t head_waited = placed_gpus_ - head.placed_before;
+  const double exponent = std::max(options_.behind_exponent, 0.0);
+  const double head_scale = std::pow(head.total_gpus, exponent);
   std::vector<std::vector<int>> failed_shapes;
   std::vector<int> shape;
   for (auto it = queue_.begin(); it != queue_.end() && open_gpus_ > 0;) {
     Gang& gang = *(it++)->second;
     if (&gang == &head || gang.total_gpus == 0 || gang.total_gpus > open_gpus_) continue;
-    // waited / its GPUs >= head_waited / the head's GPUs.
-    if ((placed_gpus_ - gang.placed_before) * head.total_gpus < head_waited * gang.total_gpus) {
+    // waited / its GPUs^e >= head_waited / the head's GPUs^e.
+    if (static_cast<double>(placed_gpus_ - gang.placed_before) * head_scale <
+        static_cast<double>(head_waited) * std::pow(gang.total_gpus, exponent)) {
       continue;
     }
     shape.clear();
@@ -366,6 +384,8 @@ std::vector<GangPlacement> GangAllocator::Schedule() {
   if (queue_.size() <= 1) return placed;
   // Within one call GPUs are only taken, so a replica shape that failed
   // fails again: remember the shapes (sorted GPU counts) that did not fit.
+  // (One kept off a whole node might fit once the gangs that need whole
+  // nodes are placed; it is tried again at the next call.)
   std::vector<std::vector<int>> failed_shapes;
   std::vector<int> shape;
   for (auto it = std::next(queue_.begin()); it != queue_.end();) {

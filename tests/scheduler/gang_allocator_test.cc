@@ -28,6 +28,18 @@ GangRequest Gang(std::string id, std::vector<int> gpus_per_replica) {
   return GangRequest{std::move(id), std::move(gpus_per_replica)};
 }
 
+// `policy` alone, without behind_first or keep_whole_nodes (the default
+// before issue 37 part 3's third round, with kHeadReservation).
+GangAllocatorOptions Only(BackfillPolicy policy, int patience_per_gpu = 40) {
+  GangAllocatorOptions options;
+  options.policy = policy;
+  options.patience_per_gpu = patience_per_gpu;
+  options.behind_first = false;
+  options.behind_exponent = 1.0;
+  options.keep_whole_nodes = false;
+  return options;
+}
+
 std::vector<std::string> Ids(const std::vector<GangPlacement>& placements) {
   std::vector<std::string> ids;
   for (const GangPlacement& placement : placements) ids.push_back(placement.id);
@@ -118,7 +130,10 @@ TEST(GangAllocatorTest, ReleaseIgnoresUnknownIdsAndDropsQueuedGangs) {
 }
 
 // One node of 4 GPUs: "running" holds 3, "large" (4) waits at the head,
-// "small" (1) behind it.
+// "small" (1) behind it. Plain head reservation: under the default's
+// behind_first, "small", queued as the head became the head, counts as
+// just as far behind and takes the free GPU first (see
+// BehindFirstGivesAFreedNodeToTheGangFurtherBehind).
 class WaitingHeadTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -128,7 +143,7 @@ class WaitingHeadTest : public ::testing::Test {
     ASSERT_TRUE(allocator_.Enqueue(Gang("small", {1})).ok());
   }
 
-  GangAllocator allocator_{{4}};
+  GangAllocator allocator_{{4}, Only(BackfillPolicy::kHeadReservation)};
 };
 
 TEST_F(WaitingHeadTest, SmallGangsDoNotOvertakeIt) {
@@ -148,7 +163,7 @@ TEST_F(WaitingHeadTest, ReleasingItLetsTheNextOneGo) {
 }
 
 TEST(GangAllocatorTest, BackfillsOntoGpusTheHeadDoesNotNeed) {
-  GangAllocator allocator({4, 4, 2});
+  GangAllocator allocator({4, 4, 2}, Only(BackfillPolicy::kHeadReservation));
   ASSERT_TRUE(allocator.Enqueue(Gang("full", {4})).ok());
   ASSERT_TRUE(allocator.Enqueue(Gang("three", {3})).ok());
   ASSERT_THAT(allocator.Schedule(), SizeIs(2));
@@ -176,8 +191,8 @@ TEST(GangAllocatorTest, TheReservationMovesOntoGpusThatFreeUp) {
   // kBoundedBackfill once backfill has placed patience_per_gpu x 8 GPUs
   // past it (none here).
   for (const GangAllocatorOptions options :
-       {GangAllocatorOptions{BackfillPolicy::kHeadReservation},
-        GangAllocatorOptions{BackfillPolicy::kBoundedBackfill, /*patience_per_gpu=*/0}}) {
+       {Only(BackfillPolicy::kHeadReservation),
+        Only(BackfillPolicy::kBoundedBackfill, /*patience_per_gpu=*/0)}) {
     for (const std::string first : {"x", "y", "z"}) {
       SCOPED_TRACE(first);
       GangAllocator allocator({4, 4, 4}, options);
@@ -208,7 +223,7 @@ TEST(GangAllocatorTest, AYoungHeadLeavesAWholeFreeNodeToAMidSizeGang) {
     int mid_started_at_once = 0;
     for (const std::string first : {"x", "y", "z"}) {
       SCOPED_TRACE(first);
-      GangAllocator allocator({4, 4, 4}, GangAllocatorOptions{policy});
+      GangAllocator allocator({4, 4, 4}, Only(policy));
       for (const std::string id : {"x", "y", "z"}) {
         ASSERT_TRUE(allocator.Enqueue(Gang(id, {3})).ok());
       }
@@ -271,6 +286,110 @@ TEST(GangAllocatorTest, BehindFirstGivesAFreedNodeToTheGangFurtherBehind) {
     }
     EXPECT_EQ(mid_started_at_once, mid_behind ? 1 : 0);
   }
+}
+
+// behind_exponent: as above, but the head has waited while 3 GPUs were
+// placed and "mid" while 1 was. Per GPU (exponent 1) mid is less far
+// behind (1/4 < 3/8) and the head's reservation takes the freed node; per
+// GPU^2 it is further behind (1/16 >= 3/64) and takes the node first.
+TEST(GangAllocatorTest, BehindExponentCountsASmallerGangBehindSooner) {
+  for (const double exponent : {1.0, 2.0}) {
+    SCOPED_TRACE(exponent);
+    int mid_started_at_once = 0;
+    for (const std::string first : {"x", "y", "z"}) {
+      SCOPED_TRACE(first);
+      GangAllocatorOptions options = Only(BackfillPolicy::kHeadReservation);
+      options.behind_first = true;
+      options.behind_exponent = exponent;
+      GangAllocator allocator({4, 4, 4, 1}, options);
+      for (const std::string id : {"x", "y", "z"}) {
+        ASSERT_TRUE(allocator.Enqueue(Gang(id, {3})).ok());
+      }
+      ASSERT_THAT(allocator.Schedule(), SizeIs(3));
+      ASSERT_TRUE(allocator.Enqueue(Gang("head", {4, 4})).ok());
+      for (const std::string id : {"p1", "p2", "mid", "p3"}) {
+        ASSERT_TRUE(allocator.Enqueue(Gang(id, {id == "mid" ? 4 : 1})).ok());
+        if (id == "mid") continue;
+        ASSERT_THAT(Ids(allocator.Schedule()), ElementsAre(id));
+        allocator.Release(id);
+      }
+      allocator.Release(first);
+      const std::vector<std::string> placed = Ids(allocator.Schedule());
+      if (!placed.empty()) {
+        ASSERT_THAT(placed, ElementsAre("mid"));
+        ++mid_started_at_once;
+      }
+      for (const std::string other : {"x", "y", "z"}) {
+        if (other != first) allocator.Release(other);
+      }
+      EXPECT_THAT(Ids(allocator.Schedule()), ::testing::Contains("head"));
+    }
+    EXPECT_EQ(mid_started_at_once, exponent > 1 ? 1 : 0);
+  }
+}
+
+// keep_whole_nodes: nodes of 4 GPUs, x, y and z hold 3 each, the head (two
+// replicas of 4) waits without moving its reservation (bounded backfill,
+// patience not run out), then "small" (2) and "whole" (4, a whole node).
+// When the node the head does not reserve frees up whole, "small", the
+// older, takes half of it unless the node is kept for "whole". Kept off
+// it, "small" still starts once the other nodes free up.
+TEST(GangAllocatorTest, KeepWholeNodesLeavesAFreedNodeToTheGangThatNeedsIt) {
+  for (const bool keep : {false, true}) {
+    SCOPED_TRACE(keep ? "kept" : "not kept");
+    int freed_whole = 0;
+    for (const std::string first : {"x", "y", "z"}) {
+      SCOPED_TRACE(first);
+      GangAllocatorOptions options = Only(BackfillPolicy::kBoundedBackfill, 1000);
+      options.keep_whole_nodes = keep;
+      GangAllocator allocator({4, 4, 4}, options);
+      for (const std::string id : {"x", "y", "z"}) {
+        ASSERT_TRUE(allocator.Enqueue(Gang(id, {3})).ok());
+      }
+      ASSERT_THAT(allocator.Schedule(), SizeIs(3));
+      ASSERT_TRUE(allocator.Enqueue(Gang("head", {4, 4})).ok());
+      ASSERT_TRUE(allocator.Enqueue(Gang("small", {2})).ok());
+      ASSERT_TRUE(allocator.Enqueue(Gang("whole", {4})).ok());
+      ASSERT_THAT(allocator.Schedule(), IsEmpty());
+      allocator.Release(first);
+      const std::vector<std::string> placed = Ids(allocator.Schedule());
+      if (placed.empty()) continue;  // It ended on a node the head reserves.
+      ++freed_whole;
+      EXPECT_THAT(placed, ElementsAre(keep ? "whole" : "small"));
+      for (const std::string other : {"x", "y", "z"}) {
+        if (other != first) allocator.Release(other);
+      }
+      EXPECT_THAT(Ids(allocator.Schedule()), ::testing::Contains("head"));
+      allocator.Release("head");
+      allocator.Release("whole");
+      const std::vector<std::string> last = Ids(allocator.Schedule());
+      if (keep) {
+        EXPECT_THAT(last, ElementsAre("small"));
+      }
+    }
+    EXPECT_EQ(freed_whole, 1);
+  }
+}
+
+// The default options: gangs that arrive while the head waits never take
+// the GPUs it reserved, so it starts once the gangs on them end.
+TEST(GangAllocatorTest, UnderTheDefaultTheHeadStartsOnceItsReservedGpusFree) {
+  GangAllocator allocator({4, 4});
+  ASSERT_TRUE(allocator.Enqueue(Gang("x", {3})).ok());
+  ASSERT_TRUE(allocator.Enqueue(Gang("y", {3})).ok());
+  ASSERT_THAT(allocator.Schedule(), SizeIs(2));
+  ASSERT_TRUE(allocator.Enqueue(Gang("head", {4, 4})).ok());
+  ASSERT_THAT(allocator.Schedule(), IsEmpty());
+  for (int i = 0; i < 20; ++i) {
+    // Small gangs of every kind, some as far behind as the head by now.
+    ASSERT_TRUE(allocator.Enqueue(Gang("s" + std::to_string(i), {1 + i % 2})).ok());
+    EXPECT_THAT(allocator.Schedule(), IsEmpty()) << i;
+    EXPECT_EQ(allocator.free_gpus(), 2);
+  }
+  allocator.Release("x");
+  EXPECT_THAT(allocator.Schedule(), IsEmpty());
+  allocator.Release("y");
+  EXPECT_THAT(Ids(allocator.Schedule()), ElementsAre("head"));
 }
 
 // The same requests and releases give the same placements, for each
@@ -509,10 +628,13 @@ TEST_F(GangAllocatorPropertyTest, RandomJobMixesKeepEveryInvariant) {
     model.nodes.resize(Uniform(1, 10));
     for (int& gpus : model.nodes) gpus = Uniform(0, 1) == 0 ? max_gpus : Uniform(0, max_gpus);
     // Either policy, with a patience that runs out within the round or not,
-    // with behind_first or without.
+    // with behind_first (behind per GPU or per GPU^1.25 or ^2) or without,
+    // keeping whole nodes or not.
     const GangAllocatorOptions options{
         Uniform(0, 1) == 0 ? BackfillPolicy::kHeadReservation : BackfillPolicy::kBoundedBackfill,
-        Uniform(0, 3) == 0 ? 1000 : Uniform(0, 2), /*behind_first=*/Uniform(0, 1) == 0};
+        Uniform(0, 3) == 0 ? 1000 : Uniform(0, 2), /*behind_first=*/Uniform(0, 1) == 0,
+        /*behind_exponent=*/std::vector<double>{1.0, 1.25, 2.0}[Uniform(0, 2)],
+        /*keep_whole_nodes=*/Uniform(0, 1) == 0};
     auto allocator = std::make_unique<GangAllocator>(model.nodes, options);
     int next_id = 0;
     for (int step = 0; step < 300; ++step) {
