@@ -34,6 +34,11 @@ namespace {
 constexpr absl::Duration kLoopTick = absl::Milliseconds(100);
 // How long `podman rm` may take to remove a container once its trainer ended.
 constexpr std::chrono::milliseconds kContainerRemovalTimeout{30000};
+// It runs again (after 250 ms, then 500 ms) when it fails: a container
+// caught between states as its trainer is killed ("container state
+// improper") is removable a moment later.
+constexpr int kContainerRemovalAttempts = 3;
+constexpr std::chrono::milliseconds kContainerRemovalPause{250};
 // How often an agent waiting for another agent of its replica looks again.
 constexpr absl::Duration kLockPollInterval = absl::Milliseconds(200);
 
@@ -326,9 +331,9 @@ void Agent::RemoveContainer() {
   if (options_.container.empty() || options_.podman.empty()) return;
   // The trainer has ended or was killed; what its container still runs
   // goes at once.
-  absl::StatusOr<scheduler::CommandOutput> removed = scheduler::RunCommand(
+  absl::StatusOr<scheduler::CommandOutput> removed = scheduler::RunCommandUntilItSucceeds(
       {options_.podman, "rm", "--force", "--ignore", "--time", "0", options_.container}, {},
-      kContainerRemovalTimeout);
+      kContainerRemovalTimeout, kContainerRemovalAttempts, kContainerRemovalPause);
   if (!removed.ok()) {
     logger_->error("cannot remove container {}: {}", options_.container,
                    removed.status().ToString());

@@ -36,6 +36,11 @@ constexpr milliseconds kFirstPollInterval{5};
 constexpr milliseconds kLongestPollInterval{50};
 // How long `podman rm` may take to remove a cancelled trial's containers.
 constexpr milliseconds kContainerRemovalTimeout{30000};
+// `podman rm` runs again (after 250 ms, then 500 ms) when it fails: a
+// container whose trainer is being killed as it runs can be caught between
+// states ("container state improper") and is removable a moment later.
+constexpr int kContainerRemovalAttempts = 3;
+constexpr milliseconds kContainerRemovalPause{250};
 
 std::string LocalHostname() {
   char name[HOST_NAME_MAX + 1] = {};
@@ -355,7 +360,8 @@ void LocalBackend::RemoveContainers(const v1::TrialRun& run, const std::string& 
     argv.push_back(
         ContainerName(job_id, run.trial_id(), replica.role(), replica.index(), run.attempt()));
   }
-  absl::StatusOr<CommandOutput> removed = RunCommand(argv, {}, kContainerRemovalTimeout);
+  absl::StatusOr<CommandOutput> removed = RunCommandUntilItSucceeds(
+      argv, {}, kContainerRemovalTimeout, kContainerRemovalAttempts, kContainerRemovalPause);
   if (!removed.ok()) {
     spdlog::error("{} cancel: cannot remove the replicas' containers: {}", trial_label,
                   removed.status().ToString());

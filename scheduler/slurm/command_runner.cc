@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <thread>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -130,6 +131,18 @@ absl::StatusOr<CommandOutput> RunCommand(const std::vector<std::string>& argv,
     return killed;
   }
   output.exit_code = WaitForExit(pid);
+  return output;
+}
+
+absl::StatusOr<CommandOutput> RunCommandUntilItSucceeds(
+    const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+    std::chrono::milliseconds timeout, int attempts, std::chrono::milliseconds pause) {
+  absl::StatusOr<CommandOutput> output = RunCommand(argv, env, timeout);
+  for (int run = 1; run < attempts && output.ok() && output->exit_code != 0; ++run) {
+    std::this_thread::sleep_for(pause);
+    pause *= 2;
+    output = RunCommand(argv, env, timeout);
+  }
   return output;
 }
 

@@ -31,6 +31,17 @@ absl::StatusOr<CommandOutput> RunCommand(const std::vector<std::string>& argv,
                                          std::chrono::milliseconds timeout,
                                          const std::atomic<bool>* cancelled = nullptr);
 
+// RunCommand, run again while the command exits non-zero, up to `attempts`
+// runs in all, waiting `pause` before the second and twice as long before
+// each later one; the last run's output. For an idempotent command that
+// races a change of state it cannot wait for: `podman rm --force` of a
+// container whose trainer is being killed at the same moment fails with
+// "container state improper" and succeeds a moment later. An error (the
+// command cannot start, or timed out) is returned at once.
+absl::StatusOr<CommandOutput> RunCommandUntilItSucceeds(
+    const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+    std::chrono::milliseconds timeout, int attempts, std::chrono::milliseconds pause);
+
 }  // namespace vernier::scheduler
 
 #endif  // VERNIER_SCHEDULER_SLURM_COMMAND_RUNNER_H_

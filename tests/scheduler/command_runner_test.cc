@@ -2,6 +2,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <string>
 #include <thread>
 
 #include "gmock/gmock.h"
@@ -25,6 +27,35 @@ TEST(CommandRunnerTest, CapturesOutputsExitCodeAndEnvironmentWithoutAShell) {
   output = RunCommand({"echo", "$HOME", "; ls"}, {}, milliseconds(10000));
   ASSERT_TRUE(output.ok()) << output.status();
   EXPECT_EQ(output->out, "$HOME ; ls\n");
+}
+
+TEST(CommandRunnerTest, UntilItSucceedsRunsAFailingCommandAgainAndStopsAtItsFirstSuccess) {
+  // Fails twice, then succeeds: a counter in a file, one line a run.
+  const std::string counter = testing::TempDir() + "/runs_until_success";
+  std::remove(counter.c_str());
+  const std::vector<std::string> argv = {
+      "/bin/sh", "-c",
+      "echo run >> \"$COUNTER\"; n=$(wc -l < \"$COUNTER\"); echo \"run $n\"; "
+      "[ \"$n\" -ge 3 ]"};
+  absl::StatusOr<CommandOutput> output =
+      RunCommandUntilItSucceeds(argv, {{"COUNTER", counter}}, milliseconds(10000), 5,
+                                milliseconds(1));
+  ASSERT_TRUE(output.ok()) << output.status();
+  EXPECT_EQ(output->exit_code, 0);
+  EXPECT_EQ(output->out, "run 3\n");
+  // At most `attempts` runs, the last one's output when every run fails.
+  std::remove(counter.c_str());
+  output = RunCommandUntilItSucceeds(argv, {{"COUNTER", counter}}, milliseconds(10000), 2,
+                                     milliseconds(1));
+  ASSERT_TRUE(output.ok()) << output.status();
+  EXPECT_EQ(output->exit_code, 1);
+  EXPECT_EQ(output->out, "run 2\n");
+}
+
+TEST(CommandRunnerTest, UntilItSucceedsReturnsAnErrorAtOnce) {
+  absl::StatusOr<CommandOutput> output = RunCommandUntilItSucceeds(
+      {"vernier-no-such-program"}, {}, milliseconds(10000), 3, milliseconds(60000));
+  EXPECT_EQ(output.status().code(), absl::StatusCode::kUnavailable);
 }
 
 TEST(CommandRunnerTest, ASignalGives128PlusItsNumber) {
