@@ -3,7 +3,8 @@
 //   gang_scheduling_bench [--seed=1] [--nodes=1000] [--gpus_per_node=8]
 //                         [--trials=20000] [--load=1.1]
 //                         [--patience_per_gpu=40] [--behind_exponent=1.25]
-//                         [--keep_whole_nodes=1]
+//                         [--keep_whole_nodes=1] [--pack_busy_nodes=0]
+//                         [--vernier_only=0]
 // An event-driven simulation (simulated clock) of `nodes` x `gpus_per_node`
 // GPUs: `trials` trials arrive as a Poisson process, each a gang of 1 to 64
 // GPUs made of replicas of 1, 2, 4 or 8 GPUs, running for a log-normal time
@@ -13,8 +14,12 @@
 //
 // Schedulers on the very same arrivals:
 // - vernier: scheduler::GangAllocator as configured by default
-//   (kHeadReservation with behind_first and keep_whole_nodes; the flags
-//   --behind_exponent and --keep_whole_nodes change it);
+//   (kHeadReservation with behind_first, keep_whole_nodes and
+//   pack_busy_nodes; the flags --behind_exponent, --keep_whole_nodes and
+//   --pack_busy_nodes change it);
+// - vernier third round: the default of issue 37 part 3's third round
+//   (the default without pack_busy_nodes: best fit's ties go to the node
+//   touched last rather than to the one running the most gangs);
 // - vernier head reservation: the default before issue 37 part 3
 //   (BackfillPolicy::kHeadReservation alone: FIFO, reservation for the head
 //   that moves onto whole free nodes at once, backfill onto unreserved GPUs,
@@ -32,6 +37,8 @@
 // - fluid bound: a gang starts as soon as enough GPUs are free anywhere,
 //   as if it could be split over any free GPUs (greedy over the queue): the
 //   utilisation of an ideal packing, against which the others are measured.
+// --vernier_only=1 runs only the fluid bound, vernier and vernier third
+// round.
 // Printed: wall time of each Schedule decision (measured, not simulated),
 // GPU utilisation over the arrival window, the waits per gang size, and each
 // size's p99 wait over the fluid bound's (issue 37's target: at most 1.5).
@@ -65,6 +72,8 @@ struct Settings {
   int patience_per_gpu = scheduler::GangAllocatorOptions{}.patience_per_gpu;
   double behind_exponent = scheduler::GangAllocatorOptions{}.behind_exponent;
   bool keep_whole_nodes = scheduler::GangAllocatorOptions{}.keep_whole_nodes;
+  bool pack_busy_nodes = scheduler::GangAllocatorOptions{}.pack_busy_nodes;
+  bool vernier_only = false;
 };
 
 struct Trial {
@@ -312,6 +321,10 @@ int Run(int argc, char** argv) {
       ok = absl::SimpleAtod(value, &settings.behind_exponent) && settings.behind_exponent >= 0;
     } else if (ParseFlag(argv[i], "--keep_whole_nodes", &value)) {
       ok = absl::SimpleAtob(value, &settings.keep_whole_nodes);
+    } else if (ParseFlag(argv[i], "--pack_busy_nodes", &value)) {
+      ok = absl::SimpleAtob(value, &settings.pack_busy_nodes);
+    } else if (ParseFlag(argv[i], "--vernier_only", &value)) {
+      ok = absl::SimpleAtob(value, &settings.vernier_only);
     } else if (ParseFlag(argv[i], "--load", &value)) {
       ok = absl::SimpleAtod(value, &settings.load) && settings.load > 0;
     } else {
@@ -342,13 +355,14 @@ int Run(int argc, char** argv) {
   // The allocator's options for a row: `policy` alone, or with the
   // extras named.
   auto options = [&](scheduler::BackfillPolicy policy, bool behind_first, double behind_exponent,
-                     bool keep_whole_nodes) {
+                     bool keep_whole_nodes, bool pack_busy_nodes = false) {
     scheduler::GangAllocatorOptions options;
     options.policy = policy;
     options.patience_per_gpu = settings.patience_per_gpu;
     options.behind_first = behind_first;
     options.behind_exponent = behind_exponent;
     options.keep_whole_nodes = keep_whole_nodes;
+    options.pack_busy_nodes = pack_busy_nodes;
     return options;
   };
   auto vernier = [&](scheduler::GangAllocatorOptions allocator_options) {
@@ -360,8 +374,13 @@ int Run(int argc, char** argv) {
   const auto kBounded = scheduler::BackfillPolicy::kBoundedBackfill;
   entries.push_back({"vernier",
                      vernier(options(kHead, /*behind_first=*/true, settings.behind_exponent,
-                                     settings.keep_whole_nodes)),
+                                     settings.keep_whole_nodes, settings.pack_busy_nodes)),
                      {}});
+  entries.push_back({"vernier third round",
+                     vernier(options(kHead, /*behind_first=*/true, /*behind_exponent=*/1.25,
+                                     /*keep_whole_nodes=*/true, /*pack_busy_nodes=*/false)),
+                     {}});
+  const size_t vernier_rows = entries.size();
   entries.push_back({"vernier head reservation", vernier(options(kHead, false, 1.0, false)), {}});
   entries.push_back(
       {"vernier bounded backfill", vernier(options(kBounded, false, 1.0, false)), {}});
@@ -372,6 +391,7 @@ int Run(int argc, char** argv) {
   entries.push_back({"greedy first fit",
                      [&] { return std::make_unique<FirstFitScheduler>(settings, trials, true); },
                      {}});
+  if (settings.vernier_only) entries.resize(vernier_rows);
   for (Entry& entry : entries) {
     std::unique_ptr<Scheduler> scheduler = entry.make();
     entry.result = Simulate(trials, *scheduler);

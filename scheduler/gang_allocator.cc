@@ -37,6 +37,8 @@ GangAllocator::GangAllocator(std::vector<int> gpus_per_node, GangAllocatorOption
       capacity_(ClampedAtZero(std::move(gpus_per_node))),
       free_buckets_(capacity_, MaxOf(capacity_)),
       open_buckets_(capacity_, MaxOf(capacity_)),
+      packed_free_(capacity_, MaxOf(capacity_)),
+      packed_open_(capacity_, MaxOf(capacity_)),
       capacity_buckets_(capacity_, MaxOf(capacity_)),
       whole_nodes_(MaxOf(capacity_)) {
   total_gpus_ = std::accumulate(capacity_.begin(), capacity_.end(), 0);
@@ -70,8 +72,8 @@ absl::Status GangAllocator::CheckFeasible(const std::vector<int>& gpus_per_repli
         total_gpus_, largest_node));
   }
   std::vector<int> nodes;
-  if (!Plan(gpus_per_replica, MostGpusFirst(gpus_per_replica), capacity_buckets_, nodes,
-            plan_taken_)) {
+  if (!Plan(gpus_per_replica, MostGpusFirst(gpus_per_replica), capacity_buckets_, /*scale=*/1,
+            nodes, plan_taken_)) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "the replicas' GPUs (%s) cannot be packed onto the nodes, each replica on one node "
         "(largest node %d)",
@@ -109,35 +111,60 @@ absl::Status GangAllocator::Enqueue(GangRequest request) {
 }
 
 bool GangAllocator::Plan(const std::vector<int>& gpus_per_replica, const std::vector<int>& order,
-                         NodeBuckets& pool, std::vector<int>& nodes, std::vector<Slot>& taken) {
+                         NodeBuckets& pool, int scale, std::vector<int>& nodes,
+                         std::vector<Slot>& taken) {
   nodes.assign(gpus_per_replica.size(), 0);
   taken.clear();
   bool fits = true;
   for (int replica : order) {
     const int gpus = gpus_per_replica[replica];
     if (gpus == 0) break;  // The rest need none either.
-    const int node = pool.SmallestAtLeast(gpus);
+    const int node = pool.SmallestAtLeast(gpus * scale);
     if (node < 0) {
       fits = false;
       break;
     }
-    pool.Add(node, -gpus);
+    pool.Add(node, -gpus * scale);
     taken.push_back({node, gpus});
     nodes[replica] = node;
   }
-  for (auto it = taken.rbegin(); it != taken.rend(); ++it) pool.Add(it->node, it->gpu);
+  for (auto it = taken.rbegin(); it != taken.rend(); ++it) pool.Add(it->node, it->gpu * scale);
   return fits;
+}
+
+void GangAllocator::AddFree(int node, int delta) {
+  free_buckets_.Add(node, delta);
+  packed_free_.AddCount(node, delta);
+}
+
+void GangAllocator::AddOpen(int node, int delta) {
+  open_buckets_.Add(node, delta);
+  packed_open_.AddCount(node, delta);
+}
+
+void GangAllocator::CountGangOnNodes(const Gang& gang, int delta) {
+  for (size_t replica = 0; replica < gang.placement.size(); ++replica) {
+    const ReplicaPlacement& where = gang.placement[replica];
+    if (where.gpus.empty()) continue;
+    bool counted = false;
+    for (size_t before = 0; before < replica && !counted; ++before) {
+      counted = !gang.placement[before].gpus.empty() && gang.placement[before].node == where.node;
+    }
+    if (counted) continue;
+    packed_free_.AddGangs(where.node, delta);
+    packed_open_.AddGangs(where.node, delta);
+  }
 }
 
 void GangAllocator::HoldSlot(int node, int gpu) {
   held_[node][gpu] = 1;
   --free_gpus_;
-  free_buckets_.Add(node, -1);
+  AddFree(node, -1);
   if (reserved_[node][gpu]) {
     --reserved_free_;
   } else {
     --open_gpus_;
-    open_buckets_.Add(node, -1);
+    AddOpen(node, -1);
   }
 }
 
@@ -159,6 +186,7 @@ void GangAllocator::Take(Gang& gang, const std::vector<int>& nodes, bool may_use
   }
   gang.placed = true;
   placed_gpus_ += gang.total_gpus;
+  CountGangOnNodes(gang, 1);
 }
 
 void GangAllocator::TakeSlots(Gang& gang, std::vector<ReplicaPlacement> replicas) {
@@ -168,6 +196,7 @@ void GangAllocator::TakeSlots(Gang& gang, std::vector<ReplicaPlacement> replicas
   gang.placement = std::move(replicas);
   gang.placed = true;
   placed_gpus_ += gang.total_gpus;
+  CountGangOnNodes(gang, 1);
 }
 
 void GangAllocator::ReserveSlot(int node, int gpu) {
@@ -176,7 +205,7 @@ void GangAllocator::ReserveSlot(int node, int gpu) {
   if (!held_[node][gpu]) {
     ++reserved_free_;
     --open_gpus_;
-    open_buckets_.Add(node, -1);
+    AddOpen(node, -1);
   }
 }
 
@@ -186,7 +215,7 @@ void GangAllocator::UnreserveSlot(int node, int gpu) {
   if (!held_[node][gpu]) {
     --reserved_free_;
     ++open_gpus_;
-    open_buckets_.Add(node, 1);
+    AddOpen(node, 1);
   }
 }
 
@@ -236,7 +265,7 @@ void GangAllocator::Reserve(const Gang& head) {
     ClearReservation();
     reservation_.assign(wanted.size(), ReplicaPlacement{});
     std::vector<int> nodes;
-    Plan(wanted, head.replica_order, capacity_buckets_, nodes, plan_taken_);
+    Plan(wanted, head.replica_order, capacity_buckets_, /*scale=*/1, nodes, plan_taken_);
     for (int replica : head.replica_order) {
       if (wanted[replica] == 0) break;
       ReserveOn(reservation_[replica], nodes[replica], wanted[replica]);
@@ -302,10 +331,13 @@ bool GangAllocator::TryPlaceHead(Gang& head) {
     Dequeue(head);
     return true;
   }
-  if (head.total_gpus > free_gpus_ || !Plan(head.request.gpus_per_replica, head.replica_order,
-                                            free_buckets_, plan_nodes_, plan_taken_)) {
-    return false;
-  }
+  const bool fits = head.total_gpus <= free_gpus_ &&
+                    (options_.pack_busy_nodes
+                         ? Plan(head.request.gpus_per_replica, head.replica_order,
+                                packed_free_.keys(), packed_free_.scale(), plan_nodes_, plan_taken_)
+                         : Plan(head.request.gpus_per_replica, head.replica_order, free_buckets_,
+                                /*scale=*/1, plan_nodes_, plan_taken_));
+  if (!fits) return false;
   // Whatever it takes, reserved or not, is its own to take.
   Take(head, plan_nodes_, /*may_use_reserved=*/true);
   if (reserved_for_ != nullptr) ClearReservation();
@@ -314,10 +346,13 @@ bool GangAllocator::TryPlaceHead(Gang& head) {
 }
 
 bool GangAllocator::TryBackfill(Gang& gang) {
-  if (gang.total_gpus > open_gpus_ || !Plan(gang.request.gpus_per_replica, gang.replica_order,
-                                            open_buckets_, plan_nodes_, plan_taken_)) {
-    return false;
-  }
+  const bool fits = gang.total_gpus <= open_gpus_ &&
+                    (options_.pack_busy_nodes
+                         ? Plan(gang.request.gpus_per_replica, gang.replica_order,
+                                packed_open_.keys(), packed_open_.scale(), plan_nodes_, plan_taken_)
+                         : Plan(gang.request.gpus_per_replica, gang.replica_order, open_buckets_,
+                                /*scale=*/1, plan_nodes_, plan_taken_));
+  if (!fits) return false;
   if (options_.keep_whole_nodes) {
     const std::vector<int>& wanted = gang.request.gpus_per_replica;
     for (size_t replica = 0; replica < wanted.size(); ++replica) {
@@ -411,16 +446,17 @@ void GangAllocator::Release(std::string_view id) {
   if (found == gangs_.end()) return;
   Gang& gang = found->second;
   if (gang.placed) {
+    CountGangOnNodes(gang, -1);
     for (const ReplicaPlacement& replica : gang.placement) {
       for (int gpu : replica.gpus) {
         held_[replica.node][gpu] = 0;
         ++free_gpus_;
-        free_buckets_.Add(replica.node, 1);
+        AddFree(replica.node, 1);
         if (reserved_[replica.node][gpu]) {
           ++reserved_free_;
         } else {
           ++open_gpus_;
-          open_buckets_.Add(replica.node, 1);
+          AddOpen(replica.node, 1);
         }
       }
     }

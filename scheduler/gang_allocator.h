@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "scheduler/node_buckets.h"
+#include "scheduler/packed_node_buckets.h"
 #include "scheduler/whole_node_guard.h"
 
 namespace vernier::scheduler {
@@ -51,11 +52,14 @@ enum class BackfillPolicy {
 };
 
 // The default is kHeadReservation with behind_first (behind measured with
-// behind_exponent 1.25) and keep_whole_nodes: in twenty simulated runs
-// its worst ratio of a size's p99 wait to the fluid bound's is below plain
-// kHeadReservation's in every run and below behind_first alone's in
-// seventeen, at the same utilisation and no cost to the head's bound
-// (docs/benchmarks.md, "Issue 37 part 3, third round"); no policy
+// behind_exponent 1.25), keep_whole_nodes and pack_busy_nodes. Without
+// pack_busy_nodes (the default of issue 37 part 3's third round) its worst
+// ratio of a size's p99 wait to the fluid bound's is below plain
+// kHeadReservation's in every one of twenty simulated runs and below
+// behind_first alone's in seventeen; pack_busy_nodes lowers it further in
+// eleven of those twenty runs (raises it in seven) and in 61 of 100 (36
+// higher), at the same utilisation and no cost to the head's bound
+// (docs/benchmarks.md, "Issue 37 part 3, fourth round"). No policy
 // measured meets every size's fluid share in every run. kBoundedBackfill
 // serves mid-size gangs sooner than plain kHeadReservation but large ones
 // later.
@@ -79,6 +83,14 @@ struct GangAllocatorOptions {
   // largest node, backfill places no gang without such a replica on a node
   // whose GPUs are all open (WholeNodeGuard). The head is never held back.
   bool keep_whole_nodes = true;
+  // Either policy: best fit breaks its ties (nodes with equally few GPUs
+  // that fit a replica) toward the node that runs the most gangs, so that
+  // small gangs share nodes and a node that runs one gang frees up whole
+  // when it ends (PackedNodeBuckets). Only the choice among equally good
+  // nodes changes: a backfilled gang still takes only open GPUs and the
+  // head's reservation is chosen and moved as before, so the head's bound
+  // holds.
+  bool pack_busy_nodes = true;
 };
 
 // All-or-nothing GPU allocation over a set of nodes: a gang gets every GPU
@@ -114,7 +126,9 @@ struct GangAllocatorOptions {
 // keep_whole_nodes, which only refuses backfill.
 //
 // Placement is best fit: each replica, most GPUs first, goes to the fullest
-// node it fits on, which keeps large holes large (less fragmentation).
+// node it fits on, which keeps large holes large (less fragmentation);
+// with pack_busy_nodes, among equally full nodes, to the one running the
+// most gangs.
 // Nodes are kept in buckets by free count, so a decision costs
 // O(replicas x GPUs per node), not a scan of the nodes. A replica without
 // GPUs is placed on node 0 with no GPUs (its node is meaningless).
@@ -168,8 +182,10 @@ class GangAllocator {
 
   // Chooses a node for each replica from `pool` (best fit, most GPUs
   // first) without taking anything; false when some replica does not fit.
+  // `scale`: what one GPU counts in the pool's keys (1, or
+  // PackedNodeBuckets::scale()).
   static bool Plan(const std::vector<int>& gpus_per_replica, const std::vector<int>& order,
-                   NodeBuckets& pool, std::vector<int>& nodes, std::vector<Slot>& taken);
+                   NodeBuckets& pool, int scale, std::vector<int>& nodes, std::vector<Slot>& taken);
   // Takes the GPUs of a plan: any free GPU of the node for the head, only
   // unreserved ones for a backfilled gang.
   void Take(Gang& gang, const std::vector<int>& nodes, bool may_use_reserved);
@@ -177,6 +193,12 @@ class GangAllocator {
   // reservation).
   void TakeSlots(Gang& gang, std::vector<ReplicaPlacement> replicas);
   void HoldSlot(int node, int gpu);
+  // Keep free_buckets_ / open_buckets_ and their packed twins in step.
+  void AddFree(int node, int delta);
+  void AddOpen(int node, int delta);
+  // A placed gang's replicas join (+1) or leave (-1) the gang counts of
+  // their nodes, each node once.
+  void CountGangOnNodes(const Gang& gang, int delta);
   void ReserveSlot(int node, int gpu);
   void UnreserveSlot(int node, int gpu);
   int UnreservedSlots(int node) const;
@@ -205,6 +227,9 @@ class GangAllocator {
   std::vector<std::vector<char>> reserved_;
   NodeBuckets free_buckets_;
   NodeBuckets open_buckets_;
+  // The same counts keyed with the gangs on each node (pack_busy_nodes).
+  PackedNodeBuckets packed_free_;
+  PackedNodeBuckets packed_open_;
   // Node capacities, for packing onto the empty cluster (CheckFeasible);
   // Plan leaves it as it found it.
   mutable NodeBuckets capacity_buckets_;

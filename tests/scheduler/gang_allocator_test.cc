@@ -28,8 +28,9 @@ GangRequest Gang(std::string id, std::vector<int> gpus_per_replica) {
   return GangRequest{std::move(id), std::move(gpus_per_replica)};
 }
 
-// `policy` alone, without behind_first or keep_whole_nodes (the default
-// before issue 37 part 3's third round, with kHeadReservation).
+// `policy` alone, without behind_first, keep_whole_nodes or
+// pack_busy_nodes (the default before issue 37 part 3's third round, with
+// kHeadReservation).
 GangAllocatorOptions Only(BackfillPolicy policy, int patience_per_gpu = 40) {
   GangAllocatorOptions options;
   options.policy = policy;
@@ -37,6 +38,7 @@ GangAllocatorOptions Only(BackfillPolicy policy, int patience_per_gpu = 40) {
   options.behind_first = false;
   options.behind_exponent = 1.0;
   options.keep_whole_nodes = false;
+  options.pack_busy_nodes = false;
   return options;
 }
 
@@ -371,6 +373,81 @@ TEST(GangAllocatorTest, KeepWholeNodesLeavesAFreedNodeToTheGangThatNeedsIt) {
   }
 }
 
+// Two nodes with 4 GPUs open each: one runs a single gang, the other two.
+// pack_busy_nodes puts a 2-GPU gang with the two (so the single gang's node
+// frees up whole when that gang ends); plain best fit takes the node it
+// touched last, the single gang's.
+TEST(GangAllocatorTest, PackBusyNodesPutsASmallGangWithTheMostGangs) {
+  for (const bool pack : {false, true}) {
+    SCOPED_TRACE(pack ? "packed" : "not packed");
+    GangAllocatorOptions options;
+    options.pack_busy_nodes = pack;
+    GangAllocator allocator({8, 8}, options);
+    std::map<std::string, int> node_of;
+    auto schedule = [&] {
+      for (const GangPlacement& placement : allocator.Schedule()) {
+        node_of[placement.id] = placement.replicas[0].node;
+      }
+    };
+    ASSERT_TRUE(allocator.Enqueue(Gang("alone", {4})).ok());
+    ASSERT_TRUE(allocator.Enqueue(Gang("filler", {4})).ok());
+    schedule();
+    ASSERT_EQ(node_of.at("alone"), node_of.at("filler"));
+    ASSERT_TRUE(allocator.Enqueue(Gang("b", {2})).ok());
+    ASSERT_TRUE(allocator.Enqueue(Gang("c", {2})).ok());
+    schedule();
+    ASSERT_EQ(node_of.at("b"), node_of.at("c"));
+    ASSERT_NE(node_of.at("b"), node_of.at("alone"));
+    allocator.Release("filler");
+    ASSERT_TRUE(allocator.Enqueue(Gang("small", {2})).ok());
+    schedule();
+    ASSERT_TRUE(node_of.contains("small"));
+    EXPECT_EQ(node_of.at("small"), pack ? node_of.at("b") : node_of.at("alone"));
+  }
+}
+
+// The same, for a gang backfilled past a waiting head: it only takes open
+// GPUs, and among the nodes with as few as fit it, the one with more gangs.
+TEST(GangAllocatorTest, PackBusyNodesAppliesToBackfill) {
+  for (const bool pack : {false, true}) {
+    SCOPED_TRACE(pack ? "packed" : "not packed");
+    GangAllocatorOptions options;
+    options.pack_busy_nodes = pack;
+    GangAllocator allocator({8, 8, 8}, options);
+    std::map<std::string, int> node_of;
+    auto schedule = [&] {
+      std::vector<std::string> placed;
+      for (const GangPlacement& placement : allocator.Schedule()) {
+        node_of[placement.id] = placement.replicas[0].node;
+        placed.push_back(placement.id);
+      }
+      return placed;
+    };
+    const std::map<std::string, int> sizes = {{"alone", 4}, {"filler", 4}, {"b", 2},
+                                              {"c", 2},     {"d", 2},      {"e", 2}};
+    for (const std::string id : {"alone", "filler", "b", "c", "d", "e", "x"}) {
+      ASSERT_TRUE(allocator.Enqueue(Gang(id, {id == "x" ? 1 : sizes.at(id)})).ok());
+    }
+    ASSERT_THAT(schedule(), SizeIs(7));
+    ASSERT_EQ(node_of.at("alone"), node_of.at("filler"));
+    ASSERT_EQ(node_of.at("b"), node_of.at("e"));
+    ASSERT_NE(node_of.at("b"), node_of.at("alone"));
+    ASSERT_NE(node_of.at("x"), node_of.at("alone"));
+    ASSERT_NE(node_of.at("x"), node_of.at("b"));
+    // No node is wholly free: the head reserves x's node, the one with the
+    // most open GPUs. d and e end, so b's node has 4 open GPUs and two
+    // gangs; then filler, so alone's node has 4 and one gang.
+    ASSERT_TRUE(allocator.Enqueue(Gang("head", {8})).ok());
+    ASSERT_THAT(schedule(), IsEmpty());
+    allocator.Release("d");
+    allocator.Release("e");
+    allocator.Release("filler");
+    ASSERT_TRUE(allocator.Enqueue(Gang("small", {2})).ok());
+    EXPECT_THAT(schedule(), ElementsAre("small"));
+    EXPECT_EQ(node_of.at("small"), pack ? node_of.at("b") : node_of.at("alone"));
+  }
+}
+
 // The default options: gangs that arrive while the head waits never take
 // the GPUs it reserved, so it starts once the gangs on them end.
 TEST(GangAllocatorTest, UnderTheDefaultTheHeadStartsOnceItsReservedGpusFree) {
@@ -629,12 +706,14 @@ TEST_F(GangAllocatorPropertyTest, RandomJobMixesKeepEveryInvariant) {
     for (int& gpus : model.nodes) gpus = Uniform(0, 1) == 0 ? max_gpus : Uniform(0, max_gpus);
     // Either policy, with a patience that runs out within the round or not,
     // with behind_first (behind per GPU or per GPU^1.25 or ^2) or without,
-    // keeping whole nodes or not.
+    // keeping whole nodes or not, packing busy nodes or not.
     const GangAllocatorOptions options{
         Uniform(0, 1) == 0 ? BackfillPolicy::kHeadReservation : BackfillPolicy::kBoundedBackfill,
-        Uniform(0, 3) == 0 ? 1000 : Uniform(0, 2), /*behind_first=*/Uniform(0, 1) == 0,
+        Uniform(0, 3) == 0 ? 1000 : Uniform(0, 2),
+        /*behind_first=*/Uniform(0, 1) == 0,
         /*behind_exponent=*/std::vector<double>{1.0, 1.25, 2.0}[Uniform(0, 2)],
-        /*keep_whole_nodes=*/Uniform(0, 1) == 0};
+        /*keep_whole_nodes=*/Uniform(0, 1) == 0,
+        /*pack_busy_nodes=*/Uniform(0, 1) == 0};
     auto allocator = std::make_unique<GangAllocator>(model.nodes, options);
     int next_id = 0;
     for (int step = 0; step < 300; ++step) {
