@@ -323,6 +323,18 @@ void GangAllocator::Dequeue(Gang& gang) {
   whole_nodes_.Dequeued(gang.largest_replica);
 }
 
+bool GangAllocator::PlanGang(const Gang& gang, bool free_gpus) {
+  if (gang.total_gpus > (free_gpus ? free_gpus_ : open_gpus_)) return false;
+  const std::vector<int>& wanted = gang.request.gpus_per_replica;
+  if (options_.pack_busy_nodes) {
+    PackedNodeBuckets& packed = free_gpus ? packed_free_ : packed_open_;
+    return Plan(wanted, gang.replica_order, packed.keys(), packed.scale(), plan_nodes_,
+                plan_taken_);
+  }
+  return Plan(wanted, gang.replica_order, free_gpus ? free_buckets_ : open_buckets_,
+              /*scale=*/1, plan_nodes_, plan_taken_);
+}
+
 bool GangAllocator::TryPlaceHead(Gang& head) {
   if (reserved_for_ == &head && reserved_free_ == reserved_slots_) {
     std::vector<ReplicaPlacement> replicas = reservation_;
@@ -331,13 +343,7 @@ bool GangAllocator::TryPlaceHead(Gang& head) {
     Dequeue(head);
     return true;
   }
-  const bool fits = head.total_gpus <= free_gpus_ &&
-                    (options_.pack_busy_nodes
-                         ? Plan(head.request.gpus_per_replica, head.replica_order,
-                                packed_free_.keys(), packed_free_.scale(), plan_nodes_, plan_taken_)
-                         : Plan(head.request.gpus_per_replica, head.replica_order, free_buckets_,
-                                /*scale=*/1, plan_nodes_, plan_taken_));
-  if (!fits) return false;
+  if (!PlanGang(head, /*free_gpus=*/true)) return false;
   // Whatever it takes, reserved or not, is its own to take.
   Take(head, plan_nodes_, /*may_use_reserved=*/true);
   if (reserved_for_ != nullptr) ClearReservation();
@@ -346,13 +352,7 @@ bool GangAllocator::TryPlaceHead(Gang& head) {
 }
 
 bool GangAllocator::TryBackfill(Gang& gang) {
-  const bool fits = gang.total_gpus <= open_gpus_ &&
-                    (options_.pack_busy_nodes
-                         ? Plan(gang.request.gpus_per_replica, gang.replica_order,
-                                packed_open_.keys(), packed_open_.scale(), plan_nodes_, plan_taken_)
-                         : Plan(gang.request.gpus_per_replica, gang.replica_order, open_buckets_,
-                                /*scale=*/1, plan_nodes_, plan_taken_));
-  if (!fits) return false;
+  if (!PlanGang(gang, /*free_gpus=*/false)) return false;
   if (options_.keep_whole_nodes) {
     const std::vector<int>& wanted = gang.request.gpus_per_replica;
     for (size_t replica = 0; replica < wanted.size(); ++replica) {

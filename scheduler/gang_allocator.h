@@ -186,6 +186,10 @@ class GangAllocator {
   // PackedNodeBuckets::scale()).
   static bool Plan(const std::vector<int>& gpus_per_replica, const std::vector<int>& order,
                    NodeBuckets& pool, int scale, std::vector<int>& nodes, std::vector<Slot>& taken);
+  // Plan for `gang` into plan_nodes_ over the free GPUs (the head) or the
+  // open ones (backfill), packed when pack_busy_nodes; checks the count
+  // first.
+  bool PlanGang(const Gang& gang, bool free_gpus);
   // Takes the GPUs of a plan: any free GPU of the node for the head, only
   // unreserved ones for a backfilled gang.
   void Take(Gang& gang, const std::vector<int>& nodes, bool may_use_reserved);
