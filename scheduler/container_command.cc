@@ -1,6 +1,7 @@
 #include "scheduler/container_command.h"
 
 #include <algorithm>
+#include <chrono>
 #include <array>
 
 #include "absl/strings/ascii.h"
@@ -94,6 +95,16 @@ void RunReplicaInContainer(const ContainerSpec& container, ReplicaLaunch& replic
   argv.insert(argv.end(), {"--container", container.name, "--podman", container.podman_path, "--"});
   argv.insert(argv.end(), wrapped.begin(), wrapped.end());
   replica.argv = std::move(argv);
+}
+
+absl::StatusOr<CommandOutput> ForceRemoveContainers(const std::string& podman_path,
+                                                    const std::vector<std::string>& names) {
+  constexpr std::chrono::milliseconds kTimeout{30000};
+  constexpr int kAttempts = 3;
+  constexpr std::chrono::milliseconds kPause{250};
+  std::vector<std::string> argv = {podman_path, "rm", "--force", "--ignore", "--time", "0"};
+  argv.insert(argv.end(), names.begin(), names.end());
+  return RunCommandUntilItSucceeds(argv, {}, kTimeout, kAttempts, kPause);
 }
 
 }  // namespace vernier::scheduler

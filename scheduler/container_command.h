@@ -6,7 +6,9 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "scheduler/backend.h"
+#include "scheduler/slurm/command_runner.h"
 
 namespace vernier::scheduler {
 
@@ -61,6 +63,15 @@ std::vector<std::string> ContainerCommand(const ContainerSpec& container,
 // the agent gets --container NAME --podman PODMAN before "--", to remove the
 // container when it stops the trainer.
 void RunReplicaInContainer(const ContainerSpec& container, ReplicaLaunch& replica);
+
+// Removes the named containers at once, whatever they still run:
+//   PODMAN rm --force --ignore --time 0 NAME...
+// (at most 30 s). It runs again, after 250 ms and then 500 ms, when podman
+// fails: a container caught between states as its trainer is killed
+// ("container state improper") is removable a moment later. The last run's
+// output, or why podman could not run.
+absl::StatusOr<CommandOutput> ForceRemoveContainers(const std::string& podman_path,
+                                                    const std::vector<std::string>& names);
 
 }  // namespace vernier::scheduler
 

@@ -16,6 +16,7 @@
 #include "absl/strings/str_replace.h"
 #include "auth/secret_redaction.h"
 #include "metrics/metric_pattern.h"
+#include "scheduler/container_command.h"
 #include "scheduler/slurm/command_runner.h"
 #include "text/control_chars.h"
 #include "text/utf8_text.h"
@@ -32,13 +33,6 @@ namespace {
 // How long the loop sleeps at most while the program is quiet, which bounds
 // how late a stop request is noticed.
 constexpr absl::Duration kLoopTick = absl::Milliseconds(100);
-// How long `podman rm` may take to remove a container once its trainer ended.
-constexpr std::chrono::milliseconds kContainerRemovalTimeout{30000};
-// It runs again (after 250 ms, then 500 ms) when it fails: a container
-// caught between states as its trainer is killed ("container state
-// improper") is removable a moment later.
-constexpr int kContainerRemovalAttempts = 3;
-constexpr std::chrono::milliseconds kContainerRemovalPause{250};
 // How often an agent waiting for another agent of its replica looks again.
 constexpr absl::Duration kLockPollInterval = absl::Milliseconds(200);
 
@@ -331,9 +325,8 @@ void Agent::RemoveContainer() {
   if (options_.container.empty() || options_.podman.empty()) return;
   // The trainer has ended or was killed; what its container still runs
   // goes at once.
-  absl::StatusOr<scheduler::CommandOutput> removed = scheduler::RunCommandUntilItSucceeds(
-      {options_.podman, "rm", "--force", "--ignore", "--time", "0", options_.container}, {},
-      kContainerRemovalTimeout, kContainerRemovalAttempts, kContainerRemovalPause);
+  absl::StatusOr<scheduler::CommandOutput> removed =
+      scheduler::ForceRemoveContainers(options_.podman, {options_.container});
   if (!removed.ok()) {
     logger_->error("cannot remove container {}: {}", options_.container,
                    removed.status().ToString());

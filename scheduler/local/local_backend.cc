@@ -34,13 +34,6 @@ using std::chrono::steady_clock;
 
 constexpr milliseconds kFirstPollInterval{5};
 constexpr milliseconds kLongestPollInterval{50};
-// How long `podman rm` may take to remove a cancelled trial's containers.
-constexpr milliseconds kContainerRemovalTimeout{30000};
-// `podman rm` runs again (after 250 ms, then 500 ms) when it fails: a
-// container whose trainer is being killed as it runs can be caught between
-// states ("container state improper") and is removable a moment later.
-constexpr int kContainerRemovalAttempts = 3;
-constexpr milliseconds kContainerRemovalPause{250};
 
 std::string LocalHostname() {
   char name[HOST_NAME_MAX + 1] = {};
@@ -354,14 +347,12 @@ std::vector<ProcessIdentity> LocalBackend::WaitForGroups(std::vector<ProcessIden
 void LocalBackend::RemoveContainers(const v1::TrialRun& run, const std::string& job_id,
                                     const std::string& trial_label) {
   if (options_.podman_path.empty()) return;
-  std::vector<std::string> argv = {options_.podman_path, "rm", "--force", "--ignore"};
-  argv.insert(argv.end(), {"--time", "0"});
+  std::vector<std::string> names;
   for (const v1::ReplicaStatus& replica : run.replicas()) {
-    argv.push_back(
+    names.push_back(
         ContainerName(job_id, run.trial_id(), replica.role(), replica.index(), run.attempt()));
   }
-  absl::StatusOr<CommandOutput> removed = RunCommandUntilItSucceeds(
-      argv, {}, kContainerRemovalTimeout, kContainerRemovalAttempts, kContainerRemovalPause);
+  absl::StatusOr<CommandOutput> removed = ForceRemoveContainers(options_.podman_path, names);
   if (!removed.ok()) {
     spdlog::error("{} cancel: cannot remove the replicas' containers: {}", trial_label,
                   removed.status().ToString());
