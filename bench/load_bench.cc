@@ -1,6 +1,7 @@
 // Load generator: N concurrent clients, each on its own connection with one
 // call in flight, run trials against a live `vernier serve` (suggest, k
-// measurements, complete); reports trials/s, measurements/s, per-RPC latency
+// measurements, complete; with --measurements-per-call and
+// --complete-in-suggest, in fewer calls); reports trials/s, measurements/s, per-RPC latency
 // percentiles and the CPU each process used, per store, beside a baseline
 // of a no-op RPC measured in the same run. See docs/benchmarks.md.
 //
@@ -59,6 +60,12 @@ struct Options {
   std::string server;  // an external server; empty: start one per store
   int clients = 32;
   int measurements = 10;
+  // Measurements per AddMeasurement call (the last call of a trial may
+  // carry fewer); 1 sends `measurement`, more send `measurements`.
+  int measurements_per_call = 1;
+  // Each trial's completion rides on the next SuggestTrials
+  // (`complete_trial`) instead of a CompleteTrial call of its own.
+  bool complete_in_suggest = false;
   int studies = 1;
   double seconds = 10;
   double warmup_seconds = 2;
@@ -280,11 +287,22 @@ class LoadClient {
     suggest_request_.set_study_name(study_);
     suggest_request_.set_count(1);
     suggest_request_.set_client_id(client_id_);
+    suggest_request_.clear_complete_trial();
+    if (completing_trial_id_ > 0) {
+      suggest_request_.mutable_complete_trial()->set_trial_id(completing_trial_id_);
+    }
     suggest_response_.Clear();
+    const bool completing_counted = trial_counted_;
     trial_counted_ = counted_;
     stub_->async()->SuggestTrials(
-        context_.get(), &suggest_request_, &suggest_response_, [this](grpc::Status status) {
+        context_.get(), &suggest_request_, &suggest_response_,
+        [this, completing_counted](grpc::Status status) {
+          if (status.ok() && suggest_response_.has_completed_trial()) {
+            Completed(completing_counted);
+            completing_trial_id_ = 0;
+          }
           if (!End(kSuggest, status) || suggest_response_.trials_size() != 1) {
+            trial_counted_ = completing_counted;
             Suggest();
             return;
           }
@@ -298,25 +316,50 @@ class LoadClient {
 
   void Measure() {
     if (step_ >= options_.measurements) {
-      Complete();
+      if (options_.complete_in_suggest) {
+        completing_trial_id_ = trial_id_;
+        NextTrial();
+      } else {
+        Complete();
+      }
       return;
     }
     if (!Begin()) return;
-    ++step_;
+    const int64_t first = step_ + 1;
+    const int64_t sent = std::min<int64_t>(std::max(1, options_.measurements_per_call),
+                                           options_.measurements - step_);
+    step_ += sent;
+    measurement_request_.Clear();
     measurement_request_.set_study_name(study_);
     measurement_request_.set_trial_id(trial_id_);
-    *measurement_request_.mutable_measurement() =
-        testing::MakeMeasurement(step_, step_, "accuracy", x_ * step_ / options_.measurements);
+    for (int64_t step = first; step <= step_; ++step) {
+      const v1::Measurement measurement =
+          testing::MakeMeasurement(step, step, "accuracy", x_ * step / options_.measurements);
+      if (options_.measurements_per_call > 1) {
+        *measurement_request_.add_measurements() = measurement;
+      } else {
+        *measurement_request_.mutable_measurement() = measurement;
+      }
+    }
     stub_->async()->AddMeasurement(context_.get(), &measurement_request_, &trial_response_,
-                                   [this](grpc::Status status) {
+                                   [this, first, sent](grpc::Status status) {
                                      if (End(kAddMeasurement, status)) {
-                                       acknowledged_.emplace_back(trial_id_, step_);
-                                       if (counted_ && state_.measuring) ++measurements_;
+                                       for (int64_t step = first; step <= step_; ++step) {
+                                         acknowledged_.emplace_back(trial_id_, step);
+                                       }
+                                       if (counted_ && state_.measuring) measurements_ += sent;
                                      } else {
-                                       --step_;  // Sent again, with the same sequence number.
+                                       step_ -= sent;  // Sent again, same sequence numbers.
                                      }
                                      Measure();
                                    });
+  }
+
+  // A trial's completion was acknowledged (by CompleteTrial, or by the
+  // SuggestTrials that carried it).
+  void Completed(bool counted) {
+    if (counted && state_.measuring) ++trials_;
+    completions_.push_back(std::chrono::duration<double>(Clock::now() - since_).count());
   }
 
   void Complete() {
@@ -329,10 +372,7 @@ class LoadClient {
                                       Complete();
                                       return;
                                     }
-                                    if (trial_counted_ && state_.measuring) ++trials_;
-                                    completions_.push_back(
-                                        std::chrono::duration<double>(Clock::now() - since_)
-                                            .count());
+                                    Completed(trial_counted_);
                                     NextTrial();
                                   });
   }
@@ -358,6 +398,8 @@ class LoadClient {
   v1::CompleteTrialRequest complete_request_;
   v1::Trial trial_response_;
   int64_t trial_id_ = 0;
+  // The trial the next SuggestTrials completes (complete_in_suggest); 0: none.
+  int64_t completing_trial_id_ = 0;
   int64_t step_ = 0;
   double x_ = 0;
 
@@ -629,6 +671,11 @@ void Print(const Options& options, RunResult result) {
         "RPC/s\n",
         result.trials / result.seconds, options.measurements, options.studies,
         result.measurements / result.seconds, result.calls / result.seconds);
+    std::cout << absl::StrFormat(
+        "  calls: %d measurement%s per AddMeasurement, completion %s\n",
+        std::max(1, options.measurements_per_call),
+        options.measurements_per_call > 1 ? "s" : "",
+        options.complete_in_suggest ? "with the next SuggestTrials" : "by CompleteTrial");
   } else {
     std::cout << absl::StrFormat("  %.0f RPC/s\n", result.calls / result.seconds);
   }
@@ -745,6 +792,13 @@ int main(int argc, char** argv) {
   app.add_option("--measurements", options.measurements, "Measurements per trial")
       ->check(CLI::Range(0, 100000))
       ->capture_default_str();
+  app.add_option("--measurements-per-call", options.measurements_per_call,
+                 "Measurements per AddMeasurement call (more than 1: the batch field)")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  app.add_flag("--complete-in-suggest", options.complete_in_suggest,
+               "Complete each trial with the next SuggestTrials (complete_trial) instead of "
+               "a CompleteTrial call");
   app.add_option("--studies", options.studies, "Studies the clients are spread over")
       ->check(CLI::Range(1, 10000))
       ->capture_default_str();

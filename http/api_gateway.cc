@@ -247,6 +247,17 @@ void ApiGateway::AddStudyRoutes() {
                        return Json(
                            Call(stub, &v1::StudyService::Stub::AddMeasurement, request, http));
                      }});
+  routes_.push_back({"POST", std::regex(absl::StrCat(trial, ":addMeasurements")),
+                     [&stub](const Captures& captures,
+                             const ApiRequest& http) -> absl::StatusOr<std::string> {
+                       v1::AddMeasurementRequest request;
+                       VERNIER_RETURN_IF_ERROR(ParseBody(http, request));
+                       request.set_study_name(captures[0]);
+                       VERNIER_RETURN_IF_ERROR(SetSegment("trial_id", captures[1], request));
+                       VERNIER_RETURN_IF_ERROR(ApplyQuery(http, request));
+                       return Json(
+                           Call(stub, &v1::StudyService::Stub::AddMeasurement, request, http));
+                     }});
   routes_.push_back({"POST", std::regex(absl::StrCat(trial, ":complete")),
                      [&stub](const Captures& captures,
                              const ApiRequest& http) -> absl::StatusOr<std::string> {

@@ -5,11 +5,15 @@
 # Optuna's RDB storage on the same PostgreSQL server as the baseline. Between
 # them, PostgreSQL again at a fixed offered load (RATE trials/s over all
 # clients, each client on a fixed schedule; 0 skips it): the latencies below
-# saturation.
+# saturation. Then PostgreSQL once more with fewer calls per trial, as a
+# batching client makes them: PER_CALL measurements per AddMeasurement and
+# each completion carried by the next SuggestTrials (0 skips it), closed
+# loop and at RATE.
 # Starts a throw-away PostgreSQL server (scripts/postgres-up.sh, fsync on)
 # unless VERNIER_TEST_POSTGRES_URL names one, and stops it at the end.
 #
-#   scripts/load-bench.sh [CLIENTS [MEASUREMENTS [SECONDS [RATE]]]]   # default 32 10 10 300
+#   scripts/load-bench.sh [CLIENTS [MEASUREMENTS [SECONDS [RATE [PER_CALL]]]]]
+#                                                   # default 32 10 10 300 5
 #
 # Fault mode: the same load on PostgreSQL only, on a server of its own that
 # is stopped (fast shutdown) 10 s into a 30 s window and started again 5 s
@@ -38,6 +42,7 @@ clients=${1:-32}
 measurements=${2:-10}
 seconds=${3:-10}
 rate=${4:-300}
+per_call=${5:-5}
 build=${VERNIER_BUILD_DIR:-build}
 [ -x "$build/bin/load_bench" ] || {
   echo "load-bench: $build/bin/load_bench is missing; run scripts/build.sh first" >&2
@@ -55,6 +60,15 @@ fi
 if [ "$rate" != 0 ]; then
   "$build/bin/load_bench" --db postgres --clients "$clients" \
     --measurements "$measurements" --seconds "$seconds" --trials-per-second "$rate"
+fi
+if [ "$per_call" != 0 ]; then
+  fewer=(--measurements-per-call "$per_call" --complete-in-suggest)
+  "$build/bin/load_bench" --db postgres --clients "$clients" \
+    --measurements "$measurements" --seconds "$seconds" "${fewer[@]}"
+  if [ "$rate" != 0 ]; then
+    "$build/bin/load_bench" --db postgres --clients "$clients" \
+      --measurements "$measurements" --seconds "$seconds" --trials-per-second "$rate" "${fewer[@]}"
+  fi
 fi
 
 echo

@@ -519,16 +519,18 @@ absl::StatusOr<v1::Trial> StudyManager::AddMeasurements(
   return storage_.AddMeasurements(study_name, trial_id, measurements, kAcceptingMeasurements);
 }
 
-void StudyManager::AddMeasurementAsync(std::string_view study_name, int64_t trial_id,
-                                       const v1::Measurement& measurement,
-                                       storage::Storage::MeasurementDone done) {
-  if (absl::Status status = ValidateReportedMeasurement(study_name, trial_id, measurement);
-      !status.ok()) {
-    done(status);
-    return;
+void StudyManager::AddMeasurementsAsync(std::string_view study_name, int64_t trial_id,
+                                        std::span<const v1::Measurement> measurements,
+                                        storage::Storage::MeasurementDone done) {
+  for (const v1::Measurement& measurement : measurements) {
+    if (absl::Status status = ValidateReportedMeasurement(study_name, trial_id, measurement);
+        !status.ok()) {
+      done(status);
+      return;
+    }
   }
-  storage_.AddMeasurementAsync(study_name, trial_id, measurement, kAcceptingMeasurements,
-                               std::move(done));
+  storage_.AddMeasurementsAsync(study_name, trial_id, measurements, kAcceptingMeasurements,
+                                std::move(done));
 }
 
 absl::StatusOr<v1::Trial> StudyManager::CompleteTrial(

@@ -85,13 +85,13 @@ class StudyManager {
       std::string_view study_name, const storage::TrialQuery& query);
   absl::StatusOr<v1::Trial> AddMeasurements(std::string_view study_name, int64_t trial_id,
                                             std::span<const v1::Measurement> measurements);
-  // AddMeasurements for one measurement without blocking (see
-  // Storage::AddMeasurementAsync): `done` gets the result, at once on this
-  // thread when the measurement is invalid. The arguments must stay valid
-  // until `done` has run.
-  void AddMeasurementAsync(std::string_view study_name, int64_t trial_id,
-                           const v1::Measurement& measurement,
-                           storage::Storage::MeasurementDone done);
+  // AddMeasurements without blocking (see Storage::AddMeasurementsAsync):
+  // `done` gets the result, at once on this thread when a measurement is
+  // invalid (and then none is stored). The arguments must stay valid until
+  // `done` has run.
+  void AddMeasurementsAsync(std::string_view study_name, int64_t trial_id,
+                            std::span<const v1::Measurement> measurements,
+                            storage::Storage::MeasurementDone done);
   // `final_measurement` absent: the latest measurement becomes final.
   // Repeating a completion with the same result succeeds; with another
   // result it is FAILED_PRECONDITION.

@@ -1,5 +1,10 @@
 #include "tuner/study_service_impl.h"
 
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/status_macros.h"
 #include "google/protobuf/io/coded_stream.h"
@@ -25,6 +30,32 @@ absl::Status RequireTrial(const std::string& study_name, int64_t trial_id) {
         absl::StrFormat("trial_id %d is not a trial id (ids start at 1)", trial_id));
   }
   return absl::OkStatus();
+}
+
+// An AddMeasurementRequest carries one measurement or a batch of at most
+// kMaxMeasurementsPerCall, not both.
+constexpr int kMaxMeasurementsPerCall = 1000;
+
+absl::Status RequireMeasurements(const v1::AddMeasurementRequest& request) {
+  if (request.has_measurement() && request.measurements_size() > 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "give measurement or measurements, not both (measurements holds %d)",
+        request.measurements_size()));
+  }
+  if (!request.has_measurement() && request.measurements_size() == 0) {
+    return absl::InvalidArgumentError("measurement is required (or measurements, for several)");
+  }
+  if (request.measurements_size() > kMaxMeasurementsPerCall) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("measurements holds %d; at most %d go in one call",
+                        request.measurements_size(), kMaxMeasurementsPerCall));
+  }
+  return absl::OkStatus();
+}
+
+// `status` with `what` in front of its message, its code kept.
+absl::Status Annotated(const absl::Status& status, const char* what) {
+  return absl::Status(status.code(), absl::StrCat(what, ": ", status.message()));
 }
 
 // Runs `body` (an absl::Status-returning handler) and maps its status.
@@ -132,6 +163,22 @@ grpc::Status StudyServiceImpl::SuggestTrials(grpc::ServerContext*,
                                              v1::SuggestTrialsResponse* response) {
   return Handle([&]() -> absl::Status {
     if (absl::Status status = RequireStudyName(request->study_name()); !status.ok()) return status;
+    if (request->has_complete_trial()) {
+      v1::CompleteTrialRequest completion = request->complete_trial();
+      if (completion.study_name().empty()) {
+        completion.set_study_name(request->study_name());
+      } else if (completion.study_name() != request->study_name()) {
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "complete_trial.study_name \"%s\" is not the study suggested from, \"%s\"; "
+            "a suggestion completes a trial of its own study only",
+            completion.study_name(), request->study_name()));
+      }
+      absl::StatusOr<v1::Trial> completed = Complete(completion);
+      if (!completed.ok()) {
+        return Annotated(completed.status(), "complete_trial (nothing was suggested)");
+      }
+      *response->mutable_completed_trial() = *std::move(completed);
+    }
     absl::StatusOr<SuggestResult> result =
         studies_.SuggestTrials(request->study_name(), request->count(), request->client_id());
     if (!result.ok()) return result.status();
@@ -200,19 +247,28 @@ grpc::ServerUnaryReactor* StudyServiceImpl::AddMeasurementThen(
     v1::Trial* response, std::function<void(const grpc::Status&)> on_finish) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   absl::Status invalid = RequireTrial(request->study_name(), request->trial_id());
-  if (invalid.ok() && !request->has_measurement()) {
-    invalid = absl::InvalidArgumentError("measurement is required");
-  }
+  if (invalid.ok()) invalid = RequireMeasurements(*request);
   if (!invalid.ok()) {
     const grpc::Status refused = ToGrpcStatus(invalid);
     if (on_finish) on_finish(refused);
     reactor->Finish(refused);
     return reactor;
   }
-  // The request and response live until Finish has run.
-  studies_.AddMeasurementAsync(
-      request->study_name(), request->trial_id(), request->measurement(),
-      [reactor, response, on_finish = std::move(on_finish)](absl::StatusOr<v1::Trial> trial) {
+  // The request and response live until Finish has run; a batch is copied
+  // into one array (a repeated field's elements are not contiguous), which
+  // the callback keeps alive.
+  std::shared_ptr<const std::vector<v1::Measurement>> batch;
+  std::span<const v1::Measurement> measurements;
+  if (request->has_measurement()) {
+    measurements = {&request->measurement(), 1};
+  } else {
+    batch = std::make_shared<const std::vector<v1::Measurement>>(request->measurements().begin(),
+                                                                 request->measurements().end());
+    measurements = *batch;
+  }
+  studies_.AddMeasurementsAsync(
+      request->study_name(), request->trial_id(), measurements,
+      [reactor, response, batch, on_finish = std::move(on_finish)](absl::StatusOr<v1::Trial> trial) {
         const grpc::Status outcome = ToGrpcStatus(Reply(std::move(trial), response));
         if (on_finish) on_finish(outcome);
         reactor->Finish(outcome);
@@ -220,25 +276,21 @@ grpc::ServerUnaryReactor* StudyServiceImpl::AddMeasurementThen(
   return reactor;
 }
 
+absl::StatusOr<v1::Trial> StudyServiceImpl::Complete(const v1::CompleteTrialRequest& request) {
+  VERNIER_RETURN_IF_ERROR(RequireTrial(request.study_name(), request.trial_id()));
+  if (request.trial_infeasible()) {
+    return studies_.MarkInfeasible(request.study_name(), request.trial_id(),
+                                   request.infeasible_reason());
+  }
+  std::optional<v1::Measurement> final;
+  if (request.has_final_measurement()) final = request.final_measurement();
+  return studies_.CompleteTrial(request.study_name(), request.trial_id(), final);
+}
+
 grpc::Status StudyServiceImpl::CompleteTrial(grpc::ServerContext*,
                                              const v1::CompleteTrialRequest* request,
                                              v1::Trial* response) {
-  return Handle([&]() -> absl::Status {
-    if (absl::Status status = RequireTrial(request->study_name(), request->trial_id());
-        !status.ok()) {
-      return status;
-    }
-    absl::StatusOr<v1::Trial> trial;
-    if (request->trial_infeasible()) {
-      trial = studies_.MarkInfeasible(request->study_name(), request->trial_id(),
-                                      request->infeasible_reason());
-    } else {
-      std::optional<v1::Measurement> final;
-      if (request->has_final_measurement()) final = request->final_measurement();
-      trial = studies_.CompleteTrial(request->study_name(), request->trial_id(), final);
-    }
-    return Reply(std::move(trial), response);
-  });
+  return Handle([&]() -> absl::Status { return Reply(Complete(*request), response); });
 }
 
 grpc::Status StudyServiceImpl::StopTrial(grpc::ServerContext*, const v1::StopTrialRequest* request,

@@ -66,6 +66,10 @@ class StudyServiceImpl final
                                       v1::Trial* response) override;
 
  private:
+  // CompleteTrial's work, for it and for a suggestion that completes a
+  // trial first.
+  absl::StatusOr<v1::Trial> Complete(const v1::CompleteTrialRequest& request);
+
   StudyManager& studies_;
 };
 

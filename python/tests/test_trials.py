@@ -234,6 +234,96 @@ def test_report_after_completion_fails(study: vernier.Study) -> None:
     assert "SUCCEEDED" in caught.value.message
 
 
+def test_batched_reports_go_out_together_and_before_what_reads_them(
+        study: vernier.Study) -> None:
+    trial = study.suggest()[0]
+    with trial.batched_reports(max_pending=3):
+        trial.report(1, loss=0.9)
+        trial.report(2, loss=0.8)
+        # Held: the server has none yet.
+        assert study.get_trial(trial.id).measurement_count == 0
+        trial.report(3, loss=0.7)  # the third fills the batch
+        assert trial.measurement_count == 3
+        assert study.get_trial(trial.id).measurement_count == 3
+        trial.report(4, loss=0.6)
+        assert not trial.should_stop()  # sends step 4 first
+        assert trial.measurement_count == 4
+        trial.report(5, loss=0.5)
+    # The block's end sent step 5.
+    assert [m.step for m in study.get_trial(trial.id).measurements] == [1, 2, 3, 4, 5]
+
+    other = study.suggest()[0]
+    with other.batched_reports():
+        other.report(1, loss=0.4)
+        other.report(2, loss=0.3)
+        other.complete()  # with the latest held report
+    assert other.state == "SUCCEEDED" and other.value == 0.3
+    assert other.final_measurement is not None and other.final_measurement.step == 2
+
+
+def test_batched_reports_refusals_and_a_batch_the_server_refuses(study: vernier.Study) -> None:
+    trial = study.suggest()[0]
+    for bad in (0, 1001, 2.5, True):
+        with pytest.raises(vernier.InvalidArgument) as caught:
+            with trial.batched_reports(max_pending=bad):
+                pass
+        assert "max_pending" in caught.value.message
+    with trial.batched_reports():
+        with pytest.raises(vernier.InvalidArgument) as caught:
+            with trial.batched_reports():
+                pass
+        assert "already open" in caught.value.message
+    # Ended meanwhile (by another client): the batch is refused when sent,
+    # and none of it is stored.
+    trial.report(1, loss=0.9)
+    with pytest.raises(vernier.FailedPrecondition) as caught:
+        with trial.batched_reports():
+            trial.report(2, loss=0.8)
+            trial.report(3, loss=0.7)
+            study.get_trial(trial.id).complete(loss=0.5)
+    assert "SUCCEEDED" in caught.value.message
+    assert [m.step for m in study.get_trial(trial.id).measurements] == [1]
+    # An exception in the block still sends what is held, and goes on.
+    held = study.suggest()[0]
+    with pytest.raises(KeyError):
+        with held.batched_reports():
+            held.report(1, loss=0.2)
+            raise KeyError("trainer failed")
+    assert study.get_trial(held.id).measurement_count == 1
+
+
+def test_suggest_completes_the_previous_trial_in_the_same_call(study: vernier.Study) -> None:
+    first = study.suggest(client_id="loop")[0]
+    second = study.suggest(client_id="loop", complete=first, metrics={"loss": 0.25})[0]
+    assert first.state == "SUCCEEDED" and first.value == 0.25
+    assert second.id != first.id and second.state == "ACTIVE"
+    second.report(1, loss=0.5)
+    third = study.suggest(client_id="loop", complete=second)[0]  # with its latest report
+    assert second.state == "SUCCEEDED" and second.value == 0.5
+    fourth = study.suggest(client_id="loop", complete=third, infeasible="diverged")[0]
+    assert third.state == "INFEASIBLE" and third.status_reason == "diverged"
+    assert fourth.state == "ACTIVE"
+
+
+def test_suggest_refuses_a_completion_it_cannot_make_and_suggests_nothing(
+        client: vernier.Client, study: vernier.Study) -> None:
+    trial = study.suggest(client_id="loop")[0]
+    with pytest.raises(vernier.InvalidArgument) as caught:
+        study.suggest(metrics={"loss": 0.1})
+    assert "complete=trial" in caught.value.message
+    elsewhere = client.create_study(study.name + "_b", quadratic_spec())
+    with pytest.raises(vernier.InvalidArgument) as caught:
+        elsewhere.suggest(complete=trial, metrics={"loss": 0.1})
+    assert "a trial of this study" in caught.value.message
+    # Nothing reported, no metrics: the server refuses and suggests nothing.
+    with pytest.raises(vernier.FailedPrecondition) as caught:
+        study.suggest(client_id="other", complete=trial)
+    assert "complete_trial" in caught.value.message and "has no measurement" in \
+        caught.value.message
+    assert [t.id for t in study.trials()] == [trial.id]
+    assert trial.refresh().state == "ACTIVE"
+
+
 def test_unknown_trial_is_not_found(study: vernier.Study) -> None:
     with pytest.raises(vernier.NotFound):
         study.get_trial(999)

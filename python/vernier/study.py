@@ -137,7 +137,10 @@ class Study:
 
     # Trials ------------------------------------------------------------------
 
-    def suggest(self, count: int = 1, client_id: Optional[str] = None) -> Suggestions:
+    def suggest(self, count: int = 1, client_id: Optional[str] = None, *,
+                complete: Optional[Trial] = None,
+                metrics: Optional[Mapping[str, float]] = None,
+                infeasible: Optional[str] = None) -> Suggestions:
         """Asks for trials to evaluate (the "ask" of ask/tell).
 
         Args:
@@ -145,6 +148,14 @@ class Study:
             client_id: names the caller. A client that asks again with the
                 same id (after a crash, say) gets its unfinished trials back
                 before any new one.
+            complete: a trial of this study to complete first, in the same
+                call: ``study.suggest(complete=trial, metrics={"loss": 0.2})``
+                is ``trial.complete({"loss": 0.2})`` then ``study.suggest()``
+                in one round trip (``metrics``, ``infeasible`` and a trial
+                completed with its latest measurement as in
+                :meth:`Trial.complete`). ``complete`` is updated in place.
+                When the completion fails, nothing is suggested.
+            metrics, infeasible: how to complete ``complete``.
 
         Returns:
             The trials, ACTIVE, with their ``parameters``; fewer than
@@ -153,13 +164,28 @@ class Study:
             list's ``reason`` says which.
 
         Raises:
-            InvalidArgument: count out of range.
+            InvalidArgument: count out of range; ``metrics`` or
+                ``infeasible`` without ``complete``; ``complete`` not a
+                trial of this study; what :meth:`Trial.complete` refuses.
             NotFound: the study was deleted.
-            FailedPrecondition: the study is not ACTIVE.
+            FailedPrecondition: the study is not ACTIVE; ``complete``
+                cannot be completed so (see :meth:`Trial.complete`).
         """
         request = study_service_pb2.SuggestTrialsRequest(
             study_name=self.name, count=count, client_id=client_id or "")
+        if complete is None:
+            if metrics is not None or infeasible is not None:
+                raise InvalidArgument(f'study "{self.name}": suggest(metrics=..., '
+                                      "infeasible=...) say how to complete a trial; pass it "
+                                      "as complete=trial")
+        else:
+            if not isinstance(complete, Trial) or complete.study_name != self.name:
+                raise InvalidArgument(f'study "{self.name}": suggest(complete=...) takes a '
+                                      f"trial of this study, got {complete!r}")
+            request.complete_trial.CopyFrom(complete._completion(metrics, infeasible, {}))
         response = self._transport.call("SuggestTrials", request)
+        if complete is not None:
+            complete._update(response.completed_trial)
         trials = Suggestions(self._trial(proto) for proto in response.trials)
         trials.reason = response.reason
         if response.reason:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime
+import logging
 import numbers
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional
 
 from vernier import _user_attributes
 from vernier._html import key_value_table
@@ -18,6 +20,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from vernier.study import Study
 
 __all__ = ["Measurement", "ParameterValue", "Trial", "timestamp_to_datetime"]
+
+logger = logging.getLogger("vernier")
+
+# What the server takes in one AddMeasurement call.
+MAX_MEASUREMENTS_PER_CALL = 1000
 
 
 def timestamp_to_datetime(stamp: Any) -> Optional[datetime.datetime]:
@@ -144,6 +151,9 @@ class Trial:
         self._transport = transport
         self._parameters = parameters
         self.stop_reason: str = ""
+        # Reports held back by batched_reports(); None outside it.
+        self._pending: Optional[List[study_pb2.Measurement]] = None
+        self._max_pending = 0
         self._update(proto)
 
     def _update(self, proto: study_pb2.Trial) -> None:
@@ -223,15 +233,81 @@ class Trial:
             raise InvalidArgument(
                 f'{what}: "step" cannot be a metric name; the step is report\'s own argument, '
                 "e.g. report(step=1, loss=0.3)")
+        measurement = measurement_proto(step, values, self._elapsed_seconds())
+        if self._pending is not None:
+            self._pending.append(measurement)
+            if len(self._pending) >= self._max_pending:
+                self.flush()
+            return
         request = study_service_pb2.AddMeasurementRequest(
-            study_name=self.study_name, trial_id=self.id,
-            measurement=measurement_proto(step, values, self._elapsed_seconds()))
+            study_name=self.study_name, trial_id=self.id, measurement=measurement)
+        self._update(self._transport.call("AddMeasurement", request))
+
+    @contextlib.contextmanager
+    def batched_reports(self, max_pending: int = 100) -> Iterator["Trial"]:
+        """Inside this block :meth:`report` holds measurements back and sends
+        them together, in one call (and one transaction) per batch: for
+        trials that report many cheap steps, one call instead of one per
+        step. Held reports go out when ``max_pending`` have gathered, before
+        :meth:`should_stop`, :meth:`complete` and :meth:`refresh` (so those
+        see them), on :meth:`flush`, and when the block ends.
+
+        A held report is not yet on the server: if the process dies, it is
+        lost, and an error about it (the trial ended meanwhile, say) is
+        raised by the call that sends it, not by ``report``. When the block
+        ends with an exception, what is held is still sent; a failure to
+        send it then is logged, and the block's exception goes on.
+
+        Args:
+            max_pending: reports held at most, 1 to 1000.
+
+        Raises:
+            InvalidArgument: ``max_pending`` out of range, or a block already
+                open on this trial.
+        """
+        if isinstance(max_pending, bool) or not isinstance(max_pending, numbers.Integral) \
+                or not 1 <= max_pending <= MAX_MEASUREMENTS_PER_CALL:
+            raise InvalidArgument(f"trial {self.id}: batched_reports(max_pending=...) must be "
+                                  f"a whole number from 1 to {MAX_MEASUREMENTS_PER_CALL}, got "
+                                  f"{max_pending!r}")
+        if self._pending is not None:
+            raise InvalidArgument(f"trial {self.id}: batched_reports is already open on it")
+        self._pending = []
+        self._max_pending = int(max_pending)
+        try:
+            yield self
+        except BaseException:
+            try:
+                self.flush()
+            except Exception as error:  # the block's own exception matters more
+                logger.warning("study=%s trial=%d: held reports not sent: %s",
+                               self.study_name, self.id, error)
+            raise
+        else:
+            self.flush()
+        finally:
+            self._pending = None
+
+    def flush(self) -> None:
+        """Sends the reports :meth:`batched_reports` holds, in one call;
+        nothing to do outside it or when none is held.
+
+        Raises:
+            FailedPrecondition: the trial has ended (none of them is stored).
+            NotFound: the trial or its study no longer exists.
+        """
+        if not self._pending:
+            return
+        held, self._pending = self._pending, []
+        request = study_service_pb2.AddMeasurementRequest(
+            study_name=self.study_name, trial_id=self.id, measurements=held)
         self._update(self._transport.call("AddMeasurement", request))
 
     def should_stop(self) -> bool:
         """Asks the server whether this trial should stop early (its early
         stopping policy says so, someone stopped it, or it has ended). The
         reason is kept in :attr:`stop_reason`."""
+        self.flush()
         request = study_service_pb2.CheckEarlyStoppingRequest(
             study_name=self.study_name, trial_id=self.id)
         response = self._transport.call("CheckEarlyStopping", request)
@@ -262,6 +338,16 @@ class Trial:
             FailedPrecondition: already ended otherwise, or nothing to complete
                 with (no metrics given and none reported).
         """
+        request = self._completion(metrics, infeasible, keyword_metrics)
+        self._update(self._transport.call("CompleteTrial", request))
+        return self
+
+    def _completion(self, metrics: Optional[Mapping[str, float]], infeasible: Optional[str],
+                    keyword_metrics: Mapping[str, float]
+                    ) -> study_service_pb2.CompleteTrialRequest:
+        """The request :meth:`complete` sends (and ``Study.suggest(complete=)``
+        carries), after sending any held reports."""
+        self.flush()
         what = f"trial {self.id}: complete"
         values = metric_values(metrics, keyword_metrics, what)
         request = study_service_pb2.CompleteTrialRequest(
@@ -275,11 +361,11 @@ class Trial:
             # Elapsed time stays 0 so that a retried completion is identical.
             step = self.latest_measurement.step if self.latest_measurement else 0
             request.final_measurement.CopyFrom(measurement_proto(step, values))
-        self._update(self._transport.call("CompleteTrial", request))
-        return self
+        return request
 
     def refresh(self) -> "Trial":
         """Reloads the trial from the server, with all its measurements."""
+        self.flush()
         request = study_service_pb2.GetTrialRequest(study_name=self.study_name, trial_id=self.id)
         self._update(self._transport.call("GetTrial", request))
         return self

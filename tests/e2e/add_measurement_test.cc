@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <limits>
 #include <map>
 #include <string>
 #include <thread>
@@ -135,6 +136,119 @@ TEST_P(AddMeasurementTest, ConcurrentReportsEachGetTheirOwnTrialBack) {
   for (const v1::Trial& trial : stored) measurements_of[trial.id()] = trial.measurements_size();
   for (int64_t trial_id : trial_ids)
     EXPECT_EQ(measurements_of[trial_id], kMeasurements) << trial_id;
+}
+
+// A request of several measurements (`measurements`): stored in order in
+// one call; a retried batch, or one that overlaps what is stored, stores
+// each sequence number once; a batch without sequence numbers (a notebook's)
+// is appended as it is.
+TEST_P(AddMeasurementTest, ABatchIsStoredInOrderAndARetriedBatchStoresNothingTwice) {
+  const int64_t trial_id = SuggestOne("batching");
+  ASSERT_GT(trial_id, 0);
+  const auto send = [&](std::vector<std::pair<int64_t, int64_t>> steps_and_sequences,
+                        v1::Trial* trial) {
+    grpc::ClientContext context;
+    v1::AddMeasurementRequest request;
+    request.set_study_name(kStudy);
+    request.set_trial_id(trial_id);
+    for (const auto& [step, sequence] : steps_and_sequences) {
+      *request.add_measurements() = MakeMeasurement(step, sequence, kMetric, step / 10.0);
+    }
+    return server_->StudyStub()->AddMeasurement(&context, request, trial);
+  };
+  v1::Trial trial;
+  grpc::Status first = send({{1, 1}, {2, 2}, {3, 3}, {4, 4}, {5, 5}}, &trial);
+  ASSERT_TRUE(first.ok()) << first.error_message();
+  EXPECT_EQ(trial.id(), trial_id);
+  EXPECT_EQ(trial.measurement_count(), 5);
+  EXPECT_EQ(trial.latest_measurement().step(), 5);
+
+  grpc::Status retried = send({{1, 1}, {2, 2}, {3, 3}, {4, 4}, {5, 5}}, &trial);
+  ASSERT_TRUE(retried.ok()) << retried.error_message();
+  EXPECT_EQ(trial.measurement_count(), 5);
+
+  grpc::Status overlapping = send({{5, 5}, {6, 6}, {7, 7}}, &trial);
+  ASSERT_TRUE(overlapping.ok()) << overlapping.error_message();
+  EXPECT_EQ(trial.measurement_count(), 7);
+  EXPECT_EQ(trial.latest_measurement().step(), 7);
+
+  grpc::Status unnumbered = send({{8, 0}, {9, 0}}, &trial);
+  ASSERT_TRUE(unnumbered.ok()) << unnumbered.error_message();
+  EXPECT_EQ(trial.measurement_count(), 9);
+
+  std::vector<v1::Trial> stored;
+  ASSERT_TRUE(client_->ListTrials(kStudy, true, &stored).ok());
+  ASSERT_EQ(stored.size(), 1u);
+  std::vector<int64_t> steps;
+  for (const v1::Measurement& measurement : stored[0].measurements()) {
+    steps.push_back(measurement.step());
+  }
+  EXPECT_EQ(steps, (std::vector<int64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9}));
+}
+
+// Each refusal of a batch names what is wrong, and stores none of it.
+TEST_P(AddMeasurementTest, ABatchRefusedForAnyOfItsMeasurementsStoresNoneOfThem) {
+  const int64_t trial_id = SuggestOne("batching");
+  ASSERT_GT(trial_id, 0);
+  const auto send = [&](const v1::AddMeasurementRequest& request) {
+    grpc::ClientContext context;
+    v1::Trial trial;
+    return server_->StudyStub()->AddMeasurement(&context, request, &trial);
+  };
+  v1::AddMeasurementRequest request;
+  request.set_study_name(kStudy);
+  request.set_trial_id(trial_id);
+  for (int step = 1; step <= 3; ++step) {
+    *request.add_measurements() = MakeMeasurement(step, step, kMetric, 0.5);
+  }
+
+  v1::AddMeasurementRequest both = request;
+  *both.mutable_measurement() = MakeMeasurement(4, 4, kMetric, 0.5);
+  grpc::Status both_fields = send(both);
+  EXPECT_EQ(both_fields.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(both_fields.error_message(), HasSubstr("measurement or measurements, not both"));
+
+  v1::AddMeasurementRequest too_many = request;
+  too_many.clear_measurements();
+  for (int step = 1; step <= 1001; ++step) {
+    *too_many.add_measurements() = MakeMeasurement(step, step, kMetric, 0.5);
+  }
+  grpc::Status over_limit = send(too_many);
+  EXPECT_EQ(over_limit.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(over_limit.error_message(), HasSubstr("measurements holds 1001; at most 1000"));
+
+  v1::AddMeasurementRequest not_finite = request;
+  not_finite.mutable_measurements(2)->mutable_metrics(0)->set_value(
+      std::numeric_limits<double>::infinity());
+  grpc::Status invalid = send(not_finite);
+  EXPECT_EQ(invalid.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(invalid.error_message(), HasSubstr("measurement at step 3"));
+
+  v1::AddMeasurementRequest unknown = request;
+  unknown.set_trial_id(trial_id + 100);
+  grpc::Status missing = send(unknown);
+  EXPECT_EQ(missing.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_THAT(missing.error_message(), HasSubstr(absl::StrFormat("%d", trial_id + 100)));
+
+  v1::Trial trial;
+  ASSERT_TRUE(client_->GetTrial(kStudy, trial_id, &trial).ok());
+  EXPECT_EQ(trial.measurement_count(), 0);
+
+  // An ended trial takes no batch.
+  const v1::Measurement final_measurement = MakeMeasurement(1, 0, kMetric, 0.9);
+  ASSERT_TRUE(client_->Complete(kStudy, trial_id, &final_measurement).ok());
+  grpc::Status ended = send(request);
+  EXPECT_EQ(ended.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  ASSERT_TRUE(client_->GetTrial(kStudy, trial_id, &trial).ok());
+  EXPECT_EQ(trial.measurement_count(), 0);
+
+  // The same batch goes in whole on a running trial.
+  const int64_t running = SuggestOne("batching-2");
+  request.set_trial_id(running);
+  grpc::Status stored = send(request);
+  ASSERT_TRUE(stored.ok()) << stored.error_message();
+  ASSERT_TRUE(client_->GetTrial(kStudy, running, &trial).ok());
+  EXPECT_EQ(trial.measurement_count(), 3);
 }
 
 VERNIER_INSTANTIATE_FOR_EVERY_STORE(AddMeasurementTest);

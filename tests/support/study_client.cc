@@ -76,6 +76,16 @@ grpc::Status StudyClient::Complete(const std::string& study_name, int64_t trial_
   return status;
 }
 
+grpc::Status StudyClient::GetTrial(const std::string& study_name, int64_t trial_id,
+                                   v1::Trial* trial) {
+  grpc::ClientContext context;
+  Prepare(context);
+  v1::GetTrialRequest request;
+  request.set_study_name(study_name);
+  request.set_trial_id(trial_id);
+  return stub_->GetTrial(&context, request, trial);
+}
+
 grpc::Status StudyClient::GetStudy(const std::string& study_name, v1::Study* study) {
   grpc::ClientContext context;
   Prepare(context);

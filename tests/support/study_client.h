@@ -39,6 +39,8 @@ class StudyClient {
   // `final_measurement` null: the latest measurement becomes final.
   grpc::Status Complete(const std::string& study_name, int64_t trial_id,
                         const v1::Measurement* final_measurement, v1::Trial* trial = nullptr);
+  // With its measurements.
+  grpc::Status GetTrial(const std::string& study_name, int64_t trial_id, v1::Trial* trial);
   grpc::Status GetStudy(const std::string& study_name, v1::Study* study);
   // Every trial of the study, following page tokens.
   grpc::Status ListTrials(const std::string& study_name, bool include_measurements,

@@ -16,19 +16,28 @@
 
 namespace vernier::storage {
 
-// One measurement of an AddMeasurements call, queued for group commit. It
-// points into the caller's arguments, which stay valid until it is answered.
+// The measurements of an AddMeasurements call, queued for group commit,
+// all stored or none. It points into the caller's arguments, which stay
+// valid until it is answered.
 struct MeasurementAppend {
   std::string_view study_name;
   int64_t trial_id = 0;
-  const v1::Measurement* measurement = nullptr;
+  std::span<const v1::Measurement> measurements;
   std::span<const v1::Trial::State> accepting_states;
 };
 
-// Group commit (see GroupCommit) of what agents report: one measurement with
-// a sequence number at a time, so that a batch written twice after a lost
-// connection stores nothing twice. A store gives it the function that writes
-// a batch in one transaction, and sends it the calls it Takes.
+// The result of appending `measurements` in order, from the outcome of
+// each (as one append of a single measurement returns it): the first error,
+// or the trial as the first outcome has it with the highest count and the
+// latest measurement that raised it.
+absl::StatusOr<v1::Trial> CombineAppendOutcomes(std::span<const v1::Measurement> measurements,
+                                                std::vector<absl::StatusOr<v1::Trial>> outcomes);
+
+// Group commit (see GroupCommit) of what agents and batching clients
+// report: measurements that all carry a sequence number, so that a batch
+// written twice after a lost connection stores nothing twice. A store gives
+// it the function that writes a batch in one transaction, and sends it the
+// calls it Takes.
 class MeasurementGroupCommit {
  public:
   using Result = absl::StatusOr<v1::Trial>;
@@ -38,24 +47,29 @@ class MeasurementGroupCommit {
   // ever written.
   MeasurementGroupCommit(int max_batch, BatchWriter write);
 
-  // Whether an AddMeasurements call of these measurements goes through here.
+  // Whether an AddMeasurements call of these measurements goes through
+  // here: at least one, every one with a sequence number.
   bool Takes(std::span<const v1::Measurement> measurements) const;
   // Blocks until the append's batch is written.
   Result Write(const MeasurementAppend& append);
-  // Storage::AddMeasurementAsync for the store that owns this; returns at
-  // once. An append it Takes is queued for the next batch, and `done` runs
-  // on the group commit's thread once the batch is written. Any other goes
-  // through `store.AddMeasurements` on a thread of kBlockingWriters, one at
-  // a time per trial: such a write may wait (on the trial's row lock, or
-  // for a connection), and waiting there holds up neither the caller (a
-  // gRPC callback thread, of which there are few) nor other trials' reports.
-  // What `append` points to must stay valid until `done` has run; `append`
-  // itself is copied.
-  void SubmitOrAdd(Storage& store, const MeasurementAppend& append, Storage::MeasurementDone done);
+  // Storage::AddMeasurementsAsync for the store that owns this; returns at
+  // once. Measurements it Takes are queued for the next batch, and `done`
+  // runs on the group commit's thread once the batch is written. Any others
+  // (several, or one without a sequence number) go through
+  // `store.AddMeasurements` on a thread of kBlockingWriters, one call at a
+  // time per trial: such a write may wait (on the trial's row lock, or for
+  // a connection), and waiting there holds up neither the caller (a gRPC
+  // callback thread, of which there are few) nor other trials' reports.
+  // The arguments must stay valid until `done` has run.
+  void SubmitOrAdd(Storage& store, std::string_view study_name, int64_t trial_id,
+                   std::span<const v1::Measurement> measurements,
+                   std::span<const v1::Trial::State> accepting_states,
+                   Storage::MeasurementDone done);
 
   // Threads for the appends group commit does not take: measurements
-  // without a sequence number (the Python client's reports) come from
-  // people at notebooks, not from every replica, so a few suffice.
+  // without a sequence number (the Python client's reports) and batches
+  // come from people at notebooks and from clients that already send
+  // fewer calls, not from every replica one at a time, so a few suffice.
   static constexpr int kBlockingWriters = 4;
 
   size_t batches_written() const { return commits_.batches_written(); }

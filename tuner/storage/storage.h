@@ -134,16 +134,16 @@ class Storage : public JobCoordination, public ApiTokenStore, public AuditLogSto
   virtual absl::StatusOr<v1::Trial> AddMeasurements(
       std::string_view study_name, int64_t trial_id, std::span<const v1::Measurement> measurements,
       std::span<const v1::Trial::State> accepting_states) = 0;
-  // AddMeasurements for one measurement, for a caller that must not block
-  // (a gRPC callback handler): returns at once, and `done` receives the
-  // result once the measurement is stored (or refused), on one of the
-  // store's threads (MeasurementGroupCommit::SubmitOrAdd). The arguments
-  // must stay valid until `done` has run.
+  // AddMeasurements for a caller that must not block (a gRPC callback
+  // handler): returns at once, and `done` receives the result once the
+  // measurements are stored (or refused), on one of the store's threads
+  // (MeasurementGroupCommit::SubmitOrAdd). The arguments must stay valid
+  // until `done` has run.
   using MeasurementDone = std::function<void(absl::StatusOr<v1::Trial>)>;
-  virtual void AddMeasurementAsync(std::string_view study_name, int64_t trial_id,
-                                   const v1::Measurement& measurement,
-                                   std::span<const v1::Trial::State> accepting_states,
-                                   MeasurementDone done) = 0;
+  virtual void AddMeasurementsAsync(std::string_view study_name, int64_t trial_id,
+                                    std::span<const v1::Measurement> measurements,
+                                    std::span<const v1::Trial::State> accepting_states,
+                                    MeasurementDone done) = 0;
 
   // Stores the job and its study together, or neither. ALREADY_EXISTS when
   // the job id (or the study name) is taken.

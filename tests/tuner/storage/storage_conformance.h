@@ -1451,48 +1451,61 @@ TYPED_TEST_P(StorageConformanceTest, ConcurrentReportsWithDifferentOutcomesKeepT
   }
 }
 
-// AddMeasurementAsync, from one thread without waiting in between, so that
+// AddMeasurementsAsync, from one thread without waiting in between, so that
 // a store that groups commits gets them in one batch: reports to several
 // trials (one twice in a row, one a retry of a stored sequence number), to
-// an ended trial and to missing ones. Each `done` gets its own outcome, once.
-// Reports a store groups are written in the order they came in.
-TYPED_TEST_P(StorageConformanceTest, AddMeasurementAsyncAnswersEachReportWithItsOwnOutcome) {
-  this->CreateStudyWithTrials(
-      "s1", {v1::Trial::ACTIVE, v1::Trial::SUCCEEDED, v1::Trial::ACTIVE, v1::Trial::ACTIVE});
+// an ended trial and to missing ones, and batches of several measurements
+// (one a retry that overlaps what is stored). Each `done` gets its own
+// outcome, once. Reports a store groups are written in the order they came
+// in.
+TYPED_TEST_P(StorageConformanceTest, AddMeasurementsAsyncAnswersEachReportWithItsOwnOutcome) {
+  this->CreateStudyWithTrials("s1", {v1::Trial::ACTIVE, v1::Trial::SUCCEEDED, v1::Trial::ACTIVE,
+                                     v1::Trial::ACTIVE, v1::Trial::ACTIVE});
   constexpr v1::Trial::State kRunning[] = {v1::Trial::ACTIVE, v1::Trial::STOPPING};
   // Sequence number 0 (a notebook's report): written outside group commit,
-  // on the store's threads, one at a time per trial and in order.
+  // on the store's threads, one at a time per trial and in order. So are
+  // batches of several.
   struct Report {
     std::string study;
     int64_t trial_id;
-    v1::Measurement measurement;
+    std::vector<v1::Measurement> measurements;
     absl::StatusCode expected;
     int64_t expected_count;  // when OK
   };
+  const auto m = [this](int64_t step, int64_t sequence, double value) {
+    return this->MakeMeasurement(step, sequence, value);
+  };
   const std::vector<Report> reports = {
-      {"s1", 1, this->MakeMeasurement(1, 1, 0.1), absl::StatusCode::kOk, 1},
-      {"s1", 1, this->MakeMeasurement(2, 2, 0.2), absl::StatusCode::kOk, 2},
-      {"s1", 3, this->MakeMeasurement(1, 1, 0.3), absl::StatusCode::kOk, 1},
-      {"s1", 2, this->MakeMeasurement(1, 1, 0.4), absl::StatusCode::kFailedPrecondition, 0},
-      {"s1", 1, this->MakeMeasurement(1, 1, 0.1), absl::StatusCode::kOk, 2},  // a retry
-      {"s1", 9, this->MakeMeasurement(1, 1, 0.5), absl::StatusCode::kNotFound, 0},
-      {"s9", 1, this->MakeMeasurement(1, 1, 0.6), absl::StatusCode::kNotFound, 0},
-      {"s1", 4, this->MakeMeasurement(1, 0, 0.7), absl::StatusCode::kOk, 1},
-      {"s1", 4, this->MakeMeasurement(2, 0, 0.8), absl::StatusCode::kOk, 2},
-      {"s1", 2, this->MakeMeasurement(2, 0, 0.9), absl::StatusCode::kFailedPrecondition, 0},
-      {"s1", 9, this->MakeMeasurement(2, 0, 1.0), absl::StatusCode::kNotFound, 0},
-      {"s9", 4, this->MakeMeasurement(2, 0, 1.1), absl::StatusCode::kNotFound, 0},
+      {"s1", 1, {m(1, 1, 0.1)}, absl::StatusCode::kOk, 1},
+      {"s1", 1, {m(2, 2, 0.2)}, absl::StatusCode::kOk, 2},
+      {"s1", 3, {m(1, 1, 0.3)}, absl::StatusCode::kOk, 1},
+      {"s1", 2, {m(1, 1, 0.4)}, absl::StatusCode::kFailedPrecondition, 0},
+      {"s1", 1, {m(1, 1, 0.1)}, absl::StatusCode::kOk, 2},  // a retry
+      {"s1", 9, {m(1, 1, 0.5)}, absl::StatusCode::kNotFound, 0},
+      {"s9", 1, {m(1, 1, 0.6)}, absl::StatusCode::kNotFound, 0},
+      {"s1", 4, {m(1, 0, 0.7)}, absl::StatusCode::kOk, 1},
+      {"s1", 4, {m(2, 0, 0.8)}, absl::StatusCode::kOk, 2},
+      {"s1", 2, {m(2, 0, 0.9)}, absl::StatusCode::kFailedPrecondition, 0},
+      {"s1", 9, {m(2, 0, 1.0)}, absl::StatusCode::kNotFound, 0},
+      {"s9", 4, {m(2, 0, 1.1)}, absl::StatusCode::kNotFound, 0},
+      {"s1", 5, {m(1, 1, 1.2), m(2, 2, 1.3)}, absl::StatusCode::kOk, 2},
+      // A retried batch: the stored sequence number 2 is skipped.
+      {"s1", 5, {m(2, 2, 1.3), m(3, 3, 1.4)}, absl::StatusCode::kOk, 3},
+      {"s1", 4, {m(3, 0, 1.5), m(4, 0, 1.6)}, absl::StatusCode::kOk, 4},
+      {"s1", 2, {m(3, 3, 1.7), m(4, 4, 1.8)}, absl::StatusCode::kFailedPrecondition, 0},
+      {"s1", 9, {m(1, 1, 1.9), m(2, 2, 2.0)}, absl::StatusCode::kNotFound, 0},
   };
   absl::Mutex mutex;
   std::vector<std::vector<absl::StatusOr<v1::Trial>>> outcomes(reports.size());
   int answered = 0;
   for (size_t i = 0; i < reports.size(); ++i) {
-    this->store().AddMeasurementAsync(reports[i].study, reports[i].trial_id, reports[i].measurement,
-                                      kRunning, [&, i](absl::StatusOr<v1::Trial> trial) {
-                                        absl::MutexLock lock(&mutex);
-                                        outcomes[i].push_back(std::move(trial));
-                                        ++answered;
-                                      });
+    this->store().AddMeasurementsAsync(reports[i].study, reports[i].trial_id,
+                                       reports[i].measurements, kRunning,
+                                       [&, i](absl::StatusOr<v1::Trial> trial) {
+                                         absl::MutexLock lock(&mutex);
+                                         outcomes[i].push_back(std::move(trial));
+                                         ++answered;
+                                       });
   }
   {
     absl::MutexLock lock(&mutex);
@@ -1514,7 +1527,7 @@ TYPED_TEST_P(StorageConformanceTest, AddMeasurementAsyncAnswersEachReportWithIts
     EXPECT_EQ(outcome->measurement_count(), reports[i].expected_count) << "report " << i;
   }
   for (const auto& [trial_id, steps] : std::vector<std::pair<int64_t, std::vector<int64_t>>>{
-           {1, {1, 2}}, {2, {}}, {3, {1}}, {4, {1, 2}}}) {
+           {1, {1, 2}}, {2, {}}, {3, {1}}, {4, {1, 2, 3, 4}}, {5, {1, 2, 3}}}) {
     absl::StatusOr<v1::Trial> trial = this->store().GetTrial("s1", trial_id, true);
     ASSERT_THAT(trial, IsOk());
     std::vector<int64_t> stored;
@@ -1975,7 +1988,7 @@ REGISTER_TYPED_TEST_SUITE_P(
     DeleteJobThatHasNotEndedIsRefusedAndDeletesNothing,
     ConcurrentAddMeasurementsOnDifferentTrialsLoseNothing,
     ConcurrentRetriesOfOneReportStoreItOnce, ConcurrentReportsWithDifferentOutcomesKeepThemApart,
-    AddMeasurementAsyncAnswersEachReportWithItsOwnOutcome, ConcurrentCreateTrialsNeverDuplicateIds,
+    AddMeasurementsAsyncAnswersEachReportWithItsOwnOutcome, ConcurrentCreateTrialsNeverDuplicateIds,
     ListBestTrialsRanksEndedTrialsByTheObjective, ListBestTrialsRejectsNegativeLimitAndMissingStudy,
     LockStudyExcludesEveryOtherHolderAcrossStores, LocksOfDifferentStudiesAreIndependent,
     TwoServersSuggestingAtOnceNeverDuplicateOrOverrun,

@@ -114,6 +114,63 @@ constexpr std::pair<const char*, const char*> kStatements[] = {
      "SELECT trial.body, trial.measurement_count, trial.latest_measurement, trial.state,"
      " appended.measurement_count, trial.position FROM trial LEFT JOIN appended"
      " ON appended.study_name = trial.study_name AND appended.id = trial.id"},
+    // append_measurements where a trial may have several measurements
+    // (batches of AddMeasurements calls of several, in group commit), in one
+    // statement: a trial's new measurements, those whose sequence number is
+    // not stored yet, take the ordinals after its count in their order, and
+    // its count and latest measurement follow the last. Returns one row per
+    // measurement whose trial exists: the trial as TRIAL_COLUMNS, its state,
+    // its count after this measurement if chosen to be appended, the
+    // position (from 1), whether it was chosen, and how many of its trial's
+    // were chosen and how many appended. Fewer appended than chosen (a
+    // sequence number stored by a transaction that committed after this
+    // statement's snapshot, or twice in the input) would leave a gap in the
+    // ordinals: the caller then rolls the transaction back. No join of two
+    // of its lists pairs every row with every other (they have no index).
+    {"append_measurement_runs",
+     "WITH input AS ("
+     " SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bytea[])"
+     " WITH ORDINALITY AS input(study_name, trial_id, sequence_number, step, body, position)), "
+     "trial AS ("
+     " SELECT trials.body, trials.measurement_count, trials.latest_measurement, trials.state,"
+     " trials.study_name, trials.id"
+     " FROM (SELECT DISTINCT study_name, trial_id FROM input) AS wanted JOIN trials"
+     " ON trials.study_name = wanted.study_name AND trials.id = wanted.trial_id"
+     " ORDER BY trials.study_name, trials.id FOR NO KEY UPDATE OF trials), "
+     "checked AS ("
+     " SELECT input.*, trial.body AS trial_body, trial.measurement_count,"
+     " trial.latest_measurement, trial.state,"
+     " (cardinality($6::integer[]) = 0 OR trial.state = ANY($6::integer[]))"
+     " AND (input.sequence_number <= 0 OR NOT EXISTS (SELECT 1 FROM measurements"
+     "  WHERE measurements.study_name = input.study_name"
+     "  AND measurements.trial_id = input.trial_id"
+     "  AND measurements.sequence_number = input.sequence_number)) AS chosen"
+     " FROM input JOIN trial ON trial.study_name = input.study_name AND trial.id = input.trial_id), "
+     "numbered AS ("
+     " SELECT checked.*, CASE WHEN chosen THEN measurement_count + count(*) FILTER (WHERE chosen)"
+     "  OVER (PARTITION BY study_name, trial_id ORDER BY position) - 1 END AS ordinal,"
+     " count(*) FILTER (WHERE chosen) OVER (PARTITION BY study_name, trial_id) AS chosen_count"
+     " FROM checked), "
+     "inserted AS ("
+     " INSERT INTO measurements (study_name, trial_id, ordinal, sequence_number, step, body)"
+     " SELECT study_name, trial_id, ordinal, sequence_number, step, body FROM numbered"
+     " WHERE chosen"
+     " ON CONFLICT (study_name, trial_id, sequence_number) WHERE sequence_number > 0 DO NOTHING"
+     " RETURNING study_name, trial_id), "
+     "stored AS ("
+     " SELECT study_name, trial_id, count(*) AS appended FROM inserted GROUP BY study_name, trial_id), "
+     "last AS ("
+     " SELECT DISTINCT ON (study_name, trial_id) study_name, trial_id, ordinal, body FROM numbered"
+     " WHERE chosen ORDER BY study_name, trial_id, ordinal DESC), "
+     "appended AS ("
+     " UPDATE trials SET measurement_count = last.ordinal + 1, latest_measurement = last.body"
+     " FROM last WHERE trials.study_name = last.study_name AND trials.id = last.trial_id"
+     " RETURNING trials.id) "
+     "SELECT numbered.trial_body, numbered.measurement_count, numbered.latest_measurement,"
+     " numbered.state, numbered.ordinal + 1, numbered.position, numbered.chosen,"
+     " numbered.chosen_count, COALESCE(stored.appended, 0)"
+     " FROM numbered LEFT JOIN stored ON stored.study_name = numbered.study_name"
+     " AND stored.trial_id = numbered.trial_id"},
     {"list_measurements",
      "SELECT trial_id, body FROM measurements "
      "WHERE study_name = $1 AND trial_id = ANY($2::bigint[]) ORDER BY trial_id, ordinal"},

@@ -694,50 +694,50 @@ absl::StatusOr<v1::Trial> PostgresStorage::AddMeasurements(
     return trial;
   }
   if (measurement_commits_.Takes(measurements)) {
-    return measurement_commits_.Write({study_name, trial_id, &measurements[0], accepting_states});
+    return measurement_commits_.Write({study_name, trial_id, measurements, accepting_states});
   }
-  if (measurements.size() == 1 && measurements[0].sequence_number() > 0) {
-    // One round trip without group commit: running it twice is harmless.
-    return AppendMeasurement({study_name, trial_id, &measurements[0], accepting_states});
-  }
+  return AppendMeasurement({study_name, trial_id, measurements, accepting_states});
+}
+
+absl::StatusOr<v1::Trial> PostgresStorage::AppendInTransaction(
+    std::string_view study_name, int64_t trial_id, std::span<const v1::Measurement> measurements,
+    std::span<const v1::Trial::State> accepting_states) {
   const std::string states = IntegerArray(accepting_states);
   v1::Trial trial;
   VERNIER_RETURN_IF_ERROR(RunInTransaction(
       TransactionKind::kWrite,
       absl::StrCat("adding measurements to ", DescribeTrial(study_name, trial_id)),
       [&](Transaction& transaction) -> absl::Status {
-        for (size_t i = 0; i < measurements.size(); ++i) {
-          const v1::Measurement& measurement = measurements[i];
+        std::vector<absl::StatusOr<v1::Trial>> outcomes;
+        for (const v1::Measurement& measurement : measurements) {
           const pqxx::result rows = transaction.exec_prepared(
               "append_measurement", std::string(study_name), trial_id,
               measurement.sequence_number(), measurement.step(), Bytes(measurement), states);
           if (rows.empty()) return MissingTrial(transaction, study_name, trial_id);
-          VERNIER_ASSIGN_OR_RETURN(
-              v1::Trial appended,
+          outcomes.push_back(
               AppendOutcome(rows[0], study_name, trial_id, measurement, accepting_states));
-          // The trial as it was before the first, with the count after the last.
-          if (i == 0) {
-            trial = std::move(appended);
-          } else if (appended.measurement_count() != trial.measurement_count()) {
-            trial.set_measurement_count(appended.measurement_count());
-            *trial.mutable_latest_measurement() = measurement;
-          }
+          VERNIER_RETURN_IF_ERROR(outcomes.back().status());
         }
+        VERNIER_ASSIGN_OR_RETURN(trial, CombineAppendOutcomes(measurements, std::move(outcomes)));
         return absl::OkStatus();
       }));
   return trial;
 }
 
-void PostgresStorage::AddMeasurementAsync(std::string_view study_name, int64_t trial_id,
-                                          const v1::Measurement& measurement,
-                                          std::span<const v1::Trial::State> accepting_states,
-                                          MeasurementDone done) {
-  measurement_commits_.SubmitOrAdd(*this, {study_name, trial_id, &measurement, accepting_states},
+void PostgresStorage::AddMeasurementsAsync(std::string_view study_name, int64_t trial_id,
+                                           std::span<const v1::Measurement> measurements,
+                                           std::span<const v1::Trial::State> accepting_states,
+                                           MeasurementDone done) {
+  measurement_commits_.SubmitOrAdd(*this, study_name, trial_id, measurements, accepting_states,
                                    std::move(done));
 }
 
 absl::StatusOr<v1::Trial> PostgresStorage::AppendMeasurement(const MeasurementAppend& append) {
-  const v1::Measurement& measurement = *append.measurement;
+  if (append.measurements.size() != 1 || append.measurements[0].sequence_number() <= 0) {
+    return AppendInTransaction(append.study_name, append.trial_id, append.measurements,
+                               append.accepting_states);
+  }
+  const v1::Measurement& measurement = append.measurements[0];
   v1::Trial trial;
   VERNIER_RETURN_IF_ERROR(RunInTransaction(
       TransactionKind::kWriteOne,
@@ -757,52 +757,71 @@ absl::StatusOr<v1::Trial> PostgresStorage::AppendMeasurement(const MeasurementAp
 
 std::vector<absl::StatusOr<v1::Trial>> PostgresStorage::AppendMeasurementBatch(
     std::span<const MeasurementAppend* const> batch) {
-  if (batch.size() == 1) return {AppendMeasurement(*batch[0])};
+  if (batch.size() == 1 && batch[0]->measurements.size() == 1) {
+    return {AppendMeasurement(*batch[0])};
+  }
   // One statement for each list of accepting states and each round, where
   // round r holds the (r+1)-th measurement of every trial in the batch: one
   // statement appends to a trial at most once, and a later round sees the
-  // count the earlier one wrote.
+  // count the earlier one wrote. When a call sent several, one round holds
+  // them all: append_measurement_runs numbers a trial's measurements in one
+  // statement.
   struct Statement {
     std::string states;
     std::vector<size_t> appends;  // indexes into `batch`
+    std::vector<size_t> positions;  // of the measurement in its append
     std::vector<std::string> study_names;
     std::vector<int64_t> trial_ids, sequence_numbers, steps;
     std::vector<std::string> bodies;
   };
   std::vector<Statement> statements;
+  const bool runs = std::any_of(batch.begin(), batch.end(), [](const MeasurementAppend* append) {
+    return append->measurements.size() > 1;
+  });
   {
     std::map<std::tuple<std::string, std::string_view, int64_t>, size_t> appends_to_trial;
     std::map<std::pair<std::string, size_t>, size_t> statement_of_round;
     for (size_t i = 0; i < batch.size(); ++i) {
       const MeasurementAppend& append = *batch[i];
-      std::string states = IntegerArray(append.accepting_states);
-      const size_t round = appends_to_trial[{states, append.study_name, append.trial_id}]++;
-      const auto [it, inserted] =
-          statement_of_round.try_emplace({states, round}, statements.size());
-      if (inserted) {
-        statements.emplace_back();
-        statements.back().states = std::move(states);
+      const std::string states = IntegerArray(append.accepting_states);
+      for (size_t j = 0; j < append.measurements.size(); ++j) {
+        const v1::Measurement& measurement = append.measurements[j];
+        const size_t round =
+            runs ? 0 : appends_to_trial[{states, append.study_name, append.trial_id}]++;
+        const auto [it, inserted] =
+            statement_of_round.try_emplace({states, round}, statements.size());
+        if (inserted) {
+          statements.emplace_back();
+          statements.back().states = states;
+        }
+        Statement& statement = statements[it->second];
+        statement.appends.push_back(i);
+        statement.positions.push_back(j);
+        statement.study_names.emplace_back(append.study_name);
+        statement.trial_ids.push_back(append.trial_id);
+        statement.sequence_numbers.push_back(measurement.sequence_number());
+        statement.steps.push_back(measurement.step());
+        statement.bodies.push_back(SerializeBody(measurement));
       }
-      Statement& statement = statements[it->second];
-      statement.appends.push_back(i);
-      statement.study_names.emplace_back(append.study_name);
-      statement.trial_ids.push_back(append.trial_id);
-      statement.sequence_numbers.push_back(append.measurement->sequence_number());
-      statement.steps.push_back(append.measurement->step());
-      statement.bodies.push_back(SerializeBody(*append.measurement));
     }
   }
 
-  std::vector<absl::StatusOr<v1::Trial>> results;
+  // Each measurement's outcome, by append and position in it.
+  std::vector<std::vector<absl::StatusOr<v1::Trial>>> outcomes(batch.size());
   const absl::Status status = RunInTransaction(
       *measurement_batch_pool_,
-      statements.size() == 1 ? TransactionKind::kWriteOne : TransactionKind::kWrite,
-      absl::StrCat("adding ", batch.size(), " measurements"),
+      // Runs may have to be taken back (see append_measurement_runs).
+      statements.size() == 1 && !runs ? TransactionKind::kWriteOne : TransactionKind::kWrite,
+      absl::StrCat("adding ", batch.size(), " appends of measurements"),
       [&](Transaction& transaction) -> absl::Status {
-        results.assign(batch.size(), absl::InternalError("measurement not appended"));
+        for (size_t i = 0; i < batch.size(); ++i) {
+          outcomes[i].assign(batch[i]->measurements.size(),
+                             absl::InternalError("measurement not appended"));
+        }
         for (const Statement& statement : statements) {
           const pqxx::result rows = transaction.exec_prepared(
-              "append_measurements", TextArray(statement.study_names),
+              runs ? "append_measurement_runs" : "append_measurements",
+              TextArray(statement.study_names),
               BigintArray(statement.trial_ids), BigintArray(statement.sequence_numbers),
               BigintArray(statement.steps), ByteaArray(statement.bodies), statement.states);
           std::vector<bool> found(statement.appends.size(), false);
@@ -814,21 +833,35 @@ std::vector<absl::StatusOr<v1::Trial>> PostgresStorage::AppendMeasurementBatch(
                                                       " of a batch of ", found.size()));
             }
             found[position] = true;
-            const MeasurementAppend& append = *batch[statement.appends[position]];
-            results[statement.appends[position]] =
-                AppendOutcome(row, append.study_name, append.trial_id, *append.measurement,
-                              append.accepting_states);
+            if (runs && row[7].as<int64_t>() != row[8].as<int64_t>()) {
+              return absl::AbortedError(absl::StrCat(
+                  "PostgreSQL store ", description_, ": ", row[8].as<int64_t>(), " of the ",
+                  row[7].as<int64_t>(), " measurements of a batch to be appended to trial ",
+                  statement.trial_ids[position], " were (a sequence number was stored "
+                  "meanwhile, or is twice in the batch)"));
+            }
+            const size_t i = statement.appends[position];
+            const MeasurementAppend& append = *batch[i];
+            const size_t j = statement.positions[position];
+            outcomes[i][j] = AppendOutcome(row, append.study_name, append.trial_id,
+                                           append.measurements[j], append.accepting_states);
           }
           for (size_t k = 0; k < found.size(); ++k) {
             if (found[k]) continue;
-            const MeasurementAppend& append = *batch[statement.appends[k]];
-            results[statement.appends[k]] =
-                MissingTrial(transaction, append.study_name, append.trial_id);
+            const size_t i = statement.appends[k];
+            outcomes[i][statement.positions[k]] =
+                MissingTrial(transaction, batch[i]->study_name, batch[i]->trial_id);
           }
         }
         return absl::OkStatus();
       });
-  if (status.ok()) return results;
+  std::vector<absl::StatusOr<v1::Trial>> results;
+  if (status.ok()) {
+    for (size_t i = 0; i < batch.size(); ++i) {
+      results.push_back(CombineAppendOutcomes(batch[i]->measurements, std::move(outcomes[i])));
+    }
+    return results;
+  }
   if (IsRetryablePostgresError(status)) {
     results.assign(batch.size(), status);
     return results;

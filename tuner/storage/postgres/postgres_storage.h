@@ -94,12 +94,12 @@ class PostgresStorage : public Storage {
   absl::StatusOr<v1::Trial> AddMeasurements(
       std::string_view study_name, int64_t trial_id, std::span<const v1::Measurement> measurements,
       std::span<const v1::Trial::State> accepting_states) override;
-  // A measurement with a sequence number joins the next group commit and
+  // One measurement with a sequence number joins the next group commit and
   // `done` runs on the group commit's thread.
-  void AddMeasurementAsync(std::string_view study_name, int64_t trial_id,
-                           const v1::Measurement& measurement,
-                           std::span<const v1::Trial::State> accepting_states,
-                           MeasurementDone done) override;
+  void AddMeasurementsAsync(std::string_view study_name, int64_t trial_id,
+                            std::span<const v1::Measurement> measurements,
+                            std::span<const v1::Trial::State> accepting_states,
+                            MeasurementDone done) override;
 
   absl::StatusOr<v1::Job> CreateJob(const v1::Job& job, const v1::Study& study) override;
   absl::StatusOr<v1::Job> GetJob(std::string_view job_id) override;
@@ -183,9 +183,15 @@ class PostgresStorage : public Storage {
   absl::Status RunOnce(PostgresConnectionPool& pool, TransactionKind kind, std::string_view doing,
                        const TransactionBody& body);
 
-  // Appends one measurement (with a sequence number, so that running the
-  // statement again is harmless) in one autocommitted statement.
+  // Appends one measurement with a sequence number (so that running the
+  // statement again is harmless) in one autocommitted statement; any other
+  // append goes through AppendInTransaction.
   absl::StatusOr<v1::Trial> AppendMeasurement(const MeasurementAppend& append);
+  // Appends the measurements in order in one transaction, one statement
+  // each.
+  absl::StatusOr<v1::Trial> AppendInTransaction(std::string_view study_name, int64_t trial_id,
+                                                std::span<const v1::Measurement> measurements,
+                                                std::span<const v1::Trial::State> accepting_states);
   // Appends a group commit's batch in one transaction: one statement for
   // each round of distinct trials. Returns each append's result in order, as
   // AppendMeasurement would; if the batch fails for a reason that is not

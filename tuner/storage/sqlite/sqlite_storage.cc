@@ -592,7 +592,7 @@ absl::StatusOr<v1::Trial> SqliteStorage::AddMeasurements(
     std::string_view study_name, int64_t trial_id, std::span<const v1::Measurement> measurements,
     std::span<const v1::Trial::State> accepting_states) {
   if (measurement_commits_.Takes(measurements)) {
-    return measurement_commits_.Write({study_name, trial_id, &measurements[0], accepting_states});
+    return measurement_commits_.Write({study_name, trial_id, measurements, accepting_states});
   }
   return AppendInTransaction(study_name, trial_id, measurements, accepting_states);
 }
@@ -610,11 +610,11 @@ absl::StatusOr<v1::Trial> SqliteStorage::AppendInTransaction(
   return trial;
 }
 
-void SqliteStorage::AddMeasurementAsync(std::string_view study_name, int64_t trial_id,
-                                        const v1::Measurement& measurement,
-                                        std::span<const v1::Trial::State> accepting_states,
-                                        MeasurementDone done) {
-  measurement_commits_.SubmitOrAdd(*this, {study_name, trial_id, &measurement, accepting_states},
+void SqliteStorage::AddMeasurementsAsync(std::string_view study_name, int64_t trial_id,
+                                         std::span<const v1::Measurement> measurements,
+                                         std::span<const v1::Trial::State> accepting_states,
+                                         MeasurementDone done) {
+  measurement_commits_.SubmitOrAdd(*this, study_name, trial_id, measurements, accepting_states,
                                    std::move(done));
 }
 
@@ -628,7 +628,7 @@ std::vector<absl::StatusOr<v1::Trial>> SqliteStorage::AppendMeasurementBatch(
           VERNIER_RETURN_IF_ERROR(connection.Execute("SAVEPOINT measurement"));
           absl::StatusOr<v1::Trial> trial =
               AppendToTrial(connection, append->study_name, append->trial_id,
-                            {append->measurement, 1}, append->accepting_states);
+                            append->measurements, append->accepting_states);
           if (!trial.ok()) {
             VERNIER_RETURN_IF_ERROR(connection.Execute("ROLLBACK TO measurement"));
           }
@@ -643,7 +643,7 @@ std::vector<absl::StatusOr<v1::Trial>> SqliteStorage::AppendMeasurementBatch(
   results.clear();
   for (const MeasurementAppend* append : batch) {
     results.push_back(AppendInTransaction(append->study_name, append->trial_id,
-                                          {append->measurement, 1}, append->accepting_states));
+                                          append->measurements, append->accepting_states));
   }
   return results;
 }

@@ -78,12 +78,12 @@ class SqliteStorage : public Storage {
   absl::StatusOr<v1::Trial> AddMeasurements(
       std::string_view study_name, int64_t trial_id, std::span<const v1::Measurement> measurements,
       std::span<const v1::Trial::State> accepting_states) override;
-  // A measurement with a sequence number joins the next group commit and
+  // One measurement with a sequence number joins the next group commit and
   // `done` runs on the group commit's thread.
-  void AddMeasurementAsync(std::string_view study_name, int64_t trial_id,
-                           const v1::Measurement& measurement,
-                           std::span<const v1::Trial::State> accepting_states,
-                           MeasurementDone done) override;
+  void AddMeasurementsAsync(std::string_view study_name, int64_t trial_id,
+                            std::span<const v1::Measurement> measurements,
+                            std::span<const v1::Trial::State> accepting_states,
+                            MeasurementDone done) override;
 
   absl::StatusOr<v1::Job> CreateJob(const v1::Job& job, const v1::Study& study) override;
   absl::StatusOr<v1::Job> GetJob(std::string_view job_id) override;
