@@ -303,6 +303,14 @@ def test_suggest_completes_the_previous_trial_in_the_same_call(study: vernier.St
     fourth = study.suggest(client_id="loop", complete=third, infeasible="diverged")[0]
     assert third.state == "INFEASIBLE" and third.status_reason == "diverged"
     assert fourth.state == "ACTIVE"
+    # The request rides along as complete() would send it; the answer is
+    # taken back only for the same trial.
+    request = fourth.completion_request({"loss": 0.1})
+    assert request.trial_id == fourth.id and request.final_measurement.metrics[0].value == 0.1
+    with pytest.raises(vernier.InvalidArgument) as caught:
+        fourth.update_from(first.proto)
+    assert f"trial {fourth.id}: update_from got trial {first.id}" in caught.value.message
+    assert fourth.state == "ACTIVE"
 
 
 def test_suggest_refuses_a_completion_it_cannot_make_and_suggests_nothing(

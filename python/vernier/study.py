@@ -182,10 +182,11 @@ class Study:
             if not isinstance(complete, Trial) or complete.study_name != self.name:
                 raise InvalidArgument(f'study "{self.name}": suggest(complete=...) takes a '
                                       f"trial of this study, got {complete!r}")
-            request.complete_trial.CopyFrom(complete._completion(metrics, infeasible, {}))
+            request.complete_trial.CopyFrom(
+                complete.completion_request(metrics, infeasible=infeasible))
         response = self._transport.call("SuggestTrials", request)
         if complete is not None:
-            complete._update(response.completed_trial)
+            complete.update_from(response.completed_trial)
         trials = Suggestions(self._trial(proto) for proto in response.trials)
         trials.reason = response.reason
         if response.reason:

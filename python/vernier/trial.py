@@ -338,15 +338,19 @@ class Trial:
             FailedPrecondition: already ended otherwise, or nothing to complete
                 with (no metrics given and none reported).
         """
-        request = self._completion(metrics, infeasible, keyword_metrics)
+        request = self.completion_request(metrics, infeasible=infeasible, **keyword_metrics)
         self._update(self._transport.call("CompleteTrial", request))
         return self
 
-    def _completion(self, metrics: Optional[Mapping[str, float]], infeasible: Optional[str],
-                    keyword_metrics: Mapping[str, float]
-                    ) -> study_service_pb2.CompleteTrialRequest:
-        """The request :meth:`complete` sends (and ``Study.suggest(complete=)``
-        carries), after sending any held reports."""
+    def completion_request(self, metrics: Optional[Mapping[str, float]] = None, /, *,
+                           infeasible: Optional[str] = None, **keyword_metrics: float
+                           ) -> study_service_pb2.CompleteTrialRequest:
+        """The request :meth:`complete` would send, for a call that carries it
+        (``Study.suggest(complete=trial)``); held reports are sent first.
+
+        Raises:
+            InvalidArgument: as :meth:`complete`.
+        """
         self.flush()
         what = f"trial {self.id}: complete"
         values = metric_values(metrics, keyword_metrics, what)
@@ -362,6 +366,19 @@ class Trial:
             step = self.latest_measurement.step if self.latest_measurement else 0
             request.final_measurement.CopyFrom(measurement_proto(step, values))
         return request
+
+    def update_from(self, proto: study_pb2.Trial) -> "Trial":
+        """Takes ``proto``, this trial as the server returned it from another
+        call (``SuggestTrialsResponse.completed_trial``), as its state.
+
+        Raises:
+            InvalidArgument: ``proto`` is another trial.
+        """
+        if proto.id != self.id or (proto.study_name and proto.study_name != self.study_name):
+            raise InvalidArgument(f"trial {self.id}: update_from got trial {proto.id} of study "
+                                  f'"{proto.study_name}"')
+        self._update(proto)
+        return self
 
     def refresh(self) -> "Trial":
         """Reloads the trial from the server, with all its measurements."""
