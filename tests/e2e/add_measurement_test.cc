@@ -18,6 +18,7 @@
 #include "absl/time/time.h"
 #include "pqxx/connection"
 #include "pqxx/transaction"
+#include "tests/support/served_study_test.h"
 #include "tests/support/store_test.h"
 #include "tests/support/study_client.h"
 
@@ -29,15 +30,13 @@ using ::testing::HasSubstr;
 constexpr char kStudy[] = "reported";
 constexpr char kMetric[] = "loss";
 
-class AddMeasurementTest : public StoreTest {
+class AddMeasurementTest : public ServedStudyTest {
  protected:
   void SetUp() override {
     StoreTest::SetUp();
     if (IsSkipped()) return;
-    server_ = MakeServer();
-    server_->Start();
-    client_ = std::make_unique<StudyClient>(server_->address());
-    ASSERT_TRUE(client_->CreateStudy(SimpleStudy(kStudy, kMetric, 0, 0)).ok());
+    ServeStudy(kStudy, kMetric);
+    if (HasFatalFailure()) return;
   }
 
   int64_t SuggestOne(const std::string& client_id) {
@@ -47,8 +46,6 @@ class AddMeasurementTest : public StoreTest {
     return suggested.trials_size() == 1 ? suggested.trials(0).id() : 0;
   }
 
-  std::unique_ptr<ServerProcess> server_;
-  std::unique_ptr<StudyClient> client_;
 };
 
 TEST_P(AddMeasurementTest, EachRefusalHasItsCodeAndSaysWhatIsWrong) {

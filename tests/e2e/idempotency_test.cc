@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "tests/support/served_study_test.h"
 #include "tests/support/store_test.h"
 #include "tests/support/study_client.h"
 
@@ -17,15 +18,13 @@ using ::testing::HasSubstr;
 constexpr char kStudy[] = "retried";
 constexpr char kMetric[] = "score";
 
-class IdempotencyTest : public StoreTest {
+class IdempotencyTest : public ServedStudyTest {
  protected:
   void SetUp() override {
     StoreTest::SetUp();
     if (IsSkipped()) return;
-    server_ = MakeServer();
-    server_->Start();
-    client_ = std::make_unique<StudyClient>(server_->address());
-    ASSERT_TRUE(client_->CreateStudy(SimpleStudy(kStudy, kMetric, 0, 0)).ok());
+    ServeStudy(kStudy, kMetric);
+    if (HasFatalFailure()) return;
     v1::SuggestTrialsResponse suggested;
     ASSERT_TRUE(client_->Suggest(kStudy, 1, "agent", &suggested).ok());
     ASSERT_EQ(suggested.trials_size(), 1);
@@ -63,8 +62,6 @@ class IdempotencyTest : public StoreTest {
     client_ = std::make_unique<StudyClient>(server_->address());
   }
 
-  std::unique_ptr<ServerProcess> server_;
-  std::unique_ptr<StudyClient> client_;
   int64_t trial_id_ = 0;
 };
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "tests/support/served_study_test.h"
 #include "tests/support/store_test.h"
 #include "tests/support/study_client.h"
 
@@ -21,15 +22,13 @@ using ::testing::HasSubstr;
 constexpr char kStudy[] = "looped";
 constexpr char kMetric[] = "loss";
 
-class SuggestAndCompleteTest : public StoreTest {
+class SuggestAndCompleteTest : public ServedStudyTest {
  protected:
   void SetUp() override {
     StoreTest::SetUp();
     if (IsSkipped()) return;
-    server_ = MakeServer();
-    server_->Start();
-    client_ = std::make_unique<StudyClient>(server_->address());
-    ASSERT_TRUE(client_->CreateStudy(SimpleStudy(kStudy, kMetric, 0, 0)).ok());
+    ServeStudy(kStudy, kMetric);
+    if (HasFatalFailure()) return;
   }
 
   grpc::Status Suggest(const v1::SuggestTrialsRequest& request,
@@ -53,8 +52,6 @@ class SuggestAndCompleteTest : public StoreTest {
     return static_cast<int>(trials.size());
   }
 
-  std::unique_ptr<ServerProcess> server_;
-  std::unique_ptr<StudyClient> client_;
 };
 
 TEST_P(SuggestAndCompleteTest, ASuggestionCompletesTheClientsLastTrialFirst) {
