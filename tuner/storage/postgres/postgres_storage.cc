@@ -818,6 +818,8 @@ std::vector<absl::StatusOr<v1::Trial>> PostgresStorage::AppendMeasurementBatch(
           outcomes[i].assign(batch[i]->measurements.size(),
                              absl::InternalError("measurement not appended"));
         }
+        // Why each append's trial is missing, asked once per append.
+        std::vector<std::optional<absl::Status>> missing(batch.size());
         for (const Statement& statement : statements) {
           const pqxx::result rows = transaction.exec_prepared(
               runs ? "append_measurement_runs" : "append_measurements",
@@ -837,8 +839,8 @@ std::vector<absl::StatusOr<v1::Trial>> PostgresStorage::AppendMeasurementBatch(
               return absl::AbortedError(absl::StrCat(
                   "PostgreSQL store ", description_, ": ", row[8].as<int64_t>(), " of the ",
                   row[7].as<int64_t>(), " measurements of a batch to be appended to trial ",
-                  statement.trial_ids[position], " were (a sequence number was stored "
-                  "meanwhile, or is twice in the batch)"));
+                  statement.trial_ids[position], " were appended (a sequence number was "
+                  "stored meanwhile, or is twice in the batch)"));
             }
             const size_t i = statement.appends[position];
             const MeasurementAppend& append = *batch[i];
@@ -849,8 +851,10 @@ std::vector<absl::StatusOr<v1::Trial>> PostgresStorage::AppendMeasurementBatch(
           for (size_t k = 0; k < found.size(); ++k) {
             if (found[k]) continue;
             const size_t i = statement.appends[k];
-            outcomes[i][statement.positions[k]] =
-                MissingTrial(transaction, batch[i]->study_name, batch[i]->trial_id);
+            if (!missing[i].has_value()) {
+              missing[i] = MissingTrial(transaction, batch[i]->study_name, batch[i]->trial_id);
+            }
+            outcomes[i][statement.positions[k]] = *missing[i];
           }
         }
         return absl::OkStatus();
@@ -866,7 +870,7 @@ std::vector<absl::StatusOr<v1::Trial>> PostgresStorage::AppendMeasurementBatch(
     results.assign(batch.size(), status);
     return results;
   }
-  spdlog::warn("PostgreSQL store {}: a batch of {} measurements failed ({}); adding each alone",
+  spdlog::warn("PostgreSQL store {}: a batch of {} appends failed ({}); adding each alone",
                description_, batch.size(), status.ToString());
   results.clear();
   for (const MeasurementAppend* append : batch) results.push_back(AppendMeasurement(*append));
