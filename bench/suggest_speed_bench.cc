@@ -6,7 +6,9 @@
 //   scripts/bench.sh suggest_speed_bench -- --benchmark_repetitions=10
 //       --benchmark_report_aggregates_only=true   (one line)
 //
-// Read the _median rows: p50 over the repetitions.
+// Read the _median rows: p50 over the repetitions. The process keeps its
+// freed heap as `vernier serve` does (RetainFreedHeap); --default_malloc
+// leaves malloc's defaults, to measure what that saves.
 #include <benchmark/benchmark.h>
 
 #include <cmath>
@@ -15,6 +17,7 @@
 
 #include "suggest/designers/designer_factory.h"
 #include "suggest/designers/random_search_designer.h"
+#include "suggest/heap_retention.h"
 #include "suggest/search_space.h"
 
 namespace vernier::suggest {
@@ -102,4 +105,23 @@ BENCHMARK(BM_RandomSearchSuggest)->Apply(Sizes);
 }  // namespace
 }  // namespace vernier::suggest
 
-BENCHMARK_MAIN();
+// As `vernier serve` does at start-up (RetainFreedHeap); `--default_malloc`
+// measures with malloc's defaults instead.
+int main(int argc, char** argv) {
+  bool default_malloc = false;
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--default_malloc") {
+      default_malloc = true;
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  argc = kept;
+  if (!default_malloc) vernier::suggest::RetainFreedHeap();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

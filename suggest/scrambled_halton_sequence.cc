@@ -54,9 +54,16 @@ void ScrambledHaltonSequence::Point(uint64_t index, std::span<double> point) con
     // Beyond the index's own digits the digit is 0, whose scrambled value
     // (the shift) still contributes.
     for (const DigitScramble& scramble : scrambles_[j]) {
-      const uint64_t digit = rest % base;
-      rest /= base;
-      value += static_cast<double>((scramble.multiplier * digit + scramble.shift) % base) * weight;
+      if (rest == 0) {
+        // A digit 0 scrambles to the shift (less than the base): the same
+        // term without the division.
+        value += static_cast<double>(scramble.shift) * weight;
+      } else {
+        const uint64_t digit = rest % base;
+        rest /= base;
+        value +=
+            static_cast<double>((scramble.multiplier * digit + scramble.shift) % base) * weight;
+      }
       weight *= inverse_base;
     }
     point[j] = value < 1.0 ? value : std::nextafter(1.0, 0.0);

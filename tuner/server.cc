@@ -27,6 +27,7 @@
 #include "http/http_server.h"
 #include "scheduler/trial_user.h"
 #include "spdlog/spdlog.h"
+#include "suggest/heap_retention.h"
 #include "tls/listen_policy.h"
 #include "tls/server_credentials.h"
 #include "tls/tls_file_monitor.h"
@@ -177,6 +178,8 @@ absl::Status RunServer(const ServerOptions& given) {
   // Debian's abseil checks every Mutex acquisition for lock-order cycles, a
   // few percent of the server's CPU under load (perf); the tests keep it.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  // Suggestions reuse the heap's pages instead of faulting them in afresh.
+  if (!suggest::RetainFreedHeap()) spdlog::debug("malloc keeps its default trim threshold");
   ServerOptions options = given;
   if (options.data_dir.empty()) options.data_dir = DefaultDataDir();
   std::optional<scheduler::TrialUser> trial_user;

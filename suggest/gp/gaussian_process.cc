@@ -13,6 +13,8 @@ namespace {
 // Posterior variances are floored here (relative to the signal variance):
 // cancellation can leave tiny negative values at the observed points.
 constexpr double kRelativeVarianceFloor = 1e-12;
+// Points per block of Predict.
+constexpr Eigen::Index kPredictColumns = 64;
 
 }  // namespace
 
@@ -51,14 +53,23 @@ void GaussianProcess::UpdateWeights() {
 
 void GaussianProcess::Predict(const Eigen::MatrixXd& points, Eigen::VectorXd* mean,
                               Eigen::VectorXd* variance) const {
-  Eigen::MatrixXd cross = kernel_.CrossCovariance(points_, points);
-  *mean = cross.transpose() * weights_;
-  lower_.triangularView<Eigen::Lower>().solveInPlace(cross);
+  const Eigen::Index m = points.cols();
+  mean->resize(m);
+  variance->resize(m);
   const double floor = kRelativeVarianceFloor * kernel_.signal_variance();
-  *variance = (kernel_.signal_variance() - cross.colwise().squaredNorm().array())
-                  .max(floor)
-                  .matrix()
-                  .transpose();
+  // A few columns at a time: the cross-covariance stays in cache and is
+  // not a fresh allocation (fresh pages) the size of all of them.
+  for (Eigen::Index start = 0; start < m; start += kPredictColumns) {
+    const Eigen::Index width = std::min(kPredictColumns, m - start);
+    Eigen::MatrixXd cross = kernel_.CrossCovariance(points_, points.middleCols(start, width));
+    mean->segment(start, width).noalias() = cross.transpose() * weights_;
+    lower_.triangularView<Eigen::Lower>().solveInPlace(cross);
+    variance->segment(start, width) =
+        (kernel_.signal_variance() - cross.colwise().squaredNorm().array())
+            .max(floor)
+            .matrix()
+            .transpose();
+  }
 }
 
 void GaussianProcess::PredictWithGradient(const Eigen::VectorXd& x, double* mean, double* variance,

@@ -134,11 +134,8 @@ double GpLogPosterior::NegativeLogPosterior(const Eigen::VectorXd& theta,
       data_fit + log_determinant + 0.5 * n * std::log(2 * std::numbers::pi) + prior;
   if (gradient == nullptr) return value;
 
-  // W = a a^T - K^-1, from L^-1.
-  Eigen::MatrixXd inverse_lower = Eigen::MatrixXd::Identity(n, n);
-  factor.triangularView<Eigen::Lower>().solveInPlace(inverse_lower);
-  Eigen::MatrixXd inverse = Eigen::MatrixXd::Zero(n, n);
-  inverse.selfadjointView<Eigen::Lower>().rankUpdate(inverse_lower.transpose());
+  // W = a a^T - K^-1 (its lower triangle is all that is read).
+  const Eigen::MatrixXd inverse = cholesky->InverseLowerTriangle();
 
   // Off-diagonal pairs count twice: W is symmetric.
   Eigen::VectorXd length_weights(squared_distances.size());

@@ -46,13 +46,29 @@ double MaternKernel::Covariance(const double* a, const double* b) const {
   return signal_variance_ * Shape(SquaredDistance(a, b));
 }
 
+void MaternKernel::SquaredDistances(const Eigen::MatrixXd& by_dimension, const double* x,
+                                   Eigen::ArrayXd* squared) const {
+  squared->setZero(by_dimension.rows());
+  for (int j = 0; j < dimension(); ++j) {
+    if (categorical_[j]) {
+      *squared += (by_dimension.col(j).array() != x[j]).cast<double>() *
+                  inverse_squared_length_scales_[j];
+    } else {
+      *squared += (by_dimension.col(j).array() - x[j]).square() * inverse_squared_length_scales_[j];
+    }
+  }
+}
+
 Eigen::MatrixXd MaternKernel::Covariance(const Eigen::MatrixXd& points) const {
   const Eigen::Index n = points.cols();
+  const Eigen::MatrixXd by_dimension = points.transpose();
   Eigen::MatrixXd covariance(n, n);
+  Eigen::ArrayXd squared;
   for (Eigen::Index b = 0; b < n; ++b) {
+    SquaredDistances(by_dimension, points.col(b).data(), &squared);
     covariance(b, b) = signal_variance_;
     for (Eigen::Index a = b + 1; a < n; ++a) {
-      covariance(a, b) = covariance(b, a) = Covariance(points.col(a).data(), points.col(b).data());
+      covariance(a, b) = covariance(b, a) = signal_variance_ * Shape(squared[a]);
     }
   }
   return covariance;
@@ -60,10 +76,13 @@ Eigen::MatrixXd MaternKernel::Covariance(const Eigen::MatrixXd& points) const {
 
 Eigen::MatrixXd MaternKernel::CrossCovariance(const Eigen::MatrixXd& points,
                                               const Eigen::MatrixXd& others) const {
+  const Eigen::MatrixXd by_dimension = points.transpose();
   Eigen::MatrixXd covariance(points.cols(), others.cols());
+  Eigen::ArrayXd squared;
   for (Eigen::Index b = 0; b < others.cols(); ++b) {
+    SquaredDistances(by_dimension, others.col(b).data(), &squared);
     for (Eigen::Index a = 0; a < points.cols(); ++a) {
-      covariance(a, b) = Covariance(points.col(a).data(), others.col(b).data());
+      covariance(a, b) = signal_variance_ * Shape(squared[a]);
     }
   }
   return covariance;
@@ -74,17 +93,23 @@ void MaternKernel::CrossCovarianceWithGradient(const Eigen::VectorXd& x,
                                                Eigen::VectorXd* covariance,
                                                Eigen::MatrixXd* gradient) const {
   const Eigen::Index n = points.cols();
+  const Eigen::MatrixXd by_dimension = points.transpose();
+  Eigen::ArrayXd squared;
+  SquaredDistances(by_dimension, x.data(), &squared);
   covariance->resize(n);
-  gradient->resize(n, dimension());
+  Eigen::ArrayXd slopes(n);
   for (Eigen::Index i = 0; i < n; ++i) {
-    const double squared_distance = SquaredDistance(x.data(), points.col(i).data());
-    (*covariance)[i] = signal_variance_ * Shape(squared_distance);
-    // dk/dx_j = -s * ShapeSlope * (x_j - p_j) / l_j^2.
-    const double slope = signal_variance_ * ShapeSlope(squared_distance);
-    for (int j = 0; j < dimension(); ++j) {
-      (*gradient)(i, j) = categorical_[j]
-                              ? 0.0
-                              : -slope * (x[j] - points(j, i)) * inverse_squared_length_scales_[j];
+    (*covariance)[i] = signal_variance_ * Shape(squared[i]);
+    slopes[i] = signal_variance_ * ShapeSlope(squared[i]);
+  }
+  // dk/dx_j = -s * ShapeSlope * (x_j - p_j) / l_j^2.
+  gradient->resize(n, dimension());
+  for (int j = 0; j < dimension(); ++j) {
+    if (categorical_[j]) {
+      gradient->col(j).setZero();
+    } else {
+      gradient->col(j) = ((-slopes) * (x[j] - by_dimension.col(j).array())) *
+                         inverse_squared_length_scales_[j];
     }
   }
 }

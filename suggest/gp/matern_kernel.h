@@ -46,6 +46,13 @@ class MaternKernel {
                                    Eigen::VectorXd* covariance, Eigen::MatrixXd* gradient) const;
 
  private:
+  // The scaled squared distance from `x` (d values) to every row of
+  // `by_dimension` (n x d: one point per row, so that a dimension's
+  // coordinates are contiguous) into `squared` (n): for every point the
+  // very sum SquaredDistance makes, in the same order, for all n at once.
+  void SquaredDistances(const Eigen::MatrixXd& by_dimension, const double* x,
+                        Eigen::ArrayXd* squared) const;
+
   std::vector<bool> categorical_;
   Eigen::VectorXd length_scales_;
   Eigen::VectorXd inverse_squared_length_scales_;

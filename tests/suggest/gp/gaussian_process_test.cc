@@ -45,6 +45,29 @@ TEST(GaussianProcessTest, InterpolatesWithLittleNoiseAndIsUnsureFarAway) {
   EXPECT_NEAR(variance[0], 1.5, 1e-6);
 }
 
+TEST(GaussianProcessTest, PredictingManyPointsEqualsPredictingEachAlone) {
+  // Predict works through its points a block at a time; no point's mean
+  // or variance may depend on how many others came with it.
+  absl::StatusOr<GaussianProcess> gp =
+      GaussianProcess::Create(Kernel2d(), 1e-3, Points(), Values());
+  ASSERT_TRUE(gp.ok()) << gp.status();
+  const int m = 300;
+  Eigen::MatrixXd many(2, m);
+  for (int i = 0; i < m; ++i) many.col(i) << (i % 17) / 16.0, (i % 13) / 12.0 - 0.1;
+  Eigen::VectorXd means;
+  Eigen::VectorXd variances;
+  gp->Predict(many, &means, &variances);
+  ASSERT_EQ(means.size(), m);
+  ASSERT_EQ(variances.size(), m);
+  for (int i = 0; i < m; ++i) {
+    Eigen::VectorXd mean;
+    Eigen::VectorXd variance;
+    gp->Predict(many.col(i), &mean, &variance);
+    EXPECT_DOUBLE_EQ(means[i], mean[0]) << i;
+    EXPECT_DOUBLE_EQ(variances[i], variance[0]) << i;
+  }
+}
+
 TEST(GaussianProcessTest, GradientsMatchFiniteDifferences) {
   absl::StatusOr<GaussianProcess> gp =
       GaussianProcess::Create(Kernel2d(), 1e-3, Points(), Values());

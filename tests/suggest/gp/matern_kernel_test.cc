@@ -1,5 +1,6 @@
 #include "suggest/gp/matern_kernel.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "gtest/gtest.h"
@@ -40,6 +41,42 @@ TEST(MaternKernelTest, CovarianceMatrixIsSymmetricAndPositiveDefinite) {
   EXPECT_EQ(Eigen::LLT<Eigen::MatrixXd>(k).info(), Eigen::Success);
   const Eigen::MatrixXd cross = kernel.CrossCovariance(points, points);
   EXPECT_TRUE(cross.isApprox(k, 1e-14));
+}
+
+TEST(MaternKernelTest, MatricesHoldExactlyTheCovarianceOfEachPair) {
+  // Covariance and CrossCovariance compute a query's distances to all
+  // points at once; each entry must still be the pairwise value, bit for
+  // bit, so that a model's suggestions do not depend on how it batches.
+  const MaternKernel kernel = MixedKernel();
+  Eigen::MatrixXd points(3, 7);
+  points << 0.1, 0.5, 0.9, 0.2, 0.7, 0.3, 0.1,  //
+      0, 1, 2, 0, 1, 2, 0,                      //
+      0.3, 0.6, 0.1, 0.8, 0.5, 0.2, 0.3;
+  Eigen::MatrixXd others(3, 3);
+  others << 0.15, 0.9, 0.3,  //
+      2, 0, 1,               //
+      0.35, 0.05, 0.2;
+  const Eigen::MatrixXd k = kernel.Covariance(points);
+  const Eigen::MatrixXd cross = kernel.CrossCovariance(points, others);
+  for (Eigen::Index b = 0; b < points.cols(); ++b) {
+    for (Eigen::Index a = 0; a < points.cols(); ++a) {
+      // The matrix is symmetric: its pair (a, b) with a > b, either way.
+      const Eigen::Index row = std::max(a, b);
+      const Eigen::Index col = std::min(a, b);
+      EXPECT_EQ(k(a, b), kernel.Covariance(points.col(row).data(), points.col(col).data()))
+          << "(" << a << ", " << b << ")";
+    }
+    for (Eigen::Index c = 0; c < others.cols(); ++c) {
+      EXPECT_EQ(cross(b, c), kernel.Covariance(points.col(b).data(), others.col(c).data()))
+          << "(" << b << ", " << c << ")";
+    }
+  }
+  Eigen::VectorXd covariance;
+  Eigen::MatrixXd gradient;
+  kernel.CrossCovarianceWithGradient(others.col(0), points, &covariance, &gradient);
+  for (Eigen::Index a = 0; a < points.cols(); ++a) {
+    EXPECT_EQ(covariance[a], cross(a, 0)) << a;
+  }
 }
 
 TEST(MaternKernelTest, GradientMatchesFiniteDifferences) {
