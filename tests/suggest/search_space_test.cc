@@ -654,7 +654,6 @@ TEST(SearchSpaceValuesTest, KeyIsEqualExactlyForEqualPoints) {
   ParameterAssignment nearby = a;
   nearby[0].set_double_value(std::nextafter(0.1, 1.0));
   EXPECT_NE(SearchSpace::Key(a), SearchSpace::Key(nearby));
-  EXPECT_THAT(SearchSpace::Key(a), HasSubstr("0.10000000000000001"));
 
   ParameterAssignment other_layers = a;
   other_layers[1].set_int_value(4);
