@@ -1,9 +1,9 @@
 // Long studies: whether the GP designer's model of a history longer than its
 // capacity (GpBanditDesigner::Options::max_model_points, 400) finds better
 // trials with the neighbourhood of its best point modelled in full
-// (neighbourhood_share, the default) than with the best, latest and spread
-// trials alone (neighbourhood_share 0, the selection before it), on noisy,
-// multimodal problems, one trial at a time, seed by seed (paired). The
+// (neighbourhood_share 0.5) than with the best, latest and spread trials
+// alone (neighbourhood_share 0, the default), on noisy, multimodal
+// problems, one trial at a time, seed by seed (paired). The
 // regret at each checkpoint is the noiseless regret of the best trial as
 // observed. Results and machine in docs/benchmarks.md ("Long studies"):
 //
