@@ -2,8 +2,9 @@
 // capacity (GpBanditDesigner::Options::max_model_points, 400) finds better
 // trials with the neighbourhood of its best point modelled in full
 // (neighbourhood_share 0.5) than with the best, latest and spread trials
-// alone (neighbourhood_share 0, the default), on noisy, multimodal
-// problems, one trial at a time, seed by seed (paired). The
+// alone (neighbourhood_share 0, the default), or with every other trial
+// folded into its nearest model point (--folded: fold_history), on noisy,
+// multimodal problems, one trial at a time, seed by seed (paired). The
 // regret at each checkpoint is the noiseless regret of the best trial as
 // observed. Results and machine in docs/benchmarks.md ("Long studies"):
 //
@@ -37,6 +38,7 @@ namespace {
 struct Variant {
   std::string name;
   double neighbourhood_share;
+  bool fold_history = false;
 };
 
 struct Run {
@@ -64,6 +66,7 @@ absl::Status RunStudy(const BenchmarkProblem& problem, const Variant& variant, i
   if (!space.ok()) return space.status();
   suggest::GpBanditDesigner::Options options;
   options.neighbourhood_share = variant.neighbourhood_share;
+  options.fold_history = variant.fold_history;
   if (capacity > 0) options.max_model_points = capacity;
   const bool maximize = spec.metrics(0).goal() == v1::MetricSpec::MAXIMIZE;
   suggest::DesignerHistory history;
@@ -121,6 +124,7 @@ int main(int argc, char** argv) {
   std::vector<double> shares = {0.0, 0.5};
   std::vector<std::string> only;
   int capacity = 0;
+  std::vector<double> folded_shares;
   app.add_option("--seeds", seeds, "Studies per problem and variant, seeds 1..N");
   app.add_option("--threads", threads, "Studies run at once");
   app.add_option("--noise", noise, "Noise standard deviation, relative to the values' spread");
@@ -128,6 +132,10 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   app.add_option("--shares", shares,
                  "neighbourhood_share of each variant; the first is the baseline")
+      ->delimiter(',');
+  app.add_option("--folded", folded_shares,
+                 "neighbourhood_share of each further variant with fold_history on (after "
+                 "those of --shares)")
       ->delimiter(',');
   app.add_option("--problems", only, "Problems to run (names), all by default")->delimiter(',');
   app.add_option("--capacity", capacity,
@@ -139,6 +147,9 @@ int main(int argc, char** argv) {
   std::vector<std::unique_ptr<NoisyProblem>> problems = Problems(noise);
   std::vector<Variant> variants;
   for (double share : shares) variants.push_back({absl::StrFormat("share %g", share), share});
+  for (double share : folded_shares) {
+    variants.push_back({absl::StrFormat("share %g, folded", share), share, true});
+  }
   std::vector<Run> runs;
   for (int p = 0; p < static_cast<int>(problems.size()); ++p) {
     if (!only.empty() && std::find(only.begin(), only.end(), problems[p]->name()) == only.end()) {

@@ -13,6 +13,7 @@
 #include "suggest/designers/model_fallback.h"
 #include "suggest/gp/gaussian_process.h"
 #include "suggest/gp/gp_log_posterior.h"
+#include "suggest/gp/history_folder.h"
 #include "suggest/gp/hyperparameter_fitter.h"
 #include "suggest/gp/log_expected_improvement.h"
 #include "suggest/gp/matern_kernel.h"
@@ -55,8 +56,7 @@ GpBanditDesigner::GpBanditDesigner(SearchSpace space, v1::MetricSpec::Goal goal,
     : encoder_(space),
       goal_(goal),
       options_(options),
-      initial_points_(options.initial_points > 0 ? options.initial_points
-                                                 : kDefaultInitialPoints),
+      initial_points_(options.initial_points > 0 ? options.initial_points : kDefaultInitialPoints),
       initial_design_(std::move(space), seed) {}
 
 absl::StatusOr<Suggestions> GpBanditDesigner::Suggest(const DesignerHistory& history, int count,
@@ -139,7 +139,7 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
   const Eigen::VectorXd values = OutputWarper().Warp(objectives);
 
   const TrainingSetSelector selector(encoder_.categorical());
-  const std::vector<int> model_indices = selector.Select(points, values, options_.max_model_points);
+  std::vector<int> model_indices = selector.Select(points, values, options_.max_model_points);
   Eigen::MatrixXd model_points = Columns(points, model_indices);
   Eigen::VectorXd model_values = Entries(values, model_indices);
   const std::vector<int> fit_indices =
@@ -167,13 +167,26 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
       neighbourhood.squared_distances[i] =
           kernel.SquaredDistance(centre_point.data(), points.col(i).data());
     }
-    const std::vector<int> local_indices =
-        selector.Select(points, values, options_.max_model_points, &neighbourhood);
-    model_points = Columns(points, local_indices);
-    model_values = Entries(values, local_indices);
+    model_indices = selector.Select(points, values, options_.max_model_points, &neighbourhood);
+    model_points = Columns(points, model_indices);
+    model_values = Entries(values, model_indices);
     model = GaussianProcess::Create(kernel, GpLogPosterior::NoiseVariance(*theta), model_points,
                                     model_values);
     if (!model.ok()) return model.status();
+  }
+  if (static_cast<int>(model_indices.size()) < points.cols() && options_.fold_history) {
+    // The trials the model leaves out still count: each is folded into the
+    // model point nearest it, whose value becomes their precision-weighted
+    // mean and whose noise shrinks with them.
+    const double noise = GpLogPosterior::NoiseVariance(*theta);
+    HistoryFolder::Folded folded =
+        HistoryFolder().Fold(kernel, noise, points, values, model_indices);
+    if (folded.folded > 0) {
+      model_values = std::move(folded.values);
+      model = GaussianProcess::Create(kernel, noise, folded.noise_variances, model_points,
+                                      model_values);
+      if (!model.ok()) return model.status();
+    }
   }
   std::vector<int> by_value(model_values.size());
   std::iota(by_value.begin(), by_value.end(), 0);

@@ -21,27 +21,39 @@ constexpr Eigen::Index kPredictColumns = 64;
 absl::StatusOr<GaussianProcess> GaussianProcess::Create(MaternKernel kernel, double noise_variance,
                                                         Eigen::MatrixXd points,
                                                         Eigen::VectorXd values) {
+  const Eigen::VectorXd noise_variances = Eigen::VectorXd::Constant(values.size(), noise_variance);
+  return Create(std::move(kernel), noise_variance, noise_variances, std::move(points),
+                std::move(values));
+}
+
+absl::StatusOr<GaussianProcess> GaussianProcess::Create(MaternKernel kernel, double noise_variance,
+                                                        const Eigen::VectorXd& noise_variances,
+                                                        Eigen::MatrixXd points,
+                                                        Eigen::VectorXd values) {
   ABSL_RAW_CHECK(points.cols() == values.size(), "GaussianProcess: one value per point");
+  ABSL_RAW_CHECK(noise_variances.size() == values.size(), "GaussianProcess: one noise per point");
   ABSL_RAW_CHECK(points.rows() == kernel.dimension(), "GaussianProcess: point dimension");
   Eigen::MatrixXd covariance = kernel.Covariance(points);
-  covariance.diagonal().array() += noise_variance;
+  covariance.diagonal() += noise_variances;
   absl::StatusOr<JitteredCholesky> cholesky = JitteredCholesky::Factor(covariance);
   if (!cholesky.ok()) return cholesky.status();
   const double jitter = cholesky->jitter();
+  Eigen::VectorXd diagonal_noise = noise_variances.array() + jitter;
   GaussianProcess process(std::move(kernel), noise_variance, jitter, std::move(points),
-                          std::move(values), std::move(cholesky->lower()));
+                          std::move(values), std::move(diagonal_noise),
+                          std::move(cholesky->lower()));
   return process;
 }
 
 GaussianProcess::GaussianProcess(MaternKernel kernel, double noise_variance, double jitter,
                                  Eigen::MatrixXd points, Eigen::VectorXd values,
-                                 Eigen::MatrixXd lower)
+                                 Eigen::VectorXd diagonal_noise, Eigen::MatrixXd lower)
     : kernel_(std::move(kernel)),
       noise_variance_(noise_variance),
       jitter_(jitter),
       points_(std::move(points)),
       values_(std::move(values)),
-      diagonal_noise_(Eigen::VectorXd::Constant(values_.size(), noise_variance + jitter)),
+      diagonal_noise_(std::move(diagonal_noise)),
       lower_(std::move(lower)) {
   UpdateWeights();
 }

@@ -21,6 +21,13 @@ class GaussianProcess {
   // jitter (see JitteredCholesky).
   static absl::StatusOr<GaussianProcess> Create(MaternKernel kernel, double noise_variance,
                                                 Eigen::MatrixXd points, Eigen::VectorXd values);
+  // With a noise variance per observation (`noise_variances`, one per
+  // column of `points`): observations that stand for several trials
+  // (HistoryFolder) are less noisy than one. `noise_variance` is the noise
+  // of one new observation (noise_variance()).
+  static absl::StatusOr<GaussianProcess> Create(MaternKernel kernel, double noise_variance,
+                                                const Eigen::VectorXd& noise_variances,
+                                                Eigen::MatrixXd points, Eigen::VectorXd values);
 
   int size() const { return static_cast<int>(points_.cols()); }
   const MaternKernel& kernel() const { return kernel_; }
@@ -47,7 +54,7 @@ class GaussianProcess {
 
  private:
   GaussianProcess(MaternKernel kernel, double noise_variance, double jitter, Eigen::MatrixXd points,
-                  Eigen::VectorXd values, Eigen::MatrixXd lower);
+                  Eigen::VectorXd values, Eigen::VectorXd diagonal_noise, Eigen::MatrixXd lower);
   void UpdateWeights();
 
   MaternKernel kernel_;

@@ -6,6 +6,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -406,9 +407,11 @@ TEST(GpBanditDesignerTest, HandlesFiveThousandTrialsOfHistory) {
   EXPECT_EQ(next.fallback_reason, "");
 }
 
-TEST(GpBanditDesignerTest, PastItsCapacityModelsTheNeighbourhoodOfItsBestPoint) {
+TEST(GpBanditDesignerTest, PastItsCapacityFindsTheBestOfANoisyHistory) {
   // 400 noisy trials of a bowl whose minimum is at (0.7, 0.3), for a model
-  // of 60: the suggestion still lands by the minimum, from the model.
+  // of 60: the suggestion still lands by the minimum, from the model, with
+  // the best, latest and spread trials, with the neighbourhood of the best
+  // point, and with every other trial folded into the model.
   const SearchSpace space = UnitSquare(2);
   RandomSearchDesigner random(space);
   DesignerHistory history;
@@ -419,16 +422,39 @@ TEST(GpBanditDesignerTest, PastItsCapacityModelsTheNeighbourhoodOfItsBestPoint) 
     const double y = p[1].double_value() - 0.3;
     return x * x + y * y + noise(noise_rng);
   });
-  for (double share : {0.0, 0.5}) {
+  for (const auto& [share, fold] :
+       {std::pair{0.0, false}, std::pair{0.5, false}, std::pair{0.0, true}}) {
     GpBanditDesigner::Options options;
     options.max_model_points = 60;
     options.neighbourhood_share = share;
+    options.fold_history = fold;
     GpBanditDesigner designer(space, v1::MetricSpec::MINIMIZE, 1, options);
     const Suggestions next = MustSuggest(designer, history, 1);
     ASSERT_EQ(next.points.size(), 1u);
     EXPECT_EQ(next.fallback_reason, "");
-    EXPECT_NEAR(next.points[0][0].double_value(), 0.7, 0.1) << share;
-    EXPECT_NEAR(next.points[0][1].double_value(), 0.3, 0.1) << share;
+    EXPECT_NEAR(next.points[0][0].double_value(), 0.7, 0.1) << share << " " << fold;
+    EXPECT_NEAR(next.points[0][1].double_value(), 0.3, 0.1) << share << " " << fold;
+  }
+}
+
+TEST(GpBanditDesignerTest, FoldingChangesNothingWhileTheModelHoldsEveryTrial) {
+  const SearchSpace space = UnitSquare(2);
+  RandomSearchDesigner random(space);
+  DesignerHistory history;
+  Complete(history, MustSuggest(random, {}, 30).points, [](const ParameterAssignment& p) {
+    return std::sin(5 * p[0].double_value()) + p[1].double_value();
+  });
+  GpBanditDesigner::Options folding;
+  folding.fold_history = true;
+  GpBanditDesigner plain(space, v1::MetricSpec::MINIMIZE, 3);
+  GpBanditDesigner folded(space, v1::MetricSpec::MINIMIZE, 3, folding);
+  const Suggestions a = MustSuggest(plain, history, 2);
+  const Suggestions b = MustSuggest(folded, history, 2);
+  ASSERT_EQ(a.points.size(), 2u);
+  ASSERT_EQ(b.points.size(), 2u);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(a.points[i][0].double_value(), b.points[i][0].double_value());
+    EXPECT_EQ(a.points[i][1].double_value(), b.points[i][1].double_value());
   }
 }
 

@@ -133,5 +133,52 @@ TEST(GaussianProcessTest, DuplicatePointsWithoutNoiseFactorWithJitter) {
   EXPECT_NEAR(mean[0], 1.0, 1e-3);
 }
 
+TEST(GaussianProcessTest, AnObservationWithAShareOfTheNoiseIsTheMeanOfThatManyRepeats) {
+  // m repeats at one point with noise s each tell the posterior exactly what
+  // one observation of their mean with noise s / m does.
+  const double noise = 0.2;
+  Eigen::MatrixXd repeated(2, 7);
+  Eigen::VectorXd repeated_values(7);
+  repeated.leftCols(4) = Points().leftCols(4);
+  repeated_values.head(4) = Values().head(4);
+  for (int i = 4; i < 7; ++i) repeated.col(i) = Points().col(4);
+  repeated_values.tail(3) << -0.1, -0.6, 0.1;
+  absl::StatusOr<GaussianProcess> each =
+      GaussianProcess::Create(Kernel2d(), noise, repeated, repeated_values);
+  ASSERT_TRUE(each.ok()) << each.status();
+
+  Eigen::VectorXd values = Values();
+  values[4] = repeated_values.tail(3).mean();
+  Eigen::VectorXd noises = Eigen::VectorXd::Constant(5, noise);
+  noises[4] = noise / 3;
+  absl::StatusOr<GaussianProcess> folded =
+      GaussianProcess::Create(Kernel2d(), noise, noises, Points(), values);
+  ASSERT_TRUE(folded.ok()) << folded.status();
+  EXPECT_EQ(folded->noise_variance(), noise);
+
+  Eigen::MatrixXd queries(2, 3);
+  queries << 0.5, 0.9, 0.0,  //
+      0.5, 0.85, 1.0;
+  Eigen::VectorXd mean_each, variance_each, mean_folded, variance_folded;
+  each->Predict(queries, &mean_each, &variance_each);
+  folded->Predict(queries, &mean_folded, &variance_folded);
+  EXPECT_TRUE(mean_folded.isApprox(mean_each, 1e-9)) << mean_folded.transpose();
+  EXPECT_TRUE(variance_folded.isApprox(variance_each, 1e-9)) << variance_folded.transpose();
+}
+
+TEST(GaussianProcessTest, ANoisePerObservationOfOneValueIsTheSharedNoise) {
+  absl::StatusOr<GaussianProcess> shared =
+      GaussianProcess::Create(Kernel2d(), 0.05, Points(), Values());
+  absl::StatusOr<GaussianProcess> each = GaussianProcess::Create(
+      Kernel2d(), 0.05, Eigen::VectorXd::Constant(5, 0.05), Points(), Values());
+  ASSERT_TRUE(shared.ok() && each.ok());
+  Eigen::VectorXd mean_shared, variance_shared, mean_each, variance_each;
+  shared->Predict(Points(), &mean_shared, &variance_shared);
+  each->Predict(Points(), &mean_each, &variance_each);
+  EXPECT_EQ(mean_shared, mean_each);
+  EXPECT_EQ(variance_shared, variance_each);
+  EXPECT_EQ(shared->MeanAtObservations(), each->MeanAtObservations());
+}
+
 }  // namespace
 }  // namespace vernier::suggest
