@@ -16,7 +16,7 @@
 // value of the whole pool. bench/early_stopping/replay.py runs the same
 // curves through a live server; this is the quick look at the policies.
 //
-//   early_stopping_bench --latency [--running=1000] [--decisions=5000]
+//   early_stopping_bench --latency [--running=1000] [--decisions=5000] [--stopped=0]
 // times each policy's decisions on a report with that many trials running
 // beside 200 finished ones, and prints the median and the 99th percentile
 // of the CPU time each took (the thread's own, so that other work on a
@@ -39,6 +39,7 @@
 #include <random>
 #include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -389,30 +390,35 @@ double ThreadCpuMicros() {
 int RunLatency(int argc, char** argv) {
   int running = 1000;
   int decisions = 5000;
-  for (const auto& [name, value] :
-       {std::pair{"running", &running}, std::pair{"decisions", &decisions}}) {
+  int stopped_trials = 0;
+  for (const auto& [name, value, least] :
+       {std::tuple{"running", &running, 1}, std::tuple{"decisions", &decisions, 1},
+        std::tuple{"stopped", &stopped_trials, 0}}) {
     const std::optional<std::string> text = Flag(argc, argv, name);
-    if (text.has_value() && (!absl::SimpleAtoi(*text, value) || *value < 1)) {
-      std::fprintf(stderr, "--%s: \"%s\" is not a positive count\n", name, text->c_str());
+    if (text.has_value() && (!absl::SimpleAtoi(*text, value) || *value < least)) {
+      std::fprintf(stderr, "--%s: \"%s\" is not a %s count\n", name, text->c_str(),
+                   least > 0 ? "positive" : "non-negative");
       return 2;
     }
   }
   constexpr int kFinished = 200;
-  const std::vector<SyntheticTrial> trials =
-      MakeStudy(PowerLaw, 1, kDefaultNoise, kFinished + running);
+  const int ended = kFinished + stopped_trials;
+  const std::vector<SyntheticTrial> trials = MakeStudy(PowerLaw, 1, kDefaultNoise, ended + running);
   std::mt19937_64 rng(7);
   std::uniform_int_distribution<int> length(1, kSteps - 1);
   std::vector<suggest::LearningCurve> curves;
-  for (int i = 0; i < kFinished + running; ++i) {
+  for (int i = 0; i < ended + running; ++i) {
+    // 200 finished, then the stopped ones (completed before the horizon),
+    // then the running ones.
     const bool finished = i < kFinished;
-    suggest::LearningCurve curve{.trial_id = i + 1, .points = {}, .completed = finished};
+    suggest::LearningCurve curve{.trial_id = i + 1, .points = {}, .completed = i < ended};
     const int steps = finished ? kSteps : length(rng);
     for (int step = 1; step <= steps; ++step) {
       curve.points.push_back({step, trials[i].noisy[step - 1]});
     }
     curves.push_back(std::move(curve));
   }
-  std::uniform_int_distribution<int> pick(kFinished, kFinished + running - 1);
+  std::uniform_int_distribution<int> pick(ended, ended + running - 1);
   std::printf("%-26s %8s %9s %9s %9s %8s\n", "method", "running", "p50 cpu us", "p99 cpu us",
               "max us", "stopped");
   for (const Method& method : Methods()) {

@@ -17,6 +17,28 @@ double LearningCurvePolicy::StopBar(int64_t step, int64_t horizon) const {
          static_cast<double>(horizon);
 }
 
+bool LearningCurvePolicy::IsGuarded(const LearningCurve& trial, int64_t step, int64_t horizon,
+                                    std::span<const LearningCurve> others) const {
+  if (!(options_.guard_fraction > 0) ||
+      static_cast<double>(step) > options_.guard_fraction * static_cast<double>(horizon)) {
+    return false;
+  }
+  const double best = *BestValueUpTo(trial, step, options_.goal);
+  const std::optional<double> earlier =
+      BestValueUpTo(trial, step - std::max<int64_t>(1, step / 2), options_.goal);
+  if (earlier.has_value() && !IsBetterValue(best, *earlier, options_.goal)) return false;
+  int reached = 0;
+  int ahead = 0;
+  for (const LearningCurve& other : others) {
+    if (other.trial_id == trial.trial_id) continue;
+    const std::optional<int64_t> last = LastStep(other);
+    if (!last.has_value() || *last < step) continue;
+    ++reached;
+    if (IsBetterValue(*BestValueUpTo(other, step, options_.goal), best, options_.goal)) ++ahead;
+  }
+  return reached > 0 && ahead < options_.guard_quantile * reached;
+}
+
 StoppingDecision LearningCurvePolicy::Decide(const LearningCurve& trial,
                                              std::span<const LearningCurve> others) const {
   const std::optional<int64_t> step = LastStep(trial);
@@ -53,8 +75,30 @@ StoppingDecision LearningCurvePolicy::Decide(const LearningCurve& trial,
                                       "best so far",
                                       best, *step)};
   }
+  if (IsGuarded(trial, *step, horizon, others)) {
+    return {.should_stop = false,
+            .reason = absl::StrFormat(
+                "learning curve: best value %g by step %d, still improving and within the best "
+                "%.0f%% of the trials at this step; none is stopped before step %g while so",
+                best, *step, 100 * options_.guard_quantile,
+                options_.guard_fraction * static_cast<double>(horizon))};
+  }
   NeighbourCurveModel model(options_.goal);
   model.Fit(finished, horizon);
+  // The trials stopped before the horizon that ran past this step, the
+  // latest kMaxStoppedNeighbours of them (a decision's cost stays bounded in
+  // a study of thousands).
+  std::vector<const LearningCurve*> stopped;
+  for (const auto& [curve, last] : completed) {
+    if (last < horizon && last > *step) stopped.push_back(curve);
+  }
+  if (static_cast<int>(stopped.size()) > kMaxStoppedNeighbours) {
+    std::nth_element(
+        stopped.begin(), stopped.begin() + kMaxStoppedNeighbours, stopped.end(),
+        [](const LearningCurve* a, const LearningCurve* b) { return a->trial_id > b->trial_id; });
+    stopped.resize(kMaxStoppedNeighbours);
+  }
+  model.SetStopped(stopped);
   const std::optional<FinalValuePrediction> prediction = model.Predict(trial);
   if (!prediction.has_value()) return {};
   // Ending within one report's noise of the best is a tie, not a win.

@@ -24,6 +24,13 @@ struct LearningCurvePolicyOptions {
   // this at the halfway step. The bar is proportional to the steps a stop
   // saves: twice this at the first step, none at the horizon.
   double stop_probability = 0.05;
+  // Early on, the model is not trusted to stop a promising trial: up to
+  // this fraction of the horizon, a trial still improving (its best so far
+  // better than at half its steps) and ranked within the best
+  // `guard_quantile` of the trials that reached its step (by their best
+  // values up to it) is not stopped. 0 turns the guard off.
+  double guard_fraction = 0.25;
+  double guard_quantile = 0.6;
 };
 
 // Stops a trial when a learning-curve model (NeighbourCurveModel, fitted on
@@ -36,9 +43,18 @@ struct LearningCurvePolicyOptions {
 // cost, and hardly at all near the horizon, where it saves little
 // (StopBar). A trial whose best
 // so far is already the best is never stopped, nor one the model cannot
-// predict yet (a too short curve).
+// predict yet (a too short curve), nor, in the first quarter of the
+// horizon, one still improving and within the best 60% of the trials at
+// its step (IsGuarded): a few finished trials are all the model has then,
+// and a slow starter that ends first is often a lucky one among many
+// look-alikes that no model can tell apart by then. The trials stopped
+// before the horizon are the model's neighbours too
+// (NeighbourCurveModel::SetStopped), not only the survivors.
 class LearningCurvePolicy : public EarlyStoppingPolicy {
  public:
+  // The stopped trials the model takes as neighbours, at most (the latest).
+  static constexpr int kMaxStoppedNeighbours = 250;
+
   explicit LearningCurvePolicy(LearningCurvePolicyOptions options) : options_(options) {}
 
   StoppingDecision Decide(const LearningCurve& trial,
@@ -47,6 +63,9 @@ class LearningCurvePolicy : public EarlyStoppingPolicy {
   // The chance of a win under which a trial at `step` stops:
   // 2 * stop_probability * (horizon - step) / horizon.
   double StopBar(int64_t step, int64_t horizon) const;
+  // Whether the early guard keeps `trial` (at `step` of `horizon`) running.
+  bool IsGuarded(const LearningCurve& trial, int64_t step, int64_t horizon,
+                 std::span<const LearningCurve> others) const;
 
  private:
   LearningCurvePolicyOptions options_;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <utility>
 
 #include "absl/strings/str_format.h"
 
@@ -92,6 +94,45 @@ void NeighbourCurveModel::Fit(std::span<const LearningCurve* const> finished, in
   noise_ = noises.empty() ? 0 : Median(noises);
 }
 
+void NeighbourCurveModel::SetStopped(std::span<const LearningCurve* const> stopped) {
+  stopped_.clear();
+  if (finished_.empty()) return;
+  // The finished curves' features at each stopped curve's last step, once
+  // per distinct step.
+  std::map<int64_t, std::pair<std::vector<Neighbour>, double>> pools;
+  for (const LearningCurve* curve : stopped) {
+    Curve prepared = Prepare(*curve);
+    if (prepared.steps.empty()) continue;
+    const int64_t last = prepared.steps.back();
+    if (last >= horizon_) continue;
+    prepared.final_best = prepared.running_best.back();
+    const std::optional<Features> at_last = FeaturesAt(prepared, last);
+    if (!at_last.has_value()) continue;
+    auto [pool, inserted] = pools.try_emplace(last);
+    if (inserted) {
+      std::vector<double> bests;
+      for (const Curve& done : finished_) {
+        const std::optional<Features> features = FeaturesAt(done, last);
+        if (!features.has_value()) continue;
+        pool->second.first.push_back(
+            {*features, std::max(0.0, features->best - done.final_best), 0});
+        bests.push_back(features->best);
+      }
+      pool->second.second =
+          bests.empty()
+              ? 0
+              : std::max({RobustSpread(bests), noise_, 1e-12 * (1 + std::abs(Median(bests)))});
+    }
+    std::vector<Neighbour>& neighbours = pool->second.first;
+    if (neighbours.empty()) continue;
+    const std::vector<double> future =
+        Improvements(*at_last, last, neighbours,
+                     NeighbourCount(static_cast<int>(neighbours.size())), pool->second.second,
+                     /*extrapolate=*/false);
+    stopped_.push_back({std::move(prepared), *std::max_element(future.begin(), future.end())});
+  }
+}
+
 int NeighbourCurveModel::NeighbourCount(int finished) {
   return std::min(
       finished, std::clamp(static_cast<int>(std::lround(std::sqrt(static_cast<double>(finished)))),
@@ -102,8 +143,9 @@ std::vector<double> NeighbourCurveModel::Improvements(const Features& trial, int
                                                       std::vector<Neighbour>& pool, int k,
                                                       double scale, bool extrapolate) const {
   for (Neighbour& neighbour : pool) {
-    neighbour.distance = std::hypot((trial.best - neighbour.features.best) / scale,
-                                    (trial.progress - neighbour.features.progress) / scale);
+    const double best = (trial.best - neighbour.features.best) / scale;
+    const double progress = (trial.progress - neighbour.features.progress) / scale;
+    neighbour.distance = best * best + progress * progress;
   }
   k = std::min<int>(k, static_cast<int>(pool.size()));
   std::partial_sort(pool.begin(), pool.begin() + k, pool.end(),
@@ -153,6 +195,16 @@ std::optional<FinalValuePrediction> NeighbourCurveModel::Predict(
     bests.push_back(features->best);
   }
   if (neighbours.empty()) return std::nullopt;
+  // Stopped trials that ran past the step: what they improved until their
+  // stop, and what their finished look-alikes foretell after it.
+  for (const Stopped& other : stopped_) {
+    if (other.curve.steps.back() <= step) continue;
+    const std::optional<Features> features = FeaturesAt(other.curve, step);
+    if (!features.has_value()) continue;
+    neighbours.push_back(
+        {*features, std::max(0.0, features->best - other.curve.final_best) + other.after, 0});
+    bests.push_back(features->best);
+  }
   const double scale =
       std::max({RobustSpread(bests), noise_, 1e-12 * (1 + std::abs(Median(bests)))});
   const int k = NeighbourCount(static_cast<int>(neighbours.size()));

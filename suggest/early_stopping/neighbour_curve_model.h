@@ -34,6 +34,13 @@ namespace vernier::suggest {
 // the method foretold the finished curves nearest the trial, each from the
 // others at the same step: noisy or erratic curves (an SGD that jumps, a
 // late bloomer) widen it, regular ones narrow it.
+//
+// The finished curves are survivors: the trials that looked good early.
+// Trials stopped before the horizon (SetStopped) join them as neighbours
+// where they ran past the step, each with what it improved up to its stop
+// plus the most that its own nearest finished curves (at its last step)
+// improved after that: censored observations, read optimistically, so that
+// a trial unlike every survivor is judged by curves like it too.
 class NeighbourCurveModel : public LearningCurveModel {
  public:
   static constexpr int kMinNeighbours = 3;
@@ -50,6 +57,9 @@ class NeighbourCurveModel : public LearningCurveModel {
   explicit NeighbourCurveModel(v1::MetricSpec::Goal goal) : goal_(goal) {}
 
   void Fit(std::span<const LearningCurve* const> finished, int64_t horizon) override;
+  // The curves of trials stopped before the horizon, after Fit: each that
+  // ran past a prediction's step is a neighbour there (see above).
+  void SetStopped(std::span<const LearningCurve* const> stopped);
   std::optional<FinalValuePrediction> Predict(const LearningCurve& partial) const override;
 
   // The standard deviation of one report's noise seen in the last Fit.
@@ -78,6 +88,7 @@ class NeighbourCurveModel : public LearningCurveModel {
     Features features;
     // How much its best value fell after the step.
     double improvement = 0;
+    // The squared distance to the trial (only its order is used).
     double distance = 0;
   };
 
@@ -98,6 +109,13 @@ class NeighbourCurveModel : public LearningCurveModel {
   v1::MetricSpec::Goal goal_;
   int64_t horizon_ = 0;
   std::vector<Curve> finished_;
+  // A stopped curve, with the improvement its nearest finished curves
+  // foretell after its last step.
+  struct Stopped {
+    Curve curve;
+    double after = 0;
+  };
+  std::vector<Stopped> stopped_;
   double noise_ = 0;
 };
 

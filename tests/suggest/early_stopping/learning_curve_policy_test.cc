@@ -124,5 +124,44 @@ TEST(LearningCurvePolicyTest, IgnoresAnEntryOfTheTrialItself) {
   EXPECT_EQ(Policy().Decide(trial, others).reason, alone.reason);
 }
 
+// FiveFinished, and five trials stopped at step 10 below all of them.
+std::vector<LearningCurve> FiveFinishedFiveStopped() {
+  std::vector<LearningCurve> curves = FiveFinished();
+  for (int i = 0; i < 5; ++i)
+    curves.push_back(FromFunction(20 + i, Rise(0.52 + 0.01 * i, 0.2), 10, true));
+  return curves;
+}
+
+TEST(LearningCurvePolicyTest, EarlyOnKeepsATrialStillImprovingAheadOfMostOthers) {
+  // At step 8 of 50 (under a quarter), still rising, and ahead of the five
+  // stopped trials: 5 of the 10 others are ahead of it, under 60%.
+  const LearningCurve trial = FromFunction(9, Rise(0.6, 0.2), 8, false);
+  const StoppingDecision kept = Policy().Decide(trial, FiveFinishedFiveStopped());
+  EXPECT_FALSE(kept.should_stop);
+  EXPECT_THAT(kept.reason, HasSubstr("still improving and within the best 60% of the trials at "
+                                     "this step; none is stopped before step 12.5 while so"));
+  // Without the guard the model stops it: it cannot catch the best.
+  LearningCurvePolicyOptions unguarded{.goal = v1::MetricSpec::MAXIMIZE, .min_trials = 3};
+  unguarded.guard_fraction = 0;
+  EXPECT_TRUE(LearningCurvePolicy(unguarded).Decide(trial, FiveFinishedFiveStopped()).should_stop);
+}
+
+TEST(LearningCurvePolicyTest, TheEarlyGuardKeepsNeitherALaggardNorAFlatTrialNorALateOne) {
+  // Behind every other trial at its step (the finished ones only).
+  EXPECT_TRUE(
+      Policy().Decide(FromFunction(9, Rise(0.6, 0.2), 8, false), FiveFinished()).should_stop);
+  // Ahead of the stopped ones, but no better than at half its steps.
+  const StoppingDecision flat = Policy().Decide(
+      FromFunction(
+          9, [](int step) { return step <= 4 ? 0.58 - 0.01 * (4 - step) : 0.575; }, 8, false),
+      FiveFinishedFiveStopped());
+  EXPECT_THAT(flat.reason, ::testing::Not(HasSubstr("still improving")));
+  // Past a quarter of the horizon (step 15 of 50) the model alone decides.
+  const StoppingDecision late =
+      Policy().Decide(FromFunction(9, Rise(0.6, 0.2), 15, false), FiveFinishedFiveStopped());
+  EXPECT_THAT(late.reason, ::testing::Not(HasSubstr("still improving")));
+  EXPECT_TRUE(late.should_stop);
+}
+
 }  // namespace
 }  // namespace vernier::suggest

@@ -1,5 +1,6 @@
 #include "suggest/early_stopping/neighbour_curve_model.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <optional>
@@ -137,6 +138,43 @@ TEST(NeighbourCurveModelTest, PointOrderAndRepeatedStepsDoNotMatter) {
   ASSERT_TRUE(a.has_value() && b.has_value());
   EXPECT_EQ(a->means, b->means);
   EXPECT_EQ(a->stddev, b->stddev);
+}
+
+TEST(NeighbourCurveModelTest, StoppedTrialsAreNeighboursWithWhatTheyImprovedAndWhatFollowsIt) {
+  // Every curve falls along one path. The finished ones (a little above
+  // it) flattened at step 15; five trials stopped at step 30 were still
+  // on the path then. Judged by the finished curves alone, a running trial
+  // on the path at step 10 falls until step 15; with the stopped ones as
+  // neighbours, at least until step 30.
+  const std::function<double(int)> path = Decay(0.2, 0.05);
+  const auto until = [&path](int last, double offset) {
+    return [&path, last, offset](int step) { return path(std::min(step, last)) + offset; };
+  };
+  std::vector<LearningCurve> finished;
+  for (int i = 0; i < 6; ++i)
+    finished.push_back(FromFunction(i + 1, until(15, 0.01 * (i + 1)), 60, true));
+  std::vector<LearningCurve> stopped;
+  for (int i = 0; i < 5; ++i)
+    stopped.push_back(FromFunction(10 + i, until(60, 0.001 * i), 30, true));
+  const LearningCurve running = FromFunction(20, until(60, 0), 10, false);
+  NeighbourCurveModel model(v1::MetricSpec::MINIMIZE);
+  model.Fit(Pointers(finished), 60);
+  const std::optional<FinalValuePrediction> alone = model.Predict(running);
+  ASSERT_TRUE(alone.has_value());
+  for (double mean : alone->means) EXPECT_GT(mean, path(15) - 0.01);
+  model.SetStopped(Pointers(stopped));
+  const std::optional<FinalValuePrediction> with_stopped = model.Predict(running);
+  ASSERT_TRUE(with_stopped.has_value());
+  for (double mean : with_stopped->means) EXPECT_LT(mean, path(30) + 0.005);
+
+  // Stopped trials that did not run past the step tell nothing there.
+  std::vector<LearningCurve> stopped_before;
+  for (int i = 0; i < 5; ++i)
+    stopped_before.push_back(FromFunction(10 + i, until(60, 0.001 * i), 10, true));
+  model.SetStopped(Pointers(stopped_before));
+  const std::optional<FinalValuePrediction> unchanged = model.Predict(running);
+  ASSERT_TRUE(unchanged.has_value());
+  EXPECT_EQ(unchanged->means, alone->means);
 }
 
 }  // namespace
