@@ -210,6 +210,8 @@ std::vector<Method> Methods(int steps = kSteps) {
       {"vernier HYPERBAND", "policy: HYPERBAND max_step: 100"},
       {"vernier LEARNING_CURVE", "policy: LEARNING_CURVE"},
       {"vernier LEARNING_CURVE m10", "policy: LEARNING_CURVE min_trials: 10"},
+      {"vernier LEARNING_CURVE s30", "policy: LEARNING_CURVE start_step: 30"},
+      {"vernier LEARNING_CURVE s50", "policy: LEARNING_CURVE start_step: 50"},
   };
   std::vector<Method> methods;
   methods.push_back({"none", nullptr});
