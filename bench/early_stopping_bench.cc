@@ -207,6 +207,7 @@ std::vector<Method> Methods(int steps = kSteps) {
       {"vernier ASHA g5", "policy: ASHA grace_period: 5 max_step: 100"},
       {"vernier ASHA g5 rf3", "policy: ASHA grace_period: 5 max_step: 100 reduction_factor: 3"},
       {"vernier ASHA g10", "policy: ASHA grace_period: 10 max_step: 100"},
+      {"vernier ASHA g25", "policy: ASHA grace_period: 25 max_step: 100"},
       {"vernier HYPERBAND", "policy: HYPERBAND max_step: 100"},
       {"vernier LEARNING_CURVE", "policy: LEARNING_CURVE"},
       {"vernier LEARNING_CURVE m10", "policy: LEARNING_CURVE min_trials: 10"},
