@@ -111,17 +111,8 @@ void NeighbourCurveModel::SetStopped(std::span<const LearningCurve* const> stopp
     auto [pool, inserted] = pools.try_emplace(last);
     if (inserted) {
       std::vector<double> bests;
-      for (const Curve& done : finished_) {
-        const std::optional<Features> features = FeaturesAt(done, last);
-        if (!features.has_value()) continue;
-        pool->second.first.push_back(
-            {*features, std::max(0.0, features->best - done.final_best), 0});
-        bests.push_back(features->best);
-      }
-      pool->second.second =
-          bests.empty()
-              ? 0
-              : std::max({RobustSpread(bests), noise_, 1e-12 * (1 + std::abs(Median(bests)))});
+      pool->second.first = FinishedAt(last, bests);
+      pool->second.second = bests.empty() ? 0 : Scale(bests);
     }
     std::vector<Neighbour>& neighbours = pool->second.first;
     if (neighbours.empty()) continue;
@@ -131,6 +122,22 @@ void NeighbourCurveModel::SetStopped(std::span<const LearningCurve* const> stopp
                      /*extrapolate=*/false);
     stopped_.push_back({std::move(prepared), *std::max_element(future.begin(), future.end())});
   }
+}
+
+std::vector<NeighbourCurveModel::Neighbour> NeighbourCurveModel::FinishedAt(
+    int64_t step, std::vector<double>& bests) const {
+  std::vector<Neighbour> neighbours;
+  for (const Curve& other : finished_) {
+    const std::optional<Features> features = FeaturesAt(other, step);
+    if (!features.has_value()) continue;
+    neighbours.push_back({*features, std::max(0.0, features->best - other.final_best), 0});
+    bests.push_back(features->best);
+  }
+  return neighbours;
+}
+
+double NeighbourCurveModel::Scale(const std::vector<double>& bests) const {
+  return std::max({RobustSpread(bests), noise_, 1e-12 * (1 + std::abs(Median(bests)))});
 }
 
 int NeighbourCurveModel::NeighbourCount(int finished) {
@@ -186,14 +193,8 @@ std::optional<FinalValuePrediction> NeighbourCurveModel::Predict(
   const std::optional<Features> trial = FeaturesAt(curve, step);
   if (!trial.has_value()) return std::nullopt;
 
-  std::vector<Neighbour> neighbours;
   std::vector<double> bests;
-  for (const Curve& other : finished_) {
-    const std::optional<Features> features = FeaturesAt(other, step);
-    if (!features.has_value()) continue;
-    neighbours.push_back({*features, std::max(0.0, features->best - other.final_best), 0});
-    bests.push_back(features->best);
-  }
+  std::vector<Neighbour> neighbours = FinishedAt(step, bests);
   if (neighbours.empty()) return std::nullopt;
   // Stopped trials that ran past the step: what they improved until their
   // stop, and what their finished look-alikes foretell after it.
@@ -205,8 +206,7 @@ std::optional<FinalValuePrediction> NeighbourCurveModel::Predict(
         {*features, std::max(0.0, features->best - other.curve.final_best) + other.after, 0});
     bests.push_back(features->best);
   }
-  const double scale =
-      std::max({RobustSpread(bests), noise_, 1e-12 * (1 + std::abs(Median(bests)))});
+  const double scale = Scale(bests);
   const int k = NeighbourCount(static_cast<int>(neighbours.size()));
   const std::vector<double> improvements = Improvements(*trial, step, neighbours, k, scale, true);
 

@@ -105,6 +105,13 @@ class NeighbourCurveModel : public LearningCurveModel {
   // The mean of the values at steps in (from, to] and their count.
   static std::pair<double, int> WindowMean(const Curve& curve, int64_t from, int64_t to);
   std::optional<Features> FeaturesAt(const Curve& curve, int64_t step) const;
+  // The finished curves at `step` as neighbours (each with how much its
+  // best value fell after it), their best values up to it appended to
+  // `bests`.
+  std::vector<Neighbour> FinishedAt(int64_t step, std::vector<double>& bests) const;
+  // The unit of both features: the robust spread of `bests` (not empty), at
+  // least the noise.
+  double Scale(const std::vector<double>& bests) const;
 
   v1::MetricSpec::Goal goal_;
   int64_t horizon_ = 0;
