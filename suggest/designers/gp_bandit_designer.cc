@@ -151,14 +151,16 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
 
   const MaternKernel kernel(encoder_.categorical(), theta->head(d).array().exp(),
                             std::exp((*theta)[d]));
-  absl::StatusOr<GaussianProcess> model = GaussianProcess::Create(
-      kernel, GpLogPosterior::NoiseVariance(*theta), model_points, model_values);
-  if (!model.ok()) return model.status();
-  if (static_cast<int>(model_indices.size()) < points.cols() && options_.neighbourhood_share > 0) {
+  const double noise = GpLogPosterior::NoiseVariance(*theta);
+  const bool capped = static_cast<int>(model_indices.size()) < points.cols();
+  if (capped && options_.neighbourhood_share > 0) {
     // A history longer than the model: the model is made again around the
-    // point it believes best, with every trial nearest it.
+    // point a first model believes best, with every trial nearest it.
+    absl::StatusOr<GaussianProcess> first =
+        GaussianProcess::Create(kernel, noise, model_points, model_values);
+    if (!first.ok()) return first.status();
     Eigen::Index centre = 0;
-    model->MeanAtObservations().maxCoeff(&centre);
+    first->MeanAtObservations().maxCoeff(&centre);
     TrainingSetSelector::Neighbourhood neighbourhood;
     neighbourhood.share = options_.neighbourhood_share;
     neighbourhood.squared_distances.resize(points.cols());
@@ -170,24 +172,22 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
     model_indices = selector.Select(points, values, options_.max_model_points, &neighbourhood);
     model_points = Columns(points, model_indices);
     model_values = Entries(values, model_indices);
-    model = GaussianProcess::Create(kernel, GpLogPosterior::NoiseVariance(*theta), model_points,
-                                    model_values);
-    if (!model.ok()) return model.status();
   }
-  if (static_cast<int>(model_indices.size()) < points.cols() && options_.fold_history) {
+  Eigen::VectorXd noise_variances = Eigen::VectorXd::Constant(model_values.size(), noise);
+  if (capped && options_.fold_history) {
     // The trials the model leaves out still count: each is folded into the
     // model point nearest it, whose value becomes their precision-weighted
     // mean and whose noise shrinks with them.
-    const double noise = GpLogPosterior::NoiseVariance(*theta);
     HistoryFolder::Folded folded =
         HistoryFolder().Fold(kernel, noise, points, values, model_indices);
     if (folded.folded > 0) {
       model_values = std::move(folded.values);
-      model = GaussianProcess::Create(kernel, noise, folded.noise_variances, model_points,
-                                      model_values);
-      if (!model.ok()) return model.status();
+      noise_variances = std::move(folded.noise_variances);
     }
   }
+  absl::StatusOr<GaussianProcess> model =
+      GaussianProcess::Create(kernel, noise, noise_variances, model_points, model_values);
+  if (!model.ok()) return model.status();
   std::vector<int> by_value(model_values.size());
   std::iota(by_value.begin(), by_value.end(), 0);
   std::stable_sort(by_value.begin(), by_value.end(),
