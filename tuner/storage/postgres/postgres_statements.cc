@@ -127,6 +127,10 @@ constexpr std::pair<const char*, const char*> kStatements[] = {
     // statement's snapshot, or twice in the input) would leave a gap in the
     // ordinals: the caller then rolls the transaction back. No join of two
     // of its lists pairs every row with every other (they have no index).
+    // `checked` is MATERIALIZED so that the duplicate check runs once per
+    // measurement (inlined, it ran again for each of the four reads of
+    // `chosen`), and its `sequence_number > 0` lets it look the number up in
+    // the partial unique index instead of scanning the trial's measurements.
     {"append_measurement_runs",
      "WITH input AS ("
      " SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bytea[])"
@@ -137,14 +141,15 @@ constexpr std::pair<const char*, const char*> kStatements[] = {
      " FROM (SELECT DISTINCT study_name, trial_id FROM input) AS wanted JOIN trials"
      " ON trials.study_name = wanted.study_name AND trials.id = wanted.trial_id"
      " ORDER BY trials.study_name, trials.id FOR NO KEY UPDATE OF trials), "
-     "checked AS ("
+     "checked AS MATERIALIZED ("
      " SELECT input.*, trial.body AS trial_body, trial.measurement_count,"
      " trial.latest_measurement, trial.state,"
      " (cardinality($6::integer[]) = 0 OR trial.state = ANY($6::integer[]))"
      " AND (input.sequence_number <= 0 OR NOT EXISTS (SELECT 1 FROM measurements"
      "  WHERE measurements.study_name = input.study_name"
      "  AND measurements.trial_id = input.trial_id"
-     "  AND measurements.sequence_number = input.sequence_number)) AS chosen"
+     "  AND measurements.sequence_number = input.sequence_number"
+     "  AND measurements.sequence_number > 0)) AS chosen"
      " FROM input JOIN trial ON trial.study_name = input.study_name AND trial.id = input.trial_id), "
      "numbered AS ("
      " SELECT checked.*, CASE WHEN chosen THEN measurement_count + count(*) FILTER (WHERE chosen)"
