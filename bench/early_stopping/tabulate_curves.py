@@ -297,8 +297,8 @@ def mlp_cancer_curve(config, index):
     for _ in range(STEPS):
         model.partial_fit(train_x, train_y, classes=np.arange(2))
         value = float(log_loss(valid_y, model.predict_proba(valid_x), labels=[0, 1]))
-        curve.append(value if math.isfinite(value) else CAP)
-    return [min(value, CAP) for value in curve]
+        curve.append(min(value, CAP) if math.isfinite(value) else CAP)
+    return curve
 
 
 FOREST_TREES_PER_STEP = 4
