@@ -127,6 +127,17 @@ def draw(space, rng):
 
 # Families --------------------------------------------------------------------
 
+def epoch_curve(model, train_x, train_y, classes, value):
+    """One partial_fit epoch of a classifier per step, and value(model) after
+    each: the curve."""
+    import numpy as np
+    curve = []
+    for _ in range(STEPS):
+        model.partial_fit(train_x, train_y, classes=np.arange(classes))
+        curve.append(value(model))
+    return curve
+
+
 def digits_split():
     from sklearn.datasets import load_digits
     from sklearn.model_selection import train_test_split
@@ -136,18 +147,14 @@ def digits_split():
 
 
 def mlp_digits_curve(config, index):
-    import numpy as np
     from sklearn.neural_network import MLPClassifier
     train_x, valid_x, train_y, valid_y = digits_split()
     model = MLPClassifier(hidden_layer_sizes=(config["hidden_units"],),
                           learning_rate_init=config["learning_rate_init"],
                           alpha=config["alpha"], batch_size=config["batch_size"],
                           random_state=index)
-    curve = []
-    for _ in range(STEPS):
-        model.partial_fit(train_x, train_y, classes=np.arange(10))
-        curve.append(1.0 - model.score(valid_x, valid_y))
-    return curve
+    return epoch_curve(model, train_x, train_y, 10,
+                       lambda fitted: 1.0 - fitted.score(valid_x, valid_y))
 
 
 def gbm_split():
@@ -237,17 +244,13 @@ def sgd_split():
 
 
 def sgd_logistic_curve(config, index):
-    import numpy as np
     from sklearn.linear_model import SGDClassifier
     train_x, valid_x, train_y, valid_y = sgd_split()
     model = SGDClassifier(loss="log_loss", learning_rate="invscaling", eta0=config["eta0"],
                           power_t=config["power_t"], alpha=config["alpha"],
                           average=bool(config["average"]), random_state=index)
-    curve = []
-    for _ in range(STEPS):
-        model.partial_fit(train_x, train_y, classes=np.arange(2))
-        curve.append(1.0 - model.score(valid_x, valid_y))
-    return curve
+    return epoch_curve(model, train_x, train_y, 2,
+                       lambda fitted: 1.0 - fitted.score(valid_x, valid_y))
 
 
 def gbr_diabetes_split():
@@ -285,7 +288,6 @@ def cancer_split():
 
 
 def mlp_cancer_curve(config, index):
-    import numpy as np
     from sklearn.metrics import log_loss
     from sklearn.neural_network import MLPClassifier
     train_x, valid_x, train_y, valid_y = cancer_split()
@@ -293,12 +295,12 @@ def mlp_cancer_curve(config, index):
                           learning_rate_init=config["learning_rate_init"],
                           alpha=config["alpha"], batch_size=config["batch_size"],
                           random_state=index)
-    curve = []
-    for _ in range(STEPS):
-        model.partial_fit(train_x, train_y, classes=np.arange(2))
-        value = float(log_loss(valid_y, model.predict_proba(valid_x), labels=[0, 1]))
-        curve.append(min(value, CAP) if math.isfinite(value) else CAP)
-    return curve
+
+    def capped_log_loss(fitted):
+        value = float(log_loss(valid_y, fitted.predict_proba(valid_x), labels=[0, 1]))
+        return min(value, CAP) if math.isfinite(value) else CAP
+
+    return epoch_curve(model, train_x, train_y, 2, capped_log_loss)
 
 
 FOREST_TREES_PER_STEP = 4
