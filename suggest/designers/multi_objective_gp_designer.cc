@@ -30,9 +30,11 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 // possible, against the hypervolume improvement.
 constexpr double kTieBreak = 1e-3;
 // How far below the worst warped value the reference point lies, in
-// standard deviations of the warped values (two objectives); three or more:
-// how far below the front's worst value, in widths of the front.
+// standard deviations of the warped values (two objectives).
 constexpr double kReferenceMargin = 0.1;
+// Three objectives or more: how far *above* the front's worst value the
+// reference point lies, in widths of the front (see the class comment).
+constexpr double kFrontReferenceInset = 0.1;
 // Perturbation scales in unit-cube widths: screening around the front,
 // and around the best screened points.
 constexpr double kNearScale = 0.02;
@@ -46,10 +48,10 @@ constexpr double kBelievedFeasible = 0.5;
 // The reference point of the scalarisation, in the warped units (larger
 // is better). Without `front` (two objectives, or no feasible trial yet):
 // below every trial's value by kReferenceMargin standard deviations of the
-// values. With it: below the front's worst value in each objective by
-// kReferenceMargin of the front's width (or of the values' spread, for a
-// front of one value), so that improving on the front counts, not on the
-// worst trials far behind it.
+// values. With it: inside the front's worst value in each objective by
+// kFrontReferenceInset of the front's width (or of the values' spread, for
+// a front of one value), so that the front's knee counts and not its far
+// ends.
 Eigen::VectorXd ReferencePoint(const Eigen::MatrixXd& warped, const std::vector<int>& front) {
   Eigen::VectorXd reference(warped.rows());
   for (Eigen::Index k = 0; k < warped.rows(); ++k) {
@@ -66,7 +68,7 @@ Eigen::VectorXd ReferencePoint(const Eigen::MatrixXd& warped, const std::vector<
       high = std::max(high, row[i]);
     }
     const double width = high > low ? high - low : spread;
-    reference[k] = low - kReferenceMargin * std::max(width, 1e-9);
+    reference[k] = low + kFrontReferenceInset * std::max(width, 1e-9);
   }
   return reference;
 }
@@ -318,7 +320,7 @@ absl::StatusOr<Suggestions> MultiObjectiveGpDesigner::SuggestFromModels(
                        [&](int j) { return Dominates(warped.col(j), warped.col(i)); });
   });
   // Three objectives or more: the expected improvement, from a reference
-  // point just behind most of the front (see the class comment).
+  // point just inside the front's worst values (see the class comment).
   const bool many_objectives = objective_count >= 3;
   const Eigen::VectorXd reference =
       ReferencePoint(warped, many_objectives ? front : std::vector<int>());
