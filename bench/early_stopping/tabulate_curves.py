@@ -138,6 +138,16 @@ def epoch_curve(model, train_x, train_y, classes, value):
     return curve
 
 
+def one_hidden_layer_mlp(config, index):
+    """The MLPClassifier (adam) of the MLP families, from a configuration's
+    hidden_units, learning_rate_init, alpha and batch_size."""
+    from sklearn.neural_network import MLPClassifier
+    return MLPClassifier(hidden_layer_sizes=(config["hidden_units"],),
+                         learning_rate_init=config["learning_rate_init"],
+                         alpha=config["alpha"], batch_size=config["batch_size"],
+                         random_state=index)
+
+
 def digits_split():
     from sklearn.datasets import load_digits
     from sklearn.model_selection import train_test_split
@@ -147,12 +157,8 @@ def digits_split():
 
 
 def mlp_digits_curve(config, index):
-    from sklearn.neural_network import MLPClassifier
     train_x, valid_x, train_y, valid_y = digits_split()
-    model = MLPClassifier(hidden_layer_sizes=(config["hidden_units"],),
-                          learning_rate_init=config["learning_rate_init"],
-                          alpha=config["alpha"], batch_size=config["batch_size"],
-                          random_state=index)
+    model = one_hidden_layer_mlp(config, index)
     return epoch_curve(model, train_x, train_y, 10,
                        lambda fitted: 1.0 - fitted.score(valid_x, valid_y))
 
@@ -289,12 +295,8 @@ def cancer_split():
 
 def mlp_cancer_curve(config, index):
     from sklearn.metrics import log_loss
-    from sklearn.neural_network import MLPClassifier
     train_x, valid_x, train_y, valid_y = cancer_split()
-    model = MLPClassifier(hidden_layer_sizes=(config["hidden_units"],),
-                          learning_rate_init=config["learning_rate_init"],
-                          alpha=config["alpha"], batch_size=config["batch_size"],
-                          random_state=index)
+    model = one_hidden_layer_mlp(config, index)
 
     def capped_log_loss(fitted):
         value = float(log_loss(valid_y, fitted.predict_proba(valid_x), labels=[0, 1]))
