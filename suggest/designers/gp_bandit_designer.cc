@@ -19,6 +19,7 @@
 #include "suggest/gp/matern_kernel.h"
 #include "suggest/gp/output_warper.h"
 #include "suggest/gp/training_set_selector.h"
+#include "suggest/gp/upper_confidence_bound.h"
 #include "suggest/history_points.h"
 #include "suggest/random_numbers.h"
 
@@ -234,10 +235,16 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
     }
   }
   for (int i = 0; i < batch_size; ++i) {
-    std::optional<AcquisitionOptimizer::Candidate> candidate =
-        i > 0 && !good.empty()
-            ? optimizer.MaximizeAround(*model, LogExpectedImprovement(best), good, used, rng)
-            : optimizer.Maximize(*model, LogExpectedImprovement(best), incumbents, used, rng);
+    std::optional<AcquisitionOptimizer::Candidate> candidate;
+    if (i == 0 || good.empty()) {
+      candidate = optimizer.Maximize(*model, LogExpectedImprovement(best), incumbents, used, rng);
+    } else if (options_.batch_confidence_beta >= 0 && i <= options_.batch_confidence_points &&
+               !encoder_.has_categorical()) {
+      candidate = optimizer.MaximizeAround(
+          *model, UpperConfidenceBound(options_.batch_confidence_beta), good, used, rng);
+    } else {
+      candidate = optimizer.MaximizeAround(*model, LogExpectedImprovement(best), good, used, rng);
+    }
     if (!candidate.has_value()) break;
     used.insert(SearchSpace::Key(candidate->parameters));
     if (i + 1 < batch_size) {

@@ -31,8 +31,7 @@ double Finite(double value) {
 
 }  // namespace
 
-double AcquisitionOptimizer::Score(const GaussianProcess& model,
-                                   const LogExpectedImprovement& acquisition,
+double AcquisitionOptimizer::Score(const GaussianProcess& model, const Acquisition& acquisition,
                                    const Eigen::VectorXd& point) const {
   Eigen::VectorXd mean;
   Eigen::VectorXd variance;
@@ -74,9 +73,10 @@ Eigen::MatrixXd AcquisitionOptimizer::ScreeningPoints(std::span<const Eigen::Vec
   return points;
 }
 
-AcquisitionOptimizer::Candidate AcquisitionOptimizer::Refine(
-    const GaussianProcess& model, const LogExpectedImprovement& acquisition,
-    Eigen::VectorXd start, double radius) const {
+AcquisitionOptimizer::Candidate AcquisitionOptimizer::Refine(const GaussianProcess& model,
+                                                             const Acquisition& acquisition,
+                                                             Eigen::VectorXd start,
+                                                             double radius) const {
   const int d = encoder_.dimension();
   Eigen::VectorXd point = std::move(start);
   std::vector<int> free;
@@ -166,7 +166,7 @@ std::optional<AcquisitionOptimizer::Candidate> AcquisitionOptimizer::BestUnused(
 }
 
 std::optional<AcquisitionOptimizer::Candidate> AcquisitionOptimizer::Maximize(
-    const GaussianProcess& model, const LogExpectedImprovement& acquisition,
+    const GaussianProcess& model, const Acquisition& acquisition,
     std::span<const Eigen::VectorXd> incumbents, const absl::flat_hash_set<std::string>& used,
     std::mt19937_64& rng) const {
   const Eigen::MatrixXd screening = ScreeningPoints(incumbents, rng);
@@ -190,7 +190,7 @@ std::optional<AcquisitionOptimizer::Candidate> AcquisitionOptimizer::Maximize(
 }
 
 std::optional<AcquisitionOptimizer::Candidate> AcquisitionOptimizer::MaximizeAround(
-    const GaussianProcess& model, const LogExpectedImprovement& acquisition,
+    const GaussianProcess& model, const Acquisition& acquisition,
     std::span<const Eigen::VectorXd> centres, const absl::flat_hash_set<std::string>& used,
     std::mt19937_64& rng) const {
   const int count = options_.around_points;
@@ -222,9 +222,8 @@ std::optional<AcquisitionOptimizer::Candidate> AcquisitionOptimizer::MaximizeAro
   }
   std::vector<int> order(count);
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&screened](int a, int b) {
-    return screened[a].value > screened[b].value;
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&screened](int a, int b) { return screened[a].value > screened[b].value; });
   std::vector<Candidate> candidates;
   candidates.reserve(count + kAroundRefined);
   for (int s = 0; s < kAroundRefined && s < count; ++s) {

@@ -9,15 +9,16 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "suggest/gp/acquisition.h"
 #include "suggest/gp/gaussian_process.h"
 #include "suggest/gp/gp_input_encoder.h"
-#include "suggest/gp/log_expected_improvement.h"
 #include "suggest/search_space.h"
 
 namespace vernier::suggest {
 
-// Finds the point of the search space with the highest log expected
-// improvement under a Gaussian process:
+// Finds the point of the search space where an acquisition function (log
+// expected improvement, an upper confidence bound) of a Gaussian process's
+// posterior is highest:
 // 1. screening: quasi-random points over the whole space plus perturbations
 //    of the best observed points, all snapped to points the space can take,
 //    scored in one batch;
@@ -55,8 +56,7 @@ class AcquisitionOptimizer {
 
   // `incumbents` are the best observed model points (perturbed during
   // screening). nullopt when every candidate found is in `used`.
-  std::optional<Candidate> Maximize(const GaussianProcess& model,
-                                    const LogExpectedImprovement& acquisition,
+  std::optional<Candidate> Maximize(const GaussianProcess& model, const Acquisition& acquisition,
                                     std::span<const Eigen::VectorXd> incumbents,
                                     const absl::flat_hash_set<std::string>& used,
                                     std::mt19937_64& rng) const;
@@ -68,18 +68,18 @@ class AcquisitionOptimizer {
   // within `around_radius` of where they are. Not in `used`; nullopt when
   // every candidate is.
   std::optional<Candidate> MaximizeAround(const GaussianProcess& model,
-                                          const LogExpectedImprovement& acquisition,
+                                          const Acquisition& acquisition,
                                           std::span<const Eigen::VectorXd> centres,
                                           const absl::flat_hash_set<std::string>& used,
                                           std::mt19937_64& rng) const;
 
  private:
-  double Score(const GaussianProcess& model, const LogExpectedImprovement& acquisition,
+  double Score(const GaussianProcess& model, const Acquisition& acquisition,
                const Eigen::VectorXd& point) const;
   // L-BFGS over the continuous coordinates, each moving at most `radius`
   // from `start` (0: anywhere in the box), snapping, then the coordinate
   // search over discrete values.
-  Candidate Refine(const GaussianProcess& model, const LogExpectedImprovement& acquisition,
+  Candidate Refine(const GaussianProcess& model, const Acquisition& acquisition,
                    Eigen::VectorXd start, double radius = 0.0) const;
   // The best candidate by value whose decoded parameters are not in `used`
   // (decoded into it), or nullopt.

@@ -44,6 +44,7 @@ class GpInputEncoder {
   // Categories of parameter j (0 for a non-categorical one).
   int category_count(int j) const { return category_counts_[j]; }
   bool has_continuous() const { return continuous_count_ > 0; }
+  bool has_categorical() const { return continuous_count_ < dimension(); }
   // Whether some parameter is active only for some of its parent's values.
   bool conditional() const { return space_.conditional(); }
   // Whether other parameters' activity depends on parameter j.

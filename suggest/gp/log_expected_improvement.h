@@ -1,6 +1,8 @@
 #ifndef VERNIER_SUGGEST_GP_LOG_EXPECTED_IMPROVEMENT_H_
 #define VERNIER_SUGGEST_GP_LOG_EXPECTED_IMPROVEMENT_H_
 
+#include "suggest/gp/acquisition.h"
+
 namespace vernier::suggest {
 
 // The logarithm of expected improvement over `best` (maximisation) for a
@@ -12,16 +14,14 @@ namespace vernier::suggest {
 // Expected Improvement" (2023): for z <= -1, h(z) = phi(z) (1 - u m(u)) with
 // u = -z and m the Mills ratio, through erfcx, and an asymptotic series for
 // u > 100. So the optimiser always has a slope to follow.
-class LogExpectedImprovement {
+class LogExpectedImprovement final : public Acquisition {
  public:
   explicit LogExpectedImprovement(double best) : best_(best) {}
 
   double best() const { return best_; }
-  // variance > 0.
-  double Value(double mean, double variance) const;
-  // The value, and its derivatives in the mean and the variance.
+  double Value(double mean, double variance) const override;
   double ValueWithDerivatives(double mean, double variance, double* d_mean,
-                              double* d_variance) const;
+                              double* d_variance) const override;
 
   // log h(z) and d log h / dz = Phi(z) / h(z).
   static double LogH(double z);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "suggest/gp/log_expected_improvement.h"
 #include "tests/suggest/parameter_specs.h"
 
 namespace vernier::suggest {
