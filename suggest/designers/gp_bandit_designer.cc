@@ -225,10 +225,27 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
   const bool exploration_step = IsExplorationStep(history, count);
   const int batch_size = exploration_step ? 2 : count;
   std::optional<ParameterAssignment> greedy;
-  // A batch's points after its first search around the best quarter of the
-  // trials (at least kIncumbents of them).
+  // Each point's place in its batch: a request for several points places
+  // them 0, 1, 2, ...; a request for one point while n trials run places it
+  // (started trials mod (n + 1)): it is a point of a batch made of the
+  // running trials and it, and while trials keep running one point in
+  // n + 1 is a batch's first.
+  int first_place = 0;
+  if (count == 1 && !history.pending.empty()) {
+    const size_t running = history.pending.size();
+    first_place = static_cast<int>((history.completed.size() + running) % (running + 1));
+  }
+  // Whether the point at `place` maximises the upper confidence bound.
+  const auto by_bound = [&](int place) {
+    return options_.local_batch_points && options_.batch_confidence_beta >= 0 && place >= 1 &&
+           place <= options_.batch_confidence_points && !encoder_.has_categorical();
+  };
+  // A batch's points after its first, and a single point placed under the
+  // bound, search around the best quarter of the trials (at least
+  // kIncumbents of them).
   std::vector<Eigen::VectorXd> good;
-  if (options_.local_batch_points && batch_size > 1 && !exploration_step) {
+  if (options_.local_batch_points && (batch_size > 1 || by_bound(first_place)) &&
+      !exploration_step) {
     const int good_count = std::max(kIncumbents, static_cast<int>(by_value.size()) / 4);
     for (int k = 0; k < good_count && k < static_cast<int>(by_value.size()); ++k) {
       good.push_back(model_points.col(by_value[k]));
@@ -236,10 +253,9 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
   }
   for (int i = 0; i < batch_size; ++i) {
     std::optional<AcquisitionOptimizer::Candidate> candidate;
-    if (i == 0 || good.empty()) {
+    if (good.empty() || (i == 0 && !by_bound(first_place))) {
       candidate = optimizer.Maximize(*model, LogExpectedImprovement(best), incumbents, used, rng);
-    } else if (options_.batch_confidence_beta >= 0 && i <= options_.batch_confidence_points &&
-               !encoder_.has_categorical()) {
+    } else if (by_bound(first_place + i)) {
       candidate = optimizer.MaximizeAround(
           *model, UpperConfidenceBound(options_.batch_confidence_beta), good, used, rng);
     } else {

@@ -68,8 +68,15 @@ namespace vernier::suggest {
 //   bound crowd one basin. With a categorical parameter every later point
 //   keeps EI: a category tried on few trials has a mean near the prior's,
 //   below the incumbent's, so the bound seldom leaves the incumbent's
-//   category, and batches ended on the wrong one (docs/benchmarks.md,
-//   "Batches of 4: the later points by an upper confidence bound").
+//   category, and batches ended on the wrong one.
+// - One point asked for while n trials run is a point of a batch made of
+//   them and it: its place is the count of started trials mod (n + 1).
+//   Place 0 is a batch's first (EI over the whole box, as before); places 1
+//   to 3 take the bound near the good trials, as a batch's; places past 3,
+//   and every place in a space with a categorical parameter, EI over the
+//   whole box. So with 4 trials running, one new trial in 4 looks over the
+//   whole box. Measured in docs/benchmarks.md ("Batches of 4: the later
+//   points by an upper confidence bound", and "... while trials run").
 // - Exploration step: a sequential request (one point, no trial pending)
 //   made when the number of ended trials is a multiple of
 //   `exploration_period` and the latest ended trial did not improve the best
@@ -123,11 +130,12 @@ class GpBanditDesigner : public Designer {
     // (docs/benchmarks.md, "Batches of 4: the later points by an upper
     // confidence bound").
     double batch_confidence_beta = 0.7;
-    // How many of a batch's later points (its second to its
-    // batch_confidence_points + 1-th) the bound places; the rest maximise
-    // log EI, which spreads them. With all seven later points of a batch
-    // of 8 by the bound, noisy Hartmann6 and Deceptive3 were worse than
-    // with EI; with three, level (docs/benchmarks.md, same section).
+    // The places in a batch (1 to batch_confidence_points; 0 is the
+    // batch's first) whose points the bound places; the rest maximise log
+    // EI, which spreads them. With all seven later points of a batch of 8
+    // by the bound, noisy Hartmann6 and Deceptive3 were worse than with
+    // EI; with three, level (docs/benchmarks.md, same section). A single
+    // point asked for while trials run has a place too (see above).
     int batch_confidence_points = 3;
     AcquisitionOptimizer::Options acquisition;
   };

@@ -314,6 +314,22 @@ TEST(GpBanditDesignerTest, WithACategoricalParameterABatchsLaterPointsKeepExpect
     }
   }
   EXPECT_EQ(batches[1], batches[0]);
+  // So is one point asked for while trials run (17 started: place 1 of 4).
+  DesignerHistory running = history;
+  for (int k = 0; k < 3; ++k) {
+    running.pending.push_back(
+        Observation(100 + k, MustSuggest(quasi_random, history, 3).points[k], v1::Trial::ACTIVE));
+  }
+  std::string singles[2];
+  for (const int bound : {0, 1}) {
+    GpBanditDesigner::Options options;
+    options.batch_confidence_beta = bound == 1 ? 0.7 : -1.0;
+    GpBanditDesigner designer(space, v1::MetricSpec::MINIMIZE, 5, options);
+    const Suggestions one = MustSuggest(designer, running, 1, 7);
+    ASSERT_EQ(one.points.size(), 1u);
+    singles[bound] = SearchSpace::Key(one.points[0]);
+  }
+  EXPECT_EQ(singles[1], singles[0]);
 
   // Without it, the bound changes the later points, not the first, unless
   // it places none of them.
@@ -341,6 +357,43 @@ TEST(GpBanditDesignerTest, WithACategoricalParameterABatchsLaterPointsKeepExpect
   EXPECT_EQ(square_batches[1][0], square_batches[0][0]);
   EXPECT_NE(square_batches[1], square_batches[0]);
   EXPECT_EQ(square_batches[2], square_batches[0]);
+}
+
+TEST(GpBanditDesignerTest, WhileTrialsRunOnePointInEachBatchOfThemIsEisTheOthersTheBounds) {
+  // One point asked for while 3 trials run is placed in a batch of 4 made
+  // of them and it, by the count of started trials: the batch's first
+  // place maximises EI over the whole box, as before; the others the
+  // upper confidence bound near the good trials.
+  const SearchSpace space = UnitSquare(3);
+  const Objective bowl = [](const ParameterAssignment& p) {
+    return std::pow(p[0].double_value() - 0.3, 2) + std::pow(p[1].double_value() - 0.6, 2) +
+           std::pow(p[2].double_value() - 0.5, 2);
+  };
+  QuasiRandomDesigner quasi_random(space, 9);
+  const std::vector<ParameterAssignment> points = MustSuggest(quasi_random, {}, 20).points;
+  for (int ended = 13; ended <= 16; ++ended) {
+    DesignerHistory history;
+    Complete(history, {points.begin(), points.begin() + ended}, bowl);
+    for (int k = 0; k < 3; ++k) {
+      history.pending.push_back(Observation(100 + k, points[ended + k], v1::Trial::ACTIVE));
+    }
+    std::string keys[2];
+    for (const int bound : {0, 1}) {
+      GpBanditDesigner::Options options;
+      options.batch_confidence_beta = bound == 1 ? 0.7 : -1.0;
+      GpBanditDesigner designer(space, v1::MetricSpec::MINIMIZE, 9, options);
+      const Suggestions one = MustSuggest(designer, history, 1, 11);
+      ASSERT_EQ(one.points.size(), 1u);
+      EXPECT_EQ(one.fallback_reason, "");
+      keys[bound] = SearchSpace::Key(one.points[0]);
+    }
+    // Started trials: ended + 3; place (ended + 3) mod 4.
+    if ((ended + 3) % 4 == 0) {
+      EXPECT_EQ(keys[1], keys[0]) << ended;
+    } else {
+      EXPECT_NE(keys[1], keys[0]) << ended;
+    }
+  }
 }
 
 TEST(GpBanditDesignerTest, AStalledSequentialSearchGetsTheSecondPointOfABatchOfTwo) {
