@@ -235,9 +235,10 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
     const size_t running = history.pending.size();
     first_place = static_cast<int>((history.completed.size() + running) % (running + 1));
   }
-  // Whether the point at `place` maximises the upper confidence bound.
+  // Whether the point at `place` maximises the upper confidence bound
+  // (around the good trials, so only with local_batch_points).
   const auto by_bound = [&](int place) {
-    return options_.local_batch_points && options_.batch_confidence_beta >= 0 && place >= 1 &&
+    return options_.batch_confidence_beta >= 0 && place >= 1 &&
            place <= options_.batch_confidence_points && !encoder_.has_categorical();
   };
   // A batch's points after its first, and a single point placed under the
