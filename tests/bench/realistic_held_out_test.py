@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Tests of bench/realistic/problems.py's held-out functions (run by ctest
+under Debian's /usr/bin/python3): each reaches its stated optimum at its
+known minimiser and only there, and by_name finds them and names the
+unknown."""
+
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench",
+                                "realistic"))
+import problems  # noqa: E402
+
+
+def unit(problem, coordinates):
+    return {f"x{i + 1}": value for i, value in enumerate(coordinates)}
+
+
+# The known minimisers, in the unit box.
+MINIMISERS = {
+    "zakharov10": [1 / 3] * 10,
+    # Dixon-Price: x_i = 2^-((2^i - 2) / 2^i), i = 1..d, on [-10, 10].
+    "dixon_price8": [(2 ** (-((2 ** i - 2) / 2 ** i)) + 10) / 20 for i in range(1, 9)],
+    "griewank8": [22.7 / 60] * 8,
+    # Michalewicz (d = 5): the published minimiser.
+    "michalewicz5": [v / 3.141592653589793
+                     for v in (2.202906, 1.570796, 1.284992, 1.923058, 1.720470)],
+    "sumsq10_noisy": [0.31 + 0.05 * i for i in range(10)],
+}
+
+
+class HeldOutTest(unittest.TestCase):
+    def test_each_reaches_its_optimum_at_its_minimiser(self):
+        held_out = problems.held_out_problems()
+        self.assertEqual(sorted(p.name for p in held_out), sorted(MINIMISERS))
+        for problem in held_out:
+            point = MINIMISERS[problem.name]
+            value = problem.evaluate(unit(problem, point))
+            self.assertAlmostEqual(value, problem.optimum, delta=1e-4, msg=problem.name)
+            # A step away in the first coordinate is worse.
+            moved = list(point)
+            moved[0] = min(1.0, moved[0] + 0.05)
+            self.assertGreater(problem.evaluate(unit(problem, moved)), problem.optimum + 1e-6,
+                               msg=problem.name)
+
+    def test_only_the_noisy_one_is_noisy(self):
+        for problem in problems.held_out_problems():
+            point = unit(problem, MINIMISERS[problem.name])
+            observed = [problem.observe(point, seed, 1) for seed in (1, 2)]
+            if problem.name.endswith("_noisy"):
+                self.assertNotEqual(observed[0], observed[1])
+            else:
+                self.assertEqual(observed, [problem.evaluate(point)] * 2)
+
+    def test_by_name_finds_them_outside_the_default_set(self):
+        default = {p.name for p in problems.all_problems()}
+        for problem in problems.held_out_problems():
+            self.assertNotIn(problem.name, default)
+            self.assertEqual(problems.by_name(problem.name).name, problem.name)
+        with self.assertRaisesRegex(KeyError, "unknown problem 'nope'.*zakharov10"):
+            problems.by_name("nope")
+
+
+if __name__ == "__main__":
+    unittest.main()
