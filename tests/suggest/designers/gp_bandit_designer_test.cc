@@ -288,6 +288,12 @@ TEST(GpBanditDesignerTest, ABatchsLaterPointsFollowTheModelsMeanAlongAValleyIn8d
   EXPECT_LT(bound_mean, ei_mean - 0.3) << "EI " << ei_mean << ", bound " << bound_mean;
 }
 
+// A bowl in the unit cube, lowest at (0.3, 0.6, 0.5).
+double Bowl3d(const ParameterAssignment& p) {
+  return std::pow(p[0].double_value() - 0.3, 2) + std::pow(p[1].double_value() - 0.6, 2) +
+         std::pow(p[2].double_value() - 0.5, 2);
+}
+
 // The keys of the `count` points a designer seeded `seed`, with
 // batch_confidence_beta `beta` and batch_confidence_points `bound_points`,
 // suggests for `history` (request seed 7).
@@ -334,13 +340,9 @@ TEST(GpBanditDesignerTest, WithACategoricalParameterABatchsLaterPointsKeepExpect
   // Without it, the bound changes the later points, not the first, unless
   // it places none of them.
   const SearchSpace square = UnitSquare(3);
-  const Objective bowl = [](const ParameterAssignment& p) {
-    return std::pow(p[0].double_value() - 0.3, 2) + std::pow(p[1].double_value() - 0.6, 2) +
-           std::pow(p[2].double_value() - 0.5, 2);
-  };
   QuasiRandomDesigner square_random(square, 5);
   DesignerHistory square_history;
-  Complete(square_history, MustSuggest(square_random, {}, 14).points, bowl);
+  Complete(square_history, MustSuggest(square_random, {}, 14).points, Bowl3d);
   const std::vector<std::string> by_ei = SuggestedKeys(square, square_history, 4, 5, -1.0);
   const std::vector<std::string> by_bound = SuggestedKeys(square, square_history, 4, 5, 0.7);
   ASSERT_EQ(by_bound.size(), 4u);
@@ -356,15 +358,11 @@ TEST(GpBanditDesignerTest, WhileTrialsRunOnePointInEachBatchOfThemIsEisTheOthers
   // place maximises EI over the whole box, as before; the others the
   // upper confidence bound near the good trials.
   const SearchSpace space = UnitSquare(3);
-  const Objective bowl = [](const ParameterAssignment& p) {
-    return std::pow(p[0].double_value() - 0.3, 2) + std::pow(p[1].double_value() - 0.6, 2) +
-           std::pow(p[2].double_value() - 0.5, 2);
-  };
   QuasiRandomDesigner quasi_random(space, 9);
   const std::vector<ParameterAssignment> points = MustSuggest(quasi_random, {}, 20).points;
   for (int ended = 13; ended <= 16; ++ended) {
     DesignerHistory history;
-    Complete(history, {points.begin(), points.begin() + ended}, bowl);
+    Complete(history, {points.begin(), points.begin() + ended}, Bowl3d);
     for (int k = 0; k < 3; ++k) {
       history.pending.push_back(Observation(100 + k, points[ended + k], v1::Trial::ACTIVE));
     }
