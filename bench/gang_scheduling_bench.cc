@@ -4,7 +4,7 @@
 //                         [--trials=20000] [--load=1.1]
 //                         [--patience_per_gpu=40] [--behind_exponent=1.25]
 //                         [--keep_whole_nodes=1] [--pack_busy_nodes=0]
-//                         [--vernier_only=0]
+//                         [--vernier_only=0] [--waits_out=FILE]
 // An event-driven simulation (simulated clock) of `nodes` x `gpus_per_node`
 // GPUs: `trials` trials arrive as a Poisson process, each a gang of 1 to 64
 // GPUs made of replicas of 1, 2, 4 or 8 GPUs, running for a log-normal time
@@ -39,6 +39,10 @@
 //   utilisation of an ideal packing, against which the others are measured.
 // --vernier_only=1 runs only the fluid bound, vernier and vernier third
 // round.
+// --waits_out=FILE writes one line per trial, tab-separated with a header:
+// its index, GPUs, GPUs per replica, arrival and duration (seconds), and
+// its wait in minutes under `vernier` and under the fluid bound, to tell
+// which gangs make a size's p99 (their shape, when they arrived).
 // Printed: wall time of each Schedule decision (measured, not simulated),
 // GPU utilisation over the arrival window, the waits per gang size, and each
 // size's p99 wait over the fluid bound's (issue 37's target: at most 1.5).
@@ -46,6 +50,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cerrno>
 #include <cstring>
 #include <functional>
 #include <list>
@@ -74,6 +79,7 @@ struct Settings {
   bool keep_whole_nodes = scheduler::GangAllocatorOptions{}.keep_whole_nodes;
   bool pack_busy_nodes = scheduler::GangAllocatorOptions{}.pack_busy_nodes;
   bool vernier_only = false;
+  std::string waits_out;
 };
 
 struct Trial {
@@ -325,6 +331,9 @@ int Run(int argc, char** argv) {
       ok = absl::SimpleAtob(value, &settings.pack_busy_nodes);
     } else if (ParseFlag(argv[i], "--vernier_only", &value)) {
       ok = absl::SimpleAtob(value, &settings.vernier_only);
+    } else if (ParseFlag(argv[i], "--waits_out", &value)) {
+      settings.waits_out = value;
+      ok = !value.empty();
     } else if (ParseFlag(argv[i], "--load", &value)) {
       ok = absl::SimpleAtod(value, &settings.load) && settings.load > 0;
     } else {
@@ -332,6 +341,16 @@ int Run(int argc, char** argv) {
     }
     if (!ok) {
       std::fprintf(stderr, "bad argument %s\n", argv[i]);
+      return 2;
+    }
+  }
+  // Opened before the simulation, so that a bad path fails at once.
+  std::unique_ptr<FILE, int (*)(FILE*)> waits_out(nullptr, &std::fclose);
+  if (!settings.waits_out.empty()) {
+    waits_out.reset(std::fopen(settings.waits_out.c_str(), "w"));
+    if (waits_out == nullptr) {
+      std::fprintf(stderr, "--waits_out: cannot write %s: %s\n", settings.waits_out.c_str(),
+                   std::strerror(errno));
       return 2;
     }
   }
@@ -397,6 +416,23 @@ int Run(int argc, char** argv) {
     entry.result = Simulate(trials, *scheduler);
   }
   const double bound = entries[0].result.busy_gpu_seconds / (capacity * window);
+  if (waits_out != nullptr) {
+    // Row 1 is `vernier`, row 0 the fluid bound.
+    std::fprintf(waits_out.get(),
+                 "trial\tgpus\treplica_gpus\tarrival_s\tduration_s\tvernier_wait_min\t"
+                 "fluid_wait_min\n");
+    for (size_t i = 0; i < trials.size(); ++i) {
+      std::fprintf(waits_out.get(), "%zu\t%d\t%d\t%.1f\t%.1f\t%.2f\t%.2f\n", i, trials[i].gpus,
+                   trials[i].replicas.front(), trials[i].arrival, trials[i].duration,
+                   (entries[1].result.start[i] - trials[i].arrival) / 60,
+                   (entries[0].result.start[i] - trials[i].arrival) / 60);
+    }
+    if (std::fflush(waits_out.get()) != 0 || std::ferror(waits_out.get())) {
+      std::fprintf(stderr, "--waits_out: cannot write %s: %s\n", settings.waits_out.c_str(),
+                   std::strerror(errno));
+      return 1;
+    }
+  }
 
   std::printf(
       "| scheduler | decision p50 | decision p99 | decision p99.9 | decision max | utilisation | "
