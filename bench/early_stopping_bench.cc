@@ -2,6 +2,7 @@
 //
 //   early_stopping_bench --simulate [--family=power|crossing|overfit] [--seeds=1,2,3]
 //                        [--noise=0.01] [--curves_out=FILE] [--results_out=FILE]
+//                        [--lost_out=FILE]
 // runs, for each seed, a study of 100 trials with 4 in flight whose curves
 // come from a known family plus noise, once without stopping and once per
 // policy (driving the policies directly, as CheckEarlyStopping does on every
@@ -9,12 +10,18 @@
 // curves and the results go to files for scripts/early_stopping_bench.py,
 // which runs Optuna's pruners on the very same curves.
 //
-//   early_stopping_bench --simulate --pool=FILE [--seeds=1,2,3]
+//   early_stopping_bench --simulate --pool=FILE [--seeds=1,2,3] [--lost_out=FILE]
 // does the same on tabulated curves of real training (one curve a line, the
 // values of a minimised metric at steps 1, 2, ... tab-separated): each seed
 // draws 100 of them with replacement, and the regret is against the best
 // value of the whole pool. bench/early_stopping/replay.py runs the same
 // curves through a live server; this is the quick look at the policies.
+// --lost_out=FILE (either form) writes, tab-separated with a header, every
+// trial a policy stopped whose best noise-free value would have beaten the
+// trial picked in the end: the method, seed, trial, the step it stopped
+// at, its best value and the picked one (as the policies see them, larger
+// is better: a pool's values negated) and the policy's reason, which gives
+// the chance it was given. It is how the lost winners were traced.
 //
 //   early_stopping_bench --latency [--running=1000] [--decisions=5000] [--stopped=0]
 // times each policy's decisions on a report with that many trials running
@@ -135,10 +142,21 @@ std::vector<SyntheticTrial> MakeStudy(Family family, uint64_t seed, double sd = 
   return trials;
 }
 
+// A stopped trial that would have beaten the pick.
+struct LostTrial {
+  int trial = 0;
+  int step = 0;
+  double best = 0;
+  std::string reason;
+};
+
 struct Outcome {
   int64_t steps = 0;
   int stopped = 0;
   double regret = 0;
+  // The picked trial's noise-free value at its best report.
+  double picked = 0;
+  std::vector<LostTrial> lost;
 };
 
 // 4 trials in flight, each reporting one step per tick in slot order; a
@@ -159,6 +177,8 @@ Outcome Simulate(const std::vector<SyntheticTrial>& trials,
   Outcome outcome;
   // The trial and step of the best report so far.
   std::optional<std::pair<int, int>> best;
+  // Each stopped trial: the step and the policy's reason.
+  std::map<int, std::pair<int, std::string>> stops;
   auto finish = [&](int trial) {
     curves[trial].completed = true;
     ++finished;
@@ -184,14 +204,26 @@ Outcome Simulate(const std::vector<SyntheticTrial>& trials,
       if (step == static_cast<int>(trials[slot.trial].noisy.size())) {
         finish(slot.trial);
         slot.trial = -1;
-      } else if (policy != nullptr && policy->Decide(curve, curves).should_stop) {
+      } else if (suggest::StoppingDecision decision = policy != nullptr
+                                                          ? policy->Decide(curve, curves)
+                                                          : suggest::StoppingDecision{};
+                 decision.should_stop) {
+        stops[slot.trial] = {step, std::move(decision.reason)};
         ++outcome.stopped;
         finish(slot.trial);
         slot.trial = -1;
       }
     }
   }
-  outcome.regret = optimum - trials[best->first].truth[best->second - 1];
+  outcome.picked = trials[best->first].truth[best->second - 1];
+  outcome.regret = optimum - outcome.picked;
+  for (auto& [trial, stop] : stops) {
+    const double trial_best =
+        *std::max_element(trials[trial].truth.begin(), trials[trial].truth.end());
+    if (trial_best > outcome.picked) {
+      outcome.lost.push_back({trial, stop.first, trial_best, std::move(stop.second)});
+    }
+  }
   return outcome;
 }
 
@@ -295,6 +327,43 @@ absl::StatusOr<std::vector<std::vector<double>>> ReadPool(const std::string& pat
   return pool;
 }
 
+// Opens --lost_out's file, if asked for, and writes its header; false (with
+// the error printed) when it cannot be written.
+bool OpenLostOut(int argc, char** argv, std::ofstream& out) {
+  const std::optional<std::string> path = Flag(argc, argv, "lost_out");
+  if (!path.has_value()) return true;
+  if (!path->empty()) out.open(*path);
+  if (path->empty() || !out) {
+    std::fprintf(stderr, "--lost_out: cannot write \"%s\"\n", path->c_str());
+    return false;
+  }
+  out.precision(10);
+  out << "method\tseed\ttrial\tstopped_at\tbest\tpicked\treason\n";
+  return true;
+}
+
+void WriteLost(std::ofstream& out, const std::string& method, uint64_t seed,
+               const Outcome& outcome) {
+  if (!out.is_open()) return;
+  for (const LostTrial& lost : outcome.lost) {
+    out << method << "\t" << seed << "\t" << lost.trial << "\t" << lost.step << "\t" << lost.best
+        << "\t" << outcome.picked << "\t"
+        << absl::StrReplaceAll(lost.reason, {{"\t", " "}, {"\n", " "}}) << "\n";
+  }
+}
+
+// Flushes --lost_out's file; false (with the error printed) when a write
+// failed.
+bool CloseLostOut(std::ofstream& out) {
+  if (!out.is_open()) return true;
+  out.close();
+  if (out.fail()) {
+    std::fprintf(stderr, "--lost_out: a write failed\n");
+    return false;
+  }
+  return true;
+}
+
 int RunSimulation(int argc, char** argv) {
   std::vector<uint64_t> seeds;
   for (absl::string_view text :
@@ -306,6 +375,8 @@ int RunSimulation(int argc, char** argv) {
     }
     seeds.push_back(seed);
   }
+  std::ofstream lost_out;
+  if (!OpenLostOut(argc, argv, lost_out)) return 2;
   if (std::optional<std::string> pool_path = Flag(argc, argv, "pool")) {
     absl::StatusOr<std::vector<std::vector<double>>> pool = ReadPool(*pool_path);
     if (!pool.ok()) {
@@ -328,13 +399,14 @@ int RunSimulation(int argc, char** argv) {
           trial.noisy = trial.truth = (*pool)[draw(rng)];
         }
         const Outcome outcome = Simulate(trials, method.policy.get(), optimum);
+        WriteLost(lost_out, method.name, seed, outcome);
         const double saved = 1 - static_cast<double>(outcome.steps) / (kTrials * steps);
         std::printf("%-26s %5llu %8lld %6.1f%% %8d %9.5f\n", method.name.c_str(),
                     static_cast<unsigned long long>(seed), static_cast<long long>(outcome.steps),
                     100 * saved, outcome.stopped, outcome.regret);
       }
     }
-    return 0;
+    return CloseLostOut(lost_out) ? 0 : 1;
   }
   const std::string family_name = Flag(argc, argv, "family").value_or("power");
   Family family = nullptr;
@@ -367,6 +439,7 @@ int RunSimulation(int argc, char** argv) {
   for (const Method& method : Methods()) {
     for (uint64_t seed : seeds) {
       const Outcome outcome = Simulate(studies[seed], method.policy.get(), optimum);
+      WriteLost(lost_out, method.name, seed, outcome);
       const double saved = 1 - static_cast<double>(outcome.steps) / (kTrials * kSteps);
       std::printf("%-26s %5llu %8lld %6.1f%% %8d %9.5f\n", method.name.c_str(),
                   static_cast<unsigned long long>(seed), static_cast<long long>(outcome.steps),
@@ -377,7 +450,7 @@ int RunSimulation(int argc, char** argv) {
       }
     }
   }
-  return 0;
+  return CloseLostOut(lost_out) ? 0 : 1;
 }
 
 double ThreadCpuMicros() {
