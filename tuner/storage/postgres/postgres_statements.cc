@@ -39,6 +39,16 @@ constexpr std::pair<const char*, const char*> kStatements[] = {
      "SELECT $1, id, state, client_id, NULLIF(rank_key, 'NaN'), body FROM unnest("
      "$2::bigint[], $3::integer[], $4::text[], $5::double precision[], $6::bytea[]) "
      "AS input(id, state, client_id, rank_key, body)"},
+    // insert_trials ($1 to $6) only if the study's largest trial id is still
+    // $7, the one the ids follow; otherwise none. Trials another creator
+    // inserted meanwhile with the same ids fail it on the primary key, and
+    // a study that does not exist on the foreign key.
+    {"insert_trials_after",
+     "INSERT INTO trials (study_name, id, state, client_id, rank_key, body) "
+     "SELECT $1, id, state, client_id, NULLIF(rank_key, 'NaN'), body FROM unnest("
+     "$2::bigint[], $3::integer[], $4::text[], $5::double precision[], $6::bytea[]) "
+     "AS input(id, state, client_id, rank_key, body) "
+     "WHERE (SELECT COALESCE(MAX(id), 0) FROM trials WHERE study_name = $1) = $7"},
     // Trial rows are read as TrialRow() parses them.
     {"get_trial", "SELECT " TRIAL_COLUMNS " FROM trials WHERE study_name = $1 AND id = $2"},
     // The listings add the id (for ListTrialBodies, which parses nothing).
@@ -219,16 +229,20 @@ constexpr std::pair<const char*, const char*> kStatements[] = {
     {"update_api_token", "UPDATE api_tokens SET body = $2 WHERE id = $1"},
     {"delete_api_token", "DELETE FROM api_tokens WHERE id = $1"},
 
-    // audit_log_store.h. Appends take the table's lock first (SHARE ROW
-    // EXCLUSIVE conflicts with itself, not with reads): one appender at a
-    // time across every server, so the chain stays one line.
-    {"lock_audit_log", "LOCK TABLE audit_log IN SHARE ROW EXCLUSIVE MODE"},
+    // audit_log_store.h. An append names its rows' sequences, chained after
+    // the newest row the server knows; the primary key refuses the whole
+    // statement when another server appended after that row meanwhile, and
+    // the server reads the new newest row and chains again. Rows never
+    // change (the triggers), so a known row is the stored one.
     {"last_audit_row",
      "SELECT sequence, time_micros, user_name, resource, body, hash FROM audit_log"
      " ORDER BY sequence DESC LIMIT 1"},
-    {"insert_audit_row",
+    // Rows from arrays of sequences, times, users, resources, bodies and
+    // hashes, one element per row.
+    {"insert_audit_rows",
      "INSERT INTO audit_log (sequence, time_micros, user_name, resource, body, hash)"
-     " VALUES ($1, $2, $3, $4, $5, $6)"},
+     " SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::bytea[],"
+     " $6::text[])"},
     {"list_audit_rows",
      "SELECT sequence, time_micros, user_name, resource, body, hash FROM audit_log"
      " WHERE ($1 = '' OR user_name = $1) AND ($2 = '' OR resource = $2) AND time_micros >= $3"

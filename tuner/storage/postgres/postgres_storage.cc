@@ -449,6 +449,10 @@ absl::Status PostgresStorage::DeleteStudy(std::string_view study_name) {
         const pqxx::result deleted =
             transaction.exec_prepared("delete_study", std::string(study_name));
         if (deleted.affected_rows() == 0) return StudyNotFound(study_name);
+        {
+          absl::MutexLock lock(&largest_trial_ids_mutex_);
+          largest_trial_ids_.erase(std::string(study_name));
+        }
         // A job and its study are committed together, so the job of a study
         // this DELETE found is in the next statement's snapshot; a refusal
         // rolls the DELETE back.
@@ -468,6 +472,11 @@ absl::Status PostgresStorage::DeleteStudy(std::string_view study_name) {
 
 absl::StatusOr<std::vector<v1::Trial>> PostgresStorage::CreateTrials(
     std::string_view study_name, std::span<const v1::Trial> trials) {
+  if (!trials.empty() &&
+      std::none_of(trials.begin(), trials.end(),
+                   [](const v1::Trial& trial) { return trial.has_final_measurement(); })) {
+    return CreateTrialsAfter(study_name, trials);
+  }
   std::vector<v1::Trial> created;
   VERNIER_RETURN_IF_ERROR(RunInTransaction(
       TransactionKind::kWrite, absl::StrCat("creating trials in ", StudyWhat(study_name)),
@@ -498,6 +507,74 @@ absl::StatusOr<std::vector<v1::Trial>> PostgresStorage::CreateTrials(
         return absl::OkStatus();
       }));
   return created;
+}
+
+absl::StatusOr<std::vector<v1::Trial>> PostgresStorage::CreateTrialsAfter(
+    std::string_view study_name, std::span<const v1::Trial> trials) {
+  const std::string doing = absl::StrCat("creating trials in ", StudyWhat(study_name));
+  const std::string study(study_name);
+  std::optional<int64_t> largest;
+  {
+    absl::MutexLock lock(&largest_trial_ids_mutex_);
+    if (const auto known = largest_trial_ids_.find(study); known != largest_trial_ids_.end()) {
+      largest = known->second;
+    }
+  }
+  const absl::Time deadline = absl::Now() + options_.retry_timeout;
+  for (;;) {
+    if (!largest.has_value()) {
+      VERNIER_RETURN_IF_ERROR(RunInTransaction(
+          TransactionKind::kReadOne, doing, [&](Transaction& transaction) -> absl::Status {
+            largest = transaction.exec_prepared("largest_trial_id", study)[0][0].as<int64_t>();
+            return absl::OkStatus();
+          }));
+    }
+    std::vector<v1::Trial> created;
+    std::vector<int64_t> ids;
+    std::vector<int> states;
+    std::vector<std::string> client_ids, rank_keys, bodies;
+    for (const v1::Trial& requested : trials) {
+      v1::Trial trial = NewTrialRow(requested, study_name, *largest + 1 + ids.size());
+      ids.push_back(trial.id());
+      states.push_back(static_cast<int>(trial.state()));
+      client_ids.push_back(trial.client_id());
+      rank_keys.push_back(RankKeyParameter(std::nullopt));
+      bodies.push_back(TrialBody(trial));
+      created.push_back(std::move(trial));
+    }
+    bool inserted = false;
+    bool missing_study = false;
+    VERNIER_RETURN_IF_ERROR(RunInTransaction(
+        TransactionKind::kWriteOne, doing, [&](Transaction& transaction) -> absl::Status {
+          try {
+            inserted = transaction
+                           .exec_prepared("insert_trials_after", study, BigintArray(ids),
+                                          IntegerArray(std::span<const int>(states)),
+                                          TextArray(client_ids), TextArray(rank_keys),
+                                          ByteaArray(bodies), *largest)
+                           .affected_rows() == ids.size();
+          } catch (const pqxx::unique_violation&) {
+            // Another creator took these ids first.
+            inserted = false;
+          } catch (const pqxx::foreign_key_violation&) {
+            missing_study = true;
+          }
+          return absl::OkStatus();
+        }));
+    if (missing_study) return StudyNotFound(study_name);
+    absl::MutexLock lock(&largest_trial_ids_mutex_);
+    if (inserted) {
+      largest_trial_ids_[study] = ids.back();
+      return created;
+    }
+    largest_trial_ids_.erase(study);
+    largest.reset();
+    if (absl::Now() >= deadline) {
+      return absl::AbortedError(absl::StrCat(
+          "PostgreSQL store ", description_, ": ", doing, ": other creators kept taking the ids for ",
+          absl::FormatDuration(options_.retry_timeout)));
+    }
+  }
 }
 
 absl::StatusOr<v1::Trial> PostgresStorage::GetTrial(std::string_view study_name, int64_t trial_id,
@@ -1146,21 +1223,67 @@ std::vector<StoredAuditRow> AuditRows(const pqxx::result& result) {
 
 absl::Status PostgresStorage::AppendAuditEntries(std::span<const v1::AuditEntry> entries) {
   if (entries.empty()) return absl::OkStatus();
-  return RunInTransaction(
-      TransactionKind::kWrite, absl::StrCat("appending ", entries.size(), " audit rows"),
-      [&](Transaction& transaction) -> absl::Status {
-        transaction.exec_prepared("lock_audit_log");
-        std::vector<StoredAuditRow> head = AuditRows(transaction.exec_prepared("last_audit_row"));
-        std::optional<StoredAuditRow> previous;
-        if (!head.empty()) previous = std::move(head.front());
-        for (const v1::AuditEntry& entry : entries) {
-          StoredAuditRow row = ChainAuditRow(previous.has_value() ? &*previous : nullptr, entry);
-          transaction.exec_prepared("insert_audit_row", row.sequence, row.time_micros, row.user,
-                                    row.resource, pqxx::binarystring(row.body), row.hash);
-          previous = std::move(row);
-        }
-        return absl::OkStatus();
-      });
+  const std::string doing = absl::StrCat("appending ", entries.size(), " audit rows");
+  absl::MutexLock lock(&audit_mutex_);
+  const absl::Time deadline = absl::Now() + options_.retry_timeout;
+  const auto read_head = [&]() -> absl::Status {
+    std::vector<StoredAuditRow> head;
+    VERNIER_RETURN_IF_ERROR(RunInTransaction(
+        TransactionKind::kReadOne, doing, [&](Transaction& transaction) -> absl::Status {
+          head = AuditRows(transaction.exec_prepared("last_audit_row"));
+          return absl::OkStatus();
+        }));
+    // An empty log: the first row chains after none.
+    audit_head_ = head.empty() ? StoredAuditRow{} : std::move(head.front());
+    return absl::OkStatus();
+  };
+  for (;;) {
+    if (!audit_head_.has_value()) VERNIER_RETURN_IF_ERROR(read_head());
+    std::vector<StoredAuditRow> rows;
+    rows.reserve(entries.size());
+    for (const v1::AuditEntry& entry : entries) {
+      const StoredAuditRow* previous = rows.empty() ? &*audit_head_ : &rows.back();
+      rows.push_back(ChainAuditRow(previous->sequence == 0 ? nullptr : previous, entry));
+    }
+    std::vector<int64_t> sequences, times;
+    std::vector<std::string> users, resources, bodies, hashes;
+    for (const StoredAuditRow& row : rows) {
+      sequences.push_back(row.sequence);
+      times.push_back(row.time_micros);
+      users.push_back(row.user);
+      resources.push_back(row.resource);
+      bodies.push_back(row.body);
+      hashes.push_back(row.hash);
+    }
+    bool taken = false;
+    VERNIER_RETURN_IF_ERROR(RunInTransaction(
+        TransactionKind::kWriteOne, doing, [&](Transaction& transaction) -> absl::Status {
+          try {
+            transaction.exec_prepared("insert_audit_rows", BigintArray(sequences),
+                                      BigintArray(times), TextArray(users), TextArray(resources),
+                                      ByteaArray(bodies), TextArray(hashes));
+          } catch (const pqxx::unique_violation&) {
+            // Another server appended after the head known here.
+            taken = true;
+          }
+          return absl::OkStatus();
+        }));
+    if (!taken) {
+      audit_head_ = std::move(rows.back());
+      return absl::OkStatus();
+    }
+    VERNIER_RETURN_IF_ERROR(read_head());
+    // A retry on a new connection after one that committed but was lost
+    // finds its own rows: they are in.
+    if (audit_head_->sequence == rows.back().sequence && audit_head_->hash == rows.back().hash) {
+      return absl::OkStatus();
+    }
+    if (absl::Now() >= deadline) {
+      return absl::AbortedError(absl::StrCat(
+          "PostgreSQL store ", description_, ": ", doing, ": other servers kept appending for ",
+          absl::FormatDuration(options_.retry_timeout)));
+    }
+  }
 }
 
 absl::StatusOr<std::vector<v1::AuditEntry>> PostgresStorage::ListAuditEntries(

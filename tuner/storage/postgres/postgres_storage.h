@@ -11,10 +11,13 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "pqxx/transaction_base"
+#include "tuner/storage/audit_chain.h"
 #include "tuner/storage/measurement_group_commit.h"
 #include "tuner/storage/postgres/postgres_connection_pool.h"
 #include "tuner/storage/storage.h"
@@ -183,6 +186,14 @@ class PostgresStorage : public Storage {
   absl::Status RunOnce(PostgresConnectionPool& pool, TransactionKind kind, std::string_view doing,
                        const TransactionBody& body);
 
+  // CreateTrials of trials without a final measurement (so without a rank
+  // key, and the study's spec is not needed) in one autocommitted
+  // statement: their ids follow the largest id this server knows, and the
+  // statement inserts them only if that is still the largest. Otherwise it
+  // reads the largest and tries again, until the retry timeout.
+  absl::StatusOr<std::vector<v1::Trial>> CreateTrialsAfter(std::string_view study_name,
+                                                           std::span<const v1::Trial> trials);
+
   // Appends one measurement with a sequence number (so that running the
   // statement again is harmless) in one autocommitted statement; any other
   // append goes through AppendInTransaction.
@@ -209,6 +220,17 @@ class PostgresStorage : public Storage {
   std::unique_ptr<PostgresConnectionPool> measurement_batch_pool_;
   MeasurementGroupCommit measurement_commits_;
   StoreOutage outage_;
+  // Each study's largest trial id as this server last wrote or read it,
+  // which its next trials' ids follow when no other creator came between
+  // (CreateTrialsAfter).
+  absl::Mutex largest_trial_ids_mutex_;
+  absl::flat_hash_map<std::string, int64_t> largest_trial_ids_
+      ABSL_GUARDED_BY(largest_trial_ids_mutex_);
+  // The newest audit row this server wrote or read, which its next append
+  // chains after (none: read it first). Appends hold the mutex, so one
+  // server's appends go out one at a time.
+  absl::Mutex audit_mutex_;
+  std::optional<StoredAuditRow> audit_head_ ABSL_GUARDED_BY(audit_mutex_);
 };
 
 }  // namespace vernier::storage

@@ -257,6 +257,88 @@ TEST_F(PostgresStorageTest, AuditRowsAreAppendOnlyAndAChangedOrDeletedRowBreaksT
   EXPECT_THAT(deleted.problem(), HasSubstr("deleted"));
 }
 
+// Each server chains its appends after the newest row it knows; when another
+// server appended meanwhile, the append is refused by the sequence's key, and
+// it chains again after the newest row.
+TEST_F(PostgresStorageTest, AnAppendAfterAnotherServersAppendsChainsAfterThem) {
+  std::unique_ptr<PostgresStorage> first = OpenOrDie();
+  std::unique_ptr<PostgresStorage> second = OpenOrDie();
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(second, nullptr);
+  const std::vector<v1::AuditEntry> a = {MakeAuditEntry("alice", "job1", 1)};
+  const std::vector<v1::AuditEntry> b = {MakeAuditEntry("bob", "job2", 2),
+                                         MakeAuditEntry("bob", "job3", 3)};
+  const std::vector<v1::AuditEntry> c = {MakeAuditEntry("carol", "job4", 4)};
+  ASSERT_THAT(first->AppendAuditEntries(a), IsOk());
+  ASSERT_THAT(second->AppendAuditEntries(b), IsOk());
+  // `first` still knows row 1 as the newest.
+  ASSERT_THAT(first->AppendAuditEntries(c), IsOk());
+  absl::StatusOr<std::vector<StoredAuditRow>> rows = second->ReadAuditChain();
+  ASSERT_THAT(rows, IsOk());
+  const v1::VerifyAuditLogResponse verified = VerifyAuditChain(*rows);
+  EXPECT_TRUE(verified.intact()) << verified.problem();
+  ASSERT_EQ(rows->size(), 4u);
+  EXPECT_EQ((*rows)[0].user, "alice");
+  EXPECT_EQ((*rows)[1].user, "bob");
+  EXPECT_EQ((*rows)[2].user, "bob");
+  EXPECT_EQ((*rows)[3].user, "carol");
+}
+
+// Appends that keep losing to other servers' give up at the retry timeout,
+// as ABORTED naming the store, storing nothing; the next one goes in.
+TEST_F(PostgresStorageTest, AnAppendThatKeepsLosingToOtherServersIsAbortedStoringNothing) {
+  PostgresStorageOptions impatient;
+  impatient.retry_timeout = absl::ZeroDuration();
+  std::unique_ptr<PostgresStorage> first = OpenOrDie(impatient);
+  std::unique_ptr<PostgresStorage> second = OpenOrDie();
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(second, nullptr);
+  const std::vector<v1::AuditEntry> a = {MakeAuditEntry("alice", "job1", 1)};
+  const std::vector<v1::AuditEntry> b = {MakeAuditEntry("bob", "job2", 2)};
+  const std::vector<v1::AuditEntry> c = {MakeAuditEntry("carol", "job3", 3)};
+  ASSERT_THAT(first->AppendAuditEntries(a), IsOk());
+  ASSERT_THAT(second->AppendAuditEntries(b), IsOk());
+  EXPECT_THAT(first->AppendAuditEntries(c),
+              StatusIs(absl::StatusCode::kAborted,
+                       AllOf(HasSubstr("appending 1 audit rows"),
+                             HasSubstr("other servers kept appending"))));
+  absl::StatusOr<std::vector<StoredAuditRow>> rows = second->ReadAuditChain();
+  ASSERT_THAT(rows, IsOk());
+  EXPECT_EQ(rows->size(), 2u);
+  ASSERT_THAT(first->AppendAuditEntries(c), IsOk());
+  rows = second->ReadAuditChain();
+  ASSERT_THAT(rows, IsOk());
+  EXPECT_TRUE(VerifyAuditChain(*rows).intact());
+  ASSERT_EQ(rows->size(), 3u);
+  EXPECT_EQ(rows->back().user, "carol");
+}
+
+// An append refused by the key whose own rows are already the newest (a
+// retry after a connection lost once the first try had committed) is not
+// stored twice. Here the other server stored exactly the rows this one
+// would: the same entry, after the same row.
+TEST_F(PostgresStorageTest, AnAppendWhoseRowsAreAlreadyStoredIsNotStoredTwice) {
+  std::unique_ptr<PostgresStorage> first = OpenOrDie();
+  std::unique_ptr<PostgresStorage> second = OpenOrDie();
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(second, nullptr);
+  const std::vector<v1::AuditEntry> a = {MakeAuditEntry("alice", "job1", 1)};
+  const std::vector<v1::AuditEntry> b = {MakeAuditEntry("bob", "job2", 2)};
+  ASSERT_THAT(first->AppendAuditEntries(a), IsOk());
+  ASSERT_THAT(second->AppendAuditEntries(b), IsOk());
+  ASSERT_THAT(first->AppendAuditEntries(b), IsOk());
+  absl::StatusOr<std::vector<StoredAuditRow>> rows = first->ReadAuditChain();
+  ASSERT_THAT(rows, IsOk());
+  EXPECT_TRUE(VerifyAuditChain(*rows).intact());
+  EXPECT_EQ(rows->size(), 2u);
+  // Appends go on after it.
+  ASSERT_THAT(first->AppendAuditEntries(a), IsOk());
+  rows = second->ReadAuditChain();
+  ASSERT_THAT(rows, IsOk());
+  EXPECT_TRUE(VerifyAuditChain(*rows).intact());
+  EXPECT_EQ(rows->size(), 3u);
+}
+
 // ListTrialBodies hands bodies over unparsed, but not a body whose framing
 // is broken: the page is refused naming the trial; the page before it reads.
 TEST_F(PostgresStorageTest, ABrokenTrialBodyIsInternalNamingTheTrialInAListOfBodies) {
