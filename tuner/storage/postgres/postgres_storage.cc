@@ -521,8 +521,12 @@ absl::StatusOr<std::vector<v1::Trial>> PostgresStorage::CreateTrialsAfter(
     }
   }
   const absl::Time deadline = absl::Now() + options_.retry_timeout;
+  // Whether the largest id was read during this call: only then does
+  // losing to another creator count against the retry timeout.
+  bool largest_read = false;
   for (;;) {
     if (!largest.has_value()) {
+      largest_read = true;
       VERNIER_RETURN_IF_ERROR(RunInTransaction(
           TransactionKind::kReadOne, doing, [&](Transaction& transaction) -> absl::Status {
             largest = transaction.exec_prepared("largest_trial_id", study)[0][0].as<int64_t>();
@@ -569,7 +573,7 @@ absl::StatusOr<std::vector<v1::Trial>> PostgresStorage::CreateTrialsAfter(
     }
     largest_trial_ids_.erase(study);
     largest.reset();
-    if (absl::Now() >= deadline) {
+    if (largest_read && absl::Now() >= deadline) {
       return absl::AbortedError(absl::StrCat(
           "PostgreSQL store ", description_, ": ", doing, ": other creators kept taking the ids for ",
           absl::FormatDuration(options_.retry_timeout)));
@@ -1237,8 +1241,14 @@ absl::Status PostgresStorage::AppendAuditEntries(std::span<const v1::AuditEntry>
     audit_head_ = head.empty() ? StoredAuditRow{} : std::move(head.front());
     return absl::OkStatus();
   };
+  // Whether the head was read during this call: only then does losing to
+  // another server count against the retry timeout.
+  bool head_read = false;
   for (;;) {
-    if (!audit_head_.has_value()) VERNIER_RETURN_IF_ERROR(read_head());
+    if (!audit_head_.has_value()) {
+      VERNIER_RETURN_IF_ERROR(read_head());
+      head_read = true;
+    }
     std::vector<StoredAuditRow> rows;
     rows.reserve(entries.size());
     for (const v1::AuditEntry& entry : entries) {
@@ -1278,7 +1288,8 @@ absl::Status PostgresStorage::AppendAuditEntries(std::span<const v1::AuditEntry>
     if (audit_head_->sequence == rows.back().sequence && audit_head_->hash == rows.back().hash) {
       return absl::OkStatus();
     }
-    if (absl::Now() >= deadline) {
+    const bool lost_after_reading = std::exchange(head_read, true);
+    if (lost_after_reading && absl::Now() >= deadline) {
       return absl::AbortedError(absl::StrCat(
           "PostgreSQL store ", description_, ": ", doing, ": other servers kept appending for ",
           absl::FormatDuration(options_.retry_timeout)));

@@ -60,6 +60,7 @@ INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, JobCoordinationConformanceTest,
 namespace {
 
 using ::testing::AllOf;
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -284,8 +285,11 @@ TEST_F(PostgresStorageTest, AnAppendAfterAnotherServersAppendsChainsAfterThem) {
   EXPECT_EQ((*rows)[3].user, "carol");
 }
 
-// Appends that keep losing to other servers' give up at the retry timeout,
-// as ABORTED naming the store, storing nothing; the next one goes in.
+// A server's first append after another server's is refused by the key
+// and goes in at once after them, however short the retry timeout: only
+// losing again, after reading the newest row, counts against it. Appends
+// that keep losing (here a trigger refuses every row as a duplicate) give up
+// at the retry timeout, as ABORTED naming the store, storing nothing.
 TEST_F(PostgresStorageTest, AnAppendThatKeepsLosingToOtherServersIsAbortedStoringNothing) {
   PostgresStorageOptions impatient;
   impatient.retry_timeout = absl::ZeroDuration();
@@ -298,19 +302,80 @@ TEST_F(PostgresStorageTest, AnAppendThatKeepsLosingToOtherServersIsAbortedStorin
   const std::vector<v1::AuditEntry> c = {MakeAuditEntry("carol", "job3", 3)};
   ASSERT_THAT(first->AppendAuditEntries(a), IsOk());
   ASSERT_THAT(second->AppendAuditEntries(b), IsOk());
-  EXPECT_THAT(first->AppendAuditEntries(c),
+  ASSERT_THAT(first->AppendAuditEntries(c), IsOk());
+
+  ASSERT_THAT(database_->Execute(
+                  "CREATE FUNCTION always_taken() RETURNS trigger LANGUAGE plpgsql AS "
+                  "$$ BEGIN RAISE unique_violation USING MESSAGE = 'taken'; END $$"),
+              IsOk());
+  ASSERT_THAT(database_->Execute("CREATE TRIGGER always_taken BEFORE INSERT ON audit_log "
+                                 "FOR EACH ROW EXECUTE PROCEDURE always_taken()"),
+              IsOk());
+  EXPECT_THAT(first->AppendAuditEntries(a),
               StatusIs(absl::StatusCode::kAborted,
                        AllOf(HasSubstr("appending 1 audit rows"),
                              HasSubstr("other servers kept appending"))));
+  ASSERT_THAT(database_->Execute("DROP TRIGGER always_taken ON audit_log"), IsOk());
   absl::StatusOr<std::vector<StoredAuditRow>> rows = second->ReadAuditChain();
   ASSERT_THAT(rows, IsOk());
-  EXPECT_EQ(rows->size(), 2u);
-  ASSERT_THAT(first->AppendAuditEntries(c), IsOk());
+  EXPECT_EQ(rows->size(), 3u);
+  ASSERT_THAT(first->AppendAuditEntries(a), IsOk());
   rows = second->ReadAuditChain();
   ASSERT_THAT(rows, IsOk());
   EXPECT_TRUE(VerifyAuditChain(*rows).intact());
-  ASSERT_EQ(rows->size(), 3u);
-  EXPECT_EQ(rows->back().user, "carol");
+  ASSERT_EQ(rows->size(), 4u);
+  EXPECT_EQ((*rows)[2].user, "carol");
+  EXPECT_EQ(rows->back().user, "alice");
+}
+
+// New trials take the ids after the study's largest even when another
+// server created trials since this one last did; a study that does not
+// exist is NOT_FOUND and gets nothing; and creators that keep losing the
+// ids (here a trigger refuses every row as a duplicate) give up at the retry
+// timeout as ABORTED, storing nothing.
+TEST_F(PostgresStorageTest, NewTrialsFollowTheLargestIdWhoeverCreatedIt) {
+  PostgresStorageOptions impatient;
+  impatient.retry_timeout = absl::ZeroDuration();
+  std::unique_ptr<PostgresStorage> first = OpenOrDie(impatient);
+  std::unique_ptr<PostgresStorage> second = OpenOrDie();
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(second, nullptr);
+  ASSERT_THAT(first->CreateStudy(MakeStudy("s")), IsOk());
+  v1::Trial trial;
+  trial.set_state(v1::Trial::ACTIVE);
+  const auto ids = [](const absl::StatusOr<std::vector<v1::Trial>>& created) {
+    std::vector<int64_t> out;
+    if (created.ok()) {
+      for (const v1::Trial& t : *created) out.push_back(t.id());
+    }
+    return out;
+  };
+  EXPECT_THAT(ids(first->CreateTrials("s", std::vector<v1::Trial>(1, trial))), ElementsAre(1));
+  EXPECT_THAT(ids(second->CreateTrials("s", std::vector<v1::Trial>(2, trial))),
+              ElementsAre(2, 3));
+  EXPECT_THAT(ids(first->CreateTrials("s", std::vector<v1::Trial>(2, trial))),
+              ElementsAre(4, 5));
+  EXPECT_THAT(ids(second->CreateTrials("s", std::vector<v1::Trial>(1, trial))), ElementsAre(6));
+
+  EXPECT_THAT(first->CreateTrials("nowhere", std::vector<v1::Trial>(1, trial)),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("\"nowhere\"")));
+
+  ASSERT_THAT(database_->Execute(
+                  "CREATE FUNCTION always_taken() RETURNS trigger LANGUAGE plpgsql AS "
+                  "$$ BEGIN RAISE unique_violation USING MESSAGE = 'taken'; END $$"),
+              IsOk());
+  ASSERT_THAT(database_->Execute("CREATE TRIGGER always_taken BEFORE INSERT ON trials "
+                                 "FOR EACH ROW EXECUTE PROCEDURE always_taken()"),
+              IsOk());
+  EXPECT_THAT(first->CreateTrials("s", std::vector<v1::Trial>(1, trial)),
+              StatusIs(absl::StatusCode::kAborted,
+                       AllOf(HasSubstr("creating trials in study \"s\""),
+                             HasSubstr("other creators kept taking the ids"))));
+  ASSERT_THAT(database_->Execute("DROP TRIGGER always_taken ON trials"), IsOk());
+  absl::StatusOr<storage::Page<v1::Trial>> stored = second->ListTrials("s", {});
+  ASSERT_THAT(stored, IsOk());
+  EXPECT_EQ(stored->items.size(), 6u);
+  EXPECT_THAT(ids(first->CreateTrials("s", std::vector<v1::Trial>(1, trial))), ElementsAre(7));
 }
 
 // An append refused by the key whose own rows are already the newest (a
