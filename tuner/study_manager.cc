@@ -202,7 +202,8 @@ int StudyManager::WaitingSuggestions(std::string_view study_name) {
 }
 
 absl::StatusOr<SuggestResult> StudyManager::SuggestTrials(std::string_view study_name, int count,
-                                                          std::string_view client_id) {
+                                                          std::string_view client_id,
+                                                          const v1::Study* known_study) {
   if (count < 1 || count > kMaxSuggestCount) {
     return absl::InvalidArgumentError(
         absl::StrFormat("count is %d; ask for 1 to %d trials", count, kMaxSuggestCount));
@@ -211,7 +212,8 @@ absl::StatusOr<SuggestResult> StudyManager::SuggestTrials(std::string_view study
     return absl::InvalidArgumentError(absl::StrFormat(
         "client_id is %d bytes; at most %d are allowed", client_id.size(), config::kMaxNameBytes));
   }
-  absl::StatusOr<v1::Study> study = storage_.GetStudy(study_name);
+  absl::StatusOr<v1::Study> study =
+      known_study != nullptr ? absl::StatusOr<v1::Study>(*known_study) : storage_.GetStudy(study_name);
   if (!study.ok()) return study.status();
   if (study->state() == v1::Study::COMPLETED && study->spec().max_trials() > 0) {
     // Every one of its trials has ended: no room, as for a full study.
@@ -535,7 +537,8 @@ void StudyManager::AddMeasurementsAsync(std::string_view study_name, int64_t tri
 
 absl::StatusOr<v1::Trial> StudyManager::CompleteTrial(
     std::string_view study_name, int64_t trial_id,
-    std::optional<v1::Measurement> final_measurement) {
+    std::optional<v1::Measurement> final_measurement, std::optional<v1::Study>* study_read) {
+  if (study_read != nullptr) study_read->reset();
   const std::string where = TrialName(study_name, trial_id);
   if (final_measurement.has_value()) {
     VERNIER_RETURN_IF_ERROR(ValidateMeasurement(*final_measurement, where + " final measurement"));
@@ -549,6 +552,7 @@ absl::StatusOr<v1::Trial> StudyManager::CompleteTrial(
       study_name, trial_id, [&](v1::Trial& trial, const v1::Study& study) -> absl::Status {
         objective = study.spec().metrics().empty() ? "" : study.spec().metrics(0).metric_id();
         limited_study = study.state() == v1::Study::ACTIVE && study.spec().max_trials() > 0;
+        if (study_read != nullptr && !limited_study) *study_read = study;
         v1::Measurement final =
             final_measurement.has_value() ? *final_measurement : trial.latest_measurement();
         if (trial.state() == v1::Trial::SUCCEEDED || trial.state() == v1::Trial::STOPPED_EARLY) {

@@ -63,8 +63,11 @@ class StudyManager {
   // went with its job: JobController::DeleteJob).
   void ForgetStudy(std::string_view study_name);
 
+  // `study`: the study as just read (CompleteTrial's `study_read`), which
+  // spares reading it again; absent, it is read.
   absl::StatusOr<SuggestResult> SuggestTrials(std::string_view study_name, int count,
-                                              std::string_view client_id);
+                                              std::string_view client_id,
+                                              const v1::Study* study = nullptr);
   // A user-chosen point, stored REQUESTED until SuggestTrials hands it out.
   absl::StatusOr<v1::Trial> CreateTrial(std::string_view study_name, const v1::Trial& trial);
   // Copies of `from_study`'s finished trials (SUCCEEDED, STOPPED_EARLY,
@@ -95,8 +98,12 @@ class StudyManager {
   // `final_measurement` absent: the latest measurement becomes final.
   // Repeating a completion with the same result succeeds; with another
   // result it is FAILED_PRECONDITION.
+  // `study_read`, if given, gets the study as the completion read it, when
+  // the completion cannot have changed it (it may complete a study with
+  // max_trials); otherwise it is left empty.
   absl::StatusOr<v1::Trial> CompleteTrial(std::string_view study_name, int64_t trial_id,
-                                          std::optional<v1::Measurement> final_measurement);
+                                          std::optional<v1::Measurement> final_measurement,
+                                          std::optional<v1::Study>* study_read = nullptr);
   absl::StatusOr<v1::Trial> MarkInfeasible(std::string_view study_name, int64_t trial_id,
                                            std::string reason);
   // For the job controller: the trial's program failed or was lost.

@@ -163,6 +163,9 @@ grpc::Status StudyServiceImpl::SuggestTrials(grpc::ServerContext*,
                                              v1::SuggestTrialsResponse* response) {
   return Handle([&]() -> absl::Status {
     if (absl::Status status = RequireStudyName(request->study_name()); !status.ok()) return status;
+    // The study as the completion read it, which the suggestion then need
+    // not read again.
+    std::optional<v1::Study> study;
     if (request->has_complete_trial()) {
       v1::CompleteTrialRequest completion = request->complete_trial();
       if (completion.study_name().empty()) {
@@ -173,14 +176,15 @@ grpc::Status StudyServiceImpl::SuggestTrials(grpc::ServerContext*,
             "a suggestion completes a trial of its own study only",
             completion.study_name(), request->study_name()));
       }
-      absl::StatusOr<v1::Trial> completed = Complete(completion);
+      absl::StatusOr<v1::Trial> completed = Complete(completion, &study);
       if (!completed.ok()) {
         return Annotated(completed.status(), "complete_trial (nothing was suggested)");
       }
       *response->mutable_completed_trial() = *std::move(completed);
     }
     absl::StatusOr<SuggestResult> result =
-        studies_.SuggestTrials(request->study_name(), request->count(), request->client_id());
+        studies_.SuggestTrials(request->study_name(), request->count(), request->client_id(),
+                               study.has_value() ? &*study : nullptr);
     if (!result.ok()) return result.status();
     for (v1::Trial& trial : result->trials) *response->add_trials() = std::move(trial);
     response->set_reason(result->reason);
@@ -276,7 +280,8 @@ grpc::ServerUnaryReactor* StudyServiceImpl::AddMeasurementThen(
   return reactor;
 }
 
-absl::StatusOr<v1::Trial> StudyServiceImpl::Complete(const v1::CompleteTrialRequest& request) {
+absl::StatusOr<v1::Trial> StudyServiceImpl::Complete(const v1::CompleteTrialRequest& request,
+                                                     std::optional<v1::Study>* study_read) {
   VERNIER_RETURN_IF_ERROR(RequireTrial(request.study_name(), request.trial_id()));
   if (request.trial_infeasible()) {
     return studies_.MarkInfeasible(request.study_name(), request.trial_id(),
@@ -284,7 +289,7 @@ absl::StatusOr<v1::Trial> StudyServiceImpl::Complete(const v1::CompleteTrialRequ
   }
   std::optional<v1::Measurement> final;
   if (request.has_final_measurement()) final = request.final_measurement();
-  return studies_.CompleteTrial(request.study_name(), request.trial_id(), final);
+  return studies_.CompleteTrial(request.study_name(), request.trial_id(), final, study_read);
 }
 
 grpc::Status StudyServiceImpl::CompleteTrial(grpc::ServerContext*,

@@ -4,6 +4,7 @@
 #include <grpcpp/support/byte_buffer.h>
 
 #include <functional>
+#include <optional>
 
 #include "tuner/study_manager.h"
 #include "vernier/v1/study_service.grpc.pb.h"
@@ -67,8 +68,10 @@ class StudyServiceImpl final
 
  private:
   // CompleteTrial's work, for it and for a suggestion that completes a
-  // trial first.
-  absl::StatusOr<v1::Trial> Complete(const v1::CompleteTrialRequest& request);
+  // trial first (StudyManager::CompleteTrial's `study_read`; a trial marked
+  // infeasible leaves it empty).
+  absl::StatusOr<v1::Trial> Complete(const v1::CompleteTrialRequest& request,
+                                     std::optional<v1::Study>* study_read = nullptr);
 
   StudyManager& studies_;
 };

@@ -206,6 +206,40 @@ TEST_F(StudyManagerTest, AStudyWithoutMaxTrialsStaysActive) {
   EXPECT_EQ(manager_->GetStudy("s")->state(), v1::Study::ACTIVE);
 }
 
+// A completion hands over the study it read, which the next suggestion then
+// uses instead of reading it; not when the completion may have ended the
+// study (max_trials), and the suggestion reads it again.
+TEST_F(StudyManagerTest, ACompletionHandsOverTheStudyItReadUnlessItMayHaveCompletedIt) {
+  ASSERT_TRUE(manager_->CreateStudy(MakeStudy("open")).ok());
+  ASSERT_TRUE(manager_->SuggestTrials("open", 1, "c").ok());
+  ASSERT_TRUE(
+      manager_->AddMeasurements("open", 1, std::vector<v1::Measurement>{Accuracy(1, 0.5)}).ok());
+  std::optional<v1::Study> read;
+  ASSERT_TRUE(manager_->CompleteTrial("open", 1, std::nullopt, &read).ok());
+  ASSERT_TRUE(read.has_value());
+  EXPECT_EQ(read->name(), "open");
+  EXPECT_EQ(read->state(), v1::Study::ACTIVE);
+  absl::StatusOr<SuggestResult> next = manager_->SuggestTrials("open", 1, "c", &*read);
+  ASSERT_TRUE(next.ok()) << next.status();
+  ASSERT_EQ(next->trials.size(), 1u);
+  EXPECT_EQ(next->trials[0].id(), 2);
+  // A failed completion hands over nothing.
+  EXPECT_FALSE(manager_->CompleteTrial("open", 7, std::nullopt, &read).ok());
+  EXPECT_FALSE(read.has_value());
+
+  ASSERT_TRUE(manager_->CreateStudy(MakeStudy("limited", /*max_trials=*/1)).ok());
+  ASSERT_TRUE(manager_->SuggestTrials("limited", 1, "c").ok());
+  ASSERT_TRUE(manager_->AddMeasurements("limited", 1,
+                                        std::vector<v1::Measurement>{Accuracy(1, 0.5)})
+                  .ok());
+  ASSERT_TRUE(manager_->CompleteTrial("limited", 1, std::nullopt, &read).ok());
+  EXPECT_FALSE(read.has_value());
+  absl::StatusOr<SuggestResult> none = manager_->SuggestTrials("limited", 1, "c");
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_THAT(none->trials, IsEmpty());
+  EXPECT_THAT(none->reason, HasSubstr("COMPLETED"));
+}
+
 TEST_F(StudyManagerTest, SuggestedParametersRespectTheSpace) {
   ASSERT_TRUE(manager_->CreateStudy(MakeStudy("s")).ok());
   absl::StatusOr<SuggestResult> result = manager_->SuggestTrials("s", 50, "");
