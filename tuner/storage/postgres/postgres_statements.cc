@@ -132,10 +132,12 @@ constexpr std::pair<const char*, const char*> kStatements[] = {
     // measurement whose trial exists: the trial as TRIAL_COLUMNS, its state,
     // its count after this measurement if chosen to be appended, the
     // position (from 1), whether it was chosen, and how many of its trial's
-    // were chosen and how many appended. Fewer appended than chosen (a
-    // sequence number stored by a transaction that committed after this
-    // statement's snapshot, or twice in the input) would leave a gap in the
-    // ordinals: the caller then rolls the transaction back. No join of two
+    // were chosen and how many appended. A chosen one that cannot be
+    // inserted (a sequence number stored by a transaction that committed
+    // after this statement's snapshot, or twice in the input) would leave a
+    // gap in the ordinals, so it fails the whole statement on the unique
+    // index instead, and the statement stores all or nothing: it needs no
+    // transaction of its own. No join of two
     // of its lists pairs every row with every other (they have no index).
     // `checked` is MATERIALIZED so that the duplicate check runs once per
     // measurement (inlined, it ran again for each of the four reads of
@@ -170,7 +172,6 @@ constexpr std::pair<const char*, const char*> kStatements[] = {
      " INSERT INTO measurements (study_name, trial_id, ordinal, sequence_number, step, body)"
      " SELECT study_name, trial_id, ordinal, sequence_number, step, body FROM numbered"
      " WHERE chosen"
-     " ON CONFLICT (study_name, trial_id, sequence_number) WHERE sequence_number > 0 DO NOTHING"
      " RETURNING study_name, trial_id), "
      "stored AS ("
      " SELECT study_name, trial_id, count(*) AS appended FROM inserted GROUP BY study_name, trial_id), "

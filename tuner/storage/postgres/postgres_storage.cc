@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
 #include "google/protobuf/io/coded_stream.h"
@@ -891,8 +892,8 @@ std::vector<absl::StatusOr<v1::Trial>> PostgresStorage::AppendMeasurementBatch(
   std::vector<std::vector<absl::StatusOr<v1::Trial>>> outcomes(batch.size());
   const absl::Status status = RunInTransaction(
       *measurement_batch_pool_,
-      // Runs may have to be taken back (see append_measurement_runs).
-      statements.size() == 1 && !runs ? TransactionKind::kWriteOne : TransactionKind::kWrite,
+      // One statement stores all or nothing (append_measurement_runs too).
+      statements.size() == 1 ? TransactionKind::kWriteOne : TransactionKind::kWrite,
       absl::StrCat("adding ", batch.size(), " appends of measurements"),
       [&](Transaction& transaction) -> absl::Status {
         for (size_t i = 0; i < batch.size(); ++i) {
@@ -902,11 +903,20 @@ std::vector<absl::StatusOr<v1::Trial>> PostgresStorage::AppendMeasurementBatch(
         // Why each append's trial is missing, asked once per append.
         std::vector<std::optional<absl::Status>> missing(batch.size());
         for (const Statement& statement : statements) {
-          const pqxx::result rows = transaction.exec_prepared(
-              runs ? "append_measurement_runs" : "append_measurements",
-              TextArray(statement.study_names),
-              BigintArray(statement.trial_ids), BigintArray(statement.sequence_numbers),
-              BigintArray(statement.steps), ByteaArray(statement.bodies), statement.states);
+          pqxx::result rows;
+          try {
+            rows = transaction.exec_prepared(
+                runs ? "append_measurement_runs" : "append_measurements",
+                TextArray(statement.study_names), BigintArray(statement.trial_ids),
+                BigintArray(statement.sequence_numbers), BigintArray(statement.steps),
+                ByteaArray(statement.bodies), statement.states);
+          } catch (const pqxx::unique_violation& error) {
+            // Only append_measurement_runs inserts without ON CONFLICT.
+            return absl::AbortedError(absl::StrCat(
+                "PostgreSQL store ", description_, ": a measurement of a batch could not be "
+                "appended (its sequence number was stored meanwhile, or is twice in the "
+                "batch), so none was: ", absl::StripTrailingAsciiWhitespace(error.what())));
+          }
           std::vector<bool> found(statement.appends.size(), false);
           for (const pqxx::row& row : rows) {
             const int64_t position = row[5].as<int64_t>() - 1;
