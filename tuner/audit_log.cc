@@ -13,8 +13,11 @@ constexpr absl::Duration kRetryDelay = absl::Seconds(1);
 
 }  // namespace
 
-AuditLog::AuditLog(storage::Storage& store, bool data_access)
-    : store_(store), data_access_(data_access), writer_([this] { WriteLoop(); }) {}
+AuditLog::AuditLog(storage::AuditLogStore& store, bool data_access, absl::Duration gather_time)
+    : store_(store),
+      data_access_(data_access),
+      gather_time_(gather_time),
+      writer_([this] { WriteLoop(); }) {}
 
 AuditLog::~AuditLog() {
   {
@@ -36,7 +39,10 @@ absl::Status AuditLog::Flush(absl::Duration timeout) {
   const auto stored = [this, target]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
     return stored_ >= target;
   };
-  if (mutex_.AwaitWithTimeout(absl::Condition(&stored), timeout)) return absl::OkStatus();
+  ++flushing_;
+  const bool done = mutex_.AwaitWithTimeout(absl::Condition(&stored), timeout);
+  --flushing_;
+  if (done) return absl::OkStatus();
   return absl::UnavailableError(absl::StrCat(
       "the audit log could not be written within ", absl::FormatDuration(timeout), ": ",
       last_error_.ok() ? "the store is slow" : std::string(last_error_.message())));
@@ -52,6 +58,10 @@ void AuditLog::WriteLoop() {
         return stopping_ || !queued_.empty();
       };
       mutex_.Await(absl::Condition(&work));
+      const auto gathered = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+        return stopping_ || flushing_ > 0 || queued_.size() >= kGatherEntries;
+      };
+      mutex_.AwaitWithTimeout(absl::Condition(&gathered), gather_time_);
       if (queued_.empty()) return;
       batch.swap(queued_);
       last_round = stopping_;
