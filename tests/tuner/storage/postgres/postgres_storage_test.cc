@@ -19,6 +19,7 @@
 #include "tests/tuner/storage/storage_conformance.h"
 #include "tests/tuner/storage/storage_test_matchers.h"
 #include "tuner/storage/postgres/postgres_schema.h"
+#include "tuner/storage/scoped_write_fence.h"
 #include "tuner/storage/storage_factory.h"
 
 namespace vernier::storage::testing {
@@ -404,6 +405,44 @@ TEST_F(PostgresStorageTest, AnAppendWhoseRowsAreAlreadyStoredIsNotStoredTwice) {
   ASSERT_THAT(rows, IsOk());
   EXPECT_TRUE(VerifyAuditChain(*rows).intact());
   EXPECT_EQ(rows->size(), 3u);
+}
+
+// Under a job's lease (a fenced write runs in a transaction of its own, the
+// lease checked first), trials that lose their ids to another creator are
+// tried again, as without one: after trials created elsewhere, and when
+// every try is refused, until the retry timeout.
+TEST_F(PostgresStorageTest, FencedTrialsThatLoseTheirIdsAreTriedAgainUnderTheLease) {
+  auto [first, second] = OpenImpatientAndPatient();
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(second, nullptr);
+  v1::Job job;
+  job.set_job_id("j");
+  job.set_state(v1::Job::RUNNING);
+  job.set_study_name("j");
+  job.add_command("train");
+  ASSERT_THAT(first->CreateJob(job, MakeStudy("j")), IsOk());
+  absl::StatusOr<std::vector<JobLease>> lease =
+      first->AcquireJobLeases("one", std::vector<std::string>{"j"}, absl::Seconds(60));
+  ASSERT_THAT(lease, IsOk());
+  ASSERT_EQ(lease->size(), 1u);
+  v1::Trial trial;
+  trial.set_state(v1::Trial::ACTIVE);
+  const std::vector<v1::Trial> one(1, trial);
+  ScopedWriteFence fenced(WriteFence{"j", "one", (*lease)[0].token});
+  absl::StatusOr<std::vector<v1::Trial>> created = first->CreateTrials("j", one);
+  ASSERT_THAT(created, IsOk());
+  EXPECT_EQ((*created)[0].id(), 1);
+  ASSERT_THAT(second->CreateTrials("j", one), IsOk());
+  created = first->CreateTrials("j", one);
+  ASSERT_THAT(created, IsOk());
+  EXPECT_EQ((*created)[0].id(), 3);
+  RefuseInserts("trials");
+  EXPECT_THAT(first->CreateTrials("j", one),
+              StatusIs(absl::StatusCode::kAborted, HasSubstr("other creators kept taking")));
+  RefuseInserts("trials", false);
+  created = first->CreateTrials("j", one);
+  ASSERT_THAT(created, IsOk());
+  EXPECT_EQ((*created)[0].id(), 4);
 }
 
 // ListTrialBodies hands bodies over unparsed, but not a body whose framing
