@@ -539,7 +539,8 @@ absl::StatusOr<std::vector<v1::Trial>> PostgresStorage::CreateTrialsAfter(
     std::vector<int> states;
     std::vector<std::string> client_ids, rank_keys, bodies;
     for (const v1::Trial& requested : trials) {
-      v1::Trial trial = NewTrialRow(requested, study_name, *largest + 1 + ids.size());
+      v1::Trial trial =
+          NewTrialRow(requested, study_name, *largest + 1 + static_cast<int64_t>(ids.size()));
       ids.push_back(trial.id());
       states.push_back(static_cast<int>(trial.state()));
       client_ids.push_back(trial.client_id());
