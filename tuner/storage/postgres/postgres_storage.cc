@@ -232,6 +232,38 @@ std::string TrialBody(const v1::Trial& trial) {
   return SerializeBody(body);
 }
 
+// New rows of `study_name` for `trials`, with ids from `first_id` on, and
+// the array parameters of insert_trials (and insert_trials_after) for
+// them; rank keys from `spec`, or none without one.
+struct TrialsToInsert {
+  std::vector<v1::Trial> rows;
+  std::string ids, states, client_ids, rank_keys, bodies;
+};
+TrialsToInsert NewTrialRows(std::span<const v1::Trial> trials, std::string_view study_name,
+                            int64_t first_id, const v1::StudySpec* spec) {
+  TrialsToInsert insert;
+  std::vector<int64_t> ids;
+  std::vector<int> states;
+  std::vector<std::string> client_ids, rank_keys, bodies;
+  for (const v1::Trial& requested : trials) {
+    v1::Trial trial =
+        NewTrialRow(requested, study_name, first_id + static_cast<int64_t>(ids.size()));
+    ids.push_back(trial.id());
+    states.push_back(static_cast<int>(trial.state()));
+    client_ids.push_back(trial.client_id());
+    rank_keys.push_back(
+        RankKeyParameter(spec != nullptr ? RankKey(trial, *spec) : std::nullopt));
+    bodies.push_back(TrialBody(trial));
+    insert.rows.push_back(std::move(trial));
+  }
+  insert.ids = BigintArray(ids);
+  insert.states = IntegerArray(std::span<const int>(states));
+  insert.client_ids = TextArray(client_ids);
+  insert.rank_keys = TextArray(rank_keys);
+  insert.bodies = ByteaArray(bodies);
+  return insert;
+}
+
 absl::StatusOr<v1::Job> ReadJob(Transaction& transaction, std::string_view job_id,
                                 bool for_update) {
   const pqxx::result rows =
@@ -487,24 +519,14 @@ absl::StatusOr<std::vector<v1::Trial>> PostgresStorage::CreateTrials(
         // each sees the ids the one before it committed.
         VERNIER_ASSIGN_OR_RETURN(const v1::Study study,
                                  ReadStudy(transaction, study_name, /*for_update=*/true));
-        int64_t next_id =
+        const int64_t next_id =
             transaction.exec_prepared("largest_trial_id", study.name())[0][0].as<int64_t>() + 1;
-        std::vector<int64_t> ids;
-        std::vector<int> states;
-        std::vector<std::string> client_ids, rank_keys, bodies;
-        for (const v1::Trial& requested : trials) {
-          v1::Trial trial = NewTrialRow(requested, study_name, next_id++);
-          ids.push_back(trial.id());
-          states.push_back(static_cast<int>(trial.state()));
-          client_ids.push_back(trial.client_id());
-          rank_keys.push_back(RankKeyParameter(RankKey(trial, study.spec())));
-          bodies.push_back(TrialBody(trial));
-          created.push_back(std::move(trial));
-        }
-        if (created.empty()) return absl::OkStatus();
-        transaction.exec_prepared("insert_trials", std::string(study_name), BigintArray(ids),
-                                  IntegerArray(std::span<const int>(states)), TextArray(client_ids),
-                                  TextArray(rank_keys), ByteaArray(bodies));
+        if (trials.empty()) return absl::OkStatus();
+        TrialsToInsert insert = NewTrialRows(trials, study_name, next_id, &study.spec());
+        transaction.exec_prepared("insert_trials", std::string(study_name), insert.ids,
+                                  insert.states, insert.client_ids, insert.rank_keys,
+                                  insert.bodies);
+        created = std::move(insert.rows);
         return absl::OkStatus();
       }));
   return created;
@@ -534,31 +556,17 @@ absl::StatusOr<std::vector<v1::Trial>> PostgresStorage::CreateTrialsAfter(
             return absl::OkStatus();
           }));
     }
-    std::vector<v1::Trial> created;
-    std::vector<int64_t> ids;
-    std::vector<int> states;
-    std::vector<std::string> client_ids, rank_keys, bodies;
-    for (const v1::Trial& requested : trials) {
-      v1::Trial trial =
-          NewTrialRow(requested, study_name, *largest + 1 + static_cast<int64_t>(ids.size()));
-      ids.push_back(trial.id());
-      states.push_back(static_cast<int>(trial.state()));
-      client_ids.push_back(trial.client_id());
-      rank_keys.push_back(RankKeyParameter(std::nullopt));
-      bodies.push_back(TrialBody(trial));
-      created.push_back(std::move(trial));
-    }
+    TrialsToInsert insert = NewTrialRows(trials, study_name, *largest + 1, /*spec=*/nullptr);
     bool inserted = false;
     bool missing_study = false;
     VERNIER_RETURN_IF_ERROR(RunInTransaction(
         TransactionKind::kWriteOne, doing, [&](Transaction& transaction) -> absl::Status {
           try {
             inserted = transaction
-                           .exec_prepared("insert_trials_after", study, BigintArray(ids),
-                                          IntegerArray(std::span<const int>(states)),
-                                          TextArray(client_ids), TextArray(rank_keys),
-                                          ByteaArray(bodies), *largest)
-                           .affected_rows() == ids.size();
+                           .exec_prepared("insert_trials_after", study, insert.ids,
+                                          insert.states, insert.client_ids, insert.rank_keys,
+                                          insert.bodies, *largest)
+                           .affected_rows() == insert.rows.size();
           } catch (const pqxx::unique_violation&) {
             // Another creator took these ids first.
             inserted = false;
@@ -570,8 +578,8 @@ absl::StatusOr<std::vector<v1::Trial>> PostgresStorage::CreateTrialsAfter(
     if (missing_study) return StudyNotFound(study_name);
     absl::MutexLock lock(&largest_trial_ids_mutex_);
     if (inserted) {
-      largest_trial_ids_[study] = ids.back();
-      return created;
+      largest_trial_ids_[study] = insert.rows.back().id();
+      return std::move(insert.rows);
     }
     largest_trial_ids_.erase(study);
     largest.reset();
