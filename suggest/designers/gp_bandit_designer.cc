@@ -18,6 +18,7 @@
 #include "suggest/gp/log_expected_improvement.h"
 #include "suggest/gp/matern_kernel.h"
 #include "suggest/gp/output_warper.h"
+#include "suggest/gp/plateau_margin.h"
 #include "suggest/gp/training_set_selector.h"
 #include "suggest/gp/upper_confidence_bound.h"
 #include "suggest/history_points.h"
@@ -200,6 +201,9 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
 
   double best = model->MeanAtObservations().maxCoeff();
   if (!std::isfinite(best)) return absl::InternalError("the posterior mean is not finite");
+  // On a plateau of exact ties at the best, expected improvement is taken
+  // over the best plus half the smallest step among the good trials.
+  const double margin = options_.plateau_margin ? PlateauMargin().Margin(values) : 0;
 
   absl::flat_hash_set<std::string> used = UsedPointKeys(history);
   // Kriging believer: pending trials are observed at the posterior mean,
@@ -255,12 +259,14 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
   for (int i = 0; i < batch_size; ++i) {
     std::optional<AcquisitionOptimizer::Candidate> candidate;
     if (good.empty() || (i == 0 && !by_bound(first_place))) {
-      candidate = optimizer.Maximize(*model, LogExpectedImprovement(best), incumbents, used, rng);
+      candidate =
+          optimizer.Maximize(*model, LogExpectedImprovement(best + margin), incumbents, used, rng);
     } else if (by_bound(first_place + i)) {
       candidate = optimizer.MaximizeAround(
           *model, UpperConfidenceBound(options_.batch_confidence_beta), good, used, rng);
     } else {
-      candidate = optimizer.MaximizeAround(*model, LogExpectedImprovement(best), good, used, rng);
+      candidate =
+          optimizer.MaximizeAround(*model, LogExpectedImprovement(best + margin), good, used, rng);
     }
     if (!candidate.has_value()) break;
     used.insert(SearchSpace::Key(candidate->parameters));

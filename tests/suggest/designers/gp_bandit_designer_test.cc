@@ -622,5 +622,43 @@ TEST(GpBanditDesignerTest, RejectsANegativeCountAndAcceptsZero) {
   EXPECT_TRUE(MustSuggest(designer, {}, 0).points.empty());
 }
 
+// A count-valued objective's plateau: seven trials of x0 in [0.3, 0.6] all
+// return exactly the best value, 5 (minimised), and the value rises by
+// whole counts away from it on both sides.
+DesignerHistory PlateauHistory() {
+  DesignerHistory history;
+  const std::vector<std::pair<double, double>> trials = {
+      {0.0, 9}, {0.1, 8},  {0.2, 7}, {0.3, 5},  {0.35, 5}, {0.4, 5}, {0.45, 5},
+      {0.5, 5}, {0.55, 5}, {0.6, 5}, {0.75, 6}, {0.9, 8},  {1.0, 9}};
+  for (const auto& [x, value] : trials) {
+    Complete(history, {{DoubleValue("x0", x)}},
+             [value](const ParameterAssignment&) { return value; });
+  }
+  return history;
+}
+
+TEST(GpBanditDesignerTest, OnAPlateauOfTiesExpectedImprovementMustBeatThePlateau) {
+  const SearchSpace space = UnitSquare(1);
+  const DesignerHistory history = PlateauHistory();
+  for (const bool margin : {true, false}) {
+    GpBanditDesigner::Options options;
+    options.exploration_period = 0;
+    options.plateau_margin = margin;
+    GpBanditDesigner designer(space, v1::MetricSpec::MINIMIZE, 3, options);
+    const Suggestions suggestions = MustSuggest(designer, history, 1, 9);
+    ASSERT_EQ(suggestions.points.size(), 1u);
+    EXPECT_EQ(suggestions.fallback_reason, "");
+    const double x = suggestions.points[0][0].double_value();
+    // Without the margin, expected improvement over the plateau's value pays
+    // for the gaps between its trials, which can only equal it; with it, the
+    // point leaves the plateau for where the model is least sure.
+    if (margin) {
+      EXPECT_TRUE(x < 0.3 || x > 0.6) << x;
+    } else {
+      EXPECT_TRUE(x > 0.3 && x < 0.6) << x;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace vernier::suggest
