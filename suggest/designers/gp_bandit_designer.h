@@ -46,13 +46,13 @@ namespace vernier::suggest {
 //   becomes their precision-weighted mean and its noise shrinks with them;
 //   off by default, as it was level with the window at 1,000 trials.
 // - Each point maximises log expected improvement (AcquisitionOptimizer).
-//   On a plateau, at least 5 trials exactly at the best value (a count-valued
-//   error: misclassified samples), EI is taken over the best plus half the
-//   smallest step between the good trials' values (PlateauMargin), so
-//   points that can only equal the plateau pay less than those that may
-//   beat it, and the search leaves it. svm_cancer's worst seed of 20 sat on such a plateau for 17
-//   of its last 28 trials; measured in docs/benchmarks.md ("Plateaus,
-//   fourth round").
+//   On a plateau, at least 5 trials exactly at the best value (a
+//   count-valued error: misclassified samples), EI is taken over the best
+//   plus half the smallest step between the good trials' values
+//   (PlateauMargin), so points that can only equal the plateau pay less
+//   than those that may beat it, and the search leaves it. svm_cancer's
+//   worst seed of 20 sat on such a plateau for 17 of its last 28 trials;
+//   measured in docs/benchmarks.md ("Plateaus, fourth round").
 //   Pending trials, and earlier points of the same batch, are conditioned on
 //   with the kriging believer (observed at the posterior mean): the mean
 //   stays, the variance near them collapses, so a batch spreads out.
