@@ -935,12 +935,15 @@ std::vector<absl::StatusOr<v1::Trial>> PostgresStorage::AppendMeasurementBatch(
                                                       " of a batch of ", found.size()));
             }
             found[position] = true;
+            // A guard, not a path: a chosen measurement that cannot be
+            // inserted fails append_measurement_runs on the unique index
+            // (caught above), so every chosen one is appended.
             if (runs && row[7].as<int64_t>() != row[8].as<int64_t>()) {
               return absl::AbortedError(absl::StrCat(
-                  "PostgreSQL store ", description_, ": ", row[8].as<int64_t>(), " of the ",
+                  "PostgreSQL store ", description_, ": only ", row[8].as<int64_t>(), " of the ",
                   row[7].as<int64_t>(), " measurements of a batch to be appended to trial ",
-                  statement.trial_ids[position], " were appended (a sequence number was "
-                  "stored meanwhile, or is twice in the batch)"));
+                  statement.trial_ids[position], " were appended, though the statement stores "
+                  "all or none"));
             }
             const size_t i = statement.appends[position];
             const MeasurementAppend& append = *batch[i];
