@@ -339,9 +339,11 @@ def held_out_problems():
 
 def by_name(name):
     """A problem of this suite, of its held-out functions or of the
-    deterministic one (issue 33, bench/realistic/deterministic.py), by name."""
+    deterministic one (issue 33, bench/realistic/deterministic.py, its
+    held-out problems included), by name."""
     import deterministic  # noqa: PLC0415  (it imports this module)
-    every = all_problems() + held_out_problems() + deterministic.all_problems()
+    every = (all_problems() + held_out_problems() + deterministic.all_problems()
+             + deterministic.held_out())
     for problem in every:
         if problem.name == name:
             return problem

@@ -43,7 +43,7 @@ class DeterministicProblemsTest(unittest.TestCase):
         problems = deterministic.all_problems()
         self.assertGreaterEqual(len(problems), 8)
         self.assertGreaterEqual(sum(1 for p in problems if len(p.metric_names) == 3), 2)
-        for problem in problems:
+        for problem in problems + deterministic.held_out():
             with self.subTest(problem=problem.name):
                 point = middle(problem)
                 first = problem.values(point)
@@ -56,6 +56,19 @@ class DeterministicProblemsTest(unittest.TestCase):
                     # A count of misclassified samples over the number of samples.
                     count = first[0] * len(problem.load()[1])
                     self.assertAlmostEqual(count, round(count), places=9)
+
+    def test_the_held_out_problems_are_reachable_by_name_but_not_run_by_default(self):
+        import problems  # noqa: PLC0415  (bench/realistic, on the path above)
+        default = {p.name for p in deterministic.all_problems()}
+        held_out = [p.name for p in deterministic.held_out()]
+        self.assertGreaterEqual(len(held_out), 4)
+        for name in held_out:
+            with self.subTest(problem=name):
+                self.assertNotIn(name, default)
+                self.assertEqual(deterministic.by_name(name).name, name)
+                self.assertEqual(problems.by_name(name).name, name)
+        with self.assertRaisesRegex(KeyError, "unknown problem 'no_such_problem'"):
+            deterministic.by_name("no_such_problem")
 
     def test_the_evaluator_answers_a_point_the_same_value_every_time(self):
         point = '[1.0, 0.01, "rbf", 3, 0.5]'
