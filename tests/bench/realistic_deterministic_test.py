@@ -62,6 +62,14 @@ class DeterministicProblemsTest(unittest.TestCase):
         default = {p.name for p in deterministic.all_problems()}
         held_out = [p.name for p in deterministic.held_out()]
         self.assertGreaterEqual(len(held_out), 4)
+        for problem in deterministic.all_problems() + deterministic.held_out():
+            if len(problem.metric_names) == 3:
+                references = deterministic.REFERENCES[problem.name]
+                for reference in ("wide", "tight"):
+                    # The reference point lies beyond the ideal corner in
+                    # every objective, so the box has a volume.
+                    self.assertTrue(all(r > i for r, i in zip(references[reference],
+                                                              references["ideal"])))
         for name in held_out:
             with self.subTest(problem=name):
                 self.assertNotIn(name, default)
