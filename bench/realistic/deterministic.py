@@ -157,6 +157,30 @@ def _synthetic_three_classes():
                                class_sep=1.2, random_state=2)
 
 
+def _synthetic_binary_400():
+    """The held-out boosting problems' data: 400 samples, 2 classes, 12
+    features, 5% of the labels flipped."""
+    from sklearn.datasets import make_classification
+    return make_classification(n_samples=400, n_features=12, n_informative=6, n_redundant=2,
+                               flip_y=0.05, class_sep=0.9, random_state=5)
+
+
+def _trees_size_and_work(trees_per_fold):
+    """log10 of the mean tree nodes per fold's model, and log10 of the split
+    work over every fold: for every internal node of every tree, its
+    samples times the features it examined. `trees_per_fold` holds each
+    fold's fitted decision trees."""
+    nodes = 0
+    work = 0
+    for trees in trees_per_fold:
+        for tree in trees:
+            structure = tree.tree_
+            nodes += structure.node_count
+            internal = structure.children_left != -1
+            work += int(np.sum(structure.n_node_samples[internal])) * tree.max_features_
+    return math.log10(nodes / len(trees_per_fold)), math.log10(max(work, 1))
+
+
 # ------------------------------------------------------ one objective
 
 class SvmCancer(Deterministic):
@@ -437,9 +461,7 @@ class HistBoostSynthetic(Deterministic):
     ]
 
     def load(self):
-        from sklearn.datasets import make_classification
-        return make_classification(n_samples=400, n_features=12, n_informative=6,
-                                   n_redundant=2, flip_y=0.05, class_sep=0.9, random_state=5)
+        return _synthetic_binary_400()
 
     def model(self, p):
         from sklearn.ensemble import HistGradientBoostingClassifier
@@ -476,15 +498,7 @@ class ForestThreeObjectives(Deterministic):
         return _random_forest(p)
 
     def measure(self, fitted):
-        nodes = 0
-        work = 0
-        for forest, _ in fitted:
-            for tree in forest.estimators_:
-                structure = tree.tree_
-                nodes += structure.node_count
-                internal = structure.children_left != -1
-                work += int(np.sum(structure.n_node_samples[internal])) * tree.max_features_
-        return math.log10(nodes / len(fitted)), math.log10(max(work, 1))
+        return _trees_size_and_work([forest.estimators_ for forest, _ in fitted])
 
 
 class MlpThreeObjectives(Deterministic):
@@ -541,9 +555,7 @@ class GboostThreeObjectives(Deterministic):
     ]
 
     def load(self):
-        from sklearn.datasets import make_classification
-        return make_classification(n_samples=400, n_features=12, n_informative=6,
-                                   n_redundant=2, flip_y=0.05, class_sep=0.9, random_state=5)
+        return _synthetic_binary_400()
 
     def model(self, p):
         from sklearn.ensemble import GradientBoostingClassifier
@@ -554,15 +566,8 @@ class GboostThreeObjectives(Deterministic):
             random_state=MODEL_SEED)
 
     def measure(self, fitted):
-        nodes = 0
-        work = 0
-        for ensemble, _ in fitted:
-            for tree in ensemble.estimators_[:, 0]:
-                structure = tree.tree_
-                nodes += structure.node_count
-                internal = structure.children_left != -1
-                work += int(np.sum(structure.n_node_samples[internal])) * tree.max_features_
-        return math.log10(nodes / len(fitted)), math.log10(max(work, 1))
+        # One regression tree per stage (two classes: one column).
+        return _trees_size_and_work([ensemble.estimators_[:, 0] for ensemble, _ in fitted])
 
 
 # Hypervolume reference points of the three-objective problems, in the
