@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "suggest/designers/model_fallback.h"
+#include "suggest/gp/front_reference.h"
 #include "suggest/gp/gp_log_posterior.h"
 #include "suggest/gp/hyperparameter_fitter.h"
 #include "suggest/gp/hypervolume_scalarization.h"
@@ -29,12 +30,6 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 // Weight of mean_w s_w(UCB), which ranks points where no improvement seems
 // possible, against the hypervolume improvement.
 constexpr double kTieBreak = 1e-3;
-// How far below the worst warped value the reference point lies, in
-// standard deviations of the warped values (two objectives).
-constexpr double kReferenceMargin = 0.1;
-// Three objectives or more: how far *above* the front's worst value the
-// reference point lies, in widths of the front (see the class comment).
-constexpr double kFrontReferenceInset = 0.1;
 // Perturbation scales in unit-cube widths: screening around the front,
 // and around the best screened points.
 constexpr double kNearScale = 0.02;
@@ -44,34 +39,6 @@ constexpr double kRefineFarScale = 0.03;
 // A believed point counts in the front when it is feasible with at least
 // this probability.
 constexpr double kBelievedFeasible = 0.5;
-
-// The reference point of the scalarisation, in the warped units (larger
-// is better). Without `front` (two objectives, or no feasible trial yet):
-// below every trial's value by kReferenceMargin standard deviations of the
-// values. With it: inside the front's worst value in each objective by
-// kFrontReferenceInset of the front's width (or of the values' spread, for
-// a front of one value), so that the front's knee counts and not its far
-// ends.
-Eigen::VectorXd ReferencePoint(const Eigen::MatrixXd& warped, const std::vector<int>& front) {
-  Eigen::VectorXd reference(warped.rows());
-  for (Eigen::Index k = 0; k < warped.rows(); ++k) {
-    const Eigen::VectorXd row = warped.row(k).transpose();
-    const double spread = std::sqrt((row.array() - row.mean()).square().mean());
-    if (front.empty()) {
-      reference[k] = row.minCoeff() - kReferenceMargin * std::max(spread, 1e-9);
-      continue;
-    }
-    double low = kInfinity;
-    double high = -kInfinity;
-    for (int i : front) {
-      low = std::min(low, row[i]);
-      high = std::max(high, row[i]);
-    }
-    const double width = high > low ? high - low : spread;
-    reference[k] = low + kFrontReferenceInset * std::max(width, 1e-9);
-  }
-  return reference;
-}
 
 bool Ended(const TrialObservation& trial) {
   return trial.state == v1::Trial::SUCCEEDED || trial.state == v1::Trial::STOPPED_EARLY;
@@ -320,10 +287,12 @@ absl::StatusOr<Suggestions> MultiObjectiveGpDesigner::SuggestFromModels(
                        [&](int j) { return Dominates(warped.col(j), warped.col(i)); });
   });
   // Three objectives or more: the expected improvement, from a reference
-  // point just inside the front's worst values (see the class comment).
+  // point inside the front's worst values, tight in one objective
+  // (FrontReference; see the class comment).
   const bool many_objectives = objective_count >= 3;
-  const Eigen::VectorXd reference =
-      ReferencePoint(warped, many_objectives ? front : std::vector<int>());
+  const Eigen::VectorXd reference = many_objectives && !front.empty()
+                                        ? FrontReference().InsideFront(warped, front, rng)
+                                        : FrontReference().BelowTrials(warped);
   const HypervolumeScalarization scalarization(reference, options_.directions, rng);
   Eigen::VectorXd best = scalarization.Empty();
   for (int i : feasible_trials) scalarization.Include(warped.col(i), best);

@@ -204,21 +204,24 @@ TEST(MultiObjectiveGpDesignerTest, ThreeObjectivesComeNearerTheFrontThanRandomSe
 }
 
 // On DTLZ2 the points on the cube's faces (an objective at 0, the others
-// far behind the front) stay on the Pareto front of the trials. With a
-// reference point behind the front's worst value they stretched the box the
-// search filled (25 of the 140 model trials below came near the front);
-// with it inside, the search keeps nearer the front's knee (43).
+// far behind the front) stay on the Pareto front of the trials and pull the
+// search away from the front's knee. 12 seeds, since 4 were within noise of
+// one another's rules: of the 420 model trials below, random search puts
+// about 66 near the front (the chance that g < 0.05), a reference 10% of
+// the front's width behind its worst value 113 of 560 at 16 seeds, 10%
+// inside it 125; at 12 seeds, the rule now (inside, and at times tight in
+// the objective whose good end has had the fewest trials) 105 of 420.
 TEST(MultiObjectiveGpDesignerTest, ThreeObjectivesKeepToTheFrontsKnee) {
   const SearchSpace space = UnitCube(4);
   const std::vector<v1::MetricSpec> metrics = {Objective("f1", v1::MetricSpec::MINIMIZE),
                                                Objective("f2", v1::MetricSpec::MINIMIZE),
                                                Objective("f3", v1::MetricSpec::MINIMIZE)};
   int near = 0;
-  for (uint64_t seed = 1; seed <= 4; ++seed) {
+  for (uint64_t seed = 1; seed <= 12; ++seed) {
     MultiObjectiveGpDesigner gp(space, metrics, seed);
     near += PointsNearTheFront(RunStudy(gp, Dtlz2, 40, 1, seed), gp.initial_points());
   }
-  EXPECT_GE(near, 35) << "of 140 model trials";
+  EXPECT_GE(near, 80) << "of 420 model trials";
 }
 
 TEST(MultiObjectiveGpDesignerTest, ThreeObjectiveBatchesAreDistinct) {
