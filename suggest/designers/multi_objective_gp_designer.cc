@@ -287,8 +287,8 @@ absl::StatusOr<Suggestions> MultiObjectiveGpDesigner::SuggestFromModels(
                        [&](int j) { return Dominates(warped.col(j), warped.col(i)); });
   });
   // Three objectives or more: the expected improvement, from a reference
-  // point inside the front's worst values, tight in one objective
-  // (FrontReference; see the class comment).
+  // point inside the front's worst values, at times tight in the least
+  // explored objective (FrontReference; see the class comment).
   const bool many_objectives = objective_count >= 3;
   const Eigen::VectorXd reference = many_objectives && !front.empty()
                                         ? FrontReference().InsideFront(warped, front, rng)
