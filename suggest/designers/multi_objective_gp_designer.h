@@ -44,8 +44,8 @@ namespace vernier::suggest {
 //   objectives' posterior (independent normals; Monte Carlo over 32 draws
 //   common to every candidate), from a reference point just *inside* the
 //   front's worst value in each objective (by 10% of the front's width),
-//   and 50 to 70% inside it in one objective, the one whose better half
-//   has had the fewest trials (FrontReference). BoTorch's rule, 10% behind
+//   and at times 50 to 70% inside it in one objective, the one whose
+//   better half has had the fewest trials (FrontReference). BoTorch's rule, 10% behind
 //   the worst, lets points at the ideal in one objective and far behind in
 //   the others (a cube's faces on DTLZ2) set the reference, and the search
 //   then filled the volume between them instead of nearing the front's

@@ -61,8 +61,9 @@ std::optional<int> FrontReference::FocusObjective(const Eigen::MatrixXd& warped,
   }
   const int fewest = *std::min_element(counts.begin(), counts.end());
   const int most = *std::max_element(counts.begin(), counts.end());
-  // No focus with probability fewest / most: always when balanced.
-  if (most == 0 || UnitUniform(rng) * most < fewest) return std::nullopt;
+  // No focus with probability (fewest / most)^2: always when balanced.
+  const double balance = most > 0 ? static_cast<double>(fewest) / most : 1.0;
+  if (UnitUniform(rng) < balance * balance) return std::nullopt;
   std::vector<int> least;
   for (int k = 0; k < static_cast<int>(counts.size()); ++k) {
     if (counts[k] == fewest) least.push_back(k);

@@ -23,8 +23,9 @@ namespace vernier::suggest {
 // objective, the *focus*, where it lies a random kFocusInsetLow..kFocusInsetHigh of the
 // width inside. The focus is the objective whose better half (values in
 // the upper half of the front's range) holds the fewest trials, ties drawn
-// at random, and there is one with probability 1 - fewest / most of those
-// counts: never while every objective's better half holds as many trials.
+// at random, and there is one with probability 1 - (fewest / most)^2 of
+// those counts: never while every objective's better half holds as many
+// trials, rarely while they are nearly balanced.
 // Why: the hypervolume a user judges a front by is taken at a reference
 // the designer is not told, and from a reference out in every objective the
 // improvement pays most at the front's cheapest corner, where a small gain
@@ -55,7 +56,8 @@ class FrontReference {
 
   // The focus objective, if any: the one whose better half of the front's
   // range holds the fewest trials (columns of `warped`), ties drawn at
-  // random; none with probability fewest / most (see the class comment).
+  // random; none with probability (fewest / most)^2 (see the class
+  // comment).
   std::optional<int> FocusObjective(const Eigen::MatrixXd& warped, const std::vector<int>& front,
                      std::mt19937_64& rng) const;
 };
