@@ -45,11 +45,11 @@ namespace vernier::suggest {
 //   common to every candidate), from a reference point just *inside* the
 //   front's worst value in each objective (by 10% of the front's width),
 //   and at times 50 to 70% inside it in one objective, the one whose
-//   better half has had the fewest trials (FrontReference). BoTorch's rule, 10% behind
-//   the worst, lets points at the ideal in one objective and far behind in
-//   the others (a cube's faces on DTLZ2) set the reference, and the search
-//   then filled the volume between them instead of nearing the front's
-//   knee. From any reference far out in every objective, the improvement
+//   better half has had the fewest trials (FrontReference). BoTorch's
+//   rule, 10% behind the worst, lets points at the ideal in one objective
+//   and far behind in the others (a cube's faces on DTLZ2) set the
+//   reference, and the search then filled the volume between them instead
+//   of nearing the front's knee. From any reference far out in every objective, the improvement
 //   pays most at the front's cheapest corner (on gboost_3obj a single
 //   depth-1 tree, varied in what does not change its size, took most
 //   model trials); the tight objective, rotated to the one whose good end

@@ -30,9 +30,8 @@ Range FrontRange(const Eigen::MatrixXd& warped, const std::vector<int>& front, E
     range.low = std::min(range.low, warped(k, i));
     range.high = std::max(range.high, warped(k, i));
   }
-  const double width = range.high > range.low
-                           ? range.high - range.low
-                           : Spread(warped.row(k).transpose());
+  const double width =
+      range.high > range.low ? range.high - range.low : Spread(warped.row(k).transpose());
   range.width = std::max(width, 1e-9);
   return range;
 }
@@ -75,8 +74,7 @@ Eigen::VectorXd FrontReference::InsideFront(const Eigen::MatrixXd& warped,
                                             const std::vector<int>& front,
                                             std::mt19937_64& rng) const {
   const std::optional<int> focus = FocusObjective(warped, front, rng);
-  const double focus_inset =
-      kFocusInsetLow + (kFocusInsetHigh - kFocusInsetLow) * UnitUniform(rng);
+  const double focus_inset = kFocusInsetLow + (kFocusInsetHigh - kFocusInsetLow) * UnitUniform(rng);
   Eigen::VectorXd reference(warped.rows());
   for (Eigen::Index k = 0; k < warped.rows(); ++k) {
     const Range range = FrontRange(warped, front, k);

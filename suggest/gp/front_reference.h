@@ -20,12 +20,13 @@ namespace vernier::suggest {
 // front's worst value in each objective, by kInset of the front's width (of
 // the values' spread where every front point has the same value), so that
 // the front's knee counts and not its far ends; except, at times, in one
-// objective, the *focus*, where it lies a random kFocusInsetLow..kFocusInsetHigh of the
-// width inside. The focus is the objective whose better half (values in
-// the upper half of the front's range) holds the fewest trials, ties drawn
-// at random, and there is one with probability 1 - (fewest / most)^2 of
-// those counts: never while every objective's better half holds as many
-// trials, rarely while they are nearly balanced.
+// objective, the *focus*, where it lies a random kFocusInsetLow to
+// kFocusInsetHigh of the width inside. The focus is the objective whose
+// better half (values in the upper half of the front's range) holds the
+// fewest trials, ties drawn at random, and there is one with probability
+// 1 - (fewest / most)^2 of those counts: never while every objective's
+// better half holds as many trials, rarely while they are nearly balanced.
+//
 // Why: the hypervolume a user judges a front by is taken at a reference
 // the designer is not told, and from a reference out in every objective the
 // improvement pays most at the front's cheapest corner, where a small gain
@@ -36,8 +37,8 @@ namespace vernier::suggest {
 // objective whose good end has had the fewest trials leaves that corner out
 // of the box for the suggestion. A focus on a balanced front costs
 // convergence (DTLZ2, where each objective's face is its own ideal), hence
-// the probability. Measured in
-// docs/benchmarks.md. Pure: no I/O, randomness from the caller.
+// the probability. Measured in docs/benchmarks.md, "The front's least
+// explored end". Pure: no I/O, randomness from the caller.
 class FrontReference {
  public:
   static constexpr double kMargin = 0.1;
@@ -59,7 +60,7 @@ class FrontReference {
   // random; none with probability (fewest / most)^2 (see the class
   // comment).
   std::optional<int> FocusObjective(const Eigen::MatrixXd& warped, const std::vector<int>& front,
-                     std::mt19937_64& rng) const;
+                                    std::mt19937_64& rng) const;
 };
 
 }  // namespace vernier::suggest

@@ -90,7 +90,8 @@ TEST(FrontReferenceTest, InsideTheFrontAndTightInTheFocus) {
   std::mt19937_64 rng(3);
   int unfocused = 0;
   for (int draw = 0; draw < 200; ++draw) {
-    const Eigen::VectorXd reference = FrontReference().InsideFront(CrowdedCheapCorner(), front, rng);
+    const Eigen::VectorXd reference =
+        FrontReference().InsideFront(CrowdedCheapCorner(), front, rng);
     // Objective 0, the focus when there is one: 50 to 70% of the width 10
     // inside the worst, 0; otherwise 10%.
     if (reference[0] == 1.0) {
