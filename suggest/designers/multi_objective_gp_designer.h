@@ -49,12 +49,12 @@ namespace vernier::suggest {
 //   rule, 10% behind the worst, lets points at the ideal in one objective
 //   and far behind in the others (a cube's faces on DTLZ2) set the
 //   reference, and the search then filled the volume between them instead
-//   of nearing the front's knee. From any reference far out in every objective, the improvement
-//   pays most at the front's cheapest corner (on gboost_3obj a single
-//   depth-1 tree, varied in what does not change its size, took most
-//   model trials); the tight objective, rotated to the one whose good end
-//   is least explored, spreads the trials over the front's ends. Measured
-//   in docs/benchmarks.md.
+//   of nearing the front's knee. From any reference far out in every
+//   objective, the improvement pays most at the front's cheapest corner
+//   (on gboost_3obj a single depth-1 tree, varied in what does not change
+//   its size, took most model trials); the tight objective, rotated to the
+//   one whose good end is least explored, spreads the trials over the
+//   front's ends. Measured in docs/benchmarks.md.
 // - The maximisation screens quasi-random points and perturbations of the
 //   Pareto front's points, then perturbs the best screened points again.
 // - Pending trials and earlier points of a batch are conditioned on in every
