@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "suggest/designers/model_fallback.h"
+#include "suggest/gp/batch_trust_region.h"
 #include "suggest/gp/gaussian_process.h"
 #include "suggest/gp/gp_log_posterior.h"
 #include "suggest/gp/history_folder.h"
@@ -30,6 +31,10 @@ namespace {
 // Best observed points whose neighbourhoods the acquisition screening
 // searches.
 constexpr int kIncumbents = 3;
+// The ended trials a batch's trust region is replayed from, at most (the
+// latest): its size forgets faster than that (a restart after five
+// halvings).
+constexpr int kTrustRegionHistory = 400;
 // Starting length scales of the second coarse start, in unit-cube widths:
 // a wiggly function, against the prior's smooth one.
 constexpr double kShortLengthScale = 0.2;
@@ -256,14 +261,31 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
       good.push_back(model_points.col(by_value[k]));
     }
   }
+  // A request for several points: the later points by the bound search a
+  // trust region around the best trial, its size replayed from the last
+  // kTrustRegionHistory ended trials' posterior means.
+  AcquisitionOptimizer::Options region = options_.acquisition;
+  std::vector<Eigen::VectorXd> around = good;
+  if (options_.batch_trust_region && count > 1 && !good.empty() && by_bound(first_place + 1)) {
+    const Eigen::Index size = points.cols();
+    // Whole batches: the window starts at a multiple of the batch's size.
+    Eigen::Index start = std::max<Eigen::Index>(0, size - kTrustRegionHistory);
+    start -= start % count;
+    const Eigen::VectorXd means = model->PredictMean(points.middleCols(start, size - start));
+    region.around_factor =
+        BatchTrustRegion().Length({means.data(), static_cast<size_t>(means.size())},
+                                  start == 0 ? initial_points_ : count, count, d);
+    around.resize(1);
+  }
+  const AcquisitionOptimizer region_optimizer(encoder_, region);
   for (int i = 0; i < batch_size; ++i) {
     std::optional<AcquisitionOptimizer::Candidate> candidate;
     if (good.empty() || (i == 0 && !by_bound(first_place))) {
       candidate =
           optimizer.Maximize(*model, LogExpectedImprovement(best + margin), incumbents, used, rng);
     } else if (by_bound(first_place + i)) {
-      candidate = optimizer.MaximizeAround(
-          *model, UpperConfidenceBound(options_.batch_confidence_beta), good, used, rng);
+      candidate = region_optimizer.MaximizeAround(
+          *model, UpperConfidenceBound(options_.batch_confidence_beta), around, used, rng);
     } else {
       candidate =
           optimizer.MaximizeAround(*model, LogExpectedImprovement(best + margin), good, used, rng);

@@ -200,7 +200,7 @@ std::optional<AcquisitionOptimizer::Candidate> AcquisitionOptimizer::MaximizeAro
   Eigen::MatrixXd points(d, count);
   for (int i = 0; i < count; ++i) {
     Eigen::VectorXd point = centres[i % centres.size()];
-    const double scale = kAroundScales[(i / centres.size()) % kScaleCount];
+    const double scale = options_.around_factor * kAroundScales[(i / centres.size()) % kScaleCount];
     for (int j = 0; j < d; ++j) {
       if (encoder_.categorical()[j]) {
         if (UniformIndex(rng, d) == 0) {
@@ -227,8 +227,8 @@ std::optional<AcquisitionOptimizer::Candidate> AcquisitionOptimizer::MaximizeAro
   std::vector<Candidate> candidates;
   candidates.reserve(count + kAroundRefined);
   for (int s = 0; s < kAroundRefined && s < count; ++s) {
-    candidates.push_back(
-        Refine(model, acquisition, screened[order[s]].point, options_.around_radius));
+    candidates.push_back(Refine(model, acquisition, screened[order[s]].point,
+                                options_.around_factor * options_.around_radius));
   }
   for (int i : order) candidates.push_back(std::move(screened[i]));
   return BestUnused(std::move(candidates), used);

@@ -43,6 +43,9 @@ class AcquisitionOptimizer {
     // widths, per coordinate) L-BFGS may move the best of them.
     int around_points = 600;
     double around_radius = 0.1;
+    // Multiplies MaximizeAround's perturbation scales and its radius: a
+    // batch's trust region (BatchTrustRegion) sets it.
+    double around_factor = 1;
   };
 
   struct Candidate {
@@ -63,9 +66,10 @@ class AcquisitionOptimizer {
 
   // The best point by `acquisition` among perturbations of `centres` only
   // (each continuous coordinate moved by a normal draw of 0.05, 0.1, 0.2 or
-  // 0.4 unit-cube widths, the scales taken in turn; another category for
-  // about one categorical parameter in d), the best two refined by L-BFGS
-  // within `around_radius` of where they are. Not in `used`; nullopt when
+  // 0.4 unit-cube widths times `around_factor`, the scales taken in turn;
+  // another category for about one categorical parameter in d), the best
+  // two refined by L-BFGS within `around_radius` x `around_factor` of where
+  // they are. Not in `used`; nullopt when
   // every candidate is.
   std::optional<Candidate> MaximizeAround(const GaussianProcess& model,
                                           const Acquisition& acquisition,

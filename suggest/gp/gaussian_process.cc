@@ -84,6 +84,16 @@ void GaussianProcess::Predict(const Eigen::MatrixXd& points, Eigen::VectorXd* me
   }
 }
 
+Eigen::VectorXd GaussianProcess::PredictMean(const Eigen::MatrixXd& points) const {
+  Eigen::VectorXd mean(points.cols());
+  for (Eigen::Index start = 0; start < points.cols(); start += kPredictColumns) {
+    const Eigen::Index width = std::min(kPredictColumns, points.cols() - start);
+    mean.segment(start, width).noalias() =
+        kernel_.CrossCovariance(points_, points.middleCols(start, width)).transpose() * weights_;
+  }
+  return mean;
+}
+
 void GaussianProcess::PredictWithGradient(const Eigen::VectorXd& x, double* mean, double* variance,
                                           Eigen::VectorXd* mean_gradient,
                                           Eigen::VectorXd* variance_gradient) const {

@@ -38,6 +38,8 @@ class GaussianProcess {
   // Posterior mean and variance at the columns of `points`.
   void Predict(const Eigen::MatrixXd& points, Eigen::VectorXd* mean,
                Eigen::VectorXd* variance) const;
+  // Posterior mean only, at the columns of `points` (no triangular solve).
+  Eigen::VectorXd PredictMean(const Eigen::MatrixXd& points) const;
   // At one point, with the gradients in its coordinates (categorical
   // coordinates get 0).
   void PredictWithGradient(const Eigen::VectorXd& x, double* mean, double* variance,

@@ -27,6 +27,25 @@ Eigen::VectorXd Values() {
   return values;
 }
 
+TEST(GaussianProcessTest, PredictMeanIsPredictsMean) {
+  absl::StatusOr<GaussianProcess> gp =
+      GaussianProcess::Create(Kernel2d(), 0.01, Points(), Values());
+  ASSERT_TRUE(gp.ok()) << gp.status();
+  // More columns than one chunk of Predict's, some far from the data.
+  Eigen::MatrixXd queries(2, 300);
+  for (int i = 0; i < queries.cols(); ++i) {
+    queries(0, i) = std::fmod(0.37 * i, 1.3);
+    queries(1, i) = std::fmod(0.61 * i, 1.1);
+  }
+  Eigen::VectorXd mean;
+  Eigen::VectorXd variance;
+  gp->Predict(queries, &mean, &variance);
+  const Eigen::VectorXd only = gp->PredictMean(queries);
+  ASSERT_EQ(only.size(), 300);
+  EXPECT_TRUE(only.isApprox(mean, 1e-12)) << (only - mean).cwiseAbs().maxCoeff();
+  EXPECT_EQ(gp->PredictMean(Eigen::MatrixXd(2, 0)).size(), 0);
+}
+
 TEST(GaussianProcessTest, InterpolatesWithLittleNoiseAndIsUnsureFarAway) {
   absl::StatusOr<GaussianProcess> gp =
       GaussianProcess::Create(Kernel2d(), 1e-6, Points(), Values());
