@@ -10,14 +10,16 @@ namespace vernier::suggest {
 // (Eriksson et al. 2019), and replayed from the study's history at every
 // request, so the designer keeps no state between requests.
 //
-// The ended trials, in the order they ended, are cut into batches of
-// `batch` after the initial design (its first whole number of batches,
-// `initial` trials or more). A batch succeeds when its best value beats the
-// best before it by more than kMinImprovement of that best's magnitude,
-// and fails otherwise. kSuccessesToGrow successes in a row double the size
-// (up to kMaxLength); ceil(max(4, dimension) / batch) failures in a row
-// halve it; below kMinLength it starts again at 1. The size multiplies the
-// perturbation scales and the refinement radius of the later points
+// The ended trials, in the history's order (the service lists them by
+// trial id, so a batch's trials are together), are cut into batches of
+// `batch`, the current request's size, after the initial design (its
+// first whole number of batches, `initial` trials or more). A batch
+// succeeds when its best value beats the best before it by more than
+// kMinImprovement of that best's magnitude, and fails otherwise.
+// kSuccessesToGrow successes in a row double the size (up to kMaxLength);
+// ceil(max(4, dimension) / batch) failures in a row halve it; below
+// kMinLength it starts again at 1. The size multiplies the perturbation
+// scales and the refinement radius of the later points
 // (AcquisitionOptimizer::Options::around_factor): after batches that found
 // nothing they refine ever closer to the best trial; while batches improve
 // they reach further.
@@ -34,7 +36,7 @@ class BatchTrustRegion {
   static constexpr double kMaxLength = 2;
   static constexpr double kMinLength = 1.0 / 32;
 
-  // `values`: one per ended trial, in the order they ended, larger is
+  // `values`: one per ended trial, in the history's order, larger is
   // better. 1 while no whole batch has ended after the initial design, and
   // for `batch` below 2.
   double Length(std::span<const double> values, int initial, int batch, int dimension) const;
