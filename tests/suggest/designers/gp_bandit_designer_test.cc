@@ -194,6 +194,17 @@ DesignerHistory SixBraninTrials(bool latest_is_best) {
   return history;
 }
 
+// The batch of 4 that a designer seeded `seed`, with `options`, suggests
+// for `history` (minimising; request seed `seed`).
+Suggestions BatchOfFour(const SearchSpace& space, const DesignerHistory& history, uint64_t seed,
+                        const GpBanditDesigner::Options& options) {
+  GpBanditDesigner designer(space, v1::MetricSpec::MINIMIZE, seed, options);
+  Suggestions batch = MustSuggest(designer, history, 4, seed);
+  EXPECT_EQ(batch.points.size(), 4u);
+  EXPECT_EQ(batch.fallback_reason, "");
+  return batch;
+}
+
 // A bowl in the unit cube of any dimension, lowest where every coordinate
 // is `centre`.
 Objective BowlAt(double centre) {
@@ -223,10 +234,8 @@ TEST(GpBanditDesignerTest, ABatchsLaterPointsStayNearerTheGoodTrialsAndOffTheBox
     for (const bool local : {true, false}) {
       GpBanditDesigner::Options options;
       options.local_batch_points = local;
-      GpBanditDesigner designer(space, v1::MetricSpec::MINIMIZE, seed, options);
-      const Suggestions batch = MustSuggest(designer, history, 4, seed);
+      const Suggestions batch = BatchOfFour(space, history, seed, options);
       ASSERT_EQ(batch.points.size(), 4u);
-      EXPECT_EQ(batch.fallback_reason, "");
       for (size_t i = 1; i < batch.points.size(); ++i) {
         for (const v1::ParameterValue& value : batch.points[i]) {
           if (value.double_value() <= 0.0 || value.double_value() >= 1.0) {
@@ -347,10 +356,8 @@ TEST(GpBanditDesignerTest, AfterBatchesThatFoundNothingTheLaterPointsSearchNeare
     for (const bool region : {true, false}) {
       GpBanditDesigner::Options options;
       options.batch_trust_region = region;
-      GpBanditDesigner designer(space, v1::MetricSpec::MINIMIZE, seed, options);
-      const Suggestions batch = MustSuggest(designer, history, 4, seed);
+      const Suggestions batch = BatchOfFour(space, history, seed, options);
       ASSERT_EQ(batch.points.size(), 4u);
-      EXPECT_EQ(batch.fallback_reason, "");
       for (size_t i = 1; i < batch.points.size(); ++i) {
         double squared = 0;
         for (size_t j = 0; j < batch.points[i].size(); ++j) {
