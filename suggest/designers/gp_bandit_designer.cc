@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <span>
 #include <string>
 #include <utility>
 
@@ -265,7 +266,7 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
   // trust region around the best trial, its size replayed from the last
   // kTrustRegionHistory ended trials' posterior means.
   AcquisitionOptimizer::Options region = options_.acquisition;
-  std::vector<Eigen::VectorXd> around = good;
+  std::span<const Eigen::VectorXd> around = good;
   if (options_.batch_trust_region && count > 1 && !good.empty() && by_bound(first_place + 1)) {
     const Eigen::Index size = points.cols();
     // Whole batches: the window starts at a multiple of the batch's size.
@@ -275,7 +276,7 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
     region.around_factor =
         BatchTrustRegion().Length({means.data(), static_cast<size_t>(means.size())},
                                   start == 0 ? initial_points_ : count, count, d);
-    around.resize(1);
+    around = around.first(1);
   }
   const AcquisitionOptimizer region_optimizer(encoder_, region);
   for (int i = 0; i < batch_size; ++i) {

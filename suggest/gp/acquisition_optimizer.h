@@ -69,8 +69,7 @@ class AcquisitionOptimizer {
   // 0.4 unit-cube widths times `around_factor`, the scales taken in turn;
   // another category for about one categorical parameter in d), the best
   // two refined by L-BFGS within `around_radius` x `around_factor` of where
-  // they are. Not in `used`; nullopt when
-  // every candidate is.
+  // they are. Not in `used`; nullopt when every candidate is.
   std::optional<Candidate> MaximizeAround(const GaussianProcess& model,
                                           const Acquisition& acquisition,
                                           std::span<const Eigen::VectorXd> centres,
