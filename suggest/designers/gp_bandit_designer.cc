@@ -19,6 +19,7 @@
 #include "suggest/gp/hyperparameter_fitter.h"
 #include "suggest/gp/log_expected_improvement.h"
 #include "suggest/gp/matern_kernel.h"
+#include "suggest/gp/neighbour_probe.h"
 #include "suggest/gp/output_warper.h"
 #include "suggest/gp/plateau_margin.h"
 #include "suggest/gp/training_set_selector.h"
@@ -277,6 +278,15 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
         BatchTrustRegion().Length({means.data(), static_cast<size_t>(means.size())},
                                   start == 0 ? initial_points_ : count, count, d);
     around = around.first(1);
+  }
+  if (exploration_step && options_.neighbour_probes && !by_value.empty()) {
+    std::optional<AcquisitionOptimizer::Candidate> probe =
+        NeighbourProbe(encoder_).Best(*model, LogExpectedImprovement(best + margin),
+                                      model_points.col(by_value.front()), points, used);
+    if (probe.has_value()) {
+      suggestions.points.push_back(std::move(probe->parameters));
+      return suggestions;
+    }
   }
   const AcquisitionOptimizer region_optimizer(encoder_, region);
   for (int i = 0; i < batch_size; ++i) {

@@ -107,7 +107,11 @@ namespace vernier::suggest {
 //   the good trials, as a batch's later points are). A search that keeps
 //   improving stays greedy; one that has stalled in a basin (a local
 //   minimum, a noisy plateau) spends one trial in three elsewhere.
-//   Measured in docs/benchmarks.md ("Realistic suggestion quality").
+//   Measured in docs/benchmarks.md ("Realistic suggestion quality"). With
+//   `neighbour_probes`, in a space with CATEGORICAL, INTEGER or DISCRETE
+//   parameters an exploration step first tries the best trial's untried
+//   one-step neighbours in those (NeighbourProbe): another category, the
+//   next integer or discrete value.
 // - No point of the history or the batch is proposed again.
 // Any failure of the model (an indefinite covariance, a non-finite value)
 // gives quasi-random points instead, with the reason in fallback_reason.
@@ -172,6 +176,13 @@ class GpBanditDesigner : public Designer {
     // objective's smallest step among the good trials, so points that can
     // only equal the plateau pay less than those that may beat it.
     bool plateau_margin = true;
+    // An exploration step proposes the best trial's untried neighbour in a
+    // discrete coordinate (NeighbourProbe) with the highest EI, while one
+    // is left, before looking over the whole box. On the conditional
+    // problem it cut the seeds stuck on a wrong branch or integer from 46
+    // to 3 of 100 (docs/benchmarks.md, "A wrong branch: the best trial's
+    // neighbours probed").
+    bool neighbour_probes = true;
     AcquisitionOptimizer::Options acquisition;
   };
 

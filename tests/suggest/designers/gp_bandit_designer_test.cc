@@ -487,6 +487,57 @@ TEST(GpBanditDesignerTest, AnImprovingSearchOffPeriodOrWithPendingTrialsStaysGre
   EXPECT_EQ(sequential(pending), first_of_batch(pending));
 }
 
+v1::ParameterValue Inactive(const std::string& name) {
+  v1::ParameterValue value;
+  value.set_parameter_name(name);
+  return value;
+}
+
+TEST(GpBanditDesignerTest, AStalledSearchProbesTheSiblingBranchItTriedOnlyAtItsBounds) {
+  // optimizer: sgd -> sgd_lr, adam -> adam_lr. The best trial is sgd; adam
+  // was tried only at the bounds of its learning rate.
+  v1::ParameterSpec optimizer = CategoricalSpec("optimizer", {"sgd", "adam"});
+  AddChild(optimizer, DoubleSpec("sgd_lr", 0, 1), {"sgd"});
+  AddChild(optimizer, DoubleSpec("adam_lr", 0, 1), {"adam"});
+  const SearchSpace space = MustMakeSpace({optimizer});
+  auto sgd = [](double lr) {
+    return ParameterAssignment{StringValue("optimizer", "sgd"), DoubleValue("sgd_lr", lr),
+                               Inactive("adam_lr")};
+  };
+  auto adam = [](double lr) {
+    return ParameterAssignment{StringValue("optimizer", "adam"), Inactive("sgd_lr"),
+                               DoubleValue("adam_lr", lr)};
+  };
+  const std::vector<std::pair<ParameterAssignment, double>> trials = {
+      {sgd(0.3), 0.5}, {sgd(0.5), 0.1}, {adam(0), 2.0},
+      {sgd(0.7), 0.4}, {adam(1), 2.0},  {sgd(0.45), 0.15}};
+  DesignerHistory history;
+  for (const auto& [point, value] : trials) {
+    Complete(history, {point}, [value](const ParameterAssignment&) { return value; });
+  }
+  // Six ended trials, the latest not the best: an exploration step.
+  GpBanditDesigner probing(space, v1::MetricSpec::MINIMIZE, 3, FiveInitialPoints());
+  const Suggestions probe = MustSuggest(probing, history, 1, 9);
+  ASSERT_EQ(probe.points.size(), 1u);
+  EXPECT_EQ(probe.fallback_reason, "");
+  EXPECT_EQ(SearchSpace::Key(probe.points[0]), SearchSpace::Key(adam(0.5)));
+
+  // Without the probe the step looks over the whole box.
+  GpBanditDesigner::Options options = FiveInitialPoints();
+  options.neighbour_probes = false;
+  GpBanditDesigner whole_box(space, v1::MetricSpec::MINIMIZE, 3, options);
+  EXPECT_NE(SearchSpace::Key(MustSuggest(whole_box, history, 1, 9).points[0]),
+            SearchSpace::Key(adam(0.5)));
+
+  // Once adam was tried near the middle, the step looks over the whole box
+  // again: the probe's only neighbour is tried.
+  Complete(history, {adam(0.55)}, [](const ParameterAssignment&) { return 1.0; });
+  Complete(history, {sgd(0.52)}, [](const ParameterAssignment&) { return 0.12; });
+  Complete(history, {sgd(0.48)}, [](const ParameterAssignment&) { return 0.11; });
+  EXPECT_EQ(SearchSpace::Key(MustSuggest(probing, history, 1, 9).points[0]),
+            SearchSpace::Key(MustSuggest(whole_box, history, 1, 9).points[0]));
+}
+
 TEST(GpBanditDesignerTest, TheSameSeedAndHistoryGiveTheSameSuggestions) {
   const SearchSpace space = MustMakeSpace(
       {DoubleSpec("lr", 1e-4, 1e-1, ParameterSpec::UNIT_LOG_SCALE), IntegerSpec("layers", 1, 8),
