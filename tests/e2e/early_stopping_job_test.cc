@@ -72,11 +72,15 @@ void EarlyStoppingJobTest::ExpectTheLaggingTrialStopped(const std::string& confi
   const v1::Trial& best = by_quality[0.8];
   EXPECT_EQ(best.state(), v1::Trial::SUCCEEDED);
   EXPECT_EQ(best.measurement_count(), kSteps);
+  // The lagging trial starts after 4 trials have ended, so it is judged from
+  // its first steps: stopped long before its last.
+  EXPECT_LT(lagging.measurement_count(), kSteps) << lagging.DebugString();
   for (const auto& [quality, trial] : by_quality) {
     if (trial.state() != v1::Trial::STOPPED_EARLY) continue;
-    // Stopped as it reported, long before its last step, with its last
-    // measurement as the final one and the policy's reason.
-    EXPECT_LT(trial.measurement_count(), kSteps) << trial.DebugString();
+    // Stopped as it reported, with its last measurement as the final one
+    // and the policy's reason. (Which other trials are judged, and when,
+    // depends on which had ended by then: on a loaded machine one may be
+    // stopped at its last report.)
     EXPECT_EQ(trial.final_measurement().step(),
               trial.measurements(trial.measurements_size() - 1).step());
     EXPECT_THAT(trial.status_reason(), HasSubstr(reason + ": best value"));
