@@ -77,6 +77,13 @@ inline v1::ParameterValue StringValue(const std::string& name, const std::string
   return parameter;
 }
 
+// A parameter without a value: inactive in a conditional space.
+inline v1::ParameterValue InactiveValue(const std::string& name) {
+  v1::ParameterValue parameter;
+  parameter.set_parameter_name(name);
+  return parameter;
+}
+
 // Adds `child` to `parent` as a conditional parameter, active for the given
 // parent values (categorical, int or discrete, by the parent's type).
 inline void AddChild(v1::ParameterSpec& parent, v1::ParameterSpec child,
@@ -116,6 +123,25 @@ inline v1::ParameterSpec ModelFamilySpec() {
   AddChild(optimizer, DiscreteSpec("momentum", {0, 0.5, 0.9}), {"sgd"});
   AddChild(model, optimizer, {"dnn"});
   return model;
+}
+
+// optimizer: sgd -> sgd_lr, adam -> adam_lr (each DOUBLE 0..1): two
+// branches with a child each.
+inline v1::ParameterSpec OptimizerBranchesSpec() {
+  v1::ParameterSpec optimizer = CategoricalSpec("optimizer", {"sgd", "adam"});
+  AddChild(optimizer, DoubleSpec("sgd_lr", 0, 1), {"sgd"});
+  AddChild(optimizer, DoubleSpec("adam_lr", 0, 1), {"adam"});
+  return optimizer;
+}
+
+// A point of OptimizerBranchesSpec: `optimizer` ("sgd" or "adam") with its
+// learning rate `lr`, the other branch's inactive.
+inline std::vector<v1::ParameterValue> OptimizerBranchPoint(const std::string& optimizer,
+                                                            double lr) {
+  const bool sgd = optimizer == "sgd";
+  return {StringValue("optimizer", optimizer),
+          sgd ? DoubleValue("sgd_lr", lr) : InactiveValue("sgd_lr"),
+          sgd ? InactiveValue("adam_lr") : DoubleValue("adam_lr", lr)};
 }
 
 // The model family with every leaf finite: 2 + (2 + 2 * 2) * (1 + 3) + 1 = 27

@@ -487,27 +487,12 @@ TEST(GpBanditDesignerTest, AnImprovingSearchOffPeriodOrWithPendingTrialsStaysGre
   EXPECT_EQ(sequential(pending), first_of_batch(pending));
 }
 
-v1::ParameterValue Inactive(const std::string& name) {
-  v1::ParameterValue value;
-  value.set_parameter_name(name);
-  return value;
-}
-
 TEST(GpBanditDesignerTest, AStalledSearchProbesTheSiblingBranchItTriedOnlyAtItsBounds) {
-  // optimizer: sgd -> sgd_lr, adam -> adam_lr. The best trial is sgd; adam
-  // was tried only at the bounds of its learning rate.
-  v1::ParameterSpec optimizer = CategoricalSpec("optimizer", {"sgd", "adam"});
-  AddChild(optimizer, DoubleSpec("sgd_lr", 0, 1), {"sgd"});
-  AddChild(optimizer, DoubleSpec("adam_lr", 0, 1), {"adam"});
-  const SearchSpace space = MustMakeSpace({optimizer});
-  auto sgd = [](double lr) {
-    return ParameterAssignment{StringValue("optimizer", "sgd"), DoubleValue("sgd_lr", lr),
-                               Inactive("adam_lr")};
-  };
-  auto adam = [](double lr) {
-    return ParameterAssignment{StringValue("optimizer", "adam"), Inactive("sgd_lr"),
-                               DoubleValue("adam_lr", lr)};
-  };
+  // The best trial is sgd; adam was tried only at the bounds of its
+  // learning rate.
+  const SearchSpace space = MustMakeSpace({OptimizerBranchesSpec()});
+  auto sgd = [](double lr) { return OptimizerBranchPoint("sgd", lr); };
+  auto adam = [](double lr) { return OptimizerBranchPoint("adam", lr); };
   const std::vector<std::pair<ParameterAssignment, double>> trials = {
       {sgd(0.3), 0.5}, {sgd(0.5), 0.1}, {adam(0), 2.0},
       {sgd(0.7), 0.4}, {adam(1), 2.0},  {sgd(0.45), 0.15}};

@@ -34,27 +34,11 @@ Eigen::MatrixXd Columns(const GpInputEncoder& encoder,
   return points;
 }
 
-// optimizer: sgd -> sgd_lr, adam -> adam_lr (both DOUBLE 0..1).
-SearchSpace OptimizerSpace() {
-  v1::ParameterSpec optimizer = CategoricalSpec("optimizer", {"sgd", "adam"});
-  AddChild(optimizer, DoubleSpec("sgd_lr", 0, 1), {"sgd"});
-  AddChild(optimizer, DoubleSpec("adam_lr", 0, 1), {"adam"});
-  return MustMakeSpace({optimizer});
-}
+SearchSpace OptimizerSpace() { return MustMakeSpace({OptimizerBranchesSpec()}); }
 
-v1::ParameterValue Inactive(const std::string& name) {
-  v1::ParameterValue value;
-  value.set_parameter_name(name);
-  return value;
-}
+ParameterAssignment Sgd(double lr) { return OptimizerBranchPoint("sgd", lr); }
 
-ParameterAssignment Sgd(double lr) {
-  return {StringValue("optimizer", "sgd"), DoubleValue("sgd_lr", lr), Inactive("adam_lr")};
-}
-
-ParameterAssignment Adam(double lr) {
-  return {StringValue("optimizer", "adam"), Inactive("sgd_lr"), DoubleValue("adam_lr", lr)};
-}
+ParameterAssignment Adam(double lr) { return OptimizerBranchPoint("adam", lr); }
 
 TEST(NeighbourProbeTest, ASiblingBranchTriedOnlyFarAwayIsProbedWithItsChildAtMidRange) {
   const SearchSpace space = OptimizerSpace();
