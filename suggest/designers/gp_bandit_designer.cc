@@ -83,6 +83,12 @@ bool GpBanditDesigner::IsExplorationStep(const DesignerHistory& history, int cou
       ended % options_.exploration_period != 0) {
     return false;
   }
+  return LatestDidNotImprove(history);
+}
+
+bool GpBanditDesigner::LatestDidNotImprove(const DesignerHistory& history) const {
+  const int ended = static_cast<int>(history.completed.size());
+  if (ended == 0) return false;
   const TrialObservation& latest = history.completed.back();
   if (!HasObjective(latest)) return true;
   const double sign = goal_ == v1::MetricSpec::MINIMIZE ? -1.0 : 1.0;
@@ -289,7 +295,20 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
     }
   }
   const AcquisitionOptimizer region_optimizer(encoder_, region);
+  // A batch whose predecessor found nothing better spends its last point on
+  // a probe too, as a stalled sequential search does.
+  const bool probe_last = options_.neighbour_probes && count > 1 && history.pending.empty() &&
+                          !by_value.empty() && LatestDidNotImprove(history);
   for (int i = 0; i < batch_size; ++i) {
+    if (probe_last && i + 1 == batch_size) {
+      std::optional<AcquisitionOptimizer::Candidate> probe =
+          NeighbourProbe(encoder_).Best(*model, LogExpectedImprovement(best + margin),
+                                        model_points.col(by_value.front()), points, used);
+      if (probe.has_value()) {
+        suggestions.points.push_back(std::move(probe->parameters));
+        break;
+      }
+    }
     std::optional<AcquisitionOptimizer::Candidate> candidate;
     if (good.empty() || (i == 0 && !by_bound(first_place))) {
       candidate =

@@ -523,6 +523,42 @@ TEST(GpBanditDesignerTest, AStalledSearchProbesTheSiblingBranchItTriedOnlyAtItsB
             SearchSpace::Key(MustSuggest(whole_box, history, 1, 9).points[0]));
 }
 
+TEST(GpBanditDesignerTest, ABatchAfterOneThatFoundNothingEndsWithAProbe) {
+  const SearchSpace space = MustMakeSpace({OptimizerBranchesSpec()});
+  auto sgd = [](double lr) { return OptimizerBranchPoint("sgd", lr); };
+  auto adam = [](double lr) { return OptimizerBranchPoint("adam", lr); };
+  const std::vector<std::pair<ParameterAssignment, double>> trials = {
+      {sgd(0.3), 0.5}, {sgd(0.5), 0.1}, {adam(0), 2.0},  {sgd(0.7), 0.4},
+      {adam(1), 2.0},  {sgd(0.9), 0.8}, {sgd(0.1), 0.9}, {sgd(0.45), 0.15}};
+  DesignerHistory history;
+  for (const auto& [point, value] : trials) {
+    Complete(history, {point}, [value](const ParameterAssignment&) { return value; });
+  }
+  // The latest ended trial did not improve the best: the batch's last point
+  // is the best trial's untried neighbour, adam at mid-range.
+  GpBanditDesigner probing(space, v1::MetricSpec::MINIMIZE, 3, FiveInitialPoints());
+  const Suggestions batch = MustSuggest(probing, history, 4, 9);
+  ASSERT_EQ(batch.points.size(), 4u);
+  EXPECT_EQ(batch.fallback_reason, "");
+  EXPECT_EQ(SearchSpace::Key(batch.points[3]), SearchSpace::Key(adam(0.5)));
+  GpBanditDesigner::Options options = FiveInitialPoints();
+  options.neighbour_probes = false;
+  GpBanditDesigner plain(space, v1::MetricSpec::MINIMIZE, 3, options);
+  const Suggestions without = MustSuggest(plain, history, 4, 9);
+  ASSERT_EQ(without.points.size(), 4u);
+  for (const ParameterAssignment& point : without.points) {
+    EXPECT_NE(SearchSpace::Key(point), SearchSpace::Key(adam(0.5)));
+  }
+  // The first three points are the batch's as without the probe.
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(SearchSpace::Key(batch.points[i]), SearchSpace::Key(without.points[i]));
+  }
+  // A batch after one that improved the best has no probe.
+  Complete(history, {sgd(0.52)}, [](const ParameterAssignment&) { return 0.05; });
+  EXPECT_EQ(SearchSpace::Key(MustSuggest(probing, history, 4, 9).points[3]),
+            SearchSpace::Key(MustSuggest(plain, history, 4, 9).points[3]));
+}
+
 TEST(GpBanditDesignerTest, TheSameSeedAndHistoryGiveTheSameSuggestions) {
   const SearchSpace space = MustMakeSpace(
       {DoubleSpec("lr", 1e-4, 1e-1, ParameterSpec::UNIT_LOG_SCALE), IntegerSpec("layers", 1, 8),
