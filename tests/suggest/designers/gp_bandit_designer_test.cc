@@ -487,76 +487,88 @@ TEST(GpBanditDesignerTest, AnImprovingSearchOffPeriodOrWithPendingTrialsStaysGre
   EXPECT_EQ(sequential(pending), first_of_batch(pending));
 }
 
-TEST(GpBanditDesignerTest, AStalledSearchProbesTheSiblingBranchItTriedOnlyAtItsBounds) {
-  // The best trial is sgd; adam was tried only at the bounds of its
-  // learning rate.
-  const SearchSpace space = MustMakeSpace({OptimizerBranchesSpec()});
-  auto sgd = [](double lr) { return OptimizerBranchPoint("sgd", lr); };
-  auto adam = [](double lr) { return OptimizerBranchPoint("adam", lr); };
-  const std::vector<std::pair<ParameterAssignment, double>> trials = {
-      {sgd(0.3), 0.5}, {sgd(0.5), 0.1}, {adam(0), 2.0},
-      {sgd(0.7), 0.4}, {adam(1), 2.0},  {sgd(0.45), 0.15}};
-  DesignerHistory history;
-  for (const auto& [point, value] : trials) {
-    Complete(history, {point}, [value](const ParameterAssignment&) { return value; });
-  }
-  // Six ended trials, the latest not the best: an exploration step.
-  GpBanditDesigner probing(space, v1::MetricSpec::MINIMIZE, 3, FiveInitialPoints());
-  const Suggestions probe = MustSuggest(probing, history, 1, 9);
-  ASSERT_EQ(probe.points.size(), 1u);
-  EXPECT_EQ(probe.fallback_reason, "");
-  EXPECT_EQ(SearchSpace::Key(probe.points[0]), SearchSpace::Key(adam(0.5)));
-
-  // Without the probe the step looks over the whole box.
-  GpBanditDesigner::Options options = FiveInitialPoints();
-  options.neighbour_probes = false;
-  GpBanditDesigner whole_box(space, v1::MetricSpec::MINIMIZE, 3, options);
-  EXPECT_NE(SearchSpace::Key(MustSuggest(whole_box, history, 1, 9).points[0]),
-            SearchSpace::Key(adam(0.5)));
-
-  // Once adam was tried near the middle, the step looks over the whole box
-  // again: the probe's only neighbour is tried.
-  Complete(history, {adam(0.55)}, [](const ParameterAssignment&) { return 1.0; });
-  Complete(history, {sgd(0.52)}, [](const ParameterAssignment&) { return 0.12; });
-  Complete(history, {sgd(0.48)}, [](const ParameterAssignment&) { return 0.11; });
-  EXPECT_EQ(SearchSpace::Key(MustSuggest(probing, history, 1, 9).points[0]),
-            SearchSpace::Key(MustSuggest(whole_box, history, 1, 9).points[0]));
+void CompleteWithValue(DesignerHistory& history, const ParameterAssignment& point, double value) {
+  Complete(history, {point}, [value](const ParameterAssignment&) { return value; });
 }
 
-TEST(GpBanditDesignerTest, ABatchAfterOneThatFoundNothingEndsWithAProbe) {
-  const SearchSpace space = MustMakeSpace({OptimizerBranchesSpec()});
-  auto sgd = [](double lr) { return OptimizerBranchPoint("sgd", lr); };
-  auto adam = [](double lr) { return OptimizerBranchPoint("adam", lr); };
-  const std::vector<std::pair<ParameterAssignment, double>> trials = {
-      {sgd(0.3), 0.5}, {sgd(0.5), 0.1}, {adam(0), 2.0},  {sgd(0.7), 0.4},
-      {adam(1), 2.0},  {sgd(0.9), 0.8}, {sgd(0.1), 0.9}, {sgd(0.45), 0.15}};
+ParameterAssignment Sgd(double lr) { return OptimizerBranchPoint("sgd", lr); }
+ParameterAssignment Adam(double lr) { return OptimizerBranchPoint("adam", lr); }
+
+// Six trials of OptimizerBranchesSpec: the best is sgd at 0.5, adam was
+// tried only at the bounds of its learning rate, and the latest trial is
+// not the best.
+DesignerHistory StalledOnTheSgdBranch() {
   DesignerHistory history;
-  for (const auto& [point, value] : trials) {
-    Complete(history, {point}, [value](const ParameterAssignment&) { return value; });
+  for (const auto& [point, value] :
+       std::vector<std::pair<ParameterAssignment, double>>{{Sgd(0.3), 0.5},
+                                                           {Sgd(0.5), 0.1},
+                                                           {Adam(0), 2.0},
+                                                           {Sgd(0.7), 0.4},
+                                                           {Adam(1), 2.0},
+                                                           {Sgd(0.45), 0.15}}) {
+    CompleteWithValue(history, point, value);
   }
+  return history;
+}
+
+// A designer with the neighbour probes and one without, on the stalled
+// history above.
+class GpBanditDesignerProbeTest : public ::testing::Test {
+ protected:
+  static GpBanditDesigner::Options Probes(bool on) {
+    GpBanditDesigner::Options options = FiveInitialPoints();
+    options.neighbour_probes = on;
+    return options;
+  }
+  // The keys of a request for `count` points from `designer`.
+  std::vector<std::string> Keys(GpBanditDesigner& designer, int count) {
+    const Suggestions suggestions = MustSuggest(designer, history_, count, 9);
+    EXPECT_EQ(suggestions.fallback_reason, "");
+    std::vector<std::string> keys;
+    for (const ParameterAssignment& point : suggestions.points) {
+      keys.push_back(SearchSpace::Key(point));
+    }
+    EXPECT_EQ(keys.size(), static_cast<size_t>(count));
+    return keys;
+  }
+
+  const SearchSpace space_ = MustMakeSpace({OptimizerBranchesSpec()});
+  GpBanditDesigner probing_{space_, v1::MetricSpec::MINIMIZE, 3, Probes(true)};
+  GpBanditDesigner plain_{space_, v1::MetricSpec::MINIMIZE, 3, Probes(false)};
+  DesignerHistory history_ = StalledOnTheSgdBranch();
+  const std::string adam_mid_ = SearchSpace::Key(Adam(0.5));
+};
+
+TEST_F(GpBanditDesignerProbeTest, AStalledSearchProbesTheSiblingBranchItTriedOnlyAtItsBounds) {
+  // Six ended trials, the latest not the best: an exploration step.
+  EXPECT_EQ(Keys(probing_, 1), std::vector<std::string>{adam_mid_});
+  // Without the probe the step looks over the whole box.
+  EXPECT_NE(Keys(plain_, 1), std::vector<std::string>{adam_mid_});
+  // Once adam was tried near the middle, the step looks over the whole box
+  // again: the probe's only neighbour is tried.
+  CompleteWithValue(history_, Adam(0.55), 1.0);
+  CompleteWithValue(history_, Sgd(0.52), 0.12);
+  CompleteWithValue(history_, Sgd(0.48), 0.11);
+  EXPECT_EQ(Keys(probing_, 1), Keys(plain_, 1));
+}
+
+TEST_F(GpBanditDesignerProbeTest, ABatchAfterATrialThatFoundNothingEndsWithAProbe) {
+  CompleteWithValue(history_, Sgd(0.9), 0.8);
+  CompleteWithValue(history_, Sgd(0.1), 0.9);
   // The latest ended trial did not improve the best: the batch's last point
-  // is the best trial's untried neighbour, adam at mid-range.
-  GpBanditDesigner probing(space, v1::MetricSpec::MINIMIZE, 3, FiveInitialPoints());
-  const Suggestions batch = MustSuggest(probing, history, 4, 9);
-  ASSERT_EQ(batch.points.size(), 4u);
-  EXPECT_EQ(batch.fallback_reason, "");
-  EXPECT_EQ(SearchSpace::Key(batch.points[3]), SearchSpace::Key(adam(0.5)));
-  GpBanditDesigner::Options options = FiveInitialPoints();
-  options.neighbour_probes = false;
-  GpBanditDesigner plain(space, v1::MetricSpec::MINIMIZE, 3, options);
-  const Suggestions without = MustSuggest(plain, history, 4, 9);
-  ASSERT_EQ(without.points.size(), 4u);
-  for (const ParameterAssignment& point : without.points) {
-    EXPECT_NE(SearchSpace::Key(point), SearchSpace::Key(adam(0.5)));
-  }
-  // The first three points are the batch's as without the probe.
-  for (int i = 0; i < 3; ++i) {
-    EXPECT_EQ(SearchSpace::Key(batch.points[i]), SearchSpace::Key(without.points[i]));
-  }
-  // A batch after one that improved the best has no probe.
-  Complete(history, {sgd(0.52)}, [](const ParameterAssignment&) { return 0.05; });
-  EXPECT_EQ(SearchSpace::Key(MustSuggest(probing, history, 4, 9).points[3]),
-            SearchSpace::Key(MustSuggest(plain, history, 4, 9).points[3]));
+  // is the best trial's untried neighbour, adam at mid-range; the first
+  // three are the batch's as without the probe, which proposes no adam at
+  // mid-range.
+  const std::vector<std::string> probed = Keys(probing_, 4);
+  const std::vector<std::string> plain = Keys(plain_, 4);
+  ASSERT_EQ(probed.size(), 4u);
+  EXPECT_EQ(probed[3], adam_mid_);
+  EXPECT_EQ(std::vector<std::string>(probed.begin(), probed.begin() + 3),
+            std::vector<std::string>(plain.begin(), plain.begin() + 3));
+  EXPECT_THAT(plain, ::testing::Not(::testing::Contains(adam_mid_)));
+  // A batch after a trial that improved the best has no probe.
+  CompleteWithValue(history_, Sgd(0.52), 0.05);
+  EXPECT_EQ(Keys(probing_, 4), Keys(plain_, 4));
 }
 
 TEST(GpBanditDesignerTest, TheSameSeedAndHistoryGiveTheSameSuggestions) {
