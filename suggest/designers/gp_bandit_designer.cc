@@ -285,10 +285,14 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
                                   start == 0 ? initial_points_ : count, count, d);
     around = around.first(1);
   }
+  // The best trial's untried neighbour in a discrete coordinate, if any
+  // (with `best` and `used` as they stand when it is asked for).
+  const auto probe_neighbour = [&] {
+    return NeighbourProbe(encoder_).Best(*model, LogExpectedImprovement(best + margin),
+                                         model_points.col(by_value.front()), points, used);
+  };
   if (exploration_step && options_.neighbour_probes && !by_value.empty()) {
-    std::optional<AcquisitionOptimizer::Candidate> probe =
-        NeighbourProbe(encoder_).Best(*model, LogExpectedImprovement(best + margin),
-                                      model_points.col(by_value.front()), points, used);
+    std::optional<AcquisitionOptimizer::Candidate> probe = probe_neighbour();
     if (probe.has_value()) {
       suggestions.points.push_back(std::move(probe->parameters));
       return suggestions;
@@ -301,9 +305,7 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
                           !by_value.empty() && LatestDidNotImprove(history);
   for (int i = 0; i < batch_size; ++i) {
     if (probe_last && i + 1 == batch_size) {
-      std::optional<AcquisitionOptimizer::Candidate> probe =
-          NeighbourProbe(encoder_).Best(*model, LogExpectedImprovement(best + margin),
-                                        model_points.col(by_value.front()), points, used);
+      std::optional<AcquisitionOptimizer::Candidate> probe = probe_neighbour();
       if (probe.has_value()) {
         suggestions.points.push_back(std::move(probe->parameters));
         break;

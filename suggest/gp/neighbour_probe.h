@@ -14,8 +14,8 @@
 namespace vernier::suggest {
 
 // The best trial's untried one-step neighbours in its discrete coordinates,
-// for an exploration step in a space with CATEGORICAL, INTEGER or DISCRETE
-// parameters.
+// for an exploration step (or a stalled batch's last point) in a space with
+// CATEGORICAL, INTEGER or DISCRETE parameters.
 //
 // Why: on a conditional or mixed space the model compares trials only
 // coordinate by coordinate, so it cannot tell that a sibling branch tried
