@@ -27,33 +27,32 @@ namespace {
 
 using ::testing::HasSubstr;
 
-constexpr char kStudy[] = "reported";
-constexpr char kMetric[] = "loss";
+constexpr char kReportedStudy[] = "reported";
+constexpr char kReportedMetric[] = "loss";
 
 class AddMeasurementTest : public ServedStudyTest {
  protected:
   void SetUp() override {
     StoreTest::SetUp();
     if (IsSkipped()) return;
-    ServeStudy(kStudy, kMetric);
+    ServeStudy(kReportedStudy, kReportedMetric);
     if (HasFatalFailure()) return;
   }
 
   int64_t SuggestOne(const std::string& client_id) {
     v1::SuggestTrialsResponse suggested;
-    grpc::Status status = client_->Suggest(kStudy, 1, client_id, &suggested);
+    grpc::Status status = client_->Suggest(kReportedStudy, 1, client_id, &suggested);
     EXPECT_TRUE(status.ok()) << status.error_message();
     return suggested.trials_size() == 1 ? suggested.trials(0).id() : 0;
   }
-
 };
 
 TEST_P(AddMeasurementTest, EachRefusalHasItsCodeAndSaysWhatIsWrong) {
   const int64_t trial_id = SuggestOne("agent");
   ASSERT_GT(trial_id, 0);
-  const v1::Measurement good = MakeMeasurement(1, 1, kMetric, 0.5);
+  const v1::Measurement good = MakeMeasurement(1, 1, kReportedMetric, 0.5);
 
-  grpc::Status no_trial_id = client_->AddMeasurement(kStudy, 0, good);
+  grpc::Status no_trial_id = client_->AddMeasurement(kReportedStudy, 0, good);
   EXPECT_EQ(no_trial_id.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(no_trial_id.error_message(), HasSubstr("trial_id 0 is not a trial id"));
 
@@ -61,9 +60,9 @@ TEST_P(AddMeasurementTest, EachRefusalHasItsCodeAndSaysWhatIsWrong) {
   EXPECT_EQ(no_study.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(no_study.error_message(), HasSubstr("study_name is required"));
 
-  v1::Measurement not_finite = MakeMeasurement(2, 2, kMetric, 0);
+  v1::Measurement not_finite = MakeMeasurement(2, 2, kReportedMetric, 0);
   not_finite.mutable_metrics(0)->set_value(std::numeric_limits<double>::quiet_NaN());
-  grpc::Status invalid = client_->AddMeasurement(kStudy, trial_id, not_finite);
+  grpc::Status invalid = client_->AddMeasurement(kReportedStudy, trial_id, not_finite);
   EXPECT_EQ(invalid.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(invalid.error_message(), HasSubstr("values must be finite"));
   EXPECT_THAT(invalid.error_message(), HasSubstr("measurement at step 2"));
@@ -71,7 +70,7 @@ TEST_P(AddMeasurementTest, EachRefusalHasItsCodeAndSaysWhatIsWrong) {
   {
     grpc::ClientContext context;
     v1::AddMeasurementRequest request;
-    request.set_study_name(kStudy);
+    request.set_study_name(kReportedStudy);
     request.set_trial_id(trial_id);
     v1::Trial trial;
     grpc::Status no_measurement = server_->StudyStub()->AddMeasurement(&context, request, &trial);
@@ -79,7 +78,7 @@ TEST_P(AddMeasurementTest, EachRefusalHasItsCodeAndSaysWhatIsWrong) {
     EXPECT_THAT(no_measurement.error_message(), HasSubstr("measurement is required"));
   }
 
-  grpc::Status unknown_trial = client_->AddMeasurement(kStudy, trial_id + 100, good);
+  grpc::Status unknown_trial = client_->AddMeasurement(kReportedStudy, trial_id + 100, good);
   EXPECT_EQ(unknown_trial.error_code(), grpc::StatusCode::NOT_FOUND);
   EXPECT_THAT(unknown_trial.error_message(), HasSubstr(absl::StrFormat("%d", trial_id + 100)));
 
@@ -89,7 +88,7 @@ TEST_P(AddMeasurementTest, EachRefusalHasItsCodeAndSaysWhatIsWrong) {
 
   // Nothing refused was stored; the good measurement still goes in.
   v1::Trial trial;
-  grpc::Status added = client_->AddMeasurement(kStudy, trial_id, good, &trial);
+  grpc::Status added = client_->AddMeasurement(kReportedStudy, trial_id, good, &trial);
   ASSERT_TRUE(added.ok()) << added.error_message();
   EXPECT_EQ(trial.id(), trial_id);
   EXPECT_EQ(trial.measurement_count(), 1);
@@ -113,8 +112,8 @@ TEST_P(AddMeasurementTest, ConcurrentReportsEachGetTheirOwnTrialBack) {
       for (int step = 1; step <= kMeasurements; ++step) {
         v1::Trial trial;
         grpc::Status status = client.AddMeasurement(
-            kStudy, trial_ids[agent], MakeMeasurement(step, step, kMetric, agent + step / 100.0),
-            &trial);
+            kReportedStudy, trial_ids[agent],
+            MakeMeasurement(step, step, kReportedMetric, agent + step / 100.0), &trial);
         if (!status.ok() || trial.id() != trial_ids[agent] || trial.measurement_count() != step ||
             trial.latest_measurement().step() != step) {
           ADD_FAILURE() << "agent " << agent << " step " << step << ": " << status.error_message()
@@ -128,7 +127,7 @@ TEST_P(AddMeasurementTest, ConcurrentReportsEachGetTheirOwnTrialBack) {
   EXPECT_EQ(wrong.load(), 0);
 
   std::vector<v1::Trial> stored;
-  ASSERT_TRUE(client_->ListTrials(kStudy, true, &stored).ok());
+  ASSERT_TRUE(client_->ListTrials(kReportedStudy, true, &stored).ok());
   std::map<int64_t, int> measurements_of;
   for (const v1::Trial& trial : stored) measurements_of[trial.id()] = trial.measurements_size();
   for (int64_t trial_id : trial_ids)
@@ -146,10 +145,10 @@ TEST_P(AddMeasurementTest, ABatchIsStoredInOrderAndARetriedBatchStoresNothingTwi
                         v1::Trial* trial) {
     grpc::ClientContext context;
     v1::AddMeasurementRequest request;
-    request.set_study_name(kStudy);
+    request.set_study_name(kReportedStudy);
     request.set_trial_id(trial_id);
     for (const auto& [step, sequence] : steps_and_sequences) {
-      *request.add_measurements() = MakeMeasurement(step, sequence, kMetric, step / 10.0);
+      *request.add_measurements() = MakeMeasurement(step, sequence, kReportedMetric, step / 10.0);
     }
     return server_->StudyStub()->AddMeasurement(&context, request, trial);
   };
@@ -174,7 +173,7 @@ TEST_P(AddMeasurementTest, ABatchIsStoredInOrderAndARetriedBatchStoresNothingTwi
   EXPECT_EQ(trial.measurement_count(), 9);
 
   std::vector<v1::Trial> stored;
-  ASSERT_TRUE(client_->ListTrials(kStudy, true, &stored).ok());
+  ASSERT_TRUE(client_->ListTrials(kReportedStudy, true, &stored).ok());
   ASSERT_EQ(stored.size(), 1u);
   std::vector<int64_t> steps;
   for (const v1::Measurement& measurement : stored[0].measurements()) {
@@ -193,14 +192,14 @@ TEST_P(AddMeasurementTest, ABatchRefusedForAnyOfItsMeasurementsStoresNoneOfThem)
     return server_->StudyStub()->AddMeasurement(&context, request, &trial);
   };
   v1::AddMeasurementRequest request;
-  request.set_study_name(kStudy);
+  request.set_study_name(kReportedStudy);
   request.set_trial_id(trial_id);
   for (int step = 1; step <= 3; ++step) {
-    *request.add_measurements() = MakeMeasurement(step, step, kMetric, 0.5);
+    *request.add_measurements() = MakeMeasurement(step, step, kReportedMetric, 0.5);
   }
 
   v1::AddMeasurementRequest both = request;
-  *both.mutable_measurement() = MakeMeasurement(4, 4, kMetric, 0.5);
+  *both.mutable_measurement() = MakeMeasurement(4, 4, kReportedMetric, 0.5);
   grpc::Status both_fields = send(both);
   EXPECT_EQ(both_fields.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(both_fields.error_message(), HasSubstr("measurement or measurements, not both"));
@@ -208,7 +207,7 @@ TEST_P(AddMeasurementTest, ABatchRefusedForAnyOfItsMeasurementsStoresNoneOfThem)
   v1::AddMeasurementRequest too_many = request;
   too_many.clear_measurements();
   for (int step = 1; step <= 1001; ++step) {
-    *too_many.add_measurements() = MakeMeasurement(step, step, kMetric, 0.5);
+    *too_many.add_measurements() = MakeMeasurement(step, step, kReportedMetric, 0.5);
   }
   grpc::Status over_limit = send(too_many);
   EXPECT_EQ(over_limit.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
@@ -228,15 +227,15 @@ TEST_P(AddMeasurementTest, ABatchRefusedForAnyOfItsMeasurementsStoresNoneOfThem)
   EXPECT_THAT(missing.error_message(), HasSubstr(absl::StrFormat("%d", trial_id + 100)));
 
   v1::Trial trial;
-  ASSERT_TRUE(client_->GetTrial(kStudy, trial_id, &trial).ok());
+  ASSERT_TRUE(client_->GetTrial(kReportedStudy, trial_id, &trial).ok());
   EXPECT_EQ(trial.measurement_count(), 0);
 
   // An ended trial takes no batch.
-  const v1::Measurement final_measurement = MakeMeasurement(1, 0, kMetric, 0.9);
-  ASSERT_TRUE(client_->Complete(kStudy, trial_id, &final_measurement).ok());
+  const v1::Measurement final_measurement = MakeMeasurement(1, 0, kReportedMetric, 0.9);
+  ASSERT_TRUE(client_->Complete(kReportedStudy, trial_id, &final_measurement).ok());
   grpc::Status ended = send(request);
   EXPECT_EQ(ended.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
-  ASSERT_TRUE(client_->GetTrial(kStudy, trial_id, &trial).ok());
+  ASSERT_TRUE(client_->GetTrial(kReportedStudy, trial_id, &trial).ok());
   EXPECT_EQ(trial.measurement_count(), 0);
 
   // The same batch goes in whole on a running trial.
@@ -244,7 +243,7 @@ TEST_P(AddMeasurementTest, ABatchRefusedForAnyOfItsMeasurementsStoresNoneOfThem)
   request.set_trial_id(running);
   grpc::Status stored = send(request);
   ASSERT_TRUE(stored.ok()) << stored.error_message();
-  ASSERT_TRUE(client_->GetTrial(kStudy, running, &trial).ok());
+  ASSERT_TRUE(client_->GetTrial(kReportedStudy, running, &trial).ok());
   EXPECT_EQ(trial.measurement_count(), 3);
 }
 
@@ -269,7 +268,7 @@ TEST_P(WaitingWriteTest, ReportsWaitingOnARowDoNotHoldUpOtherTrials) {
   pqxx::connection holder(database_->url());
   auto hold = std::make_unique<pqxx::work>(holder);
   hold->exec(absl::StrFormat("SELECT id FROM trials WHERE study_name = '%s' AND id = %d FOR UPDATE",
-                             kStudy, locked_trial));
+                             kReportedStudy, locked_trial));
 
   // More waiting reports than gRPC has threads for callback handlers.
   constexpr int kWaiting = 8;
@@ -278,8 +277,9 @@ TEST_P(WaitingWriteTest, ReportsWaitingOnARowDoNotHoldUpOtherTrials) {
   for (int i = 0; i < kWaiting; ++i) {
     notebooks.emplace_back([&, i] {
       StudyClient client(server_->address(), std::chrono::seconds(60));
-      grpc::Status status = client.AddMeasurement(
-          kStudy, locked_trial, MakeMeasurement(i + 1, /*sequence_number=*/0, kMetric, i));
+      grpc::Status status =
+          client.AddMeasurement(kReportedStudy, locked_trial,
+                                MakeMeasurement(i + 1, /*sequence_number=*/0, kReportedMetric, i));
       if (status.ok()) {
         ++waiting_stored;
       } else {
@@ -302,12 +302,14 @@ TEST_P(WaitingWriteTest, ReportsWaitingOnARowDoNotHoldUpOtherTrials) {
 
   v1::Trial other;
   grpc::Status agent_report = client_->AddMeasurement(
-      kStudy, other_trial, MakeMeasurement(1, /*sequence_number=*/1, kMetric, 0.5), &other);
+      kReportedStudy, other_trial, MakeMeasurement(1, /*sequence_number=*/1, kReportedMetric, 0.5),
+      &other);
   EXPECT_TRUE(agent_report.ok()) << agent_report.error_message();
   EXPECT_EQ(other.measurement_count(), 1);
   // Another report without a sequence number, to a trial nobody locks.
   grpc::Status notebook_report = client_->AddMeasurement(
-      kStudy, other_trial, MakeMeasurement(2, /*sequence_number=*/0, kMetric, 0.6), &other);
+      kReportedStudy, other_trial, MakeMeasurement(2, /*sequence_number=*/0, kReportedMetric, 0.6),
+      &other);
   EXPECT_TRUE(notebook_report.ok()) << notebook_report.error_message();
   EXPECT_EQ(other.measurement_count(), 2);
 
@@ -316,7 +318,7 @@ TEST_P(WaitingWriteTest, ReportsWaitingOnARowDoNotHoldUpOtherTrials) {
   for (std::thread& notebook : notebooks) notebook.join();
   EXPECT_EQ(waiting_stored.load(), kWaiting);
   std::vector<v1::Trial> stored;
-  ASSERT_TRUE(client_->ListTrials(kStudy, true, &stored).ok());
+  ASSERT_TRUE(client_->ListTrials(kReportedStudy, true, &stored).ok());
   for (const v1::Trial& trial : stored) {
     if (trial.id() == locked_trial) {
       EXPECT_EQ(trial.measurements_size(), kWaiting);

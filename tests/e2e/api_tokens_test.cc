@@ -26,8 +26,6 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
-
 class ApiTokensTest : public ::testing::Test {
  protected:
   void SetUp() override { server_.Start(); }
@@ -116,8 +114,8 @@ TEST_F(ApiTokensTest, BadTokensAndTokenFilesAreRefusedWithTheirReason) {
     v1::ListJobsResponse response;
     const grpc::Status status = stub->ListJobs(&context, {}, &response);
     EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAUTHENTICATED) << value;
-    EXPECT_THAT(status.error_message(), HasSubstr(*value != '\0' ? "is not \"Bearer TOKEN\""
-                                                                 : "no token"));
+    EXPECT_THAT(status.error_message(),
+                HasSubstr(*value != '\0' ? "is not \"Bearer TOKEN\"" : "no token"));
   }
 
   const std::string file = dir_.path() + "/token";

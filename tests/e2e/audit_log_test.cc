@@ -35,8 +35,6 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
-
 // `vernier ARGS` against `server`, with `token` in $VERNIER_TOKEN (empty:
 // the server's own admin token file).
 CommandResult Vernier(const ServerProcess& server, std::vector<std::string> args,
@@ -112,8 +110,8 @@ TEST_P(AuditLogTest, ChangesAndRefusalsAreRecordedReadsAreNotAndTokensNever) {
   // A change through the HTTP API, from curl's own address.
   const std::string base = HttpBase(*server);
   ASSERT_FALSE(base.empty()) << server->log();
-  const std::string admin = std::string(
-      absl::StripAsciiWhitespace(ReadFile(server->data_dir() + "/admin.token")));
+  const std::string admin =
+      std::string(absl::StripAsciiWhitespace(ReadFile(server->data_dir() + "/admin.token")));
   const CommandResult http =
       RunCommand({"curl", "-sS", "-X", "POST", "-H", "Authorization: Bearer " + admin,
                   base + "v1/projects/-/jobs/http_target:cancel"},

@@ -27,7 +27,7 @@ using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-constexpr char kMetric[] = "score";
+constexpr char kScoreMetric[] = "score";
 
 // What every client saw, checked at the end on the main thread.
 class Observations {
@@ -118,7 +118,7 @@ void RunClient(const std::string& address, const std::string& study, const std::
     std::shuffle(finishing.begin(), finishing.end(), rng);
     finishing.resize(1 + rng() % finishing.size());
     for (int64_t trial_id : finishing) {
-      const v1::Measurement measurement = MakeMeasurement(1, 1, kMetric, trial_id * 0.5);
+      const v1::Measurement measurement = MakeMeasurement(1, 1, kScoreMetric, trial_id * 0.5);
       if (grpc::Status added = client.AddMeasurement(study, trial_id, measurement); !added.ok()) {
         observations.Violation(absl::StrFormat("%s: AddMeasurement on trial %d failed: %s",
                                                client_id, trial_id, added.error_message()));
@@ -143,9 +143,10 @@ void RunClient(const std::string& address, const std::string& study, const std::
 void RunStudyConcurrently(const std::vector<std::string>& addresses, const std::string& study,
                           const StudyLimits& limits, int clients) {
   StudyClient admin(addresses.front());
-  ASSERT_TRUE(
-      admin.CreateStudy(SimpleStudy(study, kMetric, limits.max_trials, limits.max_parallel_trials))
-          .ok());
+  ASSERT_TRUE(admin
+                  .CreateStudy(SimpleStudy(study, kScoreMetric, limits.max_trials,
+                                           limits.max_parallel_trials))
+                  .ok());
 
   Observations observations;
   std::atomic<int> held_by_all{0}, most_held{0};
@@ -216,7 +217,8 @@ TEST_P(ConcurrentClientsTest, AClientThatAsksAgainGetsItsUnfinishedTrialBack) {
   std::unique_ptr<ServerProcess> server = MakeServer();
   server->Start();
   const std::string study = "returning";
-  ASSERT_TRUE(StudyClient(server->address()).CreateStudy(SimpleStudy(study, kMetric, 0, 0)).ok());
+  ASSERT_TRUE(
+      StudyClient(server->address()).CreateStudy(SimpleStudy(study, kScoreMetric, 0, 0)).ok());
   constexpr int kClients = 16;
   Observations observations;
   std::latch start(kClients);
@@ -254,7 +256,7 @@ TEST_P(ConcurrentClientsTest, AClientThatAsksAgainGetsItsUnfinishedTrialBack) {
       }
       observations.HandedOut(two.trials(1).id(), client_id);
       for (const v1::Trial& trial : two.trials()) {
-        const v1::Measurement final = MakeMeasurement(1, 1, kMetric, 0.5);
+        const v1::Measurement final = MakeMeasurement(1, 1, kScoreMetric, 0.5);
         if (!client.Complete(study, trial.id(), &final).ok()) {
           observations.Violation(
               absl::StrFormat("%s cannot complete trial %d", client_id, trial.id()));

@@ -31,8 +31,8 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-constexpr char kStudy[] = "crashing";
-constexpr char kMetric[] = "score";
+constexpr char kCrashingStudy[] = "crashing";
+constexpr char kCrashMetric[] = "score";
 constexpr int kClients = 4;
 constexpr int kKills = 20;
 
@@ -121,7 +121,7 @@ class Agent {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     while (std::chrono::steady_clock::now() < deadline) {
       v1::SuggestTrialsResponse response;
-      grpc::Status status = client_.Suggest(kStudy, 1, client_id_, &response);
+      grpc::Status status = client_.Suggest(kCrashingStudy, 1, client_id_, &response);
       if (status.ok() && response.trials_size() == 1) {
         const v1::Trial& trial = response.trials(0);
         if (expected.has_value() && trial.id() != *expected) {
@@ -150,9 +150,9 @@ class Agent {
     // A trial taken back holds what was stored before, acknowledged or not.
     for (int64_t sequence = trial.measurement_count() + 1; sequence <= reports;) {
       const v1::Measurement measurement =
-          MakeMeasurement(sequence, sequence, kMetric, MeasuredValue(trial.id(), sequence));
+          MakeMeasurement(sequence, sequence, kCrashMetric, MeasuredValue(trial.id(), sequence));
       ledger_.Sent(trial.id(), sequence);
-      grpc::Status status = client_.AddMeasurement(kStudy, trial.id(), measurement);
+      grpc::Status status = client_.AddMeasurement(kCrashingStudy, trial.id(), measurement);
       if (status.ok()) {
         ledger_.Acknowledged(trial.id(), sequence);
         ++sequence;
@@ -171,9 +171,9 @@ class Agent {
         sequence = trial.measurement_count() + 1;
       }
     }
-    const v1::Measurement final = MakeMeasurement(reports, 0, kMetric, FinalValue(trial.id()));
+    const v1::Measurement final = MakeMeasurement(reports, 0, kCrashMetric, FinalValue(trial.id()));
     while (true) {
-      grpc::Status status = client_.Complete(kStudy, trial.id(), &final);
+      grpc::Status status = client_.Complete(kCrashingStudy, trial.id(), &final);
       if (status.ok()) break;
       if (!Transient(status)) {
         ledger_.Violation(absl::StrFormat("%s: CompleteTrial %d: %s", client_id_, trial.id(),
@@ -278,28 +278,28 @@ void CheckStored(const std::vector<v1::Trial>& trials, const Ledger::Snapshot& b
   }
 }
 
-constexpr char kJob[] = "killed_often";
-constexpr int kSteps = 6;
-constexpr int kTrials = 6;
+constexpr char kKilledJob[] = "killed_often";
+constexpr int kKilledSteps = 6;
+constexpr int kKilledTrials = 6;
 constexpr int kJobKills = 4;
 
 v1::Job SlowJob(const std::string& job_dir) {
   v1::Job job;
-  job.set_job_id(kJob);
+  job.set_job_id(kKilledJob);
   job.set_job_dir(job_dir);
   // Reports steps 1..6 over about 1.5 s, so trials are mid-run at a kill.
   job.add_command("/bin/sh");
   job.add_command("-c");
   job.add_command(absl::StrFormat(
       "i=0; while [ $i -lt %d ]; do i=$((i+1)); echo step=$i accuracy=0.$i; sleep 0.25; done",
-      kSteps));
+      kKilledSteps));
   job.add_command("trainer");
   v1::TrainingInput& input = *job.mutable_training_input();
   input.set_scale_tier("BASIC");
   v1::HyperparameterSpec& hyperparameters = *input.mutable_hyperparameters();
   hyperparameters.set_goal(v1::MetricSpec::MAXIMIZE);
   hyperparameters.set_hyperparameter_metric_tag("accuracy");
-  hyperparameters.set_max_trials(kTrials);
+  hyperparameters.set_max_trials(kKilledTrials);
   hyperparameters.set_max_parallel_trials(2);
   hyperparameters.set_max_failed_trials(3);
   hyperparameters.set_algorithm(v1::RANDOM_SEARCH);
@@ -316,7 +316,7 @@ grpc::Status GetJob(const ServerProcess& server, v1::GetJobResponse* job) {
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
   v1::GetJobRequest request;
-  request.set_job_id(kJob);
+  request.set_job_id(kKilledJob);
   return server.JobStub()->GetJob(&context, request, job);
 }
 
@@ -361,8 +361,9 @@ TEST_P(CrashRecoveryTest, AcknowledgedResultsSurviveRepeatedKills) {
   std::unique_ptr<ServerProcess> server = MakeServer("start");
   server->Start();
   const int port = server->port();
-  ASSERT_TRUE(
-      StudyClient(server->address()).CreateStudy(SimpleStudy(kStudy, kMetric, 0, kClients)).ok());
+  ASSERT_TRUE(StudyClient(server->address())
+                  .CreateStudy(SimpleStudy(kCrashingStudy, kCrashMetric, 0, kClients))
+                  .ok());
 
   Ledger ledger;
   std::atomic<bool> stop{false};
@@ -385,7 +386,7 @@ TEST_P(CrashRecoveryTest, AcknowledgedResultsSurviveRepeatedKills) {
     // What was acknowledged before reading must all be there.
     const Ledger::Snapshot acknowledged = ledger.Take();
     std::vector<v1::Trial> trials;
-    grpc::Status listed = StudyClient(server->address()).ListTrials(kStudy, true, &trials);
+    grpc::Status listed = StudyClient(server->address()).ListTrials(kCrashingStudy, true, &trials);
     if (!listed.ok()) {
       // Not an ASSERT: the agents' threads are stopped and joined below.
       ADD_FAILURE() << "ListTrials: " << listed.error_code() << " " << listed.error_message()
@@ -408,7 +409,7 @@ TEST_P(CrashRecoveryTest, AcknowledgedResultsSurviveRepeatedKills) {
   const Ledger::Snapshot all = ledger.Take();
   EXPECT_THAT(all.violations, IsEmpty());
   std::vector<v1::Trial> trials;
-  ASSERT_TRUE(StudyClient(server->address()).ListTrials(kStudy, true, &trials).ok());
+  ASSERT_TRUE(StudyClient(server->address()).ListTrials(kCrashingStudy, true, &trials).ok());
   CheckStored(trials, all, /*finished=*/true);
   // The run did work between the kills, and exercised taking trials back.
   EXPECT_GE(all.completed.size(), static_cast<size_t>(kKills));
@@ -473,8 +474,8 @@ TEST_P(CrashRecoveryTest, JobAgentsReconnectAndALostTrialFailsAcrossRepeatedKill
   ASSERT_EQ(job.job().state(), v1::Job::SUCCEEDED) << job.DebugString() << server->log();
 
   std::vector<v1::Trial> trials;
-  ASSERT_TRUE(StudyClient(server->address()).ListTrials(kJob, true, &trials).ok());
-  ASSERT_EQ(trials.size(), static_cast<size_t>(kTrials));
+  ASSERT_TRUE(StudyClient(server->address()).ListTrials(kKilledJob, true, &trials).ok());
+  ASSERT_EQ(trials.size(), static_cast<size_t>(kKilledTrials));
   int succeeded = 0;
   for (const v1::Trial& trial : trials) {
     SCOPED_TRACE(trial.DebugString());
@@ -485,12 +486,12 @@ TEST_P(CrashRecoveryTest, JobAgentsReconnectAndALostTrialFailsAcrossRepeatedKill
     // Its agent outlived every kill and delivered each step exactly once.
     ASSERT_EQ(trial.state(), v1::Trial::SUCCEEDED);
     ++succeeded;
-    ASSERT_EQ(trial.measurements_size(), kSteps);
-    for (int i = 0; i < kSteps; ++i) EXPECT_EQ(trial.measurements(i).step(), i + 1);
-    EXPECT_EQ(trial.final_measurement().step(), kSteps);
+    ASSERT_EQ(trial.measurements_size(), kKilledSteps);
+    for (int i = 0; i < kKilledSteps; ++i) EXPECT_EQ(trial.measurements(i).step(), i + 1);
+    EXPECT_EQ(trial.final_measurement().step(), kKilledSteps);
   }
   EXPECT_NE(lost_trial, 0) << "no agent was running at any kill";
-  EXPECT_GE(succeeded, kTrials - 1);
+  EXPECT_GE(succeeded, kKilledTrials - 1);
   EXPECT_EQ(job.trial_counts().active(), 0);
 }
 

@@ -30,7 +30,7 @@ using ::testing::Not;
 // for whom file permissions do not bind.
 constexpr uid_t kNobody = 65534;
 
-std::vector<std::string> ServeArgs(const std::string& data_dir) {
+std::vector<std::string> ServeArgv(const std::string& data_dir) {
   return {BinaryPath("vernier"), "serve", "--port", "0", "--data-dir", data_dir};
 }
 
@@ -61,8 +61,10 @@ std::pair<int64_t, int64_t> RootPage(const std::string& path, const std::string&
   std::pair<int64_t, int64_t> result{0, 0};
   if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
     sqlite3_stmt* statement = nullptr;
-    const std::string sql = "SELECT rootpage, (SELECT page_size FROM pragma_page_size) "
-                            "FROM sqlite_schema WHERE type = 'table' AND name = '" + table + "'";
+    const std::string sql =
+        "SELECT rootpage, (SELECT page_size FROM pragma_page_size) "
+        "FROM sqlite_schema WHERE type = 'table' AND name = '" +
+        table + "'";
     if (sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr) == SQLITE_OK &&
         sqlite3_step(statement) == SQLITE_ROW) {
       result = {sqlite3_column_int64(statement, 0), sqlite3_column_int64(statement, 1)};
@@ -95,7 +97,7 @@ TEST(DataDirCheckTest, ANewDataDirAndEverythingTheServerWritesInItAreItsUsersOnl
   TempDir dir;
   // A new data dir: the server creates it, its database and its admin token.
   const std::string fresh = dir.path() + "/fresh/data";
-  RunCommand(ServeArgs(fresh), std::chrono::seconds(3),
+  RunCommand(ServeArgv(fresh), std::chrono::seconds(3),
              {{"VERNIER_CONFIG_DIR", dir.path() + "/config"}});
   ASSERT_TRUE(std::filesystem::exists(fresh + "/vernier.db"));
   ASSERT_TRUE(std::filesystem::exists(fresh + "/admin.token"));
@@ -151,7 +153,7 @@ TEST(DataDirCheckTest, AFileThatIsNotADatabaseStopsTheServerAtStart) {
   const std::string db = data_dir + "/vernier.db";
   std::ofstream(db) << std::string(8192, '\x17');
 
-  const CommandResult serve = RunCommand(ServeArgs(data_dir), std::chrono::seconds(30));
+  const CommandResult serve = RunCommand(ServeArgv(data_dir), std::chrono::seconds(30));
   EXPECT_NE(serve.exit_code, 0);
   EXPECT_THAT(serve.err + serve.out, AllOf(HasSubstr(db), HasSubstr("not a database")));
 }
@@ -167,7 +169,7 @@ TEST(DataDirCheckTest, ACorruptedDatabaseStopsTheServerAtStartNamingTheFile) {
   ASSERT_GT(page, 1);
   Overwrite(db, static_cast<std::streamoff>(page - 1) * page_size, page_size);
 
-  const CommandResult serve = RunCommand(ServeArgs(data_dir), std::chrono::seconds(30));
+  const CommandResult serve = RunCommand(ServeArgv(data_dir), std::chrono::seconds(30));
   EXPECT_NE(serve.exit_code, 0);
   EXPECT_THAT(serve.err + serve.out, AllOf(HasSubstr(db), HasSubstr("corrupt")));
 }
@@ -178,7 +180,7 @@ TEST(DataDirCheckTest, ADatabaseTheServerCannotWriteStopsItAtStartNamingTheFile)
   CreateDatabase(data_dir);
   const std::string db = data_dir + "/vernier.db";
   ASSERT_EQ(::chmod(db.c_str(), 0444), 0);
-  std::vector<std::string> argv = ServeArgs(data_dir);
+  std::vector<std::string> argv = ServeArgv(data_dir);
   if (::geteuid() == 0) {
     // Root writes any file whatever its mode, so the server runs as nobody,
     // in a data dir nobody owns, on a database root owns.

@@ -84,15 +84,6 @@ bool IsLive(const v1::ReplicaStatus& replica) {
          replica.state() == v1::ReplicaStatus::PENDING;
 }
 
-// `vernier serve` flags with replica ports of this test process's own, so
-// that tests run in parallel never hand their trainers the same port.
-std::vector<std::string> ServeArgs(std::vector<std::string> flags) {
-  const int first = 20000 + static_cast<int>(getpid() % 400) * 100;
-  flags.push_back("--replica-ports");
-  flags.push_back(absl::StrCat(first, "-", first + 99));
-  return flags;
-}
-
 void ExpectEveryReplicaEnded(const v1::TrialRun& run) {
   for (const v1::ReplicaStatus& replica : run.replicas()) {
     EXPECT_EQ(replica.state(), v1::ReplicaStatus::EXITED) << replica.DebugString();
@@ -147,7 +138,7 @@ class DistributedJobTest : public ::testing::Test {
   // Runs a job of CpuConfig on a server of its own to its end.
   v1::GetJobResponse RunCpuJob(const std::string& job_id, const std::string& config,
                                const std::vector<std::string>& trainer_flags) {
-    ServerProcess server(dir_.path() + "/data", 0, ServeArgs({}));
+    ServerProcess server(dir_.path() + "/data", 0, WithReplicaPorts({}));
     server.Start();
     Submit(server, job_id, WriteConfig(job_id + ".yaml", config), trainer_flags);
     return WaitForJob(server, job_id, Ended);
@@ -159,7 +150,7 @@ class DistributedJobTest : public ::testing::Test {
 // The "done when" of issue 5: 1 master, 2 workers, 1 ps, 1 GPU each, 2
 // trials in parallel, with 4 fake GPUs.
 TEST_F(DistributedJobTest, ExampleRunsWithFourFakeGpusAndNeverGrantsAGpuTwice) {
-  ServerProcess server(dir_.path() + "/data", 0, ServeArgs({"--gpus", "0,1,2,3"}));
+  ServerProcess server(dir_.path() + "/data", 0, WithReplicaPorts({"--gpus", "0,1,2,3"}));
   server.Start();
   Submit(server, "dist", SourcePath("examples/hptuning_distributed.yaml"), {"--steps", "10"});
 
@@ -308,7 +299,7 @@ TEST_F(DistributedJobTest, RetriesRunOutAndTheTrialFails) {
 }
 
 TEST_F(DistributedJobTest, CancelEndsEveryReplicaAndFreesTheGpus) {
-  ServerProcess server(dir_.path() + "/data", 0, ServeArgs({"--gpus", "0,1,2,3"}));
+  ServerProcess server(dir_.path() + "/data", 0, WithReplicaPorts({"--gpus", "0,1,2,3"}));
   server.Start();
   Submit(server, "cancelled", SourcePath("examples/hptuning_distributed.yaml"),
          {"--steps", "1000", "--step_seconds", "0.2"});
@@ -341,7 +332,7 @@ TEST_F(DistributedJobTest, CancelEndsEveryReplicaAndFreesTheGpus) {
 
 TEST_F(DistributedJobTest, ALostAgentEndsItsTrialAndGivesTheGpusBack) {
   ServerProcess server(dir_.path() + "/data", 0,
-                       ServeArgs({"--gpus", "0,1,2,3", "--agent-timeout", "3s"}));
+                       WithReplicaPorts({"--gpus", "0,1,2,3", "--agent-timeout", "3s"}));
   server.Start();
   const std::string config = WriteConfig(
       "lost.yaml",
@@ -360,8 +351,8 @@ TEST_F(DistributedJobTest, ALostAgentEndsItsTrialAndGivesTheGpusBack) {
 }
 
 TEST_F(DistributedJobTest, ARestartedServerKeepsTheGrantsOfRunningTrials) {
-  auto server =
-      std::make_unique<ServerProcess>(dir_.path() + "/data", 0, ServeArgs({"--gpus", "0,1,2,3"}));
+  auto server = std::make_unique<ServerProcess>(dir_.path() + "/data", 0,
+                                                WithReplicaPorts({"--gpus", "0,1,2,3"}));
   server->Start();
   const int port = server->port();
   Submit(*server, "restarted", SourcePath("examples/hptuning_distributed.yaml"),
@@ -371,7 +362,7 @@ TEST_F(DistributedJobTest, ARestartedServerKeepsTheGrantsOfRunningTrials) {
   });
   server->Kill();
   server = std::make_unique<ServerProcess>(dir_.path() + "/data", port,
-                                           ServeArgs({"--gpus", "0,1,2,3"}));
+                                           WithReplicaPorts({"--gpus", "0,1,2,3"}));
   server->Start();
   const v1::GetJobResponse done =
       WaitForJob(*server, "restarted", [&](const v1::GetJobResponse& job) {

@@ -17,7 +17,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-constexpr int kSteps = 30;
+constexpr int kCurveSteps = 30;
 
 double Quality(const v1::Trial& trial) { return trial.parameters(0).double_value(); }
 
@@ -54,7 +54,7 @@ void EarlyStoppingJobTest::ExpectTheLaggingTrialStopped(const std::string& confi
   WriteFile(config, config_text);
   const std::vector<std::string> trainer = {"python3",
                                             SourcePath("tests/e2e/learning_curve_trainer.py"),
-                                            "--steps", std::to_string(kSteps)};
+                                            "--steps", std::to_string(kCurveSteps)};
   CommandResult submit =
       RunCommand(Submit(server, "early", config, dir_.path() + "/runs", trainer));
   ASSERT_EQ(submit.exit_code, 0) << submit.out << submit.err;
@@ -71,10 +71,10 @@ void EarlyStoppingJobTest::ExpectTheLaggingTrialStopped(const std::string& confi
   EXPECT_EQ(lagging.state(), v1::Trial::STOPPED_EARLY) << lagging.DebugString() << server.log();
   const v1::Trial& best = by_quality[0.8];
   EXPECT_EQ(best.state(), v1::Trial::SUCCEEDED);
-  EXPECT_EQ(best.measurement_count(), kSteps);
+  EXPECT_EQ(best.measurement_count(), kCurveSteps);
   // The lagging trial starts after 4 trials have ended, so it is judged from
   // its first steps: stopped long before its last.
-  EXPECT_LT(lagging.measurement_count(), kSteps) << lagging.DebugString();
+  EXPECT_LT(lagging.measurement_count(), kCurveSteps) << lagging.DebugString();
   for (const auto& [quality, trial] : by_quality) {
     if (trial.state() != v1::Trial::STOPPED_EARLY) continue;
     // Stopped as it reported, with its last measurement as the final one

@@ -26,16 +26,6 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
-
-// `vernier serve` flags with replica ports of this test process's own.
-std::vector<std::string> ServeArgs(std::vector<std::string> flags) {
-  const int first = 20000 + static_cast<int>(getpid() % 400) * 100;
-  flags.push_back("--replica-ports");
-  flags.push_back(absl::StrCat(first, "-", first + 99));
-  return flags;
-}
-
 // What one job's trials hold now, as GetJob shows them.
 struct Holdings {
   // GPUs of live (pending or running) replicas.
@@ -71,7 +61,7 @@ bool AnyEndedAfter(const Holdings& holdings, int64_t trial) {
 class GpuFairShareTest : public ::testing::Test {
  protected:
   void StartServer(std::vector<std::string> flags) {
-    server_ = std::make_unique<ServerProcess>(dir_.path() + "/data", 0, ServeArgs(flags));
+    server_ = std::make_unique<ServerProcess>(dir_.path() + "/data", 0, WithReplicaPorts(flags));
     server_->Start();
   }
 

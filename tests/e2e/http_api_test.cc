@@ -101,7 +101,7 @@ v1::HttpErrorResponse::Error ErrorOf(const HttpAnswer& answer) {
   return FromJson<v1::HttpErrorResponse>(answer.body).error();
 }
 
-constexpr char kJob[] = R"({
+constexpr char kJobJson[] = R"({
   "jobId": "%s",
   "trainingInput": {
     "hyperparameters": {
@@ -117,7 +117,7 @@ constexpr char kJob[] = R"({
 })";
 
 std::string JobJson(const std::string& job_id, int max_trials, const std::string& script) {
-  std::string json = kJob;
+  std::string json = kJobJson;
   json.replace(json.find("%s"), 2, job_id);
   json.replace(json.find("%d"), 2, std::to_string(max_trials));
   json.replace(json.find("%s"), 2, script);
@@ -179,9 +179,8 @@ TEST_F(HttpApiTest, JobsInAiPlatformsShapesAndStudiesWithPageTokens) {
   const std::string base = HttpUrl(server);
   ASSERT_THAT(base, HasSubstr("http://127.0.0.1:")) << server.log();
 
-  const HttpAnswer submitted =
-      Http("POST", base + "v1/projects/my-project/jobs",
-           JobJson("http_job", 3, "echo accuracy=0.5"));
+  const HttpAnswer submitted = Http("POST", base + "v1/projects/my-project/jobs",
+                                    JobJson("http_job", 3, "echo accuracy=0.5"));
   ASSERT_EQ(submitted.status, 200) << submitted.body;
   EXPECT_EQ(FromJson<v1::Job>(submitted.body).job_id(), "http_job");
 
@@ -197,14 +196,13 @@ TEST_F(HttpApiTest, JobsInAiPlatformsShapesAndStudiesWithPageTokens) {
     ASSERT_EQ(jobs.jobs_size(), 1);
     EXPECT_EQ(jobs.jobs(0).job_id(), "http_job");
   }
-  const auto described = FromJson<v1::GetJobResponse>(
-      Http("GET", base + "v1/projects/-/jobs/http_job:describe").body);
+  const auto described =
+      FromJson<v1::GetJobResponse>(Http("GET", base + "v1/projects/-/jobs/http_job:describe").body);
   EXPECT_EQ(described.trial_counts().succeeded(), 3);
   EXPECT_EQ(described.trial_runs_size(), 3);
 
   // Studies and trials, paged.
-  const auto studies =
-      FromJson<v1::ListStudiesResponse>(Http("GET", base + "v1/studies").body);
+  const auto studies = FromJson<v1::ListStudiesResponse>(Http("GET", base + "v1/studies").body);
   ASSERT_EQ(studies.studies_size(), 1);
   const std::string study = studies.studies(0).name();
   EXPECT_EQ(FromJson<v1::Study>(Http("GET", base + "v1/studies/" + study).body).name(), study);
@@ -212,8 +210,8 @@ TEST_F(HttpApiTest, JobsInAiPlatformsShapesAndStudiesWithPageTokens) {
   std::string token;
   int pages = 0;
   do {
-    const HttpAnswer page = Http("GET", base + "v1/studies/" + study +
-                                            "/trials?pageSize=2&pageToken=" + token);
+    const HttpAnswer page =
+        Http("GET", base + "v1/studies/" + study + "/trials?pageSize=2&pageToken=" + token);
     ASSERT_EQ(page.status, 200) << page.body;
     const auto trials = FromJson<v1::ListTrialsResponse>(page.body);
     for (const v1::Trial& trial : trials.trials()) ids.push_back(trial.id());
@@ -224,12 +222,13 @@ TEST_F(HttpApiTest, JobsInAiPlatformsShapesAndStudiesWithPageTokens) {
   EXPECT_EQ(pages, 2);
 
   const auto succeeded = FromJson<v1::ListTrialsResponse>(
-      Http("GET", base + "v1/studies/" + study +
-                      "/trials?states=SUCCEEDED&includeMeasurements=true")
+      Http("GET",
+           base + "v1/studies/" + study + "/trials?states=SUCCEEDED&includeMeasurements=true")
           .body);
   ASSERT_EQ(succeeded.trials_size(), 3);
   EXPECT_GE(succeeded.trials(0).measurements_size(), 1);
-  const auto trial = FromJson<v1::Trial>(Http("GET", base + "v1/studies/" + study + "/trials/2").body);
+  const auto trial =
+      FromJson<v1::Trial>(Http("GET", base + "v1/studies/" + study + "/trials/2").body);
   EXPECT_EQ(trial.id(), 2);
   const auto best = FromJson<v1::ListOptimalTrialsResponse>(
       Http("GET", base + "v1/studies/" + study + "/trials:optimal?top=1").body);
@@ -296,7 +295,8 @@ TEST_F(HttpApiTest, ErrorsHaveTheHttpStatusOfTheirGrpcCode) {
   EXPECT_EQ(invalid_job.status, 400);
   EXPECT_EQ(ErrorOf(invalid_job).status(), "INVALID_ARGUMENT");
 
-  const HttpAnswer no_study = Http("POST", base + "v1/studies/nope/trials:suggest", "{\"count\": 1}");
+  const HttpAnswer no_study =
+      Http("POST", base + "v1/studies/nope/trials:suggest", "{\"count\": 1}");
   EXPECT_EQ(no_study.status, 404) << no_study.body;
   const HttpAnswer bad_measurement =
       Http("POST", base + "v1/studies/nope/trials/1:addMeasurement", "{\"step\": \"x\"}");
@@ -305,8 +305,7 @@ TEST_F(HttpApiTest, ErrorsHaveTheHttpStatusOfTheirGrpcCode) {
               HasSubstr("the request body is not a vernier.v1.Measurement"));
   const HttpAnswer bad_trial_id = Http("POST", base + "v1/studies/s/trials/one:complete", "{}");
   EXPECT_EQ(bad_trial_id.status, 400);
-  EXPECT_EQ(ErrorOf(bad_trial_id).message(),
-            "the path's trial_id \"one\" is not an integer");
+  EXPECT_EQ(ErrorOf(bad_trial_id).message(), "the path's trial_id \"one\" is not an integer");
 
   const HttpAnswer no_route = Http("GET", base + "v1/elsewhere");
   EXPECT_EQ(no_route.status, 404);
@@ -510,7 +509,8 @@ TEST_F(HttpApiTest, ServesTlsWithTheServersCertificate) {
   server.Start();
   const std::string base = HttpUrl(server);
   ASSERT_THAT(base, HasSubstr("https://127.0.0.1:")) << server.log();
-  const HttpAnswer trusted = Http("GET", base + "v1/studies", "", {"--cacert", certs.Path("ca.pem")});
+  const HttpAnswer trusted =
+      Http("GET", base + "v1/studies", "", {"--cacert", certs.Path("ca.pem")});
   EXPECT_EQ(trusted.status, 200) << trusted.body;
   // The dashboard's session cookie is Secure under TLS.
   const CommandResult login = RunCommand(
@@ -539,8 +539,8 @@ TEST_F(HttpApiTest, NoHttpTurnsItOffAndATakenPortIsAClearError) {
   getsockname(taken, reinterpret_cast<sockaddr*>(&address), &length);
   const std::string port = std::to_string(ntohs(address.sin_port));
   const CommandResult refused =
-      RunCommand({BinaryPath("vernier"), "serve", "--port", "0", "--http-port", port,
-                  "--data-dir", dir_.path() + "/refused"},
+      RunCommand({BinaryPath("vernier"), "serve", "--port", "0", "--http-port", port, "--data-dir",
+                  dir_.path() + "/refused"},
                  std::chrono::seconds(30));
   close(taken);
   EXPECT_NE(refused.exit_code, 0);
@@ -715,9 +715,9 @@ TEST_F(HttpApiTest, TheDashboardsFilesTokenCurvesAndEvents) {
   }
   EXPECT_THAT(Http("GET", base + "assets/uPlot.LICENSE.txt").body, HasSubstr("MIT"));
   // Scripts and JSON are compressed with gzip (not cpp-httplib's slow Brotli).
-  const CommandResult script = RunCommand({"curl", "-sS", "-o", "/dev/null", "-D", "-", "-H",
-                                           "Accept-Encoding: gzip, deflate, br",
-                                           base + "assets/uPlot.iife.min.js"});
+  const CommandResult script =
+      RunCommand({"curl", "-sS", "-o", "/dev/null", "-D", "-", "-H",
+                  "Accept-Encoding: gzip, deflate, br", base + "assets/uPlot.iife.min.js"});
   EXPECT_THAT(script.out, HasSubstr("Content-Encoding: gzip"));
   EXPECT_THAT(script.out, HasSubstr("Content-Type: application/javascript; charset=utf-8"));
   const HttpAnswer missing = Http("GET", base + "assets/nope.js");
@@ -725,8 +725,8 @@ TEST_F(HttpApiTest, TheDashboardsFilesTokenCurvesAndEvents) {
   EXPECT_EQ(ErrorOf(missing).message(), "no file /assets/nope.js");
 
   // A token the server does not know is 401 (the session cookie: below).
-  const HttpAnswer unknown = Http("GET", base + "v1/projects/-/jobs", "",
-                                  {"-H", "Authorization: Bearer vnr_not_a_token"});
+  const HttpAnswer unknown =
+      Http("GET", base + "v1/projects/-/jobs", "", {"-H", "Authorization: Bearer vnr_not_a_token"});
   EXPECT_EQ(unknown.status, 401) << unknown.body;
   EXPECT_EQ(ErrorOf(unknown).status(), "UNAUTHENTICATED");
 
@@ -760,17 +760,20 @@ TEST_F(HttpApiTest, TheDashboardsFilesTokenCurvesAndEvents) {
   EXPECT_EQ(Http("GET", base + "dashboard/studies/nope/curves").status, 404);
 
   // The event streams: everything first (then only changes).
-  const CommandResult events = RunCommand({"curl", "-sS", "-N", "--max-time", "2", "-H", AuthorizationHeader()[1], base + "events"});
+  const CommandResult events = RunCommand(
+      {"curl", "-sS", "-N", "--max-time", "2", "-H", AuthorizationHeader()[1], base + "events"});
   EXPECT_THAT(events.out, HasSubstr("event: job\ndata: {\"jobId\":\"curved\""));
   EXPECT_THAT(events.out, HasSubstr("event: study\ndata: {\"name\":\"curved\""));
   // A study's stream: "watching", then only the trials that change (below).
   const CommandResult trials =
-      RunCommand({"curl", "-sS", "-N", "--max-time", "2", "-H", AuthorizationHeader()[1], base + "events/studies/curved"});
+      RunCommand({"curl", "-sS", "-N", "--max-time", "2", "-H", AuthorizationHeader()[1],
+                  base + "events/studies/curved"});
   EXPECT_THAT(trials.out, HasSubstr("event: watching\n"));
   EXPECT_THAT(trials.out, Not(HasSubstr("event: trial")));
   // A trial's logs: every line, then the end (the job has ended).
-  const CommandResult logs = RunCommand(
-      {"curl", "-sS", "-N", "--max-time", "30", "-H", AuthorizationHeader()[1], base + "events/jobs/curved/logs?trialId=1"});
+  const CommandResult logs =
+      RunCommand({"curl", "-sS", "-N", "--max-time", "30", "-H", AuthorizationHeader()[1],
+                  base + "events/jobs/curved/logs?trialId=1"});
   EXPECT_EQ(logs.exit_code, 0) << logs.err;
   EXPECT_THAT(logs.out, HasSubstr("event: log\ndata: {\"trialId\":\"1\",\"role\":\"master\","));
   EXPECT_THAT(logs.out, HasSubstr("accuracy=0.5"));
@@ -780,10 +783,12 @@ TEST_F(HttpApiTest, TheDashboardsFilesTokenCurvesAndEvents) {
   EXPECT_EQ(bad_trial.status, 400);
   EXPECT_EQ(ErrorOf(bad_trial).message(), "query parameter \"trialId\" is not an integer");
   const CommandResult no_job =
-      RunCommand({"curl", "-sS", "-N", "--max-time", "30", "-H", AuthorizationHeader()[1], base + "events/jobs/nope/logs"});
+      RunCommand({"curl", "-sS", "-N", "--max-time", "30", "-H", AuthorizationHeader()[1],
+                  base + "events/jobs/nope/logs"});
   EXPECT_THAT(no_job.out, HasSubstr("event: failure\ndata: {\"error\":{\"code\":404"));
   const CommandResult failure =
-      RunCommand({"curl", "-sS", "-N", "--max-time", "5", "-H", AuthorizationHeader()[1], base + "events/studies/nope"});
+      RunCommand({"curl", "-sS", "-N", "--max-time", "5", "-H", AuthorizationHeader()[1],
+                  base + "events/studies/nope"});
   EXPECT_THAT(failure.out, HasSubstr("event: failure\ndata: {\"error\":{\"code\":404"));
 }
 
@@ -798,7 +803,8 @@ TEST_F(HttpApiTest, TheDashboardsLeaderboardSummaryAndLiveTrials) {
       "metrics": [{"metricId": "accuracy", "goal": "MAXIMIZE"},
                   {"metricId": "latency", "goal": "MINIMIZE"}],
       "parameters": [{"parameterName": "x", "type": "DOUBLE", "minValue": 0, "maxValue": 1}],
-      "algorithm": "RANDOM_SEARCH"}})").status,
+      "algorithm": "RANDOM_SEARCH"}})")
+                .status,
             200);
   const HttpAnswer suggested =
       Http("POST", base + "v1/studies/views/trials:suggest", R"({"count": 4, "clientId": "t"})");
@@ -806,13 +812,13 @@ TEST_F(HttpApiTest, TheDashboardsLeaderboardSummaryAndLiveTrials) {
   // Trials 1 to 3 finish (accuracy 0.2, 0.6, 0.4; latency 1, 3, 2); 4 runs.
   const std::vector<std::pair<double, double>> finals = {{0.2, 1}, {0.6, 3}, {0.4, 2}};
   for (size_t i = 0; i < finals.size(); ++i) {
-    const std::string body = absl::StrCat(R"({"finalMeasurement": {"metrics": [{"metricId": "accuracy", "value": )",
-                                          finals[i].first, R"(}, {"metricId": "latency", "value": )",
-                                          finals[i].second, "}]}}");
-    ASSERT_EQ(Http("POST", base + "v1/studies/views/trials/" + std::to_string(i + 1) + ":complete",
-                   body)
-                  .status,
-              200);
+    const std::string body = absl::StrCat(
+        R"({"finalMeasurement": {"metrics": [{"metricId": "accuracy", "value": )", finals[i].first,
+        R"(}, {"metricId": "latency", "value": )", finals[i].second, "}]}}");
+    ASSERT_EQ(
+        Http("POST", base + "v1/studies/views/trials/" + std::to_string(i + 1) + ":complete", body)
+            .status,
+        200);
   }
   const auto ids = [](const v1::DashboardTrialPage& page) {
     std::vector<int64_t> ids;
@@ -833,8 +839,7 @@ TEST_F(HttpApiTest, TheDashboardsLeaderboardSummaryAndLiveTrials) {
                   Http("GET", trials + "?orderBy=id&descending=true&rangeParameter=x&min=0").body)),
               ::testing::ElementsAre(4, 3, 2, 1));
   // Bad input: 400 naming it; an unknown study: 404; no valid token: 401.
-  for (const auto& [query, message] :
-       std::vector<std::pair<std::string, std::string>>{
+  for (const auto& [query, message] : std::vector<std::pair<std::string, std::string>>{
            {"?orderBy=nope", "orderBy \"nope\" is no column"},
            {"?rangeParameter=y&min=1", "rangeParameter \"y\""},
            {"?pageSize=1001", "pageSize must be 1 to 1000"},
@@ -927,7 +932,8 @@ TEST_F(HttpApiTest, TheDocumentedCurlExamplesWork) {
     ++examples;
     const CommandResult run =
         RunCommand({"/bin/bash", "-euo", "pipefail", "-c", script}, std::chrono::seconds(120),
-                   {{"VERNIER_HTTP", base}, {"PATH", "/usr/bin:/bin"},
+                   {{"VERNIER_HTTP", base},
+                    {"PATH", "/usr/bin:/bin"},
                     {"VERNIER_AUTH", "Authorization: Bearer " + Bearer()}});
     ASSERT_EQ(run.exit_code, 0) << script << "\n" << run.out << run.err << server.log();
     if ((*it)[3].matched) {
@@ -935,7 +941,8 @@ TEST_F(HttpApiTest, TheDocumentedCurlExamplesWork) {
       const google::protobuf::Struct answered = ParseJson(run.out);
       for (const auto& [key, value] : shown.fields()) {
         EXPECT_TRUE(answered.fields().contains(key))
-            << script << " answered no \"" << key << "\":\n" << run.out;
+            << script << " answered no \"" << key << "\":\n"
+            << run.out;
       }
     }
   }

@@ -15,18 +15,18 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-constexpr char kStudy[] = "retried";
-constexpr char kMetric[] = "score";
+constexpr char kRetriedStudy[] = "retried";
+constexpr char kRetriedMetric[] = "score";
 
 class IdempotencyTest : public ServedStudyTest {
  protected:
   void SetUp() override {
     StoreTest::SetUp();
     if (IsSkipped()) return;
-    ServeStudy(kStudy, kMetric);
+    ServeStudy(kRetriedStudy, kRetriedMetric);
     if (HasFatalFailure()) return;
     v1::SuggestTrialsResponse suggested;
-    ASSERT_TRUE(client_->Suggest(kStudy, 1, "agent", &suggested).ok());
+    ASSERT_TRUE(client_->Suggest(kRetriedStudy, 1, "agent", &suggested).ok());
     ASSERT_EQ(suggested.trials_size(), 1);
     trial_id_ = suggested.trials(0).id();
   }
@@ -34,7 +34,7 @@ class IdempotencyTest : public ServedStudyTest {
   // The trial as stored, with its measurements.
   v1::Trial Stored() {
     std::vector<v1::Trial> trials;
-    grpc::Status status = client_->ListTrials(kStudy, true, &trials);
+    grpc::Status status = client_->ListTrials(kRetriedStudy, true, &trials);
     EXPECT_TRUE(status.ok()) << status.error_message();
     for (const v1::Trial& trial : trials) {
       if (trial.id() == trial_id_) return trial;
@@ -67,17 +67,27 @@ class IdempotencyTest : public ServedStudyTest {
 
 TEST_P(IdempotencyTest, AMeasurementResentWithItsSequenceNumberIsStoredOnce) {
   v1::Trial trial;
-  ASSERT_TRUE(client_->AddMeasurement(kStudy, trial_id_, MakeMeasurement(1, 1, kMetric, 0.1)).ok());
-  // The agent timed out waiting for the answer and sends it again.
   ASSERT_TRUE(
-      client_->AddMeasurement(kStudy, trial_id_, MakeMeasurement(1, 1, kMetric, 0.1), &trial).ok());
+      client_->AddMeasurement(kRetriedStudy, trial_id_, MakeMeasurement(1, 1, kRetriedMetric, 0.1))
+          .ok());
+  // The agent timed out waiting for the answer and sends it again.
+  ASSERT_TRUE(client_
+                  ->AddMeasurement(kRetriedStudy, trial_id_,
+                                   MakeMeasurement(1, 1, kRetriedMetric, 0.1), &trial)
+                  .ok());
   EXPECT_EQ(trial.measurement_count(), 1);
-  ASSERT_TRUE(client_->AddMeasurement(kStudy, trial_id_, MakeMeasurement(2, 2, kMetric, 0.2)).ok());
+  ASSERT_TRUE(
+      client_->AddMeasurement(kRetriedStudy, trial_id_, MakeMeasurement(2, 2, kRetriedMetric, 0.2))
+          .ok());
   // A late retry of an older one, and one whose value changed on the way:
   // the first stored copy stands.
-  ASSERT_TRUE(client_->AddMeasurement(kStudy, trial_id_, MakeMeasurement(1, 1, kMetric, 0.1)).ok());
   ASSERT_TRUE(
-      client_->AddMeasurement(kStudy, trial_id_, MakeMeasurement(2, 2, kMetric, 0.9), &trial).ok());
+      client_->AddMeasurement(kRetriedStudy, trial_id_, MakeMeasurement(1, 1, kRetriedMetric, 0.1))
+          .ok());
+  ASSERT_TRUE(client_
+                  ->AddMeasurement(kRetriedStudy, trial_id_,
+                                   MakeMeasurement(2, 2, kRetriedMetric, 0.9), &trial)
+                  .ok());
   EXPECT_EQ(trial.measurement_count(), 2);
   EXPECT_EQ(trial.latest_measurement().sequence_number(), 2);
   EXPECT_EQ(trial.latest_measurement().metrics(0).value(), 0.2);
@@ -85,9 +95,13 @@ TEST_P(IdempotencyTest, AMeasurementResentWithItsSequenceNumberIsStoredOnce) {
 
   // Retries that reach a restarted server are still recognised.
   Restart();
-  ASSERT_TRUE(client_->AddMeasurement(kStudy, trial_id_, MakeMeasurement(2, 2, kMetric, 0.2)).ok());
   ASSERT_TRUE(
-      client_->AddMeasurement(kStudy, trial_id_, MakeMeasurement(3, 3, kMetric, 0.3), &trial).ok());
+      client_->AddMeasurement(kRetriedStudy, trial_id_, MakeMeasurement(2, 2, kRetriedMetric, 0.2))
+          .ok());
+  ASSERT_TRUE(client_
+                  ->AddMeasurement(kRetriedStudy, trial_id_,
+                                   MakeMeasurement(3, 3, kRetriedMetric, 0.3), &trial)
+                  .ok());
   EXPECT_EQ(trial.measurement_count(), 3);
   EXPECT_THAT(StoredSteps(), ElementsAre(1, 2, 3));
   const v1::Trial stored = Stored();
@@ -96,44 +110,51 @@ TEST_P(IdempotencyTest, AMeasurementResentWithItsSequenceNumberIsStoredOnce) {
 }
 
 TEST_P(IdempotencyTest, MeasurementsWithoutSequenceNumbersAreEachStored) {
-  ASSERT_TRUE(client_->AddMeasurement(kStudy, trial_id_, MakeMeasurement(5, 0, kMetric, 0.5)).ok());
-  ASSERT_TRUE(client_->AddMeasurement(kStudy, trial_id_, MakeMeasurement(5, 0, kMetric, 0.5)).ok());
+  ASSERT_TRUE(
+      client_->AddMeasurement(kRetriedStudy, trial_id_, MakeMeasurement(5, 0, kRetriedMetric, 0.5))
+          .ok());
+  ASSERT_TRUE(
+      client_->AddMeasurement(kRetriedStudy, trial_id_, MakeMeasurement(5, 0, kRetriedMetric, 0.5))
+          .ok());
   EXPECT_THAT(StoredSteps(), ElementsAre(5, 5));
 }
 
 TEST_P(IdempotencyTest, CompletingAgainWithTheSameResultSucceedsAndWithAnotherFails) {
-  const v1::Measurement final = MakeMeasurement(3, 0, kMetric, 0.75);
+  const v1::Measurement final = MakeMeasurement(3, 0, kRetriedMetric, 0.75);
   v1::Trial first, again;
-  ASSERT_TRUE(client_->Complete(kStudy, trial_id_, &final, &first).ok());
+  ASSERT_TRUE(client_->Complete(kRetriedStudy, trial_id_, &final, &first).ok());
   EXPECT_EQ(first.state(), v1::Trial::SUCCEEDED);
-  grpc::Status repeated = client_->Complete(kStudy, trial_id_, &final, &again);
+  grpc::Status repeated = client_->Complete(kRetriedStudy, trial_id_, &final, &again);
   ASSERT_TRUE(repeated.ok()) << repeated.error_message();
   EXPECT_EQ(again.state(), v1::Trial::SUCCEEDED);
   EXPECT_EQ(again.end_time().SerializeAsString(), first.end_time().SerializeAsString());
 
-  const v1::Measurement other = MakeMeasurement(3, 0, kMetric, 0.25);
-  grpc::Status conflicting = client_->Complete(kStudy, trial_id_, &other);
+  const v1::Measurement other = MakeMeasurement(3, 0, kRetriedMetric, 0.25);
+  grpc::Status conflicting = client_->Complete(kRetriedStudy, trial_id_, &other);
   EXPECT_EQ(conflicting.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
   EXPECT_THAT(conflicting.error_message(),
               HasSubstr("already completed with another final measurement"));
   EXPECT_EQ(Stored().final_measurement().metrics(0).value(), 0.75);
 
-  grpc::Status late = client_->AddMeasurement(kStudy, trial_id_, MakeMeasurement(4, 4, kMetric, 1));
+  grpc::Status late =
+      client_->AddMeasurement(kRetriedStudy, trial_id_, MakeMeasurement(4, 4, kRetriedMetric, 1));
   EXPECT_EQ(late.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
   EXPECT_THAT(late.error_message(), HasSubstr("is SUCCEEDED"));
 
   // The same retry after a restart is still recognised as the same.
   Restart();
-  EXPECT_TRUE(client_->Complete(kStudy, trial_id_, &final).ok());
-  EXPECT_EQ(client_->Complete(kStudy, trial_id_, &other).error_code(),
+  EXPECT_TRUE(client_->Complete(kRetriedStudy, trial_id_, &final).ok());
+  EXPECT_EQ(client_->Complete(kRetriedStudy, trial_id_, &other).error_code(),
             grpc::StatusCode::FAILED_PRECONDITION);
 }
 
 TEST_P(IdempotencyTest, CompletingAgainFromTheLatestMeasurementSucceeds) {
-  ASSERT_TRUE(client_->AddMeasurement(kStudy, trial_id_, MakeMeasurement(1, 1, kMetric, 0.4)).ok());
+  ASSERT_TRUE(
+      client_->AddMeasurement(kRetriedStudy, trial_id_, MakeMeasurement(1, 1, kRetriedMetric, 0.4))
+          .ok());
   v1::Trial first, again;
-  ASSERT_TRUE(client_->Complete(kStudy, trial_id_, nullptr, &first).ok());
-  ASSERT_TRUE(client_->Complete(kStudy, trial_id_, nullptr, &again).ok());
+  ASSERT_TRUE(client_->Complete(kRetriedStudy, trial_id_, nullptr, &first).ok());
+  ASSERT_TRUE(client_->Complete(kRetriedStudy, trial_id_, nullptr, &again).ok());
   EXPECT_EQ(again.final_measurement().SerializeAsString(),
             first.final_measurement().SerializeAsString());
   EXPECT_EQ(again.final_measurement().metrics(0).value(), 0.4);

@@ -23,8 +23,8 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/support/postgres_test_database.h"
 #include "tests/support/job_client.h"
+#include "tests/support/postgres_test_database.h"
 #include "tests/support/server_process.h"
 #include "tests/support/study_client.h"
 #include "tests/support/subprocess.h"
@@ -34,20 +34,20 @@ namespace vernier::testing {
 namespace {
 
 constexpr int kJobs = 4;
-constexpr int kTrials = 4;
-constexpr int kSteps = 8;
+constexpr int kSharedTrials = 4;
+constexpr int kSharedSteps = 8;
 
 // Counts its launch in the trial dir (its working dir), then reports 8
 // steps over about 2 s.
-v1::Job CountingJob(const std::string& job_id, const std::string& runs_dir) {
-  v1::Job job = TuningJob(job_id, runs_dir, kTrials, /*parallel=*/2);
+v1::Job LaunchCountingJob(const std::string& job_id, const std::string& runs_dir) {
+  v1::Job job = TuningJob(job_id, runs_dir, kSharedTrials, /*parallel=*/2);
   job.clear_command();
   job.add_command("/bin/sh");
   job.add_command("-c");
-  job.add_command(absl::StrFormat(
-      "echo launched >> launches; i=0; while [ $i -lt %d ]; do i=$((i+1)); "
-      "echo step=$i accuracy=0.$i; sleep 0.25; done",
-      kSteps));
+  job.add_command(
+      absl::StrFormat("echo launched >> launches; i=0; while [ $i -lt %d ]; do i=$((i+1)); "
+                      "echo step=$i accuracy=0.$i; sleep 0.25; done",
+                      kSharedSteps));
   job.add_command("trainer");
   job.mutable_training_input()->set_scale_tier("BASIC");
   return job;
@@ -64,8 +64,7 @@ class MultiServerTest : public ::testing::TestWithParam<int> {
  protected:
   void SetUp() override {
     if (PostgresTestServerUrl().empty()) GTEST_SKIP() << kNoPostgresServer;
-    absl::StatusOr<std::unique_ptr<PostgresTestDatabase>> database =
-        PostgresTestDatabase::Create();
+    absl::StatusOr<std::unique_ptr<PostgresTestDatabase>> database = PostgresTestDatabase::Create();
     ASSERT_TRUE(database.ok()) << database.status();
     database_ = *std::move(database);
   }
@@ -73,8 +72,8 @@ class MultiServerTest : public ::testing::TestWithParam<int> {
   std::unique_ptr<ServerProcess> MakeServer(int index) {
     return std::make_unique<ServerProcess>(
         absl::StrCat(dir_.path(), "/server-", index), 0,
-        std::vector<std::string>{"--db", database_->url(), "--lease-time", "2s",
-                                 "--agent-timeout", "20s"});
+        std::vector<std::string>{"--db", database_->url(), "--lease-time", "2s", "--agent-timeout",
+                                 "20s"});
   }
 
   // The PID in the server id ("host:PID:random") holding a lease of one of
@@ -105,7 +104,7 @@ TEST_P(MultiServerTest, JobsSurviveTheirServerKilledMidJobEachTrialLaunchedOnce)
     const std::string job_id = absl::StrCat("shared_", j);
     grpc::ClientContext context;
     v1::SubmitTrainingJobRequest request;
-    *request.mutable_job() = CountingJob(job_id, dir_.path() + "/runs");
+    *request.mutable_job() = LaunchCountingJob(job_id, dir_.path() + "/runs");
     v1::Job submitted;
     // Submitted to different servers: any of them may take any job.
     grpc::Status status =
@@ -152,11 +151,11 @@ TEST_P(MultiServerTest, JobsSurviveTheirServerKilledMidJobEachTrialLaunchedOnce)
     EXPECT_EQ(job.job().state(), v1::Job::SUCCEEDED) << job.DebugString();
     std::vector<v1::Trial> trials;
     ASSERT_TRUE(StudyClient(survivor.address()).ListTrials(job_id, true, &trials).ok());
-    ASSERT_EQ(trials.size(), static_cast<size_t>(kTrials));
+    ASSERT_EQ(trials.size(), static_cast<size_t>(kSharedTrials));
     for (const v1::Trial& trial : trials) {
       SCOPED_TRACE(trial.DebugString());
       EXPECT_EQ(trial.state(), v1::Trial::SUCCEEDED);
-      EXPECT_EQ(trial.final_measurement().step(), kSteps);
+      EXPECT_EQ(trial.final_measurement().step(), kSharedSteps);
       const std::string launches =
           ReadFile(absl::StrCat(dir_.path(), "/runs/", job_id, "/", trial.id(), "/launches"));
       EXPECT_EQ(launches, "launched\n") << "trial " << trial.id() << " launched more than once";

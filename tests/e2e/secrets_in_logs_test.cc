@@ -29,8 +29,6 @@ constexpr char kCommandSecret[] = "hf-command-secret-777";
 constexpr char kFlagSecret[] = "apikey-secret-888";
 constexpr char kEnvironmentSecret[] = "sk-env-secret-4242";
 
-std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
-
 TEST(SecretsInLogsTest, NoTokenOrSecretValueInAnyLogOfARealJob) {
   // The server has a secret-looking variable of its own (which trials do
   // not get: docs/jobs.md, "The trial's environment").
@@ -47,21 +45,26 @@ TEST(SecretsInLogsTest, NoTokenOrSecretValueInAnyLogOfARealJob) {
     return result;
   };
   // `tokens create` shows the new token once, by design: not a log.
-  const CommandResult created = RunCommand(
-      Cli(server, {"tokens", "create", "--user", "dora", "--role", "developer"}),
-      std::chrono::seconds(60));
+  const CommandResult created =
+      RunCommand(Cli(server, {"tokens", "create", "--user", "dora", "--role", "developer"}),
+                 std::chrono::seconds(60));
   ASSERT_EQ(created.exit_code, 0) << created.err;
   const std::string dora = FirstLine(created.out);
-  const std::string admin(
-      absl::StripAsciiWhitespace(ReadFile(server.data_dir() + "/admin.token")));
+  const std::string admin(absl::StripAsciiWhitespace(ReadFile(server.data_dir() + "/admin.token")));
   env["VERNIER_TOKEN"] = dora;
 
   const std::string config = dir.path() + "/hp.yaml";
   WriteFile(config, SmallConfig(2, 1, 0));
-  const std::vector<std::string> command = {
-      "env", std::string("HF_TOKEN=") + kCommandSecret, "sh", "-c", "echo accuracy=0.5", "trainer",
-      "--api-key", kFlagSecret};
-  std::vector<std::string> dry_run = Submit(server, "secret_job", config, dir.path() + "/jobs", command);
+  const std::vector<std::string> command = {"env",
+                                            std::string("HF_TOKEN=") + kCommandSecret,
+                                            "sh",
+                                            "-c",
+                                            "echo accuracy=0.5",
+                                            "trainer",
+                                            "--api-key",
+                                            kFlagSecret};
+  std::vector<std::string> dry_run =
+      Submit(server, "secret_job", config, dir.path() + "/jobs", command);
   dry_run.insert(dry_run.begin() + 4, "--dry-run");
   const CommandResult previewed = run(dry_run);
   EXPECT_EQ(previewed.exit_code, 0) << previewed.err;
@@ -106,7 +109,8 @@ TEST(SecretsInLogsTest, NoTokenOrSecretValueInAnyLogOfARealJob) {
     for (const std::string& secret : {admin, dora, std::string(kCommandSecret),
                                       std::string(kFlagSecret), std::string(kEnvironmentSecret)}) {
       EXPECT_EQ(outputs[i].find(secret), std::string::npos)
-          << "output " << i << " holds " << secret << ":\n" << outputs[i];
+          << "output " << i << " holds " << secret << ":\n"
+          << outputs[i];
     }
   }
   unsetenv("VERNIER_TEST_SECRET_KEY");

@@ -33,9 +33,9 @@
 namespace vernier::testing {
 namespace {
 
-constexpr int kTrials = 6;
-constexpr int kSteps = 8;
-constexpr char kJob[] = "hang";
+constexpr int kHangTrials = 6;
+constexpr int kHangSteps = 8;
+constexpr char kHangJob[] = "hang";
 
 // SIGSTOPs a process and SIGCONTs it when Resume or the destructor runs,
 // so that a failed assertion leaves no stopped server behind.
@@ -52,7 +52,7 @@ class Freeze {
   int pid_;
 };
 
-struct Scenario {
+struct HangScenario {
   std::string name;
   std::string agent_timeout;
   // The long stop lasts `stop`; the short one lasts until the job finished
@@ -62,9 +62,9 @@ struct Scenario {
   int succeeded_while_stopped = 0;
 };
 
-void PrintTo(const Scenario& scenario, std::ostream* out) { *out << scenario.name; }
+void PrintTo(const HangScenario& scenario, std::ostream* out) { *out << scenario.name; }
 
-class ServerHangTest : public ::testing::TestWithParam<Scenario> {
+class ServerHangTest : public ::testing::TestWithParam<HangScenario> {
  protected:
   void SetUp() override {
     if (PostgresTestServerUrl().empty()) GTEST_SKIP() << kNoPostgresServer;
@@ -84,7 +84,7 @@ class ServerHangTest : public ::testing::TestWithParam<Scenario> {
   // or 0.
   int LeaseHolderPid() {
     absl::StatusOr<std::string> holder = database_->QueryValue(
-        absl::StrCat("SELECT holder FROM job_leases WHERE job_id = '", kJob, "'"));
+        absl::StrCat("SELECT holder FROM job_leases WHERE job_id = '", kHangJob, "'"));
     if (!holder.ok() || *holder == "NULL") return 0;
     std::vector<std::string> parts = absl::StrSplit(*holder, ':');
     return parts.size() >= 3 ? std::stoi(parts[parts.size() - 2]) : 0;
@@ -95,7 +95,7 @@ class ServerHangTest : public ::testing::TestWithParam<Scenario> {
 };
 
 TEST_P(ServerHangTest, EveryTrialThatSucceededIsCountedOnceAndNoneFails) {
-  const Scenario& scenario = GetParam();
+  const HangScenario& scenario = GetParam();
   std::vector<std::unique_ptr<ServerProcess>> servers;
   for (int i = 0; i < 2; ++i) {
     servers.push_back(MakeServer(i));
@@ -107,7 +107,8 @@ TEST_P(ServerHangTest, EveryTrialThatSucceededIsCountedOnceAndNoneFails) {
   {
     grpc::ClientContext context;
     v1::SubmitTrainingJobRequest request;
-    *request.mutable_job() = CountingJob(kJob, runs_dir, kTrials, /*parallel=*/2, kSteps);
+    *request.mutable_job() =
+        CountingJob(kHangJob, runs_dir, kHangTrials, /*parallel=*/2, kHangSteps);
     v1::Job submitted;
     const grpc::Status status =
         servers[0]->JobStub()->SubmitTrainingJob(&context, request, &submitted);
@@ -115,7 +116,7 @@ TEST_P(ServerHangTest, EveryTrialThatSucceededIsCountedOnceAndNoneFails) {
   }
   // Two trials run: launched, with their runs stored (a server stopped
   // between launching a trial and storing its run is another matter).
-  WaitForJob(*servers[0], kJob, [](const v1::GetJobResponse& job) {
+  WaitForJob(*servers[0], kHangJob, [](const v1::GetJobResponse& job) {
     int running = 0;
     for (const v1::TrialRun& run : job.trial_runs()) {
       for (const v1::ReplicaStatus& replica : run.replicas()) {
@@ -137,7 +138,7 @@ TEST_P(ServerHangTest, EveryTrialThatSucceededIsCountedOnceAndNoneFails) {
     // The job goes on without the stopped server: the two running trials
     // are reported to the other one and more are run.
     const v1::GetJobResponse going_on = WaitForJob(
-        other, kJob,
+        other, kHangJob,
         [&](const v1::GetJobResponse& job) {
           return job.trial_counts().succeeded() >= scenario.succeeded_while_stopped;
         },
@@ -149,17 +150,17 @@ TEST_P(ServerHangTest, EveryTrialThatSucceededIsCountedOnceAndNoneFails) {
   }
   freeze.Resume();
 
-  const v1::GetJobResponse ended = WaitForJob(other, kJob, Ended, std::chrono::seconds(120));
+  const v1::GetJobResponse ended = WaitForJob(other, kHangJob, Ended, std::chrono::seconds(120));
   EXPECT_EQ(ended.job().state(), v1::Job::SUCCEEDED) << ended.job().error_message();
-  EXPECT_EQ(ended.trial_counts().succeeded(), kTrials);
+  EXPECT_EQ(ended.trial_counts().succeeded(), kHangTrials);
   EXPECT_EQ(ended.trial_counts().failed(), 0);
-  const std::vector<v1::Trial> trials = ListTrials(other, kJob);
-  ASSERT_EQ(trials.size(), static_cast<size_t>(kTrials));
+  const std::vector<v1::Trial> trials = ListTrials(other, kHangJob);
+  ASSERT_EQ(trials.size(), static_cast<size_t>(kHangTrials));
   for (const v1::Trial& trial : trials) {
     SCOPED_TRACE(absl::StrCat("trial ", trial.id()));
     EXPECT_EQ(trial.state(), v1::Trial::SUCCEEDED) << trial.status_reason();
-    EXPECT_EQ(trial.final_measurement().step(), kSteps);
-    EXPECT_EQ(ReadFile(absl::StrCat(runs_dir, "/", kJob, "/", trial.id(), "/launches")),
+    EXPECT_EQ(trial.final_measurement().step(), kHangSteps);
+    EXPECT_EQ(ReadFile(absl::StrCat(runs_dir, "/", kHangJob, "/", trial.id(), "/launches")),
               "launched\n")
         << "launched more than once";
   }
@@ -170,16 +171,15 @@ TEST_P(ServerHangTest, EveryTrialThatSucceededIsCountedOnceAndNoneFails) {
   for (auto& server : servers) server->Stop();
 }
 
-INSTANTIATE_TEST_SUITE_P(Stops, ServerHangTest,
-                         ::testing::Values(
-                             // Stopped 30 s: past the lease (2 s) and the agent timeout (10 s).
-                             Scenario{"PastTheAgentTimeout", "10s", std::chrono::seconds(30), 0},
-                             // Stopped under the agent timeout (60 s, the default), at most 40 s:
-                             // the job finishes its first two trials and one more meanwhile.
-                             Scenario{"UnderTheAgentTimeout", "60s", std::chrono::seconds(40), 3}),
-                         [](const ::testing::TestParamInfo<Scenario>& info) {
-                           return info.param.name;
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Stops, ServerHangTest,
+    ::testing::Values(
+        // Stopped 30 s: past the lease (2 s) and the agent timeout (10 s).
+        HangScenario{"PastTheAgentTimeout", "10s", std::chrono::seconds(30), 0},
+        // Stopped under the agent timeout (60 s, the default), at most 40 s:
+        // the job finishes its first two trials and one more meanwhile.
+        HangScenario{"UnderTheAgentTimeout", "60s", std::chrono::seconds(40), 3}),
+    [](const ::testing::TestParamInfo<HangScenario>& info) { return info.param.name; });
 
 }  // namespace
 }  // namespace vernier::testing

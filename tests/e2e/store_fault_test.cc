@@ -31,20 +31,20 @@
 namespace vernier::testing {
 namespace {
 
-constexpr int kTrials = 6;
-constexpr int kSteps = 8;
+constexpr int kOutageTrials = 6;
+constexpr int kOutageSteps = 8;
 
 // Six trials, two at a time, each counting its launch in its trial dir and
 // printing 8 steps over about 4 s.
 v1::Job FaultJob(const std::string& job_id, const std::string& runs_dir) {
-  return CountingJob(job_id, runs_dir, kTrials, /*parallel=*/2, kSteps);
+  return CountingJob(job_id, runs_dir, kOutageTrials, /*parallel=*/2, kOutageSteps);
 }
 
 // Waits for the job to end; it must have SUCCEEDED with every trial
 // SUCCEEDED, launched once, and every step its trainer printed stored.
 void ExpectSucceededEveryTrialOnce(const ServerProcess& server, const std::string& job_id,
                                    const std::string& runs_dir) {
-  ExpectSucceededEveryTrialOnce(server, job_id, runs_dir, kTrials, kSteps);
+  ExpectSucceededEveryTrialOnce(server, job_id, runs_dir, kOutageTrials, kOutageSteps);
 }
 
 // Submits the counting job and waits until its first two trials run.
@@ -77,7 +77,7 @@ bool PollWhileStoreAway(const ServerProcess& server, const std::string& job_id,
   return said_waiting;
 }
 
-struct Scenario {
+struct OutageScenario {
   std::string name;
   int servers = 1;
   // How PostgreSQL shuts down: "fast" or "immediate".
@@ -89,7 +89,7 @@ struct Scenario {
   bool kill_server = false;
 };
 
-class StoreFaultTest : public ::testing::TestWithParam<Scenario> {
+class StoreFaultTest : public ::testing::TestWithParam<OutageScenario> {
  protected:
   void SetUp() override {
     // The suite's PostgreSQL marks a machine that has one; this test starts
@@ -111,7 +111,7 @@ class StoreFaultTest : public ::testing::TestWithParam<Scenario> {
 };
 
 TEST_P(StoreFaultTest, TheJobSucceedsEveryTrialRunOnceNoMeasurementLost) {
-  const Scenario& scenario = GetParam();
+  const OutageScenario& scenario = GetParam();
   std::vector<std::unique_ptr<ServerProcess>> servers;
   for (int i = 0; i < scenario.servers; ++i) {
     servers.push_back(MakeServer(i));
@@ -163,13 +163,14 @@ TEST_P(StoreFaultTest, TheJobSucceedsEveryTrialRunOnceNoMeasurementLost) {
 
 INSTANTIATE_TEST_SUITE_P(
     Faults, StoreFaultTest,
-    ::testing::Values(Scenario{"FastRestart", 1, "fast", std::chrono::seconds(6), false},
-                      Scenario{"ImmediateRestart", 1, "immediate", std::chrono::seconds(6), false},
-                      Scenario{"Outage30s", 1, "fast", std::chrono::seconds(30), false},
-                      Scenario{"ServerKilledWhileDown", 1, "fast", std::chrono::seconds(6), true},
-                      Scenario{"FastRestartTwoServers", 2, "fast", std::chrono::seconds(6), false},
-                      Scenario{"Outage30sTwoServers", 2, "fast", std::chrono::seconds(30), false}),
-    [](const ::testing::TestParamInfo<Scenario>& info) { return info.param.name; });
+    ::testing::Values(
+        OutageScenario{"FastRestart", 1, "fast", std::chrono::seconds(6), false},
+        OutageScenario{"ImmediateRestart", 1, "immediate", std::chrono::seconds(6), false},
+        OutageScenario{"Outage30s", 1, "fast", std::chrono::seconds(30), false},
+        OutageScenario{"ServerKilledWhileDown", 1, "fast", std::chrono::seconds(6), true},
+        OutageScenario{"FastRestartTwoServers", 2, "fast", std::chrono::seconds(6), false},
+        OutageScenario{"Outage30sTwoServers", 2, "fast", std::chrono::seconds(30), false}),
+    [](const ::testing::TestParamInfo<OutageScenario>& info) { return info.param.name; });
 
 // The SQLite database's disk full for a while (a 16 MiB tmpfs, filled up,
 // then freed): the job waits for space, then goes on.

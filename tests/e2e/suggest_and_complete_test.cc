@@ -19,15 +19,15 @@ namespace {
 
 using ::testing::HasSubstr;
 
-constexpr char kStudy[] = "looped";
-constexpr char kMetric[] = "loss";
+constexpr char kLoopedStudy[] = "looped";
+constexpr char kLoopedMetric[] = "loss";
 
 class SuggestAndCompleteTest : public ServedStudyTest {
  protected:
   void SetUp() override {
     StoreTest::SetUp();
     if (IsSkipped()) return;
-    ServeStudy(kStudy, kMetric);
+    ServeStudy(kLoopedStudy, kLoopedMetric);
     if (HasFatalFailure()) return;
   }
 
@@ -39,7 +39,7 @@ class SuggestAndCompleteTest : public ServedStudyTest {
 
   static v1::SuggestTrialsRequest Completing(int64_t trial_id) {
     v1::SuggestTrialsRequest request;
-    request.set_study_name(kStudy);
+    request.set_study_name(kLoopedStudy);
     request.set_count(1);
     request.set_client_id("loop");
     request.mutable_complete_trial()->set_trial_id(trial_id);
@@ -48,18 +48,19 @@ class SuggestAndCompleteTest : public ServedStudyTest {
 
   int TrialCount() {
     std::vector<v1::Trial> trials;
-    EXPECT_TRUE(client_->ListTrials(kStudy, false, &trials).ok());
+    EXPECT_TRUE(client_->ListTrials(kLoopedStudy, false, &trials).ok());
     return static_cast<int>(trials.size());
   }
-
 };
 
 TEST_P(SuggestAndCompleteTest, ASuggestionCompletesTheClientsLastTrialFirst) {
   v1::SuggestTrialsResponse first;
-  ASSERT_TRUE(client_->Suggest(kStudy, 1, "loop", &first).ok());
+  ASSERT_TRUE(client_->Suggest(kLoopedStudy, 1, "loop", &first).ok());
   ASSERT_EQ(first.trials_size(), 1);
   const int64_t done_id = first.trials(0).id();
-  ASSERT_TRUE(client_->AddMeasurement(kStudy, done_id, MakeMeasurement(1, 1, kMetric, 0.25)).ok());
+  ASSERT_TRUE(
+      client_->AddMeasurement(kLoopedStudy, done_id, MakeMeasurement(1, 1, kLoopedMetric, 0.25))
+          .ok());
 
   v1::SuggestTrialsResponse next;
   grpc::Status status = Suggest(Completing(done_id), &next);
@@ -97,7 +98,7 @@ TEST_P(SuggestAndCompleteTest, ASuggestionCompletesTheClientsLastTrialFirst) {
 
 TEST_P(SuggestAndCompleteTest, ACompletionThatFailsSuggestsNothingAndSaysWhy) {
   v1::SuggestTrialsResponse first;
-  ASSERT_TRUE(client_->Suggest(kStudy, 1, "loop", &first).ok());
+  ASSERT_TRUE(client_->Suggest(kLoopedStudy, 1, "loop", &first).ok());
   ASSERT_EQ(first.trials_size(), 1);
   const int64_t trial_id = first.trials(0).id();
 
@@ -126,7 +127,7 @@ TEST_P(SuggestAndCompleteTest, ACompletionThatFailsSuggestsNothingAndSaysWhy) {
 
   v1::SuggestTrialsRequest not_finite = Completing(trial_id);
   *not_finite.mutable_complete_trial()->mutable_final_measurement() =
-      MakeMeasurement(1, 0, kMetric, std::numeric_limits<double>::quiet_NaN());
+      MakeMeasurement(1, 0, kLoopedMetric, std::numeric_limits<double>::quiet_NaN());
   status = Suggest(not_finite, &response);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(status.error_message(), HasSubstr("final measurement"));
@@ -134,7 +135,7 @@ TEST_P(SuggestAndCompleteTest, ACompletionThatFailsSuggestsNothingAndSaysWhy) {
   // None of them suggested or ended anything.
   EXPECT_EQ(TrialCount(), 1);
   v1::Trial trial;
-  ASSERT_TRUE(client_->GetTrial(kStudy, trial_id, &trial).ok());
+  ASSERT_TRUE(client_->GetTrial(kLoopedStudy, trial_id, &trial).ok());
   EXPECT_EQ(trial.state(), v1::Trial::ACTIVE);
 }
 

@@ -30,8 +30,6 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
-
 class TeamServerTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -57,9 +55,10 @@ class TeamServerTest : public ::testing::Test {
   void ServeTheTeam(std::vector<std::string> scheduler_flags) {
     const bool slurm = !scheduler_flags.empty();
     certs_ = std::make_unique<TestCertificates>(std::vector<std::string>{host_}, "alice");
-    std::vector<std::string> flags = {"--host", host_, "--tls-cert", certs_->Path("server.pem"),
-                                      "--tls-key", certs_->Path("server.key"), "--tls-ca",
-                                      certs_->Path("ca.pem")};
+    std::vector<std::string> flags = {"--host",     host_,
+                                      "--tls-cert", certs_->Path("server.pem"),
+                                      "--tls-key",  certs_->Path("server.key"),
+                                      "--tls-ca",   certs_->Path("ca.pem")};
     flags.insert(flags.end(), scheduler_flags.begin(), scheduler_flags.end());
     ServerProcess server(dir_.path() + "/data", 0, flags);
     server.Start();
@@ -78,12 +77,12 @@ class TeamServerTest : public ::testing::Test {
 
     const std::string config = dir_.path() + "/hp.yaml";
     WriteFile(config, SmallConfig(/*max_trials=*/2, /*parallel=*/2, /*max_failed=*/0));
-    const CommandResult submitted = Vernier(
-        server,
-        {"jobs", "submit", "training", "team_job", "--config", config, "--job-dir",
-         dir_.path() + "/runs", "--", "python3", SourcePath("examples/trainer/train.py"),
-         "--epochs", "2"},
-        dora);
+    const CommandResult submitted =
+        Vernier(server,
+                {"jobs", "submit", "training", "team_job", "--config", config, "--job-dir",
+                 dir_.path() + "/runs", "--", "python3", SourcePath("examples/trainer/train.py"),
+                 "--epochs", "2"},
+                dora);
     ASSERT_EQ(submitted.exit_code, 0) << submitted.err;
     v1::GetJobResponse job;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(240);
@@ -130,9 +129,7 @@ class TeamServerTest : public ::testing::Test {
   std::unique_ptr<TestCertificates> certs_;
 };
 
-TEST_F(TeamServerTest, ServesTheCliThePythonClientAndTheAgentsOfAJobLocally) {
-  ServeTheTeam({});
-}
+TEST_F(TeamServerTest, ServesTheCliThePythonClientAndTheAgentsOfAJobLocally) { ServeTheTeam({}); }
 
 TEST_F(TeamServerTest, ServesTheCliThePythonClientAndTheAgentsOfAJobOnSlurm) {
   const std::string conf = SlurmTestConf();

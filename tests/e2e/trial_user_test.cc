@@ -142,13 +142,13 @@ TEST(TrialUserTest, TrainersRunAsTheTrialUserAndCannotReadTheDataDirectory) {
   server.Stop();
 }
 
-std::vector<std::string> ServeArgs(const std::string& data_dir) {
+std::vector<std::string> ServeArgvWithoutHttp(const std::string& data_dir) {
   return {BinaryPath("vernier"), "serve", "--port", "0", "--no-http", "--data-dir", data_dir};
 }
 
 TEST(TrialUserTest, AnUnknownUserStopsTheServerAtStart) {
   TempDir dir;
-  std::vector<std::string> argv = ServeArgs(dir.path() + "/data");
+  std::vector<std::string> argv = ServeArgvWithoutHttp(dir.path() + "/data");
   argv.insert(argv.end(), {"--trial-user", "no-such-vernier-user"});
   const CommandResult serve = RunCommand(argv, std::chrono::seconds(30));
   EXPECT_NE(serve.exit_code, 0);
@@ -165,7 +165,7 @@ TEST(TrialUserTest, AnUnknownUserStopsTheServerAtStart) {
 TEST(TrialUserTest, RootIsRefusedAsTheTrialUser) {
   if (geteuid() != 0) GTEST_SKIP() << kNeedsRoot;
   TempDir dir;
-  std::vector<std::string> argv = ServeArgs(dir.path() + "/data");
+  std::vector<std::string> argv = ServeArgvWithoutHttp(dir.path() + "/data");
   argv.insert(argv.end(), {"--trial-user", "root"});
   const CommandResult serve = RunCommand(argv, std::chrono::seconds(30));
   EXPECT_NE(serve.exit_code, 0);
@@ -174,7 +174,7 @@ TEST(TrialUserTest, RootIsRefusedAsTheTrialUser) {
 
 TEST(TrialUserTest, AServerNotRunningAsRootIsRefused) {
   TempDir dir;
-  std::vector<std::string> argv = ServeArgs(dir.path() + "/data");
+  std::vector<std::string> argv = ServeArgvWithoutHttp(dir.path() + "/data");
   argv.insert(argv.end(), {"--trial-user", "nobody"});
   if (geteuid() == 0) {
     // The server runs as nobody, from a copy it may run.
@@ -190,7 +190,7 @@ TEST(TrialUserTest, AServerNotRunningAsRootIsRefused) {
 
 TEST(TrialUserTest, TheSlurmSchedulerIsRefused) {
   TempDir dir;
-  std::vector<std::string> argv = ServeArgs(dir.path() + "/data");
+  std::vector<std::string> argv = ServeArgvWithoutHttp(dir.path() + "/data");
   argv.insert(argv.end(), {"--trial-user", "nobody", "--scheduler", "slurm"});
   const CommandResult serve = RunCommand(argv, std::chrono::seconds(30));
   EXPECT_NE(serve.exit_code, 0);
@@ -202,7 +202,7 @@ TEST(TrialUserTest, AFolderAboveTheDataDirectoryThatKeepsTheUserOutStopsTheServe
   TempDir dir;  // mode 0700: nobody may not enter it
   const std::string agent = RunnableCopy(
       "vernier-agent", "/tmp/" + std::string("vernier-agent-") + std::to_string(getpid()));
-  std::vector<std::string> argv = ServeArgs(dir.path() + "/data");
+  std::vector<std::string> argv = ServeArgvWithoutHttp(dir.path() + "/data");
   argv.insert(argv.end(), {"--trial-user", "nobody", "--agent-path", agent});
   const CommandResult serve = RunCommand(argv, std::chrono::seconds(30));
   std::filesystem::remove_all(std::filesystem::path(agent).parent_path());

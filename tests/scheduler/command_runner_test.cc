@@ -31,15 +31,14 @@ TEST(CommandRunnerTest, CapturesOutputsExitCodeAndEnvironmentWithoutAShell) {
 
 TEST(CommandRunnerTest, UntilItSucceedsRunsAFailingCommandAgainAndStopsAtItsFirstSuccess) {
   // Fails twice, then succeeds: a counter in a file, one line a run.
-  const std::string counter = testing::TempDir() + "/runs_until_success";
+  const std::string counter = ::testing::TempDir() + "/runs_until_success";
   std::remove(counter.c_str());
   const std::vector<std::string> argv = {
       "/bin/sh", "-c",
       "echo run >> \"$COUNTER\"; n=$(wc -l < \"$COUNTER\"); echo \"run $n\"; "
       "[ \"$n\" -ge 3 ]"};
-  absl::StatusOr<CommandOutput> output =
-      RunCommandUntilItSucceeds(argv, {{"COUNTER", counter}}, milliseconds(10000), 5,
-                                milliseconds(1));
+  absl::StatusOr<CommandOutput> output = RunCommandUntilItSucceeds(
+      argv, {{"COUNTER", counter}}, milliseconds(10000), 5, milliseconds(1));
   ASSERT_TRUE(output.ok()) << output.status();
   EXPECT_EQ(output->exit_code, 0);
   EXPECT_EQ(output->out, "run 3\n");

@@ -25,13 +25,6 @@ std::vector<std::string> Names(const SearchSpace& space) {
   return names;
 }
 
-void ExpectInvalid(const std::vector<ParameterSpec>& specs, const std::string& message) {
-  absl::StatusOr<SearchSpace> space = MakeSpace(specs);
-  ASSERT_FALSE(space.ok()) << "accepted a space that should fail with: " << message;
-  EXPECT_EQ(space.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(space.status().message()), HasSubstr(message));
-}
-
 TEST(ConditionalSearchSpaceTest, FlattensTheTreeParentsFirst) {
   const SearchSpace space = MustMakeSpace({ModelFamilySpec(), DoubleSpec("lr", 0, 1)});
   EXPECT_TRUE(space.conditional());

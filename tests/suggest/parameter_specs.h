@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "suggest/designer.h"
 #include "suggest/search_space.h"
@@ -169,6 +170,15 @@ inline TrialObservation Observation(int64_t trial_id, ParameterAssignment parame
   observation.parameters = std::move(parameters);
   observation.state = state;
   return observation;
+}
+
+// Fails the test unless `specs` are refused as INVALID_ARGUMENT with an error
+// that contains `message`.
+inline void ExpectInvalid(const std::vector<v1::ParameterSpec>& specs, const std::string& message) {
+  absl::StatusOr<SearchSpace> space = MakeSpace(specs);
+  ASSERT_FALSE(space.ok()) << "accepted a space that should fail with: " << message;
+  EXPECT_EQ(space.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(space.status().message()), ::testing::HasSubstr(message));
 }
 
 // The space of `specs`, failing the test when it is invalid.

@@ -25,13 +25,6 @@ constexpr auto kLinear = ParameterSpec::UNIT_LINEAR_SCALE;
 constexpr auto kLog = ParameterSpec::UNIT_LOG_SCALE;
 constexpr auto kReverseLog = ParameterSpec::UNIT_REVERSE_LOG_SCALE;
 
-void ExpectInvalid(const std::vector<ParameterSpec>& specs, const std::string& message) {
-  absl::StatusOr<SearchSpace> space = MakeSpace(specs);
-  ASSERT_FALSE(space.ok()) << "accepted a space that should fail with: " << message;
-  EXPECT_EQ(space.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(space.status().message()), HasSubstr(message));
-}
-
 double EncodeOne(const SearchSpace& space, const ParameterValue& value) {
   absl::StatusOr<std::vector<double>> unit = space.Encode({value});
   EXPECT_TRUE(unit.ok()) << unit.status();

@@ -124,4 +124,11 @@ std::unique_ptr<v1::JobService::Stub> ServerProcess::JobStub() const {
       address(), credentials_ != nullptr ? credentials_ : grpc::InsecureChannelCredentials()));
 }
 
+std::vector<std::string> WithReplicaPorts(std::vector<std::string> flags) {
+  const int first = 20000 + static_cast<int>(getpid() % 400) * 100;
+  flags.push_back("--replica-ports");
+  flags.push_back(std::to_string(first) + "-" + std::to_string(first + 99));
+  return flags;
+}
+
 }  // namespace vernier::testing

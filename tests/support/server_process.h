@@ -57,6 +57,11 @@ class ServerProcess {
   std::shared_ptr<grpc::ChannelCredentials> credentials_;
 };
 
+// `vernier serve` flags with replica ports of this test process's own
+// (--replica-ports added to `flags`), so that tests run in parallel never hand
+// their trainers the same port.
+std::vector<std::string> WithReplicaPorts(std::vector<std::string> flags);
+
 }  // namespace vernier::testing
 
 #endif  // VERNIER_TESTS_SUPPORT_SERVER_PROCESS_H_

@@ -49,6 +49,8 @@ std::string ReadFile(const std::string& path) {
   return text.str();
 }
 
+std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
+
 bool ProcessAlive(int pid) {
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
   std::string line;

@@ -41,6 +41,9 @@ class TempDir {
 // The whole file; empty when it cannot be read.
 std::string ReadFile(const std::string& path);
 
+// Everything before the first newline (all of `text` when it has none).
+std::string FirstLine(const std::string& text);
+
 // Whether a process with this pid exists (and is not a zombie).
 bool ProcessAlive(int pid);
 

@@ -16,7 +16,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-void Write(const std::string& path, const std::string& text) {
+void WriteTrainerFile(const std::string& path, const std::string& text) {
   std::filesystem::create_directories(std::filesystem::path(path).parent_path());
   std::ofstream(path) << text;
 }
@@ -40,7 +40,7 @@ class PackagedTrainerTest : public ::testing::Test {
 };
 
 TEST_F(PackagedTrainerTest, TheModuleRunsWithTheSubmittersPythonAndThePackagesFirst) {
-  Write(dir_.path() + "/src/trainer/__init__.py", "");
+  WriteTrainerFile(dir_.path() + "/src/trainer/__init__.py", "");
   v1::Job job = PackagedJob({dir_.path() + "/src/trainer"});
   (*job.mutable_environment())["PYTHONPATH"] = "/mine";
   ASSERT_TRUE(Prepare(job).ok());
@@ -50,8 +50,8 @@ TEST_F(PackagedTrainerTest, TheModuleRunsWithTheSubmittersPythonAndThePackagesFi
 }
 
 TEST_F(PackagedTrainerTest, WhatCannotBeAPackageIsRefusedNamingIt) {
-  Write(dir_.path() + "/empty/README", "");
-  Write(dir_.path() + "/notes.txt", "");
+  WriteTrainerFile(dir_.path() + "/empty/README", "");
+  WriteTrainerFile(dir_.path() + "/notes.txt", "");
   const std::pair<std::string, std::string> cases[] = {
       {"trainer/", "\"trainer/\" is not absolute"},
       {"gs://bucket/trainer-0.1.tar.gz", "is not a local path or file:// URL"},
@@ -90,12 +90,12 @@ TEST_F(PackagedTrainerTest, ABadModuleACommandOrNoPythonIsRefused) {
 TEST_F(PackagedTrainerTest, InstallsProjectsWithPipAndCopiesBarePackages) {
   // A bare package folder (gcloud's --package-path without setup.py) and a
   // setuptools project given as a further package.
-  Write(dir_.path() + "/src/trainer/__init__.py", "");
-  Write(dir_.path() + "/src/trainer/task.py", "print('task')\n");
-  Write(dir_.path() + "/helper/setup.py",
-        "from setuptools import setup\nsetup(name='helperlib', version='1.0', "
-        "py_modules=['helperlib'])\n");
-  Write(dir_.path() + "/helper/helperlib.py", "VALUE = 42\n");
+  WriteTrainerFile(dir_.path() + "/src/trainer/__init__.py", "");
+  WriteTrainerFile(dir_.path() + "/src/trainer/task.py", "print('task')\n");
+  WriteTrainerFile(dir_.path() + "/helper/setup.py",
+                   "from setuptools import setup\nsetup(name='helperlib', version='1.0', "
+                   "py_modules=['helperlib'])\n");
+  WriteTrainerFile(dir_.path() + "/helper/helperlib.py", "VALUE = 42\n");
   v1::Job job = PackagedJob({dir_.path() + "/src/trainer", "file://" + dir_.path() + "/helper"});
   ASSERT_TRUE(Prepare(job).ok());
   const absl::Status installed = PackagedTrainer::Install(
@@ -116,7 +116,8 @@ TEST_F(PackagedTrainerTest, InstallsProjectsWithPipAndCopiesBarePackages) {
 }
 
 TEST_F(PackagedTrainerTest, AFailingInstallSaysWhatTheInstallerSaid) {
-  Write(dir_.path() + "/broken/setup.py", "raise SystemExit('setup.py: cannot build broken')\n");
+  WriteTrainerFile(dir_.path() + "/broken/setup.py",
+                   "raise SystemExit('setup.py: cannot build broken')\n");
   v1::Job job = PackagedJob({dir_.path() + "/broken"});
   ASSERT_TRUE(Prepare(job).ok());
   const absl::Status installed = PackagedTrainer::Install(
@@ -129,12 +130,13 @@ TEST_F(PackagedTrainerTest, AFailingInstallSaysWhatTheInstallerSaid) {
 }
 
 TEST_F(PackagedTrainerTest, RequirementsThePythonCannotImportAreNamedAtSubmit) {
-  Write(dir_.path() + "/helper/setup.py",
-        "from setuptools import setup\n"
-        "DEPS = ['no_such_dist_abc>=1.0', 'winonly_xyz; sys_platform == \"win32\"', 'pip']\n"
-        "setup(name='helperlib', version='1.0', py_modules=['helperlib'], "
-        "install_requires=DEPS)\n");
-  Write(dir_.path() + "/helper/helperlib.py", "VALUE = 42\n");
+  WriteTrainerFile(
+      dir_.path() + "/helper/setup.py",
+      "from setuptools import setup\n"
+      "DEPS = ['no_such_dist_abc>=1.0', 'winonly_xyz; sys_platform == \"win32\"', 'pip']\n"
+      "setup(name='helperlib', version='1.0', py_modules=['helperlib'], "
+      "install_requires=DEPS)\n");
+  WriteTrainerFile(dir_.path() + "/helper/helperlib.py", "VALUE = 42\n");
   v1::Job job = PackagedJob({dir_.path() + "/helper"});
   const absl::Status status = Prepare(job);
   EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
@@ -148,7 +150,7 @@ TEST_F(PackagedTrainerTest, RequirementsThePythonCannotImportAreNamedAtSubmit) {
 }
 
 TEST_F(PackagedTrainerTest, AFindLinksFolderMustBeAnAbsoluteFolder) {
-  Write(dir_.path() + "/src/trainer/__init__.py", "");
+  WriteTrainerFile(dir_.path() + "/src/trainer/__init__.py", "");
   for (const std::string& folder : {std::string("wheels"), dir_.path() + "/absent"}) {
     v1::Job job = PackagedJob({dir_.path() + "/src/trainer"});
     job.mutable_training_input()->add_find_links(folder);
@@ -160,19 +162,20 @@ TEST_F(PackagedTrainerTest, AFindLinksFolderMustBeAnAbsoluteFolder) {
 
 TEST_F(PackagedTrainerTest, RequirementsInAFindLinksFolderAreInstalledOffline) {
   // A dependency's wheel, built here, in a folder of its own.
-  Write(dir_.path() + "/dep/setup.py",
-        "from setuptools import setup\nsetup(name='dep_lib_u36', version='2.0', "
-        "py_modules=['dep_lib_u36'])\n");
-  Write(dir_.path() + "/dep/dep_lib_u36.py", "NAME = 'dep'\n");
+  WriteTrainerFile(dir_.path() + "/dep/setup.py",
+                   "from setuptools import setup\nsetup(name='dep_lib_u36', version='2.0', "
+                   "py_modules=['dep_lib_u36'])\n");
+  WriteTrainerFile(dir_.path() + "/dep/dep_lib_u36.py", "NAME = 'dep'\n");
   const testing::CommandResult built = testing::RunCommand(
       {"/usr/bin/python3", "-m", "pip", "wheel", "--no-index", "--no-deps", "--no-build-isolation",
        "-w", dir_.path() + "/wheels", dir_.path() + "/dep"},
       std::chrono::seconds(120), {{"HOME", dir_.path()}});
   ASSERT_EQ(built.exit_code, 0) << built.out << built.err;
-  Write(dir_.path() + "/helper/setup.py",
-        "from setuptools import setup\nsetup(name='helperlib', version='1.0', "
-        "py_modules=['helperlib'], install_requires=['dep-lib-u36>=1'])\n");
-  Write(dir_.path() + "/helper/helperlib.py", "import dep_lib_u36\nVALUE = dep_lib_u36.NAME\n");
+  WriteTrainerFile(dir_.path() + "/helper/setup.py",
+                   "from setuptools import setup\nsetup(name='helperlib', version='1.0', "
+                   "py_modules=['helperlib'], install_requires=['dep-lib-u36>=1'])\n");
+  WriteTrainerFile(dir_.path() + "/helper/helperlib.py",
+                   "import dep_lib_u36\nVALUE = dep_lib_u36.NAME\n");
   v1::Job job = PackagedJob({dir_.path() + "/helper"});
   job.mutable_training_input()->add_find_links(dir_.path() + "/wheels");
   ASSERT_TRUE(Prepare(job).ok()) << Prepare(job);
@@ -191,10 +194,10 @@ TEST_F(PackagedTrainerTest, APythonWithoutPipOrSetuptoolsInstallsWithTheServersT
   const testing::CommandResult venv = testing::RunCommand(
       {"/usr/bin/python3", "-m", "venv", "--without-pip", dir_.path() + "/venv"});
   ASSERT_EQ(venv.exit_code, 0) << venv.err;
-  Write(dir_.path() + "/helper/setup.py",
-        "from setuptools import setup\nsetup(name='helperlib', version='1.0', "
-        "py_modules=['helperlib'])\n");
-  Write(dir_.path() + "/helper/helperlib.py", "VALUE = 42\n");
+  WriteTrainerFile(dir_.path() + "/helper/setup.py",
+                   "from setuptools import setup\nsetup(name='helperlib', version='1.0', "
+                   "py_modules=['helperlib'])\n");
+  WriteTrainerFile(dir_.path() + "/helper/helperlib.py", "VALUE = 42\n");
   v1::Job job = PackagedJob({dir_.path() + "/helper"});
   const std::string path = dir_.path() + "/venv/bin:/usr/bin:/bin";
   (*job.mutable_environment())["PATH"] = path;
@@ -212,10 +215,10 @@ TEST_F(PackagedTrainerTest, APythonWithoutPipOrSetuptoolsInstallsWithTheServersT
 
 TEST_F(PackagedTrainerTest, ACancelledInstallIsCancelledNotFailed) {
   // A stopping server cancels: CANCELLED (the job is not failed for it).
-  Write(dir_.path() + "/helper/setup.py",
-        "from setuptools import setup\nsetup(name='helperlib', version='1.0', "
-        "py_modules=['helperlib'])\n");
-  Write(dir_.path() + "/helper/helperlib.py", "VALUE = 42\n");
+  WriteTrainerFile(dir_.path() + "/helper/setup.py",
+                   "from setuptools import setup\nsetup(name='helperlib', version='1.0', "
+                   "py_modules=['helperlib'])\n");
+  WriteTrainerFile(dir_.path() + "/helper/helperlib.py", "VALUE = 42\n");
   v1::Job job = PackagedJob({dir_.path() + "/helper"});
   ASSERT_TRUE(Prepare(job).ok());
   const std::atomic<bool> cancelled{true};

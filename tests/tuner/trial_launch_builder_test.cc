@@ -120,8 +120,8 @@ TEST(TrialLaunchBuilderTest, MasterRunsTheAgentAroundTheTrainerWithItsFlags) {
   EXPECT_THAT(master.argv,
               ElementsAre("/bin/vernier-agent", "--server", "127.0.0.1:9", "--study", "sweep",
                           "--trial", "7", "--role", "master", "--index", "0", "--attempt", "0",
-                          "--metric-tag", "accuracy", "--trial-dir", "/runs/7", "--grace-period-ms", "1500",
-                          "--heartbeat-interval-ms", "5000", "--", "python3", "train.py",
+                          "--metric-tag", "accuracy", "--trial-dir", "/runs/7", "--grace-period-ms",
+                          "1500", "--heartbeat-interval-ms", "5000", "--", "python3", "train.py",
                           "--epochs=2", "--lr=0.25", "--job-dir=/runs/7"));
   EXPECT_EQ(master.env.at("CLOUD_ML_JOB_ID"), "sweep");
 }
@@ -186,7 +186,7 @@ struct ReplicaCounts {
   std::string master_role;
 };
 
-class DistributedLaunchTest : public testing::TestWithParam<ReplicaCounts> {};
+class DistributedLaunchTest : public ::testing::TestWithParam<ReplicaCounts> {};
 
 TEST_P(DistributedLaunchTest, EveryReplicaSeesTheClusterItsTaskAndItsGpus) {
   const ReplicaCounts counts = GetParam();
@@ -258,9 +258,9 @@ TEST_P(DistributedLaunchTest, EveryReplicaSeesTheClusterItsTaskAndItsGpus) {
 
 INSTANTIATE_TEST_SUITE_P(
     ReplicaCounts, DistributedLaunchTest,
-    testing::Values(ReplicaCounts{0, 0, 0, "master"}, ReplicaCounts{2, 1, 0, "master"},
-                    ReplicaCounts{3, 2, 1, "chief"}, ReplicaCounts{1, 0, 2, "master"}),
-    [](const testing::TestParamInfo<ReplicaCounts>& info) {
+    ::testing::Values(ReplicaCounts{0, 0, 0, "master"}, ReplicaCounts{2, 1, 0, "master"},
+                      ReplicaCounts{3, 2, 1, "chief"}, ReplicaCounts{1, 0, 2, "master"}),
+    [](const ::testing::TestParamInfo<ReplicaCounts>& info) {
       return absl::StrCat(info.param.master_role, "_", info.param.workers, "w_", info.param.ps,
                           "ps_", info.param.evaluators, "e");
     });

@@ -27,7 +27,7 @@ SearchSpace UnitCube(int d) {
   return MustMakeSpace(specs);
 }
 
-v1::MetricSpec Objective(const std::string& id, v1::MetricSpec::Goal goal) {
+v1::MetricSpec MetricOf(const std::string& id, v1::MetricSpec::Goal goal) {
   v1::MetricSpec metric;
   metric.set_metric_id(id);
   metric.set_goal(goal);
@@ -98,7 +98,7 @@ double Hypervolume(const DesignerHistory& history) {
 TEST(MultiObjectiveGpDesignerTest, StartsWithTheQuasiRandomDesign) {
   const SearchSpace space = UnitCube(3);
   MultiObjectiveGpDesigner designer(
-      space, {Objective("f1", v1::MetricSpec::MINIMIZE), Objective("f2", v1::MetricSpec::MINIMIZE)},
+      space, {MetricOf("f1", v1::MetricSpec::MINIMIZE), MetricOf("f2", v1::MetricSpec::MINIMIZE)},
       5);
   QuasiRandomDesigner quasi_random(space, 5);
   const Suggestions gp = MustSuggest(designer, {}, 3);
@@ -112,7 +112,7 @@ TEST(MultiObjectiveGpDesignerTest, StartsWithTheQuasiRandomDesign) {
 TEST(MultiObjectiveGpDesignerTest, TheFactoryPicksItForSeveralMetricsOnly) {
   v1::StudySpec spec;
   *spec.add_parameters() = DoubleSpec("x", 0, 1);
-  *spec.add_metrics() = Objective("loss", v1::MetricSpec::MINIMIZE);
+  *spec.add_metrics() = MetricOf("loss", v1::MetricSpec::MINIMIZE);
   spec.set_algorithm(v1::GAUSSIAN_PROCESS_BANDIT);
   EXPECT_EQ(dynamic_cast<MultiObjectiveGpDesigner*>(MakeDesigner(spec)->get()), nullptr);
   *spec.add_metrics() = AtMost("latency", 50);
@@ -132,8 +132,8 @@ TEST(MultiObjectiveGpDesignerTest, TheFactoryPicksItForSeveralMetricsOnly) {
 
 TEST(MultiObjectiveGpDesignerTest, CoversTheParetoFrontBetterThanRandomSearch) {
   const SearchSpace space = UnitCube(3);
-  const std::vector<v1::MetricSpec> metrics = {Objective("f1", v1::MetricSpec::MINIMIZE),
-                                               Objective("f2", v1::MetricSpec::MINIMIZE)};
+  const std::vector<v1::MetricSpec> metrics = {MetricOf("f1", v1::MetricSpec::MINIMIZE),
+                                               MetricOf("f2", v1::MetricSpec::MINIMIZE)};
   int wins = 0;
   for (uint64_t seed = 1; seed <= 3; ++seed) {
     MultiObjectiveGpDesigner gp(space, metrics, seed);
@@ -148,7 +148,7 @@ TEST(MultiObjectiveGpDesignerTest, CoversTheParetoFrontBetterThanRandomSearch) {
 TEST(MultiObjectiveGpDesignerTest, BatchesAreDistinctAndSpreadOut) {
   const SearchSpace space = UnitCube(3);
   MultiObjectiveGpDesigner designer(
-      space, {Objective("f1", v1::MetricSpec::MINIMIZE), Objective("f2", v1::MetricSpec::MINIMIZE)},
+      space, {MetricOf("f1", v1::MetricSpec::MINIMIZE), MetricOf("f2", v1::MetricSpec::MINIMIZE)},
       2);
   const DesignerHistory history = RunStudy(designer, Zdt1, 24, 4, 2);
   std::set<std::string> keys;
@@ -189,9 +189,9 @@ int PointsNearTheFront(const DesignerHistory& history, int from) {
 
 TEST(MultiObjectiveGpDesignerTest, ThreeObjectivesComeNearerTheFrontThanRandomSearch) {
   const SearchSpace space = UnitCube(4);
-  const std::vector<v1::MetricSpec> metrics = {Objective("f1", v1::MetricSpec::MINIMIZE),
-                                               Objective("f2", v1::MetricSpec::MINIMIZE),
-                                               Objective("f3", v1::MetricSpec::MINIMIZE)};
+  const std::vector<v1::MetricSpec> metrics = {MetricOf("f1", v1::MetricSpec::MINIMIZE),
+                                               MetricOf("f2", v1::MetricSpec::MINIMIZE),
+                                               MetricOf("f3", v1::MetricSpec::MINIMIZE)};
   int gp_near = 0;
   int random_near = 0;
   for (uint64_t seed = 1; seed <= 2; ++seed) {
@@ -213,9 +213,9 @@ TEST(MultiObjectiveGpDesignerTest, ThreeObjectivesComeNearerTheFrontThanRandomSe
 // the objective whose good end has had the fewest trials) 93 of 420.
 TEST(MultiObjectiveGpDesignerTest, ThreeObjectivesKeepToTheFrontsKnee) {
   const SearchSpace space = UnitCube(4);
-  const std::vector<v1::MetricSpec> metrics = {Objective("f1", v1::MetricSpec::MINIMIZE),
-                                               Objective("f2", v1::MetricSpec::MINIMIZE),
-                                               Objective("f3", v1::MetricSpec::MINIMIZE)};
+  const std::vector<v1::MetricSpec> metrics = {MetricOf("f1", v1::MetricSpec::MINIMIZE),
+                                               MetricOf("f2", v1::MetricSpec::MINIMIZE),
+                                               MetricOf("f3", v1::MetricSpec::MINIMIZE)};
   int near = 0;
   for (uint64_t seed = 1; seed <= 12; ++seed) {
     MultiObjectiveGpDesigner gp(space, metrics, seed);
@@ -228,8 +228,8 @@ TEST(MultiObjectiveGpDesignerTest, ThreeObjectiveBatchesAreDistinct) {
   const SearchSpace space = UnitCube(4);
   MultiObjectiveGpDesigner designer(
       space,
-      {Objective("f1", v1::MetricSpec::MINIMIZE), Objective("f2", v1::MetricSpec::MINIMIZE),
-       Objective("f3", v1::MetricSpec::MINIMIZE)},
+      {MetricOf("f1", v1::MetricSpec::MINIMIZE), MetricOf("f2", v1::MetricSpec::MINIMIZE),
+       MetricOf("f3", v1::MetricSpec::MINIMIZE)},
       4);
   const DesignerHistory history = RunStudy(designer, Dtlz2, 24, 4, 4);
   std::set<std::string> keys;
@@ -243,7 +243,7 @@ TEST(MultiObjectiveGpDesignerTest, SpendsFewTrialsOutsideTheFeasibleRegion) {
   // Maximise x0 + x1 with latency = 100 * (x0 + x1) at most 80: the best
   // feasible points lie on the constraint's edge, x0 + x1 = 0.8.
   const SearchSpace space = UnitCube(2);
-  const std::vector<v1::MetricSpec> metrics = {Objective("score", v1::MetricSpec::MAXIMIZE),
+  const std::vector<v1::MetricSpec> metrics = {MetricOf("score", v1::MetricSpec::MAXIMIZE),
                                                AtMost("latency", 80)};
   const Problem problem = [](const ParameterAssignment& p) {
     const double sum = p[0].double_value() + p[1].double_value();
@@ -273,8 +273,8 @@ TEST(MultiObjectiveGpDesignerTest, SpendsFewTrialsOutsideTheFeasibleRegion) {
 TEST(MultiObjectiveGpDesignerTest, LearnsFromFailedTrialsAndMissingMetrics) {
   const SearchSpace space = UnitCube(2);
   MultiObjectiveGpDesigner designer(space,
-                                    {Objective("a", v1::MetricSpec::MAXIMIZE),
-                                     Objective("b", v1::MetricSpec::MAXIMIZE), AtMost("c", 1)},
+                                    {MetricOf("a", v1::MetricSpec::MAXIMIZE),
+                                     MetricOf("b", v1::MetricSpec::MAXIMIZE), AtMost("c", 1)},
                                     3);
   DesignerHistory history;
   const Suggestions first = MustSuggest(designer, history, 8);
@@ -299,7 +299,7 @@ TEST(MultiObjectiveGpDesignerTest, HandlesConditionalAndMixedSpaces) {
                                            CategoricalSpec("activation", {"relu", "tanh"})});
   MultiObjectiveGpDesigner designer(
       space,
-      {Objective("loss", v1::MetricSpec::MINIMIZE), Objective("latency", v1::MetricSpec::MINIMIZE)},
+      {MetricOf("loss", v1::MetricSpec::MINIMIZE), MetricOf("latency", v1::MetricSpec::MINIMIZE)},
       6);
   DesignerHistory history;
   for (int t = 0; t < 16; ++t) {

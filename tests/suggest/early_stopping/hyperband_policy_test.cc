@@ -13,7 +13,7 @@ namespace {
 using ::testing::HasSubstr;
 using namespace vernier::suggest::testing;  // NOLINT: curve builders.
 
-HyperbandPolicy Policy(double reduction_factor, int64_t grace_period, int64_t max_step) {
+HyperbandPolicy HyperbandOf(double reduction_factor, int64_t grace_period, int64_t max_step) {
   return HyperbandPolicy(AshaOptions{.goal = v1::MetricSpec::MAXIMIZE,
                                      .reduction_factor = reduction_factor,
                                      .grace_period = grace_period,
@@ -32,21 +32,22 @@ int64_t IdIn(const HyperbandPolicy& policy, int bracket, int64_t from = 1) {
 TEST(HyperbandPolicyTest, BracketsFollowHyperbandsSizes) {
   // Factor 3, rungs from step 1, trials of 100 steps: brackets of grace 1, 3,
   // 9 and 27 stop trials (27 * 3 <= 100), one more never does.
-  const HyperbandPolicy policy = Policy(3, 1, 100);
+  const HyperbandPolicy policy = HyperbandOf(3, 1, 100);
   ASSERT_EQ(policy.BracketCount(), 5);
   const std::vector<double> sizes = {81.0 / 5, 27.0 / 4, 9.0 / 3, 3.0 / 2, 1};
   double total = 0;
   for (double size : sizes) total += size;
   for (int s = 0; s < 5; ++s) EXPECT_NEAR(policy.BracketWeights()[s], sizes[s] / total, 1e-12);
   // Without a last step: three stopping brackets and the one that never stops.
-  EXPECT_EQ(Policy(2, 5, 0).BracketCount(), HyperbandPolicy::kStoppingBracketsWithoutMaxStep + 1);
+  EXPECT_EQ(HyperbandOf(2, 5, 0).BracketCount(),
+            HyperbandPolicy::kStoppingBracketsWithoutMaxStep + 1);
   // A first rung that leaves no room before the last step: only the bracket
   // that never stops.
-  EXPECT_EQ(Policy(3, 50, 100).BracketCount(), 1);
+  EXPECT_EQ(HyperbandOf(3, 50, 100).BracketCount(), 1);
 }
 
 TEST(HyperbandPolicyTest, TrialsSpreadOverBracketsAsWeighted) {
-  const HyperbandPolicy policy = Policy(3, 1, 100);
+  const HyperbandPolicy policy = HyperbandOf(3, 1, 100);
   std::vector<int> counts(policy.BracketCount(), 0);
   constexpr int kTrials = 20000;
   for (int64_t id = 1; id <= kTrials; ++id) ++counts[policy.BracketOf(id)];
@@ -54,11 +55,11 @@ TEST(HyperbandPolicyTest, TrialsSpreadOverBracketsAsWeighted) {
     EXPECT_NEAR(counts[s] / static_cast<double>(kTrials), policy.BracketWeights()[s], 0.01) << s;
   }
   // A pure function of the id: every server and restart agrees.
-  EXPECT_EQ(policy.BracketOf(12345), Policy(3, 1, 100).BracketOf(12345));
+  EXPECT_EQ(policy.BracketOf(12345), HyperbandOf(3, 1, 100).BracketOf(12345));
 }
 
 TEST(HyperbandPolicyTest, TheLastBracketNeverStops) {
-  const HyperbandPolicy policy = Policy(3, 1, 100);
+  const HyperbandPolicy policy = HyperbandOf(3, 1, 100);
   const int64_t id = IdIn(policy, policy.BracketCount() - 1);
   std::vector<LearningCurve> others;
   for (int64_t other = 1; other <= 40; ++other) {
@@ -70,7 +71,7 @@ TEST(HyperbandPolicyTest, TheLastBracketNeverStops) {
 }
 
 TEST(HyperbandPolicyTest, ATrialIsJudgedWithinItsBracketOnly) {
-  const HyperbandPolicy policy = Policy(3, 1, 100);
+  const HyperbandPolicy policy = HyperbandOf(3, 1, 100);
   const int64_t trial = IdIn(policy, 0);
   const int64_t peer = IdIn(policy, 0, trial + 1);
   // Many worse trials of other brackets at the rung at step 1 do not count.
@@ -88,7 +89,7 @@ TEST(HyperbandPolicyTest, ATrialIsJudgedWithinItsBracketOnly) {
 }
 
 TEST(HyperbandPolicyTest, LaterBracketsWaitForTheirLaterRungs) {
-  const HyperbandPolicy policy = Policy(3, 1, 100);
+  const HyperbandPolicy policy = HyperbandOf(3, 1, 100);
   // Bracket 2's first rung is at step 3: at step 2 it has nothing to judge.
   const int64_t trial = IdIn(policy, 1);
   const int64_t peer = IdIn(policy, 1, trial + 1);

@@ -19,8 +19,9 @@ std::function<double(int)> Rise(double top, double rate) {
   return [top, rate](int step) { return top - (top - 0.5) * std::exp(-rate * step); };
 }
 
-LearningCurvePolicy Policy(int min_trials = 3, int64_t start_step = 0, int64_t max_step = 0,
-                           v1::MetricSpec::Goal goal = v1::MetricSpec::MAXIMIZE) {
+LearningCurvePolicy LearningCurveOf(int min_trials = 3, int64_t start_step = 0,
+                                    int64_t max_step = 0,
+                                    v1::MetricSpec::Goal goal = v1::MetricSpec::MAXIMIZE) {
   return LearningCurvePolicy(LearningCurvePolicyOptions{
       .goal = goal, .min_trials = min_trials, .start_step = start_step, .max_step = max_step});
 }
@@ -35,7 +36,7 @@ std::vector<LearningCurve> FiveFinished() {
 
 TEST(LearningCurvePolicyTest, StopsATrialThatCannotCatchTheBest) {
   const StoppingDecision decision =
-      Policy().Decide(FromFunction(9, Rise(0.6, 0.2), 15, false), FiveFinished());
+      LearningCurveOf().Decide(FromFunction(9, Rise(0.6, 0.2), 15, false), FiveFinished());
   EXPECT_TRUE(decision.should_stop);
   EXPECT_THAT(decision.reason, HasSubstr("learning curve: best value"));
   EXPECT_THAT(decision.reason, HasSubstr("the best so far, by more than the noise"));
@@ -45,7 +46,7 @@ TEST(LearningCurvePolicyTest, StopsATrialThatCannotCatchTheBest) {
 }
 
 TEST(LearningCurvePolicyTest, TheBarFallsWithTheStepsAStopWouldSave) {
-  const LearningCurvePolicy policy = Policy();
+  const LearningCurvePolicy policy = LearningCurveOf();
   EXPECT_DOUBLE_EQ(policy.StopBar(0, 50), 0.10);
   EXPECT_DOUBLE_EQ(policy.StopBar(25, 50), 0.05);
   EXPECT_DOUBLE_EQ(policy.StopBar(45, 50), 0.01);
@@ -56,8 +57,9 @@ TEST(LearningCurvePolicyTest, TheBarFallsWithTheStepsAStopWouldSave) {
 
 TEST(LearningCurvePolicyTest, KeepsATrialOnCourseToWin) {
   // Like the best finished trial, a little higher: it may well end best.
-  EXPECT_FALSE(
-      Policy().Decide(FromFunction(9, Rise(0.92, 0.2), 15, false), FiveFinished()).should_stop);
+  EXPECT_FALSE(LearningCurveOf()
+                   .Decide(FromFunction(9, Rise(0.92, 0.2), 15, false), FiveFinished())
+                   .should_stop);
 }
 
 TEST(LearningCurvePolicyTest, KeepsASlowStarterStillClimbing) {
@@ -67,15 +69,16 @@ TEST(LearningCurvePolicyTest, KeepsASlowStarterStillClimbing) {
   for (int i = 0; i < 5; ++i)
     fast.push_back(FromFunction(i + 1, Rise(0.7 + 0.05 * i, 1.0), 50, true));
   const StoppingDecision decision =
-      Policy().Decide(FromFunction(9, Rise(0.95, 0.04), 10, false), fast);
+      LearningCurveOf().Decide(FromFunction(9, Rise(0.95, 0.04), 10, false), fast);
   EXPECT_FALSE(decision.should_stop) << decision.reason;
 }
 
 TEST(LearningCurvePolicyTest, NeverStopsTheBestSoFar) {
   std::vector<LearningCurve> others = FiveFinished();
-  const StoppingDecision decision = Policy().Decide(FromFunction(
-                                                        9, [](int) { return 0.95; }, 10, false),
-                                                    others);
+  const StoppingDecision decision =
+      LearningCurveOf().Decide(FromFunction(
+                                   9, [](int) { return 0.95; }, 10, false),
+                               others);
   EXPECT_FALSE(decision.should_stop);
   EXPECT_THAT(decision.reason, HasSubstr("is the study's best so far"));
 }
@@ -83,24 +86,30 @@ TEST(LearningCurvePolicyTest, NeverStopsTheBestSoFar) {
 TEST(LearningCurvePolicyTest, WaitsForMinTrialsFinishedToTheHorizon) {
   std::vector<LearningCurve> others = FiveFinished();
   const LearningCurve poor = FromFunction(9, Rise(0.6, 0.2), 15, false);
-  EXPECT_EQ(Policy(6).Decide(poor, others).reason, "");
+  EXPECT_EQ(LearningCurveOf(6).Decide(poor, others).reason, "");
   // A trial stopped early is completed but did not reach the horizon: it
   // does not count as finished.
   others.push_back(FromFunction(6, Rise(0.6, 0.2), 20, true));
-  EXPECT_EQ(Policy(6).Decide(poor, others).reason, "");
+  EXPECT_EQ(LearningCurveOf(6).Decide(poor, others).reason, "");
   others.push_back(FromFunction(7, Rise(0.6, 0.2), 50, true));
-  EXPECT_TRUE(Policy(6).Decide(poor, others).should_stop);
+  EXPECT_TRUE(LearningCurveOf(6).Decide(poor, others).should_stop);
 }
 
 TEST(LearningCurvePolicyTest, WaitsForTheStartStepAndStopsNothingAtTheHorizon) {
   const std::vector<LearningCurve> others = FiveFinished();
-  EXPECT_EQ(Policy(3, 20).Decide(FromFunction(9, Rise(0.6, 0.2), 15, false), others).reason, "");
-  EXPECT_TRUE(Policy(3, 15).Decide(FromFunction(9, Rise(0.6, 0.2), 15, false), others).should_stop);
+  EXPECT_EQ(
+      LearningCurveOf(3, 20).Decide(FromFunction(9, Rise(0.6, 0.2), 15, false), others).reason, "");
+  EXPECT_TRUE(LearningCurveOf(3, 15)
+                  .Decide(FromFunction(9, Rise(0.6, 0.2), 15, false), others)
+                  .should_stop);
   // At the longest finished curve's last step there is nothing left to save.
-  EXPECT_EQ(Policy().Decide(FromFunction(9, Rise(0.6, 0.2), 50, false), others).reason, "");
+  EXPECT_EQ(LearningCurveOf().Decide(FromFunction(9, Rise(0.6, 0.2), 50, false), others).reason,
+            "");
   // max_step sets the horizon instead: curves that ended before it are not
   // finished.
-  EXPECT_EQ(Policy(3, 0, 60).Decide(FromFunction(9, Rise(0.6, 0.2), 15, false), others).reason, "");
+  EXPECT_EQ(
+      LearningCurveOf(3, 0, 60).Decide(FromFunction(9, Rise(0.6, 0.2), 15, false), others).reason,
+      "");
 }
 
 TEST(LearningCurvePolicyTest, MinimisedMetricsAreJudgedDownwards) {
@@ -110,7 +119,7 @@ TEST(LearningCurvePolicyTest, MinimisedMetricsAreJudgedDownwards) {
         i + 1, [i](int step) { return 1 - Rise(0.7 + 0.05 * i, 0.2)(step); }, 50, true));
   }
   const auto loss = [](double top) { return [top](int step) { return 1 - Rise(top, 0.2)(step); }; };
-  const LearningCurvePolicy policy = Policy(3, 0, 0, v1::MetricSpec::MINIMIZE);
+  const LearningCurvePolicy policy = LearningCurveOf(3, 0, 0, v1::MetricSpec::MINIMIZE);
   EXPECT_TRUE(policy.Decide(FromFunction(9, loss(0.6), 15, false), losses).should_stop);
   EXPECT_FALSE(policy.Decide(FromFunction(9, loss(0.92), 15, false), losses).should_stop);
 }
@@ -118,10 +127,10 @@ TEST(LearningCurvePolicyTest, MinimisedMetricsAreJudgedDownwards) {
 TEST(LearningCurvePolicyTest, IgnoresAnEntryOfTheTrialItself) {
   std::vector<LearningCurve> others = FiveFinished();
   const LearningCurve trial = FromFunction(9, Rise(0.6, 0.2), 15, false);
-  const StoppingDecision alone = Policy().Decide(trial, others);
+  const StoppingDecision alone = LearningCurveOf().Decide(trial, others);
   others.push_back(FromFunction(
       9, [](int) { return 0.99; }, 50, true));
-  EXPECT_EQ(Policy().Decide(trial, others).reason, alone.reason);
+  EXPECT_EQ(LearningCurveOf().Decide(trial, others).reason, alone.reason);
 }
 
 // FiveFinished, and five trials stopped at step 10 below all of them.
@@ -136,7 +145,7 @@ TEST(LearningCurvePolicyTest, EarlyOnKeepsATrialStillImprovingAheadOfMostOthers)
   // At step 8 of 50 (under a quarter), still rising, and ahead of the five
   // stopped trials: 5 of the 10 others are ahead of it, under 60%.
   const LearningCurve trial = FromFunction(9, Rise(0.6, 0.2), 8, false);
-  const StoppingDecision kept = Policy().Decide(trial, FiveFinishedFiveStopped());
+  const StoppingDecision kept = LearningCurveOf().Decide(trial, FiveFinishedFiveStopped());
   EXPECT_FALSE(kept.should_stop);
   EXPECT_THAT(kept.reason, HasSubstr("still improving and within the best 60% of the trials at "
                                      "this step; none is stopped before step 12.5 while so"));
@@ -148,17 +157,18 @@ TEST(LearningCurvePolicyTest, EarlyOnKeepsATrialStillImprovingAheadOfMostOthers)
 
 TEST(LearningCurvePolicyTest, TheEarlyGuardKeepsNeitherALaggardNorAFlatTrialNorALateOne) {
   // Behind every other trial at its step (the finished ones only).
-  EXPECT_TRUE(
-      Policy().Decide(FromFunction(9, Rise(0.6, 0.2), 8, false), FiveFinished()).should_stop);
+  EXPECT_TRUE(LearningCurveOf()
+                  .Decide(FromFunction(9, Rise(0.6, 0.2), 8, false), FiveFinished())
+                  .should_stop);
   // Ahead of the stopped ones, but no better than at half its steps.
-  const StoppingDecision flat = Policy().Decide(
+  const StoppingDecision flat = LearningCurveOf().Decide(
       FromFunction(
           9, [](int step) { return step <= 4 ? 0.58 - 0.01 * (4 - step) : 0.575; }, 8, false),
       FiveFinishedFiveStopped());
   EXPECT_THAT(flat.reason, ::testing::Not(HasSubstr("still improving")));
   // Past a quarter of the horizon (step 15 of 50) the model alone decides.
-  const StoppingDecision late =
-      Policy().Decide(FromFunction(9, Rise(0.6, 0.2), 15, false), FiveFinishedFiveStopped());
+  const StoppingDecision late = LearningCurveOf().Decide(FromFunction(9, Rise(0.6, 0.2), 15, false),
+                                                         FiveFinishedFiveStopped());
   EXPECT_THAT(late.reason, ::testing::Not(HasSubstr("still improving")));
   EXPECT_TRUE(late.should_stop);
 }

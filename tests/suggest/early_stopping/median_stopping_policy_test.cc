@@ -12,8 +12,8 @@ namespace {
 using ::testing::HasSubstr;
 using namespace vernier::suggest::testing;  // NOLINT: curve builders.
 
-MedianStoppingPolicy Policy(v1::MetricSpec::Goal goal = v1::MetricSpec::MAXIMIZE,
-                            int min_trials = 1, int64_t start_step = 0) {
+MedianStoppingPolicy MedianStoppingOf(v1::MetricSpec::Goal goal = v1::MetricSpec::MAXIMIZE,
+                                      int min_trials = 1, int64_t start_step = 0) {
   return MedianStoppingPolicy(
       MedianStoppingOptions{.goal = goal, .min_trials = min_trials, .start_step = start_step});
 }
@@ -25,7 +25,8 @@ const std::vector<LearningCurve> kThreeCompleted = {Completed(1, {0.5, 0.75, 0.7
                                                     Completed(3, {0.125, 0.125, 0.125, 0.125})};
 
 TEST(MedianStoppingPolicyTest, StopsATrialWhoseBestIsWorseThanTheMedianOfRunningAverages) {
-  const StoppingDecision decision = Policy().Decide(Running(9, {0.25, 0.5}), kThreeCompleted);
+  const StoppingDecision decision =
+      MedianStoppingOf().Decide(Running(9, {0.25, 0.5}), kThreeCompleted);
   EXPECT_TRUE(decision.should_stop);
   EXPECT_THAT(decision.reason,
               HasSubstr("best value 0.5 by step 2 is worse than 0.625, the median of 3 completed "
@@ -34,34 +35,42 @@ TEST(MedianStoppingPolicyTest, StopsATrialWhoseBestIsWorseThanTheMedianOfRunning
 
 TEST(MedianStoppingPolicyTest, JudgesTheBestValueSoFarNotTheLatest) {
   // Latest 0.25 is below the median 0.625, but the best so far, 0.75, is not.
-  const StoppingDecision decision = Policy().Decide(Running(9, {0.75, 0.25}), kThreeCompleted);
+  const StoppingDecision decision =
+      MedianStoppingOf().Decide(Running(9, {0.75, 0.25}), kThreeCompleted);
   EXPECT_FALSE(decision.should_stop);
   EXPECT_THAT(decision.reason, HasSubstr("is no worse than 0.625"));
 }
 
 TEST(MedianStoppingPolicyTest, ATrialEqualToTheMedianContinues) {
-  EXPECT_FALSE(Policy().Decide(Running(9, {0.625, 0.5}), kThreeCompleted).should_stop);
+  EXPECT_FALSE(MedianStoppingOf().Decide(Running(9, {0.625, 0.5}), kThreeCompleted).should_stop);
 }
 
 TEST(MedianStoppingPolicyTest, MinimizeStopsTheTrialWithTheLargerLoss) {
   // Running averages up to step 2: 0.45, 0.35, 0.85; the median is 0.45.
   const std::vector<LearningCurve> losses = {Completed(1, {0.5, 0.4}), Completed(2, {0.4, 0.3}),
                                              Completed(3, {0.9, 0.8})};
-  EXPECT_TRUE(Policy(v1::MetricSpec::MINIMIZE).Decide(Running(9, {0.6, 0.5}), losses).should_stop);
-  EXPECT_FALSE(
-      Policy(v1::MetricSpec::MINIMIZE).Decide(Running(9, {0.6, 0.44}), losses).should_stop);
+  EXPECT_TRUE(MedianStoppingOf(v1::MetricSpec::MINIMIZE)
+                  .Decide(Running(9, {0.6, 0.5}), losses)
+                  .should_stop);
+  EXPECT_FALSE(MedianStoppingOf(v1::MetricSpec::MINIMIZE)
+                   .Decide(Running(9, {0.6, 0.44}), losses)
+                   .should_stop);
   // The same curves read as accuracies: the larger value is the better one.
-  EXPECT_FALSE(Policy(v1::MetricSpec::MAXIMIZE).Decide(Running(9, {0.6, 0.5}), losses).should_stop);
-  EXPECT_TRUE(Policy(v1::MetricSpec::MAXIMIZE).Decide(Running(9, {0.3, 0.44}), losses).should_stop);
+  EXPECT_FALSE(MedianStoppingOf(v1::MetricSpec::MAXIMIZE)
+                   .Decide(Running(9, {0.6, 0.5}), losses)
+                   .should_stop);
+  EXPECT_TRUE(MedianStoppingOf(v1::MetricSpec::MAXIMIZE)
+                  .Decide(Running(9, {0.3, 0.44}), losses)
+                  .should_stop);
 }
 
 TEST(MedianStoppingPolicyTest, WaitsForMinTrialsCompletedTrials) {
   const std::vector<LearningCurve> two(kThreeCompleted.begin(), kThreeCompleted.begin() + 2);
   const StoppingDecision waiting =
-      Policy(v1::MetricSpec::MAXIMIZE, 3).Decide(Running(9, {0.1, 0.1}), two);
+      MedianStoppingOf(v1::MetricSpec::MAXIMIZE, 3).Decide(Running(9, {0.1, 0.1}), two);
   EXPECT_FALSE(waiting.should_stop);
   EXPECT_EQ(waiting.reason, "");
-  EXPECT_TRUE(Policy(v1::MetricSpec::MAXIMIZE, 3)
+  EXPECT_TRUE(MedianStoppingOf(v1::MetricSpec::MAXIMIZE, 3)
                   .Decide(Running(9, {0.1, 0.1}), kThreeCompleted)
                   .should_stop);
 }
@@ -69,18 +78,19 @@ TEST(MedianStoppingPolicyTest, WaitsForMinTrialsCompletedTrials) {
 TEST(MedianStoppingPolicyTest, RunningTrialsDoNotMakeTheMedian) {
   std::vector<LearningCurve> others = {Completed(1, {0.2, 0.2}), Running(2, {0.9, 0.9}),
                                        Running(3, {0.9, 0.9})};
-  EXPECT_FALSE(Policy().Decide(Running(9, {0.3, 0.3}), others).should_stop);
-  EXPECT_FALSE(
-      Policy(v1::MetricSpec::MAXIMIZE, 2).Decide(Running(9, {0.1, 0.1}), others).should_stop);
+  EXPECT_FALSE(MedianStoppingOf().Decide(Running(9, {0.3, 0.3}), others).should_stop);
+  EXPECT_FALSE(MedianStoppingOf(v1::MetricSpec::MAXIMIZE, 2)
+                   .Decide(Running(9, {0.1, 0.1}), others)
+                   .should_stop);
 }
 
 TEST(MedianStoppingPolicyTest, NoTrialStopsBeforeStartStep) {
   const LearningCurve trial = Running(9, {0.1, 0.1});
-  const StoppingDecision early =
-      Policy(v1::MetricSpec::MAXIMIZE, 1, /*start_step=*/3).Decide(trial, kThreeCompleted);
+  const StoppingDecision early = MedianStoppingOf(v1::MetricSpec::MAXIMIZE, 1, /*start_step=*/3)
+                                     .Decide(trial, kThreeCompleted);
   EXPECT_FALSE(early.should_stop);
   EXPECT_EQ(early.reason, "");
-  EXPECT_TRUE(Policy(v1::MetricSpec::MAXIMIZE, 1, /*start_step=*/3)
+  EXPECT_TRUE(MedianStoppingOf(v1::MetricSpec::MAXIMIZE, 1, /*start_step=*/3)
                   .Decide(Running(9, {0.1, 0.1, 0.1}), kThreeCompleted)
                   .should_stop);
 }
@@ -91,13 +101,14 @@ TEST(MedianStoppingPolicyTest, ACompletedTrialThatEndedBeforeTheStepIsLeftOut) {
   // whole curve, trial 3 would make it 0.65 and a best of 0.68 would go on.)
   const std::vector<LearningCurve> others = {
       Completed(1, {0.5, 0.6, 0.7, 0.8}), Completed(2, {0.6, 0.7, 0.8, 0.9}), Completed(3, {0.1})};
-  const StoppingDecision decision = Policy().Decide(Running(9, {0.1, 0.2, 0.3, 0.68}), others);
+  const StoppingDecision decision =
+      MedianStoppingOf().Decide(Running(9, {0.1, 0.2, 0.3, 0.68}), others);
   EXPECT_TRUE(decision.should_stop);
   EXPECT_THAT(decision.reason, HasSubstr("the median of 2 completed trials"));
-  EXPECT_FALSE(Policy().Decide(Running(9, {0.1, 0.2, 0.3, 0.72}), others).should_stop);
+  EXPECT_FALSE(MedianStoppingOf().Decide(Running(9, {0.1, 0.2, 0.3, 0.72}), others).should_stop);
   // At step 1 trial 3 counts: the averages are 0.5, 0.6 and 0.1.
-  EXPECT_TRUE(Policy().Decide(Running(9, {0.45}), others).should_stop);
-  EXPECT_THAT(Policy().Decide(Running(9, {0.45}), others).reason,
+  EXPECT_TRUE(MedianStoppingOf().Decide(Running(9, {0.45}), others).should_stop);
+  EXPECT_THAT(MedianStoppingOf().Decide(Running(9, {0.45}), others).reason,
               HasSubstr("worse than 0.5, the median of 3 completed trials"));
 }
 
@@ -106,7 +117,7 @@ TEST(MedianStoppingPolicyTest, ACompletedTrialWithNothingUpToTheStepIsLeftOut) {
   // but has no average up to it, so only trial 1 counts.
   const std::vector<LearningCurve> others = {Completed(1, {0.2, 0.2}),
                                              At(2, {{10, 0.9}, {20, 0.95}}, /*completed=*/true)};
-  const StoppingDecision decision = Policy().Decide(Running(9, {0.3, 0.3}), others);
+  const StoppingDecision decision = MedianStoppingOf().Decide(Running(9, {0.3, 0.3}), others);
   EXPECT_FALSE(decision.should_stop);
   EXPECT_THAT(decision.reason, HasSubstr("the median of 1 completed trials"));
 }
@@ -114,8 +125,8 @@ TEST(MedianStoppingPolicyTest, ACompletedTrialWithNothingUpToTheStepIsLeftOut) {
 TEST(MedianStoppingPolicyTest, UnorderedPointsAndItsOwnEntryChangeNothing) {
   std::vector<LearningCurve> others = kThreeCompleted;
   others.push_back(Completed(9, {1.0, 1.0}));  // The trial itself, as a stale entry.
-  EXPECT_TRUE(Policy().Decide(At(9, {{2, 0.5}, {1, 0.25}}), others).should_stop);
-  EXPECT_FALSE(Policy().Decide(At(9, {}), others).should_stop);
+  EXPECT_TRUE(MedianStoppingOf().Decide(At(9, {{2, 0.5}, {1, 0.25}}), others).should_stop);
+  EXPECT_FALSE(MedianStoppingOf().Decide(At(9, {}), others).should_stop);
 }
 
 }  // namespace

@@ -15,9 +15,14 @@ using ::testing::HasSubstr;
 using ::testing::Pair;
 
 TEST(SubmitEnvironmentTest, TakesThePathsAndEnvironmentsOfTheSubmittersShellOnly) {
-  const char* const shell[] = {"PATH=/venv/bin:/usr/bin", "PYTHONPATH=/src", "VIRTUAL_ENV=/venv",
-                               "CONDA_PREFIX=/conda", "LD_LIBRARY_PATH=/cuda/lib64",
-                               "HOME=/home/dora", "VERNIER_TOKEN=t", "AWS_SECRET_ACCESS_KEY=k",
+  const char* const shell[] = {"PATH=/venv/bin:/usr/bin",
+                               "PYTHONPATH=/src",
+                               "VIRTUAL_ENV=/venv",
+                               "CONDA_PREFIX=/conda",
+                               "LD_LIBRARY_PATH=/cuda/lib64",
+                               "HOME=/home/dora",
+                               "VERNIER_TOKEN=t",
+                               "AWS_SECRET_ACCESS_KEY=k",
                                nullptr};
   EXPECT_THAT(SubmitterVariables(shell),
               ElementsAre(Pair("CONDA_PREFIX", "/conda"), Pair("LD_LIBRARY_PATH", "/cuda/lib64"),
@@ -26,7 +31,7 @@ TEST(SubmitEnvironmentTest, TakesThePathsAndEnvironmentsOfTheSubmittersShellOnly
 }
 
 TEST(SubmitEnvironmentTest, EnvFlagsWinOverTheFileWhichWinsOverTheShell) {
-  testing::TempDir dir;
+  vernier::testing::TempDir dir;
   const std::string path = dir.path() + "/trial.env";
   std::ofstream(path) << "# the trial's settings\n"
                          "\n"
@@ -35,9 +40,8 @@ TEST(SubmitEnvironmentTest, EnvFlagsWinOverTheFileWhichWinsOverTheShell) {
                          "QUOTED=\"a b\"\r\n"
                          "EMPTY=\n"
                          "PATH=/file/bin\n";
-  absl::StatusOr<std::map<std::string, std::string>> environment =
-      JobEnvironment({{"PATH", "/shell/bin"}, {"PYTHONPATH", "/src"}}, path,
-                     {"LEVEL=flag", "WITH_EQUALS=a=b"});
+  absl::StatusOr<std::map<std::string, std::string>> environment = JobEnvironment(
+      {{"PATH", "/shell/bin"}, {"PYTHONPATH", "/src"}}, path, {"LEVEL=flag", "WITH_EQUALS=a=b"});
   ASSERT_TRUE(environment.ok()) << environment.status();
   EXPECT_THAT(*environment,
               ElementsAre(Pair("EMPTY", ""), Pair("LEVEL", "flag"), Pair("PATH", "/file/bin"),
@@ -49,10 +53,8 @@ TEST(SubmitEnvironmentTest, AFlagThatIsNotAnAssignmentOrAValidNameIsRefused) {
   absl::StatusOr<std::map<std::string, std::string>> missing = JobEnvironment({}, "", {"DEBUG"});
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(missing.status().message(), HasSubstr("--env: expected NAME=VALUE, got \"DEBUG\""));
-  absl::StatusOr<std::map<std::string, std::string>> bad_name =
-      JobEnvironment({}, "", {"1X=2"});
-  EXPECT_THAT(bad_name.status().message(),
-              HasSubstr("--env: \"1X\" is not a variable name"));
+  absl::StatusOr<std::map<std::string, std::string>> bad_name = JobEnvironment({}, "", {"1X=2"});
+  EXPECT_THAT(bad_name.status().message(), HasSubstr("--env: \"1X\" is not a variable name"));
   absl::StatusOr<std::map<std::string, std::string>> vernier =
       JobEnvironment({}, "", {"TF_CONFIG={}"});
   EXPECT_THAT(vernier.status().message(),
@@ -60,7 +62,7 @@ TEST(SubmitEnvironmentTest, AFlagThatIsNotAnAssignmentOrAValidNameIsRefused) {
 }
 
 TEST(SubmitEnvironmentTest, AnEnvFileErrorNamesTheFileAndLine) {
-  testing::TempDir dir;
+  vernier::testing::TempDir dir;
   const std::string path = dir.path() + "/trial.env";
   std::ofstream(path) << "A=1\n# fine\nnot an assignment\n";
   absl::StatusOr<std::map<std::string, std::string>> environment = ReadEnvFile(path);
@@ -68,8 +70,7 @@ TEST(SubmitEnvironmentTest, AnEnvFileErrorNamesTheFileAndLine) {
   EXPECT_THAT(environment.status().message(),
               HasSubstr(path + ":3: expected NAME=VALUE, got \"not an assignment\""));
   std::ofstream(path) << "RANK=0\n";
-  EXPECT_THAT(ReadEnvFile(path).status().message(),
-              HasSubstr(path + ":1: RANK is set by Vernier"));
+  EXPECT_THAT(ReadEnvFile(path).status().message(), HasSubstr(path + ":1: RANK is set by Vernier"));
   absl::StatusOr<std::map<std::string, std::string>> absent =
       ReadEnvFile(dir.path() + "/absent.env");
   EXPECT_EQ(absent.status().code(), absl::StatusCode::kNotFound);

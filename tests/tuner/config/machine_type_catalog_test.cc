@@ -93,13 +93,13 @@ TEST(MachineTypeCatalogTest, LoadsAnOperatorsFile) {
             absl::StatusCode::kInvalidArgument);
 }
 
-struct ErrorCase {
+struct CatalogErrorCase {
   std::string name;
   std::vector<std::string> yaml;
   std::string message;
 };
 
-class MachineTypeCatalogErrorTest : public ::testing::TestWithParam<ErrorCase> {};
+class MachineTypeCatalogErrorTest : public ::testing::TestWithParam<CatalogErrorCase> {};
 
 TEST_P(MachineTypeCatalogErrorTest, NamesFileLineAndField) {
   absl::StatusOr<MachineTypeCatalog> catalog =
@@ -113,7 +113,7 @@ const std::string kTypes = "machineTypes: {m: {cpus: 4, memoryGb: 15}}";
 
 INSTANTIATE_TEST_SUITE_P(
     Errors, MachineTypeCatalogErrorTest,
-    ::testing::ValuesIn(std::vector<ErrorCase>{
+    ::testing::ValuesIn(std::vector<CatalogErrorCase>{
         {"Syntax",
          {"machineTypes: [a"},
          "types.yaml:1:1: YAML syntax error: end of sequence flow not found"},
@@ -142,8 +142,8 @@ INSTANTIATE_TEST_SUITE_P(
          {"machineTypes:", "  m: {cpus: 99999999999, memoryGb: 1}"},
          "types.yaml:2:13: machineTypes.m.cpus: must be at most 2147483647, got 99999999999"},
         {"GpusOverAnInt",
-         {"acceleratorTypes: [T4]", "machineTypes:",
-          "  m: {cpus: 1, memoryGb: 1, gpus: 4294967297, gpuType: T4}"},
+         {"acceleratorTypes: [T4]",
+          "machineTypes:", "  m: {cpus: 1, memoryGb: 1, gpus: 4294967297, gpuType: T4}"},
          "types.yaml:3:35: machineTypes.m.gpus: must be at most 2147483647, got 4294967297"},
         {"AcceleratorCountOverAnInt",
          {"machineTypes:", "  m: {cpus: 1, memoryGb: 1, acceleratorCounts: [2147483648]}"},
@@ -210,7 +210,7 @@ INSTANTIATE_TEST_SUITE_P(
           "parameterServerCount: -1}"},
          "types.yaml:3:77: scaleTiers.STANDARD_1.parameterServerCount: must be at least 0, got -1"},
     }),
-    [](const ::testing::TestParamInfo<ErrorCase>& info) { return info.param.name; });
+    [](const ::testing::TestParamInfo<CatalogErrorCase>& info) { return info.param.name; });
 
 }  // namespace
 }  // namespace vernier::config

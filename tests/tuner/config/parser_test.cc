@@ -23,7 +23,7 @@ using ::testing::StartsWith;
 constexpr char kFile[] = "hptuning.yaml";
 
 // One line per element, so that element i is line i + 1 of the document.
-std::string Lines(const std::vector<std::string>& lines) {
+std::string DocumentLines(const std::vector<std::string>& lines) {
   return absl::StrCat(absl::StrJoin(lines, "\n"), "\n");
 }
 
@@ -51,7 +51,7 @@ void ExpectProtoEq(const google::protobuf::Message& actual,
 }
 
 TEST(TrainingInputParserTest, ReadsEveryField) {
-  const std::string yaml = Lines({
+  const std::string yaml = DocumentLines({
       "trainingInput:",
       "  scaleTier: CUSTOM",
       "  masterType: complex_model_m_gpu",
@@ -212,8 +212,8 @@ TEST(TrainingInputParserTest, BareMappingReadsLikeTheWrappedOne) {
   std::vector<std::string> wrapped = {"trainingInput:"};
   for (const std::string& line : body) wrapped.push_back(absl::StrCat("  ", line));
 
-  absl::StatusOr<v1::TrainingInput> bare = ParseTrainingInputYaml(Lines(body), kFile);
-  absl::StatusOr<v1::TrainingInput> inside = ParseTrainingInputYaml(Lines(wrapped), kFile);
+  absl::StatusOr<v1::TrainingInput> bare = ParseTrainingInputYaml(DocumentLines(body), kFile);
+  absl::StatusOr<v1::TrainingInput> inside = ParseTrainingInputYaml(DocumentLines(wrapped), kFile);
   ASSERT_TRUE(bare.ok()) << bare.status();
   ASSERT_TRUE(inside.ok()) << inside.status();
   ExpectProtoEq(*bare, *inside);
@@ -225,7 +225,7 @@ TEST(TrainingInputParserTest, BareMappingReadsLikeTheWrappedOne) {
 
 TEST(TrainingInputParserTest, BareMappingErrorsNameFieldsWithoutWrapper) {
   absl::StatusOr<v1::TrainingInput> input =
-      ParseTrainingInputYaml(Lines({"scaleTier: BASIC", "workerCount: -1"}), kFile);
+      ParseTrainingInputYaml(DocumentLines({"scaleTier: BASIC", "workerCount: -1"}), kFile);
   ASSERT_FALSE(input.ok());
   EXPECT_EQ(input.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(std::string(input.status().message()),
@@ -234,7 +234,7 @@ TEST(TrainingInputParserTest, BareMappingErrorsNameFieldsWithoutWrapper) {
 
 TEST(TrainingInputParserTest, ReadsEachRolesEnvAndThePackagedTrainer) {
   absl::StatusOr<v1::TrainingInput> input = ParseTrainingInputYaml(
-      Lines(
+      DocumentLines(
           {"trainingInput:", "  scaleTier: CUSTOM", "  masterType: n1-standard-4",
            "  masterConfig:", "    env:", "      WANDB_MODE: offline", "      RETRIES: 3",
            "  packageUris: [dist/trainer-0.1.tar.gz, 'file:///wheels/extra-1.0-py3-none-any.whl']",
@@ -250,22 +250,23 @@ TEST(TrainingInputParserTest, ReadsEachRolesEnvAndThePackagedTrainer) {
 
 TEST(TrainingInputParserTest, AnEnvThatVernierSetsOrThatIsNoMappingIsRefusedWhereItIs) {
   absl::StatusOr<v1::TrainingInput> vernier = ParseTrainingInputYaml(
-      Lines({"trainingInput:", "  scaleTier: BASIC", "  masterConfig:", "    env:", "      FINE: 1",
-             "      TF_CONFIG: '{}'"}),
+      DocumentLines({"trainingInput:", "  scaleTier: BASIC",
+                     "  masterConfig:", "    env:", "      FINE: 1", "      TF_CONFIG: '{}'"}),
       kFile);
   EXPECT_EQ(vernier.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(vernier.status().message()),
               StartsWith("hptuning.yaml:6:7: trainingInput.masterConfig.env.TF_CONFIG: TF_CONFIG "
                          "is set by Vernier for every replica"));
   absl::StatusOr<v1::TrainingInput> list = ParseTrainingInputYaml(
-      Lines({"trainingInput:", "  scaleTier: BASIC", "  masterConfig:", "    env: [A=1]"}), kFile);
+      DocumentLines({"trainingInput:", "  scaleTier: BASIC", "  masterConfig:", "    env: [A=1]"}),
+      kFile);
   EXPECT_EQ(list.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(list.status().message()),
               HasSubstr("hptuning.yaml:4:10: trainingInput.masterConfig.env: expected a mapping of "
                         "names to values, got a list"));
   absl::StatusOr<v1::TrainingInput> nested =
-      ParseTrainingInputYaml(Lines({"trainingInput:", "  scaleTier: BASIC",
-                                    "  masterConfig:", "    env:", "      A: {b: 1}"}),
+      ParseTrainingInputYaml(DocumentLines({"trainingInput:", "  scaleTier: BASIC",
+                                            "  masterConfig:", "    env:", "      A: {b: 1}"}),
                              kFile);
   EXPECT_THAT(std::string(nested.status().message()),
               HasSubstr("hptuning.yaml:5:10: trainingInput.masterConfig.env.A: expected a string"));
@@ -282,10 +283,10 @@ TEST(TrainingInputParserTest, JsonIsReadToo) {
 }
 
 TEST(TrainingInputParserTest, AppliesAiPlatformDefaults) {
-  absl::StatusOr<v1::TrainingInput> input =
-      ParseTrainingInputYaml(Lines(Hp({"params:", "  - parameterName: lr", "    type: DOUBLE",
-                                       "    minValue: 0.01", "    maxValue: 0.1"})),
-                             kFile);
+  absl::StatusOr<v1::TrainingInput> input = ParseTrainingInputYaml(
+      DocumentLines(Hp({"params:", "  - parameterName: lr", "    type: DOUBLE",
+                        "    minValue: 0.01", "    maxValue: 0.1"})),
+      kFile);
   ASSERT_TRUE(input.ok()) << input.status();
   EXPECT_EQ(input->scale_tier(), "BASIC");
   EXPECT_FALSE(input->has_master_config());
@@ -305,7 +306,7 @@ TEST(TrainingInputParserTest, AppliesAiPlatformDefaults) {
 
 TEST(TrainingInputParserTest, NoHyperparametersIsAPlainTrainingJob) {
   absl::StatusOr<v1::TrainingInput> input =
-      ParseTrainingInputYaml(Lines({"trainingInput:", "  jobDir: /tmp/job"}), kFile);
+      ParseTrainingInputYaml(DocumentLines({"trainingInput:", "  jobDir: /tmp/job"}), kFile);
   ASSERT_TRUE(input.ok()) << input.status();
   EXPECT_FALSE(input->has_hyperparameters());
   EXPECT_EQ(input->scale_tier(), "BASIC");
@@ -313,15 +314,15 @@ TEST(TrainingInputParserTest, NoHyperparametersIsAPlainTrainingJob) {
 
 TEST(TrainingInputParserTest, ReadsMaxRetries) {
   absl::StatusOr<v1::TrainingInput> input = ParseTrainingInputYaml(
-      Lines({"trainingInput:", "  scheduling:", "    maxRetries: 2"}), kFile);
+      DocumentLines({"trainingInput:", "  scheduling:", "    maxRetries: 2"}), kFile);
   ASSERT_TRUE(input.ok()) << input.status();
   EXPECT_EQ(input->scheduling().max_retries(), 2);
 }
 
 TEST(TrainingInputParserTest, MasterTypeWithoutScaleTierMeansCustom) {
   absl::StatusOr<v1::TrainingInput> input =
-      ParseTrainingInputYaml(Lines({"trainingInput:", "  masterType: n1-standard-8",
-                                    "  workerType: n1-standard-4", "  workerCount: '2'"}),
+      ParseTrainingInputYaml(DocumentLines({"trainingInput:", "  masterType: n1-standard-8",
+                                            "  workerType: n1-standard-4", "  workerCount: '2'"}),
                              kFile);
   ASSERT_TRUE(input.ok()) << input.status();
   EXPECT_EQ(input->scale_tier(), "CUSTOM");
@@ -330,11 +331,12 @@ TEST(TrainingInputParserTest, MasterTypeWithoutScaleTierMeansCustom) {
 
 TEST(TrainingInputParserTest, ReadsTheTopLevelLabelsAndFindLinks) {
   const std::filesystem::path directory =
-      std::filesystem::path(testing::TempDir()) / "vernier_parser_labels_test";
+      std::filesystem::path(::testing::TempDir()) / "vernier_parser_labels_test";
   std::filesystem::create_directories(directory);
   const std::string path = (directory / "labelled.yaml").string();
-  std::ofstream(path) << Lines({"labels:", "  team: vision", "  owner: dora", "trainingInput:",
-                                "  pythonModule: trainer.task", "  findLinks: [wheels/]"});
+  std::ofstream(path) << DocumentLines({"labels:", "  team: vision", "  owner: dora",
+                                        "trainingInput:", "  pythonModule: trainer.task",
+                                        "  findLinks: [wheels/]"});
   absl::StatusOr<std::map<std::string, std::string>> labels = ParseJobLabelsFile(path);
   ASSERT_TRUE(labels.ok()) << labels.status();
   EXPECT_EQ(*labels, (std::map<std::string, std::string>{{"owner", "dora"}, {"team", "vision"}}));
@@ -342,7 +344,7 @@ TEST(TrainingInputParserTest, ReadsTheTopLevelLabelsAndFindLinks) {
   ASSERT_TRUE(input.ok()) << input.status();
   EXPECT_THAT(input->find_links(), ::testing::ElementsAre("wheels/"));
   // None in the bare form.
-  std::ofstream(path) << Lines({"scaleTier: BASIC"});
+  std::ofstream(path) << DocumentLines({"scaleTier: BASIC"});
   labels = ParseJobLabelsFile(path);
   ASSERT_TRUE(labels.ok()) << labels.status();
   EXPECT_TRUE(labels->empty());
@@ -350,12 +352,12 @@ TEST(TrainingInputParserTest, ReadsTheTopLevelLabelsAndFindLinks) {
 
 TEST(TrainingInputParserTest, ReadsFileAndNamesItInErrors) {
   const std::filesystem::path directory =
-      std::filesystem::path(testing::TempDir()) / "vernier_parser_test";
+      std::filesystem::path(::testing::TempDir()) / "vernier_parser_test";
   std::filesystem::create_directories(directory);
   const std::string good = (directory / "good.yaml").string();
   const std::string bad = (directory / "bad.yaml").string();
-  std::ofstream(good) << Lines({"trainingInput:", "  region: europe-west4"});
-  std::ofstream(bad) << Lines({"trainingInput:", "  regoin: europe-west4"});
+  std::ofstream(good) << DocumentLines({"trainingInput:", "  region: europe-west4"});
+  std::ofstream(bad) << DocumentLines({"trainingInput:", "  regoin: europe-west4"});
 
   absl::StatusOr<v1::TrainingInput> input = ParseTrainingInputFile(good);
   ASSERT_TRUE(input.ok()) << input.status();
@@ -426,7 +428,7 @@ TEST(TrainingInputParserTest, MissingFileIsNotFound) {
 }
 
 TEST(TrainingInputParserTest, DirectoryIsInvalidArgument) {
-  const std::string path = testing::TempDir();
+  const std::string path = ::testing::TempDir();
   absl::StatusOr<v1::TrainingInput> input = ParseTrainingInputFile(path);
   ASSERT_FALSE(input.ok());
   EXPECT_EQ(input.status().code(), absl::StatusCode::kInvalidArgument);
@@ -435,7 +437,7 @@ TEST(TrainingInputParserTest, DirectoryIsInvalidArgument) {
 }
 
 // One bad document: where the error must point and what it must say.
-struct ErrorCase {
+struct ParserErrorCase {
   std::string name;
   std::vector<std::string> lines;
   // "FILE:LINE:COLUMN: FIELD" exactly.
@@ -443,7 +445,7 @@ struct ErrorCase {
   std::string problem;
 };
 
-void PrintTo(const ErrorCase& error, std::ostream* out) { *out << error.name; }
+void PrintTo(const ParserErrorCase& error, std::ostream* out) { *out << error.name; }
 
 std::vector<std::string> WithParam(std::vector<std::string> hyperparameter_lines,
                                    const std::vector<std::string>& param_lines) {
@@ -463,7 +465,7 @@ std::string Numbers(int count) {
   return absl::StrCat("[", absl::StrJoin(numbers, ", "), "]");
 }
 
-std::vector<ErrorCase> ErrorCases() {
+std::vector<ParserErrorCase> ErrorCases() {
   const std::string hp = "hptuning.yaml:";
   const std::string field = "trainingInput.hyperparameters.";
   return {
@@ -869,20 +871,21 @@ std::vector<ErrorCase> ErrorCases() {
   };
 }
 
-class TrainingInputParserErrorTest : public testing::TestWithParam<ErrorCase> {};
+class TrainingInputParserErrorTest : public ::testing::TestWithParam<ParserErrorCase> {};
 
 TEST_P(TrainingInputParserErrorTest, NamesFileLineAndField) {
-  const ErrorCase& error = GetParam();
-  absl::StatusOr<v1::TrainingInput> input = ParseTrainingInputYaml(Lines(error.lines), kFile);
-  ASSERT_FALSE(input.ok()) << Lines(error.lines);
+  const ParserErrorCase& error = GetParam();
+  absl::StatusOr<v1::TrainingInput> input =
+      ParseTrainingInputYaml(DocumentLines(error.lines), kFile);
+  ASSERT_FALSE(input.ok()) << DocumentLines(error.lines);
   EXPECT_EQ(input.status().code(), absl::StatusCode::kInvalidArgument);
   const std::string message(input.status().message());
-  EXPECT_THAT(message, StartsWith(error.location + ": ")) << Lines(error.lines);
+  EXPECT_THAT(message, StartsWith(error.location + ": ")) << DocumentLines(error.lines);
   EXPECT_THAT(message, HasSubstr(error.problem));
 }
 
-INSTANTIATE_TEST_SUITE_P(AllRules, TrainingInputParserErrorTest, testing::ValuesIn(ErrorCases()),
-                         [](const testing::TestParamInfo<ErrorCase>& info) {
+INSTANTIATE_TEST_SUITE_P(AllRules, TrainingInputParserErrorTest, ::testing::ValuesIn(ErrorCases()),
+                         [](const ::testing::TestParamInfo<ParserErrorCase>& info) {
                            return info.param.name;
                          });
 

@@ -141,13 +141,13 @@ TEST(ReplicaSpecBuilderTest, CustomTakesTypesCountsAcceleratorsAndEvaluators) {
   EXPECT_EQ(GpusPerReplica(*replicas), (std::vector<int>{2, 4, 4, 0, 1}));
 }
 
-struct ErrorCase {
+struct BuilderErrorCase {
   std::string name;
   std::string input;
   std::string message;
 };
 
-class ReplicaSpecBuilderErrorTest : public ::testing::TestWithParam<ErrorCase> {};
+class ReplicaSpecBuilderErrorTest : public ::testing::TestWithParam<BuilderErrorCase> {};
 
 TEST_P(ReplicaSpecBuilderErrorTest, NamesTheField) {
   absl::StatusOr<std::vector<v1::ReplicaSpec>> replicas = Build(Input(GetParam().input));
@@ -159,7 +159,7 @@ TEST_P(ReplicaSpecBuilderErrorTest, NamesTheField) {
 INSTANTIATE_TEST_SUITE_P(
     Errors, ReplicaSpecBuilderErrorTest,
     ::testing::ValuesIn(
-        std::vector<ErrorCase>{
+        std::vector<BuilderErrorCase>{
             {"BasicTpu", R"pb(scale_tier: "BASIC_TPU")pb",
              "training_input.scale_tier: BASIC_TPU needs Cloud TPUs, which Vernier does not run; "
              "use "
@@ -241,7 +241,7 @@ INSTANTIATE_TEST_SUITE_P(
              "training_input.worker_count: a trial of 5001 replicas is more than the 1024 Vernier "
              "runs per trial"},
         }),
-    [](const ::testing::TestParamInfo<ErrorCase>& info) { return info.param.name; });
+    [](const ::testing::TestParamInfo<BuilderErrorCase>& info) { return info.param.name; });
 
 const char kThreeReplicasOfTwoGpus[] = R"pb(
   scale_tier: "CUSTOM"
@@ -298,9 +298,9 @@ TEST(ReplicaSpecBuilderTest, AnAdmissionWhoseBackendGrantsGpusJudgesCapacity) {
   EXPECT_EQ(slurm.asked, (std::vector<int>{2, 2, 2}));
 
   absl::Status status = PlanOn(slurm, R"pb(scale_tier: "CUSTOM"
-                                              master_type: "standard"
-                                              worker_type: "a2-highgpu-8g"
-                                              worker_count: 1)pb");
+                                           master_type: "standard"
+                                           worker_type: "a2-highgpu-8g"
+                                           worker_count: 1)pb");
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(status.message(),
             "training_input.worker_type: a replica asks for 8 GPUs; the largest node has 4");

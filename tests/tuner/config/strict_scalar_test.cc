@@ -8,7 +8,7 @@
 namespace vernier::config {
 namespace {
 
-void ExpectInvalid(const absl::Status& status, const std::string& message) {
+void ExpectInvalidScalar(const absl::Status& status, const std::string& message) {
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(std::string(status.message()), message);
 }
@@ -18,14 +18,14 @@ TEST(StrictScalarTest, IntegersTakeTheWholeText) {
   EXPECT_EQ(*ParseStrictInteger("-7"), -7);
   EXPECT_EQ(*ParseStrictInteger("+7"), 7);
   EXPECT_EQ(*ParseStrictInteger("9223372036854775807"), 9223372036854775807);
-  ExpectInvalid(ParseStrictInteger("10abc").status(), "expected an integer, got \"10abc\"");
-  ExpectInvalid(ParseStrictInteger("1.0").status(), "expected an integer, got \"1.0\"");
-  ExpectInvalid(ParseStrictInteger("").status(), "expected an integer, got \"\"");
-  ExpectInvalid(ParseStrictInteger("+-1").status(), "expected an integer, got \"+-1\"");
-  ExpectInvalid(ParseStrictInteger("0x10").status(), "expected an integer, got \"0x10\"");
-  ExpectInvalid(ParseStrictInteger("9223372036854775808").status(),
-                "integer \"9223372036854775808\" is out of range [-9223372036854775808, "
-                "9223372036854775807]");
+  ExpectInvalidScalar(ParseStrictInteger("10abc").status(), "expected an integer, got \"10abc\"");
+  ExpectInvalidScalar(ParseStrictInteger("1.0").status(), "expected an integer, got \"1.0\"");
+  ExpectInvalidScalar(ParseStrictInteger("").status(), "expected an integer, got \"\"");
+  ExpectInvalidScalar(ParseStrictInteger("+-1").status(), "expected an integer, got \"+-1\"");
+  ExpectInvalidScalar(ParseStrictInteger("0x10").status(), "expected an integer, got \"0x10\"");
+  ExpectInvalidScalar(ParseStrictInteger("9223372036854775808").status(),
+                      "integer \"9223372036854775808\" is out of range [-9223372036854775808, "
+                      "9223372036854775807]");
 }
 
 TEST(StrictScalarTest, DoublesTakeTheWholeTextAndMustBeFinite) {
@@ -33,14 +33,14 @@ TEST(StrictScalarTest, DoublesTakeTheWholeTextAndMustBeFinite) {
   EXPECT_EQ(*ParseStrictFiniteDouble("1e-4"), 1e-4);
   EXPECT_EQ(*ParseStrictFiniteDouble("+3"), 3.0);
   EXPECT_EQ(*ParseStrictFiniteDouble("-2.5E2"), -250.0);
-  ExpectInvalid(ParseStrictFiniteDouble("0.1x").status(), "expected a number, got \"0.1x\"");
-  ExpectInvalid(ParseStrictFiniteDouble("").status(), "expected a number, got \"\"");
+  ExpectInvalidScalar(ParseStrictFiniteDouble("0.1x").status(), "expected a number, got \"0.1x\"");
+  ExpectInvalidScalar(ParseStrictFiniteDouble("").status(), "expected a number, got \"\"");
   for (const char* infinite : {".inf", "-.Inf", "+.INF", ".nan", "nan", "inf", "-infinity"}) {
-    ExpectInvalid(ParseStrictFiniteDouble(infinite).status(),
-                  std::string("expected a finite number, got \"") + infinite + "\"");
+    ExpectInvalidScalar(ParseStrictFiniteDouble(infinite).status(),
+                        std::string("expected a finite number, got \"") + infinite + "\"");
   }
-  ExpectInvalid(ParseStrictFiniteDouble("1e999").status(),
-                "number \"1e999\" is out of the range of a double");
+  ExpectInvalidScalar(ParseStrictFiniteDouble("1e999").status(),
+                      "number \"1e999\" is out of the range of a double");
 }
 
 TEST(StrictScalarTest, BooleansAreTrueOrFalseOnly) {
@@ -48,8 +48,8 @@ TEST(StrictScalarTest, BooleansAreTrueOrFalseOnly) {
   EXPECT_TRUE(*ParseStrictBoolean("True"));
   EXPECT_FALSE(*ParseStrictBoolean("FALSE"));
   for (const char* other : {"yes", "no", "on", "1", "0", "tRuE", ""}) {
-    ExpectInvalid(ParseStrictBoolean(other).status(),
-                  std::string("expected true or false, got \"") + other + "\"");
+    ExpectInvalidScalar(ParseStrictBoolean(other).status(),
+                        std::string("expected true or false, got \"") + other + "\"");
   }
 }
 

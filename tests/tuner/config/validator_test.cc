@@ -8,9 +8,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/text_format.h"
-#include "tuner/config/hyperparameter_validator.h"
-
 #include "tuner/config/environment_rules.h"
+#include "tuner/config/hyperparameter_validator.h"
 #include "tuner/config/training_input_defaults.h"
 
 namespace vernier::config {
@@ -192,7 +191,7 @@ std::vector<SpecCase> SpecCases() {
 
 void PrintTo(const SpecCase& spec_case, std::ostream* out) { *out << spec_case.name; }
 
-class HyperparameterValidatorRuleTest : public testing::TestWithParam<SpecCase> {};
+class HyperparameterValidatorRuleTest : public ::testing::TestWithParam<SpecCase> {};
 
 TEST_P(HyperparameterValidatorRuleTest, RejectsWithProtoPath) {
   v1::HyperparameterSpec spec = ValidHyperparameters();
@@ -200,8 +199,9 @@ TEST_P(HyperparameterValidatorRuleTest, RejectsWithProtoPath) {
   ExpectInvalid(ValidateHyperparameters(spec), GetParam().expected);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllRules, HyperparameterValidatorRuleTest, testing::ValuesIn(SpecCases()),
-                         [](const testing::TestParamInfo<SpecCase>& info) {
+INSTANTIATE_TEST_SUITE_P(AllRules, HyperparameterValidatorRuleTest,
+                         ::testing::ValuesIn(SpecCases()),
+                         [](const ::testing::TestParamInfo<SpecCase>& info) {
                            return info.param.name;
                          });
 
@@ -459,7 +459,7 @@ std::vector<SpecCase> StudyCases() {
   };
 }
 
-class StudySpecValidatorRuleTest : public testing::TestWithParam<SpecCase> {};
+class StudySpecValidatorRuleTest : public ::testing::TestWithParam<SpecCase> {};
 
 TEST_P(StudySpecValidatorRuleTest, RejectsWithSpecPath) {
   v1::StudySpec spec;
@@ -467,8 +467,8 @@ TEST_P(StudySpecValidatorRuleTest, RejectsWithSpecPath) {
   ExpectInvalid(ValidateStudySpec(spec), GetParam().expected);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllRules, StudySpecValidatorRuleTest, testing::ValuesIn(StudyCases()),
-                         [](const testing::TestParamInfo<SpecCase>& info) {
+INSTANTIATE_TEST_SUITE_P(AllRules, StudySpecValidatorRuleTest, ::testing::ValuesIn(StudyCases()),
+                         [](const ::testing::TestParamInfo<SpecCase>& info) {
                            return info.param.name;
                          });
 

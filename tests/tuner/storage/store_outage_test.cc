@@ -25,7 +25,7 @@ absl::Status Lost() {
 }
 
 TEST(StoreOutageTest, LogsAnOutageOnceAtItsStartAndOnceAtItsEnd) {
-  testing::LogCapture log;
+  vernier::testing::LogCapture log;
   StoreOutage outage("PostgreSQL store db");
   EXPECT_FALSE(outage.Since().has_value());
   outage.Observe(Lost(), /*write=*/true, kStart);
@@ -45,7 +45,7 @@ TEST(StoreOutageTest, LogsAnOutageOnceAtItsStartAndOnceAtItsEnd) {
 }
 
 TEST(StoreOutageTest, PermanentErrorsAndCallersOwnStatusesStartNoOutage) {
-  testing::LogCapture log;
+  vernier::testing::LogCapture log;
   StoreOutage outage("SQLite store /d/vernier.db");
   outage.Observe(absl::InternalError("no such table: trials"), true, kStart);
   outage.Observe(absl::UnavailableError("the caller's own, not the store's"), true, kStart);
@@ -72,7 +72,7 @@ TEST(StoreOutageTest, AnOutageOfReadsEndsWithAnyCallThatPasses) {
   outage.Observe(absl::OkStatus(), /*write=*/false, kStart + absl::Seconds(3));
   EXPECT_FALSE(outage.Since().has_value());
   // The next one starts afresh.
-  testing::LogCapture log;
+  vernier::testing::LogCapture log;
   outage.Observe(Lost(), /*write=*/false, kStart + absl::Seconds(9));
   EXPECT_EQ(*outage.Since(), kStart + absl::Seconds(9));
   EXPECT_THAT(log.Text(), Not(HasSubstr("back after")));

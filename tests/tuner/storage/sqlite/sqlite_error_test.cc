@@ -14,7 +14,7 @@ using ::testing::HasSubstr;
 
 // A full disk was INTERNAL and left no line in the server's log.
 TEST(SqliteErrorTest, AFullDiskIsResourceExhaustedAndLogged) {
-  testing::LogCapture log;
+  vernier::testing::LogCapture log;
   const absl::Status status = SqliteError(nullptr, SQLITE_FULL, "adding measurements");
   EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted) << status;
   EXPECT_THAT(status.message(), HasSubstr("adding measurements failed: database or disk is full"));
@@ -24,7 +24,7 @@ TEST(SqliteErrorTest, AFullDiskIsResourceExhaustedAndLogged) {
 }
 
 TEST(SqliteErrorTest, AnIoErrorIsInternalAndLogged) {
-  testing::LogCapture log;
+  vernier::testing::LogCapture log;
   const absl::Status status = SqliteError(nullptr, SQLITE_IOERR_WRITE, "committing");
   EXPECT_EQ(status.code(), absl::StatusCode::kInternal) << status;
   EXPECT_THAT(log.Text(), HasSubstr("committing failed: disk I/O error"));
@@ -38,7 +38,7 @@ TEST(SqliteErrorTest, ABusyDatabaseIsTransient) {
 }
 
 TEST(SqliteErrorTest, AConstraintIsNotLoggedHere) {
-  testing::LogCapture log;
+  vernier::testing::LogCapture log;
   EXPECT_EQ(SqliteError(nullptr, SQLITE_CONSTRAINT, "inserting").code(),
             absl::StatusCode::kInternal);
   EXPECT_FALSE(IsTransientStoreError(SqliteError(nullptr, SQLITE_CONSTRAINT, "inserting")));
