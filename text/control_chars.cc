@@ -2,13 +2,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "text/absl_view.h"
 #include "text/utf8_text.h"
 
 namespace vernier::text {
 namespace {
-
-// Debian's abseil keeps its own string_view type, which StrCat needs.
-absl::string_view AbslView(std::string_view text) { return {text.data(), text.size()}; }
 
 bool IsControl(char c) {
   const auto byte = static_cast<unsigned char>(c);

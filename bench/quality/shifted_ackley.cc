@@ -6,7 +6,7 @@
 namespace vernier::bench {
 namespace {
 
-constexpr double kShift[5] = {-11.3, 7.9, 3.1, -19.4, 14.2};
+constexpr double kAckleyShift[5] = {-11.3, 7.9, 3.1, -19.4, 14.2};
 
 }  // namespace
 
@@ -20,7 +20,7 @@ double ShiftedAckley::Value(std::span<const double> x) const {
   double squares = 0;
   double cosines = 0;
   for (size_t i = 0; i < x.size(); ++i) {
-    const double z = x[i] - kShift[i];
+    const double z = x[i] - kAckleyShift[i];
     squares += z * z;
     cosines += std::cos(2 * std::numbers::pi * z);
   }
@@ -32,7 +32,7 @@ double ShiftedAckley::Value(std::span<const double> x) const {
 }
 
 std::vector<double> ShiftedAckley::Minimizer() const {
-  return {std::begin(kShift), std::end(kShift)};
+  return {std::begin(kAckleyShift), std::end(kAckleyShift)};
 }
 
 }  // namespace vernier::bench

@@ -6,7 +6,7 @@
 namespace vernier::bench {
 namespace {
 
-constexpr double kShift[3] = {1.3, -2.2, 0.7};
+constexpr double kRastriginShift[3] = {1.3, -2.2, 0.7};
 
 }  // namespace
 
@@ -19,7 +19,7 @@ double ShiftedRastrigin::OptimalValue() const { return 0; }
 double ShiftedRastrigin::Value(std::span<const double> x) const {
   double sum = 0;
   for (size_t i = 0; i < x.size(); ++i) {
-    const double z = x[i] - kShift[i];
+    const double z = x[i] - kRastriginShift[i];
     // The usual 10 d + sum(z^2 - 10 cos(2 pi z)), exactly 0 at the minimum.
     sum += z * z + 10 * (1 - std::cos(2 * std::numbers::pi * z));
   }
@@ -27,7 +27,7 @@ double ShiftedRastrigin::Value(std::span<const double> x) const {
 }
 
 std::vector<double> ShiftedRastrigin::Minimizer() const {
-  return {std::begin(kShift), std::end(kShift)};
+  return {std::begin(kRastriginShift), std::end(kRastriginShift)};
 }
 
 }  // namespace vernier::bench

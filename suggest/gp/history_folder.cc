@@ -9,7 +9,7 @@ namespace {
 
 // Left-out observations whose covariances to the model points are formed at
 // once: the block stays in cache.
-constexpr Eigen::Index kChunk = 256;
+constexpr Eigen::Index kFoldChunk = 256;
 
 }  // namespace
 
@@ -45,9 +45,9 @@ HistoryFolder::Folded HistoryFolder::Fold(const MaternKernel& kernel, double noi
   Eigen::VectorXd weighted_differences = Eigen::VectorXd::Zero(m);
   const double signal = kernel.signal_variance();
   const double max_difference = max_difference_ratio_ * noise_variance;
-  for (size_t start = 0; start < left_out.size(); start += kChunk) {
+  for (size_t start = 0; start < left_out.size(); start += kFoldChunk) {
     const Eigen::Index width =
-        std::min<Eigen::Index>(kChunk, static_cast<Eigen::Index>(left_out.size() - start));
+        std::min<Eigen::Index>(kFoldChunk, static_cast<Eigen::Index>(left_out.size() - start));
     Eigen::MatrixXd others(points.rows(), width);
     for (Eigen::Index k = 0; k < width; ++k) others.col(k) = points.col(left_out[start + k]);
     const Eigen::MatrixXd cross = kernel.CrossCovariance(model, others);  // m x width

@@ -18,7 +18,7 @@ Eigen::MatrixXd Rows(const Eigen::MatrixXd& matrix, const std::vector<int>& rows
 // Chosen points whose distances one matrix product computes, and the
 // points it computes them for.
 constexpr int kBlock = 32;
-constexpr Eigen::Index kChunk = 1024;
+constexpr Eigen::Index kSelectChunk = 1024;
 
 // Squared distances between the history's points: continuous coordinates
 // squared, as |x|^2 + |y|^2 - 2 x.y (so a history of thousands of trials
@@ -32,20 +32,21 @@ class Distances {
         categorical_(categorical),
         norms_(continuous.colwise().squaredNorm().transpose().array()),
         centres_(continuous.rows(), kBlock),
-        products_(kChunk, kBlock),
-        distances_(kChunk) {}
+        products_(kSelectChunk, kBlock),
+        distances_(kSelectChunk) {}
 
   // nearest[i] = min(nearest[i], squared distance of point i to each of
-  // `from`), at most kBlock of them; kChunk points at a time, so that the
+  // `from`), at most kBlock of them; kSelectChunk points at a time, so that the
   // products stay in cache.
   void LowerNearest(std::span<const int> from, Eigen::ArrayXd& nearest) {
     const auto size = static_cast<Eigen::Index>(from.size());
     for (Eigen::Index b = 0; b < size; ++b) centres_.col(b) = continuous_.col(from[b]);
     const Eigen::Index n = continuous_.cols();
-    for (Eigen::Index start = 0; start < n; start += kChunk) {
-      const Eigen::Index length = std::min<Eigen::Index>(kChunk, n - start);
+    for (Eigen::Index start = 0; start < n; start += kSelectChunk) {
+      const Eigen::Index length = std::min<Eigen::Index>(kSelectChunk, n - start);
       auto products = products_.topLeftCorner(length, size);
-      products.noalias() = continuous_.middleCols(start, length).transpose() * centres_.leftCols(size);
+      products.noalias() =
+          continuous_.middleCols(start, length).transpose() * centres_.leftCols(size);
       auto chunk = nearest.segment(start, length);
       for (Eigen::Index b = 0; b < size; ++b) {
         // Rounding can leave a point's distance to itself a hair under 0.
@@ -53,9 +54,9 @@ class Distances {
         distances = (norms_.segment(start, length) + norms_[from[b]] - 2 * products.col(b).array())
                         .max(0.0);
         for (Eigen::Index j = 0; j < categorical_.cols(); ++j) {
-          distances += (categorical_.col(j).segment(start, length).array() !=
-                        categorical_(from[b], j))
-                           .cast<double>();
+          distances +=
+              (categorical_.col(j).segment(start, length).array() != categorical_(from[b], j))
+                  .cast<double>();
         }
         chunk = chunk.min(distances);
       }

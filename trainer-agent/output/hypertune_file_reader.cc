@@ -62,7 +62,8 @@ std::optional<double> NumericValue(const JsonScalar& value) {
 // How a value that is not a number shows in a warning.
 std::string DescribeScalar(const JsonScalar& value) {
   if (const std::string* text = std::get_if<std::string>(&value)) {
-    return absl::StrCat("\"", text->size() > 40 ? text->substr(0, 40) + "..." : *text, "\"");
+    if (text->size() <= 40) return absl::StrCat("\"", *text, "\"");
+    return absl::StrCat("\"", absl::string_view(text->data(), 40), "...\"");
   }
   if (const bool* flag = std::get_if<bool>(&value)) return *flag ? "true" : "false";
   return "null";
@@ -134,9 +135,10 @@ int HypertuneFileReader::Open(struct stat& info) {
   const int fd = open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY);
   if (fd < 0) {
     if (errno == ELOOP) {
-      ReportError(fmt::format("{} is a symbolic link; not followed (the trainer must write the "
-                              "file itself)",
-                              path_));
+      ReportError(
+          fmt::format("{} is a symbolic link; not followed (the trainer must write the "
+                      "file itself)",
+                      path_));
     } else if (errno != ENOENT) {
       ReportError(fmt::format("{}: cannot open: {}", path_, strerror(errno)));
     }

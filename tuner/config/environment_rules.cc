@@ -7,18 +7,25 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "text/absl_view.h"
 
 namespace vernier::config {
 namespace {
 
-// Set by the launch (tuner/trial_launch_builder.cc) or by the agent.
-constexpr std::string_view kVernierVariables[] = {
-    "CLOUD_ML_HP_METRIC_FILE", "CLOUD_ML_JOB_ID", "CLOUD_ML_TRIAL_ID",
-    "CUDA_VISIBLE_DEVICES",    "LOCAL_RANK",      "MASTER_ADDR",
-    "MASTER_PORT",             "RANK",            "TF_CONFIG",
-    "VERNIER_AGENT_TOKEN_FILE", "WORLD_SIZE"};
+using text::AbslView;
 
-absl::string_view AbslView(std::string_view text) { return {text.data(), text.size()}; }
+// Set by the launch (tuner/trial_launch_builder.cc) or by the agent.
+constexpr std::string_view kVernierVariables[] = {"CLOUD_ML_HP_METRIC_FILE",
+                                                  "CLOUD_ML_JOB_ID",
+                                                  "CLOUD_ML_TRIAL_ID",
+                                                  "CUDA_VISIBLE_DEVICES",
+                                                  "LOCAL_RANK",
+                                                  "MASTER_ADDR",
+                                                  "MASTER_PORT",
+                                                  "RANK",
+                                                  "TF_CONFIG",
+                                                  "VERNIER_AGENT_TOKEN_FILE",
+                                                  "WORLD_SIZE"};
 
 }  // namespace
 
@@ -64,9 +71,9 @@ std::map<std::string, std::string> VariablesOf(const char* const* environment,
 absl::Status ValidateEnvironment(const google::protobuf::Map<std::string, std::string>& environment,
                                  std::string_view path, const Locator& locate) {
   if (environment.size() > static_cast<size_t>(kMaxEnvironmentVariables)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(locate(path), ": has ", environment.size(), " variables; at most ",
-                     kMaxEnvironmentVariables, " are allowed"));
+    return absl::InvalidArgumentError(absl::StrCat(locate(path), ": has ", environment.size(),
+                                                   " variables; at most ", kMaxEnvironmentVariables,
+                                                   " are allowed"));
   }
   // In name order, so the first error is the same every time.
   const std::map<std::string, std::string> sorted(environment.begin(), environment.end());

@@ -17,11 +17,14 @@
 #include "common/status_macros.h"
 #include "metrics/metric_pattern.h"
 #include "suggest/early_stopping/early_stopping_policy_factory.h"
+#include "text/absl_view.h"
 #include "text/control_chars.h"
 #include "tuner/config/environment_rules.h"
 
 namespace vernier::config {
 namespace {
+
+using text::AbslView;
 
 using ParameterList = google::protobuf::RepeatedPtrField<v1::ParameterSpec>;
 
@@ -29,20 +32,14 @@ using ParameterList = google::protobuf::RepeatedPtrField<v1::ParameterSpec>;
 // would silently change when suggested values are rounded.
 constexpr double kLargestExactInteger = 9007199254740992.0;
 
-// Debian's abseil keeps its own string_view type, which StrCat needs.
-absl::string_view AbslView(std::string_view text) { return {text.data(), text.size()}; }
-
-absl::Status Invalid(const Locator& locate, std::string_view path, absl::string_view problem) {
-  return absl::InvalidArgumentError(absl::StrCat(locate(path), ": ", problem));
-}
-
 // INVALID_ARGUMENT naming the field when `value` is over `max_bytes`; the
 // message never repeats the value, which may be megabytes.
 absl::Status CheckBytes(const Locator& locate, std::string_view path, std::string_view value,
                         size_t max_bytes) {
   if (value.size() <= max_bytes) return absl::OkStatus();
-  return Invalid(locate, path,
-                 absl::StrCat("is ", value.size(), " bytes; at most ", max_bytes, " are allowed"));
+  return InvalidField(
+      locate, path,
+      absl::StrCat("is ", value.size(), " bytes; at most ", max_bytes, " are allowed"));
 }
 
 // The same for a list of strings: at most `max_count` of at most
@@ -51,7 +48,7 @@ absl::Status CheckList(const Locator& locate, std::string_view path,
                        const google::protobuf::RepeatedPtrField<std::string>& values, int max_count,
                        size_t max_bytes) {
   if (values.size() > max_count) {
-    return Invalid(
+    return InvalidField(
         locate, path,
         absl::StrCat("has ", values.size(), " values; at most ", max_count, " are allowed"));
   }
@@ -68,9 +65,9 @@ absl::Status CheckSpecBytes(const Locator& locate, std::string_view path,
                             const google::protobuf::MessageLite& spec) {
   const size_t bytes = spec.ByteSizeLong();
   if (bytes <= kMaxSpecBytes) return absl::OkStatus();
-  return Invalid(locate, path,
-                 absl::StrCat("is ", bytes, " bytes once encoded; at most ", kMaxSpecBytes,
-                              " are allowed (fewer or shorter parameter values)"));
+  return InvalidField(locate, path,
+                      absl::StrCat("is ", bytes, " bytes once encoded; at most ", kMaxSpecBytes,
+                                   " are allowed (fewer or shorter parameter values)"));
 }
 
 std::string Child(std::string_view parent, std::string_view field) {
@@ -109,10 +106,10 @@ std::string GoalProblem(v1::MetricSpec::Goal goal) {
 absl::Status ValidateAlgorithm(v1::Algorithm algorithm, std::string_view path,
                                const Locator& locate) {
   if (v1::Algorithm_IsValid(algorithm)) return absl::OkStatus();
-  return Invalid(locate, path,
-                 absl::StrCat("unknown algorithm ", static_cast<int>(algorithm),
-                              "; allowed: ALGORITHM_UNSPECIFIED, GRID_SEARCH, RANDOM_SEARCH, "
-                              "QUASI_RANDOM_SEARCH, GAUSSIAN_PROCESS_BANDIT"));
+  return InvalidField(locate, path,
+                      absl::StrCat("unknown algorithm ", static_cast<int>(algorithm),
+                                   "; allowed: ALGORITHM_UNSPECIFIED, GRID_SEARCH, RANDOM_SEARCH, "
+                                   "QUASI_RANDOM_SEARCH, GAUSSIAN_PROCESS_BANDIT"));
 }
 
 // reduction_factor and grace_period shape the rungs of ASHA and Hyperband,
@@ -122,15 +119,16 @@ absl::Status ValidateStoppingSettings(const v1::EarlyStoppingSpec& early_stoppin
                                       std::string_view path, const Locator& locate) {
   const double factor = early_stopping.reduction_factor();
   if (factor != 0 && !(factor > 1 && std::isfinite(factor))) {
-    return Invalid(locate, Child(path, "reduction_factor"),
-                   absl::StrCat("must be greater than 1 (0 or absent means ",
-                                FormatNumber(suggest::kDefaultReductionFactor), "), got ",
-                                FormatNumber(factor)));
+    return InvalidField(locate, Child(path, "reduction_factor"),
+                        absl::StrCat("must be greater than 1 (0 or absent means ",
+                                     FormatNumber(suggest::kDefaultReductionFactor), "), got ",
+                                     FormatNumber(factor)));
   }
   for (const auto& [value, field] : {std::pair{early_stopping.grace_period(), "grace_period"},
                                      std::pair{early_stopping.max_step(), "max_step"}}) {
     if (value < 0) {
-      return Invalid(locate, Child(path, field), absl::StrCat("must not be negative, got ", value));
+      return InvalidField(locate, Child(path, field),
+                          absl::StrCat("must not be negative, got ", value));
     }
   }
   const v1::EarlyStoppingSpec effective = suggest::EffectiveEarlyStopping(early_stopping);
@@ -144,23 +142,25 @@ absl::Status ValidateStoppingSettings(const v1::EarlyStoppingSpec& early_stoppin
         std::tuple{early_stopping.max_step() != 0, horizon, "max_step",
                    "ASHA, HYPERBAND and LEARNING_CURVE policies use"}}) {
     if (!set || used) continue;
-    return Invalid(locate, Child(path, field),
-                   absl::StrCat("only the ", users, " it, and the policy is ",
-                                v1::EarlyStoppingSpec::Policy_Name(policy),
-                                early_stopping.policy() == v1::EarlyStoppingSpec::POLICY_UNSPECIFIED
-                                    ? " (the default); set another policy or remove it"
-                                    : "; set another policy or remove it"));
+    return InvalidField(
+        locate, Child(path, field),
+        absl::StrCat("only the ", users, " it, and the policy is ",
+                     v1::EarlyStoppingSpec::Policy_Name(policy),
+                     early_stopping.policy() == v1::EarlyStoppingSpec::POLICY_UNSPECIFIED
+                         ? " (the default); set another policy or remove it"
+                         : "; set another policy or remove it"));
   }
   if (!rungs) return absl::OkStatus();
   // The first rung must leave room to train reduction_factor times longer.
   const double needed =
       static_cast<double>(effective.grace_period()) * effective.reduction_factor();
   if (effective.max_step() > 0 && static_cast<double>(effective.max_step()) < needed) {
-    return Invalid(locate, Child(path, "max_step"),
-                   absl::StrCat("must be at least ", FormatNumber(needed), " (the grace period ",
-                                effective.grace_period(), " times the reduction factor ",
-                                FormatNumber(effective.reduction_factor()),
-                                ") for a rung to stand before it, got ", effective.max_step()));
+    return InvalidField(
+        locate, Child(path, "max_step"),
+        absl::StrCat("must be at least ", FormatNumber(needed), " (the grace period ",
+                     effective.grace_period(), " times the reduction factor ",
+                     FormatNumber(effective.reduction_factor()),
+                     ") for a rung to stand before it, got ", effective.max_step()));
   }
   return absl::OkStatus();
 }
@@ -168,19 +168,19 @@ absl::Status ValidateStoppingSettings(const v1::EarlyStoppingSpec& early_stoppin
 absl::Status ValidateEarlyStoppingSettings(const v1::EarlyStoppingSpec& early_stopping,
                                            std::string_view path, const Locator& locate) {
   if (!v1::EarlyStoppingSpec::Policy_IsValid(early_stopping.policy())) {
-    return Invalid(
+    return InvalidField(
         locate, Child(path, "policy"),
         absl::StrCat("unknown early stopping policy ", static_cast<int>(early_stopping.policy()),
                      "; allowed: POLICY_UNSPECIFIED, MEDIAN_STOPPING, ASHA, HYPERBAND, "
                      "LEARNING_CURVE"));
   }
   if (early_stopping.min_trials() < 0) {
-    return Invalid(locate, Child(path, "min_trials"),
-                   absl::StrCat("must not be negative, got ", early_stopping.min_trials()));
+    return InvalidField(locate, Child(path, "min_trials"),
+                        absl::StrCat("must not be negative, got ", early_stopping.min_trials()));
   }
   if (early_stopping.start_step() < 0) {
-    return Invalid(locate, Child(path, "start_step"),
-                   absl::StrCat("must not be negative, got ", early_stopping.start_step()));
+    return InvalidField(locate, Child(path, "start_step"),
+                        absl::StrCat("must not be negative, got ", early_stopping.start_step()));
   }
   return ValidateStoppingSettings(early_stopping, path, locate);
 }
@@ -199,7 +199,8 @@ bool IsLogScale(v1::ParameterSpec::ScaleType scale) {
 
 absl::Status ValidateFinite(double value, std::string_view path, const Locator& locate) {
   if (std::isfinite(value)) return absl::OkStatus();
-  return Invalid(locate, path, absl::StrCat("must be a finite number, got ", FormatNumber(value)));
+  return InvalidField(locate, path,
+                      absl::StrCat("must be a finite number, got ", FormatNumber(value)));
 }
 
 // The fields of one parameter type must not carry values that belong to
@@ -210,29 +211,30 @@ absl::Status RejectForeignFields(const v1::ParameterSpec& param, std::string_vie
   const std::string type_name = v1::ParameterSpec::Type_Name(type);
   const bool takes_bounds = type == v1::ParameterSpec::DOUBLE || type == v1::ParameterSpec::INTEGER;
   if (!takes_bounds && param.min_value() != 0) {
-    return Invalid(
+    return InvalidField(
         locate, Child(path, "min_value"),
         absl::StrCat("only DOUBLE and INTEGER parameters take bounds, this one is ", type_name));
   }
   if (!takes_bounds && param.max_value() != 0) {
-    return Invalid(
+    return InvalidField(
         locate, Child(path, "max_value"),
         absl::StrCat("only DOUBLE and INTEGER parameters take bounds, this one is ", type_name));
   }
   if (type != v1::ParameterSpec::CATEGORICAL && !param.categorical_values().empty()) {
-    return Invalid(locate, Child(path, "categorical_values"),
-                   absl::StrCat("only CATEGORICAL parameters take categorical values, this one is ",
-                                type_name));
+    return InvalidField(
+        locate, Child(path, "categorical_values"),
+        absl::StrCat("only CATEGORICAL parameters take categorical values, this one is ",
+                     type_name));
   }
   if (type != v1::ParameterSpec::DISCRETE && !param.discrete_values().empty()) {
-    return Invalid(
+    return InvalidField(
         locate, Child(path, "discrete_values"),
         absl::StrCat("only DISCRETE parameters take discrete values, this one is ", type_name));
   }
   if (type == v1::ParameterSpec::CATEGORICAL && IsLogScale(param.scale_type())) {
-    return Invalid(locate, Child(path, "scale_type"),
-                   absl::StrCat("CATEGORICAL parameters cannot be scaled, got ",
-                                v1::ParameterSpec::ScaleType_Name(param.scale_type())));
+    return InvalidField(locate, Child(path, "scale_type"),
+                        absl::StrCat("CATEGORICAL parameters cannot be scaled, got ",
+                                     v1::ParameterSpec::ScaleType_Name(param.scale_type())));
   }
   return absl::OkStatus();
 }
@@ -251,12 +253,12 @@ absl::Status ValidateBounds(const v1::ParameterSpec& param, std::string_view pat
     for (const auto& [bound, bound_path] :
          {std::pair{param.min_value(), &min_path}, std::pair{param.max_value(), &max_path}}) {
       if (std::trunc(bound) != bound) {
-        return Invalid(locate, *bound_path,
-                       absl::StrCat("an INTEGER parameter needs whole-number bounds, got ",
-                                    FormatNumber(bound)));
+        return InvalidField(locate, *bound_path,
+                            absl::StrCat("an INTEGER parameter needs whole-number bounds, got ",
+                                         FormatNumber(bound)));
       }
       if (std::abs(bound) > kLargestExactInteger) {
-        return Invalid(
+        return InvalidField(
             locate, *bound_path,
             absl::StrCat("INTEGER bounds must lie within +-2^53 = +-9007199254740992, got ",
                          FormatNumber(bound)));
@@ -264,7 +266,7 @@ absl::Status ValidateBounds(const v1::ParameterSpec& param, std::string_view pat
     }
   }
   if (param.min_value() >= param.max_value()) {
-    return Invalid(
+    return InvalidField(
         locate, max_path,
         absl::StrCat("the maximum (", FormatNumber(param.max_value()),
                      ") must be greater than the minimum (", FormatNumber(param.min_value()), ")"));
@@ -272,13 +274,13 @@ absl::Status ValidateBounds(const v1::ParameterSpec& param, std::string_view pat
   // The designers work on max - min; a range whose width overflows a double
   // would reach them as inf (and fail later, where no file:line is known).
   if (!std::isfinite(param.max_value() - param.min_value())) {
-    return Invalid(locate, max_path,
-                   absl::StrCat("the range [", FormatNumber(param.min_value()), ", ",
-                                FormatNumber(param.max_value()),
-                                "] is too wide: its width overflows a double"));
+    return InvalidField(locate, max_path,
+                        absl::StrCat("the range [", FormatNumber(param.min_value()), ", ",
+                                     FormatNumber(param.max_value()),
+                                     "] is too wide: its width overflows a double"));
   }
   if (IsLogScale(param.scale_type()) && param.min_value() <= 0) {
-    return Invalid(
+    return InvalidField(
         locate, min_path,
         absl::StrCat(v1::ParameterSpec::ScaleType_Name(param.scale_type()),
                      " needs a positive minimum, got ", FormatNumber(param.min_value())));
@@ -290,37 +292,38 @@ absl::Status ValidateCategoricalValues(const v1::ParameterSpec& param, std::stri
                                        const Locator& locate) {
   const std::string values_path = Child(path, "categorical_values");
   if (param.categorical_values().empty()) {
-    return Invalid(locate, values_path,
-                   absl::StrCat("CATEGORICAL parameter \"", param.parameter_name(),
-                                "\" needs at least one value"));
+    return InvalidField(locate, values_path,
+                        absl::StrCat("CATEGORICAL parameter \"", param.parameter_name(),
+                                     "\" needs at least one value"));
   }
   if (param.categorical_values_size() > kMaxCategoricalValues) {
-    return Invalid(locate, values_path,
-                   absl::StrCat("has ", param.categorical_values_size(), " values; at most ",
-                                kMaxCategoricalValues, " are allowed"));
+    return InvalidField(locate, values_path,
+                        absl::StrCat("has ", param.categorical_values_size(), " values; at most ",
+                                     kMaxCategoricalValues, " are allowed"));
   }
   absl::flat_hash_map<std::string_view, int> first_index;
   for (int i = 0; i < param.categorical_values_size(); ++i) {
     const std::string& value = param.categorical_values(i);
     if (value.empty()) {
-      return Invalid(locate, Element(values_path, i), "categorical values must not be empty");
+      return InvalidField(locate, Element(values_path, i), "categorical values must not be empty");
     }
     if (value.size() > kMaxCategoricalValueBytes) {
-      return Invalid(locate, Element(values_path, i),
-                     absl::StrCat("the categorical value is ", value.size(), " bytes; at most ",
-                                  kMaxCategoricalValueBytes, " are allowed"));
+      return InvalidField(
+          locate, Element(values_path, i),
+          absl::StrCat("the categorical value is ", value.size(), " bytes; at most ",
+                       kMaxCategoricalValueBytes, " are allowed"));
     }
     // A value becomes a command-line argument: a NUL would cut it short (two
     // values would run as the same flag), a newline would forge log lines.
     if (std::optional<std::string> refusal =
             text::ControlChars::Refusal("the categorical value", value)) {
-      return Invalid(locate, Element(values_path, i), *refusal);
+      return InvalidField(locate, Element(values_path, i), *refusal);
     }
     const auto [it, inserted] = first_index.emplace(value, i);
     if (!inserted) {
-      return Invalid(locate, Element(values_path, i),
-                     absl::StrCat("duplicate categorical value \"", value, "\" (first at index ",
-                                  it->second, ")"));
+      return InvalidField(locate, Element(values_path, i),
+                          absl::StrCat("duplicate categorical value \"", value,
+                                       "\" (first at index ", it->second, ")"));
     }
   }
   return absl::OkStatus();
@@ -331,14 +334,14 @@ absl::Status ValidateDiscreteValues(const v1::ParameterSpec& param, std::string_
   const std::string values_path = Child(path, "discrete_values");
   const auto& values = param.discrete_values();
   if (values.empty()) {
-    return Invalid(locate, values_path,
-                   absl::StrCat("DISCRETE parameter \"", param.parameter_name(),
-                                "\" needs at least one value"));
+    return InvalidField(locate, values_path,
+                        absl::StrCat("DISCRETE parameter \"", param.parameter_name(),
+                                     "\" needs at least one value"));
   }
   if (values.size() > kMaxDiscreteValues) {
-    return Invalid(locate, values_path,
-                   absl::StrCat("has ", values.size(), " values; at most ", kMaxDiscreteValues,
-                                " are allowed"));
+    return InvalidField(locate, values_path,
+                        absl::StrCat("has ", values.size(), " values; at most ", kMaxDiscreteValues,
+                                     " are allowed"));
   }
   for (int i = 0; i < values.size(); ++i) {
     if (absl::Status status = ValidateFinite(values[i], Element(values_path, i), locate);
@@ -346,16 +349,16 @@ absl::Status ValidateDiscreteValues(const v1::ParameterSpec& param, std::string_
       return status;
     }
     if (i > 0 && values[i] <= values[i - 1]) {
-      return Invalid(locate, Element(values_path, i),
-                     absl::StrCat("values must be strictly increasing, but value ",
-                                  FormatNumber(values[i]), " at index ", i, " follows ",
-                                  FormatNumber(values[i - 1]), " at index ", i - 1));
+      return InvalidField(locate, Element(values_path, i),
+                          absl::StrCat("values must be strictly increasing, but value ",
+                                       FormatNumber(values[i]), " at index ", i, " follows ",
+                                       FormatNumber(values[i - 1]), " at index ", i - 1));
     }
   }
   if (IsLogScale(param.scale_type()) && values[0] <= 0) {
-    return Invalid(locate, Element(values_path, 0),
-                   absl::StrCat(v1::ParameterSpec::ScaleType_Name(param.scale_type()),
-                                " needs positive values, got ", FormatNumber(values[0])));
+    return InvalidField(locate, Element(values_path, 0),
+                        absl::StrCat(v1::ParameterSpec::ScaleType_Name(param.scale_type()),
+                                     " needs positive values, got ", FormatNumber(values[0])));
   }
   return absl::OkStatus();
 }
@@ -364,37 +367,37 @@ absl::Status ValidateParameter(const v1::ParameterSpec& param, std::string_view 
                                v1::Algorithm algorithm, const Locator& locate) {
   const std::string name_path = Child(path, "parameter_name");
   if (param.parameter_name().empty()) {
-    return Invalid(locate, name_path, "the parameter name is required");
+    return InvalidField(locate, name_path, "the parameter name is required");
   }
   VERNIER_RETURN_IF_ERROR(CheckBytes(locate, name_path, param.parameter_name(), kMaxNameBytes));
   if (!IsValidParameterName(param.parameter_name())) {
-    return Invalid(locate, name_path,
-                   absl::StrCat("parameter name \"", param.parameter_name(),
-                                "\" must start with a letter or '_' and contain only letters, "
-                                "digits, '_', '.' and '-' (it becomes a --name=value flag)"));
+    return InvalidField(locate, name_path,
+                        absl::StrCat("parameter name \"", param.parameter_name(),
+                                     "\" must start with a letter or '_' and contain only letters, "
+                                     "digits, '_', '.' and '-' (it becomes a --name=value flag)"));
   }
   const std::string type_path = Child(path, "type");
   if (param.type() == v1::ParameterSpec::TYPE_UNSPECIFIED) {
-    return Invalid(locate, type_path,
-                   absl::StrCat("parameter \"", param.parameter_name(),
-                                "\" needs a type: DOUBLE, INTEGER, CATEGORICAL or DISCRETE"));
+    return InvalidField(locate, type_path,
+                        absl::StrCat("parameter \"", param.parameter_name(),
+                                     "\" needs a type: DOUBLE, INTEGER, CATEGORICAL or DISCRETE"));
   }
   if (!v1::ParameterSpec::Type_IsValid(param.type())) {
-    return Invalid(locate, type_path,
-                   absl::StrCat("unknown parameter type ", static_cast<int>(param.type()),
-                                "; allowed: DOUBLE, INTEGER, CATEGORICAL, DISCRETE"));
+    return InvalidField(locate, type_path,
+                        absl::StrCat("unknown parameter type ", static_cast<int>(param.type()),
+                                     "; allowed: DOUBLE, INTEGER, CATEGORICAL, DISCRETE"));
   }
   if (!v1::ParameterSpec::ScaleType_IsValid(param.scale_type())) {
-    return Invalid(locate, Child(path, "scale_type"),
-                   absl::StrCat("unknown scale type ", static_cast<int>(param.scale_type()),
-                                "; allowed: NONE, UNIT_LINEAR_SCALE, UNIT_LOG_SCALE, "
-                                "UNIT_REVERSE_LOG_SCALE"));
+    return InvalidField(locate, Child(path, "scale_type"),
+                        absl::StrCat("unknown scale type ", static_cast<int>(param.scale_type()),
+                                     "; allowed: NONE, UNIT_LINEAR_SCALE, UNIT_LOG_SCALE, "
+                                     "UNIT_REVERSE_LOG_SCALE"));
   }
   if (absl::Status status = RejectForeignFields(param, path, locate); !status.ok()) return status;
   switch (param.type()) {
     case v1::ParameterSpec::DOUBLE:
       if (algorithm == v1::GRID_SEARCH) {
-        return Invalid(
+        return InvalidField(
             locate, type_path,
             absl::StrCat("GRID_SEARCH cannot enumerate DOUBLE parameter \"", param.parameter_name(),
                          "\"; make it INTEGER, DISCRETE or CATEGORICAL, or pick "
@@ -448,14 +451,15 @@ absl::Status ValidateParentValues(const v1::ParameterSpec& parent,
       yaml_field = "parentDiscreteValues";
       break;
     default:
-      return Invalid(locate, path,
-                     absl::StrCat("DOUBLE parameter ", parent_name,
-                                  " cannot have conditional parameters (a condition needs "
-                                  "values to match); make it DISCRETE to branch on its values"));
+      return InvalidField(
+          locate, path,
+          absl::StrCat("DOUBLE parameter ", parent_name,
+                       " cannot have conditional parameters (a condition needs "
+                       "values to match); make it DISCRETE to branch on its values"));
   }
   const std::string values_path = Child(Child(path, field), "values");
   if (conditional.parent_value_condition_case() != expected) {
-    return Invalid(
+    return InvalidField(
         locate, path,
         absl::StrCat("parent ", parent_name, " is ", v1::ParameterSpec::Type_Name(parent.type()),
                      ", so the condition must be ", yaml_field));
@@ -468,9 +472,9 @@ absl::Status ValidateParentValues(const v1::ParameterSpec& parent,
       for (int j = 0; j < values.size(); ++j) {
         const auto& allowed = parent.categorical_values();
         if (std::find(allowed.begin(), allowed.end(), values[j]) == allowed.end()) {
-          return Invalid(locate, Element(values_path, j),
-                         absl::StrCat("\"", values[j], "\" is not a value of parent ", parent_name,
-                                      " (", absl::StrJoin(allowed, ", "), ")"));
+          return InvalidField(locate, Element(values_path, j),
+                              absl::StrCat("\"", values[j], "\" is not a value of parent ",
+                                           parent_name, " (", absl::StrJoin(allowed, ", "), ")"));
         }
       }
       break;
@@ -481,10 +485,10 @@ absl::Status ValidateParentValues(const v1::ParameterSpec& parent,
       for (int j = 0; j < values.size(); ++j) {
         if (static_cast<double>(values[j]) < parent.min_value() ||
             static_cast<double>(values[j]) > parent.max_value()) {
-          return Invalid(locate, Element(values_path, j),
-                         absl::StrCat(values[j], " is not a value of parent ", parent_name, " ([",
-                                      FormatNumber(parent.min_value()), ", ",
-                                      FormatNumber(parent.max_value()), "])"));
+          return InvalidField(locate, Element(values_path, j),
+                              absl::StrCat(values[j], " is not a value of parent ", parent_name,
+                                           " ([", FormatNumber(parent.min_value()), ", ",
+                                           FormatNumber(parent.max_value()), "])"));
         }
       }
       break;
@@ -495,7 +499,7 @@ absl::Status ValidateParentValues(const v1::ParameterSpec& parent,
       for (int j = 0; j < values.size(); ++j) {
         const auto& allowed = parent.discrete_values();
         if (std::find(allowed.begin(), allowed.end(), values[j]) == allowed.end()) {
-          return Invalid(
+          return InvalidField(
               locate, Element(values_path, j),
               absl::StrCat(FormatNumber(values[j]), " is not a value of parent ", parent_name, " (",
                            absl::StrJoin(allowed, ", ",
@@ -509,9 +513,9 @@ absl::Status ValidateParentValues(const v1::ParameterSpec& parent,
     }
   }
   if (size == 0) {
-    return Invalid(locate, values_path,
-                   absl::StrCat("lists no values of parent ", parent_name,
-                                "; the conditional parameter would never be active"));
+    return InvalidField(locate, values_path,
+                        absl::StrCat("lists no values of parent ", parent_name,
+                                     "; the conditional parameter would never be active"));
   }
   return absl::OkStatus();
 }
@@ -520,16 +524,17 @@ absl::Status ValidateParameterTree(const v1::ParameterSpec& param, const std::st
                                    std::string first_definition, v1::Algorithm algorithm,
                                    const Locator& locate, FirstDefinitions& names, int& count) {
   if (++count > kMaxParameters) {
-    return Invalid(locate, path,
-                   absl::StrCat("the search space has more than ", kMaxParameters,
-                                " parameters, conditional ones included"));
+    return InvalidField(locate, path,
+                        absl::StrCat("the search space has more than ", kMaxParameters,
+                                     " parameters, conditional ones included"));
   }
   VERNIER_RETURN_IF_ERROR(ValidateParameter(param, path, algorithm, locate));
   const auto [it, inserted] = names.emplace(param.parameter_name(), first_definition);
   if (!inserted) {
-    return Invalid(locate, Child(path, "parameter_name"),
-                   absl::StrCat("duplicate parameter name \"", param.parameter_name(), "\" (first ",
-                                it->second, "); a name may be used once in the whole tree"));
+    return InvalidField(
+        locate, Child(path, "parameter_name"),
+        absl::StrCat("duplicate parameter name \"", param.parameter_name(), "\" (first ",
+                     it->second, "); a name may be used once in the whole tree"));
   }
   const std::string conditionals_path = Child(path, "conditional_parameter_specs");
   for (int k = 0; k < param.conditional_parameter_specs_size(); ++k) {
@@ -547,12 +552,12 @@ absl::Status ValidateParameterTree(const v1::ParameterSpec& param, const std::st
 absl::Status ValidateParameters(const ParameterList& params, std::string_view list_path,
                                 v1::Algorithm algorithm, const Locator& locate) {
   if (params.empty()) {
-    return Invalid(locate, list_path, "at least one parameter is required");
+    return InvalidField(locate, list_path, "at least one parameter is required");
   }
   if (params.size() > kMaxParameters) {
-    return Invalid(locate, list_path,
-                   absl::StrCat("has ", params.size(), " parameters; at most ", kMaxParameters,
-                                " are allowed"));
+    return InvalidField(locate, list_path,
+                        absl::StrCat("has ", params.size(), " parameters; at most ", kMaxParameters,
+                                     " are allowed"));
   }
   FirstDefinitions names;
   int count = 0;
@@ -573,14 +578,14 @@ absl::Status ValidateReplicaConfig(const v1::ReplicaConfig& config, std::string_
   const v1::AcceleratorConfig& accelerators = config.accelerator_config();
   const std::string count_path = Child(path, "accelerator_config.count");
   if (accelerators.count() < 0) {
-    return Invalid(locate, count_path,
-                   absl::StrCat("must not be negative, got ", accelerators.count()));
+    return InvalidField(locate, count_path,
+                        absl::StrCat("must not be negative, got ", accelerators.count()));
   }
   if (accelerators.count() > 0 && accelerators.type().empty()) {
-    return Invalid(locate, count_path,
-                   absl::StrCat("a positive count needs an accelerator type, e.g. "
-                                "NVIDIA_TESLA_V100, got ",
-                                accelerators.count()));
+    return InvalidField(locate, count_path,
+                        absl::StrCat("a positive count needs an accelerator type, e.g. "
+                                     "NVIDIA_TESLA_V100, got ",
+                                     accelerators.count()));
   }
   VERNIER_RETURN_IF_ERROR(
       CheckBytes(locate, Child(path, "image_uri"), config.image_uri(), kMaxPathBytes));
@@ -601,30 +606,30 @@ absl::Status ValidateReplicaGroup(absl::string_view role, int64_t count, std::st
                                   std::string_view count_path, std::string_view type_path,
                                   absl::string_view scale_tier, const Locator& locate) {
   if (count < 0) {
-    return Invalid(locate, count_path, absl::StrCat("must not be negative, got ", count));
+    return InvalidField(locate, count_path, absl::StrCat("must not be negative, got ", count));
   }
   const bool custom = scale_tier == "CUSTOM";
   if (!type.empty() && !custom) {
-    return Invalid(locate, type_path,
-                   absl::StrCat(WithArticle(role),
-                                " machine type is only used with the CUSTOM scale "
-                                "tier, not \"",
-                                scale_tier, "\""));
+    return InvalidField(locate, type_path,
+                        absl::StrCat(WithArticle(role),
+                                     " machine type is only used with the CUSTOM scale "
+                                     "tier, not \"",
+                                     scale_tier, "\""));
   }
   if (count > 0 && !custom) {
-    return Invalid(
+    return InvalidField(
         locate, count_path,
         absl::StrCat(role, "s are only used with the CUSTOM scale tier, not \"", scale_tier, "\""));
   }
   if (count > 0 && type.empty()) {
-    return Invalid(
+    return InvalidField(
         locate, count_path,
         absl::StrCat("a positive count needs ", WithArticle(role), " machine type, got ", count));
   }
   if (count == 0 && !type.empty()) {
-    return Invalid(locate, type_path,
-                   absl::StrCat(WithArticle(role), " machine type needs a positive ", role,
-                                " count (how many each trial runs), got none"));
+    return InvalidField(locate, type_path,
+                        absl::StrCat(WithArticle(role), " machine type needs a positive ", role,
+                                     " count (how many each trial runs), got none"));
   }
   return absl::OkStatus();
 }
@@ -637,7 +642,7 @@ absl::Status ValidateMetrics(const google::protobuf::RepeatedPtrField<v1::Metric
                              std::string_view list, bool early_stopping,
                              std::string_view early_stopping_path, const Locator& locate) {
   if (metrics.size() > kMaxMetrics) {
-    return Invalid(
+    return InvalidField(
         locate, list,
         absl::StrCat("has ", metrics.size(), " metrics; at most ", kMaxMetrics, " are allowed"));
   }
@@ -647,63 +652,64 @@ absl::Status ValidateMetrics(const google::protobuf::RepeatedPtrField<v1::Metric
     const v1::MetricSpec& metric = metrics[i];
     const std::string path = Element(list, i);
     if (metric.metric_id().empty()) {
-      return Invalid(locate, Child(path, "metric_id"), "the metric id is required");
+      return InvalidField(locate, Child(path, "metric_id"), "the metric id is required");
     }
     VERNIER_RETURN_IF_ERROR(
         CheckBytes(locate, Child(path, "metric_id"), metric.metric_id(), kMaxNameBytes));
     const auto [it, inserted] = first_index.emplace(metric.metric_id(), i);
     if (!inserted) {
-      return Invalid(locate, Child(path, "metric_id"),
-                     absl::StrCat("duplicate metric id \"", metric.metric_id(),
-                                  "\" (first at index ", it->second, ")"));
+      return InvalidField(locate, Child(path, "metric_id"),
+                          absl::StrCat("duplicate metric id \"", metric.metric_id(),
+                                       "\" (first at index ", it->second, ")"));
     }
     if (!metric.has_constraint()) {
       if (std::string problem = GoalProblem(metric.goal()); !problem.empty()) {
-        return Invalid(locate, Child(path, "goal"), problem);
+        return InvalidField(locate, Child(path, "goal"), problem);
       }
       ++objectives;
       continue;
     }
     const v1::MetricSpec::Constraint& constraint = metric.constraint();
     if (metric.goal() != v1::MetricSpec::GOAL_UNSPECIFIED) {
-      return Invalid(locate, Child(path, "goal"),
-                     absl::StrCat("metric \"", metric.metric_id(),
-                                  "\" is an outcome constraint (it has a constraint), which has "
-                                  "no goal; remove the goal, or the constraint to make it an "
-                                  "objective"));
+      return InvalidField(
+          locate, Child(path, "goal"),
+          absl::StrCat("metric \"", metric.metric_id(),
+                       "\" is an outcome constraint (it has a constraint), which has "
+                       "no goal; remove the goal, or the constraint to make it an "
+                       "objective"));
     }
     if (!constraint.has_min_value() && !constraint.has_max_value()) {
-      return Invalid(locate, Child(path, "constraint"),
-                     "needs minValue, maxValue or both (the bounds a feasible trial's value "
-                     "lies within)");
+      return InvalidField(locate, Child(path, "constraint"),
+                          "needs minValue, maxValue or both (the bounds a feasible trial's value "
+                          "lies within)");
     }
     for (const auto& [present, value, field] :
          {std::tuple{constraint.has_min_value(), constraint.min_value(), "min_value"},
           std::tuple{constraint.has_max_value(), constraint.max_value(), "max_value"}}) {
       if (present && !std::isfinite(value)) {
-        return Invalid(locate, Child(Child(path, "constraint"), field),
-                       absl::StrCat("must be a finite number, got ", value));
+        return InvalidField(locate, Child(Child(path, "constraint"), field),
+                            absl::StrCat("must be a finite number, got ", value));
       }
     }
     if (constraint.has_min_value() && constraint.has_max_value() &&
         constraint.min_value() > constraint.max_value()) {
-      return Invalid(locate, Child(Child(path, "constraint"), "min_value"),
-                     absl::StrCat("must not exceed max_value (", constraint.max_value(), "), got ",
-                                  constraint.min_value()));
+      return InvalidField(locate, Child(Child(path, "constraint"), "min_value"),
+                          absl::StrCat("must not exceed max_value (", constraint.max_value(),
+                                       "), got ", constraint.min_value()));
     }
     if (i == 0) {
-      return Invalid(locate, Child(path, "constraint"),
-                     "the first metric must be an objective (the one a single-objective view "
-                     "reports); list the outcome constraints after the objectives");
+      return InvalidField(locate, Child(path, "constraint"),
+                          "the first metric must be an objective (the one a single-objective view "
+                          "reports); list the outcome constraints after the objectives");
     }
   }
   if (objectives > 1 && early_stopping) {
-    return Invalid(locate, early_stopping_path,
-                   absl::StrCat("early stopping compares trials on one objective, and this "
-                                "study has ",
-                                objectives,
-                                " (a trial behind on one may lead on another); disable early "
-                                "stopping or keep one objective"));
+    return InvalidField(locate, early_stopping_path,
+                        absl::StrCat("early stopping compares trials on one objective, and this "
+                                     "study has ",
+                                     objectives,
+                                     " (a trial behind on one may lead on another); disable early "
+                                     "stopping or keep one objective"));
   }
   return absl::OkStatus();
 }
@@ -721,9 +727,9 @@ absl::Status ValidateHyperparameterSpec(const v1::HyperparameterSpec& spec, cons
          {std::pair{!spec.hyperparameter_metric_tag().empty(), "hyperparameter_metric_tag"},
           std::pair{spec.goal() != v1::MetricSpec::GOAL_UNSPECIFIED, "goal"}}) {
       if (given) {
-        return Invalid(locate, field,
-                       "give either metrics or goal with hyperparameterMetricTag, not both "
-                       "(metrics names every objective with its own goal)");
+        return InvalidField(locate, field,
+                            "give either metrics or goal with hyperparameterMetricTag, not both "
+                            "(metrics names every objective with its own goal)");
       }
     }
     VERNIER_RETURN_IF_ERROR(ValidateMetrics(spec.metrics(), "metrics",
@@ -731,11 +737,11 @@ absl::Status ValidateHyperparameterSpec(const v1::HyperparameterSpec& spec, cons
                                             "enable_trial_early_stopping", locate));
   } else {
     if (std::string problem = GoalProblem(spec.goal()); !problem.empty()) {
-      return Invalid(locate, "goal", problem);
+      return InvalidField(locate, "goal", problem);
     }
     if (spec.hyperparameter_metric_tag().empty()) {
-      return Invalid(locate, "hyperparameter_metric_tag",
-                     "the metric tag is empty; it names the metric the trainer reports");
+      return InvalidField(locate, "hyperparameter_metric_tag",
+                          "the metric tag is empty; it names the metric the trainer reports");
     }
     VERNIER_RETURN_IF_ERROR(CheckBytes(locate, "hyperparameter_metric_tag",
                                        spec.hyperparameter_metric_tag(), kMaxNameBytes));
@@ -743,25 +749,25 @@ absl::Status ValidateHyperparameterSpec(const v1::HyperparameterSpec& spec, cons
   VERNIER_RETURN_IF_ERROR(
       CheckBytes(locate, "metric_regex", spec.metric_regex(), kMaxMetricRegexBytes));
   if (spec.max_trials() < 1) {
-    return Invalid(locate, "max_trials",
-                   absl::StrCat("must be at least 1, got ", spec.max_trials()));
+    return InvalidField(locate, "max_trials",
+                        absl::StrCat("must be at least 1, got ", spec.max_trials()));
   }
   if (spec.max_parallel_trials() < 1) {
-    return Invalid(locate, "max_parallel_trials",
-                   absl::StrCat("must be at least 1, got ", spec.max_parallel_trials()));
+    return InvalidField(locate, "max_parallel_trials",
+                        absl::StrCat("must be at least 1, got ", spec.max_parallel_trials()));
   }
   if (spec.max_parallel_trials() > spec.max_trials()) {
-    return Invalid(locate, "max_parallel_trials",
-                   absl::StrCat("must not exceed the maximum number of trials (", spec.max_trials(),
-                                "), got ", spec.max_parallel_trials()));
+    return InvalidField(locate, "max_parallel_trials",
+                        absl::StrCat("must not exceed the maximum number of trials (",
+                                     spec.max_trials(), "), got ", spec.max_parallel_trials()));
   }
   if (spec.max_failed_trials() < 0) {
-    return Invalid(locate, "max_failed_trials",
-                   absl::StrCat("must not be negative, got ", spec.max_failed_trials()));
+    return InvalidField(locate, "max_failed_trials",
+                        absl::StrCat("must not be negative, got ", spec.max_failed_trials()));
   }
   if (!spec.resume_previous_job_id().empty()) {
     if (absl::Status status = ValidateJobId(spec.resume_previous_job_id()); !status.ok()) {
-      return Invalid(locate, "resume_previous_job_id", status.message());
+      return InvalidField(locate, "resume_previous_job_id", status.message());
     }
   }
   if (absl::Status status = ValidateAlgorithm(spec.algorithm(), "algorithm", locate);
@@ -773,7 +779,7 @@ absl::Status ValidateHyperparameterSpec(const v1::HyperparameterSpec& spec, cons
     if (absl::StatusOr<metrics::MetricPattern> pattern =
             metrics::MetricPattern::Compile(spec.metric_regex());
         !pattern.ok()) {
-      return Invalid(locate, "metric_regex", pattern.status().message());
+      return InvalidField(locate, "metric_regex", pattern.status().message());
     }
   }
   const v1::EarlyStoppingSpec& early_stopping = spec.early_stopping();
@@ -784,9 +790,9 @@ absl::Status ValidateHyperparameterSpec(const v1::HyperparameterSpec& spec, cons
   // Proto3 serialises only the fields that differ from their defaults.
   const bool early_stopping_configured = early_stopping.ByteSizeLong() != 0;
   if (early_stopping_configured && !spec.enable_trial_early_stopping()) {
-    return Invalid(locate, "early_stopping",
-                   "is set but trial early stopping is not enabled; enable it or remove these "
-                   "settings");
+    return InvalidField(locate, "early_stopping",
+                        "is set but trial early stopping is not enabled; enable it or remove these "
+                        "settings");
   }
   VERNIER_RETURN_IF_ERROR(ValidateParameters(spec.params(), "params", spec.algorithm(), locate));
   return CheckSpecBytes(locate, "params", spec);
@@ -795,7 +801,7 @@ absl::Status ValidateHyperparameterSpec(const v1::HyperparameterSpec& spec, cons
 absl::Status ValidateTrainingInput(const v1::TrainingInput& input, const Locator& locate) {
   const std::string& tier = input.scale_tier();
   if (!IsScaleTier(tier)) {
-    return Invalid(
+    return InvalidField(
         locate, "scale_tier",
         absl::StrCat("unknown scale tier \"", tier, "\"; allowed: ",
                      absl::StrJoin(kScaleTiers, ", ", [](std::string* out, std::string_view name) {
@@ -804,13 +810,14 @@ absl::Status ValidateTrainingInput(const v1::TrainingInput& input, const Locator
   }
   const bool custom = tier == "CUSTOM";
   if (custom && input.master_type().empty()) {
-    return Invalid(locate, "scale_tier", "the CUSTOM scale tier needs a master machine type");
+    return InvalidField(locate, "scale_tier", "the CUSTOM scale tier needs a master machine type");
   }
   if (!custom && !input.master_type().empty()) {
-    return Invalid(locate, "master_type",
-                   absl::StrCat("a master machine type is only used with the CUSTOM scale tier, "
-                                "not \"",
-                                tier, "\""));
+    return InvalidField(
+        locate, "master_type",
+        absl::StrCat("a master machine type is only used with the CUSTOM scale tier, "
+                     "not \"",
+                     tier, "\""));
   }
   if (absl::Status status =
           ValidateReplicaGroup("worker", input.worker_count(), input.worker_type(), "worker_count",
@@ -850,12 +857,12 @@ absl::Status ValidateTrainingInput(const v1::TrainingInput& input, const Locator
   }
   if (std::optional<std::string> refusal =
           text::ControlChars::Refusal("the job dir", input.job_dir())) {
-    return Invalid(locate, "job_dir", *refusal);
+    return InvalidField(locate, "job_dir", *refusal);
   }
   if (input.scheduling().max_retries() < 0) {
-    return Invalid(locate, "scheduling.max_retries",
-                   absl::StrCat("must not be negative (0: no retries), got ",
-                                input.scheduling().max_retries()));
+    return InvalidField(locate, "scheduling.max_retries",
+                        absl::StrCat("must not be negative (0: no retries), got ",
+                                     input.scheduling().max_retries()));
   }
   if (input.has_hyperparameters()) {
     return ValidateHyperparameterSpec(input.hyperparameters(), Nested(locate, "hyperparameters"));
@@ -866,7 +873,7 @@ absl::Status ValidateTrainingInput(const v1::TrainingInput& input, const Locator
 absl::Status ValidateStudySpec(const v1::StudySpec& spec) {
   const Locator locate = ProtoPathLocator("spec");
   if (spec.metrics().empty()) {
-    return Invalid(locate, "metrics", "at least one metric is required");
+    return InvalidField(locate, "metrics", "at least one metric is required");
   }
   VERNIER_RETURN_IF_ERROR(ValidateMetrics(spec.metrics(), "metrics",
                                           spec.early_stopping().enabled(), "early_stopping.enabled",
@@ -875,14 +882,14 @@ absl::Status ValidateStudySpec(const v1::StudySpec& spec) {
                                      std::pair{spec.max_parallel_trials(), "max_parallel_trials"},
                                      std::pair{spec.max_failed_trials(), "max_failed_trials"}}) {
     if (value < 0) {
-      return Invalid(locate, field,
-                     absl::StrCat("must not be negative (0 means no limit), got ", value));
+      return InvalidField(locate, field,
+                          absl::StrCat("must not be negative (0 means no limit), got ", value));
     }
   }
   if (spec.max_trials() > 0 && spec.max_parallel_trials() > spec.max_trials()) {
-    return Invalid(locate, "max_parallel_trials",
-                   absl::StrCat("must not exceed the maximum number of trials (", spec.max_trials(),
-                                "), got ", spec.max_parallel_trials()));
+    return InvalidField(locate, "max_parallel_trials",
+                        absl::StrCat("must not exceed the maximum number of trials (",
+                                     spec.max_trials(), "), got ", spec.max_parallel_trials()));
   }
   if (absl::Status status = ValidateAlgorithm(spec.algorithm(), "algorithm", locate);
       !status.ok()) {
@@ -981,6 +988,10 @@ absl::Status ValidateJobId(std::string_view job_id_text) {
     }
   }
   return absl::OkStatus();
+}
+
+absl::Status InvalidField(const Locator& locate, std::string_view path, absl::string_view problem) {
+  return absl::InvalidArgumentError(absl::StrCat(locate(path), ": ", problem));
 }
 
 }  // namespace vernier::config

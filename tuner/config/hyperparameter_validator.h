@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "vernier/v1/job.pb.h"
 #include "vernier/v1/study.pb.h"
 
@@ -27,6 +28,10 @@ using Locator = std::function<std::string(std::string_view field_path)>;
 // e.g. ProtoPathLocator("training_input") names
 // "training_input.hyperparameters.max_trials".
 Locator ProtoPathLocator(std::string root);
+
+// INVALID_ARGUMENT "LOCATION: PROBLEM", the location of the field at `path`
+// by `locate`.
+absl::Status InvalidField(const Locator& locate, std::string_view path, absl::string_view problem);
 
 // The `hyperparameters:` block of a training job, after defaults
 // (ApplyHyperparameterDefaults or the parser's own).

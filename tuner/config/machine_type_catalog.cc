@@ -17,6 +17,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "text/absl_view.h"
 #include "tuner/config/closest_match.h"
 #include "tuner/config/hyperparameter_validator.h"
 #include "tuner/config/strict_scalar.h"
@@ -25,7 +26,7 @@
 namespace vernier::config {
 namespace {
 
-absl::string_view AbslView(std::string_view text) { return {text.data(), text.size()}; }
+using text::AbslView;
 
 // cpus, gpus and accelerator counts are ints.
 constexpr int64_t kMaxCount = std::numeric_limits<int>::max();

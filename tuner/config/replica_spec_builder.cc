@@ -52,10 +52,6 @@ std::string FormatCounts(const std::vector<int>& counts) {
   return absl::StrCat(absl::StrJoin(texts, ", "), " or ", last);
 }
 
-absl::Status Invalid(const Locator& locate, std::string_view path, absl::string_view problem) {
-  return absl::InvalidArgumentError(absl::StrCat(locate(path), ": ", problem));
-}
-
 // The GPUs (count, type) one replica of `group` gets on `type`.
 absl::StatusOr<std::pair<int, std::string>> GroupGpus(const RoleGroup& group,
                                                       const MachineType& type, bool custom,
@@ -66,32 +62,33 @@ absl::StatusOr<std::pair<int, std::string>> GroupGpus(const RoleGroup& group,
   const bool asked = accelerators.count() != 0 || !accelerators.type().empty();
   if (!asked) return std::pair{type.gpus, type.gpu_type};
   if (!custom) {
-    return Invalid(locate, config_path,
-                   "acceleratorConfig is only used with the CUSTOM scale tier; a predefined tier "
-                   "brings its own GPUs");
+    return InvalidField(
+        locate, config_path,
+        "acceleratorConfig is only used with the CUSTOM scale tier; a predefined tier "
+        "brings its own GPUs");
   }
   if (type.gpus > 0) {
-    return Invalid(
+    return InvalidField(
         locate, config_path,
         absl::StrCat("machine type \"", type.name, "\" has ", type.gpus, " ", type.gpu_type,
                      " GPU(s) built in and takes no acceleratorConfig; remove it or "
                      "use a type without GPUs such as n1-standard-8"));
   }
   if (type.accelerator_counts.empty()) {
-    return Invalid(locate, config_path,
-                   absl::StrCat("machine type \"", type.name,
-                                "\" takes no GPUs; use a Compute Engine type such as "
-                                "n1-standard-8 for acceleratorConfig"));
+    return InvalidField(locate, config_path,
+                        absl::StrCat("machine type \"", type.name,
+                                     "\" takes no GPUs; use a Compute Engine type such as "
+                                     "n1-standard-8 for acceleratorConfig"));
   }
   if (!catalog.HasAcceleratorType(accelerators.type())) {
-    return Invalid(locate, absl::StrCat(config_path, ".type"),
-                   catalog.UnknownAcceleratorTypeProblem(accelerators.type()));
+    return InvalidField(locate, absl::StrCat(config_path, ".type"),
+                        catalog.UnknownAcceleratorTypeProblem(accelerators.type()));
   }
   const std::vector<int>& allowed = type.accelerator_counts;
   if (std::find(allowed.begin(), allowed.end(), accelerators.count()) == allowed.end()) {
-    return Invalid(locate, absl::StrCat(config_path, ".count"),
-                   absl::StrCat("machine type \"", type.name, "\" takes ", FormatCounts(allowed),
-                                " GPUs, got ", accelerators.count()));
+    return InvalidField(locate, absl::StrCat(config_path, ".count"),
+                        absl::StrCat("machine type \"", type.name, "\" takes ",
+                                     FormatCounts(allowed), " GPUs, got ", accelerators.count()));
   }
   return std::pair{static_cast<int>(accelerators.count()), accelerators.type()};
 }
@@ -121,35 +118,37 @@ absl::StatusOr<std::vector<v1::ReplicaSpec>> BuildReplicaSpecs(const v1::Trainin
   if (!custom) {
     tier = catalog.FindScaleTier(input.scale_tier());
     if (tier == nullptr && input.scale_tier() == "BASIC_TPU") {
-      return Invalid(locate, "scale_tier",
-                     "BASIC_TPU needs Cloud TPUs, which Vernier does not run; use BASIC_GPU, or "
-                     "CUSTOM with acceleratorConfig for GPUs");
+      return InvalidField(
+          locate, "scale_tier",
+          "BASIC_TPU needs Cloud TPUs, which Vernier does not run; use BASIC_GPU, or "
+          "CUSTOM with acceleratorConfig for GPUs");
     }
     if (tier == nullptr) {
       std::vector<std::string> offered;
       for (const auto& [name, unused] : catalog.scale_tiers()) offered.push_back(name);
       offered.push_back("CUSTOM");
-      return Invalid(locate, "scale_tier",
-                     absl::StrCat("scale tier \"", input.scale_tier(),
-                                  "\" is not offered by this server's machine types; offered: ",
-                                  absl::StrJoin(offered, ", ")));
+      return InvalidField(
+          locate, "scale_tier",
+          absl::StrCat("scale tier \"", input.scale_tier(),
+                       "\" is not offered by this server's machine types; offered: ",
+                       absl::StrJoin(offered, ", ")));
     }
   }
   const std::vector<RoleGroup> groups = RoleGroups(input, tier);
   int64_t total = 0;
   for (const RoleGroup& group : groups) total += group.count;
   if (total > kMaxReplicasPerTrial) {
-    return Invalid(locate, custom ? "worker_count" : "scale_tier",
-                   absl::StrCat("a trial of ", total, " replicas is more than the ",
-                                kMaxReplicasPerTrial, " Vernier runs per trial"));
+    return InvalidField(locate, custom ? "worker_count" : "scale_tier",
+                        absl::StrCat("a trial of ", total, " replicas is more than the ",
+                                     kMaxReplicasPerTrial, " Vernier runs per trial"));
   }
   std::vector<v1::ReplicaSpec> replicas;
   for (const RoleGroup& group : groups) {
     if (group.count == 0) continue;
     const MachineType* type = catalog.FindMachineType(group.machine_type);
     if (type == nullptr) {
-      return Invalid(locate, group.type_field,
-                     catalog.UnknownMachineTypeProblem(group.machine_type));
+      return InvalidField(locate, group.type_field,
+                          catalog.UnknownMachineTypeProblem(group.machine_type));
     }
     absl::StatusOr<std::pair<int, std::string>> gpus =
         GroupGpus(group, *type, custom, catalog, locate);

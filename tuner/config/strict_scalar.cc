@@ -8,12 +8,12 @@
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "text/absl_view.h"
 
 namespace vernier::config {
 namespace {
 
-// Debian's abseil keeps its own string_view type, which StrCat needs.
-absl::string_view AbslView(std::string_view text) { return {text.data(), text.size()}; }
+using text::AbslView;
 
 // std::from_chars takes '-' but not '+'; YAML allows both.
 std::string_view WithoutPlusSign(std::string_view text) {

@@ -64,7 +64,7 @@ constexpr EnumName kEarlyStoppingPolicies[] = {
     {"HYPERBAND", v1::EarlyStoppingSpec::HYPERBAND},
     {"LEARNING_CURVE", v1::EarlyStoppingSpec::LEARNING_CURVE}};
 
-std::string Child(absl::string_view parent, absl::string_view key) {
+std::string KeyPath(absl::string_view parent, absl::string_view key) {
   if (parent.empty()) return std::string(key);
   if (key.empty()) return std::string(parent);
   return absl::StrCat(parent, ".", key);
@@ -151,8 +151,8 @@ class TrainingInputParser {
       VERNIER_RETURN_IF_ERROR(ReadHyperparameters(document, "", *input.mutable_hyperparameters()));
     }
     v1::HyperparameterSpec& hyperparameters = *input.mutable_hyperparameters();
-    const bool trials_limited = marks_.contains(Child(block, "maxTrials"));
-    const bool parallel_limited = marks_.contains(Child(block, "maxParallelTrials"));
+    const bool trials_limited = marks_.contains(KeyPath(block, "maxTrials"));
+    const bool parallel_limited = marks_.contains(KeyPath(block, "maxParallelTrials"));
     // No limit: the job rules (maxParallelTrials <= maxTrials) hold for any.
     if (!trials_limited) hyperparameters.set_max_trials(std::numeric_limits<int32_t>::max());
     VERNIER_RETURN_IF_ERROR(block.empty()
@@ -172,7 +172,7 @@ class TrainingInputParser {
   std::vector<std::string> Warnings(const v1::TrainingInput& input) const {
     std::vector<std::string> warnings;
     const std::string block(kHyperparametersKey);
-    if (input.has_hyperparameters() && !marks_.contains(Child(block, "maxTrials"))) {
+    if (input.has_hyperparameters() && !marks_.contains(KeyPath(block, "maxTrials"))) {
       warnings.push_back(absl::StrCat(Locate(block), ": no maxTrials, so the job runs ",
                                       input.hyperparameters().max_trials(),
                                       " trial (AI Platform's default); set maxTrials to tune"));
@@ -261,7 +261,7 @@ class TrainingInputParser {
   // The field path as the user reads it in the file.
   std::string Qualified(absl::string_view path) const {
     if (root_.empty()) return std::string(path);
-    return Child(root_, path);
+    return KeyPath(root_, path);
   }
 
   // "FILE:LINE:COLUMN: FIELD" for a YAML field path; a field that is not in
@@ -311,7 +311,7 @@ class TrainingInputParser {
                      absl::StrCat("keys must be plain names, got ", DescribeNode(key)));
     }
     const std::string& name = key.Scalar();
-    const std::string key_path = Child(path, name);
+    const std::string key_path = KeyPath(path, name);
     const auto [previous, inserted] = seen.emplace(name, key.Mark());
     if (!inserted) {
       return ErrorAt(key.Mark(), key_path,
@@ -355,7 +355,7 @@ class TrainingInputParser {
     // So does a misspelt `hyperparameters:` in a study's document.
     if (path.empty() && bare_hyperparameters_) suggestions.push_back(kHyperparametersKey);
     const std::string& name = key.Scalar();
-    const std::string key_path = Child(path, name);
+    const std::string key_path = KeyPath(path, name);
     if (std::optional<absl::string_view> match = ClosestMatch(name, suggestions)) {
       return ErrorAt(key.Mark(), key_path,
                      absl::StrCat("unknown key \"", name, "\"; did you mean \"", *match, "\"?"));
@@ -581,9 +581,9 @@ class TrainingInputParser {
     // here rather than in the validator.
     if (param.type() == v1::ParameterSpec::DOUBLE || param.type() == v1::ParameterSpec::INTEGER) {
       for (absl::string_view bound : {"minValue", "maxValue"}) {
-        if (!marks_.contains(Child(path, bound))) {
+        if (!marks_.contains(KeyPath(path, bound))) {
           return absl::InvalidArgumentError(absl::StrCat(
-              Locate(Child(path, bound)), ": ", v1::ParameterSpec::Type_Name(param.type()),
+              Locate(KeyPath(path, bound)), ": ", v1::ParameterSpec::Type_Name(param.type()),
               " parameter \"", param.parameter_name(), "\" needs ", bound));
         }
       }
@@ -625,14 +625,14 @@ class TrainingInputParser {
     std::vector<std::string> conditions;
     for (absl::string_view key :
          {"parentCategoricalValues", "parentIntValues", "parentDiscreteValues"}) {
-      if (marks_.contains(Child(path, key))) conditions.emplace_back(key);
+      if (marks_.contains(KeyPath(path, key))) conditions.emplace_back(key);
     }
     if (conditions.size() > 1) {
-      return absl::InvalidArgumentError(absl::StrCat(Locate(Child(path, conditions[1])),
+      return absl::InvalidArgumentError(absl::StrCat(Locate(KeyPath(path, conditions[1])),
                                                      ": give one parent condition, not both ",
                                                      conditions[0], " and ", conditions[1]));
     }
-    if (!marks_.contains(Child(path, "parameterSpec"))) {
+    if (!marks_.contains(KeyPath(path, "parameterSpec"))) {
       return absl::InvalidArgumentError(
           absl::StrCat(Locate(path), ": a conditional parameter needs its parameterSpec"));
     }
@@ -663,11 +663,11 @@ class TrainingInputParser {
                                    v1::HyperparameterSpec& spec) {
     spec = DefaultHyperparameterSpec();
     VERNIER_RETURN_IF_ERROR(ReadHyperparameterKeys(node, path, spec));
-    if (marks_.contains(Child(path, "metrics"))) {
+    if (marks_.contains(KeyPath(path, "metrics"))) {
       // `metrics` replaces goal and hyperparameterMetricTag: their defaults
       // go, and the validator names either one that the document gives.
-      if (!marks_.contains(Child(path, "goal"))) spec.clear_goal();
-      if (!marks_.contains(Child(path, "hyperparameterMetricTag"))) {
+      if (!marks_.contains(KeyPath(path, "goal"))) spec.clear_goal();
+      if (!marks_.contains(KeyPath(path, "hyperparameterMetricTag"))) {
         spec.clear_hyperparameter_metric_tag();
       }
     }

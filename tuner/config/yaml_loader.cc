@@ -9,13 +9,13 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "text/absl_view.h"
 #include "text/utf8_text.h"
 
 namespace vernier::config {
 namespace {
 
-// Debian's abseil keeps its own string_view type, which StrCat needs.
-absl::string_view AbslView(std::string_view text) { return {text.data(), text.size()}; }
+using text::AbslView;
 
 absl::Status Error(std::string_view file_name, size_t line, size_t column,
                    absl::string_view problem) {
@@ -66,9 +66,9 @@ absl::Status CheckShape(const YAML::Node& root, std::string_view file_name) {
 
 absl::StatusOr<YAML::Node> YamlLoader::Load(std::string_view text, std::string_view file_name) {
   if (text.size() > kMaxBytes) {
-    return Error(file_name, 1, 1,
-                 absl::StrFormat("the file is %d bytes; at most %d are read", text.size(),
-                                 kMaxBytes));
+    return Error(
+        file_name, 1, 1,
+        absl::StrFormat("the file is %d bytes; at most %d are read", text.size(), kMaxBytes));
   }
   if (std::optional<size_t> bad = text::Utf8Text::FindInvalid(text)) {
     const std::string_view before = text.substr(0, *bad);
