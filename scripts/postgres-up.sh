@@ -38,15 +38,12 @@ if [ ${#run_as[@]} -gt 0 ]; then chown postgres: "$dir"; fi
   --encoding=UTF8 --locale=C >"$dir/initdb.log" 2>&1 ||
   fail "initdb failed; see $dir/initdb.log: $(tail -n 5 "$dir/initdb.log")"
 
-free_port() {
-  # Port 0 makes the kernel pick a free one; another program may still take
-  # it before the server binds, so the start below is retried.
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
 started=false
 for _attempt in 1 2 3 4 5; do
-  port=$(free_port)
+  # Below the ephemeral range (see free-ports.sh): scripts/postgres-restart.sh
+  # starts the server again on its port. Another program may still take it
+  # before the server binds, so the start is retried.
+  port=$("$(dirname "$0")/free-ports.sh") || fail "no free loopback port for the server"
   # Unix sockets go in the directory too, so nothing outside it is touched.
   if "${run_as[@]}" "$bin_dir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start \
     -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=on -c synchronous_commit=on -c max_connections=300" \

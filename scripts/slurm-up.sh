@@ -47,11 +47,11 @@ export SLURM_CONF=$dir/slurm.conf
 # gres/gpu wants character devices: major 1, minor 3 is /dev/null.
 for i in $(seq 0 $((gpus - 1))); do mknod -m 666 "$dir/dev/nvidia$i" c 1 3; done
 
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-ctld_port=$(free_port)
-slurmd_port=$(free_port)
+# Below the ephemeral range (see free-ports.sh): scripts/slurmctld-restart.sh
+# starts slurmctld again on its port.
+ports=$("$(dirname "$0")/free-ports.sh" 2) || fail "no free loopback ports for slurmctld and slurmd"
+ctld_port=$(sed -n 1p <<<"$ports")
+slurmd_port=$(sed -n 2p <<<"$ports")
 
 munge_socket=$dir/munge/munge.socket
 cat >"$dir/slurm.conf" <<CONF

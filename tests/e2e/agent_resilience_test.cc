@@ -123,7 +123,8 @@ TEST_F(AgentResilienceTest, AKilledAgentFailsItsTrialWithTheReason) {
 }
 
 TEST_F(AgentResilienceTest, AServiceStoppedWhileTheTrainerReportsLosesNothing) {
-  ServerProcess server(dir_.path() + "/data", 0, {"--agent-timeout", "3s"});
+  // Restarted below on the same port.
+  ServerProcess server(dir_.path() + "/data", RestartablePort(), {"--agent-timeout", "3s"});
   server.Start();
   const std::string config = dir_.path() + "/hp.yaml";
   // The trainer's own format, read through metricRegex.

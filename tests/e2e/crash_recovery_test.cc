@@ -21,6 +21,7 @@
 
 #include "absl/strings/str_format.h"
 #include "tests/support/job_client.h"
+#include "tests/support/server_process.h"
 #include "tests/support/store_test.h"
 #include "tests/support/study_client.h"
 #include "tests/support/test_seed.h"
@@ -358,7 +359,8 @@ class CrashRecoveryTest : public StoreTest {
 };
 
 TEST_P(CrashRecoveryTest, AcknowledgedResultsSurviveRepeatedKills) {
-  std::unique_ptr<ServerProcess> server = MakeServer("start");
+  // Restarted after each kill on the same port.
+  std::unique_ptr<ServerProcess> server = MakeServer("start", RestartablePort());
   server->Start();
   const int port = server->port();
   ASSERT_TRUE(StudyClient(server->address())
@@ -423,7 +425,8 @@ TEST_P(CrashRecoveryTest, AcknowledgedResultsSurviveRepeatedKills) {
 }
 
 TEST_P(CrashRecoveryTest, JobAgentsReconnectAndALostTrialFailsAcrossRepeatedKills) {
-  std::unique_ptr<ServerProcess> server = MakeServer("start");
+  // Restarted after each kill on the same port.
+  std::unique_ptr<ServerProcess> server = MakeServer("start", RestartablePort());
   server->Start();
   const int port = server->port();
   {

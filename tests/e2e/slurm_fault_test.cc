@@ -51,6 +51,7 @@ TEST(SlurmFaultTest, SlurmctldRestartedDuringAJobFailsNothing) {
                                2);
   std::this_thread::sleep_for(std::chrono::seconds(1));
 
+  const size_t logged_before_the_outage = server.log().size();
   ASSERT_TRUE((*cluster)->StopController().ok());
   // The two running trials end (their agents report to the server) and the
   // next two are due while slurmctld is away.
@@ -70,16 +71,19 @@ TEST(SlurmFaultTest, SlurmctldRestartedDuringAJobFailsNothing) {
   } while (std::chrono::steady_clock::now() < until);
   EXPECT_TRUE(said_waiting) << "GetJob never said the job waits for Slurm" << server.log();
   EXPECT_THAT(describe_while_waiting, HasSubstr("waiting for Slurm since"));
+  // While slurmctld is away every Slurm command fails: the outage is logged
+  // once at its start, not once per command.
+  const std::string logged_during_the_outage = server.log().substr(logged_before_the_outage);
+  EXPECT_LE(CountOccurrences(logged_during_the_outage, "Slurm is unreachable since"), 1u)
+      << logged_during_the_outage;
   ASSERT_TRUE((*cluster)->StartController().ok());
 
   ExpectSucceededEveryTrialOnce(server, job_id, runs, kTrials, kSteps);
   const std::string log = server.log();
   EXPECT_THAT(log, ::testing::Not(HasSubstr("could not start the trial"))) << log;
-  // Logged at its start and its end, not once per command (slurmctld
-  // starting up may show as a second outage).
-  const size_t began = CountOccurrences(log, "Slurm is unreachable since");
-  EXPECT_GE(began, 1u) << log;
-  EXPECT_LE(began, 2u) << log;
+  EXPECT_GE(CountOccurrences(log, "Slurm is unreachable since"), 1u) << log;
+  // And at its end. A slurmctld still starting up, or slow on a loaded
+  // machine, may show as more outages after it (a command timed out).
   EXPECT_GE(CountOccurrences(log, "Slurm is back after"), 1u) << log;
   server.Stop();
 }

@@ -564,7 +564,8 @@ TEST_F(TuningJobTest, AJobWithoutMaxTrialsIsWarnedAtSubmitThatItRunsOneTrial) {
 }
 
 TEST_F(TuningJobTest, ServerKilledMidJobLosesNothingAndTheJobFinishes) {
-  ServerProcess server(dir_.path() + "/data");
+  // Restarted below on the same port.
+  ServerProcess server(dir_.path() + "/data", RestartablePort());
   server.Start();
   const std::string config = dir_.path() + "/hp.yaml";
   WriteFile(config, SmallConfig(6, 2, 0));

@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "tests/support/source_script.h"
 #include "tests/support/subprocess.h"
 #include "tests/support/token_channel.h"
 
@@ -129,6 +130,12 @@ std::vector<std::string> WithReplicaPorts(std::vector<std::string> flags) {
   flags.push_back("--replica-ports");
   flags.push_back(std::to_string(first) + "-" + std::to_string(first + 99));
   return flags;
+}
+
+int RestartablePort() {
+  const absl::StatusOr<std::string> port = RunSourceScript("free-ports.sh");
+  if (!port.ok()) throw std::runtime_error(std::string(port.status().message()));
+  return std::stoi(*port);
 }
 
 }  // namespace vernier::testing

@@ -62,6 +62,12 @@ class ServerProcess {
 // their trainers the same port.
 std::vector<std::string> WithReplicaPorts(std::vector<std::string> flags);
 
+// A free loopback port below the kernel's ephemeral range
+// (scripts/free-ports.sh), for a server that a test stops and starts again on
+// the same port: a port 0 gave is ephemeral, and any connection the suite
+// opens meanwhile may take it. Throws std::runtime_error when there is none.
+int RestartablePort();
+
 }  // namespace vernier::testing
 
 #endif  // VERNIER_TESTS_SUPPORT_SERVER_PROCESS_H_
