@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "tuner/storage/absl_string_view.h"
+#include "text/absl_view.h"
 
 namespace vernier::storage {
 
@@ -34,10 +34,9 @@ absl::StatusOr<v1::Trial> CombineAppendOutcomes(std::span<const v1::Measurement>
 
 bool MeasurementGroupCommit::Takes(std::span<const v1::Measurement> measurements) const {
   return max_batch_ > 1 && !measurements.empty() &&
-         std::all_of(measurements.begin(), measurements.end(),
-                     [](const v1::Measurement& measurement) {
-                       return measurement.sequence_number() > 0;
-                     });
+         std::all_of(
+             measurements.begin(), measurements.end(),
+             [](const v1::Measurement& measurement) { return measurement.sequence_number() > 0; });
 }
 
 MeasurementGroupCommit::Result MeasurementGroupCommit::Write(const MeasurementAppend& append) {
@@ -51,12 +50,11 @@ void MeasurementGroupCommit::SubmitOrAdd(Storage& store, std::string_view study_
                                          Storage::MeasurementDone done) {
   if (!Takes(measurements)) {
     // The trial id first: digits and a space keep any two keys apart.
-    blocking_writes_.Run(absl::StrCat(trial_id, " ", ToAbslView(study_name)),
-                         [&store, study_name, trial_id, measurements, accepting_states,
-                          done = std::move(done)] {
-                           done(store.AddMeasurements(study_name, trial_id, measurements,
-                                                      accepting_states));
-                         });
+    blocking_writes_.Run(
+        absl::StrCat(trial_id, " ", text::AbslView(study_name)),
+        [&store, study_name, trial_id, measurements, accepting_states, done = std::move(done)] {
+          done(store.AddMeasurements(study_name, trial_id, measurements, accepting_states));
+        });
     return;
   }
   // Lives until the batch is written: the callback owns it.

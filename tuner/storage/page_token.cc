@@ -5,7 +5,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "tuner/storage/absl_string_view.h"
+#include "text/absl_view.h"
 
 namespace vernier::storage {
 namespace {
@@ -16,17 +16,18 @@ constexpr std::string_view kJobTag = "job:";
 
 absl::Status MalformedToken(std::string_view token, std::string_view listing) {
   constexpr size_t kShownLength = 64;
-  return absl::InvalidArgumentError(absl::StrCat(
-      "page_token \"", ToAbslView(token.substr(0, kShownLength)),
-      token.size() > kShownLength ? "..." : "", "\" is not a token that a ", ToAbslView(listing),
-      " listing returned; pass next_page_token unchanged or leave it empty"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("page_token \"", text::AbslView(token.substr(0, kShownLength)),
+                   token.size() > kShownLength ? "..." : "", "\" is not a token that a ",
+                   text::AbslView(listing),
+                   " listing returned; pass next_page_token unchanged or leave it empty"));
 }
 
 // The tagged text inside `token`, without the tag, or nothing when the token
 // is not base64 or carries another tag.
 std::optional<std::string> Unwrap(std::string_view token, std::string_view tag) {
   std::string text;
-  if (!absl::WebSafeBase64Unescape(ToAbslView(token), &text)) return std::nullopt;
+  if (!absl::WebSafeBase64Unescape(text::AbslView(token), &text)) return std::nullopt;
   if (!std::string_view(text).starts_with(tag)) return std::nullopt;
   return text.substr(tag.size());
 }
@@ -35,7 +36,7 @@ std::optional<std::string> Unwrap(std::string_view token, std::string_view tag) 
 
 std::string EncodeStudyPageToken(std::string_view last_study_name) {
   return absl::WebSafeBase64Escape(
-      absl::StrCat(ToAbslView(kStudyTag), ToAbslView(last_study_name)));
+      absl::StrCat(text::AbslView(kStudyTag), text::AbslView(last_study_name)));
 }
 
 absl::StatusOr<std::string> DecodeStudyPageToken(std::string_view token) {
@@ -45,7 +46,7 @@ absl::StatusOr<std::string> DecodeStudyPageToken(std::string_view token) {
 }
 
 std::string EncodeTrialPageToken(int64_t last_trial_id) {
-  return absl::WebSafeBase64Escape(absl::StrCat(ToAbslView(kTrialTag), last_trial_id));
+  return absl::WebSafeBase64Escape(absl::StrCat(text::AbslView(kTrialTag), last_trial_id));
 }
 
 absl::StatusOr<int64_t> DecodeTrialPageToken(std::string_view token) {
@@ -59,7 +60,7 @@ absl::StatusOr<int64_t> DecodeTrialPageToken(std::string_view token) {
 
 std::string EncodeJobPageToken(const JobPageCursor& last_job) {
   return absl::WebSafeBase64Escape(
-      absl::StrCat(ToAbslView(kJobTag), last_job.create_time_micros, ":", last_job.job_id));
+      absl::StrCat(text::AbslView(kJobTag), last_job.create_time_micros, ":", last_job.job_id));
 }
 
 absl::StatusOr<JobPageCursor> DecodeJobPageToken(std::string_view token) {

@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "common/status_macros.h"
-#include "tuner/storage/absl_string_view.h"
+#include "text/absl_view.h"
 #include "tuner/storage/postgres/postgres_storage.h"
 #include "tuner/storage/postgres/postgres_url.h"
 #include "tuner/storage/sqlite/sqlite_storage.h"
@@ -31,7 +31,7 @@ std::string SchemeOf(std::string_view url) {
       return "";
     }
   }
-  return absl::AsciiStrToLower(ToAbslView(scheme));
+  return absl::AsciiStrToLower(text::AbslView(scheme));
 }
 
 }  // namespace
@@ -53,10 +53,10 @@ absl::StatusOr<std::string> SqlitePathOf(std::string_view url) {
     path.remove_prefix(scheme.size() + 1);
     if (path.empty()) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "--db \"", ToAbslView(url), "\" names no file after \"sqlite:\"; ", kAcceptedForms));
+          "--db \"", text::AbslView(url), "\" names no file after \"sqlite:\"; ", kAcceptedForms));
     }
   } else if (!scheme.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat("--db \"", ToAbslView(url),
+    return absl::InvalidArgumentError(absl::StrCat("--db \"", text::AbslView(url),
                                                    "\" has unsupported scheme \"", scheme, ":\"; ",
                                                    kAcceptedForms));
   }

@@ -6,7 +6,7 @@
 #include "common/status_macros.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/wire_format_lite.h"
-#include "tuner/storage/absl_string_view.h"
+#include "text/absl_view.h"
 #include "tuner/storage/trial_ranking.h"
 
 namespace vernier::storage {
@@ -16,20 +16,21 @@ int64_t ToMicros(const google::protobuf::Timestamp& time) {
 }
 
 absl::Status StudyNotFound(std::string_view study_name) {
-  return absl::NotFoundError(absl::StrCat("study \"", ToAbslView(study_name), "\" not found"));
+  return absl::NotFoundError(absl::StrCat("study \"", text::AbslView(study_name), "\" not found"));
 }
 
 absl::Status TrialNotFound(std::string_view study_name, int64_t trial_id) {
   return absl::NotFoundError(
-      absl::StrCat("study \"", ToAbslView(study_name), "\" has no trial ", trial_id));
+      absl::StrCat("study \"", text::AbslView(study_name), "\" has no trial ", trial_id));
 }
 
 absl::Status JobNotFound(std::string_view job_id) {
-  return absl::NotFoundError(absl::StrCat("job \"", ToAbslView(job_id), "\" not found"));
+  return absl::NotFoundError(absl::StrCat("job \"", text::AbslView(job_id), "\" not found"));
 }
 
 absl::Status ApiTokenNotFound(std::string_view token_id) {
-  return absl::NotFoundError(absl::StrCat("no API token with id \"", ToAbslView(token_id), "\""));
+  return absl::NotFoundError(
+      absl::StrCat("no API token with id \"", text::AbslView(token_id), "\""));
 }
 
 absl::Status NoTokenWithThatHash() { return absl::NotFoundError("no such API token"); }
@@ -42,7 +43,7 @@ absl::Status CheckApiTokenToCreate(std::string_view token_hash, const v1::ApiTok
 
 absl::Status ApiTokenExists(std::string_view token_id) {
   return absl::AlreadyExistsError(
-      absl::StrCat("an API token with id \"", ToAbslView(token_id), "\" or its hash exists"));
+      absl::StrCat("an API token with id \"", text::AbslView(token_id), "\" or its hash exists"));
 }
 
 absl::Status CheckNoUnfinishedJobRuns(std::string_view study_name, std::span<const v1::Job> jobs) {
@@ -52,10 +53,11 @@ absl::Status CheckNoUnfinishedJobRuns(std::string_view study_name, std::span<con
         std::end(kUnfinishedJobStates)) {
       continue;
     }
-    return absl::FailedPreconditionError(absl::StrCat(
-        "study \"", ToAbslView(study_name), "\" is run by job \"", job.job_id(), "\", which is ",
-        v1::Job::State_Name(job.state()), "; cancel the job first (`vernier jobs cancel ",
-        job.job_id(), "`), wait for it to end, then delete the study"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("study \"", text::AbslView(study_name), "\" is run by job \"", job.job_id(),
+                     "\", which is ", v1::Job::State_Name(job.state()),
+                     "; cancel the job first (`vernier jobs cancel ", job.job_id(),
+                     "`), wait for it to end, then delete the study"));
   }
   return absl::OkStatus();
 }
@@ -65,17 +67,17 @@ absl::Status CheckJobDeletable(const v1::Job& job) {
       std::end(kUnfinishedJobStates)) {
     return absl::OkStatus();
   }
-  return absl::FailedPreconditionError(absl::StrCat(
-      "job \"", job.job_id(), "\" is ", v1::Job::State_Name(job.state()),
-      " and cannot be deleted until it ends; cancel it first (`vernier jobs cancel ", job.job_id(),
-      "`) and wait for it to end"));
+  return absl::FailedPreconditionError(
+      absl::StrCat("job \"", job.job_id(), "\" is ", v1::Job::State_Name(job.state()),
+                   " and cannot be deleted until it ends; cancel it first (`vernier jobs cancel ",
+                   job.job_id(), "`) and wait for it to end"));
 }
 
 absl::Status CheckStudyNameOfNoJob(std::string_view study_name, std::span<const v1::Job> jobs) {
   for (const v1::Job& job : jobs) {
     if (job.study_name() != study_name) continue;
     return absl::AlreadyExistsError(absl::StrCat(
-        "study name \"", ToAbslView(study_name), "\" belongs to job \"", job.job_id(),
+        "study name \"", text::AbslView(study_name), "\" belongs to job \"", job.job_id(),
         "\" (for good, even once its study is deleted, so that no late report from the job's "
         "replicas lands in another study); choose another name"));
   }
@@ -83,7 +85,7 @@ absl::Status CheckStudyNameOfNoJob(std::string_view study_name, std::span<const 
 }
 
 std::string DescribeTrial(std::string_view study_name, int64_t trial_id) {
-  return absl::StrCat("trial ", trial_id, " of study \"", ToAbslView(study_name), "\"");
+  return absl::StrCat("trial ", trial_id, " of study \"", text::AbslView(study_name), "\"");
 }
 
 bool AcceptsMeasurements(v1::Trial::State state, std::span<const v1::Trial::State> accepting) {
@@ -95,7 +97,7 @@ absl::Status NotAcceptingMeasurements(std::string_view study_name, int64_t trial
                                       v1::Trial::State state,
                                       std::span<const v1::Trial::State> accepting) {
   return absl::FailedPreconditionError(absl::StrCat(
-      "study \"", ToAbslView(study_name), "\" trial ", trial_id, " is ",
+      "study \"", text::AbslView(study_name), "\" trial ", trial_id, " is ",
       v1::Trial::State_Name(state), "; it accepts measurements only while it is ",
       absl::StrJoin(accepting, " or ", [](std::string* out, v1::Trial::State accepted) {
         absl::StrAppend(out, v1::Trial::State_Name(accepted));

@@ -9,7 +9,7 @@
 #include "absl/strings/strip.h"
 #include "pqxx/except"
 #include "spdlog/spdlog.h"
-#include "tuner/storage/absl_string_view.h"
+#include "text/absl_view.h"
 #include "tuner/storage/transient_error.h"
 
 namespace vernier::storage {
@@ -60,7 +60,7 @@ std::string_view ExhaustedResource(const std::string& sqlstate) {
 }  // namespace
 
 absl::Status PostgresError(const std::exception& error, std::string_view doing) {
-  const std::string prefix = absl::StrCat("PostgreSQL store: ", ToAbslView(doing), " failed: ");
+  const std::string prefix = absl::StrCat("PostgreSQL store: ", text::AbslView(doing), " failed: ");
   if (dynamic_cast<const pqxx::in_doubt_error*>(&error) != nullptr) {
     return MarkTransient(absl::UnavailableError(absl::StrCat(
         prefix, "the connection broke during COMMIT, so whether it took effect is unknown: ",
@@ -68,12 +68,14 @@ absl::Status PostgresError(const std::exception& error, std::string_view doing) 
   }
   if (dynamic_cast<const pqxx::broken_connection*>(&error) != nullptr) {
     if (const std::string database = MissingDatabase(Message(error)); !database.empty()) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          prefix, "database \"", database,
-          "\" does not exist on the server (which is up and answered): create it, e.g. CREATE DATABASE \"",
-          database, "\" OWNER vernier ENCODING 'UTF8'; (see docs/postgresql.md), or name an "
-          "existing database in the URL: ",
-          Message(error)));
+      return absl::FailedPreconditionError(
+          absl::StrCat(prefix, "database \"", database,
+                       "\" does not exist on the server (which is up and answered): create it, "
+                       "e.g. CREATE DATABASE \"",
+                       database,
+                       "\" OWNER vernier ENCODING 'UTF8'; (see docs/postgresql.md), or name an "
+                       "existing database in the URL: ",
+                       Message(error)));
     }
     return Retryable(absl::UnavailableError(
         absl::StrCat(prefix, "lost the connection to the server: ", Message(error))));
@@ -109,8 +111,8 @@ absl::Status PostgresError(const std::exception& error, std::string_view doing) 
         absl::StrCat(prefix, "conflicted with a concurrent transaction: ", detail)));
   }
   if (const std::string_view resource = ExhaustedResource(sqlstate); !resource.empty()) {
-    absl::Status status = absl::ResourceExhaustedError(
-        absl::StrCat(prefix, "the database server is out of ", ToAbslView(resource), ": ", detail));
+    absl::Status status = absl::ResourceExhaustedError(absl::StrCat(
+        prefix, "the database server is out of ", text::AbslView(resource), ": ", detail));
     spdlog::error("{}", std::string(status.message()));
     // Space, memory or connections come back: what needs the store waits.
     return MarkTransient(std::move(status));

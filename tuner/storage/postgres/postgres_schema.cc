@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "pqxx/transaction"
 #include "spdlog/spdlog.h"
-#include "tuner/storage/absl_string_view.h"
+#include "text/absl_view.h"
 #include "tuner/storage/postgres/postgres_error.h"
 
 namespace vernier::storage {
@@ -147,8 +147,8 @@ CREATE TRIGGER audit_log_no_truncate BEFORE TRUNCATE ON audit_log
   FOR EACH STATEMENT EXECUTE PROCEDURE audit_log_append_only();
 )sql";
 
-constexpr std::array<std::string_view, 5> kMigrations = {kVersion1, kVersion2, kVersion3,
-                                                         kVersion4, kVersion5};
+constexpr std::array<std::string_view, 5> kMigrations = {kVersion1, kVersion2, kVersion3, kVersion4,
+                                                         kVersion5};
 
 // pg_advisory_xact_lock's key for migrations: "VERNIERM" in ASCII.
 constexpr int64_t kMigrationLockKey = 0x5645524E4945524D;
@@ -163,7 +163,7 @@ absl::StatusOr<int> MigratePostgresSchema(pqxx::connection& connection,
   const int known = static_cast<int>(migrations.size());
   int found = 0;
   std::string doing =
-      absl::StrCat("reading the schema version of database ", ToAbslView(description));
+      absl::StrCat("reading the schema version of database ", text::AbslView(description));
   try {
     pqxx::work transaction(connection);
     transaction.exec_params("SELECT pg_advisory_xact_lock($1)", kMigrationLockKey);
@@ -173,14 +173,14 @@ absl::StatusOr<int> MigratePostgresSchema(pqxx::connection& connection,
         transaction.exec("SELECT COALESCE(MAX(version), 0) FROM schema_version")[0][0].as<int>();
     if (found > known) {
       return absl::FailedPreconditionError(absl::StrCat(
-          "PostgreSQL database ", ToAbslView(description), " has schema version ", found,
+          "PostgreSQL database ", text::AbslView(description), " has schema version ", found,
           ", newer than version ", known,
           ", the newest this Vernier knows; run a Vernier at least as new as the one that "
           "wrote it"));
     }
     for (int version = found + 1; version <= known; ++version) {
-      doing = absl::StrCat("migrating database ", ToAbslView(description), " to schema version ",
-                           version);
+      doing = absl::StrCat("migrating database ", text::AbslView(description),
+                           " to schema version ", version);
       transaction.exec(std::string(migrations[version - 1]));
     }
     if (found != known) {

@@ -25,7 +25,7 @@
 #include "pqxx/result"
 #include "pqxx/transaction"
 #include "spdlog/spdlog.h"
-#include "tuner/storage/absl_string_view.h"
+#include "text/absl_view.h"
 #include "tuner/storage/page_token.h"
 #include "tuner/storage/postgres/postgres_error.h"
 #include "tuner/storage/postgres/postgres_schema.h"
@@ -138,11 +138,11 @@ absl::StatusOr<std::vector<v1::Trial>> TrialRows(const pqxx::result& rows, absl:
 }
 
 std::string StudyWhat(std::string_view study_name) {
-  return absl::StrCat("study \"", ToAbslView(study_name), "\"");
+  return absl::StrCat("study \"", text::AbslView(study_name), "\"");
 }
 
 std::string JobWhat(std::string_view job_id) {
-  return absl::StrCat("job \"", ToAbslView(job_id), "\"");
+  return absl::StrCat("job \"", text::AbslView(job_id), "\"");
 }
 
 absl::StatusOr<v1::Study> ReadStudy(Transaction& transaction, std::string_view study_name,
@@ -251,8 +251,7 @@ TrialsToInsert NewTrialRows(std::span<const v1::Trial> trials, std::string_view 
     ids.push_back(trial.id());
     states.push_back(static_cast<int>(trial.state()));
     client_ids.push_back(trial.client_id());
-    rank_keys.push_back(
-        RankKeyParameter(spec != nullptr ? RankKey(trial, *spec) : std::nullopt));
+    rank_keys.push_back(RankKeyParameter(spec != nullptr ? RankKey(trial, *spec) : std::nullopt));
     bodies.push_back(TrialBody(trial));
     insert.rows.push_back(std::move(trial));
   }
@@ -491,9 +490,11 @@ absl::Status PostgresStorage::DeleteStudy(std::string_view study_name) {
         // rolls the DELETE back.
         VERNIER_ASSIGN_OR_RETURN(
             const std::vector<v1::Job> unfinished,
-            ParseBodies<v1::Job>(transaction.exec_prepared("list_jobs_in_states_oldest_first",
-                                                           IntegerArray(std::span<const v1::Job::State>(kUnfinishedJobStates))),
-                                 "job"));
+            ParseBodies<v1::Job>(
+                transaction.exec_prepared(
+                    "list_jobs_in_states_oldest_first",
+                    IntegerArray(std::span<const v1::Job::State>(kUnfinishedJobStates))),
+                "job"));
         return CheckNoUnfinishedJobRuns(study_name, unfinished);
       }));
   spdlog::info("deleted study {} with its trials from PostgreSQL store {}", study_name,
@@ -505,9 +506,9 @@ absl::Status PostgresStorage::DeleteStudy(std::string_view study_name) {
 
 absl::StatusOr<std::vector<v1::Trial>> PostgresStorage::CreateTrials(
     std::string_view study_name, std::span<const v1::Trial> trials) {
-  if (!trials.empty() &&
-      std::none_of(trials.begin(), trials.end(),
-                   [](const v1::Trial& trial) { return trial.has_final_measurement(); })) {
+  if (!trials.empty() && std::none_of(trials.begin(), trials.end(), [](const v1::Trial& trial) {
+        return trial.has_final_measurement();
+      })) {
     return CreateTrialsAfter(study_name, trials);
   }
   std::vector<v1::Trial> created;
@@ -562,11 +563,11 @@ absl::StatusOr<std::vector<v1::Trial>> PostgresStorage::CreateTrialsAfter(
     VERNIER_RETURN_IF_ERROR(RunInTransaction(
         TransactionKind::kWriteOne, doing, [&](Transaction& transaction) -> absl::Status {
           try {
-            inserted = transaction
-                           .exec_prepared("insert_trials_after", study, insert.ids,
-                                          insert.states, insert.client_ids, insert.rank_keys,
-                                          insert.bodies, *largest)
-                           .affected_rows() == insert.rows.size();
+            inserted =
+                transaction
+                    .exec_prepared("insert_trials_after", study, insert.ids, insert.states,
+                                   insert.client_ids, insert.rank_keys, insert.bodies, *largest)
+                    .affected_rows() == insert.rows.size();
           } catch (const pqxx::unique_violation&) {
             // Another creator took these ids first.
             inserted = false;
@@ -584,9 +585,9 @@ absl::StatusOr<std::vector<v1::Trial>> PostgresStorage::CreateTrialsAfter(
     largest_trial_ids_.erase(study);
     largest.reset();
     if (largest_read && absl::Now() >= deadline) {
-      return absl::AbortedError(absl::StrCat(
-          "PostgreSQL store ", description_, ": ", doing, ": other creators kept taking the ids for ",
-          absl::FormatDuration(options_.retry_timeout)));
+      return absl::AbortedError(absl::StrCat("PostgreSQL store ", description_, ": ", doing,
+                                             ": other creators kept taking the ids for ",
+                                             absl::FormatDuration(options_.retry_timeout)));
     }
   }
 }
@@ -859,7 +860,7 @@ std::vector<absl::StatusOr<v1::Trial>> PostgresStorage::AppendMeasurementBatch(
   // statement.
   struct Statement {
     std::string states;
-    std::vector<size_t> appends;  // indexes into `batch`
+    std::vector<size_t> appends;    // indexes into `batch`
     std::vector<size_t> positions;  // of the measurement in its append
     std::vector<std::string> study_names;
     std::vector<int64_t> trial_ids, sequence_numbers, steps;
@@ -922,9 +923,11 @@ std::vector<absl::StatusOr<v1::Trial>> PostgresStorage::AppendMeasurementBatch(
           } catch (const pqxx::unique_violation& error) {
             // Only append_measurement_runs inserts without ON CONFLICT.
             return absl::AbortedError(absl::StrCat(
-                "PostgreSQL store ", description_, ": a measurement of a batch could not be "
+                "PostgreSQL store ", description_,
+                ": a measurement of a batch could not be "
                 "appended (its sequence number was stored meanwhile, or is twice in the "
-                "batch), so none was: ", absl::StripTrailingAsciiWhitespace(error.what())));
+                "batch), so none was: ",
+                absl::StripTrailingAsciiWhitespace(error.what())));
           }
           std::vector<bool> found(statement.appends.size(), false);
           for (const pqxx::row& row : rows) {
@@ -942,7 +945,8 @@ std::vector<absl::StatusOr<v1::Trial>> PostgresStorage::AppendMeasurementBatch(
               return absl::AbortedError(absl::StrCat(
                   "PostgreSQL store ", description_, ": only ", row[8].as<int64_t>(), " of the ",
                   row[7].as<int64_t>(), " measurements of a batch to be appended to trial ",
-                  statement.trial_ids[position], " were appended, though the statement stores "
+                  statement.trial_ids[position],
+                  " were appended, though the statement stores "
                   "all or none"));
             }
             const size_t i = statement.appends[position];
@@ -1193,9 +1197,9 @@ absl::StatusOr<std::vector<v1::ApiToken>> PostgresStorage::ListApiTokens() {
   VERNIER_RETURN_IF_ERROR(RunInTransaction(
       TransactionKind::kReadOne, "listing API tokens",
       [&](Transaction& transaction) -> absl::Status {
-        VERNIER_ASSIGN_OR_RETURN(tokens, ParseBodies<v1::ApiToken>(
-                                             transaction.exec_prepared("list_api_tokens"),
-                                             "API token"));
+        VERNIER_ASSIGN_OR_RETURN(
+            tokens,
+            ParseBodies<v1::ApiToken>(transaction.exec_prepared("list_api_tokens"), "API token"));
         return absl::OkStatus();
       }));
   return tokens;
@@ -1205,7 +1209,7 @@ absl::StatusOr<v1::ApiToken> PostgresStorage::UpdateApiToken(std::string_view to
                                                              const ApiTokenMutator& mutate) {
   v1::ApiToken token;
   VERNIER_RETURN_IF_ERROR(RunInTransaction(
-      TransactionKind::kWrite, absl::StrCat("updating API token ", ToAbslView(token_id)),
+      TransactionKind::kWrite, absl::StrCat("updating API token ", text::AbslView(token_id)),
       [&](Transaction& transaction) -> absl::Status {
         const pqxx::result rows =
             transaction.exec_prepared("get_api_token_for_update", std::string(token_id));
@@ -1221,7 +1225,7 @@ absl::StatusOr<v1::ApiToken> PostgresStorage::UpdateApiToken(std::string_view to
 
 absl::Status PostgresStorage::DeleteApiToken(std::string_view token_id) {
   return RunInTransaction(
-      TransactionKind::kWrite, absl::StrCat("deleting API token ", ToAbslView(token_id)),
+      TransactionKind::kWrite, absl::StrCat("deleting API token ", text::AbslView(token_id)),
       [&](Transaction& transaction) -> absl::Status {
         const pqxx::result deleted =
             transaction.exec_prepared("delete_api_token", std::string(token_id));
@@ -1239,8 +1243,8 @@ std::vector<StoredAuditRow> AuditRows(const pqxx::result& result) {
   for (const auto& row : result) {
     const pqxx::binarystring body(row[4]);
     rows.push_back(StoredAuditRow{row[0].as<int64_t>(), row[1].as<int64_t>(),
-                                  row[2].as<std::string>(), row[3].as<std::string>(),
-                                  body.str(), row[5].as<std::string>()});
+                                  row[2].as<std::string>(), row[3].as<std::string>(), body.str(),
+                                  row[5].as<std::string>()});
   }
   return rows;
 }
@@ -1312,9 +1316,9 @@ absl::Status PostgresStorage::AppendAuditEntries(std::span<const v1::AuditEntry>
     }
     const bool lost_after_reading = std::exchange(head_read, true);
     if (lost_after_reading && absl::Now() >= deadline) {
-      return absl::AbortedError(absl::StrCat(
-          "PostgreSQL store ", description_, ": ", doing, ": other servers kept appending for ",
-          absl::FormatDuration(options_.retry_timeout)));
+      return absl::AbortedError(absl::StrCat("PostgreSQL store ", description_, ": ", doing,
+                                             ": other servers kept appending for ",
+                                             absl::FormatDuration(options_.retry_timeout)));
     }
   }
 }
@@ -1322,16 +1326,16 @@ absl::Status PostgresStorage::AppendAuditEntries(std::span<const v1::AuditEntry>
 absl::StatusOr<std::vector<v1::AuditEntry>> PostgresStorage::ListAuditEntries(
     const AuditQuery& query) {
   std::vector<StoredAuditRow> rows;
-  VERNIER_RETURN_IF_ERROR(RunInTransaction(
-      TransactionKind::kReadOne, "listing the audit log",
-      [&](Transaction& transaction) -> absl::Status {
-        rows = AuditRows(transaction.exec_prepared(
-            "list_audit_rows", query.user, query.resource,
-            query.since.has_value() ? absl::ToUnixMicros(*query.since)
-                                    : std::numeric_limits<int64_t>::min(),
-            static_cast<int64_t>(query.limit)));
-        return absl::OkStatus();
-      }));
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(TransactionKind::kReadOne, "listing the audit log",
+                                           [&](Transaction& transaction) -> absl::Status {
+                                             rows = AuditRows(transaction.exec_prepared(
+                                                 "list_audit_rows", query.user, query.resource,
+                                                 query.since.has_value()
+                                                     ? absl::ToUnixMicros(*query.since)
+                                                     : std::numeric_limits<int64_t>::min(),
+                                                 static_cast<int64_t>(query.limit)));
+                                             return absl::OkStatus();
+                                           }));
   std::vector<v1::AuditEntry> entries;
   for (auto row = rows.rbegin(); row != rows.rend(); ++row) {
     VERNIER_ASSIGN_OR_RETURN(entries.emplace_back(), AuditEntryOfRow(*row));
@@ -1341,12 +1345,12 @@ absl::StatusOr<std::vector<v1::AuditEntry>> PostgresStorage::ListAuditEntries(
 
 absl::StatusOr<std::vector<StoredAuditRow>> PostgresStorage::ReadAuditChain() {
   std::vector<StoredAuditRow> rows;
-  VERNIER_RETURN_IF_ERROR(RunInTransaction(
-      TransactionKind::kReadOne, "reading the audit log",
-      [&](Transaction& transaction) -> absl::Status {
-        rows = AuditRows(transaction.exec_prepared("read_audit_chain"));
-        return absl::OkStatus();
-      }));
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(TransactionKind::kReadOne, "reading the audit log",
+                                           [&](Transaction& transaction) -> absl::Status {
+                                             rows = AuditRows(
+                                                 transaction.exec_prepared("read_audit_chain"));
+                                             return absl::OkStatus();
+                                           }));
   return rows;
 }
 
@@ -1363,8 +1367,8 @@ absl::StatusOr<std::vector<JobLease>> PostgresStorage::AcquireJobLeases(
       [&](Transaction& transaction) -> absl::Status {
         leases.clear();
         for (const pqxx::row& row :
-             transaction.exec_prepared("acquire_job_leases", std::string(holder),
-                                       TextArray(sorted), absl::ToInt64Microseconds(ttl))) {
+             transaction.exec_prepared("acquire_job_leases", std::string(holder), TextArray(sorted),
+                                       absl::ToInt64Microseconds(ttl))) {
           leases.push_back({row[0].as<std::string>(), row[1].as<int64_t>()});
         }
         return absl::OkStatus();
@@ -1388,14 +1392,14 @@ absl::Status PostgresStorage::ReleaseJobLeases(std::string_view holder,
 
 absl::Status PostgresStorage::RecordServer(std::string_view server_id,
                                            std::string_view agent_address, absl::Duration ttl) {
-  return RunInTransaction(TransactionKind::kWrite, absl::StrCat("recording server ", ToAbslView(server_id)),
-                          [&](Transaction& transaction) -> absl::Status {
-                            transaction.exec_prepared("record_server", std::string(server_id),
-                                                      std::string(agent_address),
-                                                      absl::ToInt64Microseconds(ttl));
-                            transaction.exec_prepared("forget_dead_servers");
-                            return absl::OkStatus();
-                          });
+  return RunInTransaction(
+      TransactionKind::kWrite, absl::StrCat("recording server ", text::AbslView(server_id)),
+      [&](Transaction& transaction) -> absl::Status {
+        transaction.exec_prepared("record_server", std::string(server_id),
+                                  std::string(agent_address), absl::ToInt64Microseconds(ttl));
+        transaction.exec_prepared("forget_dead_servers");
+        return absl::OkStatus();
+      });
 }
 
 absl::StatusOr<std::vector<std::string>> PostgresStorage::ListLiveServerAddresses() {
@@ -1442,14 +1446,14 @@ absl::StatusOr<std::optional<absl::Duration>> PostgresStorage::AgentContactAge(
 
 absl::Status PostgresStorage::QueueReplicaExit(std::string_view job_id,
                                                const v1::ReportExitRequest& report) {
-  return RunInTransaction(
-      TransactionKind::kWriteOne,
-      absl::StrCat("keeping an exit report of trial ", report.replica().trial_id(), " of ",
-                   JobWhat(job_id)),
-      [&](Transaction& transaction) -> absl::Status {
-        transaction.exec_prepared("queue_replica_exit", std::string(job_id), Bytes(report));
-        return absl::OkStatus();
-      });
+  return RunInTransaction(TransactionKind::kWriteOne,
+                          absl::StrCat("keeping an exit report of trial ",
+                                       report.replica().trial_id(), " of ", JobWhat(job_id)),
+                          [&](Transaction& transaction) -> absl::Status {
+                            transaction.exec_prepared("queue_replica_exit", std::string(job_id),
+                                                      Bytes(report));
+                            return absl::OkStatus();
+                          });
 }
 
 absl::StatusOr<std::vector<v1::ReportExitRequest>> PostgresStorage::TakeReplicaExits(
@@ -1461,10 +1465,9 @@ absl::StatusOr<std::vector<v1::ReportExitRequest>> PostgresStorage::TakeReplicaE
         std::vector<std::pair<int64_t, v1::ReportExitRequest>> taken;
         for (const pqxx::row& row :
              transaction.exec_prepared("take_replica_exits", std::string(job_id))) {
-          VERNIER_ASSIGN_OR_RETURN(
-              v1::ReportExitRequest report,
-              ParseField<v1::ReportExitRequest>(row[1],
-                                                absl::StrCat("exit report of ", JobWhat(job_id))));
+          VERNIER_ASSIGN_OR_RETURN(v1::ReportExitRequest report,
+                                   ParseField<v1::ReportExitRequest>(
+                                       row[1], absl::StrCat("exit report of ", JobWhat(job_id))));
           taken.emplace_back(row[0].as<int64_t>(), std::move(report));
         }
         std::sort(taken.begin(), taken.end(),

@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "pqxx/nontransaction"
 #include "spdlog/spdlog.h"
-#include "tuner/storage/absl_string_view.h"
+#include "text/absl_view.h"
 #include "tuner/storage/postgres/postgres_error.h"
 #include "tuner/storage/transient_error.h"
 
@@ -21,10 +21,10 @@ absl::StatusOr<std::unique_ptr<PostgresStudyLock>> PostgresStudyLock::Acquire(
     // A session whose lock request failed holds nothing; one that broke is
     // closed when the lease ends.
     absl::Status status =
-        PostgresError(error, absl::StrCat("locking study \"", ToAbslView(study_name), "\""));
+        PostgresError(error, absl::StrCat("locking study \"", text::AbslView(study_name), "\""));
     if (absl::IsDeadlineExceeded(status)) {
       return absl::UnavailableError(absl::StrCat(
-          "study \"", ToAbslView(study_name),
+          "study \"", text::AbslView(study_name),
           "\" stayed locked by another server's suggestion past the lock timeout; try again"));
     }
     // A lost connection stays transient (the server restarting).

@@ -2,7 +2,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "tuner/storage/absl_string_view.h"
+#include "text/absl_view.h"
 
 namespace vernier::storage {
 namespace {
@@ -52,22 +52,22 @@ std::string WithUrlParameter(std::string_view url, std::string_view name, std::s
   const size_t query = url.find('?');
   if (query != std::string_view::npos) {
     const std::string_view parameters = url.substr(query);
-    const std::string key = absl::StrCat(ToAbslView(name), "=");
-    if (absl::StrContains(ToAbslView(parameters), absl::StrCat("?", key)) ||
-        absl::StrContains(ToAbslView(parameters), absl::StrCat("&", key))) {
+    const std::string key = absl::StrCat(text::AbslView(name), "=");
+    if (absl::StrContains(text::AbslView(parameters), absl::StrCat("?", key)) ||
+        absl::StrContains(text::AbslView(parameters), absl::StrCat("&", key))) {
       return std::string(url);
     }
   }
-  return absl::StrCat(ToAbslView(url), query == std::string_view::npos ? "?" : "&",
-                      ToAbslView(name), "=", ToAbslView(value));
+  return absl::StrCat(text::AbslView(url), query == std::string_view::npos ? "?" : "&",
+                      text::AbslView(name), "=", text::AbslView(value));
 }
 
 std::string WithDatabase(std::string_view url, std::string_view database) {
   const Authority authority = FindAuthority(url);
   size_t rest = url.find('?', authority.end);
   if (rest == std::string_view::npos) rest = url.size();
-  return absl::StrCat(ToAbslView(url.substr(0, authority.end)), "/", ToAbslView(database),
-                      ToAbslView(url.substr(rest)));
+  return absl::StrCat(text::AbslView(url.substr(0, authority.end)), "/", text::AbslView(database),
+                      text::AbslView(url.substr(rest)));
 }
 
 }  // namespace vernier::storage

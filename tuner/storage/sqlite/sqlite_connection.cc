@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
-#include "tuner/storage/absl_string_view.h"
+#include "text/absl_view.h"
 #include "tuner/storage/sqlite/sqlite_error.h"
 
 namespace vernier::storage {
@@ -79,20 +79,21 @@ absl::Status SqliteConnection::CheckIntact() {
     if (line != "ok" && problems.size() < 5) problems.push_back(std::move(line));
   }
   if (problems.empty()) return absl::OkStatus();
-  return OpenError(path_, absl::StrCat("the database is corrupted (PRAGMA quick_check: ",
-                                       absl::StrJoin(problems, "; "),
-                                       "); restore it from a backup"));
+  return OpenError(path_,
+                   absl::StrCat("the database is corrupted (PRAGMA quick_check: ",
+                                absl::StrJoin(problems, "; "), "); restore it from a backup"));
 }
 
 absl::Status SqliteConnection::CheckWritable() {
   if (sqlite3_db_readonly(db_, "main") == 1) {
-    return OpenError(path_, "the database can only be read (is the file or its directory "
-                            "read-only for this user?)");
+    return OpenError(path_,
+                     "the database can only be read (is the file or its directory "
+                     "read-only for this user?)");
   }
   // The write probe: an update that changes nothing, committed like any
   // write, so a directory where the WAL cannot grow fails here.
-  if (absl::Status probe = Execute(
-          "BEGIN IMMEDIATE; UPDATE schema_version SET version = version; COMMIT;");
+  if (absl::Status probe =
+          Execute("BEGIN IMMEDIATE; UPDATE schema_version SET version = version; COMMIT;");
       !probe.ok()) {
     if (InTransaction()) (void)Execute("ROLLBACK");
     return OpenError(path_, absl::StrCat("a test write failed: ", probe.message()));
@@ -106,7 +107,7 @@ absl::Status SqliteConnection::Execute(std::string_view sql) {
   const int result = sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &message);
   sqlite3_free(message);
   if (result == SQLITE_OK) return absl::OkStatus();
-  return SqliteError(db_, result, absl::StrCat("running `", ToAbslView(sql), "`"));
+  return SqliteError(db_, result, absl::StrCat("running `", text::AbslView(sql), "`"));
 }
 
 absl::StatusOr<SqliteStatement> SqliteConnection::Prepare(std::string_view sql) {
@@ -118,7 +119,7 @@ absl::StatusOr<SqliteStatement> SqliteConnection::Prepare(std::string_view sql) 
                                           SQLITE_PREPARE_PERSISTENT, &statement, nullptr);
     if (result != SQLITE_OK) {
       sqlite3_finalize(statement);
-      return SqliteError(db_, result, absl::StrCat("preparing `", ToAbslView(sql), "`"));
+      return SqliteError(db_, result, absl::StrCat("preparing `", text::AbslView(sql), "`"));
     }
     it = statements_.emplace(std::move(key), statement).first;
   }

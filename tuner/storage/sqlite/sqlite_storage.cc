@@ -13,14 +13,14 @@
 #include "common/status_macros.h"
 #include "google/protobuf/timestamp.pb.h"
 #include "spdlog/spdlog.h"
-#include "tuner/storage/absl_string_view.h"
+#include "text/absl_view.h"
 #include "tuner/storage/page_token.h"
+#include "tuner/storage/scoped_write_fence.h"
 #include "tuner/storage/sqlite/sqlite_error.h"
 #include "tuner/storage/sqlite/sqlite_rows.h"
 #include "tuner/storage/sqlite/sqlite_schema.h"
 #include "tuner/storage/sqlite/sqlite_statement.h"
 #include "tuner/storage/sqlite/sqlite_study_lock.h"
-#include "tuner/storage/scoped_write_fence.h"
 #include "tuner/storage/stored_rows.h"
 
 namespace vernier::storage {
@@ -58,7 +58,7 @@ absl::StatusOr<v1::Study> ReadStudy(SqliteConnection& connection, std::string_vi
   VERNIER_ASSIGN_OR_RETURN(const bool found, select.Step());
   if (!found) return StudyNotFound(study_name);
   return ParseBody<v1::Study>(select.ColumnBlob(0),
-                              absl::StrCat("study \"", ToAbslView(study_name), "\""));
+                              absl::StrCat("study \"", text::AbslView(study_name), "\""));
 }
 
 absl::Status InsertStudy(SqliteConnection& connection, const v1::Study& study) {
@@ -158,7 +158,8 @@ absl::StatusOr<v1::Job> ReadJob(SqliteConnection& connection, std::string_view j
   select.BindText(1, job_id);
   VERNIER_ASSIGN_OR_RETURN(const bool found, select.Step());
   if (!found) return JobNotFound(job_id);
-  return ParseBody<v1::Job>(select.ColumnBlob(0), absl::StrCat("job \"", ToAbslView(job_id), "\""));
+  return ParseBody<v1::Job>(select.ColumnBlob(0),
+                            absl::StrCat("job \"", text::AbslView(job_id), "\""));
 }
 
 // Collects the `body` column of every row as `Message`, in the order given.
@@ -421,8 +422,8 @@ absl::StatusOr<SqliteStatement> SelectTrialPage(SqliteConnection& connection,
                                                 std::string_view study_name,
                                                 const TrialQuery& query, int64_t after_id,
                                                 std::string_view columns) {
-  std::string sql =
-      absl::StrCat("SELECT ", ToAbslView(columns), " FROM trials WHERE study_name = ? AND id > ?");
+  std::string sql = absl::StrCat("SELECT ", text::AbslView(columns),
+                                 " FROM trials WHERE study_name = ? AND id > ?");
   if (!query.states.empty()) sql += absl::StrCat(" AND state", InList(query.states.size()));
   sql += " ORDER BY id LIMIT ?";
   VERNIER_ASSIGN_OR_RETURN(SqliteStatement select, connection.Prepare(sql));
@@ -450,7 +451,7 @@ absl::StatusOr<Page<v1::Trial>> SqliteStorage::ListTrials(std::string_view study
           VERNIER_ASSIGN_OR_RETURN(
               page.items,
               ReadBodies<v1::Trial>(
-                  select, 0, absl::StrCat("trial of study \"", ToAbslView(study_name), "\"")));
+                  select, 0, absl::StrCat("trial of study \"", text::AbslView(study_name), "\"")));
         }
         more_pages = TrimToPage(page.items, query.page_size);
         if (query.include_measurements) {
@@ -503,8 +504,9 @@ absl::StatusOr<std::vector<v1::Trial>> SqliteStorage::ListBestTrials(std::string
                                                     "ORDER BY rank_key, id LIMIT ?"));
         select.BindText(1, study_name).BindInt64(2, limit == 0 ? RowLimit(0) : limit);
         VERNIER_ASSIGN_OR_RETURN(
-            best, ReadBodies<v1::Trial>(
-                      select, 0, absl::StrCat("trial of study \"", ToAbslView(study_name), "\"")));
+            best,
+            ReadBodies<v1::Trial>(
+                select, 0, absl::StrCat("trial of study \"", text::AbslView(study_name), "\"")));
         return absl::OkStatus();
       }));
   return best;
@@ -627,8 +629,8 @@ std::vector<absl::StatusOr<v1::Trial>> SqliteStorage::AppendMeasurementBatch(
         for (const MeasurementAppend* append : batch) {
           VERNIER_RETURN_IF_ERROR(connection.Execute("SAVEPOINT measurement"));
           absl::StatusOr<v1::Trial> trial =
-              AppendToTrial(connection, append->study_name, append->trial_id,
-                            append->measurements, append->accepting_states);
+              AppendToTrial(connection, append->study_name, append->trial_id, append->measurements,
+                            append->accepting_states);
           if (!trial.ok()) {
             VERNIER_RETURN_IF_ERROR(connection.Execute("ROLLBACK TO measurement"));
           }
@@ -823,8 +825,9 @@ absl::StatusOr<std::vector<v1::TrialRun>> SqliteStorage::ReadTrialRuns(
           select.BindInt64(index++, trial_id);
         }
         VERNIER_ASSIGN_OR_RETURN(
-            runs, ReadBodies<v1::TrialRun>(
-                      select, 0, absl::StrCat("trial run of job \"", ToAbslView(job_id), "\"")));
+            runs,
+            ReadBodies<v1::TrialRun>(
+                select, 0, absl::StrCat("trial run of job \"", text::AbslView(job_id), "\"")));
         return absl::OkStatus();
       }));
   return runs;
@@ -879,7 +882,7 @@ absl::StatusOr<std::vector<v1::ApiToken>> SqliteStorage::ListApiTokens() {
 }
 
 absl::StatusOr<v1::ApiToken> SqliteStorage::UpdateApiToken(std::string_view token_id,
-                                                            const ApiTokenMutator& mutate) {
+                                                           const ApiTokenMutator& mutate) {
   v1::ApiToken token;
   VERNIER_RETURN_IF_ERROR(
       RunInTransaction(TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
@@ -974,7 +977,7 @@ absl::StatusOr<std::vector<v1::AuditEntry>> SqliteStorage::ListAuditEntries(
         select.BindText(1, query.user)
             .BindText(2, query.resource)
             .BindInt64(3, query.since.has_value() ? absl::ToUnixMicros(*query.since)
-                                                   : std::numeric_limits<int64_t>::min())
+                                                  : std::numeric_limits<int64_t>::min())
             .BindInt64(4, query.limit > 0 ? query.limit : -1);
         VERNIER_ASSIGN_OR_RETURN(rows, ReadAuditRows(select));
         return absl::OkStatus();
@@ -990,10 +993,9 @@ absl::StatusOr<std::vector<StoredAuditRow>> SqliteStorage::ReadAuditChain() {
   std::vector<StoredAuditRow> rows;
   VERNIER_RETURN_IF_ERROR(
       RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
-        VERNIER_ASSIGN_OR_RETURN(
-            SqliteStatement select,
-            connection.Prepare(
-                absl::StrCat("SELECT ", kAuditColumns, " FROM audit_log ORDER BY sequence")));
+        VERNIER_ASSIGN_OR_RETURN(SqliteStatement select, connection.Prepare(absl::StrCat(
+                                                             "SELECT ", kAuditColumns,
+                                                             " FROM audit_log ORDER BY sequence")));
         VERNIER_ASSIGN_OR_RETURN(rows, ReadAuditRows(select));
         return absl::OkStatus();
       }));
@@ -1056,8 +1058,8 @@ absl::Status SqliteStorage::ReleaseJobLeases(std::string_view holder,
       });
 }
 
-absl::Status SqliteStorage::RecordServer(std::string_view server_id,
-                                         std::string_view agent_address, absl::Duration ttl) {
+absl::Status SqliteStorage::RecordServer(std::string_view server_id, std::string_view agent_address,
+                                         absl::Duration ttl) {
   return RunInTransaction(
       TransactionKind::kWrite, [&](SqliteConnection& connection) -> absl::Status {
         const int64_t now = NowMicros();
@@ -1155,8 +1157,9 @@ absl::StatusOr<std::vector<v1::ReportExitRequest>> SqliteStorage::TakeReplicaExi
             connection.Prepare("SELECT body FROM replica_exits WHERE job_id = ? ORDER BY id"));
         select.BindText(1, job_id);
         VERNIER_ASSIGN_OR_RETURN(
-            reports, ReadBodies<v1::ReportExitRequest>(
-                         select, 0, absl::StrCat("exit report of job \"", ToAbslView(job_id), "\"")));
+            reports,
+            ReadBodies<v1::ReportExitRequest>(
+                select, 0, absl::StrCat("exit report of job \"", text::AbslView(job_id), "\"")));
         VERNIER_ASSIGN_OR_RETURN(SqliteStatement remove,
                                  connection.Prepare("DELETE FROM replica_exits WHERE job_id = ?"));
         return remove.BindText(1, job_id).Run();

@@ -10,7 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "tuner/storage/absl_string_view.h"
+#include "text/absl_view.h"
 
 namespace vernier::storage {
 namespace {
@@ -47,13 +47,13 @@ absl::StatusOr<std::unique_ptr<SqliteStudyLock>> SqliteStudyLock::Acquire(
     const int error = errno;
     if (error != EAGAIN && error != EACCES && error != EINTR) {
       close(fd);
-      return absl::InternalError(absl::StrCat("locking study \"", ToAbslView(study_name),
+      return absl::InternalError(absl::StrCat("locking study \"", text::AbslView(study_name),
                                               "\" in \"", lock_file,
                                               "\" failed: ", strerror(error)));
     }
     if (absl::Now() >= deadline) {
       close(fd);
-      return absl::UnavailableError(absl::StrCat("study \"", ToAbslView(study_name),
+      return absl::UnavailableError(absl::StrCat("study \"", text::AbslView(study_name),
                                                  "\" stayed locked by another ", "suggestion for ",
                                                  absl::FormatDuration(timeout), "; try again"));
     }
