@@ -34,8 +34,10 @@ export VERNIER_TEST_SLURM_CONF=$slurm_dir/slurm.conf
 jobs=$((2 * $(nproc)))
 if [ "${VERNIER_SANITIZE:-0}" = 1 ]; then jobs=$(nproc); fi
 status=0
+ctest_status=0
 ctest --test-dir "${VERNIER_BUILD_DIR:-build}" --output-on-failure -j "$jobs" --timeout 600 ||
-  status=$?
+  ctest_status=$?
+status=$ctest_status
 if [ -n "${sanitizer_reports:-}" ]; then
   if [ -n "$(ls -A "$sanitizer_reports")" ]; then
     echo "test.sh: sanitizer reports from the tests or the processes they started:" >&2
@@ -56,5 +58,11 @@ if [ "${CI:-}" = true ] || [ -n "${VERNIER_FUZZ_SECONDS:-}" ]; then
   if [ "${CI:-}" = true ]; then export VERNIER_FUZZ_SEED=${VERNIER_FUZZ_SEED:-1}; fi
   # 15 s a target in CI keeps the whole run within its time (see CONTRIBUTING.md).
   scripts/fuzz.sh "${VERNIER_FUZZ_SECONDS:-15}" || status=1
+fi
+# The failed tests' output again, in short, last: a long log's tail then
+# shows why they failed, not only which.
+if [ "$ctest_status" != 0 ]; then
+  echo "test.sh: what the failed tests printed (in full: ${VERNIER_BUILD_DIR:-build}/Testing/Temporary/LastTest.log):"
+  scripts/failed-test-output.sh "${VERNIER_BUILD_DIR:-build}" || true
 fi
 exit "$status"
