@@ -13,7 +13,7 @@
 # for that very port can take it.
 set -euo pipefail
 
-count=${1:-1}
+count=${1-1}
 [[ "$count" =~ ^[1-9][0-9]{0,2}$ ]] || {
   echo "free-ports: N must be a whole number from 1 to 999, not '$count'" >&2
   exit 1
