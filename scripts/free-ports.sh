@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Prints N (default 1) distinct loopback TCP ports, one a line, that are free
 # now, from 10000 to 19999 and below the kernel's ephemeral range
-# (/proc/sys/net/ipv4/ip_local_port_range): scripts/free-ports.sh [N].
+# (/proc/sys/net/ipv4/ip_local_port_range; where that range leaves no room
+# below it, from 10000 to 19999 with a warning): scripts/free-ports.sh [N].
 #
 # For the test servers that scripts/postgres-up.sh and scripts/slurm-up.sh
 # start. A port from the ephemeral range (what binding port 0 gives) is free
@@ -36,8 +37,12 @@ except (OSError, ValueError, IndexError):
 # WithReplicaPorts) and below the ephemeral range.
 first, last = 10000, min(19999, ephemeral_low - 1)
 if last - first < 1000:
-    sys.exit(f"free-ports: the ephemeral range of {range_file} starts at "
-             f"{ephemeral_low}, leaving too few ports from {first} below it")
+    # A kernel whose ephemeral range leaves no room below it: the ports are
+    # still free now, only not safe from being taken while a server is down.
+    print(f"free-ports: the ephemeral range of {range_file} starts at {ephemeral_low}, "
+          f"so the ports from {first} to 19999 may be given out by the kernel too",
+          file=sys.stderr)
+    last = 19999
 
 held = []
 candidates = random.sample(range(first, last + 1), min(4 * count + 100, last - first + 1))
