@@ -33,7 +33,6 @@ export VERNIER_TEST_SLURM_CONF=$slurm_dir/slurm.conf
 # Under the sanitizers every test is CPU-bound: one per core.
 jobs=$((2 * $(nproc)))
 if [ "${VERNIER_SANITIZE:-0}" = 1 ]; then jobs=$(nproc); fi
-status=0
 ctest_status=0
 ctest --test-dir "${VERNIER_BUILD_DIR:-build}" --output-on-failure -j "$jobs" --timeout 600 ||
   ctest_status=$?
