@@ -78,6 +78,9 @@ class Backend {
   // (IsTransientBackendError). nullopt while it answers, and always for a
   // backend without one (local).
   virtual std::optional<absl::Time> UnreachableSince() const { return std::nullopt; }
+  // When the controller's last outage ended; InfinitePast when none has
+  // (always for a backend without one).
+  virtual absl::Time LastOutageEnded() const { return absl::InfinitePast(); }
 };
 
 }  // namespace vernier::scheduler

@@ -44,6 +44,7 @@ absl::StatusOr<SchedulerParts> MakeBackend(const ServerOptions& options,
   slurm.sbatch.accounts = options.slurm_accounts;
   slurm.sbatch.account_from_owner = options.slurm_account_from_owner;
   slurm.sbatch.qos = options.slurm_qos;
+  slurm.sbatch.slurmctld_wait_limit = options.slurm_outage_limit;
   slurm.commands.timeout = absl::ToChronoMilliseconds(options.slurm_command_timeout);
   const scheduler::SlurmCommands commands(slurm.commands);
   absl::StatusOr<std::vector<scheduler::SlurmNodeInfo>> nodes =

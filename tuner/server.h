@@ -39,7 +39,9 @@ struct ServerOptions {
   // fail (TrialRunSupervisorOptions::store_outage_limit).
   absl::Duration store_outage_limit = absl::Minutes(10);
   // How long slurmctld may stay unreachable before a trial that cannot be
-  // submitted fails (TrialRunSupervisorOptions::slurm_outage_limit).
+  // submitted fails (TrialRunSupervisorOptions::slurm_outage_limit), or a
+  // replica whose Slurm step cannot start (SbatchOptions::
+  // slurmctld_wait_limit).
   absl::Duration slurm_outage_limit = absl::Minutes(10);
   // Where trials run: "local" (this machine) or "slurm" (one sbatch job per
   // trial; see docs/slurm.md).

@@ -455,7 +455,10 @@ void TrialRunSupervisor::OnAgentContact(const v1::ReplicaId& replica) {
 void TrialRunSupervisor::FailSilentAgents(const v1::Job& job, std::vector<v1::Trial>& trials,
                                           const TrialRuns& runs) {
   const absl::Time now = clock_();
-  const absl::Time reachable_since = StoreReachableSince(now);
+  // Time the store was away does not count: the agents' calls failed. Nor
+  // time slurmctld was away: a replica's step may be waiting for it to
+  // start (the batch script waits), and nothing could end a silent one.
+  const absl::Time reachable_since = std::max(StoreReachableSince(now), BackendReachableSince(now));
   std::set<int64_t> running;
   for (v1::Trial& trial : trials) {
     auto run = runs.find(trial.id());
@@ -475,7 +478,6 @@ void TrialRunSupervisor::FailSilentAgents(const v1::Job& job, std::vector<v1::Tr
         liveness_.Forget(key);
         continue;
       }
-      // Time the store was away does not count: the agents' calls failed.
       absl::Duration silent = std::min(liveness_.SilentFor(key, now), now - reachable_since);
       if (options_.agent_timeout <= absl::ZeroDuration() || silent < options_.agent_timeout) {
         continue;
@@ -848,6 +850,11 @@ absl::Status TrialRunSupervisor::CancelRun(const v1::TrialRun& run) {
     absl::SleepFor(backoff);
     backoff = std::min(backoff * 2, absl::Seconds(10));
   }
+}
+
+absl::Time TrialRunSupervisor::BackendReachableSince(absl::Time now) const {
+  if (backend_.UnreachableSince().has_value()) return now;
+  return backend_.LastOutageEnded();
 }
 
 absl::Time TrialRunSupervisor::StoreReachableSince(absl::Time now) {

@@ -105,8 +105,8 @@ class TrialRunSupervisor {
                                  TrialRuns& runs);
   // Ends the replicas of `trials` in the background, then fails them with
   // `reason` (a trial without a run at once).
-  void CancelTrials(const v1::Job& job, const std::vector<v1::Trial>& trials,
-                    const TrialRuns& runs, const std::string& reason);
+  void CancelTrials(const v1::Job& job, const std::vector<v1::Trial>& trials, const TrialRuns& runs,
+                    const std::string& reason);
   // Starts the next attempt of running trials whose failed attempt has
   // ended, and trials handed out but never started (the server died in
   // between), each once its gang is granted.
@@ -119,8 +119,8 @@ class TrialRunSupervisor {
   // launches one trial per granted gang, so that no trial is handed out
   // that cannot start.
   absl::Status StartTrials(const v1::Job& job, const v1::Study& study,
-                           const std::vector<v1::Trial>& running, const TrialRuns& runs,
-                           int slots, StartedTrials& started);
+                           const std::vector<v1::Trial>& running, const TrialRuns& runs, int slots,
+                           StartedTrials& started);
   // Drops the gangs the job waits for (it is being cancelled).
   void DropWaitingGangs(const std::string& job_id);
   // The job ended: gives back everything its trials hold and forgets them.
@@ -148,8 +148,7 @@ class TrialRunSupervisor {
   static scheduler::GangOwner GangOwnerOf(const v1::Job& job);
   absl::Status ReconcileRuns(const v1::Job& job, std::vector<v1::Trial>& trials, TrialRuns& runs);
   void FailSilentAgents(const v1::Job& job, std::vector<v1::Trial>& trials, const TrialRuns& runs);
-  bool SettleEndedTrials(const v1::Job& job, const std::vector<v1::Trial>& trials,
-                         TrialRuns& runs);
+  bool SettleEndedTrials(const v1::Job& job, const std::vector<v1::Trial>& trials, TrialRuns& runs);
   // A replica of a running trial failed: relaunch every replica as the next
   // attempt under maxRetries, else fail the trial.
   void HandleReplicaFailure(const v1::Job& job, v1::Trial& trial, const v1::TrialRun& run,
@@ -174,6 +173,9 @@ class TrialRunSupervisor {
   // When agents could last reach the store through this server: now while it
   // is away, else when its last outage ended.
   absl::Time StoreReachableSince(absl::Time now);
+  // `now` while the backend's controller is away, else when its last outage
+  // ended.
+  absl::Time BackendReachableSince(absl::Time now) const;
   // Stores the run's replicas' states once a cancel ended them.
   void RecordEndedRun(const std::string& job_id, const v1::TrialRun& run);
   // Gives back the trial's grant and forgets its attempt.

@@ -17,6 +17,50 @@ constexpr const char* kSlurmVariablesKept[] = {"SLURM_JOB_ID",        "SLURM_JOB
                                                "SLURM_JOB_PARTITION", "SLURM_JOB_NODELIST",
                                                "SLURM_STEP_ID",       "SLURMD_NODENAME"};
 
+// Defined once at the top of the script: whether slurmctld is away: no
+// controller answers `scontrol ping`, or one that restarted has not heard
+// from this node yet (its SlurmdStartTime is None until the node registers;
+// Slurm 22.05 holds a step asked for before then until another step of the
+// job ends, which may be never). Without scontrol, never.
+constexpr char kSlurmctldAway[] =
+    "slurmctld_away() {\n"
+    "  command -v scontrol >/dev/null || return 1\n"
+    "  scontrol ping 2>/dev/null | grep -q ' is UP' || return 0\n"
+    "  [ -n \"${SLURMD_NODENAME:-}\" ] || return 1\n"
+    "  scontrol show node \"$SLURMD_NODENAME\" 2>/dev/null | grep -q 'SlurmdStartTime=None'\n"
+    "}\n";
+
+// In a replica's loop, after srun returned without its step having started:
+// while slurmctld is away, wait for it (up to `wait_limit`) and try again;
+// else try again (3 tries in all); past either, stop with srun's status.
+std::string StepNotStarted(absl::Duration wait_limit) {
+  const int64_t limit = absl::ToInt64Seconds(wait_limit);
+  return absl::StrCat(
+      "    if slurmctld_away; then\n"
+      "      echo \"vernier: $(date '+%F %T'): the step did not start: slurmctld does not answer; "
+      "starting it once slurmctld answers\"\n"
+      "      away_since=$SECONDS\n"
+      "      while slurmctld_away; do\n"
+      "        if [ $((SECONDS - away_since)) -ge ",
+      limit,
+      " ]; then\n"
+      "          echo \"vernier: $(date '+%F %T'): slurmctld stayed unreachable for longer than ",
+      absl::FormatDuration(wait_limit),
+      " (--slurm-outage-limit); the replica fails without starting\"\n"
+      "          break 2\n"
+      "        fi\n"
+      "        sleep 2\n"
+      "      done\n"
+      "    else\n"
+      "      tries=$((tries + 1))\n"
+      "      [ \"$tries\" -lt 3 ] || break\n"
+      "      echo \"vernier: $(date '+%F %T'): the step did not start (srun: exit code $code); "
+      "trying again\"\n"
+      "      sleep 2\n"
+      "    fi\n"
+      "  done\n");
+}
+
 bool IsShellIdentifier(const std::string& name) {
   if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
   for (char c : name) {
@@ -154,8 +198,9 @@ absl::StatusOr<std::string> BuildSbatchScript(const TrialLaunch& launch,
   script +=
       "\n"
       "# sbatch's GPU request would otherwise leak into every step below.\n"
-      "unset SLURM_GPUS SLURM_TRES_PER_JOB SLURM_GPUS_PER_TASK SLURM_TRES_PER_TASK\n"
-      "pids=()\n";
+      "unset SLURM_GPUS SLURM_TRES_PER_JOB SLURM_GPUS_PER_TASK SLURM_TRES_PER_TASK\n";
+  script += kSlurmctldAway;
+  script += "pids=()\n";
 
   for (const ReplicaLaunch& replica : launch.replicas) {
     absl::StrAppend(&script, "\n# ", ShellQuote(ReplicaName(replica)), ": ", replica.gpu_count,
@@ -165,7 +210,8 @@ absl::StatusOr<std::string> BuildSbatchScript(const TrialLaunch& launch,
       absl::StrAppend(&script, "  export ", name, "=", ShellQuote(value), "\n");
     }
     const std::string exit_path = ShellQuote(ReplicaExitPath(replica.log_path));
-    // The step first records the GPUs Slurm gave it, then becomes the
+    // The step first records the GPUs Slurm gave it (or, if it cannot,
+    // runs nothing: the record says the step ran), then becomes the
     // replica's command with exactly the replica's environment: the
     // variables exported above (names only here, so no value shows in
     // `ps`) and the step's CUDA_VISIBLE_DEVICES; nothing of the server's
@@ -183,20 +229,31 @@ absl::StatusOr<std::string> BuildSbatchScript(const TrialLaunch& launch,
       if (name == "CUDA_VISIBLE_DEVICES") continue;
       absl::StrAppend(&kept, " ", name, "=\"$", name, "\"");
     }
-    const std::string step_wrapper =
-        absl::StrCat("'printf \"%s\\n\" \"${SLURM_STEP_GPUS-}\" >\"$0\"; exec /usr/bin/env -i ",
-                     replica.gpu_count == 0
-                         ? "CUDA_VISIBLE_DEVICES="
-                         : "${CUDA_VISIBLE_DEVICES+\"CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES\"}",
-                     kept, " \"$@\"'");
+    const std::string step_wrapper = absl::StrCat(
+        "'printf \"%s\\n\" \"${SLURM_STEP_GPUS-}\" >\"$0\" || exit 1; exec /usr/bin/env -i ",
+        replica.gpu_count == 0
+            ? "CUDA_VISIBLE_DEVICES="
+            : "${CUDA_VISIBLE_DEVICES+\"CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES\"}",
+        kept, " \"$@\"'");
+    // The step's first act is to write its GPUs file: without it, srun
+    // never started the step, and nothing of the replica ran. While
+    // slurmctld is away (restarting) srun cannot create a step ("Unable to
+    // contact slurm controller"): the replica waits until slurmctld answers
+    // and starts then, as a trial due meanwhile waits in the server, instead
+    // of failing (for up to SbatchOptions::slurmctld_wait_limit, the
+    // server's --slurm-outage-limit). Any other step that never started is
+    // tried 3 times in all. A step that ran is never run again: its status is the replica's.
+    const std::string gpus_path = ShellQuote(ReplicaGpusPath(replica.log_path));
     absl::StrAppend(
-        &script, "  srun --exact --nodes=1 --ntasks=1 --gpus-per-task=", replica.gpu_count,
+        &script, "  tries=0\n  while :; do\n    rm -f ", gpus_path, "\n",
+        "    srun --exact --nodes=1 --ntasks=1 --gpus-per-task=", replica.gpu_count,
         " --job-name=", ShellQuote(ReplicaName(replica)), " --chdir=",
         ShellQuote(replica.working_dir.empty() ? launch.trial_dir : replica.working_dir),
-        " \\\n    /bin/sh -c ", step_wrapper, " ", ShellQuote(ReplicaGpusPath(replica.log_path)),
-        " \\\n    ", Quoted(replica.argv), "\n", "  code=$?\n", "  printf '%s\\n' \"$code\" >",
-        exit_path, ".tmp && mv ", exit_path, ".tmp ", exit_path, "\n", "  exit \"$code\"\n", ") >>",
-        ShellQuote(replica.log_path), " 2>&1 </dev/null &\n", "pids+=($!)\n");
+        " \\\n      /bin/sh -c ", step_wrapper, " ", gpus_path, " \\\n      ", Quoted(replica.argv),
+        "\n    code=$?\n    [ -e ", gpus_path, " ] && break\n",
+        StepNotStarted(options.slurmctld_wait_limit), "  printf '%s\\n' \"$code\" >", exit_path,
+        ".tmp && mv ", exit_path, ".tmp ", exit_path, "\n  exit \"$code\"\n) >>",
+        ShellQuote(replica.log_path), " 2>&1 </dev/null &\npids+=($!)\n");
   }
   script +=
       "\n"

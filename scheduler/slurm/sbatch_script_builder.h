@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "scheduler/backend.h"
 
 namespace vernier::scheduler {
@@ -22,6 +23,10 @@ struct SbatchOptions {
   bool account_from_owner = false;
   // The QoS (--qos) of each owner's trials; others: the account's default.
   std::map<std::string, std::string, std::less<>> qos;
+  // How long a replica whose step srun could not start waits for an
+  // unreachable slurmctld before it fails (whole seconds): the server's
+  // --slurm-outage-limit.
+  absl::Duration slurmctld_wait_limit = absl::Minutes(10);
 };
 
 // The account a launch's batch job is charged to (SbatchOptions::accounts,
@@ -55,9 +60,12 @@ std::string SlurmJobComment(const TrialLaunch& launch);
 // (CUDA_VISIBLE_DEVICES is Slurm's to set, and set empty for a replica
 // without GPUs), its working dir, and its output
 // appended to its log_path; the script waits for all of them and exits with
-// the first replica's status. Pure: the same launch gives the same text.
-// InvalidArgument for what a shell script cannot carry (an env name that is
-// no shell identifier, a NUL byte).
+// the first replica's status. A step srun could not start (nothing of the
+// replica ran: the step did not write its GPUs file) waits while slurmctld
+// is away, up to SbatchOptions::slurmctld_wait_limit, and is tried again
+// when it answers; otherwise it is tried 3 times in all. A step that started is never run again.
+// Pure: the same launch gives the same text. InvalidArgument for what a shell script cannot carry
+// (an env name that is no shell identifier, a NUL byte).
 absl::StatusOr<std::string> BuildSbatchScript(const TrialLaunch& launch,
                                               const SbatchOptions& options);
 

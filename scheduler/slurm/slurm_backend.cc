@@ -243,6 +243,8 @@ std::optional<absl::Time> SlurmBackend::UnreachableSince() const {
   return commands_.outage().Since();
 }
 
+absl::Time SlurmBackend::LastOutageEnded() const { return commands_.outage().LastEnded(); }
+
 absl::StatusOr<std::optional<SlurmJobInfo>> SlurmBackend::FindJob(
     const std::string& slurm_job_id) const {
   absl::StatusOr<std::optional<SlurmJobInfo>> job = commands_.ShowJob(slurm_job_id);

@@ -66,6 +66,7 @@ class SlurmBackend : public Backend {
   // The sbatch script Submit would send.
   absl::StatusOr<std::string> PreviewLaunch(const TrialLaunch& launch) const override;
   std::optional<absl::Time> UnreachableSince() const override;
+  absl::Time LastOutageEnded() const override;
 
  private:
   // sbatch, unless an earlier sbatch of the same attempt failed transiently

@@ -28,11 +28,17 @@ void SlurmOutage::Observe(const absl::Status& status, absl::Time now) {
                absl::FormatDuration(absl::Trunc(now - *since_, absl::Milliseconds(100))),
                failed_commands_);
   since_.reset();
+  last_ended_ = now;
 }
 
 std::optional<absl::Time> SlurmOutage::Since() const {
   std::lock_guard lock(mutex_);
   return since_;
+}
+
+absl::Time SlurmOutage::LastEnded() const {
+  std::lock_guard lock(mutex_);
+  return last_ended_;
 }
 
 }  // namespace vernier::scheduler

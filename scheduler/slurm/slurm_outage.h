@@ -24,12 +24,15 @@ class SlurmOutage {
 
   // When the outage under way began; nullopt while slurmctld answers.
   std::optional<absl::Time> Since() const;
+  // When the last outage ended; InfinitePast when none has.
+  absl::Time LastEnded() const;
 
  private:
   mutable std::mutex mutex_;
   // Guarded by mutex_.
   std::optional<absl::Time> since_;
   int64_t failed_commands_ = 0;
+  absl::Time last_ended_ = absl::InfinitePast();
 };
 
 }  // namespace vernier::scheduler

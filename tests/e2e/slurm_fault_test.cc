@@ -12,10 +12,12 @@
 #include <stdlib.h>
 
 #include <chrono>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/support/counting_job.h"
@@ -85,6 +87,66 @@ TEST(SlurmFaultTest, SlurmctldRestartedDuringAJobFailsNothing) {
   // And at its end. A slurmctld still starting up, or slow on a loaded
   // machine, may show as more outages after it (a command timed out).
   EXPECT_GE(CountOccurrences(log, "Slurm is back after"), 1u) << log;
+  server.Stop();
+}
+
+// A trial whose Slurm job started just before slurmctld went away: its
+// batch script runs, but srun cannot create the replica's step without
+// slurmctld ("Unable to contact slurm controller"). The replica waits until
+// slurmctld answers again and this node registered with it, and starts
+// then, once, instead of failing: the CI failure of the test above, where
+// the outage began before a trial's batch script reached srun. The test
+// holds the batch scripts' srun (an `srun` first on the server's PATH,
+// which sbatch passes to the jobs, waits while DIR/hold exists, then runs
+// Slurm's) while it stops slurmctld.
+TEST(SlurmFaultTest, AStepDueWhileSlurmctldIsAwayStartsOnceWhenItIsBack) {
+  if (SlurmTestConf().empty()) GTEST_SKIP() << kNoSlurmTestCluster;
+  absl::StatusOr<std::unique_ptr<SlurmTestCluster>> cluster = SlurmTestCluster::Start();
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  setenv("SLURM_CONF", (*cluster)->conf().c_str(), 1);
+
+  TempDir dir;
+  const std::string hold = dir.path() + "/hold";
+  const std::string held = dir.path() + "/held";
+  const std::string srun = dir.path() + "/bin/srun";
+  WriteFile(srun, absl::StrCat("#!/bin/sh\ntouch '", held, "'\nwhile [ -e '", hold,
+                               "' ]; do sleep 0.2; done\nexec /usr/bin/srun \"$@\"\n"));
+  std::filesystem::permissions(srun, std::filesystem::perms::owner_all);
+  WriteFile(hold, "");
+  setenv("PATH", absl::StrCat(dir.path(), "/bin:", getenv("PATH")).c_str(), 1);
+  ServerProcess server(dir.path() + "/data", 0,
+                       {"--scheduler", "slurm", "--slurm-command-timeout", "5s"});
+  server.Start();
+  const std::string job_id = "slurmstep";
+  const std::string runs = dir.path() + "/runs";
+  SubmitAndWaitForActiveTrials(server, CountingJob(job_id, runs, 1, /*parallel=*/1, kSteps), 1);
+  const auto held_until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!std::filesystem::exists(held) && std::chrono::steady_clock::now() < held_until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(std::filesystem::exists(held))
+      << "the trial's batch script never ran" << server.log();
+
+  ASSERT_TRUE((*cluster)->StopController().ok());
+  std::filesystem::remove(hold);
+  // srun gives up on slurmctld after its MessageTimeout (10 s); the batch
+  // script then says the step waits.
+  const std::string master_log = absl::StrCat(runs, "/", job_id, "/1/logs/master-0.log");
+  const auto said_until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (ReadFile(master_log).find("slurmctld does not answer") == std::string::npos &&
+         std::chrono::steady_clock::now() < said_until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+  const std::string waiting = ReadFile(master_log);
+  EXPECT_THAT(waiting, HasSubstr("Unable to contact slurm controller"));
+  EXPECT_THAT(waiting,
+              HasSubstr("the step did not start: slurmctld does not answer; starting it once "
+                        "slurmctld answers"));
+  EXPECT_NE(GetJob(server, job_id).job().state(), v1::Job::FAILED);
+  ASSERT_TRUE((*cluster)->StartController().ok());
+
+  ExpectSucceededEveryTrialOnce(server, job_id, runs, 1, kSteps);
+  EXPECT_FALSE(HasFailure()) << "master-0's log:\n" << ReadFile(master_log);
   server.Stop();
 }
 

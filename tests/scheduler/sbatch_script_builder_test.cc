@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -71,7 +71,7 @@ TEST(SbatchScriptBuilderTest, EverySrunLineNamesItsGpusPerTask) {
   const std::vector<std::string> srun_lines = LinesWith(*script, "srun ");
   ASSERT_EQ(srun_lines.size(), 3u) << *script;
   EXPECT_EQ(srun_lines[0],
-            "  srun --exact --nodes=1 --ntasks=1 --gpus-per-task=1 --job-name=master-0 "
+            "    srun --exact --nodes=1 --ntasks=1 --gpus-per-task=1 --job-name=master-0 "
             "--chdir='/work dir' \\");
   EXPECT_THAT(srun_lines[1], HasSubstr("--gpus-per-task=2 --job-name=worker-0"));
   EXPECT_THAT(srun_lines[2], HasSubstr("--gpus-per-task=0 --job-name=ps-0"));
@@ -120,15 +120,16 @@ TEST(SbatchScriptBuilderTest, GivesEachStepOnlyItsReplicasEnvironment) {
   ASSERT_TRUE(script.ok()) << script.status();
   std::string without_srun;
   for (absl::string_view line : absl::StrSplit(*script, '\n')) {
-    if (absl::StartsWith(line, "  srun ")) continue;
+    if (absl::StartsWith(absl::StripLeadingAsciiWhitespace(line), "srun ")) continue;
     absl::StrAppend(&without_srun, line, "\n");
   }
   const std::string path = dir.path() + "/job.sh";
   std::ofstream(path) << without_srun;
-  const testing::CommandResult run = testing::RunCommand(
-      {"bash", path}, std::chrono::seconds(30),
-      {{"SERVER_SECRET", "leaked"}, {"CUDA_VISIBLE_DEVICES", "3"}, {"SLURM_JOB_ID", "77"},
-       {"SLURM_NTASKS", "2"}});
+  const testing::CommandResult run = testing::RunCommand({"bash", path}, std::chrono::seconds(30),
+                                                         {{"SERVER_SECRET", "leaked"},
+                                                          {"CUDA_VISIBLE_DEVICES", "3"},
+                                                          {"SLURM_JOB_ID", "77"},
+                                                          {"SLURM_NTASKS", "2"}});
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err << without_srun;
   std::ifstream master_log(dir.path() + "/master.log");
   const std::string master((std::istreambuf_iterator<char>(master_log)), {});
@@ -144,6 +145,165 @@ TEST(SbatchScriptBuilderTest, GivesEachStepOnlyItsReplicasEnvironment) {
   EXPECT_THAT(ps, HasSubstr("ROLE_ONLY=for ps it's \"quoted\"\n"));
   EXPECT_THAT(ps, HasSubstr("CUDA_VISIBLE_DEVICES=\n"));
   EXPECT_THAT(ps, Not(HasSubstr("SERVER_SECRET")));
+}
+
+// The script of one replica (master-0) run by bash with fakes of srun and
+// scontrol first on PATH (pure logic: what the script does with their
+// answers). The fake srun fails without starting the step ("Unable to
+// contact slurm controller") as many times as DIR/srun-failures says, then
+// runs the step's command; the fake scontrol's `ping` says DOWN as many
+// times as DIR/pings-down says, then UP, and its `show node node7` (the
+// job's node) says the node has not registered (SlurmdStartTime=None) as
+// many times as DIR/shows-unregistered says. The replica appends a line to
+// DIR/runs and exits with 3.
+class SbatchStepStartTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::filesystem::create_directories(dir_.path() + "/bin");
+    WriteExecutable("bin/srun", R"sh(#!/bin/sh
+calls=$(cat "$FAKE_DIR/srun-calls" 2>/dev/null || echo 0)
+echo $((calls + 1)) >"$FAKE_DIR/srun-calls"
+failures=$(cat "$FAKE_DIR/srun-failures")
+if [ "$failures" -gt 0 ]; then
+  echo $((failures - 1)) >"$FAKE_DIR/srun-failures"
+  echo "srun: error: Unable to confirm allocation for job 7: Unable to contact slurm controller (connect failure)" >&2
+  exit 1
+fi
+while [ "${1#--}" != "$1" ]; do shift; done
+exec "$@"
+)sh");
+    WriteExecutable("bin/scontrol", R"sh(#!/bin/sh
+if [ "$1 $2 $3" = "show node node7" ]; then
+  unregistered=$(cat "$FAKE_DIR/shows-unregistered")
+  if [ "$unregistered" -gt 0 ]; then
+    echo $((unregistered - 1)) >"$FAKE_DIR/shows-unregistered"
+    echo "   BootTime=None SlurmdStartTime=None"
+  else
+    echo "   BootTime=2026-12-01T01:23:44 SlurmdStartTime=2026-12-01T15:06:02"
+  fi
+  exit 0
+fi
+[ "$1" = ping ] || exit 2
+down=$(cat "$FAKE_DIR/pings-down")
+if [ "$down" -gt 0 ]; then
+  echo $((down - 1)) >"$FAKE_DIR/pings-down"
+  echo "Slurmctld(primary) at node is DOWN"
+  exit 1
+fi
+echo "Slurmctld(primary) at node is UP"
+)sh");
+  }
+
+  // Runs the script; the fake srun fails `srun_failures` times, the fake
+  // scontrol says DOWN `pings_down` times.
+  testing::CommandResult Run(int srun_failures, int pings_down, SbatchOptions options = {},
+                             int shows_unregistered = 0) {
+    std::ofstream(dir_.path() + "/srun-failures") << srun_failures << "\n";
+    std::ofstream(dir_.path() + "/pings-down") << pings_down << "\n";
+    std::ofstream(dir_.path() + "/shows-unregistered") << shows_unregistered << "\n";
+    TrialLaunch launch;
+    launch.job_id = "job_1";
+    launch.study_name = "job_1";
+    launch.trial_id = 7;
+    launch.trial_dir = dir_.path();
+    ReplicaLaunch master = Replica("master", 0, 0);
+    master.argv = {"/bin/sh", "-c", absl::StrCat("echo ran >>'", dir_.path(), "/runs'; exit 3")};
+    master.working_dir = dir_.path();
+    master.log_path = log_path();
+    launch.replicas = {master};
+    absl::StatusOr<std::string> script = BuildSbatchScript(launch, options);
+    EXPECT_TRUE(script.ok()) << script.status();
+    const std::string path = dir_.path() + "/job.sh";
+    std::ofstream(path) << script.value_or("");
+    return testing::RunCommand({"bash", path}, std::chrono::seconds(60),
+                               {{"PATH", absl::StrCat(dir_.path(), "/bin:/usr/bin:/bin")},
+                                {"FAKE_DIR", dir_.path()},
+                                {"SLURMD_NODENAME", "node7"}});
+  }
+
+  std::string log_path() const { return dir_.path() + "/master-0.log"; }
+  std::string Read(const std::string& name) const {
+    std::ifstream in(dir_.path() + "/" + name);
+    return std::string((std::istreambuf_iterator<char>(in)), {});
+  }
+
+  testing::TempDir dir_;
+
+ private:
+  void WriteExecutable(const std::string& name, const std::string& text) {
+    const std::string path = dir_.path() + "/" + name;
+    std::ofstream(path) << text;
+    std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+  }
+};
+
+TEST_F(SbatchStepStartTest, AStepThatRanIsNeverRunAgainAndItsStatusIsTheReplicas) {
+  const testing::CommandResult run = Run(/*srun_failures=*/0, /*pings_down=*/0);
+  EXPECT_EQ(run.exit_code, 3) << run.out << run.err;
+  EXPECT_EQ(Read("runs"), "ran\n");
+  EXPECT_EQ(Read("srun-calls"), "1\n");
+  EXPECT_EQ(Read("master-0.log.exit"), "3\n");
+  EXPECT_THAT(Read("master-0.log"), Not(HasSubstr("did not start")));
+}
+
+TEST_F(SbatchStepStartTest, WhileSlurmctldIsAwayAStepWaitsForItAndStartsOnce) {
+  // srun could not reach slurmctld, which answers from the 4th ping on.
+  const testing::CommandResult run = Run(/*srun_failures=*/1, /*pings_down=*/3);
+  EXPECT_EQ(run.exit_code, 3) << run.out << run.err << Read("master-0.log");
+  EXPECT_EQ(Read("runs"), "ran\n");
+  EXPECT_EQ(Read("srun-calls"), "2\n");
+  EXPECT_EQ(Read("pings-down"), "0\n");
+  EXPECT_EQ(Read("master-0.log.exit"), "3\n");
+  const std::string log = Read("master-0.log");
+  EXPECT_THAT(log, HasSubstr("Unable to contact slurm controller"));
+  EXPECT_THAT(log, HasSubstr("the step did not start: slurmctld does not answer; starting it "
+                             "once slurmctld answers"));
+}
+
+TEST_F(SbatchStepStartTest, AfterSlurmctldIsBackAStepWaitsUntilTheNodeRegisteredWithIt) {
+  // Asked for before the node registered, a step would wait in Slurm until
+  // another step of the job ends.
+  const testing::CommandResult run =
+      Run(/*srun_failures=*/1, /*pings_down=*/1, {}, /*shows_unregistered=*/2);
+  EXPECT_EQ(run.exit_code, 3) << run.out << run.err << Read("master-0.log");
+  EXPECT_EQ(Read("runs"), "ran\n");
+  EXPECT_EQ(Read("srun-calls"), "2\n");
+  EXPECT_EQ(Read("shows-unregistered"), "0\n");
+}
+
+TEST_F(SbatchStepStartTest, AStepWaitsForSlurmctldNoLongerThanTheOutageLimit) {
+  SbatchOptions options;
+  options.slurmctld_wait_limit = absl::Seconds(3);
+  const testing::CommandResult run = Run(/*srun_failures=*/1, /*pings_down=*/1000, options);
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  EXPECT_EQ(Read("runs"), "");
+  EXPECT_EQ(Read("srun-calls"), "1\n");
+  EXPECT_EQ(Read("master-0.log.exit"), "1\n");
+  EXPECT_THAT(Read("master-0.log"),
+              HasSubstr("slurmctld stayed unreachable for longer than 3s (--slurm-outage-limit); "
+                        "the replica fails without starting"));
+}
+
+TEST_F(SbatchStepStartTest, AStepThatNeverStartsWithSlurmctldUpIsTriedThreeTimesThenFails) {
+  const testing::CommandResult run = Run(/*srun_failures=*/100, /*pings_down=*/0);
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  EXPECT_EQ(Read("runs"), "");
+  EXPECT_EQ(Read("srun-calls"), "3\n");
+  EXPECT_EQ(Read("master-0.log.exit"), "1\n");
+  const std::string log = Read("master-0.log");
+  EXPECT_EQ(LinesWith(log, "the step did not start (srun: exit code 1); trying again").size(), 2u)
+      << log;
+}
+
+TEST_F(SbatchStepStartTest, AStepThatCannotRecordItsGpusRunsNothing) {
+  // The GPUs file cannot be written (a directory stands in its place): the
+  // step ends at once, and since it did start, it is not tried again.
+  std::filesystem::create_directories(log_path() + ".gpus");
+  const testing::CommandResult run = Run(/*srun_failures=*/0, /*pings_down=*/0);
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  EXPECT_EQ(Read("runs"), "");
+  EXPECT_EQ(Read("srun-calls"), "1\n");
+  EXPECT_EQ(Read("master-0.log.exit"), "1\n");
 }
 
 TEST(SbatchScriptBuilderTest, IsValidBashThatCarriesTheEnvironmentThrough) {
@@ -162,7 +322,7 @@ TEST(SbatchScriptBuilderTest, IsValidBashThatCarriesTheEnvironmentThrough) {
   const testing::CommandResult syntax = testing::RunCommand({"bash", "-n", path});
   EXPECT_EQ(syntax.exit_code, 0) << syntax.err;
   const size_t start = script->find("  export TRICKY=");
-  const size_t end = script->find("\n  srun", start);
+  const size_t end = script->find("\n  tries=0", start);
   const testing::CommandResult echoed = testing::RunCommand(
       {"bash", "-c", script->substr(start, end - start) + "\nprintf %s \"$TRICKY\""});
   EXPECT_EQ(echoed.out, tricky);
@@ -215,7 +375,8 @@ TEST(SbatchScriptBuilderTest, AControlCharacterInAPathOrDirectiveValueIsRefusedN
     std::string field;
   };
   const std::vector<Case> cases = {
-      {[&](TrialLaunch& l, SbatchOptions&) { l.trial_dir = injected; }, "trial dir (under the job dir)"},
+      {[&](TrialLaunch& l, SbatchOptions&) { l.trial_dir = injected; },
+       "trial dir (under the job dir)"},
       {[&](TrialLaunch& l, SbatchOptions&) { l.replicas[1].log_path = injected + "/w.log"; },
        "replica worker-0: log path"},
       {[&](TrialLaunch& l, SbatchOptions&) { l.replicas[0].working_dir = "/w\rx"; },

@@ -32,8 +32,13 @@ TEST(SlurmOutageTest, LogsAnOutageOnceAtItsStartAndOnceAtItsEnd) {
   for (int i = 1; i <= 20; ++i) outage.Observe(Unreachable(), kStart + absl::Seconds(i));
   ASSERT_TRUE(outage.Since().has_value());
   EXPECT_EQ(*outage.Since(), kStart);
+  EXPECT_EQ(outage.LastEnded(), absl::InfinitePast());
   outage.Observe(absl::OkStatus(), kStart + absl::Seconds(30));
   EXPECT_FALSE(outage.Since().has_value());
+  EXPECT_EQ(outage.LastEnded(), kStart + absl::Seconds(30));
+  // Later answers do not move it: the outage ended then.
+  outage.Observe(absl::OkStatus(), kStart + absl::Seconds(40));
+  EXPECT_EQ(outage.LastEnded(), kStart + absl::Seconds(30));
   const std::string text = log.Text();
   EXPECT_THAT(text, AllOf(HasSubstr("Slurm is unreachable since 2027-01-15T08:00:00+00:00"),
                           HasSubstr("Unable to contact slurm controller"),

@@ -35,6 +35,16 @@ void FakeBackend::SetUnreachableSince(std::optional<absl::Time> since) {
   unreachable_since_ = since;
 }
 
+absl::Time FakeBackend::LastOutageEnded() const {
+  absl::MutexLock lock(&mutex_);
+  return last_outage_ended_;
+}
+
+void FakeBackend::SetLastOutageEnded(absl::Time ended) {
+  absl::MutexLock lock(&mutex_);
+  last_outage_ended_ = ended;
+}
+
 absl::StatusOr<v1::TrialRun> FakeBackend::Describe(const v1::TrialRun& run) {
   absl::MutexLock lock(&mutex_);
   v1::TrialRun described = run;

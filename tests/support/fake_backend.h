@@ -25,11 +25,14 @@ class FakeBackend : public scheduler::Backend {
   absl::Status Cancel(const v1::TrialRun& run, std::chrono::milliseconds grace) override;
 
   std::optional<absl::Time> UnreachableSince() const override;
+  absl::Time LastOutageEnded() const override;
 
   // Every later Submit fails with `status` (OK: they succeed again).
   void FailSubmits(absl::Status status);
   // What UnreachableSince answers from now on.
   void SetUnreachableSince(std::optional<absl::Time> since);
+  // What LastOutageEnded answers from now on.
+  void SetLastOutageEnded(absl::Time ended);
   // What Describe reports for a replica of the run with `handle`.
   void SetReplica(const std::string& handle, const std::string& role, int index,
                   v1::ReplicaStatus::State state, int exit_code = 0, int term_signal = 0);
@@ -49,6 +52,7 @@ class FakeBackend : public scheduler::Backend {
   mutable absl::Mutex mutex_;
   absl::Status submit_error_ ABSL_GUARDED_BY(mutex_);
   std::optional<absl::Time> unreachable_since_ ABSL_GUARDED_BY(mutex_);
+  absl::Time last_outage_ended_ ABSL_GUARDED_BY(mutex_) = absl::InfinitePast();
   std::vector<scheduler::TrialLaunch> launches_ ABSL_GUARDED_BY(mutex_);
   std::vector<std::string> cancelled_ ABSL_GUARDED_BY(mutex_);
   std::map<int64_t, std::string> handles_ ABSL_GUARDED_BY(mutex_);

@@ -169,6 +169,20 @@ class TrialRunSupervisorTest : public ::testing::Test {
     return supervisor_->AttemptState({job.job_id(), trial_id});
   }
 
+  // Trial 1's master agent, silent for 59 s of agent timeout (1 min) so
+  // far, is still ACTIVE; one second later it is FAILED for its silence.
+  void ExpectFailedForSilenceOneSecondLater(const v1::Job& job) {
+    Supervise(job);
+    EXPECT_EQ(TrialOf(job, 1).state(), v1::Trial::ACTIVE);
+    clock_.Advance(absl::Seconds(1));
+    Supervise(job);
+    const v1::Trial trial = TrialOf(job, 1);
+    EXPECT_EQ(trial.state(), v1::Trial::FAILED);
+    EXPECT_THAT(trial.status_reason(),
+                HasSubstr("the agent of master-0 sent no heartbeat for 1m (agent timeout 1m)"));
+    WaitUntilEnded(job, 1);
+  }
+
   // Waits until the background thread that ends the trial's replicas is done.
   void WaitUntilEnded(const v1::Job& job, int64_t trial_id) {
     for (int i = 0; i < 30000; ++i) {
@@ -388,17 +402,26 @@ TEST_F(TrialRunSupervisorTest, ASilentAgentFailsItsTrialAfterTheAgentTimeout) {
   clock_.Advance(absl::Seconds(50));
   supervisor_->OnAgentContact(master);
   clock_.Advance(absl::Seconds(59));
-  Supervise(job);
-  EXPECT_EQ(TrialOf(job, 1).state(), v1::Trial::ACTIVE);
-  clock_.Advance(absl::Seconds(1));
-  Supervise(job);
-  const v1::Trial trial = TrialOf(job, 1);
-  EXPECT_EQ(trial.state(), v1::Trial::FAILED);
-  EXPECT_THAT(trial.status_reason(),
-              HasSubstr("the agent of master-0 sent no heartbeat for 1m (agent timeout 1m)"));
-  WaitUntilEnded(job, 1);
+  ExpectFailedForSilenceOneSecondLater(job);
   EXPECT_THAT(backend_.cancelled(), ElementsAre("fake:1"));
   EXPECT_THAT(StateOf(job, 1), Optional(TrialAttemptState::kEnded));
+}
+
+TEST_F(TrialRunSupervisorTest, TimeSlurmctldWasAwayDoesNotCountAsAnAgentsSilence) {
+  // A replica whose step waits for slurmctld to start (the batch script
+  // waits while it is away) says nothing meanwhile.
+  const v1::Job job = Submit(MakeJob("slurm_away", dir_.path(), 0));
+  Start(job, 1);
+  Supervise(job);
+  backend_.SetUnreachableSince(clock_.Now());
+  clock_.Advance(absl::Minutes(5));
+  Supervise(job);
+  EXPECT_EQ(TrialOf(job, 1).state(), v1::Trial::ACTIVE);
+  backend_.SetUnreachableSince(std::nullopt);
+  backend_.SetLastOutageEnded(clock_.Now());
+  // From the outage's end on, the agent timeout runs as ever.
+  clock_.Advance(absl::Seconds(59));
+  ExpectFailedForSilenceOneSecondLater(job);
 }
 
 TEST_F(TrialRunSupervisorTest, CancellingARunningTrialEndsItsReplicasAndMarksItCancelled) {

@@ -246,8 +246,9 @@ int CliApp::Run(const std::vector<std::string>& arguments) const {
   serve
       ->add_option("--slurm-outage-limit", flags.serve.slurm_outage_limit,
                    "With --scheduler slurm: how long slurmctld may stay unreachable before a "
-                   "trial that cannot be submitted fails; until then trials to start wait and "
-                   "retry, and running ones keep running (e.g. 10m; see docs/slurm.md)")
+                   "trial that cannot be submitted (or a replica whose step cannot start) "
+                   "fails; until then trials to start wait and retry, and running ones keep "
+                   "running (e.g. 10m; see docs/slurm.md)")
       ->capture_default_str();
   serve
       ->add_option("--scheduler", flags.serve.scheduler,
