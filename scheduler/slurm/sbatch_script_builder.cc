@@ -17,6 +17,15 @@ constexpr const char* kSlurmVariablesKept[] = {"SLURM_JOB_ID",        "SLURM_JOB
                                                "SLURM_JOB_PARTITION", "SLURM_JOB_NODELIST",
                                                "SLURM_STEP_ID",       "SLURMD_NODENAME"};
 
+// How long srun may wait for Slurm to create a step (--immediate) before it
+// gives up, and the step counts as not started (tried again below). The
+// allocation holds every replica's CPUs and GPUs, so a step never waits for
+// resources; it waits only on Slurm itself: a slurmctld that restarted holds
+// a step asked for before the node registered with it until another step
+// of the job ends, which may be never. Well under the agent timeout (60 s
+// by default), which counts while a step waits.
+constexpr int kStepPendingSeconds = 20;
+
 // Defined once at the top of the script: whether slurmctld is away: no
 // controller answers `scontrol ping`, or one that restarted has not heard
 // from this node yet (its SlurmdStartTime is None until the node registers;
@@ -246,7 +255,8 @@ absl::StatusOr<std::string> BuildSbatchScript(const TrialLaunch& launch,
     const std::string gpus_path = ShellQuote(ReplicaGpusPath(replica.log_path));
     absl::StrAppend(
         &script, "  tries=0\n  while :; do\n    rm -f ", gpus_path, "\n",
-        "    srun --exact --nodes=1 --ntasks=1 --gpus-per-task=", replica.gpu_count,
+        "    srun --exact --immediate=", kStepPendingSeconds,
+        " --nodes=1 --ntasks=1 --gpus-per-task=", replica.gpu_count,
         " --job-name=", ShellQuote(ReplicaName(replica)), " --chdir=",
         ShellQuote(replica.working_dir.empty() ? launch.trial_dir : replica.working_dir),
         " \\\n      /bin/sh -c ", step_wrapper, " ", gpus_path, " \\\n      ", Quoted(replica.argv),

@@ -54,8 +54,9 @@ TEST_F(SlurmJobTest, TuningJobRunsEveryTrialAsASlurmJob) {
   ASSERT_EQ(preview.exit_code, 0) << preview.out << preview.err;
   EXPECT_THAT(preview.out, ::testing::StartsWith("#!/bin/bash\n"));
   EXPECT_THAT(preview.out, HasSubstr("#SBATCH --nodes=1\n"));
-  EXPECT_THAT(preview.out, HasSubstr("srun --exact --nodes=1 --ntasks=1 --gpus-per-task=0 "
-                                     "--job-name=master-0"));
+  EXPECT_THAT(preview.out,
+              HasSubstr("srun --exact --immediate=20 --nodes=1 --ntasks=1 --gpus-per-task=0 "
+                        "--job-name=master-0"));
   EXPECT_THAT(preview.out, HasSubstr("--job-dir=" + job_dir + "/1"));
   EXPECT_NE(RunCommand(Cli(server, {"jobs", "describe", "slurm_job"})).exit_code, 0);
 

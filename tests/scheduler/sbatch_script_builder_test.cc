@@ -71,7 +71,8 @@ TEST(SbatchScriptBuilderTest, EverySrunLineNamesItsGpusPerTask) {
   const std::vector<std::string> srun_lines = LinesWith(*script, "srun ");
   ASSERT_EQ(srun_lines.size(), 3u) << *script;
   EXPECT_EQ(srun_lines[0],
-            "    srun --exact --nodes=1 --ntasks=1 --gpus-per-task=1 --job-name=master-0 "
+            "    srun --exact --immediate=20 --nodes=1 --ntasks=1 --gpus-per-task=1 "
+            "--job-name=master-0 "
             "--chdir='/work dir' \\");
   EXPECT_THAT(srun_lines[1], HasSubstr("--gpus-per-task=2 --job-name=worker-0"));
   EXPECT_THAT(srun_lines[2], HasSubstr("--gpus-per-task=0 --job-name=ps-0"));

@@ -136,7 +136,9 @@ TEST_F(SlurmBackendTest, ThreeReplicaTrialSeesItsOwnGpusEnvAndLogs) {
   EXPECT_THAT(*script, HasSubstr("#SBATCH --ntasks=3\n"));
   EXPECT_THAT(*script, HasSubstr("#SBATCH --gpus=3\n"));
   for (const std::string gpus : {"1", "2", "0"}) {
-    EXPECT_THAT(*script, HasSubstr("srun --exact --nodes=1 --ntasks=1 --gpus-per-task=" + gpus));
+    EXPECT_THAT(
+        *script,
+        HasSubstr("srun --exact --immediate=20 --nodes=1 --ntasks=1 --gpus-per-task=" + gpus));
   }
 
   absl::StatusOr<v1::TrialRun> run = backend_->Submit(launch);
