@@ -209,15 +209,18 @@ absl::StatusOr<std::string> SlurmBackend::SubmitOnce(const TrialLaunch& launch,
   const std::string name = SlurmJobName(launch);
   const std::string comment = SlurmJobComment(launch);
   const std::string key = absl::StrCat(name, "|", comment);
-  bool unconfirmed = false;
+  std::optional<absl::Time> unconfirmed_since;
   {
     std::lock_guard lock(mutex_);
-    unconfirmed = unconfirmed_submissions_.contains(key);
+    auto unconfirmed = unconfirmed_submissions_.find(key);
+    if (unconfirmed != unconfirmed_submissions_.end()) unconfirmed_since = unconfirmed->second;
   }
-  if (unconfirmed) {
+  if (unconfirmed_since.has_value()) {
     // An earlier sbatch of this very attempt failed without a clear answer:
-    // the job it may have submitted is the one to follow.
-    absl::StatusOr<std::optional<std::string>> found = commands_.FindSubmitted(name, comment);
+    // the job it may have submitted is the one to follow (in this trial's
+    // dir, submitted since: not a job of the same name from elsewhere).
+    absl::StatusOr<std::optional<std::string>> found = commands_.FindSubmitted(
+        name, comment, launch.trial_dir, *unconfirmed_since - options_.controller_clock_slack);
     if (!found.ok()) return found.status();
     if (found->has_value()) {
       spdlog::info(
@@ -229,10 +232,12 @@ absl::StatusOr<std::string> SlurmBackend::SubmitOnce(const TrialLaunch& launch,
       return **found;
     }
   }
+  const absl::Time began = absl::Now();
   absl::StatusOr<std::string> submitted = commands_.Submit(script_path);
   std::lock_guard lock(mutex_);
   if (IsTransientBackendError(submitted.status())) {
-    unconfirmed_submissions_.insert(key);
+    // The first such sbatch: a later one submits no earlier.
+    unconfirmed_submissions_.emplace(key, began);
   } else {
     unconfirmed_submissions_.erase(key);
   }

@@ -5,12 +5,12 @@
 #include <map>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "scheduler/backend.h"
 #include "scheduler/slurm/sbatch_script_builder.h"
 #include "scheduler/slurm/slurm_commands.h"
@@ -38,6 +38,10 @@ struct SlurmBackendOptions {
   // ended, a replica that started and has no exit file yet stays as it was;
   // after it, the replica's end is taken from the job's state.
   std::chrono::milliseconds exit_file_grace = std::chrono::seconds(5);
+  // How far slurmctld's clock may be behind the server's: a job that an
+  // sbatch whose answer was lost submitted is looked for among those
+  // submitted since that sbatch began, less this.
+  absl::Duration controller_clock_slack = absl::Minutes(1);
 };
 
 // Runs each trial as one Slurm batch job on one node (see
@@ -95,9 +99,10 @@ class SlurmBackend : public Backend {
   // Jobs not yet ended, by Slurm job id. Guarded by mutex_.
   std::map<std::string, CachedJob> recent_jobs_;
   // Launches (by Slurm job name and comment) whose sbatch failed with a
-  // transient error: it may have submitted the job all the same, so the
-  // next Submit of the same attempt looks for it first. Guarded by mutex_.
-  std::set<std::string> unconfirmed_submissions_;
+  // transient error, and when the first such sbatch began: it may have
+  // submitted the job all the same, so the next Submit of the same attempt
+  // looks for a job it submitted since. Guarded by mutex_.
+  std::map<std::string, absl::Time> unconfirmed_submissions_;
   // Ended jobs whose exit files Describe waits for: when it first found one
   // missing. Guarded by mutex_.
   std::map<std::string, std::chrono::steady_clock::time_point> exit_file_waits_;

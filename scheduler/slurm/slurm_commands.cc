@@ -4,6 +4,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -47,8 +48,10 @@ SlurmCommands::SlurmCommands(SlurmCommandsOptions options)
     : options_(std::move(options)), outage_(std::make_shared<SlurmOutage>()) {}
 
 absl::StatusOr<CommandOutput> SlurmCommands::RunObserved(
-    const std::vector<std::string>& argv) const {
-  absl::StatusOr<CommandOutput> output = RunCommand(argv, options_.env, options_.timeout);
+    const std::vector<std::string>& argv, const std::map<std::string, std::string>& env) const {
+  std::map<std::string, std::string> merged = options_.env;
+  for (const auto& [name, value] : env) merged[name] = value;
+  absl::StatusOr<CommandOutput> output = RunCommand(argv, merged, options_.timeout);
   absl::Status outcome;
   if (!output.ok()) {
     // Out of time: slurmctld too busy to answer, or its answer lost.
@@ -62,8 +65,9 @@ absl::StatusOr<CommandOutput> SlurmCommands::RunObserved(
   return output;
 }
 
-absl::StatusOr<CommandOutput> SlurmCommands::Run(const std::vector<std::string>& argv) const {
-  absl::StatusOr<CommandOutput> output = RunObserved(argv);
+absl::StatusOr<CommandOutput> SlurmCommands::Run(
+    const std::vector<std::string>& argv, const std::map<std::string, std::string>& env) const {
+  absl::StatusOr<CommandOutput> output = RunObserved(argv, env);
   if (!output.ok()) return output.status();
   if (output->exit_code != 0) return CommandFailed(argv, *output);
   return output;
@@ -76,16 +80,34 @@ absl::StatusOr<std::string> SlurmCommands::Submit(const std::string& script_path
 }
 
 absl::StatusOr<std::optional<std::string>> SlurmCommands::FindSubmitted(
-    const std::string& name, const std::string& comment) const {
+    const std::string& name, const std::string& comment, const std::string& work_dir,
+    absl::Time not_before) const {
+  // Submit times as Unix seconds; the working directory last, since it may
+  // hold a '|'.
   absl::StatusOr<CommandOutput> output =
-      Run({"squeue", "-h", "--states=all", absl::StrCat("--name=", name), "--format=%i|%k"});
+      Run({"squeue", "-h", "--states=all", absl::StrCat("--name=", name), "--format=%i|%V|%k|%Z"},
+          {{"SLURM_TIME_FORMAT", "%s"}});
   if (!output.ok()) return output.status();
+  std::optional<std::string> newest;
+  int64_t newest_id = -1;
   for (absl::string_view line : absl::StrSplit(output->out, '\n', absl::SkipWhitespace())) {
-    const std::pair<absl::string_view, absl::string_view> fields =
-        absl::StrSplit(absl::StripAsciiWhitespace(line), absl::MaxSplits('|', 1));
-    if (fields.second == comment) return std::string(fields.first);
+    const std::vector<absl::string_view> fields =
+        absl::StrSplit(absl::StripTrailingAsciiWhitespace(line), absl::MaxSplits('|', 3));
+    int64_t id = 0;
+    int64_t submitted = 0;
+    if (fields.size() != 4 || !absl::SimpleAtoi(absl::StripAsciiWhitespace(fields[0]), &id) ||
+        !absl::SimpleAtoi(fields[1], &submitted)) {
+      continue;
+    }
+    if (fields[2] != comment || fields[3] != work_dir) continue;
+    // Slurm keeps whole seconds.
+    if (submitted < absl::ToUnixSeconds(not_before)) continue;
+    if (id > newest_id) {
+      newest_id = id;
+      newest = std::string(absl::StripAsciiWhitespace(fields[0]));
+    }
   }
-  return std::nullopt;
+  return newest;
 }
 
 absl::StatusOr<std::optional<SlurmJobInfo>> SlurmCommands::ShowJob(

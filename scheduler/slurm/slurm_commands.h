@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "scheduler/slurm/command_runner.h"
 #include "scheduler/slurm/slurm_outage.h"
 #include "scheduler/slurm/slurm_output_parser.h"
@@ -37,10 +38,15 @@ class SlurmCommands {
   // `sbatch --parsable SCRIPT`: the new job's id.
   absl::StatusOr<std::string> Submit(const std::string& script_path) const;
   // `squeue --states=all --name=NAME`: the id of the job named `name` whose
-  // comment is `comment` (one that an sbatch whose answer was lost may have
-  // submitted); nullopt when the controller knows none.
+  // comment is `comment`, whose working directory is `work_dir` and which
+  // was submitted at `not_before` or later (one that an sbatch whose answer
+  // was lost may have submitted; not a job of the same name from another
+  // server's job dir, or an earlier one still remembered); the newest of
+  // several. nullopt when the controller knows none.
   absl::StatusOr<std::optional<std::string>> FindSubmitted(const std::string& name,
-                                                           const std::string& comment) const;
+                                                           const std::string& comment,
+                                                           const std::string& work_dir,
+                                                           absl::Time not_before) const;
   // `scontrol show job -d -o ID`; nullopt when the controller no longer
   // knows the job (it ended more than MinJobAge ago, or never existed).
   absl::StatusOr<std::optional<SlurmJobInfo>> ShowJob(const std::string& job_id) const;
@@ -61,10 +67,14 @@ class SlurmCommands {
  private:
   // Runs argv; the outcome is observed by outage(), with a failure to reach
   // slurmctld marked transient.
-  absl::StatusOr<CommandOutput> RunObserved(const std::vector<std::string>& argv) const;
+  // `env` joins SlurmCommandsOptions::env for this command.
+  absl::StatusOr<CommandOutput> RunObserved(
+      const std::vector<std::string>& argv,
+      const std::map<std::string, std::string>& env = {}) const;
   // The command's output when it exited 0; an error naming it otherwise
   // (RunObserved's, or a permanent one).
-  absl::StatusOr<CommandOutput> Run(const std::vector<std::string>& argv) const;
+  absl::StatusOr<CommandOutput> Run(const std::vector<std::string>& argv,
+                                    const std::map<std::string, std::string>& env = {}) const;
   // Runs scancel; an already ended job is no error.
   absl::Status Scancel(std::vector<std::string> argv) const;
 

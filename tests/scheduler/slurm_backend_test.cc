@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -419,6 +420,61 @@ TEST_F(SlurmBackendTest, AnSbatchWhoseAnswerWasLostIsNotSubmittedTwice) {
       std::chrono::seconds(30), {{"SLURM_CONF", options_.commands.env["SLURM_CONF"]}});
   ASSERT_EQ(queued.exit_code, 0) << queued.err;
   EXPECT_EQ(queued.out, absl::StrCat(handle->slurm_job_id, " vernier-attempt-0\n"));
+  const v1::TrialRun ended = DescribeUntil(*again, AllEnded);
+  EXPECT_TRUE(AllIn(ended, v1::ReplicaStatus::EXITED)) << ended.DebugString();
+}
+
+// A job of the same name and attempt that the lost sbatch did not submit is
+// not taken for it: one from another job dir (another server on the same
+// cluster, a test run before), or one in this trial's dir submitted before
+// the lost sbatch began (a job run earlier with the same id).
+TEST_F(SlurmBackendTest, ALostSbatchIsNotTakenForAJobOfTheSameNameFromElsewhere) {
+  const std::string bin = dir_.path() + "/bin";
+  fs::create_directories(bin);
+  {
+    // An sbatch whose job never reached the queue, its answer lost too.
+    std::ofstream fake(bin + "/sbatch");
+    fake << "#!/bin/sh\necho 'sbatch: error: Batch job submission failed: Socket timed out on "
+            "send/recv operation' >&2\nexit 1\n";
+  }
+  fs::permissions(bin + "/sbatch", fs::perms::owner_all);
+  TrialLaunch launch = Trial({Replica("master", 0, 0, "sleep 1")});
+  launch.job_id = "same_name";
+  const std::string elsewhere = dir_.path() + "/elsewhere";
+  fs::create_directories(elsewhere);
+  fs::create_directories(launch.trial_dir);
+  std::vector<std::string> decoys;
+  for (const std::string& work_dir : {elsewhere, launch.trial_dir}) {
+    const testing::CommandResult decoy = testing::RunCommand(
+        {"sbatch", "--parsable", "--job-name=" + SlurmJobName(launch),
+         "--comment=" + SlurmJobComment(launch), "--chdir=" + work_dir, "--output=/dev/null",
+         "--wrap=sleep 1"},
+        std::chrono::seconds(30), {{"SLURM_CONF", options_.commands.env["SLURM_CONF"]}});
+    ASSERT_EQ(decoy.exit_code, 0) << decoy.err;
+    decoys.emplace_back(absl::StripAsciiWhitespace(decoy.out));
+  }
+  // Slurm keeps whole seconds: the lost sbatch begins a second later.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  options_.controller_clock_slack = absl::ZeroDuration();
+  SlurmBackend backend(options_);
+
+  const std::string path = std::getenv("PATH");
+  setenv("PATH", (bin + ":" + path).c_str(), 1);
+  absl::StatusOr<v1::TrialRun> lost = backend.Submit(launch);
+  setenv("PATH", path.c_str(), 1);
+  ASSERT_FALSE(lost.ok());
+  EXPECT_TRUE(IsTransientBackendError(lost.status())) << lost.status();
+
+  absl::StatusOr<v1::TrialRun> again = backend.Submit(launch);
+  ASSERT_TRUE(again.ok()) << again.status();
+  absl::StatusOr<SlurmHandle> handle = SlurmHandle::Parse(again->backend_handle());
+  ASSERT_TRUE(handle.ok()) << handle.status();
+  EXPECT_THAT(decoys, ::testing::Not(::testing::Contains(handle->slurm_job_id)));
+  const testing::CommandResult queued = testing::RunCommand(
+      {"squeue", "-h", "--states=all", "--name=" + SlurmJobName(launch), "--format=%i"},
+      std::chrono::seconds(30), {{"SLURM_CONF", options_.commands.env["SLURM_CONF"]}});
+  ASSERT_EQ(queued.exit_code, 0) << queued.err;
+  EXPECT_THAT(queued.out, HasSubstr(handle->slurm_job_id + "\n"));
   const v1::TrialRun ended = DescribeUntil(*again, AllEnded);
   EXPECT_TRUE(AllIn(ended, v1::ReplicaStatus::EXITED)) << ended.DebugString();
 }
