@@ -251,7 +251,8 @@ absl::StatusOr<std::string> BuildSbatchScript(const TrialLaunch& launch,
     // and starts then, as a trial due meanwhile waits in the server, instead
     // of failing (for up to SbatchOptions::slurmctld_wait_limit, the
     // server's --slurm-outage-limit). Any other step that never started is
-    // tried 3 times in all. A step that ran is never run again: its status is the replica's.
+    // tried 3 times in all. A step that ran is never run again: its status
+    // is the replica's.
     const std::string gpus_path = ShellQuote(ReplicaGpusPath(replica.log_path));
     absl::StrAppend(
         &script, "  tries=0\n  while :; do\n    rm -f ", gpus_path, "\n",

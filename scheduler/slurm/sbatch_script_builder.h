@@ -63,9 +63,10 @@ std::string SlurmJobComment(const TrialLaunch& launch);
 // the first replica's status. A step srun could not start (nothing of the
 // replica ran: the step did not write its GPUs file) waits while slurmctld
 // is away, up to SbatchOptions::slurmctld_wait_limit, and is tried again
-// when it answers; otherwise it is tried 3 times in all. A step that started is never run again.
-// Pure: the same launch gives the same text. InvalidArgument for what a shell script cannot carry
-// (an env name that is no shell identifier, a NUL byte).
+// when it answers; otherwise it is tried 3 times in all. A step that
+// started is never run again. Pure: the same launch gives the same text.
+// InvalidArgument for what a shell script cannot carry (an env name that is
+// no shell identifier, a NUL byte).
 absl::StatusOr<std::string> BuildSbatchScript(const TrialLaunch& launch,
                                               const SbatchOptions& options);
 

@@ -1,5 +1,6 @@
 #include "scheduler/slurm/slurm_commands.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -88,8 +89,7 @@ absl::StatusOr<std::optional<std::string>> SlurmCommands::FindSubmitted(
       Run({"squeue", "-h", "--states=all", absl::StrCat("--name=", name), "--format=%i|%V|%k|%Z"},
           {{"SLURM_TIME_FORMAT", "%s"}});
   if (!output.ok()) return output.status();
-  std::optional<std::string> newest;
-  int64_t newest_id = -1;
+  int64_t newest = -1;
   for (absl::string_view line : absl::StrSplit(output->out, '\n', absl::SkipWhitespace())) {
     const std::vector<absl::string_view> fields =
         absl::StrSplit(absl::StripTrailingAsciiWhitespace(line), absl::MaxSplits('|', 3));
@@ -102,12 +102,10 @@ absl::StatusOr<std::optional<std::string>> SlurmCommands::FindSubmitted(
     if (fields[2] != comment || fields[3] != work_dir) continue;
     // Slurm keeps whole seconds.
     if (submitted < absl::ToUnixSeconds(not_before)) continue;
-    if (id > newest_id) {
-      newest_id = id;
-      newest = std::string(absl::StripAsciiWhitespace(fields[0]));
-    }
+    newest = std::max(newest, id);
   }
-  return newest;
+  if (newest < 0) return std::nullopt;
+  return absl::StrCat(newest);
 }
 
 absl::StatusOr<std::optional<SlurmJobInfo>> SlurmCommands::ShowJob(
