@@ -1,6 +1,7 @@
 #include "suggest/early_stopping/learning_curve.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace vernier::suggest {
 
@@ -36,6 +37,29 @@ std::optional<double> RunningAverageUpTo(const LearningCurve& curve, int64_t ste
   }
   if (count == 0) return std::nullopt;
   return sum / count;
+}
+
+double Roughness(const LearningCurve& curve, int64_t step) {
+  std::vector<CurvePoint> points;
+  for (const CurvePoint& point : curve.points) {
+    if (point.step <= step) points.push_back(point);
+  }
+  std::sort(points.begin(), points.end(),
+            [](const CurvePoint& a, const CurvePoint& b) { return a.step < b.step; });
+  // One value a step: the mean of the reports at it.
+  std::vector<double> values;
+  for (size_t i = 0; i < points.size();) {
+    size_t j = i;
+    double sum = 0;
+    while (j < points.size() && points[j].step == points[i].step) sum += points[j++].value;
+    values.push_back(sum / static_cast<double>(j - i));
+    i = j;
+  }
+  if (values.size() < 3) return 0;
+  double travelled = 0;
+  for (size_t i = 1; i < values.size(); ++i) travelled += std::abs(values[i] - values[i - 1]);
+  const double net = std::abs(values.back() - values.front());
+  return std::max(0.0, travelled - net) / static_cast<double>(values.size() - 1);
 }
 
 double Median(std::vector<double> values) {

@@ -41,6 +41,14 @@ std::optional<double> BestValueUpTo(const LearningCurve& curve, int64_t step,
 // none.
 std::optional<double> RunningAverageUpTo(const LearningCurve& curve, int64_t step);
 
+// How far the curve's values travelled up to `step` beyond their net
+// change, per step: the sum of |v[i] - v[i - 1]| over the reports in step
+// order (the values of one step averaged) less |v[last] - v[first]|, over
+// the number of differences. 0 for a curve that moves one way, however it
+// bends, and for fewer than three steps; about the size of its swings for
+// one that jumps back and forth (SGD at a high learning rate).
+double Roughness(const LearningCurve& curve, int64_t step);
+
 // The median (the mean of the two middle values for an even count); the
 // values must not be empty.
 double Median(std::vector<double> values);

@@ -1,6 +1,7 @@
 #include "suggest/early_stopping/learning_curve_policy.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <optional>
 #include <utility>
@@ -17,12 +18,14 @@ double LearningCurvePolicy::StopBar(int64_t step, int64_t horizon) const {
          static_cast<double>(horizon);
 }
 
+bool LearningCurvePolicy::InGuardWindow(int64_t step, int64_t horizon) const {
+  return options_.guard_fraction > 0 &&
+         static_cast<double>(step) <= options_.guard_fraction * static_cast<double>(horizon);
+}
+
 bool LearningCurvePolicy::IsGuarded(const LearningCurve& trial, int64_t step, int64_t horizon,
                                     std::span<const LearningCurve> others) const {
-  if (!(options_.guard_fraction > 0) ||
-      static_cast<double>(step) > options_.guard_fraction * static_cast<double>(horizon)) {
-    return false;
-  }
+  if (!InGuardWindow(step, horizon)) return false;
   const double best = *BestValueUpTo(trial, step, options_.goal);
   const std::optional<double> earlier =
       BestValueUpTo(trial, step - std::max<int64_t>(1, step / 2), options_.goal);
@@ -99,8 +102,13 @@ StoppingDecision LearningCurvePolicy::Decide(const LearningCurve& trial,
     stopped.resize(kMaxStoppedNeighbours);
   }
   model.SetStopped(stopped);
-  const std::optional<FinalValuePrediction> prediction = model.Predict(trial);
+  std::optional<FinalValuePrediction> prediction = model.Predict(trial);
   if (!prediction.has_value()) return {};
+  // In the guard's window the trial's own swings widen the spread: an
+  // erratic early curve (SGD at a high learning rate) is judged by what it
+  // may still do, not by steadier neighbours alone.
+  const double roughness = InGuardWindow(*step, horizon) ? Roughness(trial, *step) : 0;
+  prediction->stddev = std::sqrt(prediction->stddev * prediction->stddev + roughness * roughness);
   // Ending within one report's noise of the best is a tie, not a win.
   const double bar = *target + (options_.goal == v1::MetricSpec::MINIMIZE ? -1 : 1) * model.Noise();
   const double chance = prediction->ProbabilityBetterThan(bar, options_.goal);
@@ -111,11 +119,12 @@ StoppingDecision LearningCurvePolicy::Decide(const LearningCurve& trial,
   StoppingDecision decision;
   decision.should_stop = chance < bar_chance;
   decision.reason = absl::StrFormat(
-      "learning curve: best value %g by step %d; predicted best by step %d %g +- %g (%s); a "
+      "learning curve: best value %g by step %d; predicted best by step %d %g +- %g (%s%s); a "
       "%.1f%% chance of beating %g, the best so far, by more than the noise (%g), where under "
       "%.2g%% stops at this step",
-      best, *step, horizon, mean, prediction->stddev, prediction->basis, 100 * chance, *target,
-      model.Noise(), 100 * bar_chance);
+      best, *step, horizon, mean, prediction->stddev, prediction->basis,
+      roughness > 0 ? absl::StrFormat("; its own swings, %g a step, widen it", roughness) : "",
+      100 * chance, *target, model.Noise(), 100 * bar_chance);
   return decision;
 }
 

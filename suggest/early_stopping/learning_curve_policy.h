@@ -28,7 +28,8 @@ struct LearningCurvePolicyOptions {
   // this fraction of the horizon, a trial still improving (its best so far
   // better than at half its steps) and ranked within the best
   // `guard_quantile` of the trials that reached its step (by their best
-  // values up to it) is not stopped. 0 turns the guard off.
+  // values up to it) is not stopped, and every trial's own roughness
+  // (Roughness) joins the spread of its prediction. 0 turns both off.
   double guard_fraction = 0.25;
   double guard_quantile = 0.6;
 };
@@ -47,7 +48,13 @@ struct LearningCurvePolicyOptions {
 // horizon, one still improving and within the best 60% of the trials at
 // its step (IsGuarded): a few finished trials are all the model has then,
 // and a slow starter that ends first is often a lucky one among many
-// look-alikes that no model can tell apart by then. The trials stopped
+// look-alikes that no model can tell apart by then. In that first quarter a
+// trial's own swings (Roughness: how far its curve travelled beyond its net
+// change, per step) also join the prediction's spread as one more standard
+// deviation: a curve that jumps back and forth early (SGD at a high learning
+// rate, before it settles) may still land far below where its steadier
+// neighbours went, and a curve that moves one way is judged as before. The
+// trials stopped
 // before the horizon are the model's neighbours too
 // (NeighbourCurveModel::SetStopped), not only the survivors.
 class LearningCurvePolicy : public EarlyStoppingPolicy {
@@ -63,6 +70,8 @@ class LearningCurvePolicy : public EarlyStoppingPolicy {
   // The chance of a win under which a trial at `step` stops:
   // 2 * stop_probability * (horizon - step) / horizon.
   double StopBar(int64_t step, int64_t horizon) const;
+  // Whether `step` of `horizon` is within the first guard_fraction of it.
+  bool InGuardWindow(int64_t step, int64_t horizon) const;
   // Whether the early guard keeps `trial` (at `step` of `horizon`) running.
   bool IsGuarded(const LearningCurve& trial, int64_t step, int64_t horizon,
                  std::span<const LearningCurve> others) const;

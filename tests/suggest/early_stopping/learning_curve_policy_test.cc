@@ -173,5 +173,36 @@ TEST(LearningCurvePolicyTest, TheEarlyGuardKeepsNeitherALaggardNorAFlatTrialNorA
   EXPECT_TRUE(late.should_stop);
 }
 
+TEST(LearningCurvePolicyTest, EarlyOnATrialsOwnSwingsWidenItsSpread) {
+  // Rising towards 0.75, where the best finished trial ends at 0.9: a
+  // smooth curve is stopped at step 8 of 50 (behind 4 of the 5 finished
+  // trials, so not guarded).
+  const std::function<double(int)> smooth = Rise(0.75, 0.2);
+  const StoppingDecision steady =
+      LearningCurveOf().Decide(FromFunction(9, smooth, 8, false), FiveFinished());
+  EXPECT_TRUE(steady.should_stop);
+  EXPECT_THAT(steady.reason, ::testing::Not(HasSubstr("its own swings")));
+  // The same best values, but every other report falls back by 0.15 (SGD
+  // at a high learning rate): it may still jump far, so it is kept.
+  const std::function<double(int)> erratic = [smooth](int step) {
+    return smooth(step) - (step % 2 == 0 ? 0.15 : 0);
+  };
+  const StoppingDecision kept =
+      LearningCurveOf().Decide(FromFunction(9, erratic, 8, false), FiveFinished());
+  EXPECT_FALSE(kept.should_stop);
+  EXPECT_THAT(kept.reason, HasSubstr("its own swings"));
+  // Past the first quarter (step 15 of 50) the model alone decides again.
+  const StoppingDecision late =
+      LearningCurveOf().Decide(FromFunction(9, erratic, 15, false), FiveFinished());
+  EXPECT_TRUE(late.should_stop);
+  EXPECT_THAT(late.reason, ::testing::Not(HasSubstr("its own swings")));
+  // With the guard's window off, so is the widening.
+  LearningCurvePolicyOptions unguarded{.goal = v1::MetricSpec::MAXIMIZE, .min_trials = 3};
+  unguarded.guard_fraction = 0;
+  EXPECT_TRUE(LearningCurvePolicy(unguarded)
+                  .Decide(FromFunction(9, erratic, 8, false), FiveFinished())
+                  .should_stop);
+}
+
 }  // namespace
 }  // namespace vernier::suggest

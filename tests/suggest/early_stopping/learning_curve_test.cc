@@ -36,6 +36,21 @@ TEST(LearningCurveTest, MedianOfOddAndEvenCounts) {
   EXPECT_EQ(Median({7}), 7);
 }
 
+TEST(LearningCurveTest, RoughnessIsTheTravelBeyondTheNetChangePerStep) {
+  // One way, however it bends: no roughness.
+  EXPECT_DOUBLE_EQ(Roughness(Running(1, {1.0, 0.4, 0.35, 0.34, 0.1}), 5), 0);
+  // 1, 3, 1, 3: travelled 6, net 2, over 3 differences.
+  EXPECT_DOUBLE_EQ(Roughness(Running(1, {1, 3, 1, 3}), 4), 4.0 / 3);
+  // Only the steps up to the limit: 1, 3, 1 travelled 4, net 0.
+  EXPECT_DOUBLE_EQ(Roughness(Running(1, {1, 3, 1, 3}), 3), 2);
+  // Fewer than three steps.
+  EXPECT_DOUBLE_EQ(Roughness(Running(1, {1, 3}), 2), 0);
+  EXPECT_DOUBLE_EQ(Roughness(At(1, {}), 5), 0);
+  // In step order whatever the order of the points, and the reports at one
+  // step averaged (step 2: 2): 1, 2, 1 travelled 2, net 0.
+  EXPECT_DOUBLE_EQ(Roughness(At(1, {{3, 1}, {2, 3}, {1, 1}, {2, 1}}), 3), 1);
+}
+
 TEST(LearningCurveTest, IsBetterValueIsStrict) {
   EXPECT_TRUE(IsBetterValue(2, 1, v1::MetricSpec::MAXIMIZE));
   EXPECT_FALSE(IsBetterValue(1, 1, v1::MetricSpec::MAXIMIZE));
