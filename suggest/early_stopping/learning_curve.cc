@@ -39,27 +39,32 @@ std::optional<double> RunningAverageUpTo(const LearningCurve& curve, int64_t ste
   return sum / count;
 }
 
-double Roughness(const LearningCurve& curve, int64_t step) {
-  std::vector<CurvePoint> points;
-  for (const CurvePoint& point : curve.points) {
-    if (point.step <= step) points.push_back(point);
-  }
+StepValues ValuesByStep(const LearningCurve& curve) {
+  std::vector<CurvePoint> points = curve.points;
   std::sort(points.begin(), points.end(),
             [](const CurvePoint& a, const CurvePoint& b) { return a.step < b.step; });
-  // One value a step: the mean of the reports at it.
-  std::vector<double> values;
+  StepValues by_step;
   for (size_t i = 0; i < points.size();) {
     size_t j = i;
     double sum = 0;
     while (j < points.size() && points[j].step == points[i].step) sum += points[j++].value;
-    values.push_back(sum / static_cast<double>(j - i));
+    by_step.steps.push_back(points[i].step);
+    by_step.values.push_back(sum / static_cast<double>(j - i));
     i = j;
   }
-  if (values.size() < 3) return 0;
+  return by_step;
+}
+
+double Roughness(const LearningCurve& curve, int64_t step) {
+  const StepValues by_step = ValuesByStep(curve);
+  const size_t count =
+      std::upper_bound(by_step.steps.begin(), by_step.steps.end(), step) - by_step.steps.begin();
+  if (count < 3) return 0;
+  const std::vector<double>& values = by_step.values;
   double travelled = 0;
-  for (size_t i = 1; i < values.size(); ++i) travelled += std::abs(values[i] - values[i - 1]);
-  const double net = std::abs(values.back() - values.front());
-  return std::max(0.0, travelled - net) / static_cast<double>(values.size() - 1);
+  for (size_t i = 1; i < count; ++i) travelled += std::abs(values[i] - values[i - 1]);
+  const double net = std::abs(values[count - 1] - values[0]);
+  return std::max(0.0, travelled - net) / static_cast<double>(count - 1);
 }
 
 double Median(std::vector<double> values) {

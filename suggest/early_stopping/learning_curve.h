@@ -41,6 +41,14 @@ std::optional<double> BestValueUpTo(const LearningCurve& curve, int64_t step,
 // none.
 std::optional<double> RunningAverageUpTo(const LearningCurve& curve, int64_t step);
 
+// A curve's reports in step order, one value a step: the mean of the
+// reports at it.
+struct StepValues {
+  std::vector<int64_t> steps;
+  std::vector<double> values;
+};
+StepValues ValuesByStep(const LearningCurve& curve);
+
 // How far the curve's values travelled up to `step` beyond their net
 // change, per step: the sum of |v[i] - v[i - 1]| over the reports in step
 // order (the values of one step averaged) less |v[last] - v[first]|, over

@@ -24,20 +24,12 @@ double RobustSpread(const std::vector<double>& values) {
 }  // namespace
 
 NeighbourCurveModel::Curve NeighbourCurveModel::Prepare(const LearningCurve& curve) const {
-  std::vector<CurvePoint> points = curve.points;
-  std::sort(points.begin(), points.end(),
-            [](const CurvePoint& a, const CurvePoint& b) { return a.step < b.step; });
+  StepValues by_step = ValuesByStep(curve);
   const double sign = goal_ == v1::MetricSpec::MINIMIZE ? 1 : -1;
   Curve prepared;
-  size_t i = 0;
-  while (i < points.size()) {
-    size_t j = i;
-    double sum = 0;
-    while (j < points.size() && points[j].step == points[i].step) sum += points[j++].value;
-    prepared.steps.push_back(points[i].step);
-    prepared.values.push_back(sign * sum / static_cast<double>(j - i));
-    i = j;
-  }
+  prepared.steps = std::move(by_step.steps);
+  prepared.values = std::move(by_step.values);
+  for (double& value : prepared.values) value *= sign;
   prepared.prefix_sums.assign(1, 0);
   for (double value : prepared.values) {
     prepared.running_best.push_back(

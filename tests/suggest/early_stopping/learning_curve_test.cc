@@ -1,5 +1,8 @@
 #include "suggest/early_stopping/learning_curve.h"
 
+#include <cstdint>
+#include <vector>
+
 #include "gtest/gtest.h"
 #include "tests/suggest/learning_curves.h"
 
@@ -34,6 +37,13 @@ TEST(LearningCurveTest, MedianOfOddAndEvenCounts) {
   EXPECT_EQ(Median({3, 1, 2}), 2);
   EXPECT_EQ(Median({4, 1, 3, 2}), 2.5);
   EXPECT_EQ(Median({7}), 7);
+}
+
+TEST(LearningCurveTest, ValuesByStepSortsAndAveragesRepeatedSteps) {
+  const StepValues by_step = ValuesByStep(At(1, {{3, 1}, {2, 3}, {1, 5}, {2, 1}}));
+  EXPECT_EQ(by_step.steps, (std::vector<int64_t>{1, 2, 3}));
+  EXPECT_EQ(by_step.values, (std::vector<double>{5, 2, 1}));
+  EXPECT_TRUE(ValuesByStep(At(1, {})).steps.empty());
 }
 
 TEST(LearningCurveTest, RoughnessIsTheTravelBeyondTheNetChangePerStep) {
