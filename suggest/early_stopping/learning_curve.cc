@@ -67,6 +67,28 @@ double Roughness(const LearningCurve& curve, int64_t step) {
   return std::max(0.0, travelled - net) / static_cast<double>(count - 1);
 }
 
+double ReportNoise(const LearningCurve& curve, int64_t step) {
+  const StepValues by_step = ValuesByStep(curve);
+  const size_t count =
+      std::upper_bound(by_step.steps.begin(), by_step.steps.end(), step) - by_step.steps.begin();
+  if (count < 4) return 0;
+  const size_t first = count - std::max<size_t>(3, count / 2);
+  std::vector<double> differences;
+  for (size_t i = first + 1; i < count; ++i) {
+    differences.push_back(std::abs(by_step.values[i] - by_step.values[i - 1]));
+  }
+  return Median(std::move(differences)) / (0.6745 * std::sqrt(2.0));
+}
+
+double ChanceOfALuckyReport(double last, double noise, double bar, double reports,
+                            v1::MetricSpec::Goal goal) {
+  if (!(noise > 0) || !(reports > 0)) return 0;
+  // How far the bar lies on the better side of the last value, in noises.
+  const double z = (goal == v1::MetricSpec::MINIMIZE ? last - bar : bar - last) / noise;
+  const double one = 0.5 * std::erfc(z / std::sqrt(2.0));
+  return -std::expm1(reports * std::log1p(-one));
+}
+
 double Median(std::vector<double> values) {
   const size_t middle = values.size() / 2;
   std::nth_element(values.begin(), values.begin() + middle, values.end());

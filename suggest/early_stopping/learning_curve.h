@@ -57,6 +57,20 @@ StepValues ValuesByStep(const LearningCurve& curve);
 // one that jumps back and forth (SGD at a high learning rate).
 double Roughness(const LearningCurve& curve, int64_t step);
 
+// The noise of one of the curve's own reports up to `step`: the median of
+// |v[i] - v[i - 1]| over the last half of its values in step order (the
+// values of one step averaged; at least three values), scaled to a normal's
+// standard deviation (divided by 0.6745 * sqrt(2)). 0 for fewer than four
+// steps. The median ignores a curve's rare spikes and its steep start.
+double ReportNoise(const LearningCurve& curve, int64_t step);
+
+// The chance that at least one of `reports` more reports beats `bar` under
+// `goal`, each drawn independently from a normal around `last` with
+// standard deviation `noise`: 1 - (1 - p)^reports, p the chance of one.
+// 0 when `noise` or `reports` is not positive.
+double ChanceOfALuckyReport(double last, double noise, double bar, double reports,
+                            v1::MetricSpec::Goal goal);
+
 // The median (the mean of the two middle values for an even count); the
 // values must not be empty.
 double Median(std::vector<double> values);

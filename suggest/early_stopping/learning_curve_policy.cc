@@ -111,7 +111,21 @@ StoppingDecision LearningCurvePolicy::Decide(const LearningCurve& trial,
   prediction->stddev = std::sqrt(prediction->stddev * prediction->stddev + roughness * roughness);
   // Ending within one report's noise of the best is a tie, not a win.
   const double bar = *target + (options_.goal == v1::MetricSpec::MINIMIZE ? -1 : 1) * model.Noise();
-  const double chance = prediction->ProbabilityBetterThan(bar, options_.goal);
+  const double modelled = prediction->ProbabilityBetterThan(bar, options_.goal);
+  // The trial's final value is the best of its reports: a noisy one may
+  // still beat the bar by luck in one of the reports left, each drawn
+  // around its last value with its own noise (a report a step at its
+  // cadence so far).
+  const StepValues own = ValuesByStep(trial);
+  const double cadence = own.steps.size() > 1
+                             ? static_cast<double>(own.steps.back() - own.steps.front()) /
+                                   static_cast<double>(own.steps.size() - 1)
+                             : 1;
+  const double noise = ReportNoise(trial, *step);
+  const double reports_left = static_cast<double>(horizon - *step) / std::max(1.0, cadence);
+  const double lucky =
+      ChanceOfALuckyReport(own.values.back(), noise, bar, reports_left, options_.goal);
+  const double chance = std::max(modelled, lucky);
   double mean = 0;
   for (double value : prediction->means) mean += value;
   mean /= static_cast<double>(prediction->means.size());
@@ -120,11 +134,17 @@ StoppingDecision LearningCurvePolicy::Decide(const LearningCurve& trial,
   decision.should_stop = chance < bar_chance;
   decision.reason = absl::StrFormat(
       "learning curve: best value %g by step %d; predicted best by step %d %g +- %g (%s%s); a "
-      "%.1f%% chance of beating %g, the best so far, by more than the noise (%g), where under "
+      "%.1f%% chance of beating %g, the best so far, by more than the noise (%g)%s, where under "
       "%.2g%% stops at this step",
       best, *step, horizon, mean, prediction->stddev, prediction->basis,
       roughness > 0 ? absl::StrFormat("; its own swings, %g a step, widen it", roughness) : "",
-      100 * chance, *target, model.Noise(), 100 * bar_chance);
+      100 * chance, *target, model.Noise(),
+      lucky > modelled
+          ? absl::StrFormat(" by luck: its own noise, %g a report, around its last value %g, "
+                            "over its %.0f reports left",
+                            noise, own.values.back(), reports_left)
+          : "",
+      100 * bar_chance);
   return decision;
 }
 

@@ -54,7 +54,11 @@ struct LearningCurvePolicyOptions {
 // deviation: a curve that jumps back and forth early (SGD at a high learning
 // rate, before it settles) may still land far below where its steadier
 // neighbours went, and a curve that moves one way is judged as before. The
-// trials stopped
+// model predicts where a curve's trend goes; a noisy trial may also end
+// better by luck, since its final value is the best of its reports: its
+// chance is at least that of one of its reports left (at its cadence so
+// far) beating the bar, each drawn around its last value with its own
+// report noise (ReportNoise, ChanceOfALuckyReport). The trials stopped
 // before the horizon are the model's neighbours too
 // (NeighbourCurveModel::SetStopped), not only the survivors.
 class LearningCurvePolicy : public EarlyStoppingPolicy {

@@ -191,17 +191,56 @@ TEST(LearningCurvePolicyTest, EarlyOnATrialsOwnSwingsWidenItsSpread) {
       LearningCurveOf().Decide(FromFunction(9, erratic, 8, false), FiveFinished());
   EXPECT_FALSE(kept.should_stop);
   EXPECT_THAT(kept.reason, HasSubstr("its own swings"));
-  // Past the first quarter (step 15 of 50) the model alone decides again.
+  // Past the first quarter (step 15 of 50) the swings no longer widen the
+  // model's spread (the trial's luck is judged apart: the next test).
   const StoppingDecision late =
       LearningCurveOf().Decide(FromFunction(9, erratic, 15, false), FiveFinished());
-  EXPECT_TRUE(late.should_stop);
   EXPECT_THAT(late.reason, ::testing::Not(HasSubstr("its own swings")));
   // With the guard's window off, so is the widening.
   LearningCurvePolicyOptions unguarded{.goal = v1::MetricSpec::MAXIMIZE, .min_trials = 3};
   unguarded.guard_fraction = 0;
-  EXPECT_TRUE(LearningCurvePolicy(unguarded)
+  EXPECT_THAT(LearningCurvePolicy(unguarded)
                   .Decide(FromFunction(9, erratic, 8, false), FiveFinished())
-                  .should_stop);
+                  .reason,
+              ::testing::Not(HasSubstr("its own swings")));
+}
+
+TEST(LearningCurvePolicyTest, ANoisyTrialNearTheBestMayStillWinByLuck) {
+  // Flat at 0.80 by step 21 of 50, where the best finished trial ends at
+  // 0.90: quiet, the model stops it.
+  const LearningCurve quiet = FromFunction(
+      9, [](int) { return 0.80; }, 21, false);
+  const StoppingDecision stopped = LearningCurveOf().Decide(quiet, FiveFinished());
+  EXPECT_TRUE(stopped.should_stop);
+  EXPECT_THAT(stopped.reason, ::testing::Not(HasSubstr("by luck")));
+  // The same level, its reports 0.04 above or below it in turn: its final
+  // value is the best of its reports, and one of its 29 reports left may
+  // well beat 0.90 (each about a 24% chance from its last, 0.84).
+  const LearningCurve noisy = FromFunction(
+      9, [](int step) { return 0.80 + (step % 2 == 1 ? 0.04 : -0.04); }, 21, false);
+  const StoppingDecision kept = LearningCurveOf().Decide(noisy, FiveFinished());
+  EXPECT_FALSE(kept.should_stop);
+  EXPECT_THAT(kept.reason, HasSubstr("by luck: its own noise"));
+  EXPECT_THAT(kept.reason, HasSubstr("over its 29 reports left"));
+  // As noisy, but far behind (0.60): its luck does not reach the best.
+  const LearningCurve behind = FromFunction(
+      9, [](int step) { return 0.60 + (step % 2 == 1 ? 0.04 : -0.04); }, 21, false);
+  EXPECT_TRUE(LearningCurveOf().Decide(behind, FiveFinished()).should_stop);
+  // Reports every 10 steps: the same 29 steps hold 3 reports, not 29.
+  LearningCurve sparse{.trial_id = 9, .points = {}, .completed = false};
+  for (int report = 1; report <= 21; ++report) {
+    sparse.points.push_back({.step = 10 * report, .value = noisy.points[report - 1].value});
+  }
+  std::vector<LearningCurve> long_finished;
+  for (int i = 0; i < 5; ++i) {
+    LearningCurve curve{.trial_id = i + 1, .points = {}, .completed = true};
+    for (int report = 1; report <= 50; ++report) {
+      curve.points.push_back({.step = 10 * report, .value = Rise(0.7 + 0.05 * i, 0.2)(report)});
+    }
+    long_finished.push_back(std::move(curve));
+  }
+  const StoppingDecision sparse_decision = LearningCurveOf().Decide(sparse, long_finished);
+  EXPECT_THAT(sparse_decision.reason, HasSubstr("over its 29 reports left"));
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "suggest/early_stopping/learning_curve.h"
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -59,6 +60,40 @@ TEST(LearningCurveTest, RoughnessIsTheTravelBeyondTheNetChangePerStep) {
   // In step order whatever the order of the points, and the reports at one
   // step averaged (step 2: 2): 1, 2, 1 travelled 2, net 0.
   EXPECT_DOUBLE_EQ(Roughness(At(1, {{3, 1}, {2, 3}, {1, 1}, {2, 1}}), 3), 1);
+}
+
+TEST(LearningCurveTest, ReportNoiseIsTheMedianStepOverTheLastHalf) {
+  const double to_deviation = 1 / (0.6745 * std::sqrt(2.0));
+  // Fewer than four steps.
+  EXPECT_DOUBLE_EQ(ReportNoise(Running(1, {1, 3, 1}), 3), 0);
+  EXPECT_DOUBLE_EQ(ReportNoise(At(1, {}), 5), 0);
+  // The last half, at least three values: 3, 1, 3 (differences 2, 2).
+  EXPECT_DOUBLE_EQ(ReportNoise(Running(1, {1, 3, 1, 3, 1, 3}), 6), 2 * to_deviation);
+  // The steep start is not noise: the last four values step by 0.1.
+  const LearningCurve settling = Running(1, {10, 5, 1, 1.1, 1, 1.1, 1, 1.1});
+  EXPECT_NEAR(ReportNoise(settling, 8), 0.1 * to_deviation, 1e-12);
+  // Only the steps up to the limit: 5, 1, 1.1 (differences 4 and 0.1).
+  EXPECT_NEAR(ReportNoise(settling, 4), 2.05 * to_deviation, 1e-12);
+  // A rare spike is not the noise: 1, 1.1, 1, 5, 1, 1.1 steps by 0.1 but twice.
+  EXPECT_NEAR(ReportNoise(Running(1, {1, 1.1, 1, 1.1, 1, 1.1, 1, 1.1, 1, 5, 1, 1.1}), 12),
+              0.1 * to_deviation, 1e-12);
+}
+
+TEST(LearningCurveTest, ChanceOfALuckyReportGrowsWithTheReportsLeft) {
+  // One report whose mean is the bar: a coin.
+  EXPECT_NEAR(ChanceOfALuckyReport(0.9, 0.1, 0.9, 1, v1::MetricSpec::MINIMIZE), 0.5, 1e-12);
+  // The bar one noise better than the last value: 0.158655 a report.
+  const double one = 0.5 * std::erfc(1 / std::sqrt(2.0));
+  EXPECT_NEAR(ChanceOfALuckyReport(1.0, 0.1, 0.9, 1, v1::MetricSpec::MINIMIZE), one, 1e-12);
+  EXPECT_NEAR(ChanceOfALuckyReport(1.0, 0.1, 0.9, 2, v1::MetricSpec::MINIMIZE),
+              1 - (1 - one) * (1 - one), 1e-12);
+  EXPECT_NEAR(ChanceOfALuckyReport(0.9, 0.1, 1.0, 2, v1::MetricSpec::MAXIMIZE),
+              1 - (1 - one) * (1 - one), 1e-12);
+  // A bar far behind the last value is beaten at once.
+  EXPECT_NEAR(ChanceOfALuckyReport(1.0, 0.1, 2.0, 1, v1::MetricSpec::MINIMIZE), 1, 1e-12);
+  // No noise, or no report left: no luck.
+  EXPECT_DOUBLE_EQ(ChanceOfALuckyReport(1.0, 0, 0.9, 10, v1::MetricSpec::MINIMIZE), 0);
+  EXPECT_DOUBLE_EQ(ChanceOfALuckyReport(1.0, 0.1, 0.9, 0, v1::MetricSpec::MINIMIZE), 0);
 }
 
 TEST(LearningCurveTest, IsBetterValueIsStrict) {
