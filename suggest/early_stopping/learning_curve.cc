@@ -55,8 +55,7 @@ StepValues ValuesByStep(const LearningCurve& curve) {
   return by_step;
 }
 
-double Roughness(const LearningCurve& curve, int64_t step) {
-  const StepValues by_step = ValuesByStep(curve);
+double Roughness(const StepValues& by_step, int64_t step) {
   const size_t count =
       std::upper_bound(by_step.steps.begin(), by_step.steps.end(), step) - by_step.steps.begin();
   if (count < 3) return 0;
@@ -67,8 +66,7 @@ double Roughness(const LearningCurve& curve, int64_t step) {
   return std::max(0.0, travelled - net) / static_cast<double>(count - 1);
 }
 
-double ReportNoise(const LearningCurve& curve, int64_t step) {
-  const StepValues by_step = ValuesByStep(curve);
+double ReportNoise(const StepValues& by_step, int64_t step) {
   const size_t count =
       std::upper_bound(by_step.steps.begin(), by_step.steps.end(), step) - by_step.steps.begin();
   if (count < 4) return 0;

@@ -107,7 +107,8 @@ StoppingDecision LearningCurvePolicy::Decide(const LearningCurve& trial,
   // In the guard's window the trial's own swings widen the spread: an
   // erratic early curve (SGD at a high learning rate) is judged by what it
   // may still do, not by steadier neighbours alone.
-  const double roughness = InGuardWindow(*step, horizon) ? Roughness(trial, *step) : 0;
+  const StepValues own = ValuesByStep(trial);
+  const double roughness = InGuardWindow(*step, horizon) ? Roughness(own, *step) : 0;
   prediction->stddev = std::sqrt(prediction->stddev * prediction->stddev + roughness * roughness);
   // Ending within one report's noise of the best is a tie, not a win.
   const double bar = *target + (options_.goal == v1::MetricSpec::MINIMIZE ? -1 : 1) * model.Noise();
@@ -116,12 +117,11 @@ StoppingDecision LearningCurvePolicy::Decide(const LearningCurve& trial,
   // still beat the bar by luck in one of the reports left, each drawn
   // around its last value with its own noise (a report a step at its
   // cadence so far).
-  const StepValues own = ValuesByStep(trial);
   const double cadence = own.steps.size() > 1
                              ? static_cast<double>(own.steps.back() - own.steps.front()) /
                                    static_cast<double>(own.steps.size() - 1)
                              : 1;
-  const double noise = ReportNoise(trial, *step);
+  const double noise = ReportNoise(own, *step);
   const double reports_left = static_cast<double>(horizon - *step) / std::max(1.0, cadence);
   const double lucky =
       ChanceOfALuckyReport(own.values.back(), noise, bar, reports_left, options_.goal);

@@ -49,34 +49,35 @@ TEST(LearningCurveTest, ValuesByStepSortsAndAveragesRepeatedSteps) {
 
 TEST(LearningCurveTest, RoughnessIsTheTravelBeyondTheNetChangePerStep) {
   // One way, however it bends: no roughness.
-  EXPECT_DOUBLE_EQ(Roughness(Running(1, {1.0, 0.4, 0.35, 0.34, 0.1}), 5), 0);
+  EXPECT_DOUBLE_EQ(Roughness(ValuesByStep(Running(1, {1.0, 0.4, 0.35, 0.34, 0.1})), 5), 0);
   // 1, 3, 1, 3: travelled 6, net 2, over 3 differences.
-  EXPECT_DOUBLE_EQ(Roughness(Running(1, {1, 3, 1, 3}), 4), 4.0 / 3);
+  EXPECT_DOUBLE_EQ(Roughness(ValuesByStep(Running(1, {1, 3, 1, 3})), 4), 4.0 / 3);
   // Only the steps up to the limit: 1, 3, 1 travelled 4, net 0.
-  EXPECT_DOUBLE_EQ(Roughness(Running(1, {1, 3, 1, 3}), 3), 2);
+  EXPECT_DOUBLE_EQ(Roughness(ValuesByStep(Running(1, {1, 3, 1, 3})), 3), 2);
   // Fewer than three steps.
-  EXPECT_DOUBLE_EQ(Roughness(Running(1, {1, 3}), 2), 0);
-  EXPECT_DOUBLE_EQ(Roughness(At(1, {}), 5), 0);
+  EXPECT_DOUBLE_EQ(Roughness(ValuesByStep(Running(1, {1, 3})), 2), 0);
+  EXPECT_DOUBLE_EQ(Roughness(ValuesByStep(At(1, {})), 5), 0);
   // In step order whatever the order of the points, and the reports at one
   // step averaged (step 2: 2): 1, 2, 1 travelled 2, net 0.
-  EXPECT_DOUBLE_EQ(Roughness(At(1, {{3, 1}, {2, 3}, {1, 1}, {2, 1}}), 3), 1);
+  EXPECT_DOUBLE_EQ(Roughness(ValuesByStep(At(1, {{3, 1}, {2, 3}, {1, 1}, {2, 1}})), 3), 1);
 }
 
 TEST(LearningCurveTest, ReportNoiseIsTheMedianStepOverTheLastHalf) {
   const double to_deviation = 1 / (0.6745 * std::sqrt(2.0));
   // Fewer than four steps.
-  EXPECT_DOUBLE_EQ(ReportNoise(Running(1, {1, 3, 1}), 3), 0);
-  EXPECT_DOUBLE_EQ(ReportNoise(At(1, {}), 5), 0);
+  EXPECT_DOUBLE_EQ(ReportNoise(ValuesByStep(Running(1, {1, 3, 1})), 3), 0);
+  EXPECT_DOUBLE_EQ(ReportNoise(ValuesByStep(At(1, {})), 5), 0);
   // The last half, at least three values: 3, 1, 3 (differences 2, 2).
-  EXPECT_DOUBLE_EQ(ReportNoise(Running(1, {1, 3, 1, 3, 1, 3}), 6), 2 * to_deviation);
+  EXPECT_DOUBLE_EQ(ReportNoise(ValuesByStep(Running(1, {1, 3, 1, 3, 1, 3})), 6), 2 * to_deviation);
   // The steep start is not noise: the last four values step by 0.1.
-  const LearningCurve settling = Running(1, {10, 5, 1, 1.1, 1, 1.1, 1, 1.1});
+  const StepValues settling = ValuesByStep(Running(1, {10, 5, 1, 1.1, 1, 1.1, 1, 1.1}));
   EXPECT_NEAR(ReportNoise(settling, 8), 0.1 * to_deviation, 1e-12);
   // Only the steps up to the limit: 5, 1, 1.1 (differences 4 and 0.1).
   EXPECT_NEAR(ReportNoise(settling, 4), 2.05 * to_deviation, 1e-12);
   // A rare spike is not the noise: 1, 1.1, 1, 5, 1, 1.1 steps by 0.1 but twice.
-  EXPECT_NEAR(ReportNoise(Running(1, {1, 1.1, 1, 1.1, 1, 1.1, 1, 1.1, 1, 5, 1, 1.1}), 12),
-              0.1 * to_deviation, 1e-12);
+  EXPECT_NEAR(
+      ReportNoise(ValuesByStep(Running(1, {1, 1.1, 1, 1.1, 1, 1.1, 1, 1.1, 1, 5, 1, 1.1})), 12),
+      0.1 * to_deviation, 1e-12);
 }
 
 TEST(LearningCurveTest, ChanceOfALuckyReportGrowsWithTheReportsLeft) {
