@@ -51,17 +51,17 @@ StepValues ValuesByStep(const LearningCurve& curve);
 
 // How far a curve's values (ValuesByStep) travelled up to `step` beyond
 // their net change, per step: the sum of |v[i] - v[i - 1]| over the values
-// in step order less |v[last] - v[first]|, over
-// the number of differences. 0 for a curve that moves one way, however it
-// bends, and for fewer than three steps; about the size of its swings for
-// one that jumps back and forth (SGD at a high learning rate).
+// in step order less |v[last] - v[first]|, over the number of differences.
+// 0 for a curve that moves one way, however it bends, and for fewer than
+// three steps; about the size of its swings for one that jumps back and
+// forth (SGD at a high learning rate).
 double Roughness(const StepValues& by_step, int64_t step);
 
 // The noise of one of a curve's own reports up to `step`, from its values
 // (ValuesByStep): the median of |v[i] - v[i - 1]| over the last half of
-// them (at least three values), scaled to a normal's
-// standard deviation (divided by 0.6745 * sqrt(2)). 0 for fewer than four
-// steps. The median ignores a curve's rare spikes and its steep start.
+// them (at least three values), scaled to a normal's standard deviation
+// (divided by 0.6745 * sqrt(2)). 0 for fewer than four steps. The median
+// ignores a curve's rare spikes and its steep start.
 double ReportNoise(const StepValues& by_step, int64_t step);
 
 // The chance that at least one of `reports` more reports beats `bar` under

@@ -114,9 +114,8 @@ StoppingDecision LearningCurvePolicy::Decide(const LearningCurve& trial,
   const double bar = *target + (options_.goal == v1::MetricSpec::MINIMIZE ? -1 : 1) * model.Noise();
   const double modelled = prediction->ProbabilityBetterThan(bar, options_.goal);
   // The trial's final value is the best of its reports: a noisy one may
-  // still beat the bar by luck in one of the reports left, each drawn
-  // around its last value with its own noise (a report a step at its
-  // cadence so far).
+  // still beat the bar by luck in one of the reports left (counted at its
+  // cadence so far), each drawn around its last value with its own noise.
   const double cadence = own.steps.size() > 1
                              ? static_cast<double>(own.steps.back() - own.steps.front()) /
                                    static_cast<double>(own.steps.size() - 1)
