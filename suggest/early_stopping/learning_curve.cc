@@ -66,16 +66,22 @@ double Roughness(const StepValues& by_step, int64_t step) {
   return std::max(0.0, travelled - net) / static_cast<double>(count - 1);
 }
 
+double StepNoise(std::span<const double> values) {
+  if (values.size() < 2) return 0;
+  std::vector<double> differences;
+  differences.reserve(values.size() - 1);
+  for (size_t i = 1; i < values.size(); ++i) {
+    differences.push_back(std::abs(values[i] - values[i - 1]));
+  }
+  return Median(std::move(differences)) / (0.6745 * std::sqrt(2.0));
+}
+
 double ReportNoise(const StepValues& by_step, int64_t step) {
   const size_t count =
       std::upper_bound(by_step.steps.begin(), by_step.steps.end(), step) - by_step.steps.begin();
   if (count < 4) return 0;
   const size_t first = count - std::max<size_t>(3, count / 2);
-  std::vector<double> differences;
-  for (size_t i = first + 1; i < count; ++i) {
-    differences.push_back(std::abs(by_step.values[i] - by_step.values[i - 1]));
-  }
-  return Median(std::move(differences)) / (0.6745 * std::sqrt(2.0));
+  return StepNoise(std::span<const double>(by_step.values).subspan(first, count - first));
 }
 
 double ChanceOfALuckyReport(double last, double noise, double bar, double reports,

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "vernier/v1/study.pb.h"
@@ -57,11 +58,16 @@ StepValues ValuesByStep(const LearningCurve& curve);
 // forth (SGD at a high learning rate).
 double Roughness(const StepValues& by_step, int64_t step);
 
+// The noise of one report in a run of values in step order: the median of
+// |v[i] - v[i - 1]|, scaled to a normal's standard deviation (divided by
+// 0.6745 * sqrt(2)). The noise dominates the steps wherever the trend is
+// slow; the median ignores rare spikes and a steep start. 0 for fewer
+// than two values.
+double StepNoise(std::span<const double> values);
+
 // The noise of one of a curve's own reports up to `step`, from its values
-// (ValuesByStep): the median of |v[i] - v[i - 1]| over the last half of
-// them (at least three values), scaled to a normal's standard deviation
-// (divided by 0.6745 * sqrt(2)). 0 for fewer than four steps. The median
-// ignores a curve's rare spikes and its steep start.
+// (ValuesByStep): StepNoise over the last half of them (at least three
+// values). 0 for fewer than four steps.
 double ReportNoise(const StepValues& by_step, int64_t step);
 
 // The chance that at least one of `reports` more reports beats `bar` under

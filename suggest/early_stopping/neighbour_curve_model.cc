@@ -74,13 +74,7 @@ void NeighbourCurveModel::Fit(std::span<const LearningCurve* const> finished, in
     const auto end = std::upper_bound(prepared.steps.begin(), prepared.steps.end(), horizon);
     if (end == prepared.steps.begin()) continue;
     prepared.final_best = prepared.running_best[(end - prepared.steps.begin()) - 1];
-    // Step-to-step differences: the noise dominates them wherever the trend
-    // is slow, which is most of a curve; the median ignores the steep start.
-    std::vector<double> differences;
-    for (size_t i = 1; i < prepared.values.size(); ++i) {
-      differences.push_back(std::abs(prepared.values[i] - prepared.values[i - 1]));
-    }
-    if (!differences.empty()) noises.push_back(Median(differences) / (0.6745 * std::sqrt(2.0)));
+    if (prepared.values.size() > 1) noises.push_back(StepNoise(prepared.values));
     finished_.push_back(std::move(prepared));
   }
   noise_ = noises.empty() ? 0 : Median(noises);

@@ -62,6 +62,16 @@ TEST(LearningCurveTest, RoughnessIsTheTravelBeyondTheNetChangePerStep) {
   EXPECT_DOUBLE_EQ(Roughness(ValuesByStep(At(1, {{3, 1}, {2, 3}, {1, 1}, {2, 1}})), 3), 1);
 }
 
+TEST(LearningCurveTest, StepNoiseIsTheMedianStepAsADeviation) {
+  const double to_deviation = 1 / (0.6745 * std::sqrt(2.0));
+  EXPECT_DOUBLE_EQ(StepNoise(std::vector<double>{}), 0);
+  EXPECT_DOUBLE_EQ(StepNoise(std::vector<double>{1}), 0);
+  // Steps 2, 2 and 0.5: the median is 2, whatever the order.
+  EXPECT_DOUBLE_EQ(StepNoise(std::vector<double>{1, 3, 1, 1.5}), 2 * to_deviation);
+  // A steep start is one step of many.
+  EXPECT_NEAR(StepNoise(std::vector<double>{10, 1, 1.1, 1, 1.1}), 0.1 * to_deviation, 1e-12);
+}
+
 TEST(LearningCurveTest, ReportNoiseIsTheMedianStepOverTheLastHalf) {
   const double to_deviation = 1 / (0.6745 * std::sqrt(2.0));
   // Fewer than four steps.
