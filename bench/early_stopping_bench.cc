@@ -10,12 +10,16 @@
 // curves and the results go to files for scripts/early_stopping_bench.py,
 // which runs Optuna's pruners on the very same curves.
 //
-//   early_stopping_bench --simulate --pool=FILE [--seeds=1,2,3] [--lost_out=FILE]
+//   early_stopping_bench --simulate --pool=FILE [--seeds=1,2,3 | --draws=FILE] [--lost_out=FILE]
 // does the same on tabulated curves of real training (one curve a line, the
 // values of a minimised metric at steps 1, 2, ... tab-separated): each seed
 // draws 100 of them with replacement, and the regret is against the best
 // value of the whole pool. bench/early_stopping/replay.py runs the same
 // curves through a live server; this is the quick look at the policies.
+// --draws=FILE takes the seeds and their trials from FILE instead, a line
+// per seed: the seed, a tab, and the 0-based pool lines of its 100 trials in
+// start order, comma-separated. replay.py --draws-out writes the live
+// replay's draws so, and the quick look then runs its very trials.
 // --lost_out=FILE (either form) writes, tab-separated with a header, every
 // trial a policy stopped whose best noise-free value would have beaten the
 // trial picked in the end: the method, seed, trial, the step it stopped
@@ -47,6 +51,7 @@
 #include <span>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -327,6 +332,43 @@ absl::StatusOr<std::vector<std::vector<double>>> ReadPool(const std::string& pat
   return pool;
 }
 
+// The seeds and each seed's trials (pool lines, in start order) of a
+// --draws file, checked against a pool of `pool_size` curves.
+absl::StatusOr<std::vector<std::pair<uint64_t, std::vector<size_t>>>> ReadDraws(
+    const std::string& path, size_t pool_size) {
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError("--draws: cannot read " + path);
+  std::vector<std::pair<uint64_t, std::vector<size_t>>> draws;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (line.empty() || line[0] == '#') continue;
+    const std::vector<absl::string_view> fields = absl::StrSplit(line, '\t');
+    uint64_t seed = 0;
+    if (fields.size() != 2 || !absl::SimpleAtoi(fields[0], &seed)) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "--draws: %s:%d: expected a seed, a tab and the trials' pool lines", path, number));
+    }
+    std::vector<size_t> trials;
+    for (absl::string_view field : absl::StrSplit(fields[1], ',')) {
+      size_t index = 0;
+      if (!absl::SimpleAtoi(field, &index) || index >= pool_size) {
+        return absl::InvalidArgumentError(
+            absl::StrFormat("--draws: %s:%d: \"%s\" is not a line of the pool (0 to %d)", path,
+                            number, std::string(field), pool_size - 1));
+      }
+      trials.push_back(index);
+    }
+    if (trials.size() != kTrials) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "--draws: %s:%d: %d trials, the simulation runs %d", path, number, trials.size(),
+          kTrials));
+    }
+    draws.emplace_back(seed, std::move(trials));
+  }
+  if (draws.empty()) return absl::InvalidArgumentError("--draws: " + path + " holds no seed");
+  return draws;
+}
+
 // Opens --lost_out's file, if asked for, and writes its header; false (with
 // the error printed) when it cannot be written.
 bool OpenLostOut(int argc, char** argv, std::ofstream& out) {
@@ -388,15 +430,32 @@ int RunSimulation(int argc, char** argv) {
       for (double value : curve) optimum = std::max(optimum, value);
     }
     const int steps = static_cast<int>(pool->front().size());
-    std::printf("%-26s %5s %8s %7s %8s %9s\n", "method", "seed", "steps", "saved", "stopped",
-                "regret");
-    for (const Method& method : Methods(steps)) {
+    // Each seed's trials: from --draws, else drawn with replacement.
+    std::vector<std::pair<uint64_t, std::vector<size_t>>> draws;
+    if (std::optional<std::string> draws_path = Flag(argc, argv, "draws")) {
+      absl::StatusOr<std::vector<std::pair<uint64_t, std::vector<size_t>>>> read =
+          ReadDraws(*draws_path, pool->size());
+      if (!read.ok()) {
+        std::fprintf(stderr, "%s\n", std::string(read.status().message()).c_str());
+        return 2;
+      }
+      draws = *std::move(read);
+    } else {
       for (uint64_t seed : seeds) {
         std::mt19937_64 rng(seed);
         std::uniform_int_distribution<size_t> draw(0, pool->size() - 1);
+        std::vector<size_t> trials(kTrials);
+        for (size_t& trial : trials) trial = draw(rng);
+        draws.emplace_back(seed, std::move(trials));
+      }
+    }
+    std::printf("%-26s %5s %8s %7s %8s %9s\n", "method", "seed", "steps", "saved", "stopped",
+                "regret");
+    for (const Method& method : Methods(steps)) {
+      for (const auto& [seed, indices] : draws) {
         std::vector<SyntheticTrial> trials(kTrials);
-        for (SyntheticTrial& trial : trials) {
-          trial.noisy = trial.truth = (*pool)[draw(rng)];
+        for (size_t i = 0; i < trials.size(); ++i) {
+          trials[i].noisy = trials[i].truth = (*pool)[indices[i]];
         }
         const Outcome outcome = Simulate(trials, method.policy.get(), optimum);
         WriteLost(lost_out, method.name, seed, outcome);

@@ -62,6 +62,11 @@ Run it with Debian's Python (python3-optuna, python3-grpcio), under nice:
       [--families a,b] [--seeds 20] [--trials 100] [--parallel 4] [--pool N]
       [--vernier LABEL=BLOCK ... | --no-vernier] [--optuna median,sha,hyperband,patient]
       [--jobs 2] [--save runs.jsonl] [--markdown report.md]
+
+`--families F --seeds N --draws-out FILE` writes family F's draws instead
+and runs nothing; `build/bin/early_stopping_bench --simulate
+--pool=F.tsv --draws=FILE` (the pool made from the same curves) then runs
+the policies in C++ on the very trials of the live replay.
 """
 
 import argparse
@@ -430,6 +435,10 @@ def parse_arguments(argv):
     parser.add_argument("--jobs", type=int, default=2, help="worker processes")
     parser.add_argument("--save", default=None, help="write every run as a JSON line here")
     parser.add_argument("--markdown", default=None, help="write the tables here too")
+    parser.add_argument("--draws-out", default=None, metavar="FILE",
+                        help="write the one family's draws (a line per seed: the seed, a tab, "
+                             "its trials' 0-based configurations in start order) for "
+                             "early_stopping_bench --draws, and run nothing")
     options = parser.parse_args(argv)
     if options.no_vernier:
         options.vernier = []
@@ -458,6 +467,14 @@ def main(argv):
                  f"there are: {', '.join(available)}")
     paths = [(name, os.path.join(options.curves, f"{name}.json")) for name in names]
     families = [load_family(path, options.pool) for _, path in paths]
+    if options.draws_out:
+        if len(families) != 1:
+            sys.exit("--draws-out: name exactly one family with --families")
+        with open(options.draws_out, "w") as out:
+            for seed in options.seed_list:
+                trials = draw(families[0], seed, options.trials)
+                out.write(f"{seed}\t{','.join(map(str, trials))}\n")
+        return
 
     build = os.path.abspath(options.build or os.environ.get("VERNIER_BUILD_DIR") or
                             os.path.join(REPO, "build"))
