@@ -27,8 +27,9 @@ bool LearningCurvePolicy::IsGuarded(const LearningCurve& trial, int64_t step, in
                                     std::span<const LearningCurve> others) const {
   if (!InGuardWindow(step, horizon)) return false;
   const double best = *BestValueUpTo(trial, step, options_.goal);
-  const std::optional<double> earlier =
-      BestValueUpTo(trial, step - std::max<int64_t>(1, step / 2), options_.goal);
+  // Half its steps rounded down: at step 3, its best by step 1 (none at
+  // step 1, so a trial's first report counts as improving).
+  const std::optional<double> earlier = BestValueUpTo(trial, step / 2, options_.goal);
   if (earlier.has_value() && !IsBetterValue(best, *earlier, options_.goal)) return false;
   int reached = 0;
   int ahead = 0;

@@ -26,7 +26,7 @@ struct LearningCurvePolicyOptions {
   double stop_probability = 0.05;
   // Early on, the model is not trusted to stop a promising trial: up to
   // this fraction of the horizon, a trial still improving (its best so far
-  // better than at half its steps) and ranked within the best
+  // better than at half its steps, rounded down) and ranked within the best
   // `guard_quantile` of the trials that reached its step (by their best
   // values up to it) is not stopped, and every trial's own roughness
   // (Roughness) joins the spread of its prediction. 0 turns both off.

@@ -1,5 +1,6 @@
 #include "suggest/early_stopping/learning_curve_policy.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <vector>
@@ -171,6 +172,27 @@ TEST(LearningCurvePolicyTest, TheEarlyGuardKeepsNeitherALaggardNorAFlatTrialNorA
                                                          FiveFinishedFiveStopped());
   EXPECT_THAT(late.reason, ::testing::Not(HasSubstr("still improving")));
   EXPECT_TRUE(late.should_stop);
+}
+
+TEST(LearningCurvePolicyTest, TheEarlyGuardComparesWithHalfItsStepsRoundedDown) {
+  // Rising to step 2, then one report no better (a noisy metric): at step 3
+  // it is still better than at step 1, half of 3 rounded down, and ahead of
+  // the five stopped trials, so it is kept.
+  const std::function<double(int)> rise = Rise(0.6, 0.2);
+  const std::function<double(int)> held = [rise](int step) { return rise(std::min(step, 2)); };
+  const StoppingDecision kept =
+      LearningCurveOf().Decide(FromFunction(9, held, 3, false), FiveFinishedFiveStopped());
+  EXPECT_FALSE(kept.should_stop);
+  EXPECT_THAT(kept.reason, HasSubstr("still improving"));
+  LearningCurvePolicyOptions unguarded{.goal = v1::MetricSpec::MAXIMIZE, .min_trials = 3};
+  unguarded.guard_fraction = 0;
+  EXPECT_TRUE(LearningCurvePolicy(unguarded)
+                  .Decide(FromFunction(9, held, 3, false), FiveFinishedFiveStopped())
+                  .should_stop);
+  // At step 4 it is no better than at step 2: no longer guarded.
+  EXPECT_THAT(
+      LearningCurveOf().Decide(FromFunction(9, held, 4, false), FiveFinishedFiveStopped()).reason,
+      ::testing::Not(HasSubstr("still improving")));
 }
 
 TEST(LearningCurvePolicyTest, EarlyOnATrialsOwnSwingsWidenItsSpread) {
