@@ -359,9 +359,9 @@ absl::StatusOr<std::vector<std::pair<uint64_t, std::vector<size_t>>>> ReadDraws(
       trials.push_back(index);
     }
     if (trials.size() != kTrials) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "--draws: %s:%d: %d trials, the simulation runs %d", path, number, trials.size(),
-          kTrials));
+      return absl::InvalidArgumentError(
+          absl::StrFormat("--draws: %s:%d: %d trials, the simulation runs %d", path, number,
+                          trials.size(), kTrials));
     }
     draws.emplace_back(seed, std::move(trials));
   }
