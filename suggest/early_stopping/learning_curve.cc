@@ -93,6 +93,25 @@ double ChanceOfALuckyReport(double last, double noise, double bar, double report
   return -std::expm1(reports * std::log1p(-one));
 }
 
+LuckySwings ChanceOfALuckySwing(const StepValues& by_step, int64_t step, double bar, double reports,
+                                v1::MetricSpec::Goal goal) {
+  const size_t count =
+      std::upper_bound(by_step.steps.begin(), by_step.steps.end(), step) - by_step.steps.begin();
+  LuckySwings swings;
+  if (count < 4 || !(reports > 0)) return swings;
+  const std::vector<double>& values = by_step.values;
+  const double gap =
+      goal == v1::MetricSpec::MINIMIZE ? values[count - 1] - bar : bar - values[count - 1];
+  if (!(gap > 0)) return swings;
+  for (size_t i = std::max<size_t>(1, count / 2); i < count; ++i) {
+    ++swings.changes;
+    if (std::abs(values[i] - values[i - 1]) >= std::sqrt(2.0) * gap) ++swings.large;
+  }
+  const double one = 0.5 * swings.large / static_cast<double>(swings.changes);
+  swings.chance = -std::expm1(reports * std::log1p(-one));
+  return swings;
+}
+
 double Median(std::vector<double> values) {
   const size_t middle = values.size() / 2;
   std::nth_element(values.begin(), values.begin() + middle, values.end());

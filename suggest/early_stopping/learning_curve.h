@@ -77,6 +77,25 @@ double ReportNoise(const StepValues& by_step, int64_t step);
 double ChanceOfALuckyReport(double last, double noise, double bar, double reports,
                             v1::MetricSpec::Goal goal);
 
+// A curve's own large swings as a chance of a lucky report: a metric
+// whose reports spike now and then (an unstable run, at a high learning
+// rate) may dip as far as it jumps, which a median-based noise
+// (ReportNoise) does not see in a calm stretch. Over the last half of the
+// step-to-step changes up to `step` (those into the values of the curve's
+// second half), `large` counts the ones at least sqrt(2) times the gap from
+// the last value to `bar` (as large as a report that far from a
+// neighbour at the last value makes); a report reaches the bar with half
+// their share (a swing as likely either way), and `chance` is that of at
+// least one of `reports` more doing so. 0 for fewer than four steps, or a
+// last value already at or past the bar.
+struct LuckySwings {
+  int large = 0;
+  int changes = 0;
+  double chance = 0;
+};
+LuckySwings ChanceOfALuckySwing(const StepValues& by_step, int64_t step, double bar, double reports,
+                                v1::MetricSpec::Goal goal);
+
 // The median (the mean of the two middle values for an even count); the
 // values must not be empty.
 double Median(std::vector<double> values);

@@ -123,8 +123,12 @@ StoppingDecision LearningCurvePolicy::Decide(const LearningCurve& trial,
                              : 1;
   const double noise = ReportNoise(own, *step);
   const double reports_left = static_cast<double>(horizon - *step) / std::max(1.0, cadence);
-  const double lucky =
+  const double lucky_noise =
       ChanceOfALuckyReport(own.values.back(), noise, bar, reports_left, options_.goal);
+  // A run that spikes now and then may dip as far as it jumps, however calm
+  // its last stretch: its own large swings count as luck too.
+  const LuckySwings swings = ChanceOfALuckySwing(own, *step, bar, reports_left, options_.goal);
+  const double lucky = std::max(lucky_noise, swings.chance);
   const double chance = std::max(modelled, lucky);
   double mean = 0;
   for (double value : prediction->means) mean += value;
@@ -139,11 +143,14 @@ StoppingDecision LearningCurvePolicy::Decide(const LearningCurve& trial,
       best, *step, horizon, mean, prediction->stddev, prediction->basis,
       roughness > 0 ? absl::StrFormat("; its own swings, %g a step, widen it", roughness) : "",
       100 * chance, *target, model.Noise(),
-      lucky > modelled
-          ? absl::StrFormat(" by luck: its own noise, %g a report, around its last value %g, "
+      lucky <= modelled ? ""
+      : swings.chance > lucky_noise
+          ? absl::StrFormat(" by luck: %d of its last %d changes were as large as the gap from "
+                            "its last value %g, over its %.0f reports left",
+                            swings.large, swings.changes, own.values.back(), reports_left)
+          : absl::StrFormat(" by luck: its own noise, %g a report, around its last value %g, "
                             "over its %.0f reports left",
-                            noise, own.values.back(), reports_left)
-          : "",
+                            noise, own.values.back(), reports_left),
       100 * bar_chance);
   return decision;
 }

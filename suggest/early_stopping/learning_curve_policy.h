@@ -58,7 +58,11 @@ struct LearningCurvePolicyOptions {
 // better by luck, since its final value is the best of its reports: its
 // chance is at least that of one of its reports left (at its cadence so
 // far) beating the bar, each drawn around its last value with its own
-// report noise (ReportNoise, ChanceOfALuckyReport). The trials stopped
+// report noise (ReportNoise, ChanceOfALuckyReport), or, for a run that
+// spikes now and then, reaching it by a swing as large as its own large
+// changes (ChanceOfALuckySwing): a median-based noise does not see those in
+// a calm stretch, and an unstable run may dip as far as it jumps. The
+// trials stopped
 // before the horizon are the model's neighbours too
 // (NeighbourCurveModel::SetStopped), not only the survivors.
 class LearningCurvePolicy : public EarlyStoppingPolicy {

@@ -227,6 +227,24 @@ TEST(LearningCurvePolicyTest, EarlyOnATrialsOwnSwingsWidenItsSpread) {
               ::testing::Not(HasSubstr("its own swings")));
 }
 
+TEST(LearningCurvePolicyTest, ATrialThatSpikesMayDipAsFarAsItJumps) {
+  // Flat at 0.80 by step 21 of 50, as the quiet trial below, but for one
+  // report at step 16 that fell to 0.55 (an unstable run): its calm
+  // stretch gives no noise, but a run that jumps by 0.25 may as well jump
+  // up by the 0.1 it lacks. 2 of its last 11 changes are that large, so
+  // each of its 29 reports left has about a 9% chance.
+  const LearningCurve spiky = FromFunction(
+      9, [](int step) { return step == 16 ? 0.55 : 0.80; }, 21, false);
+  const StoppingDecision kept = LearningCurveOf().Decide(spiky, FiveFinished());
+  EXPECT_FALSE(kept.should_stop);
+  EXPECT_THAT(kept.reason, HasSubstr("by luck: 2 of its last 11 changes were as large as the gap "
+                                     "from its last value 0.8, over its 29 reports left"));
+  // The same spike, but too small to cover the gap: stopped.
+  const LearningCurve small = FromFunction(
+      9, [](int step) { return step == 16 ? 0.75 : 0.80; }, 21, false);
+  EXPECT_TRUE(LearningCurveOf().Decide(small, FiveFinished()).should_stop);
+}
+
 TEST(LearningCurvePolicyTest, ANoisyTrialNearTheBestMayStillWinByLuck) {
   // Flat at 0.80 by step 21 of 50, where the best finished trial ends at
   // 0.90: quiet, the model stops it.

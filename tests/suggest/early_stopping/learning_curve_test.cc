@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -105,6 +106,46 @@ TEST(LearningCurveTest, ChanceOfALuckyReportGrowsWithTheReportsLeft) {
   // No noise, or no report left: no luck.
   EXPECT_DOUBLE_EQ(ChanceOfALuckyReport(1.0, 0, 0.9, 10, v1::MetricSpec::MINIMIZE), 0);
   EXPECT_DOUBLE_EQ(ChanceOfALuckyReport(1.0, 0.1, 0.9, 0, v1::MetricSpec::MINIMIZE), 0);
+}
+
+StepValues StepsOf(std::vector<double> values) {
+  StepValues by_step;
+  for (size_t i = 0; i < values.size(); ++i) by_step.steps.push_back(static_cast<int64_t>(i) + 1);
+  by_step.values = std::move(values);
+  return by_step;
+}
+
+TEST(LearningCurveTest, ChanceOfALuckySwingCountsTheLastHalfsLargeChanges) {
+  // A log loss calm at 0.12 but for one spike to 0.7 in its second half:
+  // 2 of its last 5 changes (steps 6 to 10) are at least sqrt(2) x 0.06,
+  // the gap to a bar of 0.06, so a report reaches it with a chance of
+  // 0.5 x 2 / 5 = 0.2.
+  const StepValues spiky = StepsOf({0.2, 0.15, 0.13, 0.12, 0.12, 0.12, 0.7, 0.12, 0.121, 0.12});
+  const LuckySwings one = ChanceOfALuckySwing(spiky, 10, 0.06, 1, v1::MetricSpec::MINIMIZE);
+  EXPECT_EQ(one.large, 2);
+  EXPECT_EQ(one.changes, 5);
+  EXPECT_NEAR(one.chance, 0.2, 1e-12);
+  EXPECT_NEAR(ChanceOfALuckySwing(spiky, 10, 0.06, 3, v1::MetricSpec::MINIMIZE).chance,
+              1 - 0.8 * 0.8 * 0.8, 1e-12);
+  // Up to step 6 the spike is not there yet; a gap wider than the swings
+  // (a bar of 0.0) is out of their reach.
+  EXPECT_EQ(ChanceOfALuckySwing(spiky, 6, 0.06, 10, v1::MetricSpec::MINIMIZE).large, 0);
+  EXPECT_DOUBLE_EQ(ChanceOfALuckySwing(spiky, 6, 0.06, 10, v1::MetricSpec::MINIMIZE).chance, 0);
+  EXPECT_DOUBLE_EQ(ChanceOfALuckySwing(spiky, 10, -0.3, 10, v1::MetricSpec::MINIMIZE).chance, 0);
+  // A spike in the first half only (a steep start) does not count.
+  const StepValues steep = StepsOf({0.9, 0.3, 0.13, 0.12, 0.12, 0.12, 0.121, 0.12, 0.12, 0.12});
+  EXPECT_DOUBLE_EQ(ChanceOfALuckySwing(steep, 10, 0.06, 10, v1::MetricSpec::MINIMIZE).chance, 0);
+  // Maximised: the same swings of an accuracy, judged upwards.
+  const StepValues accuracy = StepsOf({0.8, 0.85, 0.87, 0.88, 0.88, 0.88, 0.3, 0.88, 0.879, 0.88});
+  EXPECT_NEAR(ChanceOfALuckySwing(accuracy, 10, 0.94, 1, v1::MetricSpec::MAXIMIZE).chance, 0.2,
+              1e-12);
+  // Too short a curve, no report left, or a last value already past the
+  // bar: nothing.
+  EXPECT_DOUBLE_EQ(
+      ChanceOfALuckySwing(StepsOf({0.2, 0.7, 0.12}), 3, 0.06, 10, v1::MetricSpec::MINIMIZE).chance,
+      0);
+  EXPECT_DOUBLE_EQ(ChanceOfALuckySwing(spiky, 10, 0.06, 0, v1::MetricSpec::MINIMIZE).chance, 0);
+  EXPECT_DOUBLE_EQ(ChanceOfALuckySwing(spiky, 10, 0.13, 10, v1::MetricSpec::MINIMIZE).chance, 0);
 }
 
 TEST(LearningCurveTest, IsBetterValueIsStrict) {
