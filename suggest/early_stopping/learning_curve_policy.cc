@@ -24,13 +24,18 @@ bool LearningCurvePolicy::InGuardWindow(int64_t step, int64_t horizon) const {
 }
 
 bool LearningCurvePolicy::IsGuarded(const LearningCurve& trial, int64_t step, int64_t horizon,
-                                    std::span<const LearningCurve> others) const {
+                                    std::span<const LearningCurve> others, double noise) const {
   if (!InGuardWindow(step, horizon)) return false;
   const double best = *BestValueUpTo(trial, step, options_.goal);
   // Half its steps rounded down: at step 3, its best by step 1 (none at
   // step 1, so a trial's first report counts as improving).
   const std::optional<double> earlier = BestValueUpTo(trial, step / 2, options_.goal);
-  if (earlier.has_value() && !IsBetterValue(best, *earlier, options_.goal)) return false;
+  // Better by more than one report's noise: a trial on a noisy plateau is
+  // not improving.
+  const double sign = options_.goal == v1::MetricSpec::MINIMIZE ? 1 : -1;
+  if (earlier.has_value() && !IsBetterValue(best + sign * noise, *earlier, options_.goal)) {
+    return false;
+  }
   int reached = 0;
   int ahead = 0;
   for (const LearningCurve& other : others) {
@@ -79,7 +84,9 @@ StoppingDecision LearningCurvePolicy::Decide(const LearningCurve& trial,
                                       "best so far",
                                       best, *step)};
   }
-  if (IsGuarded(trial, *step, horizon, others)) {
+  NeighbourCurveModel model(options_.goal);
+  model.Fit(finished, horizon);
+  if (IsGuarded(trial, *step, horizon, others, model.Noise())) {
     return {.should_stop = false,
             .reason = absl::StrFormat(
                 "learning curve: best value %g by step %d, still improving and within the best "
@@ -87,8 +94,6 @@ StoppingDecision LearningCurvePolicy::Decide(const LearningCurve& trial,
                 best, *step, 100 * options_.guard_quantile,
                 options_.guard_fraction * static_cast<double>(horizon))};
   }
-  NeighbourCurveModel model(options_.goal);
-  model.Fit(finished, horizon);
   // The trials stopped before the horizon that ran past this step, the
   // latest kMaxStoppedNeighbours of them (a decision's cost stays bounded in
   // a study of thousands).

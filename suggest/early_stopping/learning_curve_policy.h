@@ -26,7 +26,8 @@ struct LearningCurvePolicyOptions {
   double stop_probability = 0.05;
   // Early on, the model is not trusted to stop a promising trial: up to
   // this fraction of the horizon, a trial still improving (its best so far
-  // better than at half its steps, rounded down) and ranked within the best
+  // better than at half its steps, rounded down, by more than one report's
+  // noise) and ranked within the best
   // `guard_quantile` of the trials that reached its step (by their best
   // values up to it) is not stopped, and every trial's own roughness
   // (Roughness) joins the spread of its prediction. 0 turns both off.
@@ -80,9 +81,11 @@ class LearningCurvePolicy : public EarlyStoppingPolicy {
   double StopBar(int64_t step, int64_t horizon) const;
   // Whether `step` of `horizon` is within the first guard_fraction of it.
   bool InGuardWindow(int64_t step, int64_t horizon) const;
-  // Whether the early guard keeps `trial` (at `step` of `horizon`) running.
+  // Whether the early guard keeps `trial` (at `step` of `horizon`) running;
+  // `noise` is one report's (NeighbourCurveModel::Noise), which the trial's
+  // improvement must exceed.
   bool IsGuarded(const LearningCurve& trial, int64_t step, int64_t horizon,
-                 std::span<const LearningCurve> others) const;
+                 std::span<const LearningCurve> others, double noise) const;
 
  private:
   LearningCurvePolicyOptions options_;

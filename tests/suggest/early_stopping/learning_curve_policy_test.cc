@@ -195,6 +195,30 @@ TEST(LearningCurvePolicyTest, TheEarlyGuardComparesWithHalfItsStepsRoundedDown) 
       ::testing::Not(HasSubstr("still improving")));
 }
 
+TEST(LearningCurvePolicyTest, TheEarlyGuardAsksForAnImprovementBeyondTheNoise) {
+  // The five finished trials report 0.03 above and below their curves in
+  // turn (a report's noise of about 0.06), and five trials stopped at step
+  // 10 lag below them all.
+  std::vector<LearningCurve> others;
+  for (int i = 0; i < 5; ++i) {
+    const std::function<double(int)> rise = Rise(0.7 + 0.05 * i, 0.2);
+    others.push_back(FromFunction(
+        i + 1, [rise](int step) { return rise(step) + (step % 2 == 0 ? 0.03 : -0.03); }, 50, true));
+  }
+  for (int i = 0; i < 5; ++i)
+    others.push_back(FromFunction(20 + i, Rise(0.52 + 0.01 * i, 0.2), 10, true));
+  // At step 8, 0.01 better than by step 4: within the noise, a plateau,
+  // so the model decides.
+  const LearningCurve creeping = FromFunction(
+      9, [](int step) { return step <= 4 ? 0.62 : 0.63; }, 8, false);
+  EXPECT_THAT(LearningCurveOf().Decide(creeping, others).reason,
+              ::testing::Not(HasSubstr("still improving")));
+  // 0.1 better than by step 4: well beyond it, so guarded.
+  const LearningCurve climbing = FromFunction(
+      9, [](int step) { return step <= 4 ? 0.62 : 0.72; }, 8, false);
+  EXPECT_THAT(LearningCurveOf().Decide(climbing, others).reason, HasSubstr("still improving"));
+}
+
 TEST(LearningCurvePolicyTest, EarlyOnATrialsOwnSwingsWidenItsSpread) {
   // Rising towards 0.75, where the best finished trial ends at 0.9: a
   // smooth curve is stopped at step 8 of 50 (behind 4 of the 5 finished
