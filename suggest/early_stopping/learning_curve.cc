@@ -4,6 +4,18 @@
 #include <cmath>
 
 namespace vernier::suggest {
+namespace {
+
+// How many of the values of `by_step` are at steps <= `step`.
+size_t CountUpTo(const StepValues& by_step, int64_t step) {
+  return std::upper_bound(by_step.steps.begin(), by_step.steps.end(), step) - by_step.steps.begin();
+}
+
+// The chance that at least one of `reports` independent draws succeeds,
+// each with chance `one`: 1 - (1 - one)^reports.
+double ChanceOfOneIn(double one, double reports) { return -std::expm1(reports * std::log1p(-one)); }
+
+}  // namespace
 
 bool IsBetterValue(double a, double b, v1::MetricSpec::Goal goal) {
   return goal == v1::MetricSpec::MINIMIZE ? a < b : a > b;
@@ -56,8 +68,7 @@ StepValues ValuesByStep(const LearningCurve& curve) {
 }
 
 double Roughness(const StepValues& by_step, int64_t step) {
-  const size_t count =
-      std::upper_bound(by_step.steps.begin(), by_step.steps.end(), step) - by_step.steps.begin();
+  const size_t count = CountUpTo(by_step, step);
   if (count < 3) return 0;
   const std::vector<double>& values = by_step.values;
   double travelled = 0;
@@ -77,8 +88,7 @@ double StepNoise(std::span<const double> values) {
 }
 
 double ReportNoise(const StepValues& by_step, int64_t step) {
-  const size_t count =
-      std::upper_bound(by_step.steps.begin(), by_step.steps.end(), step) - by_step.steps.begin();
+  const size_t count = CountUpTo(by_step, step);
   if (count < 4) return 0;
   const size_t first = count - std::max<size_t>(3, count / 2);
   return StepNoise(std::span<const double>(by_step.values).subspan(first, count - first));
@@ -90,13 +100,12 @@ double ChanceOfALuckyReport(double last, double noise, double bar, double report
   // How far the bar lies on the better side of the last value, in noises.
   const double z = (goal == v1::MetricSpec::MINIMIZE ? last - bar : bar - last) / noise;
   const double one = 0.5 * std::erfc(z / std::sqrt(2.0));
-  return -std::expm1(reports * std::log1p(-one));
+  return ChanceOfOneIn(one, reports);
 }
 
 LuckySwings ChanceOfALuckySwing(const StepValues& by_step, int64_t step, double bar, double reports,
                                 v1::MetricSpec::Goal goal) {
-  const size_t count =
-      std::upper_bound(by_step.steps.begin(), by_step.steps.end(), step) - by_step.steps.begin();
+  const size_t count = CountUpTo(by_step, step);
   LuckySwings swings;
   if (count < 4 || !(reports > 0)) return swings;
   const std::vector<double>& values = by_step.values;
@@ -108,7 +117,7 @@ LuckySwings ChanceOfALuckySwing(const StepValues& by_step, int64_t step, double 
     if (std::abs(values[i] - values[i - 1]) >= std::sqrt(2.0) * gap) ++swings.large;
   }
   const double one = 0.5 * swings.large / static_cast<double>(swings.changes);
-  swings.chance = -std::expm1(reports * std::log1p(-one));
+  swings.chance = ChanceOfOneIn(one, reports);
   return swings;
 }
 
