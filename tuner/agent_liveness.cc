@@ -17,6 +17,13 @@ absl::Duration AgentLiveness::SilentFor(const Replica& replica, absl::Time now) 
   return std::max(absl::ZeroDuration(), now - it->second);
 }
 
+std::optional<absl::Time> AgentLiveness::LastHeard(const Replica& replica) {
+  absl::MutexLock lock(&mutex_);
+  auto heard = last_heard_.find(replica);
+  if (heard == last_heard_.end()) return std::nullopt;
+  return heard->second;
+}
+
 void AgentLiveness::Forget(const Replica& replica) {
   absl::MutexLock lock(&mutex_);
   last_heard_.erase(replica);

@@ -35,6 +35,10 @@ class AgentLiveness {
   // How long the replica's agent has been silent; a replica not heard of
   // since this object was made, or since Forget, starts its clock now.
   absl::Duration SilentFor(const Replica& replica, absl::Time now);
+  // When the replica's agent was last heard, or its clock last started;
+  // nullopt when neither happened since this object was made or since
+  // Forget. Starts no clock.
+  std::optional<absl::Time> LastHeard(const Replica& replica);
   // The replica is not running (yet, or any more): its clock stops.
   void Forget(const Replica& replica);
   // Forgets every replica of `study` whose trial is not in `running`.

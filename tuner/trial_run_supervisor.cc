@@ -128,6 +128,17 @@ bool HasLiveReplica(const v1::TrialRun& run) {
   return false;
 }
 
+// A run stored before it was submitted (LaunchTrial records it first, its
+// replicas PENDING) whose backend handle was never stored: its server
+// stopped or died in between, before or after submitting it.
+bool MayRunWithoutHandle(const v1::TrialRun& run) {
+  if (!run.backend_handle().empty()) return false;
+  for (const v1::ReplicaStatus& replica : run.replicas()) {
+    if (replica.state() == v1::ReplicaStatus::PENDING) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 TrialRunSupervisor::TrialRunSupervisor(storage::Storage& storage, StudyManager& studies,
@@ -184,7 +195,9 @@ void TrialRunSupervisor::RestoreGrants(const std::vector<v1::Job>& jobs) {
       continue;
     }
     for (const v1::TrialRun& run : *runs) {
-      if (!HasLiveReplica(run)) continue;
+      // A run stored without its handle may run too (AwaitsItsAgents): it
+      // keeps its grant until that is known.
+      if (!HasLiveReplica(run) && !MayRunWithoutHandle(run)) continue;
       absl::StatusOr<scheduler::GangTicket> ticket = admission_.Restore(run, GangOwnerOf(job));
       if (!ticket.ok()) {
         spdlog::error("job={} trial={} cannot restore its GPU and port grants: {}", job.job_id(),
@@ -227,9 +240,12 @@ absl::Status TrialRunSupervisor::ReconcileRuns(const v1::Job& job, std::vector<v
     }
     const v1::ReplicaStatus* before = MasterOf(run->second);
     if (before == nullptr || run->second.backend_handle().empty()) {
-      // Recorded but never started: the server died between the two. (A
-      // Slurm replica has no PID of ours; the handle tells a submitted run.)
-      runs.erase(run);
+      // Recorded, and not known to be started. (A Slurm replica has no PID
+      // of ours; the handle tells a submitted run.)
+      if (before == nullptr || !MayRunWithoutHandle(run->second) ||
+          !AwaitsItsAgents(job, trial, run->second, now, reachable_since)) {
+        runs.erase(run);
+      }
       continue;
     }
     // With the backend's controller away each call waits out its own
@@ -316,6 +332,90 @@ absl::Status TrialRunSupervisor::ReconcileRuns(const v1::Job& job, std::vector<v
                                          master->log_path()));
   }
   return absl::OkStatus();
+}
+
+bool TrialRunSupervisor::AwaitsItsAgents(const v1::Job& job, v1::Trial& trial,
+                                         const v1::TrialRun& run, absl::Time now,
+                                         absl::Time reachable_since) {
+  const TrialKey key{job.job_id(), trial.id()};
+  {
+    absl::MutexLock lock(&mutex_);
+    // This server's own launch, waiting for the backend: it submits it
+    // again itself.
+    auto attempt = attempts_.find(key);
+    if (attempt != attempts_.end() && attempt->second.state == TrialAttemptState::kWaiting) {
+      return false;
+    }
+  }
+  const absl::Time launched = FromTimestamp(run.launch_time());
+  // The latest any of its agents was heard since its launch, here or by
+  // another server sharing the store.
+  std::optional<absl::Time> heard;
+  std::string heard_name;
+  for (const v1::ReplicaStatus& replica : run.replicas()) {
+    const std::string name = ReplicaName(replica.role(), replica.index());
+    std::optional<absl::Time> last =
+        liveness_.LastHeard({job.study_name(), trial.id(), replica.role(), replica.index()});
+    absl::StatusOr<std::optional<absl::Duration>> elsewhere =
+        storage_.AgentContactAge(job.job_id(), trial.id(), name);
+    if (!elsewhere.ok()) {
+      // Not knowing, the run is kept: relaunching it might run it twice.
+      spdlog::warn("job={} trial={} cannot read when {} was last heard: {}", job.job_id(),
+                   trial.id(), name, elsewhere.status().ToString());
+      return true;
+    }
+    if (elsewhere->has_value() && (!last.has_value() || now - **elsewhere > *last)) {
+      last = now - **elsewhere;
+    }
+    if (last.has_value() && *last > launched && (!heard.has_value() || *last > *heard)) {
+      heard = *last;
+      heard_name = name;
+    }
+  }
+  const absl::Duration timeout = options_.agent_timeout > absl::ZeroDuration()
+                                     ? options_.agent_timeout
+                                     : options_.lost_replica_timeout;
+  const absl::Time since = std::max(heard.value_or(launched), reachable_since);
+  const absl::Duration silent = std::max(absl::ZeroDuration(), now - since);
+  bool first = false;
+  if (silent < timeout) {
+    {
+      absl::MutexLock lock(&mutex_);
+      first = awaited_runs_.insert(key).second;
+    }
+    if (first) {
+      spdlog::warn(
+          "job={} trial={} attempt={} its run was stored without a backend handle by a server "
+          "that stopped or died while launching it; {}",
+          job.job_id(), trial.id(), run.attempt(),
+          heard.has_value()
+              ? absl::StrFormat("its agent %s is heard: it runs on its agents' reports", heard_name)
+              : absl::StrFormat("waiting up to %s for its agents before launching it again",
+                                absl::FormatDuration(timeout)));
+    }
+    return true;
+  }
+  {
+    absl::MutexLock lock(&mutex_);
+    awaited_runs_.erase(key);
+  }
+  if (!heard.has_value()) {
+    spdlog::warn(
+        "job={} trial={} attempt={} no agent of its run, stored without a backend handle, was "
+        "heard within {} of its launch: it never started and is launched again",
+        job.job_id(), trial.id(), run.attempt(), absl::FormatDuration(timeout));
+    return false;
+  }
+  const std::string reason = absl::StrFormat(
+      "the agent of %s sent no heartbeat for %s (agent timeout %s): it was killed, stopped or "
+      "cut off from the service; its run's backend handle was never stored, so its processes "
+      "cannot be ended from here; see %s",
+      heard_name, absl::FormatDuration(absl::Trunc(silent, absl::Seconds(1))),
+      absl::FormatDuration(timeout), run.trial_dir());
+  spdlog::error("job={} trial={} {}", job.job_id(), trial.id(), reason);
+  absl::StatusOr<v1::Trial> failed = studies_.FailTrial(job.study_name(), trial.id(), reason);
+  if (failed.ok()) trial = *failed;
+  return true;
 }
 
 void TrialRunSupervisor::HandleReplicaFailure(const v1::Job& job, v1::Trial& trial,
@@ -464,6 +564,8 @@ void TrialRunSupervisor::FailSilentAgents(const v1::Job& job, std::vector<v1::Tr
     auto run = runs.find(trial.id());
     if (!IsRunning(trial.state()) || run == runs.end()) continue;
     running.insert(trial.id());
+    // A run without a handle is judged by AwaitsItsAgents.
+    if (run->second.backend_handle().empty()) continue;
     {
       absl::MutexLock lock(&mutex_);
       auto attempt = attempts_.find({job.job_id(), trial.id()});
@@ -999,6 +1101,7 @@ void TrialRunSupervisor::ForgetJob(const std::string& job_id) {
     it = attempts_.erase(it);
   }
   exhausted_jobs_.erase(job_id);
+  std::erase_if(awaited_runs_, [&](const TrialKey& key) { return key.job_id == job_id; });
 }
 
 }  // namespace vernier::tuner

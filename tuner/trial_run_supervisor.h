@@ -89,7 +89,8 @@ class TrialRunSupervisor {
   // server is stopping).
   void Interrupt() { interrupted_ = true; }
 
-  // After a restart: what the jobs' stored runs that still run hold is held
+  // After a restart: what the jobs' stored runs that still run, or may run
+  // (stored without a backend handle, see AwaitsItsAgents), hold is held
   // again, each under its trial's attempt.
   void RestoreGrants(const std::vector<v1::Job>& jobs);
 
@@ -148,6 +149,17 @@ class TrialRunSupervisor {
   static scheduler::GangOwner GangOwnerOf(const v1::Job& job);
   absl::Status ReconcileRuns(const v1::Job& job, std::vector<v1::Trial>& trials, TrialRuns& runs);
   void FailSilentAgents(const v1::Job& job, std::vector<v1::Trial>& trials, const TrialRuns& runs);
+  // Whether a run stored without a backend handle, by a launch this server
+  // is not making, stays the trial's run (true) or leaves `runs` so that the
+  // trial is launched again (false). Such a run's server stopped or died
+  // between storing it and storing its handle, before or after submitting
+  // it: its replicas may run. They are given the agent timeout from its
+  // launch time to be heard; once one is, the trial runs on its agents'
+  // reports (its processes cannot be described or ended without the handle)
+  // and fails if they fall silent for the agent timeout. One never heard
+  // within it never started.
+  bool AwaitsItsAgents(const v1::Job& job, v1::Trial& trial, const v1::TrialRun& run,
+                       absl::Time now, absl::Time reachable_since);
   bool SettleEndedTrials(const v1::Job& job, const std::vector<v1::Trial>& trials, TrialRuns& runs);
   // A replica of a running trial failed: relaunch every replica as the next
   // attempt under maxRetries, else fail the trial.
@@ -193,6 +205,9 @@ class TrialRunSupervisor {
 
   absl::Mutex mutex_;
   std::map<TrialKey, TrialAttempt> attempts_ ABSL_GUARDED_BY(mutex_);
+  // The trials whose run without a handle AwaitsItsAgents keeps, for its
+  // log lines.
+  std::set<TrialKey> awaited_runs_ ABSL_GUARDED_BY(mutex_);
   // Each job's gangs that wait (or were granted) before a trial is
   // suggested for them, oldest first.
   std::map<std::string, std::vector<scheduler::GangTicket>, std::less<>> waiting_gangs_

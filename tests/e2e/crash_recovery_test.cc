@@ -19,12 +19,16 @@
 #include <set>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "tests/support/job_client.h"
 #include "tests/support/server_process.h"
 #include "tests/support/store_test.h"
 #include "tests/support/study_client.h"
+#include "tests/support/subprocess.h"
 #include "tests/support/test_seed.h"
+#include "tests/support/tuning_job.h"
+#include "tuner/storage/storage_factory.h"
 
 namespace vernier::testing {
 namespace {
@@ -496,6 +500,73 @@ TEST_P(CrashRecoveryTest, JobAgentsReconnectAndALostTrialFailsAcrossRepeatedKill
   EXPECT_NE(lost_trial, 0) << "no agent was running at any kill";
   EXPECT_GE(succeeded, kKilledTrials - 1);
   EXPECT_EQ(job.trial_counts().active(), 0);
+}
+
+// The server killed after starting a trial's replicas and before storing
+// its run's backend handle: the run it stored first, before submitting it,
+// has its replicas PENDING and no handle. The server started next cannot
+// tell whether the replicas run, and does not start them again: their
+// agents, which outlive the kill, report to it, and the trial ends
+// SUCCEEDED, launched once.
+TEST_P(CrashRecoveryTest, ATrialStartedJustBeforeAKillIsNotStartedAgain) {
+  constexpr char kJob[] = "handle_lost";
+  constexpr int kSteps = 12;
+  // A short lease: on PostgreSQL the next server drives the job 2 s after
+  // the kill, while the trial still runs.
+  const auto make_server = [&](const std::string& name, int port) {
+    return std::make_unique<ServerProcess>(
+        dir_.path() + "/" + name, port,
+        std::vector<std::string>{"--db", database_->url(), "--lease-time", "2s"});
+  };
+  std::unique_ptr<ServerProcess> server = make_server("start", RestartablePort());
+  server->Start();
+  const int port = server->port();
+  const std::string runs_dir = dir_.path() + "/runs";
+  {
+    grpc::ClientContext context;
+    v1::SubmitTrainingJobRequest request;
+    *request.mutable_job() = CountingJob(kJob, runs_dir, /*max_trials=*/1, /*parallel=*/1, kSteps);
+    v1::Job submitted;
+    grpc::Status status = server->JobStub()->SubmitTrainingJob(&context, request, &submitted);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+  }
+  WaitForJob(*server, kJob, [](const v1::GetJobResponse& job) {
+    int64_t trial_id = 0;
+    return RunningAgent(job, &trial_id) > 0;
+  });
+  server->Kill();
+  {
+    // The run as the killed server would have left it, had it died just
+    // before storing the handle.
+    absl::StatusOr<std::unique_ptr<storage::Storage>> store =
+        storage::OpenStorage(database_->url());
+    ASSERT_TRUE(store.ok()) << store.status();
+    absl::StatusOr<std::vector<v1::TrialRun>> runs = (*store)->ListTrialRuns(kJob);
+    ASSERT_TRUE(runs.ok()) << runs.status();
+    ASSERT_EQ(runs->size(), 1u);
+    v1::TrialRun run = runs->front();
+    run.clear_backend_handle();
+    for (v1::ReplicaStatus& replica : *run.mutable_replicas()) {
+      replica.set_state(v1::ReplicaStatus::PENDING);
+      replica.clear_pid();
+      replica.clear_host();
+    }
+    ASSERT_TRUE((*store)->PutTrialRun(kJob, run).ok());
+  }
+  server = make_server("restart", port);
+  server->Start();
+
+  const v1::GetJobResponse ended = WaitForJob(*server, kJob, Ended, std::chrono::seconds(120));
+  EXPECT_EQ(ended.job().state(), v1::Job::SUCCEEDED)
+      << ended.job().error_message() << server->log();
+  const std::vector<v1::Trial> trials = ListTrials(*server, kJob);
+  ASSERT_EQ(trials.size(), 1u);
+  EXPECT_EQ(trials[0].state(), v1::Trial::SUCCEEDED) << trials[0].status_reason();
+  EXPECT_EQ(trials[0].final_measurement().step(), kSteps);
+  EXPECT_EQ(ReadFile(absl::StrCat(runs_dir, "/", kJob, "/", trials[0].id(), "/launches")),
+            "launched\n")
+      << "started again" << server->log();
+  EXPECT_THAT(server->log(), HasSubstr("its run was stored without a backend handle"));
 }
 
 VERNIER_INSTANTIATE_FOR_EVERY_STORE(CrashRecoveryTest);

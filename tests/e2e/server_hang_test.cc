@@ -13,6 +13,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <iostream>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -114,8 +115,9 @@ TEST_P(ServerHangTest, EveryTrialThatSucceededIsCountedOnceAndNoneFails) {
         servers[0]->JobStub()->SubmitTrainingJob(&context, request, &submitted);
     ASSERT_TRUE(status.ok()) << status.error_message();
   }
-  // Two trials run: launched, with their runs stored (a server stopped
-  // between launching a trial and storing its run is another matter).
+  // Two trials run: launched, with their runs stored. (A server stopped
+  // between launching a trial and storing its run's handle, as it may be
+  // under load, is waited for too: see crash_recovery_test.cc.)
   WaitForJob(*servers[0], kHangJob, [](const v1::GetJobResponse& job) {
     int running = 0;
     for (const v1::TrialRun& run : job.trial_runs()) {
@@ -169,6 +171,13 @@ TEST_P(ServerHangTest, EveryTrialThatSucceededIsCountedOnceAndNoneFails) {
   EXPECT_THAT(other.log(), ::testing::Not(::testing::HasSubstr("sent no heartbeat")))
       << other.log();
   for (auto& server : servers) server->Stop();
+  // What the servers did, for a failure that only heavy load brings out.
+  if (HasFailure()) {
+    for (int i = 0; i < 2; ++i) {
+      std::cerr << "server " << i << (i == hung ? " (stopped)" : "") << "'s log:\n"
+                << servers[i]->log() << "\n";
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -25,6 +25,18 @@ TEST(AgentLivenessTest, HearingFromTheAgentResetsItsClock) {
   EXPECT_EQ(liveness.SilentFor(master, kStart + absl::Seconds(30)), absl::Seconds(5));
 }
 
+TEST(AgentLivenessTest, LastHeardStartsNoClock) {
+  AgentLiveness liveness;
+  const AgentLiveness::Replica master{"sweep", 3, "master", 0};
+  EXPECT_EQ(liveness.LastHeard(master), std::nullopt);
+  // Asking started nothing: the first check still starts the clock.
+  EXPECT_EQ(liveness.SilentFor(master, kStart), absl::ZeroDuration());
+  liveness.Heard(master, kStart + absl::Seconds(25));
+  EXPECT_EQ(liveness.LastHeard(master), kStart + absl::Seconds(25));
+  liveness.Forget(master);
+  EXPECT_EQ(liveness.LastHeard(master), std::nullopt);
+}
+
 TEST(AgentLivenessTest, ReplicasAreToldApart) {
   AgentLiveness liveness;
   const AgentLiveness::Replica master{"sweep", 3, "master", 0};

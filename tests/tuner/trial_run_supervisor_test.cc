@@ -478,6 +478,141 @@ TEST_F(TrialRunSupervisorTest, ATrialHandedOutButNeverStartedStartsAfterARestart
   EXPECT_THAT(StateOf(job, suggested->trials[0].id()), Optional(TrialAttemptState::kRunning));
 }
 
+// Another server (or this one before a restart) handed out a trial and
+// stored its run, then stopped or died before storing the run's backend
+// handle: whether it submitted the run is not known.
+class RunWithoutHandleTest : public TrialRunSupervisorTest {
+ protected:
+  int64_t StoreRunWithoutHandle(const v1::Job& job, const std::vector<int>& gpus = {}) {
+    absl::StatusOr<SuggestResult> suggested = studies_->SuggestTrials(job.study_name(), 1, "");
+    EXPECT_TRUE(suggested.ok()) << suggested.status();
+    if (!suggested.ok() || suggested->trials.empty()) return 0;
+    v1::TrialRun run;
+    run.set_trial_id(suggested->trials[0].id());
+    run.set_trial_dir(dir_.path() + "/runs/1");
+    *run.mutable_launch_time() = ToTimestamp(clock_.Now());
+    v1::ReplicaStatus& master = *run.add_replicas();
+    master.set_role("master");
+    master.set_state(v1::ReplicaStatus::PENDING);
+    for (int gpu : gpus) master.add_gpus(gpu);
+    EXPECT_TRUE(storage_->PutTrialRun(job.job_id(), run).ok());
+    return run.trial_id();
+  }
+
+  void HearMaster(const v1::Job& job, int64_t trial_id) {
+    v1::ReplicaId master;
+    master.set_study_name(job.study_name());
+    master.set_trial_id(trial_id);
+    master.set_role("master");
+    supervisor_->OnAgentContact(master);
+  }
+};
+
+TEST_F(RunWithoutHandleTest, ItIsLaunchedAgainOnceNoAgentOfItWasHeardForTheAgentTimeout) {
+  const v1::Job job = Submit(MakeJob("unheard", dir_.path(), 0));
+  const int64_t trial = StoreRunWithoutHandle(job);
+  Pass(job, 0);
+  clock_.Advance(absl::Seconds(59));
+  Pass(job, 0);
+  EXPECT_TRUE(backend_.launches().empty()) << "launched while its first launch may still speak";
+  clock_.Advance(absl::Seconds(1));
+  Pass(job, 0);
+  ASSERT_EQ(backend_.launches().size(), 1u);
+  EXPECT_EQ(backend_.launches()[0].trial_id, trial);
+  EXPECT_EQ(backend_.launches()[0].attempt, 0);
+  EXPECT_EQ(RunOf(job, trial).backend_handle(), "fake:1");
+  EXPECT_EQ(TrialOf(job, trial).state(), v1::Trial::ACTIVE);
+}
+
+TEST_F(RunWithoutHandleTest, OnceItsAgentIsHeardItRunsOnItsReportsAndIsNeverLaunchedAgain) {
+  const v1::Job job = Submit(MakeJob("heard", dir_.path(), 0));
+  const int64_t trial = StoreRunWithoutHandle(job);
+  Pass(job, 0);
+  clock_.Advance(absl::Seconds(30));
+  HearMaster(job, trial);
+  clock_.Advance(absl::Seconds(59));
+  Pass(job, 0);
+  EXPECT_EQ(TrialOf(job, trial).state(), v1::Trial::ACTIVE);
+  const v1::Measurement measurement = testing::AccuracyMeasurement(0.9);
+  ASSERT_TRUE(studies_->AddMeasurements(job.study_name(), trial, {&measurement, 1}).ok());
+  ASSERT_TRUE(Exit(job, trial, "master", 0).ok());
+  EXPECT_EQ(TrialOf(job, trial).state(), v1::Trial::SUCCEEDED);
+  clock_.Advance(absl::Minutes(5));
+  EXPECT_TRUE(Supervise(job));
+  Pass(job, 0);
+  EXPECT_TRUE(backend_.launches().empty());
+  EXPECT_TRUE(backend_.cancelled().empty());
+}
+
+TEST_F(RunWithoutHandleTest, ItFailsOnceItsHeardAgentFallsSilentForTheAgentTimeout) {
+  const v1::Job job = Submit(MakeJob("fell_silent", dir_.path(), 0));
+  const int64_t trial = StoreRunWithoutHandle(job);
+  clock_.Advance(absl::Seconds(30));
+  HearMaster(job, trial);
+  clock_.Advance(absl::Seconds(59));
+  Pass(job, 0);
+  EXPECT_EQ(TrialOf(job, trial).state(), v1::Trial::ACTIVE);
+  clock_.Advance(absl::Seconds(1));
+  Pass(job, 0);
+  const v1::Trial failed = TrialOf(job, trial);
+  EXPECT_EQ(failed.state(), v1::Trial::FAILED);
+  EXPECT_THAT(failed.status_reason(), HasSubstr(kSilentFor1m));
+  EXPECT_THAT(failed.status_reason(), HasSubstr("its run's backend handle was never stored"));
+  EXPECT_TRUE(backend_.launches().empty());
+}
+
+TEST_F(RunWithoutHandleTest, AfterARestartItKeepsItsGpusAndIsLaunchedAgainOnThem) {
+  const v1::Job job = Submit(MakeJob("kept_gpus", dir_.path(), 0, /*gpus=*/2));
+  const int64_t trial = StoreRunWithoutHandle(job, {2, 3});
+  Restart();
+  supervisor_->RestoreGrants({job});
+  EXPECT_EQ(admission_->free_gpus(), 2);
+  Pass(job, 0);
+  EXPECT_TRUE(backend_.launches().empty());
+  clock_.Advance(absl::Seconds(60));
+  Pass(job, 0);
+  ASSERT_EQ(backend_.launches().size(), 1u);
+  EXPECT_EQ(backend_.launches()[0].trial_id, trial);
+  EXPECT_THAT(backend_.launches()[0].replicas[0].gpus, ElementsAre(2, 3));
+  EXPECT_EQ(admission_->free_gpus(), 2);
+}
+
+TEST_F(RunWithoutHandleTest, ItsGpusComeBackOnceItsTrialEnds) {
+  const v1::Job job = Submit(MakeJob("gpus_back", dir_.path(), 0, /*gpus=*/2));
+  const int64_t trial = StoreRunWithoutHandle(job, {0, 1});
+  Restart();
+  supervisor_->RestoreGrants({job});
+  EXPECT_EQ(admission_->free_gpus(), 2);
+  HearMaster(job, trial);
+  Pass(job, 0);
+  const v1::Measurement measurement = testing::AccuracyMeasurement(0.9);
+  ASSERT_TRUE(studies_->AddMeasurements(job.study_name(), trial, {&measurement, 1}).ok());
+  ASSERT_TRUE(Exit(job, trial, "master", 0).ok());
+  EXPECT_TRUE(Supervise(job));
+  EXPECT_EQ(admission_->free_gpus(), 4);
+  EXPECT_TRUE(backend_.launches().empty());
+}
+
+TEST_F(RunWithoutHandleTest, AnAgentHeardBeforeItsLaunchDoesNotCount) {
+  const v1::Job job = Submit(MakeJob("heard_before", dir_.path(), 0));
+  absl::StatusOr<SuggestResult> suggested = studies_->SuggestTrials(job.study_name(), 1, "");
+  ASSERT_TRUE(suggested.ok()) << suggested.status();
+  // An agent of the trial's earlier attempt, heard before this launch.
+  HearMaster(job, 1);
+  clock_.Advance(absl::Seconds(1));
+  v1::TrialRun run;
+  run.set_trial_id(1);
+  run.set_attempt(1);
+  *run.mutable_launch_time() = ToTimestamp(clock_.Now());
+  v1::ReplicaStatus& master = *run.add_replicas();
+  master.set_role("master");
+  master.set_state(v1::ReplicaStatus::PENDING);
+  ASSERT_TRUE(storage_->PutTrialRun(job.job_id(), run).ok());
+  clock_.Advance(absl::Seconds(60));
+  Pass(job, 0);
+  EXPECT_EQ(backend_.launches().size(), 1u) << "an agent heard before the launch kept it";
+}
+
 TEST_F(TrialRunSupervisorTest, AGangWaitsForGpusBeforeItsTrialIsSuggested) {
   // Each trial takes all 4 GPUs: of two slots, one trial runs, one gang waits.
   const v1::Job job = Submit(MakeJob("gangs", dir_.path(), 1, /*gpus=*/2));
