@@ -4,6 +4,7 @@
 #include "scheduler/slurm/slurm_backend.h"
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -54,6 +56,22 @@ class SlurmBackendTest : public ::testing::Test {
     backend_ = std::make_unique<SlurmBackend>(options_);
   }
 
+  // A test that failed half-way may leave a job running (several loop until
+  // cancelled): every job of this test's directory is ended, so that the
+  // tests after it on the one cluster do not wait for its GPUs.
+  void TearDown() override {
+    if (backend_ == nullptr) return;
+    const testing::CommandResult jobs = testing::RunCommand(
+        {"squeue", "-h", "--format=%i %Z"}, std::chrono::seconds(30), options_.commands.env);
+    for (absl::string_view line : absl::StrSplit(jobs.out, '\n', absl::SkipEmpty())) {
+      const std::vector<std::string> fields = absl::StrSplit(line, absl::MaxSplits(' ', 1));
+      if (fields.size() == 2 && absl::StartsWith(fields[1], dir_.path())) {
+        testing::RunCommand({"scancel", fields[0]}, std::chrono::seconds(30),
+                            options_.commands.env);
+      }
+    }
+  }
+
   // A replica running `/bin/sh -c SCRIPT` in the trial's directory.
   ReplicaLaunch Replica(const std::string& role, int index, int gpus, const std::string& script) {
     ReplicaLaunch replica;
@@ -85,6 +103,13 @@ class SlurmBackendTest : public ::testing::Test {
     v1::TrialRun current = run;
     while (true) {
       absl::StatusOr<v1::TrialRun> described = backend_->Describe(current);
+      // slurmctld busy (just after another test restarted it, say) is
+      // waited out, as the server waits it out.
+      if (!described.ok() && IsTransientBackendError(described.status()) &&
+          steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(milliseconds(200));
+        continue;
+      }
       EXPECT_TRUE(described.ok()) << described.status();
       if (!described.ok()) return current;
       current = *described;
@@ -398,7 +423,9 @@ TEST_F(SlurmBackendTest, AnSbatchWhoseAnswerWasLostIsNotSubmittedTwice) {
   }
   fs::permissions(bin + "/sbatch", fs::perms::owner_all);
   TrialLaunch launch = Trial({Replica("master", 0, 0, "sleep 2")});
-  launch.job_id = "lost_answer";
+  // A name of this run's own: squeue still lists the jobs of an earlier
+  // run (of this test, minutes ago) under the old one.
+  launch.job_id = absl::StrCat("lost_answer_", getpid());
 
   // Slurm's commands are looked up in the server's PATH.
   const std::string path = std::getenv("PATH");
