@@ -5,6 +5,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <chrono>
 #include <csignal>
@@ -65,7 +66,7 @@ class TrialRunSupervisorTest : public ::testing::Test {
 
   // A new admission and supervisor over the same store and backend, as after
   // a restart of the server.
-  void Restart() {
+  void Restart(absl::Duration agent_timeout = absl::Seconds(60)) {
     supervisor_.reset();
     admission_ = std::make_unique<scheduler::LocalAdmission>(
         std::vector<int>{0, 1, 2, 3}, scheduler::PortRange{20000, 20099}, [](int) { return true; });
@@ -74,7 +75,7 @@ class TrialRunSupervisorTest : public ::testing::Test {
     options.launch.server_address = "127.0.0.1:7730";
     options.launch.grace_period = std::chrono::milliseconds(0);
     options.lost_replica_timeout = absl::Seconds(10);
-    options.agent_timeout = absl::Seconds(60);
+    options.agent_timeout = agent_timeout;
     supervisor_ = std::make_unique<TrialRunSupervisor>(*storage_, *studies_, backend_, *admission_,
                                                        options, clock_.AsClock());
   }
@@ -524,6 +525,18 @@ TEST_F(RunWithoutHandleTest, ItIsLaunchedAgainOnceNoAgentOfItWasHeardForTheAgent
   EXPECT_EQ(TrialOf(job, trial).state(), v1::Trial::ACTIVE);
 }
 
+TEST_F(RunWithoutHandleTest, WithoutAnAgentTimeoutItWaitsTheLostReplicaTimeout) {
+  Restart(/*agent_timeout=*/absl::ZeroDuration());
+  const v1::Job job = Submit(MakeJob("no_timeout", dir_.path(), 0));
+  StoreRunWithoutHandle(job);
+  clock_.Advance(absl::Seconds(9));
+  Pass(job, 0);
+  EXPECT_TRUE(backend_.launches().empty());
+  clock_.Advance(absl::Seconds(1));
+  Pass(job, 0);
+  EXPECT_EQ(backend_.launches().size(), 1u);
+}
+
 TEST_F(RunWithoutHandleTest, OnceItsAgentIsHeardItRunsOnItsReportsAndIsNeverLaunchedAgain) {
   const v1::Job job = Submit(MakeJob("heard", dir_.path(), 0));
   const int64_t trial = StoreRunWithoutHandle(job);
@@ -591,6 +604,20 @@ TEST_F(RunWithoutHandleTest, ItsGpusComeBackOnceItsTrialEnds) {
   EXPECT_TRUE(Supervise(job));
   EXPECT_EQ(admission_->free_gpus(), 4);
   EXPECT_TRUE(backend_.launches().empty());
+}
+
+TEST_F(RunWithoutHandleTest, ItIsKeptWhileTheStoreCannotSayWhenItsAgentsWereHeard) {
+  const v1::Job job = Submit(MakeJob("unreadable", dir_.path(), 0));
+  StoreRunWithoutHandle(job);
+  sqlite3* database = nullptr;
+  ASSERT_EQ(sqlite3_open((dir_.path() + "/vernier.db").c_str(), &database), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(database, "DROP TABLE agent_contacts", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(database);
+  clock_.Advance(absl::Minutes(5));
+  Pass(job, 0);
+  EXPECT_TRUE(backend_.launches().empty()) << "launched again, not knowing whether it runs";
+  EXPECT_EQ(TrialOf(job, 1).state(), v1::Trial::ACTIVE);
 }
 
 TEST_F(RunWithoutHandleTest, AnAgentHeardBeforeItsLaunchDoesNotCount) {
