@@ -134,7 +134,7 @@ bool HasLiveReplica(const v1::TrialRun& run) {
 bool MayRunWithoutHandle(const v1::TrialRun& run) {
   if (!run.backend_handle().empty()) return false;
   for (const v1::ReplicaStatus& replica : run.replicas()) {
-    if (replica.state() == v1::ReplicaStatus::PENDING) return true;
+    if (IsLive(replica)) return true;
   }
   return false;
 }
@@ -334,9 +334,8 @@ absl::Status TrialRunSupervisor::ReconcileRuns(const v1::Job& job, std::vector<v
   return absl::OkStatus();
 }
 
-bool TrialRunSupervisor::AwaitsItsAgents(const v1::Job& job, v1::Trial& trial,
-                                         const v1::TrialRun& run, absl::Time now,
-                                         absl::Time reachable_since) {
+bool TrialRunSupervisor::AwaitsItsAgents(const v1::Job& job, v1::Trial& trial, v1::TrialRun& run,
+                                         absl::Time now, absl::Time reachable_since) {
   const TrialKey key{job.job_id(), trial.id()};
   {
     absl::MutexLock lock(&mutex_);
@@ -352,7 +351,10 @@ bool TrialRunSupervisor::AwaitsItsAgents(const v1::Job& job, v1::Trial& trial,
   // another server sharing the store.
   std::optional<absl::Time> heard;
   std::string heard_name;
-  for (const v1::ReplicaStatus& replica : run.replicas()) {
+  // Its replicas whose agents were heard since its launch run: the stored
+  // run says so, for `vernier jobs describe` and the dashboard.
+  bool started = false;
+  for (v1::ReplicaStatus& replica : *run.mutable_replicas()) {
     const std::string name = ReplicaName(replica.role(), replica.index());
     std::optional<absl::Time> last =
         liveness_.LastHeard({job.study_name(), trial.id(), replica.role(), replica.index()});
@@ -367,9 +369,20 @@ bool TrialRunSupervisor::AwaitsItsAgents(const v1::Job& job, v1::Trial& trial,
     if (elsewhere->has_value() && (!last.has_value() || now - **elsewhere > *last)) {
       last = now - **elsewhere;
     }
-    if (last.has_value() && *last > launched && (!heard.has_value() || *last > *heard)) {
+    if (!last.has_value() || *last <= launched) continue;
+    if (replica.state() == v1::ReplicaStatus::PENDING) {
+      replica.set_state(v1::ReplicaStatus::RUNNING);
+      started = true;
+    }
+    if (!heard.has_value() || *last > *heard) {
       heard = *last;
       heard_name = name;
+    }
+  }
+  if (started) {
+    if (absl::Status status = storage_.PutTrialRun(job.job_id(), run); !status.ok()) {
+      spdlog::warn("job={} trial={} cannot store that its replicas run: {}", job.job_id(),
+                   trial.id(), status.ToString());
     }
   }
   const absl::Duration timeout = options_.agent_timeout > absl::ZeroDuration()
@@ -507,6 +520,21 @@ bool TrialRunSupervisor::SettleEndedTrials(const v1::Job& job, const std::vector
       }
     }
     auto run = runs.find(trial.id());
+    if (run != runs.end() && MayRunWithoutHandle(run->second)) {
+      // Its trial ended: how the replicas whose agents reported no exit
+      // ended is not known. (Read again: an exit report may have come since
+      // the pass read it.)
+      const int64_t trial_id = trial.id();
+      absl::StatusOr<std::vector<v1::TrialRun>> stored =
+          storage_.ListTrialRunsOf(job.job_id(), {&trial_id, 1});
+      if (stored.ok() && stored->size() == 1 && MayRunWithoutHandle(stored->front())) {
+        run->second = stored->front();
+        for (v1::ReplicaStatus& replica : *run->second.mutable_replicas()) {
+          if (IsLive(replica)) replica.set_state(v1::ReplicaStatus::LOST);
+        }
+        (void)storage_.PutTrialRun(job.job_id(), run->second);
+      }
+    }
     if (run == runs.end() || !HasLiveReplica(run->second)) {
       ReleaseAttempt(key);
       continue;
@@ -1003,6 +1031,28 @@ absl::Status TrialRunSupervisor::CheckReport(const v1::ReportExitRequest& report
   return absl::OkStatus();
 }
 
+void TrialRunSupervisor::RecordExitWithoutHandle(const std::string& job_id,
+                                                 const v1::ReportExitRequest& report) {
+  const int64_t trial_id = report.replica().trial_id();
+  absl::StatusOr<std::vector<v1::TrialRun>> runs = storage_.ListTrialRunsOf(job_id, {&trial_id, 1});
+  if (!runs.ok() || runs->size() != 1 || !MayRunWithoutHandle(runs->front())) return;
+  v1::TrialRun& run = runs->front();
+  for (v1::ReplicaStatus& replica : *run.mutable_replicas()) {
+    if (replica.role() != report.replica().role() || replica.index() != report.replica().index() ||
+        !IsLive(replica)) {
+      continue;
+    }
+    replica.set_state(v1::ReplicaStatus::EXITED);
+    replica.set_exit_code(report.exit_code());
+    replica.set_term_signal(report.term_signal());
+    if (absl::Status status = storage_.PutTrialRun(job_id, run); !status.ok()) {
+      spdlog::warn("job={} trial={} cannot store the exit of {}: {}", job_id, trial_id,
+                   ReplicaName(replica.role(), replica.index()), status.ToString());
+    }
+    return;
+  }
+}
+
 absl::Status TrialRunSupervisor::OnReplicaExit(const v1::ReportExitRequest& report) {
   const v1::ReplicaId& replica = report.replica();
   const std::string name = ReplicaName(replica.role(), replica.index());
@@ -1021,6 +1071,7 @@ absl::Status TrialRunSupervisor::OnReplicaExit(const v1::ReportExitRequest& repo
                ExitDescription(name, report.exit_code(), report.term_signal()),
                report.stopped_by_request() ? " (stop requested)" : "");
   const TrialKey key{job->job_id(), trial.id()};
+  RecordExitWithoutHandle(job->job_id(), report);
   const bool failed = report.exit_code() != 0 || report.term_signal() != 0;
   std::string failure = ExitDescription(name, report.exit_code(), report.term_signal());
   if (!report.log_tail().empty()) absl::StrAppend(&failure, "; last output:\n", report.log_tail());

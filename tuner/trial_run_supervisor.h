@@ -157,9 +157,14 @@ class TrialRunSupervisor {
   // launch time to be heard; once one is, the trial runs on its agents'
   // reports (its processes cannot be described or ended without the handle)
   // and fails if they fall silent for the agent timeout. One never heard
-  // within it never started.
-  bool AwaitsItsAgents(const v1::Job& job, v1::Trial& trial, const v1::TrialRun& run,
-                       absl::Time now, absl::Time reachable_since);
+  // within it never started. Its replicas whose agents were heard are
+  // stored RUNNING; once its trial ends, those that reported no exit are
+  // stored LOST.
+  bool AwaitsItsAgents(const v1::Job& job, v1::Trial& trial, v1::TrialRun& run, absl::Time now,
+                       absl::Time reachable_since);
+  // A replica of a run without its backend handle reported its exit: the
+  // stored run says so (nothing else describes it).
+  void RecordExitWithoutHandle(const std::string& job_id, const v1::ReportExitRequest& report);
   bool SettleEndedTrials(const v1::Job& job, const std::vector<v1::Trial>& trials, TrialRuns& runs);
   // A replica of a running trial failed: relaunch every replica as the next
   // attempt under maxRetries, else fail the trial.

@@ -567,6 +567,12 @@ TEST_P(CrashRecoveryTest, ATrialStartedJustBeforeAKillIsNotStartedAgain) {
             "launched\n")
       << "started again" << server->log();
   EXPECT_THAT(server->log(), HasSubstr("its run was stored without a backend handle"));
+  // Its master's exit, as its agent reported it.
+  ASSERT_EQ(ended.trial_runs_size(), 1);
+  ASSERT_EQ(ended.trial_runs(0).replicas_size(), 1);
+  EXPECT_EQ(ended.trial_runs(0).replicas(0).state(), v1::ReplicaStatus::EXITED)
+      << ended.DebugString();
+  EXPECT_EQ(ended.trial_runs(0).replicas(0).exit_code(), 0);
 }
 
 VERNIER_INSTANTIATE_FOR_EVERY_STORE(CrashRecoveryTest);

@@ -542,16 +542,23 @@ TEST_F(RunWithoutHandleTest, OnceItsAgentIsHeardItRunsOnItsReportsAndIsNeverLaun
   const int64_t trial = StoreRunWithoutHandle(job);
   Pass(job, 0);
   clock_.Advance(absl::Seconds(30));
+  EXPECT_EQ(RunOf(job, trial).replicas(0).state(), v1::ReplicaStatus::PENDING);
   HearMaster(job, trial);
   clock_.Advance(absl::Seconds(59));
   Pass(job, 0);
   EXPECT_EQ(TrialOf(job, trial).state(), v1::Trial::ACTIVE);
+  EXPECT_EQ(RunOf(job, trial).replicas(0).state(), v1::ReplicaStatus::RUNNING)
+      << "its agent speaks: it runs";
   const v1::Measurement measurement = testing::AccuracyMeasurement(0.9);
   ASSERT_TRUE(studies_->AddMeasurements(job.study_name(), trial, {&measurement, 1}).ok());
   ASSERT_TRUE(Exit(job, trial, "master", 0).ok());
   EXPECT_EQ(TrialOf(job, trial).state(), v1::Trial::SUCCEEDED);
+  const v1::ReplicaStatus exited = RunOf(job, trial).replicas(0);
+  EXPECT_EQ(exited.state(), v1::ReplicaStatus::EXITED);
+  EXPECT_EQ(exited.exit_code(), 0);
   clock_.Advance(absl::Minutes(5));
   EXPECT_TRUE(Supervise(job));
+  EXPECT_EQ(RunOf(job, trial).replicas(0).state(), v1::ReplicaStatus::EXITED);
   Pass(job, 0);
   EXPECT_TRUE(backend_.launches().empty());
   EXPECT_TRUE(backend_.cancelled().empty());
@@ -572,6 +579,9 @@ TEST_F(RunWithoutHandleTest, ItFailsOnceItsHeardAgentFallsSilentForTheAgentTimeo
   EXPECT_THAT(failed.status_reason(), HasSubstr(kSilentFor1m));
   EXPECT_THAT(failed.status_reason(), HasSubstr("its run's backend handle was never stored"));
   EXPECT_TRUE(backend_.launches().empty());
+  // How its replica ended is not known.
+  EXPECT_TRUE(Supervise(job));
+  EXPECT_EQ(RunOf(job, trial).replicas(0).state(), v1::ReplicaStatus::LOST);
 }
 
 TEST_F(RunWithoutHandleTest, AfterARestartItKeepsItsGpusAndIsLaunchedAgainOnThem) {
