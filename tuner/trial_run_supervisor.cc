@@ -128,6 +128,18 @@ bool HasLiveReplica(const v1::TrialRun& run) {
   return false;
 }
 
+// Why a trial fails whose replica's agent has been silent for `silent`,
+// past the agent timeout; `what_follows` says what becomes of its
+// processes.
+std::string SilentAgentReason(const std::string& replica, absl::Duration silent,
+                              absl::Duration timeout, const std::string& what_follows) {
+  return absl::StrFormat(
+      "the agent of %s sent no heartbeat for %s (agent timeout %s): it was killed, stopped or "
+      "cut off from the service; %s",
+      replica, absl::FormatDuration(absl::Trunc(silent, absl::Seconds(1))),
+      absl::FormatDuration(timeout), what_follows);
+}
+
 // A run stored before it was submitted (LaunchTrial records it first, its
 // replicas PENDING) whose backend handle was never stored: its server
 // stopped or died in between, before or after submitting it.
@@ -135,6 +147,16 @@ bool MayRunWithoutHandle(const v1::TrialRun& run) {
   if (!run.backend_handle().empty()) return false;
   for (const v1::ReplicaStatus& replica : run.replicas()) {
     if (IsLive(replica)) return true;
+  }
+  return false;
+}
+
+// A run without its backend handle of which a replica's agent reported its
+// exit (RecordExitWithoutHandle): it ran.
+bool ReportedAnExit(const v1::TrialRun& run) {
+  if (!run.backend_handle().empty()) return false;
+  for (const v1::ReplicaStatus& replica : run.replicas()) {
+    if (replica.state() == v1::ReplicaStatus::EXITED) return true;
   }
   return false;
 }
@@ -198,6 +220,12 @@ void TrialRunSupervisor::RestoreGrants(const std::vector<v1::Job>& jobs) {
       // A run stored without its handle may run too (AwaitsItsAgents): it
       // keeps its grant until that is known.
       if (!HasLiveReplica(run) && !MayRunWithoutHandle(run)) continue;
+      if (MayRunWithoutHandle(run)) {
+        // Known before the first pass, so that an exit report queued for
+        // this server while it did not drive the job is written into it.
+        absl::MutexLock lock(&mutex_);
+        awaited_runs_.try_emplace({job.job_id(), run.trial_id()}, AwaitedRun::kNotLogged);
+      }
       absl::StatusOr<scheduler::GangTicket> ticket = admission_.Restore(run, GangOwnerOf(job));
       if (!ticket.ok()) {
         spdlog::error("job={} trial={} cannot restore its GPU and port grants: {}", job.job_id(),
@@ -242,10 +270,13 @@ absl::Status TrialRunSupervisor::ReconcileRuns(const v1::Job& job, std::vector<v
     if (before == nullptr || run->second.backend_handle().empty()) {
       // Recorded, and not known to be started. (A Slurm replica has no PID
       // of ours; the handle tells a submitted run.)
-      if (before == nullptr || !MayRunWithoutHandle(run->second) ||
-          !AwaitsItsAgents(job, trial, run->second, now, reachable_since)) {
-        runs.erase(run);
-      }
+      // One whose replica reported its exit ran: its trial ends through
+      // that report (this pass read the trial before it came).
+      const bool keep =
+          before != nullptr && (MayRunWithoutHandle(run->second)
+                                    ? AwaitsItsAgents(job, trial, run->second, now, reachable_since)
+                                    : ReportedAnExit(run->second));
+      if (!keep) runs.erase(run);
       continue;
     }
     // With the backend's controller away each call waits out its own
@@ -390,13 +421,17 @@ bool TrialRunSupervisor::AwaitsItsAgents(const v1::Job& job, v1::Trial& trial, v
                                      : options_.lost_replica_timeout;
   const absl::Time since = std::max(heard.value_or(launched), reachable_since);
   const absl::Duration silent = std::max(absl::ZeroDuration(), now - since);
-  bool first = false;
   if (silent < timeout) {
+    // Logged when first kept, and again once an agent is first heard.
+    bool news = false;
     {
       absl::MutexLock lock(&mutex_);
-      first = awaited_runs_.insert(key).second;
+      AwaitedRun& awaited = awaited_runs_[key];
+      const AwaitedRun now_logged = heard.has_value() ? AwaitedRun::kHeard : AwaitedRun::kWaiting;
+      news = awaited < now_logged;
+      awaited = std::max(awaited, now_logged);
     }
-    if (first) {
+    if (news) {
       spdlog::warn(
           "job={} trial={} attempt={} its run was stored without a backend handle by a server "
           "that stopped or died while launching it; {}",
@@ -419,12 +454,11 @@ bool TrialRunSupervisor::AwaitsItsAgents(const v1::Job& job, v1::Trial& trial, v
         job.job_id(), trial.id(), run.attempt(), absl::FormatDuration(timeout));
     return false;
   }
-  const std::string reason = absl::StrFormat(
-      "the agent of %s sent no heartbeat for %s (agent timeout %s): it was killed, stopped or "
-      "cut off from the service; its run's backend handle was never stored, so its processes "
-      "cannot be ended from here; see %s",
-      heard_name, absl::FormatDuration(absl::Trunc(silent, absl::Seconds(1))),
-      absl::FormatDuration(timeout), run.trial_dir());
+  const std::string reason = SilentAgentReason(
+      heard_name, silent, timeout,
+      absl::StrCat("its run's backend handle was never stored, so its processes cannot be ended "
+                   "from here; see ",
+                   run.trial_dir()));
   spdlog::error("job={} trial={} {}", job.job_id(), trial.id(), reason);
   absl::StatusOr<v1::Trial> failed = studies_.FailTrial(job.study_name(), trial.id(), reason);
   if (failed.ok()) trial = *failed;
@@ -626,12 +660,9 @@ void TrialRunSupervisor::FailSilentAgents(const v1::Job& job, std::vector<v1::Tr
         silent = **elsewhere;
         if (silent < options_.agent_timeout) continue;
       }
-      const std::string reason = absl::StrFormat(
-          "the agent of %s sent no heartbeat for %s (agent timeout %s): it was killed, stopped or "
-          "cut off from the service; its processes are being ended; see %s",
-          ReplicaName(replica.role(), replica.index()),
-          absl::FormatDuration(absl::Trunc(silent, absl::Seconds(1))),
-          absl::FormatDuration(options_.agent_timeout), replica.log_path());
+      const std::string reason = SilentAgentReason(
+          ReplicaName(replica.role(), replica.index()), silent, options_.agent_timeout,
+          absl::StrCat("its processes are being ended; see ", replica.log_path()));
       spdlog::error("job={} trial={} {}", job.job_id(), trial.id(), reason);
       absl::StatusOr<v1::Trial> failed = studies_.FailTrial(job.study_name(), trial.id(), reason);
       if (!failed.ok()) break;
@@ -1071,7 +1102,12 @@ absl::Status TrialRunSupervisor::OnReplicaExit(const v1::ReportExitRequest& repo
                ExitDescription(name, report.exit_code(), report.term_signal()),
                report.stopped_by_request() ? " (stop requested)" : "");
   const TrialKey key{job->job_id(), trial.id()};
-  RecordExitWithoutHandle(job->job_id(), report);
+  bool without_handle = false;
+  {
+    absl::MutexLock lock(&mutex_);
+    without_handle = awaited_runs_.contains(key);
+  }
+  if (without_handle) RecordExitWithoutHandle(job->job_id(), report);
   const bool failed = report.exit_code() != 0 || report.term_signal() != 0;
   std::string failure = ExitDescription(name, report.exit_code(), report.term_signal());
   if (!report.log_tail().empty()) absl::StrAppend(&failure, "; last output:\n", report.log_tail());
@@ -1152,7 +1188,7 @@ void TrialRunSupervisor::ForgetJob(const std::string& job_id) {
     it = attempts_.erase(it);
   }
   exhausted_jobs_.erase(job_id);
-  std::erase_if(awaited_runs_, [&](const TrialKey& key) { return key.job_id == job_id; });
+  std::erase_if(awaited_runs_, [&](const auto& awaited) { return awaited.first.job_id == job_id; });
 }
 
 }  // namespace vernier::tuner

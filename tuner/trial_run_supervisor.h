@@ -162,8 +162,9 @@ class TrialRunSupervisor {
   // stored LOST.
   bool AwaitsItsAgents(const v1::Job& job, v1::Trial& trial, v1::TrialRun& run, absl::Time now,
                        absl::Time reachable_since);
-  // A replica of a run without its backend handle reported its exit: the
-  // stored run says so (nothing else describes it).
+  // A replica of a run without its backend handle (one AwaitsItsAgents
+  // keeps) reported its exit: the stored run says so (nothing else
+  // describes it).
   void RecordExitWithoutHandle(const std::string& job_id, const v1::ReportExitRequest& report);
   bool SettleEndedTrials(const v1::Job& job, const std::vector<v1::Trial>& trials, TrialRuns& runs);
   // A replica of a running trial failed: relaunch every replica as the next
@@ -210,9 +211,11 @@ class TrialRunSupervisor {
 
   absl::Mutex mutex_;
   std::map<TrialKey, TrialAttempt> attempts_ ABSL_GUARDED_BY(mutex_);
-  // The trials whose run without a handle AwaitsItsAgents keeps, for its
-  // log lines.
-  std::set<TrialKey> awaited_runs_ ABSL_GUARDED_BY(mutex_);
+  // The trials whose run without a handle AwaitsItsAgents keeps (or
+  // RestoreGrants found), and what its log has said of them; only their
+  // exit reports are written into their runs.
+  enum class AwaitedRun { kNotLogged, kWaiting, kHeard };
+  std::map<TrialKey, AwaitedRun> awaited_runs_ ABSL_GUARDED_BY(mutex_);
   // Each job's gangs that wait (or were granted) before a trial is
   // suggested for them, oldest first.
   std::map<std::string, std::vector<scheduler::GangTicket>, std::less<>> waiting_gangs_

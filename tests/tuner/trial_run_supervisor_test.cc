@@ -630,6 +630,19 @@ TEST_F(RunWithoutHandleTest, ItIsKeptWhileTheStoreCannotSayWhenItsAgentsWereHear
   EXPECT_EQ(TrialOf(job, 1).state(), v1::Trial::ACTIVE);
 }
 
+TEST_F(RunWithoutHandleTest, ARunWhoseReplicaReportedItsExitIsNeverLaunchedAgain) {
+  const v1::Job job = Submit(MakeJob("exit_first", dir_.path(), 0));
+  const int64_t trial = StoreRunWithoutHandle(job);
+  // A pass that read the trial still ACTIVE, and its run after the
+  // master's exit report was written into it (the trial's outcome not yet).
+  v1::TrialRun run = RunOf(job, trial);
+  run.mutable_replicas(0)->set_state(v1::ReplicaStatus::EXITED);
+  ASSERT_TRUE(storage_->PutTrialRun(job.job_id(), run).ok());
+  clock_.Advance(absl::Minutes(5));
+  Pass(job, 0);
+  EXPECT_TRUE(backend_.launches().empty()) << "a run that reported its exit was launched again";
+}
+
 TEST_F(RunWithoutHandleTest, AnAgentHeardBeforeItsLaunchDoesNotCount) {
   const v1::Job job = Submit(MakeJob("heard_before", dir_.path(), 0));
   absl::StatusOr<SuggestResult> suggested = studies_->SuggestTrials(job.study_name(), 1, "");
