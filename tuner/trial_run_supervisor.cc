@@ -219,8 +219,9 @@ void TrialRunSupervisor::RestoreGrants(const std::vector<v1::Job>& jobs) {
     for (const v1::TrialRun& run : *runs) {
       // A run stored without its handle may run too (AwaitsItsAgents): it
       // keeps its grant until that is known.
-      if (!HasLiveReplica(run) && !MayRunWithoutHandle(run)) continue;
-      if (MayRunWithoutHandle(run)) {
+      const bool without_handle = MayRunWithoutHandle(run);
+      if (!without_handle && !HasLiveReplica(run)) continue;
+      if (without_handle) {
         // Known before the first pass, so that an exit report queued for
         // this server while it did not drive the job is written into it.
         absl::MutexLock lock(&mutex_);
@@ -558,11 +559,8 @@ bool TrialRunSupervisor::SettleEndedTrials(const v1::Job& job, const std::vector
       // Its trial ended: how the replicas whose agents reported no exit
       // ended is not known. (Read again: an exit report may have come since
       // the pass read it.)
-      const int64_t trial_id = trial.id();
-      absl::StatusOr<std::vector<v1::TrialRun>> stored =
-          storage_.ListTrialRunsOf(job.job_id(), {&trial_id, 1});
-      if (stored.ok() && stored->size() == 1 && MayRunWithoutHandle(stored->front())) {
-        run->second = stored->front();
+      if (std::optional<v1::TrialRun> stored = StoredRunWithoutHandle(job.job_id(), trial.id())) {
+        run->second = *std::move(stored);
         for (v1::ReplicaStatus& replica : *run->second.mutable_replicas()) {
           if (IsLive(replica)) replica.set_state(v1::ReplicaStatus::LOST);
         }
@@ -1062,12 +1060,19 @@ absl::Status TrialRunSupervisor::CheckReport(const v1::ReportExitRequest& report
   return absl::OkStatus();
 }
 
+std::optional<v1::TrialRun> TrialRunSupervisor::StoredRunWithoutHandle(const std::string& job_id,
+                                                                       int64_t trial_id) {
+  absl::StatusOr<std::vector<v1::TrialRun>> runs = storage_.ListTrialRunsOf(job_id, {&trial_id, 1});
+  if (!runs.ok() || runs->size() != 1 || !MayRunWithoutHandle(runs->front())) return std::nullopt;
+  return std::move(runs->front());
+}
+
 void TrialRunSupervisor::RecordExitWithoutHandle(const std::string& job_id,
                                                  const v1::ReportExitRequest& report) {
   const int64_t trial_id = report.replica().trial_id();
-  absl::StatusOr<std::vector<v1::TrialRun>> runs = storage_.ListTrialRunsOf(job_id, {&trial_id, 1});
-  if (!runs.ok() || runs->size() != 1 || !MayRunWithoutHandle(runs->front())) return;
-  v1::TrialRun& run = runs->front();
+  std::optional<v1::TrialRun> stored = StoredRunWithoutHandle(job_id, trial_id);
+  if (!stored.has_value()) return;
+  v1::TrialRun& run = *stored;
   for (v1::ReplicaStatus& replica : *run.mutable_replicas()) {
     if (replica.role() != report.replica().role() || replica.index() != report.replica().index() ||
         !IsLive(replica)) {

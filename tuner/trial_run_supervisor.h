@@ -166,6 +166,10 @@ class TrialRunSupervisor {
   // keeps) reported its exit: the stored run says so (nothing else
   // describes it).
   void RecordExitWithoutHandle(const std::string& job_id, const v1::ReportExitRequest& report);
+  // The trial's run as stored now, when it is one without its handle that
+  // may run (its replicas PENDING or RUNNING); nullopt otherwise or when the
+  // store cannot say.
+  std::optional<v1::TrialRun> StoredRunWithoutHandle(const std::string& job_id, int64_t trial_id);
   bool SettleEndedTrials(const v1::Job& job, const std::vector<v1::Trial>& trials, TrialRuns& runs);
   // A replica of a running trial failed: relaunch every replica as the next
   // attempt under maxRetries, else fail the trial.
