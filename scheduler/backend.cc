@@ -7,6 +7,11 @@
 
 namespace vernier::scheduler {
 
+absl::StatusOr<std::optional<v1::TrialRun>> Backend::FindSubmitted(
+    const std::string& /*job_id*/, const std::string& /*study_name*/, const v1::TrialRun& /*run*/) {
+  return std::nullopt;
+}
+
 absl::StatusOr<std::string> Backend::PreviewLaunch(const TrialLaunch& launch) const {
   std::string text;
   for (const ReplicaLaunch& replica : launch.replicas) {
@@ -19,8 +24,8 @@ absl::StatusOr<std::string> Backend::PreviewLaunch(const TrialLaunch& launch) co
     VERNIER_RETURN_IF_ERROR(
         RequireOneLine(absl::StrCat("replica ", name, ": working dir"), replica.working_dir));
     for (const auto& [env_name, value] : replica.env) {
-      VERNIER_RETURN_IF_ERROR(RequireOneLine(
-          absl::StrCat("replica ", name, ": environment variable name"), env_name));
+      VERNIER_RETURN_IF_ERROR(
+          RequireOneLine(absl::StrCat("replica ", name, ": environment variable name"), env_name));
     }
     absl::StrAppend(&text, "# ", name, ": ", replica.gpu_count, " GPU(s)",
                     replica.gpus.empty() ? "" : " [", absl::StrJoin(replica.gpus, ","),

@@ -67,6 +67,18 @@ class Backend {
   // `grace`, then kills what is left. Returns once all have ended.
   virtual absl::Status Cancel(const v1::TrialRun& run, std::chrono::milliseconds grace) = 0;
 
+  // What was submitted for `run`, a run stored before Submit was called
+  // whose backend handle was never stored (its server stopped or died
+  // between submitting it and storing what Submit answered): the run as
+  // Submit answered it, handle and replicas' processes set, when this
+  // backend finds the processes or the batch job it started for that very
+  // attempt (of job `job_id`, whose study is `study_name`); nullopt when it
+  // finds nothing: nothing was submitted, not yet, or what was has ended
+  // (and, by default, a backend that cannot look). Starts nothing.
+  virtual absl::StatusOr<std::optional<v1::TrialRun>> FindSubmitted(const std::string& job_id,
+                                                                    const std::string& study_name,
+                                                                    const v1::TrialRun& run);
+
   // What Submit would start for `launch`, as text to check before
   // submitting (`vernier jobs submit --dry-run`); starts nothing. By
   // default each replica's environment and command line, as shell

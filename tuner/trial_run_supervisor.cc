@@ -378,6 +378,20 @@ bool TrialRunSupervisor::AwaitsItsAgents(const v1::Job& job, v1::Trial& trial, v
       return false;
     }
   }
+  // What was submitted for it, found by the backend: from now on a run like
+  // any other, described and cancelled through the backend.
+  absl::StatusOr<std::optional<v1::TrialRun>> submitted =
+      backend_.FindSubmitted(job.job_id(), job.study_name(), run);
+  if (!submitted.ok()) {
+    // Not knowing, the run is kept: relaunching it might run it twice.
+    spdlog::warn("job={} trial={} attempt={} cannot look for what was submitted for its run: {}",
+                 job.job_id(), trial.id(), run.attempt(), submitted.status().ToString());
+    return true;
+  }
+  if (submitted->has_value()) {
+    TakeOverSubmitted(job, trial, run, **submitted);
+    return true;
+  }
   const absl::Time launched = FromTimestamp(run.launch_time());
   // The latest any of its agents was heard since its launch, here or by
   // another server sharing the store.
@@ -464,6 +478,38 @@ bool TrialRunSupervisor::AwaitsItsAgents(const v1::Job& job, v1::Trial& trial, v
   absl::StatusOr<v1::Trial> failed = studies_.FailTrial(job.study_name(), trial.id(), reason);
   if (failed.ok()) trial = *failed;
   return true;
+}
+
+void TrialRunSupervisor::TakeOverSubmitted(const v1::Job& job, const v1::Trial& trial,
+                                           v1::TrialRun& run, const v1::TrialRun& submitted) {
+  // Read again, so that an exit its agent reported since this pass read it
+  // is kept.
+  std::optional<v1::TrialRun> stored = StoredRunWithoutHandle(job.job_id(), trial.id());
+  if (!stored.has_value() || stored->replicas_size() != submitted.replicas_size()) return;
+  v1::TrialRun taken = *std::move(stored);
+  taken.set_backend_handle(submitted.backend_handle());
+  for (int i = 0; i < taken.replicas_size(); ++i) {
+    v1::ReplicaStatus& replica = *taken.mutable_replicas(i);
+    const v1::ReplicaStatus& found = submitted.replicas(i);
+    replica.set_host(found.host());
+    replica.set_pid(found.pid());
+    if (replica.state() == v1::ReplicaStatus::PENDING) replica.set_state(found.state());
+  }
+  if (absl::Status status = storage_.PutTrialRun(job.job_id(), taken); !status.ok()) {
+    spdlog::warn("job={} trial={} cannot store the backend handle {} found for its run: {}",
+                 job.job_id(), trial.id(), taken.backend_handle(), status.ToString());
+    return;
+  }
+  {
+    absl::MutexLock lock(&mutex_);
+    awaited_runs_[{job.job_id(), trial.id()}] = AwaitedRun::kTakenOver;
+  }
+  spdlog::warn(
+      "job={} trial={} attempt={} its run was stored without a backend handle by a server that "
+      "stopped or died while launching it; the backend found what was submitted for it ({}): "
+      "taken over, not launched again",
+      job.job_id(), trial.id(), taken.attempt(), taken.backend_handle());
+  run = std::move(taken);
 }
 
 void TrialRunSupervisor::HandleReplicaFailure(const v1::Job& job, v1::Trial& trial,
@@ -1061,16 +1107,20 @@ absl::Status TrialRunSupervisor::CheckReport(const v1::ReportExitRequest& report
 }
 
 std::optional<v1::TrialRun> TrialRunSupervisor::StoredRunWithoutHandle(const std::string& job_id,
-                                                                       int64_t trial_id) {
+                                                                       int64_t trial_id,
+                                                                       bool taken_over) {
   absl::StatusOr<std::vector<v1::TrialRun>> runs = storage_.ListTrialRunsOf(job_id, {&trial_id, 1});
-  if (!runs.ok() || runs->size() != 1 || !MayRunWithoutHandle(runs->front())) return std::nullopt;
+  if (!runs.ok() || runs->size() != 1) return std::nullopt;
+  const v1::TrialRun& run = runs->front();
+  if (!MayRunWithoutHandle(run) && !(taken_over && HasLiveReplica(run))) return std::nullopt;
   return std::move(runs->front());
 }
 
 void TrialRunSupervisor::RecordExitWithoutHandle(const std::string& job_id,
-                                                 const v1::ReportExitRequest& report) {
+                                                 const v1::ReportExitRequest& report,
+                                                 bool taken_over) {
   const int64_t trial_id = report.replica().trial_id();
-  std::optional<v1::TrialRun> stored = StoredRunWithoutHandle(job_id, trial_id);
+  std::optional<v1::TrialRun> stored = StoredRunWithoutHandle(job_id, trial_id, taken_over);
   if (!stored.has_value()) return;
   v1::TrialRun& run = *stored;
   for (v1::ReplicaStatus& replica : *run.mutable_replicas()) {
@@ -1107,12 +1157,15 @@ absl::Status TrialRunSupervisor::OnReplicaExit(const v1::ReportExitRequest& repo
                ExitDescription(name, report.exit_code(), report.term_signal()),
                report.stopped_by_request() ? " (stop requested)" : "");
   const TrialKey key{job->job_id(), trial.id()};
-  bool without_handle = false;
+  std::optional<AwaitedRun> awaited;
   {
     absl::MutexLock lock(&mutex_);
-    without_handle = awaited_runs_.contains(key);
+    auto found = awaited_runs_.find(key);
+    if (found != awaited_runs_.end()) awaited = found->second;
   }
-  if (without_handle) RecordExitWithoutHandle(job->job_id(), report);
+  if (awaited.has_value()) {
+    RecordExitWithoutHandle(job->job_id(), report, *awaited == AwaitedRun::kTakenOver);
+  }
   const bool failed = report.exit_code() != 0 || report.term_signal() != 0;
   std::string failure = ExitDescription(name, report.exit_code(), report.term_signal());
   if (!report.log_tail().empty()) absl::StrAppend(&failure, "; last output:\n", report.log_tail());

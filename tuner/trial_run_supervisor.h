@@ -153,8 +153,11 @@ class TrialRunSupervisor {
   // is not making, stays the trial's run (true) or leaves `runs` so that the
   // trial is launched again (false). Such a run's server stopped or died
   // between storing it and storing its handle, before or after submitting
-  // it: its replicas may run. They are given the agent timeout from its
-  // launch time to be heard; once one is, the trial runs on its agents'
+  // it: its replicas may run. When the backend finds what was submitted
+  // for it (Backend::FindSubmitted), it is taken over (TakeOverSubmitted)
+  // and runs as any other. Otherwise they are given the agent timeout from
+  // its launch time to be heard (while the backend cannot look, it is
+  // kept); once one is, the trial runs on its agents'
   // reports (its processes cannot be described or ended without the handle)
   // and fails if they fall silent for the agent timeout. One never heard
   // within it never started. Its replicas whose agents were heard are
@@ -162,14 +165,22 @@ class TrialRunSupervisor {
   // stored LOST.
   bool AwaitsItsAgents(const v1::Job& job, v1::Trial& trial, v1::TrialRun& run, absl::Time now,
                        absl::Time reachable_since);
+  // Stores the handle (and the replicas' processes) of `submitted`, what the
+  // backend found submitted for `run`, a run without its handle, into the
+  // stored run, and makes `run` that.
+  void TakeOverSubmitted(const v1::Job& job, const v1::Trial& trial, v1::TrialRun& run,
+                         const v1::TrialRun& submitted);
   // A replica of a run without its backend handle (one AwaitsItsAgents
-  // keeps) reported its exit: the stored run says so (nothing else
-  // describes it).
-  void RecordExitWithoutHandle(const std::string& job_id, const v1::ReportExitRequest& report);
+  // keeps), or of one taken over since, reported its exit: the stored run
+  // says so (nothing else describes it; the backend, not its processes'
+  // parent, would only see them gone).
+  void RecordExitWithoutHandle(const std::string& job_id, const v1::ReportExitRequest& report,
+                               bool taken_over);
   // The trial's run as stored now, when it is one without its handle that
-  // may run (its replicas PENDING or RUNNING); nullopt otherwise or when the
-  // store cannot say.
-  std::optional<v1::TrialRun> StoredRunWithoutHandle(const std::string& job_id, int64_t trial_id);
+  // may run (its replicas PENDING or RUNNING), or, with `taken_over`, any
+  // run with such a replica; nullopt otherwise or when the store cannot say.
+  std::optional<v1::TrialRun> StoredRunWithoutHandle(const std::string& job_id, int64_t trial_id,
+                                                     bool taken_over = false);
   bool SettleEndedTrials(const v1::Job& job, const std::vector<v1::Trial>& trials, TrialRuns& runs);
   // A replica of a running trial failed: relaunch every replica as the next
   // attempt under maxRetries, else fail the trial.
@@ -218,7 +229,9 @@ class TrialRunSupervisor {
   // The trials whose run without a handle AwaitsItsAgents keeps (or
   // RestoreGrants found), and what its log has said of them; only their
   // exit reports are written into their runs.
-  enum class AwaitedRun { kNotLogged, kWaiting, kHeard };
+  // kTakenOver: what was submitted for it was found (TakeOverSubmitted);
+  // its agents' exit reports are still written into it.
+  enum class AwaitedRun { kNotLogged, kWaiting, kHeard, kTakenOver };
   std::map<TrialKey, AwaitedRun> awaited_runs_ ABSL_GUARDED_BY(mutex_);
   // Each job's gangs that wait (or were granted) before a trial is
   // suggested for them, oldest first.

@@ -9,9 +9,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <map>
 #include <thread>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -86,6 +88,27 @@ void LogTransition(const std::string& trial_label, const v1::ReplicaStatus& repl
   }
 }
 
+// Whether `argv` runs the agent of `replica` of `run`'s attempt: its flags
+// (before the trainer's command, after "--") name them as
+// TrialLaunchBuilder writes them.
+bool RunsAgentOf(const std::vector<std::string>& argv, const std::string& study_name,
+                 const v1::TrialRun& run, const v1::ReplicaStatus& replica) {
+  std::map<absl::string_view, absl::string_view> flags;
+  for (size_t i = 1; i < argv.size() && argv[i] != "--"; ++i) {
+    if (absl::StartsWith(argv[i], "--") && i + 1 < argv.size()) {
+      flags.emplace(argv[i], argv[i + 1]);
+      ++i;
+    }
+  }
+  const auto is = [&flags](absl::string_view flag, absl::string_view value) {
+    const auto found = flags.find(flag);
+    return found != flags.end() && found->second == value;
+  };
+  return is("--study", study_name) && is("--trial", absl::StrCat(run.trial_id())) &&
+         is("--attempt", absl::StrCat(run.attempt())) && is("--trial-dir", run.trial_dir()) &&
+         is("--role", replica.role()) && is("--index", absl::StrCat(replica.index()));
+}
+
 }  // namespace
 
 LocalBackend::LocalBackend(LocalBackendOptions options)
@@ -148,6 +171,55 @@ absl::StatusOr<v1::TrialRun> LocalBackend::Submit(const TrialLaunch& launch) {
   }
   run.set_backend_handle(handle.Format());
   return run;
+}
+
+absl::StatusOr<std::optional<v1::TrialRun>> LocalBackend::FindSubmitted(
+    const std::string& job_id, const std::string& study_name, const v1::TrialRun& run) {
+  ReapEndedChildren();
+  const std::string trial_label = TrialLabel(job_id, run.trial_id());
+  if (run.replicas().empty()) return std::nullopt;
+  absl::StatusOr<std::vector<ProcessStat>> leaders = process_table_.LiveSessionLeaders();
+  if (!leaders.ok()) {
+    return absl::Status(leaders.status().code(),
+                        absl::StrCat(trial_label, " attempt=", run.attempt(),
+                                     ": cannot look for its agents: ", leaders.status().message()));
+  }
+  std::vector<std::optional<ProcessStat>> agents(run.replicas_size());
+  for (const ProcessStat& leader : *leaders) {
+    // One that ended since it was listed is not found.
+    absl::StatusOr<std::vector<std::string>> argv = process_table_.CommandLine(leader.pid);
+    if (!argv.ok()) continue;
+    for (int i = 0; i < run.replicas_size(); ++i) {
+      if (!RunsAgentOf(*argv, study_name, run, run.replicas(i))) continue;
+      // The latest started, should there be two.
+      if (!agents[i].has_value() || agents[i]->start_time_ticks < leader.start_time_ticks) {
+        agents[i] = leader;
+      }
+    }
+  }
+  const auto found =
+      std::count_if(agents.begin(), agents.end(),
+                    [](const std::optional<ProcessStat>& agent) { return agent.has_value(); });
+  if (found < run.replicas_size()) {
+    if (found > 0) {
+      spdlog::info(
+          "{} attempt={} found the agents of {} of its {} replicas, not all: not taken over",
+          trial_label, run.attempt(), found, run.replicas_size());
+    }
+    return std::nullopt;
+  }
+  v1::TrialRun submitted = run;
+  LocalHandle handle{.replicas = {}, .job_id = job_id};
+  for (int i = 0; i < submitted.replicas_size(); ++i) {
+    v1::ReplicaStatus& replica = *submitted.mutable_replicas(i);
+    handle.replicas.push_back({agents[i]->pid, agents[i]->start_time_ticks});
+    replica.set_host(hostname_);
+    replica.set_pid(agents[i]->pid);
+    if (replica.state() == v1::ReplicaStatus::PENDING)
+      replica.set_state(v1::ReplicaStatus::RUNNING);
+  }
+  submitted.set_backend_handle(handle.Format());
+  return submitted;
 }
 
 absl::StatusOr<v1::TrialRun> LocalBackend::Describe(const v1::TrialRun& run) {

@@ -55,6 +55,13 @@ class LocalBackend : public Backend {
   absl::StatusOr<v1::TrialRun> Submit(const TrialLaunch& launch) override;
   absl::StatusOr<v1::TrialRun> Describe(const v1::TrialRun& run) override;
   absl::Status Cancel(const v1::TrialRun& run, std::chrono::milliseconds grace) override;
+  // For each of `run`'s replicas, the live process of this machine that
+  // leads a session of its own and runs that replica's agent for that very
+  // attempt (its command line names the study, trial, role, index, attempt
+  // and trial dir); nullopt unless every replica's is found.
+  absl::StatusOr<std::optional<v1::TrialRun>> FindSubmitted(const std::string& job_id,
+                                                            const std::string& study_name,
+                                                            const v1::TrialRun& run) override;
 
  private:
   // A replica this LocalBackend started.

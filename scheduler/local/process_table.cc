@@ -71,9 +71,9 @@ absl::StatusOr<ProcessStat> ProcessTable::ParseStat(absl::string_view line) {
   return stat;
 }
 
-absl::StatusOr<ProcessStat> ProcessTable::Stat(pid_t pid) const {
+absl::StatusOr<std::string> ProcessTable::ReadProcessFile(pid_t pid, absl::string_view name) const {
   if (pid <= 0) return absl::InvalidArgumentError(absl::StrCat("invalid pid ", pid));
-  const std::string path = absl::StrCat(proc_root_, "/", pid, "/stat");
+  const std::string path = absl::StrCat(proc_root_, "/", pid, "/", name);
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT || errno == ESRCH) {
@@ -82,36 +82,67 @@ absl::StatusOr<ProcessStat> ProcessTable::Stat(pid_t pid) const {
     return absl::ErrnoToStatus(errno, absl::StrCat("cannot open ", path));
   }
   absl::Cleanup close_fd = [fd] { close(fd); };
-  // One read: the kernel produces the whole line at once; 4 KiB holds the
-  // longest line (comm is at most 64 bytes, the rest are numbers).
+  // stat comes in one read; a long command line in several.
+  std::string text;
   char buffer[4096];
-  ssize_t size;
-  do {
-    size = read(fd, buffer, sizeof(buffer));
-  } while (size < 0 && errno == EINTR);
-  if (size < 0) {
-    // The process was removed between open and read.
-    if (errno == ESRCH) return absl::NotFoundError(absl::StrCat("no process with pid ", pid));
-    return absl::ErrnoToStatus(errno, absl::StrCat("cannot read ", path));
+  for (;;) {
+    const ssize_t size = read(fd, buffer, sizeof(buffer));
+    if (size < 0 && errno == EINTR) continue;
+    if (size < 0) {
+      // The process was removed between open and read.
+      if (errno == ESRCH) return absl::NotFoundError(absl::StrCat("no process with pid ", pid));
+      return absl::ErrnoToStatus(errno, absl::StrCat("cannot read ", path));
+    }
+    if (size == 0) break;
+    text.append(buffer, static_cast<size_t>(size));
   }
-  if (size == 0) return absl::NotFoundError(absl::StrCat("no process with pid ", pid));
-  return ParseStat(absl::string_view(buffer, static_cast<size_t>(size)));
+  return text;
 }
 
-absl::StatusOr<std::vector<pid_t>> ProcessTable::LiveMembersOfGroup(pid_t process_group) const {
+absl::StatusOr<ProcessStat> ProcessTable::Stat(pid_t pid) const {
+  absl::StatusOr<std::string> line = ReadProcessFile(pid, "stat");
+  if (!line.ok()) return line.status();
+  if (line->empty()) return absl::NotFoundError(absl::StrCat("no process with pid ", pid));
+  return ParseStat(*line);
+}
+
+absl::StatusOr<std::vector<ProcessStat>> ProcessTable::LiveProcesses(
+    const std::function<bool(const ProcessStat&)>& keep) const {
   DIR* dir = opendir(proc_root_.c_str());
   if (dir == nullptr) return absl::ErrnoToStatus(errno, absl::StrCat("cannot list ", proc_root_));
   absl::Cleanup close_dir = [dir] { closedir(dir); };
-  std::vector<pid_t> members;
+  std::vector<ProcessStat> kept;
   while (const dirent* entry = readdir(dir)) {
     pid_t pid;
     if (!absl::SimpleAtoi(entry->d_name, &pid) || pid <= 0) continue;
     absl::StatusOr<ProcessStat> stat = Stat(pid);
-    // A process that vanished since readdir is not a member any more.
+    // A process that vanished since readdir is not there any more.
     if (!stat.ok()) continue;
-    if (stat->process_group == process_group && !stat->HasEnded()) members.push_back(pid);
+    if (!stat->HasEnded() && keep(*stat)) kept.push_back(*std::move(stat));
   }
-  return members;
+  return kept;
+}
+
+absl::StatusOr<std::vector<pid_t>> ProcessTable::LiveMembersOfGroup(pid_t process_group) const {
+  absl::StatusOr<std::vector<ProcessStat>> members = LiveProcesses(
+      [process_group](const ProcessStat& stat) { return stat.process_group == process_group; });
+  if (!members.ok()) return members.status();
+  std::vector<pid_t> pids;
+  for (const ProcessStat& member : *members) pids.push_back(member.pid);
+  return pids;
+}
+
+absl::StatusOr<std::vector<ProcessStat>> ProcessTable::LiveSessionLeaders() const {
+  return LiveProcesses([](const ProcessStat& stat) { return stat.session == stat.pid; });
+}
+
+absl::StatusOr<std::vector<std::string>> ProcessTable::CommandLine(pid_t pid) const {
+  absl::StatusOr<std::string> text = ReadProcessFile(pid, "cmdline");
+  if (!text.ok()) return text.status();
+  if (text->empty()) return absl::NotFoundError(absl::StrCat("no command line for pid ", pid));
+  // Each word ends with a NUL.
+  if (text->back() == '\0') text->pop_back();
+  return absl::StrSplit(*text, '\0');
 }
 
 }  // namespace vernier::scheduler

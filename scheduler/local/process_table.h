@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -47,7 +48,21 @@ class ProcessTable {
   // left out).
   absl::StatusOr<std::vector<pid_t>> LiveMembersOfGroup(pid_t process_group) const;
 
+  // The processes that lead a session of their own (the PID is the
+  // session's) and have not ended.
+  absl::StatusOr<std::vector<ProcessStat>> LiveSessionLeaders() const;
+
+  // The process's command line, word by word; NotFound when no process has
+  // this PID (or it has ended: a zombie's is empty).
+  absl::StatusOr<std::vector<std::string>> CommandLine(pid_t pid) const;
+
  private:
+  // The whole of /proc/PID/NAME; NotFound when no process has this PID.
+  absl::StatusOr<std::string> ReadProcessFile(pid_t pid, absl::string_view name) const;
+  // The processes that have not ended and that `keep` keeps.
+  absl::StatusOr<std::vector<ProcessStat>> LiveProcesses(
+      const std::function<bool(const ProcessStat&)>& keep) const;
+
   std::string proc_root_;
 };
 

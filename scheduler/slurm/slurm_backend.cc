@@ -244,6 +244,29 @@ absl::StatusOr<std::string> SlurmBackend::SubmitOnce(const TrialLaunch& launch,
   return submitted;
 }
 
+absl::StatusOr<std::optional<v1::TrialRun>> SlurmBackend::FindSubmitted(
+    const std::string& job_id, const std::string& /*study_name*/, const v1::TrialRun& run) {
+  TrialLaunch launch;
+  launch.job_id = job_id;
+  launch.trial_id = run.trial_id();
+  launch.attempt = run.attempt();
+  launch.trial_dir = run.trial_dir();
+  const absl::Time launched = absl::FromUnixSeconds(run.launch_time().seconds()) +
+                              absl::Nanoseconds(run.launch_time().nanos());
+  absl::StatusOr<std::optional<std::string>> found =
+      commands_.FindSubmitted(SlurmJobName(launch), SlurmJobComment(launch), launch.trial_dir,
+                              launched - options_.controller_clock_slack);
+  if (!found.ok()) {
+    return PrefixBackendError(absl::StrCat(TrialLabel(job_id, run.trial_id()), " attempt=",
+                                           run.attempt(), ": cannot look for its batch job: "),
+                              found.status());
+  }
+  if (!found->has_value()) return std::nullopt;
+  v1::TrialRun submitted = run;
+  submitted.set_backend_handle(SlurmHandle{**found, job_id}.Format());
+  return submitted;
+}
+
 std::optional<absl::Time> SlurmBackend::UnreachableSince() const {
   return commands_.outage().Since();
 }

@@ -63,6 +63,13 @@ class SlurmBackend : public Backend {
   // then SIGKILL to everything and scancel; returns once Slurm says the job
   // ended (not while it is COMPLETING).
   absl::Status Cancel(const v1::TrialRun& run, std::chrono::milliseconds grace) override;
+  // The batch job of `run`'s attempt (its name, comment and working
+  // directory) that Slurm still knows, queued, running or recently ended,
+  // submitted since the run's launch (less controller_clock_slack); the
+  // newest if several are.
+  absl::StatusOr<std::optional<v1::TrialRun>> FindSubmitted(const std::string& job_id,
+                                                            const std::string& study_name,
+                                                            const v1::TrialRun& run) override;
 
   // OK when one node of the partition has as many GPUs as the whole trial
   // asks for (a trial runs on one node); SlurmAdmission's capacity.

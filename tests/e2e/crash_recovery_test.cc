@@ -504,10 +504,10 @@ TEST_P(CrashRecoveryTest, JobAgentsReconnectAndALostTrialFailsAcrossRepeatedKill
 
 // The server killed after starting a trial's replicas and before storing
 // its run's backend handle: the run it stored first, before submitting it,
-// has its replicas PENDING and no handle. The server started next cannot
-// tell whether the replicas run, and does not start them again: their
-// agents, which outlive the kill, report to it, and the trial ends
-// SUCCEEDED, launched once.
+// has its replicas PENDING and no handle. The server started next does not
+// start them again: it finds their agents' processes (the local backend
+// knows them by their command lines), takes the run over with their handle,
+// and the trial ends SUCCEEDED, launched once.
 TEST_P(CrashRecoveryTest, ATrialStartedJustBeforeAKillIsNotStartedAgain) {
   constexpr char kJob[] = "handle_lost";
   constexpr int kSteps = 12;
@@ -567,8 +567,11 @@ TEST_P(CrashRecoveryTest, ATrialStartedJustBeforeAKillIsNotStartedAgain) {
             "launched\n")
       << "started again" << server->log();
   EXPECT_THAT(server->log(), HasSubstr("its run was stored without a backend handle"));
+  EXPECT_THAT(server->log(), HasSubstr("taken over, not launched again"));
   // Its master's exit, as its agent reported it.
   ASSERT_EQ(ended.trial_runs_size(), 1);
+  EXPECT_THAT(ended.trial_runs(0).backend_handle(), ::testing::StartsWith("local:"));
+  EXPECT_NE(ended.trial_runs(0).replicas(0).pid(), 0);
   ASSERT_EQ(ended.trial_runs(0).replicas_size(), 1);
   EXPECT_EQ(ended.trial_runs(0).replicas(0).state(), v1::ReplicaStatus::EXITED)
       << ended.DebugString();

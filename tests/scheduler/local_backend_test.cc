@@ -17,6 +17,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -233,8 +234,8 @@ TEST_F(LocalBackendTest, SubmitReportsReplicasAndAppendsTheirOutputToTheLog) {
 
 TEST_F(LocalBackendTest, ReplicaSeesItsOwnEnvironmentAndNothingOfTheServers) {
   setenv("VERNIER_TEST_SERVER_VAR", "not for trials", 1);
-  ReplicaLaunch replica = Shell(
-      "master", 0, "echo \"server=${VERNIER_TEST_SERVER_VAR-unset} own=$OWN\"");
+  ReplicaLaunch replica =
+      Shell("master", 0, "echo \"server=${VERNIER_TEST_SERVER_VAR-unset} own=$OWN\"");
   replica.env["OWN"] = "the launch's";
   const v1::TrialRun run = MustSubmit(Trial({replica}));
   AwaitEnd(run, 0);
@@ -499,6 +500,132 @@ TEST_F(LocalBackendTest, StaleHandleIsLostAndCancelLeavesTheProcessThatReusedThe
   described = backend_.Describe(live);
   ASSERT_TRUE(described.ok()) << described.status();
   EXPECT_EQ(described->replicas(0).state(), v1::ReplicaStatus::RUNNING);
+}
+
+// A replica whose command line is an agent's for attempt `attempt` of
+// trial 3 of study lr_sweep_001_study, as TrialLaunchBuilder writes it; a
+// shell that stays (its command is not its last) runs in its place.
+ReplicaLaunch AgentLike(ReplicaLaunch replica, const std::string& trial_dir, int attempt) {
+  replica.argv = {"/bin/sh",
+                  "-c",
+                  "sleep 30; exit 0",
+                  "vernier-agent",
+                  "--server",
+                  "127.0.0.1:1",
+                  "--study",
+                  "lr_sweep_001_study",
+                  "--trial",
+                  "3",
+                  "--role",
+                  replica.role,
+                  "--index",
+                  absl::StrCat(replica.index),
+                  "--attempt",
+                  absl::StrCat(attempt),
+                  "--trial-dir",
+                  trial_dir,
+                  "--",
+                  "python3",
+                  "--trial",
+                  "4"};
+  return replica;
+}
+
+// What LaunchTrial stores before submitting: no handle, no processes.
+v1::TrialRun StoredBeforeSubmit(const v1::TrialRun& submitted) {
+  v1::TrialRun run = submitted;
+  run.clear_backend_handle();
+  for (v1::ReplicaStatus& replica : *run.mutable_replicas()) {
+    replica.clear_pid();
+    replica.clear_host();
+    replica.set_state(v1::ReplicaStatus::PENDING);
+  }
+  return run;
+}
+
+TEST_F(LocalBackendTest, ALaterServerFindsTheAgentsOfARunStoredWithoutItsHandle) {
+  const std::string trial_dir = (dir_ / "3").string();
+  const v1::TrialRun submitted =
+      MustSubmit(Trial({AgentLike(Replica("master", 0, {}), trial_dir, 1),
+                        AgentLike(Replica("worker", 0, {}), trial_dir, 1)}));
+  ASSERT_FALSE(submitted.backend_handle().empty());
+  const v1::TrialRun stored = StoredBeforeSubmit(submitted);
+
+  LocalBackend later;
+  absl::StatusOr<std::optional<v1::TrialRun>> found =
+      later.FindSubmitted("lr_sweep_001", "lr_sweep_001_study", stored);
+  ASSERT_TRUE(found.ok()) << found.status();
+  ASSERT_TRUE(found->has_value()) << "the agents of the run were not found";
+  EXPECT_EQ((*found)->backend_handle(), submitted.backend_handle());
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ((*found)->replicas(i).pid(), submitted.replicas(i).pid());
+    EXPECT_EQ((*found)->replicas(i).host(), Hostname());
+    EXPECT_EQ((*found)->replicas(i).state(), v1::ReplicaStatus::RUNNING);
+  }
+  // The later server describes and ends them through the handle found.
+  absl::StatusOr<v1::TrialRun> described = later.Describe(**found);
+  ASSERT_TRUE(described.ok()) << described.status();
+  EXPECT_EQ(described->replicas(1).state(), v1::ReplicaStatus::RUNNING);
+  ASSERT_TRUE(later.Cancel(**found, milliseconds(2000)).ok());
+  EXPECT_TRUE(PollUntil([&] { return ProcessEnded(submitted.replicas(0).pid()); }));
+  EXPECT_TRUE(PollUntil([&] { return ProcessEnded(submitted.replicas(1).pid()); }));
+}
+
+TEST_F(LocalBackendTest, FindSubmittedTakesNoOtherAttemptStudyOrTrialDir) {
+  const std::string trial_dir = (dir_ / "3").string();
+  const v1::TrialRun submitted =
+      MustSubmit(Trial({AgentLike(Replica("master", 0, {}), trial_dir, 1)}));
+  const v1::TrialRun stored = StoredBeforeSubmit(submitted);
+  LocalBackend later;
+
+  v1::TrialRun other_attempt = stored;
+  other_attempt.set_attempt(2);
+  v1::TrialRun other_dir = stored;
+  other_dir.set_trial_dir((dir_ / "4").string());
+  v1::TrialRun other_role = stored;
+  other_role.mutable_replicas(0)->set_role("chief");
+  for (const auto& [what, run, study] :
+       {std::tuple{"another attempt", other_attempt, "lr_sweep_001_study"},
+        std::tuple{"another trial dir", other_dir, "lr_sweep_001_study"},
+        std::tuple{"another role", other_role, "lr_sweep_001_study"},
+        std::tuple{"another study", stored, "lr_sweep_002_study"}}) {
+    absl::StatusOr<std::optional<v1::TrialRun>> found =
+        later.FindSubmitted("lr_sweep_001", study, run);
+    ASSERT_TRUE(found.ok()) << found.status();
+    EXPECT_FALSE(found->has_value()) << what << " was taken for the run";
+  }
+}
+
+TEST_F(LocalBackendTest, FindSubmittedFindsNothingUnlessEveryReplicasAgentRuns) {
+  const std::string trial_dir = (dir_ / "3").string();
+  const v1::TrialRun submitted =
+      MustSubmit(Trial({AgentLike(Replica("master", 0, {}), trial_dir, 1),
+                        AgentLike(Replica("worker", 0, {}), trial_dir, 1)}));
+  const v1::TrialRun stored = StoredBeforeSubmit(submitted);
+  ASSERT_EQ(kill(-submitted.replicas(1).pid(), SIGKILL), 0);
+  EXPECT_NE(AwaitEnd(submitted, 1).state(), v1::ReplicaStatus::RUNNING);
+
+  LocalBackend later;
+  absl::StatusOr<std::optional<v1::TrialRun>> found =
+      later.FindSubmitted("lr_sweep_001", "lr_sweep_001_study", stored);
+  ASSERT_TRUE(found.ok()) << found.status();
+  EXPECT_FALSE(found->has_value()) << "taken over with one of its replicas gone";
+}
+
+TEST_F(LocalBackendTest, FindSubmittedFailsNamingTheTrialWhenItCannotListProcesses) {
+  LocalBackendOptions options;
+  options.proc_root = "/nonexistent-proc-root";
+  LocalBackend blind(options);
+  v1::TrialRun run;
+  run.set_trial_id(3);
+  run.set_attempt(1);
+  run.add_replicas()->set_role("master");
+  absl::StatusOr<std::optional<v1::TrialRun>> found =
+      blind.FindSubmitted("lr_sweep_001", "lr_sweep_001_study", run);
+  EXPECT_EQ(found.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(found.status().message(),
+              AllOf(HasSubstr("job=lr_sweep_001 trial=3 attempt=1: cannot look for its agents"),
+                    HasSubstr("/nonexistent-proc-root")));
 }
 
 TEST_F(LocalBackendTest, RejectsRunsItCannotDescribe) {

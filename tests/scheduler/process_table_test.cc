@@ -1,10 +1,13 @@
 #include "scheduler/local/process_table.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -146,11 +149,63 @@ TEST(ProcessTableTest, ListsTheLiveMembersOfAGroup) {
   ASSERT_EQ(waitpid(child, nullptr, 0), child);
 }
 
+TEST(ProcessTableTest, ListsASessionLeaderWithItsLongCommandLineAndLeavesOutItsZombie) {
+  // A word longer than one read of /proc, an empty one and one with a space.
+  const std::string long_word(10000, 'x');
+  int ready[2];
+  ASSERT_EQ(pipe2(ready, O_CLOEXEC), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    setsid();
+    execl("/bin/sh", "/bin/sh", "-c", "sleep 30; exit 0", long_word.c_str(), "", "two words",
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(ready[1]);
+  // The pipe's write end closes on exec.
+  char byte;
+  ASSERT_EQ(read(ready[0], &byte, 1), 0);
+  close(ready[0]);
+  const ProcessTable table;
+  absl::StatusOr<std::vector<std::string>> argv = table.CommandLine(child);
+  ASSERT_TRUE(argv.ok()) << argv.status();
+  ASSERT_EQ(argv->size(), 6u);
+  EXPECT_EQ((*argv)[2], "sleep 30; exit 0");
+  EXPECT_EQ((*argv)[3].size(), long_word.size());
+  EXPECT_EQ((*argv)[3], long_word);
+  EXPECT_EQ((*argv)[4], "");
+  EXPECT_EQ((*argv)[5], "two words");
+
+  absl::StatusOr<std::vector<ProcessStat>> leaders = table.LiveSessionLeaders();
+  ASSERT_TRUE(leaders.ok()) << leaders.status();
+  const auto leads = [&](pid_t pid) {
+    return std::any_of(leaders->begin(), leaders->end(),
+                       [pid](const ProcessStat& leader) { return leader.pid == pid; });
+  };
+  EXPECT_TRUE(leads(child));
+
+  kill(child, SIGKILL);
+  for (int i = 0; i < 500 && leads(child); ++i) {
+    usleep(2000);
+    leaders = table.LiveSessionLeaders();
+    ASSERT_TRUE(leaders.ok()) << leaders.status();
+  }
+  EXPECT_FALSE(leads(child)) << "a zombie leads no live session";
+  EXPECT_EQ(table.CommandLine(child).status().code(), absl::StatusCode::kNotFound);
+  ASSERT_EQ(waitpid(child, nullptr, 0), child);
+  EXPECT_EQ(table.CommandLine(child).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(table.CommandLine(0).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 TEST(ProcessTableTest, ReportsAMissingProcRoot) {
   const ProcessTable table("/nonexistent-proc-root");
   absl::StatusOr<std::vector<pid_t>> members = table.LiveMembersOfGroup(1);
   EXPECT_EQ(members.status().code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(members.status().message(), HasSubstr("cannot list /nonexistent-proc-root"));
+  absl::StatusOr<std::vector<ProcessStat>> leaders = table.LiveSessionLeaders();
+  EXPECT_EQ(leaders.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(leaders.status().message(), HasSubstr("cannot list /nonexistent-proc-root"));
 }
 
 }  // namespace

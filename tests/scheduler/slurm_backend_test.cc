@@ -118,6 +118,21 @@ class SlurmBackendTest : public ::testing::Test {
     }
   }
 
+  // A trial that holds every GPU of the cluster's node until `release`
+  // exists, once it runs: a trial submitted after it waits in the queue.
+  v1::TrialRun HoldEveryGpu(const std::string& release) {
+    const TrialLaunch holder = Trial({Replica(
+        "master", 0, 4, absl::StrCat("while [ ! -e ", release, " ]; do sleep 0.1; done"))});
+    absl::StatusOr<v1::TrialRun> holder_run = backend_->Submit(holder);
+    EXPECT_TRUE(holder_run.ok()) << holder_run.status();
+    if (!holder_run.ok()) return v1::TrialRun();
+    const v1::TrialRun holding = DescribeUntil(*holder_run, [](const v1::TrialRun& run) {
+      return AllIn(run, v1::ReplicaStatus::RUNNING);
+    });
+    EXPECT_TRUE(AllIn(holding, v1::ReplicaStatus::RUNNING)) << holding.DebugString();
+    return *holder_run;
+  }
+
   static bool AllIn(const v1::TrialRun& run, v1::ReplicaStatus::State state) {
     for (const v1::ReplicaStatus& replica : run.replicas()) {
       if (replica.state() != state) return false;
@@ -343,15 +358,9 @@ TEST_F(SlurmBackendTest, CancelTakesAPendingTrialOutOfTheQueue) {
   options_.exit_file_grace = milliseconds(30000);
   backend_ = std::make_unique<SlurmBackend>(options_);
   const std::string release = dir_.path() + "/release";
-  const TrialLaunch holder = Trial(
-      {Replica("master", 0, 4, absl::StrCat("while [ ! -e ", release, " ]; do sleep 0.1; done"))});
+  const v1::TrialRun holder_run = HoldEveryGpu(release);
+  ASSERT_FALSE(holder_run.backend_handle().empty());
   const TrialLaunch queued = Trial({Replica("master", 0, 1, "exit 0")});
-  absl::StatusOr<v1::TrialRun> holder_run = backend_->Submit(holder);
-  ASSERT_TRUE(holder_run.ok()) << holder_run.status();
-  // Once the holder runs it has every GPU, so the next trial must wait.
-  const v1::TrialRun holding = DescribeUntil(
-      *holder_run, [](const v1::TrialRun& run) { return AllIn(run, v1::ReplicaStatus::RUNNING); });
-  ASSERT_TRUE(AllIn(holding, v1::ReplicaStatus::RUNNING)) << holding.DebugString();
   absl::StatusOr<v1::TrialRun> queued_run = backend_->Submit(queued);
   ASSERT_TRUE(queued_run.ok()) << queued_run.status();
   absl::StatusOr<v1::TrialRun> waiting = backend_->Describe(*queued_run);
@@ -364,7 +373,51 @@ TEST_F(SlurmBackendTest, CancelTakesAPendingTrialOutOfTheQueue) {
   EXPECT_LT(steady_clock::now() - cancelled_at, options_.exit_file_grace);
   EXPECT_FALSE(fs::exists(ReplicaExitPath(queued.replicas[0].log_path))) << "it never ran";
   std::ofstream(release).put('\n');
-  DescribeUntil(*holder_run, AllEnded);
+  DescribeUntil(holder_run, AllEnded);
+}
+
+// A server that died between sbatch and storing the run's handle: the
+// next finds the batch job, still queued, by its name, comment and
+// directory.
+TEST_F(SlurmBackendTest, ALaterServerFindsTheQueuedJobOfARunStoredWithoutItsHandle) {
+  const std::string release = dir_.path() + "/release";
+  const v1::TrialRun holder_run = HoldEveryGpu(release);
+  ASSERT_FALSE(holder_run.backend_handle().empty());
+  TrialLaunch queued = Trial({Replica("master", 0, 1, "exit 0")});
+  queued.attempt = 2;
+  absl::StatusOr<v1::TrialRun> queued_run = backend_->Submit(queued);
+  ASSERT_TRUE(queued_run.ok()) << queued_run.status();
+  // As LaunchTrial stored it just before submitting it.
+  v1::TrialRun stored = *queued_run;
+  stored.clear_backend_handle();
+  stored.mutable_launch_time()->set_seconds(stored.launch_time().seconds() - 1);
+
+  options_.controller_clock_slack = absl::ZeroDuration();
+  SlurmBackend later(options_);
+  absl::StatusOr<std::optional<v1::TrialRun>> found =
+      later.FindSubmitted("slurm_test", "slurm_test", stored);
+  ASSERT_TRUE(found.ok()) << found.status();
+  ASSERT_TRUE(found->has_value()) << "the queued batch job was not found";
+  EXPECT_EQ((*found)->backend_handle(), queued_run->backend_handle());
+  absl::StatusOr<v1::TrialRun> waiting = later.Describe(**found);
+  ASSERT_TRUE(waiting.ok()) << waiting.status();
+  EXPECT_TRUE(AllIn(*waiting, v1::ReplicaStatus::PENDING)) << waiting->DebugString();
+
+  // Not another attempt's, nor one launched after the job was submitted.
+  v1::TrialRun other_attempt = stored;
+  other_attempt.set_attempt(3);
+  v1::TrialRun launched_later = stored;
+  launched_later.mutable_launch_time()->set_seconds(stored.launch_time().seconds() + 5);
+  for (const v1::TrialRun& run : {other_attempt, launched_later}) {
+    absl::StatusOr<std::optional<v1::TrialRun>> none =
+        later.FindSubmitted("slurm_test", "slurm_test", run);
+    ASSERT_TRUE(none.ok()) << none.status();
+    EXPECT_FALSE(none->has_value()) << (*none)->DebugString();
+  }
+
+  ASSERT_TRUE(later.Cancel(**found, milliseconds(1000)).ok());
+  std::ofstream(release).put('\n');
+  DescribeUntil(holder_run, AllEnded);
 }
 
 TEST_F(SlurmBackendTest, JobsSlurmForgotAndAClusterWithoutAccountingAnswerNothing) {

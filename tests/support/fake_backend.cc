@@ -75,6 +75,32 @@ absl::Status FakeBackend::Cancel(const v1::TrialRun& run, std::chrono::milliseco
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::optional<v1::TrialRun>> FakeBackend::FindSubmitted(
+    const std::string& /*job_id*/, const std::string& /*study_name*/, const v1::TrialRun& run) {
+  absl::MutexLock lock(&mutex_);
+  if (!find_error_.ok()) return find_error_;
+  auto submitted = submitted_elsewhere_.find({run.trial_id(), run.attempt()});
+  if (submitted == submitted_elsewhere_.end()) return std::nullopt;
+  v1::TrialRun found = run;
+  found.set_backend_handle(submitted->second);
+  for (v1::ReplicaStatus& replica : *found.mutable_replicas()) {
+    auto [known, inserted] =
+        replicas_.try_emplace({submitted->second, replica.role(), replica.index()}, Replica{});
+    replica.set_state(known->second.state);
+  }
+  return found;
+}
+
+void FakeBackend::MarkSubmitted(int64_t trial_id, int32_t attempt, const std::string& handle) {
+  absl::MutexLock lock(&mutex_);
+  submitted_elsewhere_[{trial_id, attempt}] = handle;
+}
+
+void FakeBackend::FailFindSubmitted(absl::Status status) {
+  absl::MutexLock lock(&mutex_);
+  find_error_ = std::move(status);
+}
+
 void FakeBackend::FailSubmits(absl::Status status) {
   absl::MutexLock lock(&mutex_);
   submit_error_ = std::move(status);

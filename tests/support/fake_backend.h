@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -23,12 +24,22 @@ class FakeBackend : public scheduler::Backend {
   absl::StatusOr<v1::TrialRun> Submit(const scheduler::TrialLaunch& launch) override;
   absl::StatusOr<v1::TrialRun> Describe(const v1::TrialRun& run) override;
   absl::Status Cancel(const v1::TrialRun& run, std::chrono::milliseconds grace) override;
+  // The run with the handle MarkSubmitted gave its trial and attempt (its
+  // replicas RUNNING unless SetReplica says otherwise), else nullopt.
+  absl::StatusOr<std::optional<v1::TrialRun>> FindSubmitted(const std::string& job_id,
+                                                            const std::string& study_name,
+                                                            const v1::TrialRun& run) override;
 
   std::optional<absl::Time> UnreachableSince() const override;
   absl::Time LastOutageEnded() const override;
 
   // Every later Submit fails with `status` (OK: they succeed again).
   void FailSubmits(absl::Status status);
+  // FindSubmitted finds attempt `attempt` of trial `trial_id` as `handle`,
+  // as if its submission had been made by another server.
+  void MarkSubmitted(int64_t trial_id, int32_t attempt, const std::string& handle);
+  // Every later FindSubmitted fails with `status` (OK: they answer again).
+  void FailFindSubmitted(absl::Status status);
   // What UnreachableSince answers from now on.
   void SetUnreachableSince(std::optional<absl::Time> since);
   // What LastOutageEnded answers from now on.
@@ -51,6 +62,9 @@ class FakeBackend : public scheduler::Backend {
   };
   mutable absl::Mutex mutex_;
   absl::Status submit_error_ ABSL_GUARDED_BY(mutex_);
+  absl::Status find_error_ ABSL_GUARDED_BY(mutex_);
+  // By trial and attempt: MarkSubmitted's handles.
+  std::map<std::pair<int64_t, int32_t>, std::string> submitted_elsewhere_ ABSL_GUARDED_BY(mutex_);
   std::optional<absl::Time> unreachable_since_ ABSL_GUARDED_BY(mutex_);
   absl::Time last_outage_ended_ ABSL_GUARDED_BY(mutex_) = absl::InfinitePast();
   std::vector<scheduler::TrialLaunch> launches_ ABSL_GUARDED_BY(mutex_);

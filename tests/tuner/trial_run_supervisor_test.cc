@@ -500,6 +500,16 @@ class RunWithoutHandleTest : public TrialRunSupervisorTest {
     return run.trial_id();
   }
 
+  // A run without its handle whose submission the backend finds as
+  // fake:elsewhere, taken over by a pass.
+  int64_t StoreRunTakenOver(const v1::Job& job) {
+    const int64_t trial = StoreRunWithoutHandle(job);
+    backend_.MarkSubmitted(trial, 0, "fake:elsewhere");
+    Pass(job, 0);
+    EXPECT_EQ(RunOf(job, trial).backend_handle(), "fake:elsewhere");
+    return trial;
+  }
+
   void HearMaster(const v1::Job& job, int64_t trial_id) {
     v1::ReplicaId master;
     master.set_study_name(job.study_name());
@@ -661,6 +671,91 @@ TEST_F(RunWithoutHandleTest, AnAgentHeardBeforeItsLaunchDoesNotCount) {
   clock_.Advance(absl::Seconds(60));
   Pass(job, 0);
   EXPECT_EQ(backend_.launches().size(), 1u) << "an agent heard before the launch kept it";
+}
+
+TEST_F(RunWithoutHandleTest, WhatTheBackendFindsSubmittedForItIsTakenOverAndFollowed) {
+  const v1::Job job = Submit(MakeJob("found", dir_.path(), 0, /*gpus=*/2));
+  const int64_t trial = StoreRunWithoutHandle(job, {0, 1});
+  Restart();
+  supervisor_->RestoreGrants({job});
+  // Queued in the cluster, say: no agent of it speaks yet.
+  backend_.MarkSubmitted(trial, 0, "fake:elsewhere");
+  backend_.SetReplica("fake:elsewhere", "master", 0, v1::ReplicaStatus::PENDING);
+  Pass(job, 0);
+  const v1::TrialRun taken = RunOf(job, trial);
+  EXPECT_EQ(taken.backend_handle(), "fake:elsewhere");
+  EXPECT_EQ(taken.replicas(0).state(), v1::ReplicaStatus::PENDING);
+  EXPECT_THAT(taken.replicas(0).gpus(), ElementsAre(0, 1));
+  // Past the agent timeout, still queued: neither launched again nor failed.
+  clock_.Advance(absl::Minutes(5));
+  Pass(job, 0);
+  EXPECT_TRUE(backend_.launches().empty()) << "a queued run was launched a second time";
+  EXPECT_EQ(TrialOf(job, trial).state(), v1::Trial::ACTIVE);
+  EXPECT_EQ(admission_->free_gpus(), 2);
+  // It is described through the backend now: its master's exit, without
+  // its agent's report, fails the trial as for any run.
+  backend_.SetReplica("fake:elsewhere", "master", 0, v1::ReplicaStatus::EXITED, 3);
+  Pass(job, 0);
+  clock_.Advance(absl::Seconds(10));
+  Pass(job, 0);
+  const v1::Trial failed = TrialOf(job, trial);
+  EXPECT_EQ(failed.state(), v1::Trial::FAILED);
+  EXPECT_THAT(failed.status_reason(), HasSubstr("exited with code 3"));
+  EXPECT_EQ(RunOf(job, trial).replicas(0).state(), v1::ReplicaStatus::EXITED);
+  EXPECT_TRUE(Supervise(job));
+  EXPECT_EQ(admission_->free_gpus(), 4);
+  EXPECT_TRUE(backend_.launches().empty());
+}
+
+TEST_F(RunWithoutHandleTest, AFoundRunShowsItsMastersExitAsItsAgentReportedIt) {
+  const v1::Job job = Submit(MakeJob("found_exit", dir_.path(), 0));
+  const int64_t trial = StoreRunTakenOver(job);
+  const v1::Measurement measurement = testing::AccuracyMeasurement(0.9);
+  ASSERT_TRUE(studies_->AddMeasurements(job.study_name(), trial, {&measurement, 1}).ok());
+  ASSERT_TRUE(Exit(job, trial, "master", 0).ok());
+  EXPECT_EQ(TrialOf(job, trial).state(), v1::Trial::SUCCEEDED);
+  // Not its parent, the backend sees the process gone, no more.
+  backend_.SetReplica("fake:elsewhere", "master", 0, v1::ReplicaStatus::LOST);
+  EXPECT_TRUE(Supervise(job));
+  const v1::ReplicaStatus master = RunOf(job, trial).replicas(0);
+  EXPECT_EQ(master.state(), v1::ReplicaStatus::EXITED);
+  EXPECT_EQ(master.exit_code(), 0);
+  EXPECT_TRUE(backend_.launches().empty());
+}
+
+TEST_F(RunWithoutHandleTest, ACancelledTrialsFoundRunIsCancelledThroughTheBackend) {
+  const v1::Job job = Submit(MakeJob("found_cancel", dir_.path(), 0));
+  const int64_t trial = StoreRunTakenOver(job);
+  EXPECT_EQ(RunOf(job, trial).replicas(0).state(), v1::ReplicaStatus::RUNNING);
+  ASSERT_TRUE(studies_->FailTrial(job.study_name(), trial, "stopped by hand").ok());
+  EXPECT_FALSE(Supervise(job));
+  WaitUntilEnded(job, trial);
+  EXPECT_THAT(backend_.cancelled(), ElementsAre("fake:elsewhere"));
+}
+
+TEST_F(RunWithoutHandleTest, ItIsKeptWhileTheBackendCannotLookForWhatWasSubmitted) {
+  const v1::Job job = Submit(MakeJob("cannot_look", dir_.path(), 0));
+  const int64_t trial = StoreRunWithoutHandle(job);
+  backend_.FailFindSubmitted(absl::UnavailableError("slurmctld is away"));
+  clock_.Advance(absl::Minutes(5));
+  Pass(job, 0);
+  EXPECT_TRUE(backend_.launches().empty()) << "launched again, not knowing whether it was queued";
+  EXPECT_EQ(TrialOf(job, trial).state(), v1::Trial::ACTIVE);
+  // Once it can look and finds nothing, the agent timeout, long past, decides.
+  backend_.FailFindSubmitted(absl::OkStatus());
+  Pass(job, 0);
+  EXPECT_EQ(backend_.launches().size(), 1u);
+}
+
+TEST_F(RunWithoutHandleTest, AnotherAttemptsSubmissionIsNotTakenForIt) {
+  const v1::Job job = Submit(MakeJob("other_attempt", dir_.path(), 0));
+  const int64_t trial = StoreRunWithoutHandle(job);
+  backend_.MarkSubmitted(trial, 1, "fake:later_attempt");
+  Pass(job, 0);
+  EXPECT_EQ(RunOf(job, trial).backend_handle(), "");
+  clock_.Advance(absl::Seconds(60));
+  Pass(job, 0);
+  EXPECT_EQ(backend_.launches().size(), 1u);
 }
 
 TEST_F(TrialRunSupervisorTest, AGangWaitsForGpusBeforeItsTrialIsSuggested) {
