@@ -1017,7 +1017,39 @@ absl::Status TrialRunSupervisor::LaunchTrial(const v1::Job& job, const v1::Study
   spdlog::info("job={} trial={} attempt={} launched {} replica(s): {}", job.job_id(), trial.id(),
                attempt, launch.replicas.size(),
                suggest::FormatAssignment({trial.parameters().begin(), trial.parameters().end()}));
-  return StoreLaunchedRun(job.job_id(), *run);
+  absl::Status stored = StoreLaunchedRun(job.job_id(), *run);
+  if (!stored.ok()) EndIfLaunchedAgain(job.job_id(), *run);
+  return stored;
+}
+
+void TrialRunSupervisor::EndIfLaunchedAgain(const std::string& job_id, const v1::TrialRun& run) {
+  const int64_t trial_id = run.trial_id();
+  absl::StatusOr<std::vector<v1::TrialRun>> stored =
+      storage_.ListTrialRunsOf(job_id, {&trial_id, 1});
+  if (!stored.ok()) {
+    spdlog::warn(
+        "job={} trial={} cannot read whether it was launched again meanwhile; its replicas are "
+        "left running, found again from the run stored before the launch: {}",
+        job_id, trial_id, stored.status().ToString());
+    return;
+  }
+  if (!stored->empty() && stored->front().attempt() == run.attempt() &&
+      FromTimestamp(stored->front().launch_time()) == FromTimestamp(run.launch_time())) {
+    // Still this launch's record: whoever drives the job next finds what
+    // was submitted for it (AwaitsItsAgents).
+    return;
+  }
+  // The server driving the job now (this one stalled past its lease)
+  // launched the trial again: this launch's replicas must not run beside
+  // that one's.
+  spdlog::error(
+      "job={} trial={} attempt={} was launched again while this server was stopped, before it "
+      "could store this launch's run; ending this launch's replicas ({})",
+      job_id, trial_id, run.attempt(), run.backend_handle());
+  if (absl::Status status = CancelRun(run); !status.ok()) {
+    spdlog::error("job={} trial={} cannot end the replicas of its superseded launch ({}): {}",
+                  job_id, trial_id, run.backend_handle(), status.ToString());
+  }
 }
 
 absl::Status TrialRunSupervisor::StoreLaunchedRun(const std::string& job_id,

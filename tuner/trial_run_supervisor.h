@@ -165,6 +165,12 @@ class TrialRunSupervisor {
   // stored LOST.
   bool AwaitsItsAgents(const v1::Job& job, v1::Trial& trial, v1::TrialRun& run, absl::Time now,
                        absl::Time reachable_since);
+  // `run`, just submitted, could not be stored (the job's lease lost, or
+  // the store away past --store-outage-limit). When the trial's stored run
+  // is another launch's (the server now driving the job launched it again
+  // while this one was stopped), ends `run`'s replicas; otherwise leaves
+  // them to whoever drives the job next (TakeOverSubmitted).
+  void EndIfLaunchedAgain(const std::string& job_id, const v1::TrialRun& run);
   // Stores the handle (and the replicas' processes) of `submitted`, what the
   // backend found submitted for `run`, a run without its handle, into the
   // stored run, and makes `run` that.

@@ -7,6 +7,12 @@
 namespace vernier::testing {
 
 absl::StatusOr<v1::TrialRun> FakeBackend::Submit(const scheduler::TrialLaunch& launch) {
+  std::function<void()> hook;
+  {
+    absl::MutexLock lock(&mutex_);
+    hook = on_submit_;
+  }
+  if (hook) hook();
   absl::MutexLock lock(&mutex_);
   launches_.push_back(launch);
   if (!submit_error_.ok()) return submit_error_;
@@ -22,6 +28,7 @@ absl::StatusOr<v1::TrialRun> FakeBackend::Submit(const scheduler::TrialLaunch& l
     replicas_[{run.backend_handle(), launched.role, launched.index}] = Replica{};
   }
   handles_[launch.trial_id] = run.backend_handle();
+  submitted_[{launch.trial_id, launch.attempt}] = run.backend_handle();
   return run;
 }
 
@@ -79,26 +86,35 @@ absl::StatusOr<std::optional<v1::TrialRun>> FakeBackend::FindSubmitted(
     const std::string& /*job_id*/, const std::string& /*study_name*/, const v1::TrialRun& run) {
   absl::MutexLock lock(&mutex_);
   if (!find_error_.ok()) return find_error_;
-  auto submitted = submitted_elsewhere_.find({run.trial_id(), run.attempt()});
-  if (submitted == submitted_elsewhere_.end()) return std::nullopt;
+  auto submitted = submitted_.find({run.trial_id(), run.attempt()});
+  if (submitted == submitted_.end()) return std::nullopt;
   v1::TrialRun found = run;
   found.set_backend_handle(submitted->second);
+  bool live = false;
   for (v1::ReplicaStatus& replica : *found.mutable_replicas()) {
     auto [known, inserted] =
         replicas_.try_emplace({submitted->second, replica.role(), replica.index()}, Replica{});
     replica.set_state(known->second.state);
+    live = live || replica.state() == v1::ReplicaStatus::RUNNING ||
+           replica.state() == v1::ReplicaStatus::PENDING;
   }
+  if (!live) return std::nullopt;
   return found;
 }
 
 void FakeBackend::MarkSubmitted(int64_t trial_id, int32_t attempt, const std::string& handle) {
   absl::MutexLock lock(&mutex_);
-  submitted_elsewhere_[{trial_id, attempt}] = handle;
+  submitted_[{trial_id, attempt}] = handle;
 }
 
 void FakeBackend::FailFindSubmitted(absl::Status status) {
   absl::MutexLock lock(&mutex_);
   find_error_ = std::move(status);
+}
+
+void FakeBackend::OnSubmit(std::function<void()> hook) {
+  absl::MutexLock lock(&mutex_);
+  on_submit_ = std::move(hook);
 }
 
 void FakeBackend::FailSubmits(absl::Status status) {

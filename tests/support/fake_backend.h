@@ -2,6 +2,7 @@
 #define VERNIER_TESTS_SUPPORT_FAKE_BACKEND_H_
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -24,8 +25,9 @@ class FakeBackend : public scheduler::Backend {
   absl::StatusOr<v1::TrialRun> Submit(const scheduler::TrialLaunch& launch) override;
   absl::StatusOr<v1::TrialRun> Describe(const v1::TrialRun& run) override;
   absl::Status Cancel(const v1::TrialRun& run, std::chrono::milliseconds grace) override;
-  // The run with the handle MarkSubmitted gave its trial and attempt (its
-  // replicas RUNNING unless SetReplica says otherwise), else nullopt.
+  // The run with the handle Submit or MarkSubmitted gave its trial and
+  // attempt (its replicas RUNNING unless SetReplica says otherwise), unless
+  // every replica of it has ended; else nullopt.
   absl::StatusOr<std::optional<v1::TrialRun>> FindSubmitted(const std::string& job_id,
                                                             const std::string& study_name,
                                                             const v1::TrialRun& run) override;
@@ -35,6 +37,9 @@ class FakeBackend : public scheduler::Backend {
 
   // Every later Submit fails with `status` (OK: they succeed again).
   void FailSubmits(absl::Status status);
+  // Every later Submit calls `hook` (on the caller's thread) before it
+  // answers, as if whatever it does happened while the run was submitted.
+  void OnSubmit(std::function<void()> hook);
   // FindSubmitted finds attempt `attempt` of trial `trial_id` as `handle`,
   // as if its submission had been made by another server.
   void MarkSubmitted(int64_t trial_id, int32_t attempt, const std::string& handle);
@@ -63,8 +68,9 @@ class FakeBackend : public scheduler::Backend {
   mutable absl::Mutex mutex_;
   absl::Status submit_error_ ABSL_GUARDED_BY(mutex_);
   absl::Status find_error_ ABSL_GUARDED_BY(mutex_);
-  // By trial and attempt: MarkSubmitted's handles.
-  std::map<std::pair<int64_t, int32_t>, std::string> submitted_elsewhere_ ABSL_GUARDED_BY(mutex_);
+  std::function<void()> on_submit_ ABSL_GUARDED_BY(mutex_);
+  // By trial and attempt: the handles of Submit and MarkSubmitted.
+  std::map<std::pair<int64_t, int32_t>, std::string> submitted_ ABSL_GUARDED_BY(mutex_);
   std::optional<absl::Time> unreachable_since_ ABSL_GUARDED_BY(mutex_);
   absl::Time last_outage_ended_ ABSL_GUARDED_BY(mutex_) = absl::InfinitePast();
   std::vector<scheduler::TrialLaunch> launches_ ABSL_GUARDED_BY(mutex_);

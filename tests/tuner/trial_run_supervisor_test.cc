@@ -19,6 +19,7 @@
 #include "tests/support/subprocess.h"
 #include "tests/support/tuning_job.h"
 #include "tuner/job_submission.h"
+#include "tuner/storage/scoped_write_fence.h"
 #include "tuner/storage/sqlite/sqlite_storage.h"
 
 namespace vernier::tuner {
@@ -510,6 +511,32 @@ class RunWithoutHandleTest : public TrialRunSupervisorTest {
     return trial;
   }
 
+  // Takes `job`'s lease for `holder`; its fencing token.
+  int64_t Lease(const v1::Job& job, const std::string& holder) {
+    const std::vector<std::string> ids = {job.job_id()};
+    absl::StatusOr<std::vector<storage::JobLease>> leases =
+        storage_->AcquireJobLeases(holder, ids, absl::Seconds(30));
+    EXPECT_TRUE(leases.ok() && leases->size() == 1u) << leases.status();
+    return leases.ok() && !leases->empty() ? leases->front().token : 0;
+  }
+
+  // Hands `job`'s lease from server "one" to server "two"; two's token.
+  int64_t HandOver(const v1::Job& job) {
+    const std::vector<std::string> ids = {job.job_id()};
+    EXPECT_TRUE(storage_->ReleaseJobLeases("one", ids).ok());
+    return Lease(job, "two");
+  }
+
+  // StartTrials of one trial as server "one", holding the lease `token`.
+  absl::Status StartAsServerOne(const v1::Job& job, int64_t token) {
+    Load(job);
+    absl::StatusOr<v1::Study> study = storage_->GetStudy(job.study_name());
+    if (!study.ok()) return study.status();
+    StartedTrials started;
+    storage::ScopedWriteFence by_one({job.job_id(), "one", token});
+    return supervisor_->StartTrials(job, *study, Running(), runs_, 1, started);
+  }
+
   void HearMaster(const v1::Job& job, int64_t trial_id) {
     v1::ReplicaId master;
     master.set_study_name(job.study_name());
@@ -756,6 +783,50 @@ TEST_F(RunWithoutHandleTest, AnotherAttemptsSubmissionIsNotTakenForIt) {
   clock_.Advance(absl::Seconds(60));
   Pass(job, 0);
   EXPECT_EQ(backend_.launches().size(), 1u);
+}
+
+// A server stopped between storing a trial's run and submitting it, past
+// its job's lease: the server that took the job over launched the trial
+// again (no agent of the first launch was heard). Resumed, the stopped
+// server submits all the same; its run cannot be stored (the lease is
+// lost), and its launch, superseded, is ended.
+TEST_F(RunWithoutHandleTest, ALaunchSupersededWhileItsServerWasStoppedIsEnded) {
+  const v1::Job job = Submit(MakeJob("superseded", dir_.path(), 0));
+  const int64_t token = Lease(job, "one");
+  v1::TrialRun again;
+  backend_.OnSubmit([&] {
+    backend_.OnSubmit(nullptr);
+    storage::ScopedWriteFence by_two({job.job_id(), "two", HandOver(job)});
+    again = RunOf(job, 1);
+    again.mutable_launch_time()->set_seconds(again.launch_time().seconds() + 61);
+    ASSERT_TRUE(storage_->PutTrialRun(job.job_id(), again).ok());
+  });
+  EXPECT_EQ(StartAsServerOne(job, token).code(), absl::StatusCode::kAborted);
+  EXPECT_THAT(backend_.cancelled(), ElementsAre("fake:1"));
+  EXPECT_EQ(RunOf(job, 1).launch_time().seconds(), again.launch_time().seconds())
+      << "the other server's launch is the trial's";
+}
+
+// The same stop, the job taken over but the trial not launched again (yet):
+// the stopped server's launch is left to run, and the server driving the
+// job takes it over.
+TEST_F(RunWithoutHandleTest, ALaunchWhoseRunCouldNotBeStoredIsTakenOverNotEnded) {
+  const v1::Job job = Submit(MakeJob("not_superseded", dir_.path(), 0));
+  const int64_t token = Lease(job, "one");
+  backend_.OnSubmit([&] {
+    backend_.OnSubmit(nullptr);
+    HandOver(job);
+  });
+  EXPECT_EQ(StartAsServerOne(job, token).code(), absl::StatusCode::kAborted);
+  EXPECT_TRUE(backend_.cancelled().empty());
+  EXPECT_EQ(RunOf(job, 1).backend_handle(), "");
+  // The server driving the job now.
+  Restart();
+  Pass(job, 0);
+  EXPECT_EQ(RunOf(job, 1).backend_handle(), "fake:1");
+  clock_.Advance(absl::Minutes(5));
+  Pass(job, 0);
+  EXPECT_EQ(backend_.launches().size(), 1u) << "launched a second time";
 }
 
 TEST_F(TrialRunSupervisorTest, AGangWaitsForGpusBeforeItsTrialIsSuggested) {
