@@ -17,6 +17,7 @@
 #include <string>
 #include <thread>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -25,6 +26,7 @@
 #include "tests/support/server_process.h"
 #include "tests/support/slurm_test_cluster.h"
 #include "tests/support/subprocess.h"
+#include "tuner/storage/storage_factory.h"
 
 namespace vernier::testing {
 namespace {
@@ -148,6 +150,87 @@ TEST(SlurmFaultTest, AStepDueWhileSlurmctldIsAwayStartsOnceWhenItIsBack) {
   ExpectSucceededEveryTrialOnce(server, job_id, runs, 1, kSteps);
   EXPECT_FALSE(HasFailure()) << "master-0's log:\n" << ReadFile(master_log);
   server.Stop();
+}
+
+// A server killed between sbatch and storing the trial's run handle, while
+// the trial's batch job waits in Slurm's queue (another job holds the one
+// node): the server started next finds the queued job by its name,
+// attempt and directory and takes the run over. Past the agent timeout (no
+// agent can be heard before the job starts) the trial is neither submitted
+// again nor failed; once the node is free it runs, once, and the job
+// succeeds.
+TEST(SlurmFaultTest, AQueuedTrialWhoseHandleWasNeverStoredIsNotSubmittedAgain) {
+  if (SlurmTestConf().empty()) GTEST_SKIP() << kNoSlurmTestCluster;
+  absl::StatusOr<std::unique_ptr<SlurmTestCluster>> cluster = SlurmTestCluster::Start();
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  setenv("SLURM_CONF", (*cluster)->conf().c_str(), 1);
+
+  TempDir dir;
+  const std::string release = dir.path() + "/release";
+  const CommandResult holder = RunCommand(
+      {"sbatch", "--parsable", "--exclusive", "--output=/dev/null", "--chdir=" + dir.path(),
+       absl::StrCat("--wrap=while [ ! -e ", release, " ]; do sleep 0.2; done")});
+  ASSERT_EQ(holder.exit_code, 0) << holder.err;
+  const std::string holder_id(absl::StripAsciiWhitespace(holder.out));
+  const auto state_of = [](const std::string& slurm_job) {
+    return std::string(absl::StripAsciiWhitespace(
+        RunCommand({"squeue", "-h", "--states=all", "-j", slurm_job, "-o", "%T"}).out));
+  };
+  for (int i = 0; i < 200 && state_of(holder_id) != "RUNNING"; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(state_of(holder_id), "RUNNING");
+
+  const std::vector<std::string> flags = {"--scheduler", "slurm", "--agent-timeout", "3s"};
+  const int port = RestartablePort();
+  auto server = std::make_unique<ServerProcess>(dir.path() + "/data", port, flags);
+  server->Start();
+  const std::string job_id = "queued";
+  const std::string runs = dir.path() + "/runs";
+  {
+    grpc::ClientContext context;
+    v1::SubmitTrainingJobRequest request;
+    *request.mutable_job() = CountingJob(job_id, runs, /*max_trials=*/1, /*parallel=*/1, kSteps);
+    v1::Job submitted;
+    const grpc::Status status = server->JobStub()->SubmitTrainingJob(&context, request, &submitted);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+  }
+  const v1::GetJobResponse queued = WaitForJob(
+      *server, job_id,
+      [](const v1::GetJobResponse& job) {
+        return job.trial_runs_size() == 1 && !job.trial_runs(0).backend_handle().empty();
+      },
+      std::chrono::seconds(60));
+  const std::string handle = queued.trial_runs(0).backend_handle();
+  server->Kill();
+  {
+    // The run as a kill between sbatch and storing its handle leaves it.
+    absl::StatusOr<std::unique_ptr<storage::Storage>> store =
+        storage::OpenStorage(dir.path() + "/data/vernier.db");
+    ASSERT_TRUE(store.ok()) << store.status();
+    absl::StatusOr<std::vector<v1::TrialRun>> stored = (*store)->ListTrialRuns(job_id);
+    ASSERT_TRUE(stored.ok() && stored->size() == 1u) << stored.status();
+    v1::TrialRun run = stored->front();
+    run.clear_backend_handle();
+    ASSERT_TRUE((*store)->PutTrialRun(job_id, run).ok());
+  }
+  server = std::make_unique<ServerProcess>(dir.path() + "/data", port, flags);
+  server->Start();
+  // Twice the agent timeout, the trial's job still queued.
+  std::this_thread::sleep_for(std::chrono::seconds(6));
+  const v1::GetJobResponse waiting = GetJob(*server, job_id);
+  EXPECT_EQ(waiting.job().state(), v1::Job::RUNNING) << waiting.DebugString() << server->log();
+  ASSERT_EQ(waiting.trial_runs_size(), 1);
+  EXPECT_EQ(waiting.trial_runs(0).backend_handle(), handle) << server->log();
+  const CommandResult named = RunCommand(
+      {"squeue", "-h", "--states=all", "--name=vernier-" + job_id + "-1", "-o", "%i %T"});
+  EXPECT_EQ(CountOccurrences(named.out, "\n"), 1u) << "submitted again:\n" << named.out;
+  EXPECT_THAT(named.out, HasSubstr("PENDING"));
+
+  WriteFile(release, "\n");
+  ExpectSucceededEveryTrialOnce(*server, job_id, runs, 1, kSteps);
+  EXPECT_THAT(server->log(), HasSubstr("taken over, not launched again"));
+  server->Stop();
 }
 
 }  // namespace
