@@ -434,6 +434,29 @@ bool TrialRunSupervisor::AwaitsItsAgents(const v1::Job& job, v1::Trial& trial, v
   const absl::Duration timeout = options_.agent_timeout > absl::ZeroDuration()
                                      ? options_.agent_timeout
                                      : options_.lost_replica_timeout;
+  // With one agent heard, a replica whose agent was never heard within the
+  // timeout of the launch never started (its server died while starting
+  // the replicas): the trial cannot run as it should (a master may wait for
+  // its workers forever).
+  if (heard.has_value() && now - std::max(launched, reachable_since) >= timeout) {
+    for (const v1::ReplicaStatus& replica : run.replicas()) {
+      if (replica.state() != v1::ReplicaStatus::PENDING) continue;
+      const std::string reason = absl::StrFormat(
+          "%s never started: its agent was not heard within %s of the launch, while %s's was; "
+          "its run's backend handle was never stored, so the replicas that run cannot be ended "
+          "from here; see %s",
+          ReplicaName(replica.role(), replica.index()), absl::FormatDuration(timeout), heard_name,
+          run.trial_dir());
+      spdlog::error("job={} trial={} {}", job.job_id(), trial.id(), reason);
+      {
+        absl::MutexLock lock(&mutex_);
+        awaited_runs_.erase(key);
+      }
+      absl::StatusOr<v1::Trial> failed = studies_.FailTrial(job.study_name(), trial.id(), reason);
+      if (failed.ok()) trial = *failed;
+      return true;
+    }
+  }
   const absl::Time since = std::max(heard.value_or(launched), reachable_since);
   const absl::Duration silent = std::max(absl::ZeroDuration(), now - since);
   if (silent < timeout) {

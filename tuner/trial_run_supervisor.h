@@ -159,8 +159,9 @@ class TrialRunSupervisor {
   // its launch time to be heard (while the backend cannot look, it is
   // kept); once one is, the trial runs on its agents'
   // reports (its processes cannot be described or ended without the handle)
-  // and fails if they fall silent for the agent timeout. One never heard
-  // within it never started. Its replicas whose agents were heard are
+  // and fails if they fall silent for the agent timeout, or if one
+  // replica's agent is still unheard the agent timeout after the launch
+  // (it never started). One never heard within it never started. Its replicas whose agents were heard are
   // stored RUNNING; once its trial ends, those that reported no exit are
   // stored LOST.
   bool AwaitsItsAgents(const v1::Job& job, v1::Trial& trial, v1::TrialRun& run, absl::Time now,

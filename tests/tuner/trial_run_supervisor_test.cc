@@ -653,6 +653,33 @@ TEST_F(RunWithoutHandleTest, ItsGpusComeBackOnceItsTrialEnds) {
   EXPECT_TRUE(backend_.launches().empty());
 }
 
+// Its server died while starting its replicas: the master's agent speaks,
+// the worker's never does. The trial fails once the agent timeout from the
+// launch has passed, not at the worker's first silence, and not never.
+TEST_F(RunWithoutHandleTest, AReplicaWhoseAgentIsNeverHeardFailsTheTrial) {
+  const v1::Job job = Submit(MakeJob("half_started", dir_.path(), 1));
+  const int64_t trial = StoreRunWithoutHandle(job);
+  v1::TrialRun run = RunOf(job, trial);
+  v1::ReplicaStatus& worker = *run.add_replicas();
+  worker.set_role("worker");
+  worker.set_state(v1::ReplicaStatus::PENDING);
+  ASSERT_TRUE(storage_->PutTrialRun(job.job_id(), run).ok());
+  for (int second = 0; second < 60; second += 10) {
+    HearMaster(job, trial);
+    Pass(job, 0);
+    EXPECT_EQ(TrialOf(job, trial).state(), v1::Trial::ACTIVE) << "at " << second << " s";
+    clock_.Advance(absl::Seconds(10));
+  }
+  HearMaster(job, trial);
+  Pass(job, 0);
+  const v1::Trial failed = TrialOf(job, trial);
+  EXPECT_EQ(failed.state(), v1::Trial::FAILED);
+  EXPECT_THAT(failed.status_reason(),
+              HasSubstr("worker-0 never started: its agent was not heard within 1m of the "
+                        "launch, while master-0's was"));
+  EXPECT_TRUE(backend_.launches().empty());
+}
+
 TEST_F(RunWithoutHandleTest, ItIsKeptWhileTheStoreCannotSayWhenItsAgentsWereHeard) {
   const v1::Job job = Submit(MakeJob("unreadable", dir_.path(), 0));
   StoreRunWithoutHandle(job);
