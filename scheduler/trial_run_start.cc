@@ -1,6 +1,7 @@
 #include "scheduler/trial_run_start.h"
 
-#include <chrono>
+#include "absl/time/clock.h"
+#include "common/timestamp.h"
 
 namespace vernier::scheduler {
 
@@ -9,11 +10,7 @@ v1::TrialRun StartTrialRun(const TrialLaunch& launch) {
   run.set_trial_id(launch.trial_id);
   run.set_attempt(launch.attempt);
   run.set_trial_dir(launch.trial_dir);
-  const auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
-  const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(since_epoch);
-  run.mutable_launch_time()->set_seconds(seconds.count());
-  run.mutable_launch_time()->set_nanos(static_cast<int32_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(since_epoch - seconds).count()));
+  *run.mutable_launch_time() = ToTimestamp(absl::Now());
   return run;
 }
 

@@ -5,7 +5,7 @@
 
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "google/protobuf/timestamp.pb.h"
+#include "common/timestamp.h"
 
 namespace vernier::tuner {
 
@@ -16,17 +16,8 @@ inline Clock SystemClock() {
   return [] { return absl::Now(); };
 }
 
-inline google::protobuf::Timestamp ToTimestamp(absl::Time time) {
-  const int64_t nanos = absl::ToUnixNanos(time);
-  google::protobuf::Timestamp timestamp;
-  timestamp.set_seconds(nanos / 1000000000);
-  timestamp.set_nanos(static_cast<int32_t>(nanos % 1000000000));
-  return timestamp;
-}
-
-inline absl::Time FromTimestamp(const google::protobuf::Timestamp& timestamp) {
-  return absl::FromUnixSeconds(timestamp.seconds()) + absl::Nanoseconds(timestamp.nanos());
-}
+using ::vernier::FromTimestamp;
+using ::vernier::ToTimestamp;
 
 }  // namespace vernier::tuner
 

@@ -215,8 +215,9 @@ absl::StatusOr<std::optional<v1::TrialRun>> LocalBackend::FindSubmitted(
     handle.replicas.push_back({agents[i]->pid, agents[i]->start_time_ticks});
     replica.set_host(hostname_);
     replica.set_pid(agents[i]->pid);
-    if (replica.state() == v1::ReplicaStatus::PENDING)
+    if (replica.state() == v1::ReplicaStatus::PENDING) {
       replica.set_state(v1::ReplicaStatus::RUNNING);
+    }
   }
   submitted.set_backend_handle(handle.Format());
   return submitted;

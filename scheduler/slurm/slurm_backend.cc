@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
+#include "common/timestamp.h"
 #include "scheduler/path_beneath.h"
 #include "scheduler/replica_state.h"
 #include "scheduler/slurm/slurm_handle.h"
@@ -251,11 +252,9 @@ absl::StatusOr<std::optional<v1::TrialRun>> SlurmBackend::FindSubmitted(
   launch.trial_id = run.trial_id();
   launch.attempt = run.attempt();
   launch.trial_dir = run.trial_dir();
-  const absl::Time launched = absl::FromUnixSeconds(run.launch_time().seconds()) +
-                              absl::Nanoseconds(run.launch_time().nanos());
   absl::StatusOr<std::optional<std::string>> found =
       commands_.FindSubmitted(SlurmJobName(launch), SlurmJobComment(launch), launch.trial_dir,
-                              launched - options_.controller_clock_slack);
+                              FromTimestamp(run.launch_time()) - options_.controller_clock_slack);
   if (!found.ok()) {
     return PrefixBackendError(absl::StrCat(TrialLabel(job_id, run.trial_id()), " attempt=",
                                            run.attempt(), ": cannot look for its batch job: "),

@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "absl/strings/str_format.h"
+#include "common/timestamp.h"
 
 namespace vernier::cli {
 
@@ -11,7 +12,7 @@ bool HasTime(const google::protobuf::Timestamp& timestamp) {
 }
 
 absl::Time ToAbslTime(const google::protobuf::Timestamp& timestamp) {
-  return absl::FromUnixSeconds(timestamp.seconds()) + absl::Nanoseconds(timestamp.nanos());
+  return FromTimestamp(timestamp);
 }
 
 std::string FormatTimestamp(const google::protobuf::Timestamp& timestamp,
