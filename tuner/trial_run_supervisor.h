@@ -155,15 +155,15 @@ class TrialRunSupervisor {
   // between storing it and storing its handle, before or after submitting
   // it: its replicas may run. When the backend finds what was submitted
   // for it (Backend::FindSubmitted), it is taken over (TakeOverSubmitted)
-  // and runs as any other. Otherwise they are given the agent timeout from
-  // its launch time to be heard (while the backend cannot look, it is
-  // kept); once one is, the trial runs on its agents'
-  // reports (its processes cannot be described or ended without the handle)
-  // and fails if they fall silent for the agent timeout, or if one
-  // replica's agent is still unheard the agent timeout after the launch
-  // (it never started). One never heard within it never started. Its replicas whose agents were heard are
-  // stored RUNNING; once its trial ends, those that reported no exit are
-  // stored LOST.
+  // and runs as any other; while the backend cannot look, it is kept.
+  // Otherwise its replicas are given the agent timeout from its launch to
+  // be heard. Once one is, the trial runs on its agents' reports (its
+  // processes cannot be described or ended without the handle) and fails
+  // if they fall silent for the agent timeout, or if another replica's
+  // agent is still unheard the agent timeout after the launch (that one
+  // never started). A run none of whose agents is heard within it never
+  // started. Its replicas whose agents were heard are stored RUNNING; once
+  // its trial ends, those that reported no exit are stored LOST.
   bool AwaitsItsAgents(const v1::Job& job, v1::Trial& trial, v1::TrialRun& run, absl::Time now,
                        absl::Time reachable_since);
   // `run`, just submitted, could not be stored (the job's lease lost, or
