@@ -140,6 +140,14 @@ std::string SilentAgentReason(const std::string& replica, absl::Duration silent,
       absl::FormatDuration(timeout), what_follows);
 }
 
+// What a trial failed while its run has no backend handle says of its
+// processes.
+std::string UnreachableProcesses(const std::string& trial_dir) {
+  return absl::StrCat(
+      "its run's backend handle was never stored, so its processes cannot be ended from here; see ",
+      trial_dir);
+}
+
 // A run stored before it was submitted (LaunchTrial records it first, its
 // replicas PENDING) whose backend handle was never stored: its server
 // stopped or died in between, before or after submitting it.
@@ -442,11 +450,9 @@ bool TrialRunSupervisor::AwaitsItsAgents(const v1::Job& job, v1::Trial& trial, v
     for (const v1::ReplicaStatus& replica : run.replicas()) {
       if (replica.state() != v1::ReplicaStatus::PENDING) continue;
       const std::string reason = absl::StrFormat(
-          "%s never started: its agent was not heard within %s of the launch, while %s's was; "
-          "its run's backend handle was never stored, so the replicas that run cannot be ended "
-          "from here; see %s",
+          "%s never started: its agent was not heard within %s of the launch, while %s's was; %s",
           ReplicaName(replica.role(), replica.index()), absl::FormatDuration(timeout), heard_name,
-          run.trial_dir());
+          UnreachableProcesses(run.trial_dir()));
       spdlog::error("job={} trial={} {}", job.job_id(), trial.id(), reason);
       {
         absl::MutexLock lock(&mutex_);
@@ -492,11 +498,8 @@ bool TrialRunSupervisor::AwaitsItsAgents(const v1::Job& job, v1::Trial& trial, v
         job.job_id(), trial.id(), run.attempt(), absl::FormatDuration(timeout));
     return false;
   }
-  const std::string reason = SilentAgentReason(
-      heard_name, silent, timeout,
-      absl::StrCat("its run's backend handle was never stored, so its processes cannot be ended "
-                   "from here; see ",
-                   run.trial_dir()));
+  const std::string reason =
+      SilentAgentReason(heard_name, silent, timeout, UnreachableProcesses(run.trial_dir()));
   spdlog::error("job={} trial={} {}", job.job_id(), trial.id(), reason);
   absl::StatusOr<v1::Trial> failed = studies_.FailTrial(job.study_name(), trial.id(), reason);
   if (failed.ok()) trial = *failed;
@@ -1047,8 +1050,7 @@ absl::Status TrialRunSupervisor::LaunchTrial(const v1::Job& job, const v1::Study
 
 void TrialRunSupervisor::EndIfLaunchedAgain(const std::string& job_id, const v1::TrialRun& run) {
   const int64_t trial_id = run.trial_id();
-  absl::StatusOr<std::vector<v1::TrialRun>> stored =
-      storage_.ListTrialRunsOf(job_id, {&trial_id, 1});
+  absl::StatusOr<std::optional<v1::TrialRun>> stored = StoredRun(job_id, trial_id);
   if (!stored.ok()) {
     spdlog::warn(
         "job={} trial={} cannot read whether it was launched again meanwhile; its replicas are "
@@ -1056,8 +1058,8 @@ void TrialRunSupervisor::EndIfLaunchedAgain(const std::string& job_id, const v1:
         job_id, trial_id, stored.status().ToString());
     return;
   }
-  if (!stored->empty() && stored->front().attempt() == run.attempt() &&
-      FromTimestamp(stored->front().launch_time()) == FromTimestamp(run.launch_time())) {
+  if (stored->has_value() && (*stored)->attempt() == run.attempt() &&
+      FromTimestamp((*stored)->launch_time()) == FromTimestamp(run.launch_time())) {
     // Still this launch's record: whoever drives the job next finds what
     // was submitted for it (AwaitsItsAgents).
     return;
@@ -1132,12 +1134,9 @@ absl::Status TrialRunSupervisor::CheckReport(const v1::ReportExitRequest& report
     return absl::NotFoundError(
         absl::StrFormat("study \"%s\" is not run by a job", replica.study_name()));
   }
-  VERNIER_ASSIGN_OR_RETURN(std::vector<v1::TrialRun> runs, storage_.ListTrialRuns(job->job_id()));
-  const v1::TrialRun* run = nullptr;
-  for (const v1::TrialRun& candidate : runs) {
-    if (candidate.trial_id() == replica.trial_id()) run = &candidate;
-  }
-  if (run == nullptr) {
+  VERNIER_ASSIGN_OR_RETURN(const std::optional<v1::TrialRun> run,
+                           StoredRun(job->job_id(), replica.trial_id()));
+  if (!run.has_value()) {
     return absl::NotFoundError(
         absl::StrFormat("job \"%s\" never launched trial %d", job->job_id(), replica.trial_id()));
   }
@@ -1161,14 +1160,21 @@ absl::Status TrialRunSupervisor::CheckReport(const v1::ReportExitRequest& report
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::optional<v1::TrialRun>> TrialRunSupervisor::StoredRun(const std::string& job_id,
+                                                                          int64_t trial_id) {
+  VERNIER_ASSIGN_OR_RETURN(std::vector<v1::TrialRun> runs,
+                           storage_.ListTrialRunsOf(job_id, {&trial_id, 1}));
+  if (runs.empty()) return std::nullopt;
+  return std::move(runs.front());
+}
+
 std::optional<v1::TrialRun> TrialRunSupervisor::StoredRunWithoutHandle(const std::string& job_id,
                                                                        int64_t trial_id,
                                                                        bool taken_over) {
-  absl::StatusOr<std::vector<v1::TrialRun>> runs = storage_.ListTrialRunsOf(job_id, {&trial_id, 1});
-  if (!runs.ok() || runs->size() != 1) return std::nullopt;
-  const v1::TrialRun& run = runs->front();
-  if (!MayRunWithoutHandle(run) && !(taken_over && HasLiveReplica(run))) return std::nullopt;
-  return std::move(runs->front());
+  absl::StatusOr<std::optional<v1::TrialRun>> run = StoredRun(job_id, trial_id);
+  if (!run.ok() || !run->has_value()) return std::nullopt;
+  if (!MayRunWithoutHandle(**run) && !(taken_over && HasLiveReplica(**run))) return std::nullopt;
+  return *std::move(run);
 }
 
 void TrialRunSupervisor::RecordExitWithoutHandle(const std::string& job_id,

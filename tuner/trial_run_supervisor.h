@@ -183,6 +183,9 @@ class TrialRunSupervisor {
   // parent, would only see them gone).
   void RecordExitWithoutHandle(const std::string& job_id, const v1::ReportExitRequest& report,
                                bool taken_over);
+  // The trial's run as stored; nullopt when it has none.
+  absl::StatusOr<std::optional<v1::TrialRun>> StoredRun(const std::string& job_id,
+                                                        int64_t trial_id);
   // The trial's run as stored now, when it is one without its handle that
   // may run (its replicas PENDING or RUNNING), or, with `taken_over`, any
   // run with such a replica; nullopt otherwise or when the store cannot say.
