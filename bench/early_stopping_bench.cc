@@ -62,6 +62,7 @@
 #include "absl/strings/str_split.h"
 #include "google/protobuf/text_format.h"
 #include "suggest/early_stopping/early_stopping_policy_factory.h"
+#include "suggest/early_stopping/neighbour_fit_cache.h"
 
 namespace vernier::bench {
 namespace {
@@ -237,6 +238,31 @@ struct Method {
   std::unique_ptr<suggest::EarlyStoppingPolicy> policy;
 };
 
+// The policy a study runs with the `earlyStopping:` settings `text` (max_step
+// 100 replaced by `steps`), with `fits` as a server keeps them.
+std::unique_ptr<suggest::EarlyStoppingPolicy> MakePolicy(const char* text, int steps,
+                                                         suggest::NeighbourFitCache* fits) {
+  v1::StudySpec spec;
+  v1::MetricSpec* metric = spec.add_metrics();
+  metric->set_metric_id("accuracy");
+  metric->set_goal(v1::MetricSpec::MAXIMIZE);
+  const std::string settings_text =
+      absl::StrReplaceAll(text, {{"max_step: 100", absl::StrCat("max_step: ", steps)}});
+  if (!google::protobuf::TextFormat::ParseFromString(settings_text,
+                                                     spec.mutable_early_stopping())) {
+    std::fprintf(stderr, "bad settings: %s\n", text);
+    std::exit(1);
+  }
+  spec.mutable_early_stopping()->set_enabled(true);
+  absl::StatusOr<std::unique_ptr<suggest::EarlyStoppingPolicy>> made =
+      suggest::MakeEarlyStoppingPolicy(spec, fits);
+  if (!made.ok()) {
+    std::fprintf(stderr, "%s\n", made.status().ToString().c_str());
+    std::exit(1);
+  }
+  return *std::move(made);
+}
+
 // Each policy as a study would run it with these `earlyStopping:` settings.
 std::vector<Method> Methods(int steps = kSteps) {
   const std::pair<const char*, const char*> settings[] = {
@@ -254,25 +280,7 @@ std::vector<Method> Methods(int steps = kSteps) {
   std::vector<Method> methods;
   methods.push_back({"none", nullptr});
   for (const auto& [name, text] : settings) {
-    v1::StudySpec spec;
-    v1::MetricSpec* metric = spec.add_metrics();
-    metric->set_metric_id("accuracy");
-    metric->set_goal(v1::MetricSpec::MAXIMIZE);
-    const std::string settings_text =
-        absl::StrReplaceAll(text, {{"max_step: 100", absl::StrCat("max_step: ", steps)}});
-    if (!google::protobuf::TextFormat::ParseFromString(settings_text,
-                                                       spec.mutable_early_stopping())) {
-      std::fprintf(stderr, "bad settings: %s\n", text);
-      std::exit(1);
-    }
-    spec.mutable_early_stopping()->set_enabled(true);
-    absl::StatusOr<std::unique_ptr<suggest::EarlyStoppingPolicy>> made =
-        suggest::MakeEarlyStoppingPolicy(spec);
-    if (!made.ok()) {
-      std::fprintf(stderr, "%s\n", made.status().ToString().c_str());
-      std::exit(1);
-    }
-    methods.push_back({name, *std::move(made)});
+    methods.push_back({name, MakePolicy(text, steps, nullptr)});
   }
   return methods;
 }
@@ -554,9 +562,15 @@ int RunLatency(int argc, char** argv) {
     curves.push_back(std::move(curve));
   }
   std::uniform_int_distribution<int> pick(ended, ended + running - 1);
-  std::printf("%-26s %8s %9s %9s %9s %8s\n", "method", "running", "p50 cpu us", "p99 cpu us",
+  std::printf("%-34s %8s %9s %9s %9s %8s\n", "method", "running", "p50 cpu us", "p99 cpu us",
               "max us", "stopped");
-  for (const Method& method : Methods()) {
+  // The learning-curve policy as `vernier serve` runs it too: its fits of
+  // the finished curves kept between reports (NeighbourFitCache).
+  suggest::NeighbourFitCache fits;
+  std::vector<Method> methods = Methods();
+  methods.push_back(
+      {"vernier LEARNING_CURVE, fits kept", MakePolicy("policy: LEARNING_CURVE", kSteps, &fits)});
+  for (const Method& method : methods) {
     if (method.policy == nullptr) continue;
     std::vector<double> micros;
     int stopped = 0;
@@ -571,7 +585,7 @@ int RunLatency(int argc, char** argv) {
     auto at = [&micros](double q) {
       return micros[std::min(micros.size() - 1, static_cast<size_t>(q * micros.size()))];
     };
-    std::printf("%-26s %8d %9.1f %9.1f %9.1f %8d\n", method.name.c_str(), running, at(0.5),
+    std::printf("%-34s %8d %9.1f %9.1f %9.1f %8d\n", method.name.c_str(), running, at(0.5),
                 at(0.99), micros.back(), stopped);
   }
   return 0;

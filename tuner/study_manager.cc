@@ -703,7 +703,7 @@ absl::StatusOr<EarlyStoppingDecision> StudyManager::ApplyEarlyStoppingPolicy(
   absl::StatusOr<v1::Study> study = storage_.GetStudy(study_name);
   if (!study.ok()) return study.status();
   absl::StatusOr<std::unique_ptr<suggest::EarlyStoppingPolicy>> policy =
-      suggest::MakeEarlyStoppingPolicy(study->spec());
+      suggest::MakeEarlyStoppingPolicy(study->spec(), &fits_);
   if (!policy.ok()) return policy.status();
   if (*policy == nullptr) return EarlyStoppingDecision{};
   absl::StatusOr<std::vector<suggest::LearningCurve>> curves = curves_.Curves(*study);

@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "suggest/designer.h"
+#include "suggest/early_stopping/neighbour_fit_cache.h"
 #include "tuner/clock.h"
 #include "tuner/objective_curve_cache.h"
 #include "tuner/settled_trial_cache.h"
@@ -175,6 +176,8 @@ class StudyManager {
   Clock clock_;
   DesignerFactory designers_;
   ObjectiveCurveCache curves_;
+  // The learning-curve policy's fits of finished curves, between reports.
+  suggest::NeighbourFitCache fits_;
   SettledTrialCache settled_trials_;
   absl::Mutex locks_mutex_;
   std::map<std::string, std::unique_ptr<StudyState>, std::less<>> studies_

@@ -19,7 +19,9 @@ struct StoppingDecision {
 // Decides whether a running trial should stop, from its curve and the other
 // trials' curves. Pure: no I/O, no clock; the same curves give the same
 // decision. Decisions are made again whenever the trial reports, so a policy
-// keeps no state between calls.
+// keeps no state between calls that could change one (a cache of what it
+// computed from curves that did not change may be handed to it:
+// LearningCurvePolicy's NeighbourFitCache).
 class EarlyStoppingPolicy {
  public:
   virtual ~EarlyStoppingPolicy() = default;

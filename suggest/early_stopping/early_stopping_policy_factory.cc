@@ -39,7 +39,7 @@ v1::EarlyStoppingSpec EffectiveEarlyStopping(const v1::EarlyStoppingSpec& early_
 }
 
 absl::StatusOr<std::unique_ptr<EarlyStoppingPolicy>> MakeEarlyStoppingPolicy(
-    const v1::StudySpec& spec) {
+    const v1::StudySpec& spec, NeighbourFitCache* fits) {
   if (!spec.early_stopping().enabled()) return nullptr;
   const v1::EarlyStoppingSpec settings = EffectiveEarlyStopping(spec.early_stopping());
   const v1::MetricSpec::Goal goal =
@@ -72,7 +72,8 @@ absl::StatusOr<std::unique_ptr<EarlyStoppingPolicy>> MakeEarlyStoppingPolicy(
           LearningCurvePolicyOptions{.goal = goal,
                                      .min_trials = settings.min_trials(),
                                      .start_step = settings.start_step(),
-                                     .max_step = settings.max_step()});
+                                     .max_step = settings.max_step()},
+          fits);
     default:
       return absl::InvalidArgumentError(
           absl::StrCat("unknown early stopping policy ", static_cast<int>(settings.policy())));

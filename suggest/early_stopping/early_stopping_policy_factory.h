@@ -6,6 +6,7 @@
 
 #include "absl/status/statusor.h"
 #include "suggest/early_stopping/early_stopping_policy.h"
+#include "suggest/early_stopping/neighbour_fit_cache.h"
 #include "vernier/v1/study.pb.h"
 
 namespace vernier::suggest {
@@ -33,8 +34,10 @@ v1::EarlyStoppingSpec EffectiveEarlyStopping(const v1::EarlyStoppingSpec& early_
 
 // The policy of a study's spec, judging its first metric; nullptr when early
 // stopping is off. INVALID_ARGUMENT for settings no policy can run with.
+// `fits` (optional; it must outlive the policy) keeps the learning-curve
+// policy's fits between decisions, as a server keeps one for every study.
 absl::StatusOr<std::unique_ptr<EarlyStoppingPolicy>> MakeEarlyStoppingPolicy(
-    const v1::StudySpec& spec);
+    const v1::StudySpec& spec, NeighbourFitCache* fits = nullptr);
 
 // In words, e.g. "ASHA, reduction factor 2, rungs from step 5 for trials of
 // per rung, from step 0)" or "off", for `studies describe`.

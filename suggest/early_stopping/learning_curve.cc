@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace vernier::suggest {
 namespace {
@@ -39,6 +40,42 @@ std::optional<double> BestValueUpTo(const LearningCurve& curve, int64_t step,
   return best;
 }
 
+CurveReach ReachUpTo(const LearningCurve& curve, int64_t step, v1::MetricSpec::Goal goal) {
+  if (curve.points.empty()) return {};
+  // Reported values are finite, so the infinities stand for "none yet" and
+  // the loop needs no branch but the step's (it reads every report of every
+  // trial on each decision).
+  const bool minimize = goal == v1::MetricSpec::MINIMIZE;
+  int64_t last = curve.points.front().step;
+  double best =
+      minimize ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity();
+  bool any = false;
+  if (step == std::numeric_limits<int64_t>::max()) {
+    // Every report counts: two reductions without a branch.
+    if (minimize) {
+      for (const CurvePoint& point : curve.points) {
+        last = std::max(last, point.step);
+        best = std::min(best, point.value);
+      }
+    } else {
+      for (const CurvePoint& point : curve.points) {
+        last = std::max(last, point.step);
+        best = std::max(best, point.value);
+      }
+    }
+    return CurveReach{.last_step = last, .best = best};
+  }
+  for (const CurvePoint& point : curve.points) {
+    last = std::max(last, point.step);
+    if (point.step > step) continue;
+    any = true;
+    best = minimize ? std::min(best, point.value) : std::max(best, point.value);
+  }
+  CurveReach reach{.last_step = last, .best = std::nullopt};
+  if (any) reach.best = best;
+  return reach;
+}
+
 std::optional<double> RunningAverageUpTo(const LearningCurve& curve, int64_t step) {
   double sum = 0;
   int count = 0;
@@ -52,10 +89,23 @@ std::optional<double> RunningAverageUpTo(const LearningCurve& curve, int64_t ste
 }
 
 StepValues ValuesByStep(const LearningCurve& curve) {
-  std::vector<CurvePoint> points = curve.points;
-  std::sort(points.begin(), points.end(),
-            [](const CurvePoint& a, const CurvePoint& b) { return a.step < b.step; });
   StepValues by_step;
+  // Reports come in step order, one a step, nearly always: taken as they
+  // are, without the copy and the sort.
+  const auto before = [](const CurvePoint& a, const CurvePoint& b) { return a.step < b.step; };
+  if (std::adjacent_find(curve.points.begin(), curve.points.end(),
+                         [&](const CurvePoint& a, const CurvePoint& b) { return !before(a, b); }) ==
+      curve.points.end()) {
+    by_step.steps.reserve(curve.points.size());
+    by_step.values.reserve(curve.points.size());
+    for (const CurvePoint& point : curve.points) {
+      by_step.steps.push_back(point.step);
+      by_step.values.push_back(point.value);
+    }
+    return by_step;
+  }
+  std::vector<CurvePoint> points = curve.points;
+  std::sort(points.begin(), points.end(), before);
   for (size_t i = 0; i < points.size();) {
     size_t j = i;
     double sum = 0;

@@ -38,6 +38,14 @@ std::optional<int64_t> LastStep(const LearningCurve& curve);
 std::optional<double> BestValueUpTo(const LearningCurve& curve, int64_t step,
                                     v1::MetricSpec::Goal goal);
 
+// LastStep and BestValueUpTo(curve, step, goal) in one pass over the
+// points, for a decision that reads both of every other trial.
+struct CurveReach {
+  std::optional<int64_t> last_step;
+  std::optional<double> best;
+};
+CurveReach ReachUpTo(const LearningCurve& curve, int64_t step, v1::MetricSpec::Goal goal);
+
 // The mean of the values reported at steps <= `step`; nullopt when there is
 // none.
 std::optional<double> RunningAverageUpTo(const LearningCurve& curve, int64_t step);

@@ -40,10 +40,10 @@ bool LearningCurvePolicy::IsGuarded(const LearningCurve& trial, int64_t step, in
   int ahead = 0;
   for (const LearningCurve& other : others) {
     if (other.trial_id == trial.trial_id) continue;
-    const std::optional<int64_t> last = LastStep(other);
-    if (!last.has_value() || *last < step) continue;
+    const CurveReach reach = ReachUpTo(other, step, options_.goal);
+    if (!reach.last_step.has_value() || *reach.last_step < step) continue;
     ++reached;
-    if (IsBetterValue(*BestValueUpTo(other, step, options_.goal), best, options_.goal)) ++ahead;
+    if (IsBetterValue(*reach.best, best, options_.goal)) ++ahead;
   }
   return reached > 0 && ahead < options_.guard_quantile * reached;
 }
@@ -60,14 +60,15 @@ StoppingDecision LearningCurvePolicy::Decide(const LearningCurve& trial,
   std::optional<double> target;
   for (const LearningCurve& other : others) {
     if (other.trial_id == trial.trial_id) continue;
-    const std::optional<int64_t> last = LastStep(other);
-    if (!last.has_value()) continue;
+    const CurveReach reach = ReachUpTo(other, std::numeric_limits<int64_t>::max(), options_.goal);
+    if (!reach.last_step.has_value()) continue;
     if (other.completed) {
-      completed.emplace_back(&other, *last);
-      longest = std::max(longest, *last);
+      completed.emplace_back(&other, *reach.last_step);
+      longest = std::max(longest, *reach.last_step);
     }
-    const double best = *BestValueUpTo(other, std::numeric_limits<int64_t>::max(), options_.goal);
-    if (!target.has_value() || IsBetterValue(best, *target, options_.goal)) target = best;
+    if (!target.has_value() || IsBetterValue(*reach.best, *target, options_.goal)) {
+      target = reach.best;
+    }
   }
   const int64_t horizon = options_.max_step > 0 ? options_.max_step : longest;
   if (horizon <= 0 || *step >= horizon) return {};
@@ -85,7 +86,11 @@ StoppingDecision LearningCurvePolicy::Decide(const LearningCurve& trial,
                                       best, *step)};
   }
   NeighbourCurveModel model(options_.goal);
-  model.Fit(finished, horizon);
+  if (fits_ != nullptr) {
+    model.Fit(finished, horizon, *fits_);
+  } else {
+    model.Fit(finished, horizon);
+  }
   if (IsGuarded(trial, *step, horizon, others, model.Noise())) {
     return {.should_stop = false,
             .reason = absl::StrFormat(

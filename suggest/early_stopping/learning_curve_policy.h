@@ -5,6 +5,7 @@
 #include <span>
 
 #include "suggest/early_stopping/early_stopping_policy.h"
+#include "suggest/early_stopping/neighbour_fit_cache.h"
 #include "vernier/v1/study.pb.h"
 
 namespace vernier::suggest {
@@ -71,7 +72,11 @@ class LearningCurvePolicy : public EarlyStoppingPolicy {
   // The stopped trials the model takes as neighbours, at most (the latest).
   static constexpr int kMaxStoppedNeighbours = 250;
 
-  explicit LearningCurvePolicy(LearningCurvePolicyOptions options) : options_(options) {}
+  // `fits`, when given (it must outlive the policy), keeps the model's fit
+  // of the finished curves between decisions; the decisions are the same.
+  explicit LearningCurvePolicy(LearningCurvePolicyOptions options,
+                               NeighbourFitCache* fits = nullptr)
+      : options_(options), fits_(fits) {}
 
   StoppingDecision Decide(const LearningCurve& trial,
                           std::span<const LearningCurve> others) const override;
@@ -89,6 +94,7 @@ class LearningCurvePolicy : public EarlyStoppingPolicy {
 
  private:
   LearningCurvePolicyOptions options_;
+  NeighbourFitCache* fits_;
 };
 
 }  // namespace vernier::suggest

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "absl/strings/str_format.h"
+#include "suggest/early_stopping/neighbour_fit_cache.h"
 
 namespace vernier::suggest {
 namespace {
@@ -61,13 +62,14 @@ std::optional<NeighbourCurveModel::Features> NeighbourCurveModel::FeaturesAt(con
   Features features;
   features.best = curve.running_best[(end - curve.steps.begin()) - 1];
   features.progress = level - earlier;
-  features.progress_noise = noise_ * std::sqrt(1.0 / level_count + 1.0 / earlier_count);
+  features.progress_noise = fitted_->noise * std::sqrt(1.0 / level_count + 1.0 / earlier_count);
   return features;
 }
 
-void NeighbourCurveModel::Fit(std::span<const LearningCurve* const> finished, int64_t horizon) {
-  horizon_ = horizon;
-  finished_.clear();
+NeighbourCurveModel::Fitted NeighbourCurveModel::FitCurves(
+    std::span<const LearningCurve* const> finished, int64_t horizon) const {
+  Fitted fitted;
+  fitted.horizon = horizon;
   std::vector<double> noises;
   for (const LearningCurve* curve : finished) {
     Curve prepared = Prepare(*curve);
@@ -75,14 +77,27 @@ void NeighbourCurveModel::Fit(std::span<const LearningCurve* const> finished, in
     if (end == prepared.steps.begin()) continue;
     prepared.final_best = prepared.running_best[(end - prepared.steps.begin()) - 1];
     if (prepared.values.size() > 1) noises.push_back(StepNoise(prepared.values));
-    finished_.push_back(std::move(prepared));
+    fitted.finished.push_back(std::move(prepared));
   }
-  noise_ = noises.empty() ? 0 : Median(noises);
+  fitted.noise = noises.empty() ? 0 : Median(noises);
+  return fitted;
+}
+
+void NeighbourCurveModel::Fit(std::span<const LearningCurve* const> finished, int64_t horizon) {
+  fitted_ = std::make_shared<const Fitted>(FitCurves(finished, horizon));
+  stopped_.clear();
+}
+
+void NeighbourCurveModel::Fit(std::span<const LearningCurve* const> finished, int64_t horizon,
+                              NeighbourFitCache& cache) {
+  fitted_ = cache.Get(goal_, finished, horizon,
+                      [&] { return std::make_shared<const Fitted>(FitCurves(finished, horizon)); });
+  stopped_.clear();
 }
 
 void NeighbourCurveModel::SetStopped(std::span<const LearningCurve* const> stopped) {
   stopped_.clear();
-  if (finished_.empty()) return;
+  if (fitted_->finished.empty()) return;
   // The finished curves' features at each stopped curve's last step, once
   // per distinct step.
   std::map<int64_t, std::pair<std::vector<Neighbour>, double>> pools;
@@ -90,7 +105,7 @@ void NeighbourCurveModel::SetStopped(std::span<const LearningCurve* const> stopp
     Curve prepared = Prepare(*curve);
     if (prepared.steps.empty()) continue;
     const int64_t last = prepared.steps.back();
-    if (last >= horizon_) continue;
+    if (last >= fitted_->horizon) continue;
     prepared.final_best = prepared.running_best.back();
     const std::optional<Features> at_last = FeaturesAt(prepared, last);
     if (!at_last.has_value()) continue;
@@ -113,7 +128,7 @@ void NeighbourCurveModel::SetStopped(std::span<const LearningCurve* const> stopp
 std::vector<NeighbourCurveModel::Neighbour> NeighbourCurveModel::FinishedAt(
     int64_t step, std::vector<double>& bests) const {
   std::vector<Neighbour> neighbours;
-  for (const Curve& other : finished_) {
+  for (const Curve& other : fitted_->finished) {
     const std::optional<Features> features = FeaturesAt(other, step);
     if (!features.has_value()) continue;
     neighbours.push_back({*features, std::max(0.0, features->best - other.final_best), 0});
@@ -123,7 +138,7 @@ std::vector<NeighbourCurveModel::Neighbour> NeighbourCurveModel::FinishedAt(
 }
 
 double NeighbourCurveModel::Scale(const std::vector<double>& bests) const {
-  return std::max({RobustSpread(bests), noise_, 1e-12 * (1 + std::abs(Median(bests)))});
+  return std::max({RobustSpread(bests), fitted_->noise, 1e-12 * (1 + std::abs(Median(bests)))});
 }
 
 int NeighbourCurveModel::NeighbourCount(int finished) {
@@ -154,7 +169,8 @@ std::vector<double> NeighbourCurveModel::Improvements(const Features& trial, int
   const double span = static_cast<double>(step - step / 2);
   const double extrapolated =
       extrapolate && trial.progress < fastest - tolerance
-          ? -trial.progress / span * static_cast<double>(std::max<int64_t>(0, horizon_ - step))
+          ? -trial.progress / span *
+                static_cast<double>(std::max<int64_t>(0, fitted_->horizon - step))
           : 0;
   std::vector<double> improvements;
   for (int i = 0; i < k; ++i) {
@@ -172,7 +188,7 @@ std::vector<double> NeighbourCurveModel::Improvements(const Features& trial, int
 
 std::optional<FinalValuePrediction> NeighbourCurveModel::Predict(
     const LearningCurve& partial) const {
-  if (finished_.empty()) return std::nullopt;
+  if (fitted_->finished.empty()) return std::nullopt;
   const Curve curve = Prepare(partial);
   if (curve.steps.empty()) return std::nullopt;
   const int64_t step = curve.steps.back();
@@ -230,7 +246,7 @@ std::optional<FinalValuePrediction> NeighbourCurveModel::Predict(
     most = std::max(most, improvements[i]);
     prediction.means.push_back(sign * (trial->best - improvements[i]));
   }
-  prediction.stddev = std::sqrt(2 * noise_ * noise_ + calibration * calibration);
+  prediction.stddev = std::sqrt(2 * fitted_->noise * fitted_->noise + calibration * calibration);
   prediction.basis = absl::StrFormat(
       "the %d finished trials most like it at step %d improved by %g to %g after it, at its "
       "pace; foretold within %g",

@@ -2,6 +2,7 @@
 #define VERNIER_SUGGEST_EARLY_STOPPING_NEIGHBOUR_CURVE_MODEL_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
@@ -10,6 +11,8 @@
 #include "vernier/v1/study.pb.h"
 
 namespace vernier::suggest {
+
+class NeighbourFitCache;
 
 // A learning-curve model that reads the future off the finished curves most
 // like a running one, and assumes no family of curves.
@@ -57,13 +60,21 @@ class NeighbourCurveModel : public LearningCurveModel {
   explicit NeighbourCurveModel(v1::MetricSpec::Goal goal) : goal_(goal) {}
 
   void Fit(std::span<const LearningCurve* const> finished, int64_t horizon) override;
+  // As Fit, taking the fit of the same curves from `cache` when it holds one
+  // (and leaving this one there otherwise): the same model either way.
+  void Fit(std::span<const LearningCurve* const> finished, int64_t horizon,
+           NeighbourFitCache& cache);
   // The curves of trials stopped before the horizon, after Fit: each that
   // ran past a prediction's step is a neighbour there (see above).
   void SetStopped(std::span<const LearningCurve* const> stopped);
   std::optional<FinalValuePrediction> Predict(const LearningCurve& partial) const override;
 
   // The standard deviation of one report's noise seen in the last Fit.
-  double Noise() const { return noise_; }
+  double Noise() const { return fitted_->noise; }
+
+  // What Fit learns from the finished curves; models fitted on the same
+  // curves share it (NeighbourFitCache).
+  struct Fitted;
 
  private:
   // A curve sorted by step with repeated steps averaged, in minimised form
@@ -77,6 +88,16 @@ class NeighbourCurveModel : public LearningCurveModel {
     // The best value at a step <= the horizon (finished curves).
     double final_best = 0;
   };
+
+ public:
+  struct Fitted {
+    int64_t horizon = 0;
+    std::vector<Curve> finished;
+    // The standard deviation of one report's noise.
+    double noise = 0;
+  };
+
+ private:
   struct Features {
     double best = 0;
     double progress = 0;
@@ -113,9 +134,12 @@ class NeighbourCurveModel : public LearningCurveModel {
   // least the noise.
   double Scale(const std::vector<double>& bests) const;
 
+  // The fit of `finished` at `horizon`.
+  Fitted FitCurves(std::span<const LearningCurve* const> finished, int64_t horizon) const;
+
   v1::MetricSpec::Goal goal_;
-  int64_t horizon_ = 0;
-  std::vector<Curve> finished_;
+  // Never null: empty until Fit.
+  std::shared_ptr<const Fitted> fitted_ = std::make_shared<const Fitted>();
   // A stopped curve, with the improvement its nearest finished curves
   // foretell after its last step.
   struct Stopped {
@@ -123,7 +147,6 @@ class NeighbourCurveModel : public LearningCurveModel {
     double after = 0;
   };
   std::vector<Stopped> stopped_;
-  double noise_ = 0;
 };
 
 }  // namespace vernier::suggest

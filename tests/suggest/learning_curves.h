@@ -42,6 +42,13 @@ inline LearningCurve At(int64_t trial_id, std::initializer_list<CurvePoint> poin
   return LearningCurve{.trial_id = trial_id, .points = points, .completed = completed};
 }
 
+// Pointers to each of `curves`, as a model's Fit takes finished curves.
+inline std::vector<const LearningCurve*> Pointers(const std::vector<LearningCurve>& curves) {
+  std::vector<const LearningCurve*> pointers;
+  for (const LearningCurve& curve : curves) pointers.push_back(&curve);
+  return pointers;
+}
+
 }  // namespace vernier::suggest::testing
 
 #endif  // VERNIER_TESTS_SUGGEST_LEARNING_CURVES_H_

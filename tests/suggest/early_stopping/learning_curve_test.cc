@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <random>
 #include <utility>
 #include <vector>
 
@@ -27,6 +28,32 @@ TEST(LearningCurveTest, BestValueUpToAStepFollowsTheGoal) {
   EXPECT_FALSE(BestValueUpTo(curve, 0, v1::MetricSpec::MAXIMIZE).has_value());
 }
 
+TEST(LearningCurveTest, ReachUpToIsTheLastStepAndTheBestValueUpToAStepInOnePass) {
+  std::mt19937_64 rng(11);
+  std::uniform_int_distribution<int64_t> step(0, 30);
+  std::uniform_real_distribution<double> value(-1, 1);
+  for (int round = 0; round < 200; ++round) {
+    // In any order, steps repeated: as reports may come.
+    LearningCurve curve = At(1, {});
+    const int count = static_cast<int>(step(rng) % 12);
+    for (int i = 0; i < count; ++i) curve.points.push_back({step(rng), value(rng)});
+    for (v1::MetricSpec::Goal goal :
+         {v1::MetricSpec::MINIMIZE, v1::MetricSpec::MAXIMIZE, v1::MetricSpec::GOAL_UNSPECIFIED}) {
+      for (int64_t limit : {int64_t{-1}, int64_t{0}, int64_t{7}, int64_t{15}, int64_t{30}}) {
+        const CurveReach reach = ReachUpTo(curve, limit, goal);
+        EXPECT_EQ(reach.last_step, LastStep(curve));
+        EXPECT_EQ(reach.best, BestValueUpTo(curve, limit, goal));
+      }
+    }
+  }
+  const CurveReach none = ReachUpTo(At(1, {}), 5, v1::MetricSpec::MINIMIZE);
+  EXPECT_FALSE(none.last_step.has_value());
+  EXPECT_FALSE(none.best.has_value());
+  const CurveReach later = ReachUpTo(At(1, {{4, 0.5}, {6, 0.1}}), 3, v1::MetricSpec::MINIMIZE);
+  EXPECT_EQ(later.last_step, 6);
+  EXPECT_FALSE(later.best.has_value());
+}
+
 TEST(LearningCurveTest, RunningAverageCountsRepeatedStepsAndOnlyStepsUpToTheLimit) {
   const LearningCurve curve = At(1, {{3, 6.0}, {1, 1.0}, {1, 2.0}, {8, 100.0}});
   EXPECT_DOUBLE_EQ(*RunningAverageUpTo(curve, 1), 1.5);
@@ -46,6 +73,14 @@ TEST(LearningCurveTest, ValuesByStepSortsAndAveragesRepeatedSteps) {
   EXPECT_EQ(by_step.steps, (std::vector<int64_t>{1, 2, 3}));
   EXPECT_EQ(by_step.values, (std::vector<double>{5, 2, 1}));
   EXPECT_TRUE(ValuesByStep(At(1, {})).steps.empty());
+  // Already in step order, one report a step: taken as they are.
+  const StepValues in_order = ValuesByStep(At(1, {{0, 4}, {2, 3}, {5, 7}}));
+  EXPECT_EQ(in_order.steps, (std::vector<int64_t>{0, 2, 5}));
+  EXPECT_EQ(in_order.values, (std::vector<double>{4, 3, 7}));
+  // In order but a step repeated at the end: averaged.
+  const StepValues repeated = ValuesByStep(At(1, {{1, 4}, {2, 3}, {2, 5}}));
+  EXPECT_EQ(repeated.steps, (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(repeated.values, (std::vector<double>{4, 4}));
 }
 
 TEST(LearningCurveTest, RoughnessIsTheTravelBeyondTheNetChangePerStep) {

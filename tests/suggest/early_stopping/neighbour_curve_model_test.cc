@@ -24,12 +24,6 @@ std::function<double(int)> Decay(double floor, double rate) {
   return [floor, rate](int step) { return floor + (1 - floor) * std::exp(-rate * step); };
 }
 
-std::vector<const LearningCurve*> Pointers(const std::vector<LearningCurve>& curves) {
-  std::vector<const LearningCurve*> pointers;
-  for (const LearningCurve& curve : curves) pointers.push_back(&curve);
-  return pointers;
-}
-
 TEST(FinalValuePredictionTest, ProbabilityIsTheMixturesMassOnTheBetterSide) {
   FinalValuePrediction prediction{.means = {1, 2, 3}, .stddev = 0, .basis = ""};
   EXPECT_NEAR(prediction.ProbabilityBetterThan(2.5, v1::MetricSpec::MINIMIZE), 2.0 / 3, 1e-12);
