@@ -3,6 +3,7 @@
 #include <optional>
 #include <utility>
 
+#include "absl/strings/str_format.h"
 #include "tuner/storage/trial_ranking.h"
 
 namespace vernier::tuner {
@@ -22,13 +23,14 @@ void AppendObjective(const v1::Measurement& measurement, std::string_view metric
 
 }  // namespace
 
-ObjectiveCurveCache::StudyCurves& ObjectiveCurveCache::Study(std::string_view study_name) {
+std::shared_ptr<ObjectiveCurveCache::StudyCurves> ObjectiveCurveCache::Study(
+    std::string_view study_name) {
   absl::MutexLock lock(&mutex_);
   auto it = studies_.find(study_name);
   if (it == studies_.end()) {
-    it = studies_.emplace(std::string(study_name), std::make_unique<StudyCurves>()).first;
+    it = studies_.emplace(std::string(study_name), std::make_shared<StudyCurves>()).first;
   }
-  return *it->second;
+  return it->second;
 }
 
 void ObjectiveCurveCache::Forget(std::string_view study_name) {
@@ -36,42 +38,126 @@ void ObjectiveCurveCache::Forget(std::string_view study_name) {
   if (auto it = studies_.find(study_name); it != studies_.end()) studies_.erase(it);
 }
 
-absl::StatusOr<std::vector<suggest::LearningCurve>> ObjectiveCurveCache::Curves(
-    const v1::Study& study) {
-  const std::string& name = study.name();
+void ObjectiveCurveCache::AddCurve(std::map<int64_t, TrialState>::iterator entry,
+                                   StudyCurves& cached) {
+  // The first later trial with a curve takes its place; none: the end.
+  int index = static_cast<int>(cached.curves.size());
+  for (auto later = std::next(entry); later != cached.trials.end(); ++later) {
+    if (later->second.index < 0) continue;
+    if (index == static_cast<int>(cached.curves.size())) index = later->second.index;
+    ++later->second.index;
+  }
+  cached.curves.insert(cached.curves.begin() + index,
+                       suggest::LearningCurve{.trial_id = entry->first, .points = {}});
+  entry->second.index = index;
+}
+
+void ObjectiveCurveCache::RemoveCurve(std::map<int64_t, TrialState>::iterator entry,
+                                      StudyCurves& cached) {
+  cached.curves.erase(cached.curves.begin() + entry->second.index);
+  entry->second.index = -1;
+  for (auto later = std::next(entry); later != cached.trials.end(); ++later) {
+    if (later->second.index >= 0) --later->second.index;
+  }
+}
+
+absl::Status ObjectiveCurveCache::Refresh(std::string_view study_name, std::string_view metric_id,
+                                          storage::SerializedTrial& body,
+                                          std::map<int64_t, TrialState>::iterator entry,
+                                          StudyCurves& cached) {
+  TrialState& state = entry->second;
+  v1::Trial trial;
+  if (!trial.ParseFromString(body.bytes)) {
+    return absl::InternalError(absl::StrFormat(
+        "study \"%s\" trial %d: its stored body does not parse as a trial", study_name, body.id));
+  }
+  if (!HasCurve(trial.state())) {
+    // Its points are dropped; should it have a curve again, it is read anew.
+    if (state.index >= 0) RemoveCurve(entry, cached);
+    state.measurement_count = 0;
+    state.body = std::move(body.bytes);
+    return absl::OkStatus();
+  }
+  if (state.index < 0) {
+    AddCurve(entry, cached);
+    state.measurement_count = 0;
+  }
+  suggest::LearningCurve& curve = cached.curves[state.index];
+  curve.completed =
+      trial.state() == v1::Trial::SUCCEEDED || trial.state() == v1::Trial::STOPPED_EARLY;
+  if (state.measurement_count + 1 == trial.measurement_count()) {
+    AppendObjective(trial.latest_measurement(), metric_id, curve.points);
+    state.measurement_count = trial.measurement_count();
+  } else if (state.measurement_count != trial.measurement_count()) {
+    absl::StatusOr<v1::Trial> full = storage_.GetTrial(study_name, body.id, true);
+    if (!full.ok()) return full.status();
+    curve.points.clear();
+    for (const v1::Measurement& measurement : full->measurements()) {
+      AppendObjective(measurement, metric_id, curve.points);
+    }
+    state.measurement_count = full->measurements_size();
+  }
+  state.body = std::move(body.bytes);
+  return absl::OkStatus();
+}
+
+absl::Status ObjectiveCurveCache::Update(const v1::Study& study,
+                                         std::vector<storage::SerializedTrial>& bodies,
+                                         StudyCurves& cached) {
   const std::string metric_id =
       study.spec().metrics().empty() ? "" : study.spec().metrics(0).metric_id();
-  absl::StatusOr<storage::Page<v1::Trial>> trials = storage_.ListTrials(name, {});
-  if (!trials.ok()) return trials.status();
-
-  StudyCurves& cached = Study(name);
-  absl::MutexLock lock(&cached.mutex);
   const std::string create_time = study.create_time().SerializeAsString();
   if (cached.create_time != create_time) {
     cached.trials.clear();
+    cached.curves.clear();
     cached.create_time = create_time;
   }
-  std::vector<suggest::LearningCurve> curves;
-  for (const v1::Trial& trial : trials->items) {
-    if (!HasCurve(trial.state())) continue;
-    TrialCurve& curve = cached.trials[trial.id()];
-    if (curve.measurement_count + 1 == trial.measurement_count()) {
-      AppendObjective(trial.latest_measurement(), metric_id, curve.points);
-      curve.measurement_count = trial.measurement_count();
-    } else if (curve.measurement_count != trial.measurement_count()) {
-      absl::StatusOr<v1::Trial> full = storage_.GetTrial(name, trial.id(), true);
-      if (!full.ok()) return full.status();
-      curve.points.clear();
-      for (const v1::Measurement& measurement : full->measurements()) {
-        AppendObjective(measurement, metric_id, curve.points);
-      }
-      curve.measurement_count = full->measurements_size();
+  // Both are ordered by id: one walk finds each trial's entry.
+  auto entry = cached.trials.begin();
+  for (storage::SerializedTrial& body : bodies) {
+    while (entry != cached.trials.end() && entry->first < body.id) ++entry;
+    if (entry == cached.trials.end() || entry->first != body.id) {
+      entry = cached.trials.emplace_hint(entry, body.id, TrialState{});
     }
-    const bool completed =
-        trial.state() == v1::Trial::SUCCEEDED || trial.state() == v1::Trial::STOPPED_EARLY;
-    curves.push_back({.trial_id = trial.id(), .points = curve.points, .completed = completed});
+    if (entry->second.body == body.bytes) continue;
+    if (absl::Status refreshed = Refresh(study.name(), metric_id, body, entry, cached);
+        !refreshed.ok()) {
+      // Not half-read: the next call reads the trial anew.
+      if (entry->second.index >= 0) RemoveCurve(entry, cached);
+      entry->second = TrialState{};
+      return refreshed;
+    }
   }
-  return curves;
+  return absl::OkStatus();
+}
+
+absl::Status ObjectiveCurveCache::Read(
+    const v1::Study& study, absl::FunctionRef<void(std::span<const suggest::LearningCurve>)> read) {
+  absl::StatusOr<storage::Page<storage::SerializedTrial>> bodies =
+      storage_.ListTrialBodies(study.name(), {});
+  if (!bodies.ok()) return bodies.status();
+  const std::shared_ptr<StudyCurves> cached = Study(study.name());
+  {
+    absl::MutexLock lock(&cached->mutex);
+    if (absl::Status updated = Update(study, bodies->items, *cached); !updated.ok()) {
+      return updated;
+    }
+  }
+  // Read beside the study's other reports; a refresh that comes in between
+  // only brings the curves further up to date.
+  absl::ReaderMutexLock lock(&cached->mutex);
+  read(cached->curves);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<suggest::LearningCurve>> ObjectiveCurveCache::Curves(
+    const v1::Study& study) {
+  std::vector<suggest::LearningCurve> copy;
+  absl::Status read = Read(study, [&](std::span<const suggest::LearningCurve> curves) {
+    copy.assign(curves.begin(), curves.end());
+  });
+  if (!read.ok()) return read;
+  return copy;
 }
 
 }  // namespace vernier::tuner

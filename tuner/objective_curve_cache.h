@@ -4,10 +4,12 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "suggest/early_stopping/learning_curve.h"
@@ -17,42 +19,77 @@
 namespace vernier::tuner {
 
 // The objective curves of a study's trials, as early stopping reads them on
-// every report. Kept between calls and brought up to date from the store by
-// measurement count: measurements are only ever appended, so a trial whose
-// count is unchanged has the same curve, and one that grew by one needs only
-// its latest measurement. A refresh is thus one listing of the study's
-// trials without measurements, plus a full read of the trials that grew by
-// more than one since the last call. Safe for concurrent use.
+// every report. Kept between calls and brought up to date from the store:
+// a refresh is one listing of the study's trials as the store keeps them
+// (serialized, without measurements: Storage::ListTrialBodies), and only a
+// trial whose stored bytes changed since the last call is parsed. Its curve
+// then follows its measurement count: measurements are only ever appended,
+// so a trial that grew by one needs only its latest measurement, and one
+// that grew by more is read in full. A report thus parses the one or few
+// trials that changed, not every trial of the study, and Read hands the
+// kept curves over without copying them. Safe for concurrent use: the
+// refreshes of one study take turns, its reads run side by side.
 class ObjectiveCurveCache {
  public:
   explicit ObjectiveCurveCache(storage::Storage& storage) : storage_(storage) {}
 
-  // The curve of the study's first metric for every trial that is running
-  // (ACTIVE, STOPPING) or ended with a final measurement (SUCCEEDED,
-  // STOPPED_EARLY; these are `completed`), ordered by trial id.
+  // Brings the study's curves up to date, then calls `read` with the curve
+  // of the study's first metric for every trial that is running (ACTIVE,
+  // STOPPING) or ended with a final measurement (SUCCEEDED, STOPPED_EARLY;
+  // these are `completed`), ordered by trial id: the cache's own, valid
+  // during the call. INTERNAL, naming the trial, when a stored trial does
+  // not parse; the store's error when it cannot be read (and `read` is not
+  // called).
+  absl::Status Read(const v1::Study& study,
+                    absl::FunctionRef<void(std::span<const suggest::LearningCurve>)> read);
+  // Read's curves, copied.
   absl::StatusOr<std::vector<suggest::LearningCurve>> Curves(const v1::Study& study);
 
   // Drops what is kept for the study (it was deleted).
   void Forget(std::string_view study_name);
 
  private:
-  struct TrialCurve {
+  // What was read of a trial.
+  struct TrialState {
+    // The trial as the store kept it when last read: unchanged bytes, the
+    // same curve and state.
+    std::string body;
     int64_t measurement_count = 0;
-    std::vector<suggest::CurvePoint> points;
+    // Its place in StudyCurves::curves; -1 for a trial without a curve.
+    int index = -1;
   };
   struct StudyCurves {
     absl::Mutex mutex;
     // The study the curves belong to: a study deleted and created again
     // under the same name starts afresh.
     std::string create_time ABSL_GUARDED_BY(mutex);
-    std::map<int64_t, TrialCurve> trials ABSL_GUARDED_BY(mutex);
+    std::map<int64_t, TrialState> trials ABSL_GUARDED_BY(mutex);
+    // The curves Read hands over, ordered by trial id.
+    std::vector<suggest::LearningCurve> curves ABSL_GUARDED_BY(mutex);
   };
 
-  StudyCurves& Study(std::string_view study_name);
+  // Shared, so that a Forget while a report reads leaves the reader its
+  // curves.
+  std::shared_ptr<StudyCurves> Study(std::string_view study_name);
+  // Brings the study's kept curves up to the listing `bodies`.
+  absl::Status Update(const v1::Study& study, std::vector<storage::SerializedTrial>& bodies,
+                      StudyCurves& cached) ABSL_EXCLUSIVE_LOCKS_REQUIRED(cached.mutex);
+  // Brings `state` (the trial at `entry`) up to its stored `body`, which
+  // changed since it was last read.
+  absl::Status Refresh(std::string_view study_name, std::string_view metric_id,
+                       storage::SerializedTrial& body,
+                       std::map<int64_t, TrialState>::iterator entry, StudyCurves& cached)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(cached.mutex);
+  // Gives the trial at `entry` a curve in `cached.curves` (empty), or takes
+  // its curve away, keeping every later trial's index right.
+  static void AddCurve(std::map<int64_t, TrialState>::iterator entry, StudyCurves& cached)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(cached.mutex);
+  static void RemoveCurve(std::map<int64_t, TrialState>::iterator entry, StudyCurves& cached)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(cached.mutex);
 
   storage::Storage& storage_;
   absl::Mutex mutex_;
-  std::map<std::string, std::unique_ptr<StudyCurves>, std::less<>> studies_ ABSL_GUARDED_BY(mutex_);
+  std::map<std::string, std::shared_ptr<StudyCurves>, std::less<>> studies_ ABSL_GUARDED_BY(mutex_);
 };
 
 }  // namespace vernier::tuner

@@ -706,13 +706,16 @@ absl::StatusOr<EarlyStoppingDecision> StudyManager::ApplyEarlyStoppingPolicy(
       suggest::MakeEarlyStoppingPolicy(study->spec(), &fits_);
   if (!policy.ok()) return policy.status();
   if (*policy == nullptr) return EarlyStoppingDecision{};
-  absl::StatusOr<std::vector<suggest::LearningCurve>> curves = curves_.Curves(*study);
-  if (!curves.ok()) return curves.status();
-  auto mine = std::find_if(curves->begin(), curves->end(), [&](const suggest::LearningCurve& c) {
-    return c.trial_id == trial.id();
+  // The study's curves in place (no copy), ordered by trial id.
+  suggest::StoppingDecision verdict;
+  absl::Status read = curves_.Read(*study, [&](std::span<const suggest::LearningCurve> curves) {
+    auto mine = std::lower_bound(
+        curves.begin(), curves.end(), trial.id(),
+        [](const suggest::LearningCurve& c, int64_t id) { return c.trial_id < id; });
+    if (mine == curves.end() || mine->trial_id != trial.id()) return;
+    verdict = (*policy)->Decide(*mine, curves);
   });
-  if (mine == curves->end()) return EarlyStoppingDecision{};
-  const suggest::StoppingDecision verdict = (*policy)->Decide(*mine, *curves);
+  if (!read.ok()) return read;
   if (!verdict.should_stop) return EarlyStoppingDecision{};
 
   absl::StatusOr<v1::Trial> stopping =

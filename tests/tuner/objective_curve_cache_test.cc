@@ -2,6 +2,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <stdexcept>
 
@@ -14,6 +15,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::Field;
+using ::testing::HasSubstr;
 
 v1::Measurement At(int64_t step, const std::string& metric, double value) {
   v1::Measurement measurement;
@@ -63,6 +65,16 @@ class ObjectiveCurveCacheTest : public ::testing::Test {
     ASSERT_TRUE(storage_->AddMeasurements("s", trial_id, measurements, {}).ok());
   }
 
+  void SetState(int64_t trial_id, v1::Trial::State state) {
+    ASSERT_TRUE(storage_
+                    ->UpdateTrial("s", trial_id,
+                                  [&](v1::Trial& trial) {
+                                    trial.set_state(state);
+                                    return absl::OkStatus();
+                                  })
+                    .ok());
+  }
+
   std::vector<suggest::LearningCurve> Curves() {
     absl::StatusOr<std::vector<suggest::LearningCurve>> curves = cache_->Curves(study_);
     EXPECT_TRUE(curves.ok()) << curves.status();
@@ -106,6 +118,70 @@ TEST_F(ObjectiveCurveCacheTest, FollowsMeasurementsAddedOneAtATimeAndInBatches) 
                           std::pair<int64_t, double>{4, 0.7}, std::pair<int64_t, double>{5, 0.8}));
   // Unchanged counts: the same curve, read again from the cache.
   EXPECT_EQ(Curves()[0].points.size(), 4u);
+}
+
+TEST_F(ObjectiveCurveCacheTest, TrialsThatGainOrLoseACurveKeepTheOrderAndTheirOwnPoints) {
+  CreateTrials({v1::Trial::REQUESTED, v1::Trial::ACTIVE, v1::Trial::ACTIVE, v1::Trial::REQUESTED});
+  Add(2, {At(1, "accuracy", 0.2)});
+  Add(3, {At(1, "accuracy", 0.3)});
+  std::vector<suggest::LearningCurve> curves = Curves();
+  EXPECT_THAT(curves, ElementsAre(Field(&suggest::LearningCurve::trial_id, 2),
+                                  Field(&suggest::LearningCurve::trial_id, 3)));
+
+  // Trial 1 is handed out and reports; trial 2 fails; trial 4 is handed
+  // out: a curve before the others, one gone, one after them.
+  SetState(1, v1::Trial::ACTIVE);
+  Add(1, {At(1, "accuracy", 0.1), At(2, "accuracy", 0.15)});
+  SetState(2, v1::Trial::FAILED);
+  SetState(4, v1::Trial::ACTIVE);
+  Add(3, {At(2, "accuracy", 0.35)});
+  curves = Curves();
+  ASSERT_THAT(curves, ElementsAre(Field(&suggest::LearningCurve::trial_id, 1),
+                                  Field(&suggest::LearningCurve::trial_id, 3),
+                                  Field(&suggest::LearningCurve::trial_id, 4)));
+  EXPECT_THAT(Points(curves[0]),
+              ElementsAre(std::pair<int64_t, double>{1, 0.1}, std::pair<int64_t, double>{2, 0.15}));
+  EXPECT_THAT(Points(curves[1]),
+              ElementsAre(std::pair<int64_t, double>{1, 0.3}, std::pair<int64_t, double>{2, 0.35}));
+  EXPECT_TRUE(curves[2].points.empty());
+
+  // Trial 2 runs again (a retry): its points are read anew, in its place.
+  SetState(2, v1::Trial::ACTIVE);
+  Add(2, {At(2, "accuracy", 0.25)});
+  SetState(3, v1::Trial::SUCCEEDED);
+  curves = Curves();
+  ASSERT_THAT(curves, ElementsAre(Field(&suggest::LearningCurve::trial_id, 1),
+                                  Field(&suggest::LearningCurve::trial_id, 2),
+                                  Field(&suggest::LearningCurve::trial_id, 3),
+                                  Field(&suggest::LearningCurve::trial_id, 4)));
+  EXPECT_THAT(Points(curves[1]),
+              ElementsAre(std::pair<int64_t, double>{1, 0.2}, std::pair<int64_t, double>{2, 0.25}));
+  EXPECT_FALSE(curves[1].completed);
+  EXPECT_TRUE(curves[2].completed);
+}
+
+// A stored trial that does not parse: INTERNAL naming the study and the
+// trial, never a curve made of half of it.
+TEST_F(ObjectiveCurveCacheTest, ATrialWhoseStoredBodyDoesNotParseIsInternalNamingIt) {
+  CreateTrials({v1::Trial::ACTIVE, v1::Trial::ACTIVE});
+  Add(1, {At(1, "accuracy", 0.5)});
+  Add(2, {At(1, "accuracy", 0.6)});
+  EXPECT_EQ(Curves().size(), 2u);
+  // Field 2 (the study name) as one byte that is not UTF-8: its framing is
+  // sound, so the store hands it over, but it is not a trial.
+  sqlite3* database = nullptr;
+  ASSERT_EQ(sqlite3_open((dir_.path() + "/vernier.db").c_str(), &database), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(database, "UPDATE trials SET body = X'1201FF' WHERE id = 2", nullptr,
+                         nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(database);
+  const absl::StatusOr<std::vector<suggest::LearningCurve>> broken = cache_->Curves(study_);
+  EXPECT_EQ(broken.status().code(), absl::StatusCode::kInternal);
+  EXPECT_THAT(broken.status().message(), HasSubstr("study \"s\" trial 2"));
+  bool read = false;
+  EXPECT_FALSE(
+      cache_->Read(study_, [&](std::span<const suggest::LearningCurve>) { read = true; }).ok());
+  EXPECT_FALSE(read);
 }
 
 TEST_F(ObjectiveCurveCacheTest, AStudyCreatedAgainUnderTheSameNameStartsAfresh) {

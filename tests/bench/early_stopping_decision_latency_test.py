@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""Tests of bench/early_stopping/decision_latency.py (run by ctest under
+Debian's /usr/bin/python3 with VERNIER_BUILD_DIR set): a tiny run against a
+real `vernier serve` from this build (the server started and stopped by the
+script), its table's shape, and its refusals of bad arguments."""
+
+import os
+import subprocess
+import sys
+import unittest
+
+SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench",
+                      "early_stopping", "decision_latency.py")
+
+
+def run(*arguments):
+    return subprocess.run([sys.executable, SCRIPT, *arguments], capture_output=True, text=True,
+                          timeout=120)
+
+
+class DecisionLatencyTest(unittest.TestCase):
+    def test_a_tiny_run_times_its_decisions(self):
+        result = run("--steps", "12", "--finished", "6", "--running", "10", "--decisions", "25")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        lines = result.stdout.splitlines()
+        self.assertIn("6 finished and 10 running trials", lines[0])
+        self.assertIn("the first (the cache cold)", lines[0])
+        self.assertEqual(lines[1], "| steps | running | p50 ms | p99 ms | max ms | "
+                                   "server CPU ms per decision |")
+        cells = [cell.strip() for cell in lines[3].strip("|").split("|")]
+        self.assertEqual(cells[:2], ["12", "10"])
+        p50, p99, largest, cpu = (float(cell) for cell in cells[2:])
+        self.assertGreater(p50, 0)
+        self.assertLessEqual(p50, p99)
+        self.assertLessEqual(p99, largest)
+        self.assertGreaterEqual(cpu, 0)
+
+    def test_another_policy_is_given_as_json(self):
+        result = run("--steps", "8", "--finished", "4", "--running", "5", "--decisions", "10",
+                     "--early-stopping", '{"policy": "MEDIAN_STOPPING"}')
+        self.assertEqual(result.returncode, 0, result.stderr)
+
+    def test_bad_arguments_are_refused_naming_the_flag(self):
+        for arguments, flag in [(["--steps", "1"], "--steps"),
+                                (["--running", "0"], "--running"),
+                                (["--early-stopping", "{policy"], "--early-stopping")]:
+            result = run(*arguments)
+            self.assertEqual(result.returncode, 2, arguments)
+            self.assertIn(flag, result.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
