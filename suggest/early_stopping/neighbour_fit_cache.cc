@@ -54,9 +54,16 @@ std::shared_ptr<const NeighbourCurveModel::Fitted> NeighbourFitCache::Get(
   }
   // Fitted outside the lock: other studies' decisions do not wait for it.
   std::shared_ptr<const NeighbourCurveModel::Fitted> fitted = fit();
+  int64_t reports = 0;
+  for (const LearningCurve* curve : finished) reports += static_cast<int64_t>(curve->points.size());
+  if (reports > max_reports_) return fitted;
   absl::MutexLock lock(&mutex_);
-  entries_.push_front({std::move(key), fitted});
-  while (static_cast<int>(entries_.size()) > capacity_) entries_.pop_back();
+  entries_.push_front({std::move(key), fitted, reports});
+  reports_ += reports;
+  while (static_cast<int>(entries_.size()) > capacity_ || reports_ > max_reports_) {
+    reports_ -= entries_.back().reports;
+    entries_.pop_back();
+  }
   return fitted;
 }
 

@@ -22,12 +22,21 @@ namespace vernier::suggest {
 // each one's step-to-step changes). A fit is found again by its goal, its
 // horizon and, for each finished curve in order, its trial id, its number of
 // reports and a hash of every report's step and value: curves that differ in
-// any report make another fit. The latest `capacity` fits are kept (one per
-// study deciding at once is enough). Nothing here changes a decision: a fit
-// found is the one Fit would have made. Safe for concurrent use.
+// any report make another fit. The latest fits are kept, at most `capacity`
+// of them (one per study deciding at once is enough) holding at most
+// `max_reports` finished reports together (each costs 32 bytes in a fit); a
+// fit of more is made for its decision alone. Nothing here changes a
+// decision: a fit found is the one Fit would have made. Safe for concurrent
+// use.
 class NeighbourFitCache {
  public:
-  explicit NeighbourFitCache(int capacity = 16) : capacity_(capacity < 1 ? 1 : capacity) {}
+  static constexpr int kDefaultCapacity = 16;
+  // 64 MiB of fits.
+  static constexpr int64_t kDefaultMaxReports = int64_t{2} << 20;
+
+  explicit NeighbourFitCache(int capacity = kDefaultCapacity,
+                             int64_t max_reports = kDefaultMaxReports)
+      : capacity_(capacity < 1 ? 1 : capacity), max_reports_(max_reports) {}
 
   // The fit of `finished` at `horizon` under `goal`: the kept one, else
   // `fit()`'s, which is then kept in place of the least recently used.
@@ -43,15 +52,19 @@ class NeighbourFitCache {
   struct Entry {
     std::vector<uint64_t> key;
     std::shared_ptr<const NeighbourCurveModel::Fitted> fitted;
+    // The finished curves' reports it holds.
+    int64_t reports = 0;
   };
 
   static std::vector<uint64_t> Key(v1::MetricSpec::Goal goal,
                                    std::span<const LearningCurve* const> finished, int64_t horizon);
 
   const int capacity_;
+  const int64_t max_reports_;
   mutable absl::Mutex mutex_;
   // Most recently used first.
   std::list<Entry> entries_ ABSL_GUARDED_BY(mutex_);
+  int64_t reports_ ABSL_GUARDED_BY(mutex_) = 0;
   int64_t hits_ ABSL_GUARDED_BY(mutex_) = 0;
   int64_t misses_ ABSL_GUARDED_BY(mutex_) = 0;
 };

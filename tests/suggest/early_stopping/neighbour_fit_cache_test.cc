@@ -93,6 +93,31 @@ TEST(NeighbourFitCacheTest, KeepsTheLatestFitsUpToItsCapacity) {
   EXPECT_EQ(fit.made, 4);
 }
 
+TEST(NeighbourFitCacheTest, KeepsNoMoreReportsThanItsBudget) {
+  // Each set: 3 curves of 10 reports, 30 reports; a budget of 70 keeps two.
+  NeighbourFitCache cache(16, 70);
+  const std::vector<LearningCurve> a = FinishedCurves(3, 10, 1);
+  const std::vector<LearningCurve> b = FinishedCurves(3, 10, 2);
+  const std::vector<LearningCurve> c = FinishedCurves(3, 10, 3);
+  CountingFit fit;
+  cache.Get(v1::MetricSpec::MINIMIZE, Pointers(a), 10, std::ref(fit));
+  cache.Get(v1::MetricSpec::MINIMIZE, Pointers(b), 10, std::ref(fit));
+  cache.Get(v1::MetricSpec::MINIMIZE, Pointers(c), 10, std::ref(fit));  // a goes
+  cache.Get(v1::MetricSpec::MINIMIZE, Pointers(b), 10, std::ref(fit));
+  cache.Get(v1::MetricSpec::MINIMIZE, Pointers(c), 10, std::ref(fit));
+  EXPECT_EQ(fit.made, 3);
+  cache.Get(v1::MetricSpec::MINIMIZE, Pointers(a), 10, std::ref(fit));
+  EXPECT_EQ(fit.made, 4);
+
+  // A fit larger than the whole budget serves its decision and is not kept.
+  NeighbourFitCache small(16, 20);
+  const auto first = small.Get(v1::MetricSpec::MINIMIZE, Pointers(a), 10, std::ref(fit));
+  EXPECT_NE(first, nullptr);
+  small.Get(v1::MetricSpec::MINIMIZE, Pointers(a), 10, std::ref(fit));
+  EXPECT_EQ(fit.made, 6);
+  EXPECT_EQ(small.hits(), 0);
+}
+
 // The point of the cache: the policy decides exactly as without it, report
 // after report, while trials finish and the fit changes.
 TEST(NeighbourFitCacheTest, ThePolicyDecidesTheSameWithTheCacheAsWithout) {
