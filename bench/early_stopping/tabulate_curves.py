@@ -532,7 +532,23 @@ def main(argv):
     parser.add_argument("--pool", type=int, default=POOL,
                         help="configurations per family (a smaller pool is a prefix)")
     parser.add_argument("--out", default=CURVES_DIR, help="folder of the FAMILY.json files")
+    parser.add_argument("--steps", type=int, default=STEPS,
+                        help="reports a curve (epochs of an MLP, trees of a forest; default "
+                             f"{STEPS}); other than the committed curves' only with --out")
+    parser.add_argument("--stages-per-step", type=int, default=GBM_STAGES_PER_STEP,
+                        help="boosting stages a report for the gradient boosting families "
+                             f"(default {GBM_STAGES_PER_STEP}); e.g. --steps 200 "
+                             "--stages-per-step 1 reports every stage of the same models")
     options = parser.parse_args(argv)
+    if options.steps < 2 or options.stages_per_step < 1:
+        parser.error("--steps must be at least 2 and --stages-per-step at least 1")
+    if (options.steps, options.stages_per_step) != (STEPS, GBM_STAGES_PER_STEP) and \
+            os.path.abspath(options.out) == os.path.abspath(CURVES_DIR):
+        parser.error("--steps and --stages-per-step make other curves than the committed "
+                     "ones: give --out")
+    # Read by the worker processes, which fork after this.
+    globals()["STEPS"] = options.steps
+    globals()["GBM_STAGES_PER_STEP"] = options.stages_per_step
     names = options.families.split(",")
     unknown = [name for name in names if name not in FAMILIES]
     if unknown:
