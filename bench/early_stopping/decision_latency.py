@@ -19,7 +19,7 @@ timed on the client's clock, one call at a time; the first call, which
 fills the server's cache of the study's curves, is timed apart. The server's
 own CPU time over the timed calls (from /proc) is divided among them:
 unlike the client's clock, it does not count the client, or other work on a
-shared machine.
+shared machine (nor, with `--db postgresql://...`, PostgreSQL's own).
 
     /usr/bin/python3 bench/early_stopping/decision_latency.py --build build
     /usr/bin/python3 bench/early_stopping/decision_latency.py --build build --steps 400
@@ -51,6 +51,9 @@ def parse_arguments(argv):
     parser.add_argument("--finished", type=int, default=200)
     parser.add_argument("--decisions", type=int, default=1500)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--db", default=None, metavar="URL",
+                        help="the server's store (`vernier serve --db`, e.g. a postgresql:// "
+                             "URL); default its SQLite database in the data directory")
     parser.add_argument("--early-stopping", default=None, metavar="JSON",
                         help="the earlyStopping block (default: enableTrialEarlyStopping "
                              "alone, the default policy)")
@@ -91,8 +94,9 @@ def main(argv):
     scratch = tempfile.mkdtemp(prefix="vernier-latency-",
                                dir=shm if os.path.isdir(shm) and os.access(shm, os.W_OK)
                                else None)
+    extra = ["--no-http"] + (["--db", options.db] if options.db else [])
     server = vernier.LocalServer(binary=os.path.join(build, "bin", "vernier"), data_dir=scratch,
-                                 extra_args=["--no-http"])
+                                 extra_args=extra)
     server.start()
     try:
         with vernier.Client(server.target) as client:
@@ -103,7 +107,8 @@ def main(argv):
                     "enableTrialEarlyStopping": True}
             if options.early_stopping is not None:
                 spec["earlyStopping"] = options.early_stopping
-            study = client.create_study("latency", spec)
+            # A name of its own: a PostgreSQL database may hold earlier runs.
+            study = client.create_study(f"latency_{os.getpid()}_{int(time.time())}", spec)
             started = time.time()
             running = []
             for i in range(options.finished + options.running):
