@@ -62,7 +62,7 @@ void ObjectiveCurveCache::RemoveCurve(std::map<int64_t, TrialState>::iterator en
 }
 
 absl::Status ObjectiveCurveCache::Refresh(std::string_view study_name, std::string_view metric_id,
-                                          storage::SerializedTrial& body,
+                                          const storage::SerializedTrial& body,
                                           std::map<int64_t, TrialState>::iterator entry,
                                           StudyCurves& cached) {
   TrialState& state = entry->second;
@@ -75,7 +75,6 @@ absl::Status ObjectiveCurveCache::Refresh(std::string_view study_name, std::stri
     // Its points are dropped; should it have a curve again, it is read anew.
     if (state.index >= 0) RemoveCurve(entry, cached);
     state.measurement_count = 0;
-    state.body = std::move(body.bytes);
     return absl::OkStatus();
   }
   if (state.index < 0) {
@@ -97,12 +96,11 @@ absl::Status ObjectiveCurveCache::Refresh(std::string_view study_name, std::stri
     }
     state.measurement_count = full->measurements_size();
   }
-  state.body = std::move(body.bytes);
   return absl::OkStatus();
 }
 
 absl::Status ObjectiveCurveCache::Update(const v1::Study& study,
-                                         std::vector<storage::SerializedTrial>& bodies,
+                                         const std::vector<storage::TrialDigest>& digests,
                                          StudyCurves& cached) {
   const std::string metric_id =
       study.spec().metrics().empty() ? "" : study.spec().metrics(0).metric_id();
@@ -113,33 +111,51 @@ absl::Status ObjectiveCurveCache::Update(const v1::Study& study,
     cached.create_time = create_time;
   }
   // Both are ordered by id: one walk finds each trial's entry.
+  std::vector<std::pair<std::map<int64_t, TrialState>::iterator, const storage::TrialDigest*>>
+      changed;
   auto entry = cached.trials.begin();
-  for (storage::SerializedTrial& body : bodies) {
-    while (entry != cached.trials.end() && entry->first < body.id) ++entry;
-    if (entry == cached.trials.end() || entry->first != body.id) {
-      entry = cached.trials.emplace_hint(entry, body.id, TrialState{});
+  for (const storage::TrialDigest& listed : digests) {
+    while (entry != cached.trials.end() && entry->first < listed.id) ++entry;
+    if (entry == cached.trials.end() || entry->first != listed.id) {
+      entry = cached.trials.emplace_hint(entry, listed.id, TrialState{});
     }
-    if (entry->second.body == body.bytes) continue;
-    if (absl::Status refreshed = Refresh(study.name(), metric_id, body, entry, cached);
+    if (entry->second.digest != listed.digest) changed.emplace_back(entry, &listed);
+  }
+  if (changed.empty()) return absl::OkStatus();
+  std::vector<int64_t> ids;
+  ids.reserve(changed.size());
+  for (const auto& [trial, listed] : changed) ids.push_back(listed->id);
+  absl::StatusOr<std::vector<storage::SerializedTrial>> bodies =
+      storage_.GetTrialBodies(study.name(), ids);
+  if (!bodies.ok()) return bodies.status();
+  // Both ordered by id; a trial gone meanwhile has no body and is left as it was.
+  auto body = bodies->begin();
+  for (const auto& [trial, listed] : changed) {
+    while (body != bodies->end() && body->id < listed->id) ++body;
+    if (body == bodies->end() || body->id != listed->id) continue;
+    if (absl::Status refreshed = Refresh(study.name(), metric_id, *body, trial, cached);
         !refreshed.ok()) {
       // Not half-read: the next call reads the trial anew.
-      if (entry->second.index >= 0) RemoveCurve(entry, cached);
-      entry->second = TrialState{};
+      if (trial->second.index >= 0) RemoveCurve(trial, cached);
+      trial->second = TrialState{};
       return refreshed;
     }
+    // The listing's digest: bytes read later than it are read again next
+    // time, never missed.
+    trial->second.digest = listed->digest;
   }
   return absl::OkStatus();
 }
 
 absl::Status ObjectiveCurveCache::Read(
     const v1::Study& study, absl::FunctionRef<void(std::span<const suggest::LearningCurve>)> read) {
-  absl::StatusOr<storage::Page<storage::SerializedTrial>> bodies =
-      storage_.ListTrialBodies(study.name(), {});
-  if (!bodies.ok()) return bodies.status();
+  absl::StatusOr<std::vector<storage::TrialDigest>> digests =
+      storage_.ListTrialDigests(study.name());
+  if (!digests.ok()) return digests.status();
   const std::shared_ptr<StudyCurves> cached = Study(study.name());
   {
     absl::MutexLock lock(&cached->mutex);
-    if (absl::Status updated = Update(study, bodies->items, *cached); !updated.ok()) {
+    if (absl::Status updated = Update(study, *digests, *cached); !updated.ok()) {
       return updated;
     }
   }

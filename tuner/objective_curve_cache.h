@@ -20,10 +20,11 @@ namespace vernier::tuner {
 
 // The objective curves of a study's trials, as early stopping reads them on
 // every report. Kept between calls and brought up to date from the store:
-// a refresh is one listing of the study's trials as the store keeps them
-// (serialized, without measurements: Storage::ListTrialBodies), and only a
-// trial whose stored bytes changed since the last call is parsed. Its curve
-// then follows its measurement count: measurements are only ever appended,
+// a refresh is one listing of a digest of each of the study's trials as the
+// store keeps them (Storage::ListTrialDigests), and only the trials whose
+// digest changed since the last call are read (Storage::GetTrialBodies)
+// and parsed. Their curves
+// then follow their measurement counts: measurements are only ever appended,
 // so a trial that grew by one needs only its latest measurement, and one
 // that grew by more is read in full. A report thus parses the one or few
 // trials that changed, not every trial of the study, and Read hands the
@@ -51,9 +52,9 @@ class ObjectiveCurveCache {
  private:
   // What was read of a trial.
   struct TrialState {
-    // The trial as the store kept it when last read: unchanged bytes, the
-    // same curve and state.
-    std::string body;
+    // The digest of the trial as the store kept it when last read: an
+    // unchanged digest, the same curve and state.
+    std::string digest;
     int64_t measurement_count = 0;
     // Its place in StudyCurves::curves; -1 for a trial without a curve.
     int index = -1;
@@ -71,13 +72,13 @@ class ObjectiveCurveCache {
   // Shared, so that a Forget while a report reads leaves the reader its
   // curves.
   std::shared_ptr<StudyCurves> Study(std::string_view study_name);
-  // Brings the study's kept curves up to the listing `bodies`.
-  absl::Status Update(const v1::Study& study, std::vector<storage::SerializedTrial>& bodies,
+  // Brings the study's kept curves up to the listing `digests`.
+  absl::Status Update(const v1::Study& study, const std::vector<storage::TrialDigest>& digests,
                       StudyCurves& cached) ABSL_EXCLUSIVE_LOCKS_REQUIRED(cached.mutex);
-  // Brings `state` (the trial at `entry`) up to its stored `body`, which
-  // changed since it was last read.
+  // Brings the trial at `entry` up to its stored `body`, which changed since
+  // it was last read.
   absl::Status Refresh(std::string_view study_name, std::string_view metric_id,
-                       storage::SerializedTrial& body,
+                       const storage::SerializedTrial& body,
                        std::map<int64_t, TrialState>::iterator entry, StudyCurves& cached)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(cached.mutex);
   // Gives the trial at `entry` a curve in `cached.curves` (empty), or takes

@@ -16,7 +16,9 @@ noisy power laws (loss = a + b (step + 1)^-c + N(0, 0.01)), seeded, so a run
 is the same study every time. Then `--decisions` times a running trial drawn
 at random (one already told to stop is not asked again) asks should_stop(),
 timed on the client's clock, one call at a time; the first call, which
-fills the server's cache of the study's curves, is timed apart. The server's
+fills the server's cache of the study's curves, is timed apart, and the
+decisions that kept their trial running are timed apart from those that
+stopped it (a stop also commits the trial's STOPPING state). The server's
 own CPU time over the timed calls (from /proc) is divided among them:
 unlike the client's clock, it does not count the client, or other work on a
 shared machine (nor, with `--db postgresql://...`, PostgreSQL's own).
@@ -133,6 +135,8 @@ def main(argv):
             first = time.perf_counter() - first_started
             cpu_before = server_cpu_seconds(server.pid)
             times = []
+            # Apart: a stop also writes the trial's STOPPING state (a commit).
+            by_outcome = {False: [], True: []}
             told = set()
             for _ in range(options.decisions):
                 trial = rng.choice(running)
@@ -141,6 +145,7 @@ def main(argv):
                 call_started = time.perf_counter()
                 stop = trial.should_stop()
                 times.append(time.perf_counter() - call_started)
+                by_outcome[stop].append(times[-1])
                 if stop:
                     told.add(trial.id)
             server_cpu = server_cpu_seconds(server.pid) - cpu_before
@@ -151,12 +156,16 @@ def main(argv):
 
     times.sort()
 
-    def at(q):
-        return 1e3 * times[min(len(times) - 1, int(q * len(times)))]
+    def at(q, among=None):
+        among = sorted(among) if among is not None else times
+        return 1e3 * among[min(len(among) - 1, int(q * len(among)))] if among else float("nan")
 
     print(f"steps {options.steps}, {options.finished} finished and {options.running} running "
           f"trials (set up in {setup:.0f} s); {len(times)} decisions, {len(told)} stopped; "
           f"the first (the cache cold) {1e3 * first:.1f} ms")
+    for stop, label in [(False, "kept running"), (True, "stopped (a write)")]:
+        print(f"{label}: {len(by_outcome[stop])} decisions, p50 {at(0.5, by_outcome[stop]):.2f} "
+              f"ms, p99 {at(0.99, by_outcome[stop]):.2f} ms")
     print("| steps | running | p50 ms | p99 ms | max ms | server CPU ms per decision |")
     print("|---:|---:|---:|---:|---:|---:|")
     print(f"| {options.steps} | {options.running} | {at(0.5):.2f} | {at(0.99):.2f} | "

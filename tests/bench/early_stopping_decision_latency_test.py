@@ -23,6 +23,10 @@ class DecisionLatencyTest(unittest.TestCase):
         result = run("--steps", "12", "--finished", "6", "--running", "10", "--decisions", "25")
         self.assertEqual(result.returncode, 0, result.stderr)
         lines = result.stdout.splitlines()
+        # The decisions that kept their trial running, and those that stopped it.
+        self.assertTrue(lines[1].startswith("kept running: "), lines[1])
+        self.assertTrue(lines[2].startswith("stopped (a write): "), lines[2])
+        del lines[1:3]
         self.assertIn("6 finished and 10 running trials", lines[0])
         self.assertIn("the first (the cache cold)", lines[0])
         self.assertEqual(lines[1], "| steps | running | p50 ms | p99 ms | max ms | "

@@ -22,6 +22,12 @@
 
 namespace vernier::storage {
 
+// A trial's id and a digest of how the store keeps it (ListTrialDigests).
+struct TrialDigest {
+  int64_t id = 0;
+  std::string digest;
+};
+
 template <typename T>
 struct Page {
   std::vector<T> items;
@@ -99,6 +105,16 @@ class Storage : public JobCoordination, public ApiTokenStore, public AuditLogSto
   // serialization of every trial.
   virtual absl::StatusOr<Page<SerializedTrial>> ListTrialBodies(std::string_view study_name,
                                                                 const TrialQuery& query) = 0;
+  // Every trial of the study, ordered by id, with a digest of its stored
+  // bytes: equal bytes, an equal digest, so that a reader that keeps what it
+  // read (ObjectiveCurveCache) finds the trials that changed without
+  // receiving every trial. NOT_FOUND for a missing study.
+  virtual absl::StatusOr<std::vector<TrialDigest>> ListTrialDigests(
+      std::string_view study_name) = 0;
+  // The study's trials `ids` as ListTrialBodies gives them (framing
+  // checked), ordered by id; an id the study does not have is left out.
+  virtual absl::StatusOr<std::vector<SerializedTrial>> GetTrialBodies(
+      std::string_view study_name, std::span<const int64_t> ids) = 0;
   // The leaderboard of a study with one objective, from an index: its
   // SUCCEEDED and STOPPED_EARLY trials whose final measurement holds the
   // study's first metric, best first under that metric's goal (MINIMIZE, or

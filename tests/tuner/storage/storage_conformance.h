@@ -85,6 +85,15 @@ inline void ExpectTrialTwoOfS1RefusedInListsOfBodies(Storage& store) {
   ASSERT_THAT(page, IsOk());
   ASSERT_THAT(page->items, ::testing::SizeIs(1));
   EXPECT_EQ(page->items[0].id, 1);
+  // Read by id too: refused with it, read without it.
+  EXPECT_THAT(store.GetTrialBodies("s1", std::vector<int64_t>{1, 2}),
+              StatusIs(absl::StatusCode::kInternal,
+                       ::testing::AllOf(::testing::HasSubstr("trial 2 of study \"s1\""),
+                                        ::testing::HasSubstr("does not parse"))));
+  absl::StatusOr<std::vector<SerializedTrial>> first =
+      store.GetTrialBodies("s1", std::vector<int64_t>{1});
+  ASSERT_THAT(first, IsOk());
+  ASSERT_THAT(*first, ::testing::SizeIs(1));
 }
 
 template <typename Factory>
@@ -707,6 +716,80 @@ TYPED_TEST_P(StorageConformanceTest, ListTrialBodiesAreListTrialsSerialized) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("page_size is -5")));
   EXPECT_THAT(this->store().ListTrialBodies("nope", TrialQuery{}),
               StatusIs(absl::StatusCode::kNotFound, HasSubstr("study \"nope\" not found")));
+}
+
+// A reader that keeps what it read (ObjectiveCurveCache) lists digests and
+// reads again only the trials whose digest changed: a write of a trial
+// must change its digest, and nothing else may change another's.
+TYPED_TEST_P(StorageConformanceTest, ATrialsDigestChangesWithEveryWriteOfItAlone) {
+  this->CreateStudyWithTrials("s1", {v1::Trial::ACTIVE, v1::Trial::ACTIVE, v1::Trial::ACTIVE});
+  auto digests = [&] {
+    absl::StatusOr<std::vector<TrialDigest>> listed = this->store().ListTrialDigests("s1");
+    EXPECT_THAT(listed, IsOk());
+    std::map<int64_t, std::string> by_id;
+    std::vector<int64_t> order;
+    for (const TrialDigest& digest : listed.value_or(std::vector<TrialDigest>{})) {
+      by_id[digest.id] = digest.digest;
+      order.push_back(digest.id);
+    }
+    EXPECT_THAT(order, ::testing::ElementsAre(1, 2, 3));
+    return by_id;
+  };
+  const std::map<int64_t, std::string> first = digests();
+  EXPECT_EQ(digests(), first);
+
+  // A measurement of trial 2, then a state change of trial 3.
+  ASSERT_THAT(this->store().AddMeasurements(
+                  "s1", 2, std::vector<v1::Measurement>{this->MakeMeasurement(1, 1, 0.5)}, {}),
+              IsOk());
+  const std::map<int64_t, std::string> second = digests();
+  EXPECT_EQ(second.at(1), first.at(1));
+  EXPECT_NE(second.at(2), first.at(2));
+  EXPECT_EQ(second.at(3), first.at(3));
+  ASSERT_THAT(this->store().UpdateTrial("s1", 3,
+                                        [](v1::Trial& trial) -> absl::Status {
+                                          trial.set_state(v1::Trial::STOPPING);
+                                          return absl::OkStatus();
+                                        }),
+              IsOk());
+  const std::map<int64_t, std::string> third = digests();
+  EXPECT_EQ(third.at(1), first.at(1));
+  EXPECT_EQ(third.at(2), second.at(2));
+  EXPECT_NE(third.at(3), second.at(3));
+
+  EXPECT_THAT(this->store().ListTrialDigests("nope"),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("study \"nope\" not found")));
+}
+
+TYPED_TEST_P(StorageConformanceTest, GetTrialBodiesReadsTheGivenTrialsAsListTrialBodies) {
+  this->CreateStudyWithTrials(
+      "s1", {v1::Trial::ACTIVE, v1::Trial::SUCCEEDED, v1::Trial::ACTIVE, v1::Trial::FAILED});
+  ASSERT_THAT(this->store().AddMeasurements(
+                  "s1", 3, std::vector<v1::Measurement>{this->MakeMeasurement(10, 1, 0.1)}, {}),
+              IsOk());
+  absl::StatusOr<Page<SerializedTrial>> all = this->store().ListTrialBodies("s1", TrialQuery{});
+  ASSERT_THAT(all, IsOk());
+  // Any order, a repeat and an id the study does not have: by id, once,
+  // without it.
+  const std::vector<int64_t> ids = {4, 3, 9, 1, 3};
+  absl::StatusOr<std::vector<SerializedTrial>> some = this->store().GetTrialBodies("s1", ids);
+  ASSERT_THAT(some, IsOk());
+  ASSERT_EQ(some->size(), 3u);
+  for (const auto& [got, id] : {std::pair{0, 1}, std::pair{1, 3}, std::pair{2, 4}}) {
+    EXPECT_EQ((*some)[got].id, id);
+    v1::Trial parsed;
+    v1::Trial listed;
+    ASSERT_TRUE(parsed.ParseFromString((*some)[got].bytes));
+    ASSERT_TRUE(listed.ParseFromString(all->items[id - 1].bytes));
+    EXPECT_THAT(parsed, EqualsProto(listed));
+  }
+  v1::Trial third;
+  ASSERT_TRUE(third.ParseFromString((*some)[1].bytes));
+  EXPECT_EQ(third.measurement_count(), 1);
+  absl::StatusOr<std::vector<SerializedTrial>> none =
+      this->store().GetTrialBodies("s1", std::vector<int64_t>{});
+  ASSERT_THAT(none, IsOk());
+  EXPECT_TRUE(none->empty());
 }
 
 TYPED_TEST_P(StorageConformanceTest, CountTrialsGroupsByStateOmittingZeros) {
@@ -1960,9 +2043,9 @@ REGISTER_TYPED_TEST_SUITE_P(
     CreateStudyTwiceIsAlreadyExistsAndKeepsTheFirst, CreateStudyWithEmptyNameIsInvalidArgument,
     GetMissingStudyIsNotFound, ListStudiesIsOrderedByNameAcrossPages,
     DeleteStudyOfAnUnfinishedJobIsRefusedNamingTheJob,
-    AJobsStudyNameIsNeverReusedSoLateReportsFindNoTrial,
-    ListStudiesFullLastPageHasNoToken, ListStudiesOfAnEmptyStoreIsEmpty,
-    ListStudiesRejectsBadTokenAndNegativePageSize, UpdateStudyAppliesTheMutatorButKeepsTheName,
+    AJobsStudyNameIsNeverReusedSoLateReportsFindNoTrial, ListStudiesFullLastPageHasNoToken,
+    ListStudiesOfAnEmptyStoreIsEmpty, ListStudiesRejectsBadTokenAndNegativePageSize,
+    UpdateStudyAppliesTheMutatorButKeepsTheName,
     UpdateStudyMutatorErrorRollsBackAndIsReturnedUnchanged, UpdateStudyWithoutMutatorKeepsTheStudy,
     UpdateMissingStudyIsNotFound, DeleteStudyRemovesItsTrialsAndMeasurementsOnly,
     DeleteMissingStudyIsNotFound, CreateTrialsAssignsIdsAfterTheLargest,
@@ -1972,8 +2055,8 @@ REGISTER_TYPED_TEST_SUITE_P(
     ListTrialsPaginatesWithAndWithoutFilter, ListTrialsPageTokenSurvivesNewTrials,
     ListTrialsRejectsBadTokenNegativePageSizeAndMissingStudy,
     ListTrialsIncludesMeasurementsOnlyWhenAsked, ListTrialBodiesAreListTrialsSerialized,
-    CountTrialsGroupsByStateOmittingZeros,
-    UpdateTrialAppliesTheMutatorButNotStoreFields,
+    ATrialsDigestChangesWithEveryWriteOfItAlone, GetTrialBodiesReadsTheGivenTrialsAsListTrialBodies,
+    CountTrialsGroupsByStateOmittingZeros, UpdateTrialAppliesTheMutatorButNotStoreFields,
     UpdateTrialMutatorErrorRollsBackAndIsReturnedUnchanged, UpdateMissingTrialIsNotFound,
     UpdateTrialInStudyShowsTheMutatorTheStudy, ConcurrentUpdatesOfOneTrialLoseNoUpdate,
     AddMeasurementsAppendsInOrder, AddMeasurementsSkipsStoredSequenceNumbers,
@@ -1986,8 +2069,8 @@ REGISTER_TYPED_TEST_SUITE_P(
     UpdateMissingJobIsNotFound, PutTrialRunUpsertsAndListsByTrialId,
     TrialRunsOfMissingJobAreNotFound, DeleteJobRemovesTheJobItsStudyRunsAndCoordinationOnly,
     DeleteJobThatHasNotEndedIsRefusedAndDeletesNothing,
-    ConcurrentAddMeasurementsOnDifferentTrialsLoseNothing,
-    ConcurrentRetriesOfOneReportStoreItOnce, ConcurrentReportsWithDifferentOutcomesKeepThemApart,
+    ConcurrentAddMeasurementsOnDifferentTrialsLoseNothing, ConcurrentRetriesOfOneReportStoreItOnce,
+    ConcurrentReportsWithDifferentOutcomesKeepThemApart,
     AddMeasurementsAsyncAnswersEachReportWithItsOwnOutcome, ConcurrentCreateTrialsNeverDuplicateIds,
     ListBestTrialsRanksEndedTrialsByTheObjective, ListBestTrialsRejectsNegativeLimitAndMissingStudy,
     LockStudyExcludesEveryOtherHolderAcrossStores, LocksOfDifferentStudiesAreIndependent,

@@ -58,6 +58,13 @@ constexpr std::pair<const char*, const char*> kStatements[] = {
      "SELECT " TRIAL_COLUMNS
      ", id FROM trials WHERE study_name = $1 AND id > $2 AND state = ANY($3::integer[]) "
      "ORDER BY id LIMIT $4"},
+    // Each trial's digest: its row's version (xmin), new with every write of
+    // the row, read without its body (a frozen or rewritten row only reads
+    // as changed).
+    {"list_trial_digests", "SELECT id, xmin::text FROM trials WHERE study_name = $1 ORDER BY id"},
+    {"get_trial_bodies",
+     "SELECT " TRIAL_COLUMNS ", id FROM trials WHERE study_name = $1 AND id = ANY($2::bigint[]) "
+     "ORDER BY id"},
     {"list_best_trials",
      "SELECT " TRIAL_COLUMNS " FROM trials WHERE study_name = $1 AND rank_key IS NOT NULL "
      "ORDER BY rank_key, id LIMIT $2"},
@@ -162,7 +169,8 @@ constexpr std::pair<const char*, const char*> kStatements[] = {
      "  AND measurements.trial_id = input.trial_id"
      "  AND measurements.sequence_number = input.sequence_number"
      "  AND measurements.sequence_number > 0)) AS chosen"
-     " FROM input JOIN trial ON trial.study_name = input.study_name AND trial.id = input.trial_id), "
+     " FROM input JOIN trial ON trial.study_name = input.study_name AND trial.id = "
+     "input.trial_id), "
      "numbered AS ("
      " SELECT checked.*, CASE WHEN chosen THEN measurement_count + count(*) FILTER (WHERE chosen)"
      "  OVER (PARTITION BY study_name, trial_id ORDER BY position) - 1 END AS ordinal,"
@@ -174,7 +182,8 @@ constexpr std::pair<const char*, const char*> kStatements[] = {
      " WHERE chosen"
      " RETURNING study_name, trial_id), "
      "stored AS ("
-     " SELECT study_name, trial_id, count(*) AS appended FROM inserted GROUP BY study_name, trial_id), "
+     " SELECT study_name, trial_id, count(*) AS appended FROM inserted GROUP BY study_name, "
+     "trial_id), "
      "last AS ("
      " SELECT DISTINCT ON (study_name, trial_id) study_name, trial_id, ordinal, body FROM numbered"
      " WHERE chosen ORDER BY study_name, trial_id, ordinal DESC), "

@@ -696,6 +696,40 @@ absl::StatusOr<Page<SerializedTrial>> PostgresStorage::ListTrialBodies(std::stri
   return page;
 }
 
+absl::StatusOr<std::vector<TrialDigest>> PostgresStorage::ListTrialDigests(
+    std::string_view study_name) {
+  std::vector<TrialDigest> digests;
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kReadOne, absl::StrCat("listing the trials of ", StudyWhat(study_name)),
+      [&](Transaction& transaction) -> absl::Status {
+        digests.clear();
+        for (const pqxx::row& row :
+             transaction.exec_prepared("list_trial_digests", std::string(study_name))) {
+          digests.push_back({row[0].as<int64_t>(), row[1].as<std::string>()});
+        }
+        return digests.empty() ? RequireStudy(transaction, study_name) : absl::OkStatus();
+      }));
+  return digests;
+}
+
+absl::StatusOr<std::vector<SerializedTrial>> PostgresStorage::GetTrialBodies(
+    std::string_view study_name, std::span<const int64_t> ids) {
+  std::vector<SerializedTrial> bodies;
+  if (ids.empty()) return bodies;
+  VERNIER_RETURN_IF_ERROR(RunInTransaction(
+      TransactionKind::kReadOne, absl::StrCat("reading the trials of ", StudyWhat(study_name)),
+      [&](Transaction& transaction) -> absl::Status {
+        bodies.clear();
+        for (const pqxx::row& row : transaction.exec_prepared(
+                 "get_trial_bodies", std::string(study_name), BigintArray(ids))) {
+          bodies.push_back({row[3].as<int64_t>(), TrialRowBytes(row)});
+        }
+        return absl::OkStatus();
+      }));
+  VERNIER_RETURN_IF_ERROR(CheckTrialBodies(study_name, bodies));
+  return bodies;
+}
+
 absl::StatusOr<std::vector<v1::Trial>> PostgresStorage::ListBestTrials(std::string_view study_name,
                                                                        int limit) {
   VERNIER_RETURN_IF_ERROR(CheckLimit(limit));

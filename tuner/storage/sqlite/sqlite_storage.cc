@@ -491,6 +491,39 @@ absl::StatusOr<Page<SerializedTrial>> SqliteStorage::ListTrialBodies(std::string
   return page;
 }
 
+absl::StatusOr<std::vector<TrialDigest>> SqliteStorage::ListTrialDigests(
+    std::string_view study_name) {
+  // The bytes are local: each trial's are its own digest.
+  VERNIER_ASSIGN_OR_RETURN(Page<SerializedTrial> page, ListTrialBodies(study_name, {}));
+  std::vector<TrialDigest> digests;
+  digests.reserve(page.items.size());
+  for (SerializedTrial& trial : page.items) digests.push_back({trial.id, std::move(trial.bytes)});
+  return digests;
+}
+
+absl::StatusOr<std::vector<SerializedTrial>> SqliteStorage::GetTrialBodies(
+    std::string_view study_name, std::span<const int64_t> ids) {
+  std::vector<int64_t> sorted(ids.begin(), ids.end());
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  std::vector<SerializedTrial> bodies;
+  VERNIER_RETURN_IF_ERROR(
+      RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
+        bodies.clear();
+        for (int64_t id : sorted) {
+          VERNIER_ASSIGN_OR_RETURN(
+              SqliteStatement select,
+              connection.Prepare("SELECT body FROM trials WHERE study_name = ? AND id = ?"));
+          select.BindText(1, study_name).BindInt64(2, id);
+          VERNIER_ASSIGN_OR_RETURN(const bool has_row, select.Step());
+          if (has_row) bodies.push_back({id, std::string(select.ColumnBlob(0))});
+        }
+        return absl::OkStatus();
+      }));
+  VERNIER_RETURN_IF_ERROR(CheckTrialBodies(study_name, bodies));
+  return bodies;
+}
+
 absl::StatusOr<std::vector<v1::Trial>> SqliteStorage::ListBestTrials(std::string_view study_name,
                                                                      int limit) {
   VERNIER_RETURN_IF_ERROR(CheckLimit(limit));
