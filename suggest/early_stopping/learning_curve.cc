@@ -49,7 +49,6 @@ CurveReach ReachUpTo(const LearningCurve& curve, int64_t step, v1::MetricSpec::G
   int64_t last = curve.points.front().step;
   double best =
       minimize ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity();
-  bool any = false;
   if (step == std::numeric_limits<int64_t>::max()) {
     // Every report counts: two reductions without a branch.
     if (minimize) {
@@ -65,6 +64,7 @@ CurveReach ReachUpTo(const LearningCurve& curve, int64_t step, v1::MetricSpec::G
     }
     return CurveReach{.last_step = last, .best = best};
   }
+  bool any = false;
   for (const CurvePoint& point : curve.points) {
     last = std::max(last, point.step);
     if (point.step > step) continue;
@@ -89,23 +89,22 @@ std::optional<double> RunningAverageUpTo(const LearningCurve& curve, int64_t ste
 }
 
 StepValues ValuesByStep(const LearningCurve& curve) {
-  StepValues by_step;
-  // Reports come in step order, one a step, nearly always: taken as they
-  // are, without the copy and the sort.
+  // Reports come in step order, one a step, nearly always: read as they
+  // are, without a sorted copy.
   const auto before = [](const CurvePoint& a, const CurvePoint& b) { return a.step < b.step; };
+  std::vector<CurvePoint> sorted;
+  const std::vector<CurvePoint>* in_order = &curve.points;
   if (std::adjacent_find(curve.points.begin(), curve.points.end(),
-                         [&](const CurvePoint& a, const CurvePoint& b) { return !before(a, b); }) ==
+                         [&](const CurvePoint& a, const CurvePoint& b) { return !before(a, b); }) !=
       curve.points.end()) {
-    by_step.steps.reserve(curve.points.size());
-    by_step.values.reserve(curve.points.size());
-    for (const CurvePoint& point : curve.points) {
-      by_step.steps.push_back(point.step);
-      by_step.values.push_back(point.value);
-    }
-    return by_step;
+    sorted = curve.points;
+    std::sort(sorted.begin(), sorted.end(), before);
+    in_order = &sorted;
   }
-  std::vector<CurvePoint> points = curve.points;
-  std::sort(points.begin(), points.end(), before);
+  const std::vector<CurvePoint>& points = *in_order;
+  StepValues by_step;
+  by_step.steps.reserve(points.size());
+  by_step.values.reserve(points.size());
   for (size_t i = 0; i < points.size();) {
     size_t j = i;
     double sum = 0;
