@@ -71,6 +71,9 @@ absl::Status ObjectiveCurveCache::Refresh(std::string_view study_name, std::stri
     return absl::InternalError(absl::StrFormat(
         "study \"%s\" trial %d: its stored body does not parse as a trial", study_name, body.id));
   }
+  state.status.state = trial.state();
+  state.status.status_reason =
+      trial.state() == v1::Trial::STOPPING ? trial.status_reason() : std::string();
   if (!HasCurve(trial.state())) {
     // Its points are dropped; should it have a curve again, it is read anew.
     if (state.index >= 0) RemoveCurve(entry, cached);
@@ -99,79 +102,75 @@ absl::Status ObjectiveCurveCache::Refresh(std::string_view study_name, std::stri
   return absl::OkStatus();
 }
 
-absl::Status ObjectiveCurveCache::Update(const v1::Study& study,
-                                         const std::vector<storage::TrialDigest>& digests,
-                                         StudyCurves& cached) {
-  const std::string metric_id =
-      study.spec().metrics().empty() ? "" : study.spec().metrics(0).metric_id();
+absl::Status ObjectiveCurveCache::Update(const v1::Study& study, StudyCurves& cached) {
   const std::string create_time = study.create_time().SerializeAsString();
+  std::string since;
+  {
+    absl::ReaderMutexLock lock(&cached.mutex);
+    if (cached.create_time == create_time) since = cached.horizon;
+  }
+  absl::StatusOr<storage::TrialChanges> changes = storage_.ListTrialChanges(study.name(), since);
+  if (!changes.ok()) return changes.status();
+
+  absl::MutexLock lock(&cached.mutex);
   if (cached.create_time != create_time) {
     cached.trials.clear();
     cached.curves.clear();
     cached.create_time = create_time;
   }
+  const std::string metric_id =
+      study.spec().metrics().empty() ? "" : study.spec().metrics(0).metric_id();
   // Both are ordered by id: one walk finds each trial's entry.
-  std::vector<std::pair<std::map<int64_t, TrialState>::iterator, const storage::TrialDigest*>>
-      changed;
   auto entry = cached.trials.begin();
-  for (const storage::TrialDigest& listed : digests) {
-    while (entry != cached.trials.end() && entry->first < listed.id) ++entry;
-    if (entry == cached.trials.end() || entry->first != listed.id) {
-      entry = cached.trials.emplace_hint(entry, listed.id, TrialState{});
+  for (storage::SerializedTrial& body : changes->trials) {
+    while (entry != cached.trials.end() && entry->first < body.id) ++entry;
+    if (entry == cached.trials.end() || entry->first != body.id) {
+      entry = cached.trials.emplace_hint(entry, body.id, TrialState{});
     }
-    if (entry->second.digest != listed.digest) changed.emplace_back(entry, &listed);
-  }
-  if (changed.empty()) return absl::OkStatus();
-  std::vector<int64_t> ids;
-  ids.reserve(changed.size());
-  for (const auto& [trial, listed] : changed) ids.push_back(listed->id);
-  absl::StatusOr<std::vector<storage::SerializedTrial>> bodies =
-      storage_.GetTrialBodies(study.name(), ids);
-  if (!bodies.ok()) return bodies.status();
-  // Both ordered by id; a trial gone meanwhile has no body and is left as it was.
-  auto body = bodies->begin();
-  for (const auto& [trial, listed] : changed) {
-    while (body != bodies->end() && body->id < listed->id) ++body;
-    if (body == bodies->end() || body->id != listed->id) continue;
-    if (absl::Status refreshed = Refresh(study.name(), metric_id, *body, trial, cached);
+    if (entry->second.bytes == body.bytes) continue;
+    if (absl::Status refreshed = Refresh(study.name(), metric_id, body, entry, cached);
         !refreshed.ok()) {
-      // Not half-read: the next call reads the trial anew.
-      if (trial->second.index >= 0) RemoveCurve(trial, cached);
-      trial->second = TrialState{};
+      // Not half-read: the horizon stays, so the next call reads it anew.
+      if (entry->second.index >= 0) RemoveCurve(entry, cached);
+      cached.trials.erase(entry);
       return refreshed;
     }
-    // The listing's digest: bytes read later than it are read again next
-    // time, never missed.
-    trial->second.digest = listed->digest;
+    entry->second.bytes = std::move(body.bytes);
   }
+  cached.horizon = std::move(changes->horizon);
   return absl::OkStatus();
 }
 
 absl::Status ObjectiveCurveCache::Read(
-    const v1::Study& study, absl::FunctionRef<void(std::span<const suggest::LearningCurve>)> read) {
-  absl::StatusOr<std::vector<storage::TrialDigest>> digests =
-      storage_.ListTrialDigests(study.name());
-  if (!digests.ok()) return digests.status();
+    const v1::Study& study, int64_t trial_id,
+    absl::FunctionRef<void(const TrialStatus*, std::span<const suggest::LearningCurve>)> read) {
   const std::shared_ptr<StudyCurves> cached = Study(study.name());
+  // Refreshes begun before this call came may have read the store before
+  // its trial's latest write; one begun after it has not.
+  const int64_t arrival = cached->begun.load();
   {
-    absl::MutexLock lock(&cached->mutex);
-    if (absl::Status updated = Update(study, *digests, *cached); !updated.ok()) {
-      return updated;
+    absl::MutexLock lock(&cached->refresh);
+    if (cached->applied <= arrival) {
+      const int64_t mine = cached->begun.fetch_add(1) + 1;
+      if (absl::Status updated = Update(study, *cached); !updated.ok()) return updated;
+      cached->applied = mine;
     }
   }
   // Read beside the study's other reports; a refresh that comes in between
-  // only brings the curves further up to date.
+  // waits for them.
   absl::ReaderMutexLock lock(&cached->mutex);
-  read(cached->curves);
+  const auto trial = cached->trials.find(trial_id);
+  read(trial == cached->trials.end() ? nullptr : &trial->second.status, cached->curves);
   return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<suggest::LearningCurve>> ObjectiveCurveCache::Curves(
     const v1::Study& study) {
   std::vector<suggest::LearningCurve> copy;
-  absl::Status read = Read(study, [&](std::span<const suggest::LearningCurve> curves) {
-    copy.assign(curves.begin(), curves.end());
-  });
+  absl::Status read =
+      Read(study, 0, [&](const TrialStatus*, std::span<const suggest::LearningCurve> curves) {
+        copy.assign(curves.begin(), curves.end());
+      });
   if (!read.ok()) return read;
   return copy;
 }

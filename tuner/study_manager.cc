@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <optional>
 #include <random>
 #include <string_view>
 
@@ -680,46 +681,69 @@ absl::StatusOr<v1::Trial> StudyManager::SetTrialUserAttributes(
   });
 }
 
-absl::StatusOr<EarlyStoppingDecision> StudyManager::CheckEarlyStopping(std::string_view study_name,
-                                                                       int64_t trial_id) {
-  absl::StatusOr<v1::Trial> trial = storage_.GetTrial(study_name, trial_id, false);
-  if (!trial.ok()) return trial.status();
-  EarlyStoppingDecision decision;
-  if (trial->state() == v1::Trial::STOPPING) {
-    decision.should_stop = true;
-    decision.reason = trial->status_reason();
-  } else if (!IsRunning(trial->state())) {
-    decision.should_stop = true;
-    decision.reason = absl::StrCat("the trial is ", v1::Trial::State_Name(trial->state()));
-  } else {
-    return ApplyEarlyStoppingPolicy(*trial);
+namespace {
+
+// The decision for a trial that is no longer running, or none (nullopt).
+std::optional<EarlyStoppingDecision> DecisionByState(v1::Trial::State state,
+                                                     const std::string& status_reason) {
+  if (state == v1::Trial::STOPPING) {
+    return EarlyStoppingDecision{.should_stop = true, .reason = status_reason};
   }
-  return decision;
+  if (!IsRunning(state)) {
+    return EarlyStoppingDecision{
+        .should_stop = true, .reason = absl::StrCat("the trial is ", v1::Trial::State_Name(state))};
+  }
+  return std::nullopt;
 }
 
-absl::StatusOr<EarlyStoppingDecision> StudyManager::ApplyEarlyStoppingPolicy(
-    const v1::Trial& trial) {
-  const std::string& study_name = trial.study_name();
+}  // namespace
+
+absl::StatusOr<EarlyStoppingDecision> StudyManager::CheckEarlyStopping(std::string_view study_name,
+                                                                       int64_t trial_id) {
   absl::StatusOr<v1::Study> study = storage_.GetStudy(study_name);
   if (!study.ok()) return study.status();
   absl::StatusOr<std::unique_ptr<suggest::EarlyStoppingPolicy>> policy =
       suggest::MakeEarlyStoppingPolicy(study->spec(), &fits_);
   if (!policy.ok()) return policy.status();
-  if (*policy == nullptr) return EarlyStoppingDecision{};
-  // The study's curves in place (no copy), ordered by trial id.
+  if (*policy == nullptr) {
+    absl::StatusOr<v1::Trial> trial = storage_.GetTrial(study_name, trial_id, false);
+    if (!trial.ok()) return trial.status();
+    return DecisionByState(trial->state(), trial->status_reason())
+        .value_or(EarlyStoppingDecision{});
+  }
+  // The trial's state and the study's curves in place (no copy), ordered by
+  // trial id, read together.
+  std::optional<EarlyStoppingDecision> decided;
+  bool found = false;
   suggest::StoppingDecision verdict;
-  absl::Status read = curves_.Read(*study, [&](std::span<const suggest::LearningCurve> curves) {
-    auto mine = std::lower_bound(
-        curves.begin(), curves.end(), trial.id(),
-        [](const suggest::LearningCurve& c, int64_t id) { return c.trial_id < id; });
-    if (mine == curves.end() || mine->trial_id != trial.id()) return;
-    verdict = (*policy)->Decide(*mine, curves);
-  });
+  absl::Status read = curves_.Read(
+      *study, trial_id,
+      [&](const ObjectiveCurveCache::TrialStatus* trial,
+          std::span<const suggest::LearningCurve> curves) {
+        if (trial == nullptr) return;
+        found = true;
+        decided = DecisionByState(trial->state, trial->status_reason);
+        if (decided.has_value()) return;
+        auto mine = std::lower_bound(
+            curves.begin(), curves.end(), trial_id,
+            [](const suggest::LearningCurve& c, int64_t id) { return c.trial_id < id; });
+        if (mine == curves.end() || mine->trial_id != trial_id) return;
+        verdict = (*policy)->Decide(*mine, curves);
+      });
   if (!read.ok()) return read;
+  if (!found) {
+    // Not in the study when its trials were read: the store says why (or
+    // it came since, and has reported nothing to decide on).
+    absl::StatusOr<v1::Trial> trial = storage_.GetTrial(study_name, trial_id, false);
+    if (!trial.ok()) return trial.status();
+    return DecisionByState(trial->state(), trial->status_reason())
+        .value_or(EarlyStoppingDecision{});
+  }
+  if (decided.has_value()) return *decided;
   if (!verdict.should_stop) return EarlyStoppingDecision{};
 
   absl::StatusOr<v1::Trial> stopping =
-      storage_.UpdateTrial(study_name, trial.id(), [&](v1::Trial& stored) -> absl::Status {
+      storage_.UpdateTrial(study_name, trial_id, [&](v1::Trial& stored) -> absl::Status {
         // Another report may have decided first; keep its reason.
         if (stored.state() != v1::Trial::ACTIVE) return absl::OkStatus();
         stored.set_state(v1::Trial::STOPPING);
@@ -728,7 +752,7 @@ absl::StatusOr<EarlyStoppingDecision> StudyManager::ApplyEarlyStoppingPolicy(
       });
   if (!stopping.ok()) return stopping.status();
   if (stopping->status_reason() == verdict.reason) {
-    spdlog::info("study={} trial={} stopping early: {}", study_name, trial.id(), verdict.reason);
+    spdlog::info("study={} trial={} stopping early: {}", study_name, trial_id, verdict.reason);
   }
   return EarlyStoppingDecision{.should_stop = true, .reason = stopping->status_reason()};
 }

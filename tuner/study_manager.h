@@ -170,8 +170,6 @@ class StudyManager {
   // becomes COMPLETED (it would suggest nothing more).
   absl::Status CompleteStudyIfDone(std::string_view study_name);
 
-  absl::StatusOr<EarlyStoppingDecision> ApplyEarlyStoppingPolicy(const v1::Trial& trial);
-
   storage::Storage& storage_;
   Clock clock_;
   DesignerFactory designers_;

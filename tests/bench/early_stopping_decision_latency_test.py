@@ -30,14 +30,40 @@ class DecisionLatencyTest(unittest.TestCase):
         self.assertIn("6 finished and 10 running trials", lines[0])
         self.assertIn("the first (the cache cold)", lines[0])
         self.assertEqual(lines[1], "| steps | running | p50 ms | p99 ms | max ms | "
-                                   "server CPU ms per decision |")
+                                   "server CPU ms per decision | PostgreSQL CPU ms per decision |")
         cells = [cell.strip() for cell in lines[3].strip("|").split("|")]
         self.assertEqual(cells[:2], ["12", "10"])
-        p50, p99, largest, cpu = (float(cell) for cell in cells[2:])
+        # SQLite: no PostgreSQL backends to count.
+        self.assertEqual(cells[-1], "-")
+        p50, p99, largest, cpu = (float(cell) for cell in cells[2:-1])
         self.assertGreater(p50, 0)
         self.assertLessEqual(p50, p99)
         self.assertLessEqual(p99, largest)
         self.assertGreaterEqual(cpu, 0)
+
+    @unittest.skipUnless(os.environ.get("VERNIER_TEST_POSTGRES_URL"),
+                         "VERNIER_TEST_POSTGRES_URL names no PostgreSQL test server")
+    def test_on_postgresql_it_counts_the_backends_cpu(self):
+        server = os.environ["VERNIER_TEST_POSTGRES_URL"]
+        name = f"latency_test_{os.getpid()}"
+        base = server.rsplit("/", 1)[0]
+        subprocess.run(["psql", server, "-qc", f"CREATE DATABASE {name}"], check=True,
+                       capture_output=True)
+        try:
+            result = run("--steps", "8", "--finished", "4", "--running", "5",
+                         "--decisions", "10", "--db", f"{base}/{name}")
+        finally:
+            subprocess.run(["psql", server, "-qc", f"DROP DATABASE {name} WITH (FORCE)"],
+                           capture_output=True)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        cells = [cell.strip() for cell in result.stdout.splitlines()[-1].strip("|").split("|")]
+        self.assertGreaterEqual(float(cells[-1]), 0)
+
+    def test_each_decision_can_follow_a_report(self):
+        result = run("--steps", "8", "--finished", "4", "--running", "5", "--decisions", "10",
+                     "--report-first")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("decisions, each after a report,", result.stdout.splitlines()[0])
 
     def test_another_policy_is_given_as_json(self):
         result = run("--steps", "8", "--finished", "4", "--running", "5", "--decisions", "10",

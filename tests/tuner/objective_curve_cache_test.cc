@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <optional>
 #include <stdexcept>
 
 #include "google/protobuf/text_format.h"
@@ -179,9 +180,50 @@ TEST_F(ObjectiveCurveCacheTest, ATrialWhoseStoredBodyDoesNotParseIsInternalNamin
   EXPECT_EQ(broken.status().code(), absl::StatusCode::kInternal);
   EXPECT_THAT(broken.status().message(), HasSubstr("study \"s\" trial 2"));
   bool read = false;
-  EXPECT_FALSE(
-      cache_->Read(study_, [&](std::span<const suggest::LearningCurve>) { read = true; }).ok());
+  EXPECT_FALSE(cache_
+                   ->Read(study_, 1,
+                          [&](const ObjectiveCurveCache::TrialStatus*,
+                              std::span<const suggest::LearningCurve>) { read = true; })
+                   .ok());
   EXPECT_FALSE(read);
+}
+
+// Read hands over the asking trial's state as read with the curves (why it
+// stops, for a STOPPING one), and none for a trial the study does not have.
+TEST_F(ObjectiveCurveCacheTest, ReadGivesTheTrialsStateReadWithTheCurves) {
+  CreateTrials({v1::Trial::ACTIVE, v1::Trial::ACTIVE});
+  Add(1, {At(1, "accuracy", 0.5)});
+  auto status = [&](int64_t trial_id) {
+    std::optional<ObjectiveCurveCache::TrialStatus> got;
+    size_t curves_read = 0;
+    EXPECT_TRUE(cache_
+                    ->Read(study_, trial_id,
+                           [&](const ObjectiveCurveCache::TrialStatus* trial,
+                               std::span<const suggest::LearningCurve> curves) {
+                             if (trial != nullptr) got = *trial;
+                             curves_read = curves.size();
+                           })
+                    .ok());
+    EXPECT_EQ(curves_read, 2u);
+    return got;
+  };
+  std::optional<ObjectiveCurveCache::TrialStatus> first = status(1);
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(first->state, v1::Trial::ACTIVE);
+  EXPECT_EQ(first->status_reason, "");
+  ASSERT_TRUE(storage_
+                  ->UpdateTrial("s", 2,
+                                [](v1::Trial& trial) {
+                                  trial.set_state(v1::Trial::STOPPING);
+                                  trial.set_status_reason("worse than most at step 1");
+                                  return absl::OkStatus();
+                                })
+                  .ok());
+  std::optional<ObjectiveCurveCache::TrialStatus> second = status(2);
+  ASSERT_TRUE(second.has_value());
+  EXPECT_EQ(second->state, v1::Trial::STOPPING);
+  EXPECT_EQ(second->status_reason, "worse than most at step 1");
+  EXPECT_FALSE(status(7).has_value());
 }
 
 TEST_F(ObjectiveCurveCacheTest, AStudyCreatedAgainUnderTheSameNameStartsAfresh) {

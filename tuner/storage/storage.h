@@ -22,12 +22,6 @@
 
 namespace vernier::storage {
 
-// A trial's id and a digest of how the store keeps it (ListTrialDigests).
-struct TrialDigest {
-  int64_t id = 0;
-  std::string digest;
-};
-
 template <typename T>
 struct Page {
   std::vector<T> items;
@@ -40,6 +34,16 @@ struct Page {
 struct SerializedTrial {
   int64_t id = 0;
   std::string bytes;
+};
+
+// The trials of a study written since an earlier listing (ListTrialChanges).
+struct TrialChanges {
+  // Where this listing stands: given back as `since`, the next listing
+  // holds every trial written after this one.
+  std::string horizon;
+  // Each trial written since `since` (and perhaps others), once, ordered by
+  // id, serialized as ListTrialBodies gives them (framing checked).
+  std::vector<SerializedTrial> trials;
 };
 
 struct TrialQuery {
@@ -105,16 +109,15 @@ class Storage : public JobCoordination, public ApiTokenStore, public AuditLogSto
   // serialization of every trial.
   virtual absl::StatusOr<Page<SerializedTrial>> ListTrialBodies(std::string_view study_name,
                                                                 const TrialQuery& query) = 0;
-  // Every trial of the study, ordered by id, with a digest of its stored
-  // bytes: equal bytes, an equal digest, so that a reader that keeps what it
-  // read (ObjectiveCurveCache) finds the trials that changed without
-  // receiving every trial. NOT_FOUND for a missing study.
-  virtual absl::StatusOr<std::vector<TrialDigest>> ListTrialDigests(
-      std::string_view study_name) = 0;
-  // The study's trials `ids` as ListTrialBodies gives them (framing
-  // checked), ordered by id; an id the study does not have is left out.
-  virtual absl::StatusOr<std::vector<SerializedTrial>> GetTrialBodies(
-      std::string_view study_name, std::span<const int64_t> ids) = 0;
+  // The study's trials written (created, updated, measured) since the
+  // listing whose horizon is `since`, in one read, so that a reader that
+  // keeps what it read (ObjectiveCurveCache) is brought up to date without
+  // receiving every trial. `since` empty: every trial. A store may list
+  // trials that did not change (SQLite lists every trial, its bytes being
+  // local), never leave out one that did. NOT_FOUND for a missing study;
+  // INVALID_ARGUMENT for a `since` that is no horizon of this store's.
+  virtual absl::StatusOr<TrialChanges> ListTrialChanges(std::string_view study_name,
+                                                        std::string_view since) = 0;
   // The leaderboard of a study with one objective, from an index: its
   // SUCCEEDED and STOPPED_EARLY trials whose final measurement holds the
   // study's first metric, best first under that metric's goal (MINIMIZE, or

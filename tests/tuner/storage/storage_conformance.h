@@ -40,6 +40,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/tuner/storage/storage_test_matchers.h"
@@ -85,15 +86,11 @@ inline void ExpectTrialTwoOfS1RefusedInListsOfBodies(Storage& store) {
   ASSERT_THAT(page, IsOk());
   ASSERT_THAT(page->items, ::testing::SizeIs(1));
   EXPECT_EQ(page->items[0].id, 1);
-  // Read by id too: refused with it, read without it.
-  EXPECT_THAT(store.GetTrialBodies("s1", std::vector<int64_t>{1, 2}),
+  // Listed as changed too.
+  EXPECT_THAT(store.ListTrialChanges("s1", ""),
               StatusIs(absl::StatusCode::kInternal,
                        ::testing::AllOf(::testing::HasSubstr("trial 2 of study \"s1\""),
                                         ::testing::HasSubstr("does not parse"))));
-  absl::StatusOr<std::vector<SerializedTrial>> first =
-      store.GetTrialBodies("s1", std::vector<int64_t>{1});
-  ASSERT_THAT(first, IsOk());
-  ASSERT_THAT(*first, ::testing::SizeIs(1));
 }
 
 template <typename Factory>
@@ -718,78 +715,102 @@ TYPED_TEST_P(StorageConformanceTest, ListTrialBodiesAreListTrialsSerialized) {
               StatusIs(absl::StatusCode::kNotFound, HasSubstr("study \"nope\" not found")));
 }
 
-// A reader that keeps what it read (ObjectiveCurveCache) lists digests and
-// reads again only the trials whose digest changed: a write of a trial
-// must change its digest, and nothing else may change another's.
-TYPED_TEST_P(StorageConformanceTest, ATrialsDigestChangesWithEveryWriteOfItAlone) {
+// A reader that keeps what it read (ObjectiveCurveCache) reads only the
+// trials written since its last listing: every kind of write of a trial
+// (created, measured one at a time, in a batch or through group commit,
+// updated) must list it, as ListTrialBodies gives it, since the horizon of
+// the listing before.
+TYPED_TEST_P(StorageConformanceTest, ListTrialChangesListsEveryTrialWrittenSinceAHorizon) {
   this->CreateStudyWithTrials("s1", {v1::Trial::ACTIVE, v1::Trial::ACTIVE, v1::Trial::ACTIVE});
-  auto digests = [&] {
-    absl::StatusOr<std::vector<TrialDigest>> listed = this->store().ListTrialDigests("s1");
+  this->CreateStudyWithTrials("s2", {v1::Trial::ACTIVE});
+  std::string horizon;
+  // The trials listed since `horizon` (which moves on), by id, in order and
+  // once each, each as ListTrialBodies gives it.
+  auto changes = [&] {
+    absl::StatusOr<TrialChanges> listed = this->store().ListTrialChanges("s1", horizon);
     EXPECT_THAT(listed, IsOk());
-    std::map<int64_t, std::string> by_id;
-    std::vector<int64_t> order;
-    for (const TrialDigest& digest : listed.value_or(std::vector<TrialDigest>{})) {
-      by_id[digest.id] = digest.digest;
-      order.push_back(digest.id);
+    absl::StatusOr<Page<SerializedTrial>> all = this->store().ListTrialBodies("s1", TrialQuery{});
+    EXPECT_THAT(all, IsOk());
+    std::map<int64_t, v1::Trial> by_id;
+    int64_t previous = 0;
+    for (const SerializedTrial& trial : listed.value_or(TrialChanges{}).trials) {
+      EXPECT_GT(trial.id, previous);
+      previous = trial.id;
+      v1::Trial parsed;
+      EXPECT_TRUE(parsed.ParseFromString(trial.bytes));
+      v1::Trial kept;
+      EXPECT_TRUE(kept.ParseFromString(all->items.at(trial.id - 1).bytes));
+      EXPECT_THAT(parsed, EqualsProto(kept));
+      by_id[trial.id] = parsed;
     }
-    EXPECT_THAT(order, ::testing::ElementsAre(1, 2, 3));
+    if (listed.ok()) horizon = listed->horizon;
     return by_id;
   };
-  const std::map<int64_t, std::string> first = digests();
-  EXPECT_EQ(digests(), first);
+  auto ids = [](const std::map<int64_t, v1::Trial>& trials) {
+    std::vector<int64_t> listed;
+    for (const auto& [id, trial] : trials) listed.push_back(id);
+    return listed;
+  };
+  EXPECT_THAT(ids(changes()), ::testing::ElementsAre(1, 2, 3));
 
-  // A measurement of trial 2, then a state change of trial 3.
+  // One measurement of trial 2.
   ASSERT_THAT(this->store().AddMeasurements(
                   "s1", 2, std::vector<v1::Measurement>{this->MakeMeasurement(1, 1, 0.5)}, {}),
               IsOk());
-  const std::map<int64_t, std::string> second = digests();
-  EXPECT_EQ(second.at(1), first.at(1));
-  EXPECT_NE(second.at(2), first.at(2));
-  EXPECT_EQ(second.at(3), first.at(3));
-  ASSERT_THAT(this->store().UpdateTrial("s1", 3,
+  std::map<int64_t, v1::Trial> listed = changes();
+  ASSERT_THAT(ids(listed), ::testing::Contains(2));
+  EXPECT_EQ(listed[2].measurement_count(), 1);
+  // Two at once of trial 1.
+  ASSERT_THAT(
+      this->store().AddMeasurements("s1", 1,
+                                    std::vector<v1::Measurement>{this->MakeMeasurement(1, 1, 0.5),
+                                                                 this->MakeMeasurement(2, 2, 0.4)},
+                                    {}),
+      IsOk());
+  listed = changes();
+  ASSERT_THAT(ids(listed), ::testing::Contains(1));
+  EXPECT_EQ(listed[1].measurement_count(), 2);
+  // Through group commit, for trial 3.
+  absl::Notification stored;
+  const std::vector<v1::Measurement> third = {this->MakeMeasurement(1, 1, 0.3)};
+  this->store().AddMeasurementsAsync("s1", 3, third, {}, [&](absl::StatusOr<v1::Trial> trial) {
+    EXPECT_THAT(trial, IsOk());
+    stored.Notify();
+  });
+  stored.WaitForNotification();
+  listed = changes();
+  ASSERT_THAT(ids(listed), ::testing::Contains(3));
+  EXPECT_EQ(listed[3].measurement_count(), 1);
+  // An update of trial 2, then a new trial.
+  ASSERT_THAT(this->store().UpdateTrial("s1", 2,
                                         [](v1::Trial& trial) -> absl::Status {
                                           trial.set_state(v1::Trial::STOPPING);
+                                          trial.set_status_reason("worse than most");
                                           return absl::OkStatus();
                                         }),
               IsOk());
-  const std::map<int64_t, std::string> third = digests();
-  EXPECT_EQ(third.at(1), first.at(1));
-  EXPECT_EQ(third.at(2), second.at(2));
-  EXPECT_NE(third.at(3), second.at(3));
-
-  EXPECT_THAT(this->store().ListTrialDigests("nope"),
-              StatusIs(absl::StatusCode::kNotFound, HasSubstr("study \"nope\" not found")));
-}
-
-TYPED_TEST_P(StorageConformanceTest, GetTrialBodiesReadsTheGivenTrialsAsListTrialBodies) {
-  this->CreateStudyWithTrials(
-      "s1", {v1::Trial::ACTIVE, v1::Trial::SUCCEEDED, v1::Trial::ACTIVE, v1::Trial::FAILED});
+  listed = changes();
+  ASSERT_THAT(ids(listed), ::testing::Contains(2));
+  EXPECT_EQ(listed[2].state(), v1::Trial::STOPPING);
+  EXPECT_EQ(listed[2].status_reason(), "worse than most");
+  v1::Trial fourth;
+  fourth.set_state(v1::Trial::REQUESTED);
+  ASSERT_THAT(this->store().CreateTrials("s1", std::vector<v1::Trial>{fourth}), IsOk());
+  EXPECT_THAT(ids(changes()), ::testing::Contains(4));
+  // Another study's writes are not this one's.
   ASSERT_THAT(this->store().AddMeasurements(
-                  "s1", 3, std::vector<v1::Measurement>{this->MakeMeasurement(10, 1, 0.1)}, {}),
+                  "s2", 1, std::vector<v1::Measurement>{this->MakeMeasurement(1, 1, 0.5)}, {}),
               IsOk());
-  absl::StatusOr<Page<SerializedTrial>> all = this->store().ListTrialBodies("s1", TrialQuery{});
-  ASSERT_THAT(all, IsOk());
-  // Any order, a repeat and an id the study does not have: by id, once,
-  // without it.
-  const std::vector<int64_t> ids = {4, 3, 9, 1, 3};
-  absl::StatusOr<std::vector<SerializedTrial>> some = this->store().GetTrialBodies("s1", ids);
-  ASSERT_THAT(some, IsOk());
-  ASSERT_EQ(some->size(), 3u);
-  for (const auto& [got, id] : {std::pair{0, 1}, std::pair{1, 3}, std::pair{2, 4}}) {
-    EXPECT_EQ((*some)[got].id, id);
-    v1::Trial parsed;
-    v1::Trial listed;
-    ASSERT_TRUE(parsed.ParseFromString((*some)[got].bytes));
-    ASSERT_TRUE(listed.ParseFromString(all->items[id - 1].bytes));
-    EXPECT_THAT(parsed, EqualsProto(listed));
-  }
-  v1::Trial third;
-  ASSERT_TRUE(third.ParseFromString((*some)[1].bytes));
-  EXPECT_EQ(third.measurement_count(), 1);
-  absl::StatusOr<std::vector<SerializedTrial>> none =
-      this->store().GetTrialBodies("s1", std::vector<int64_t>{});
-  ASSERT_THAT(none, IsOk());
-  EXPECT_TRUE(none->empty());
+  for (const auto& [id, trial] : changes()) EXPECT_EQ(trial.study_name(), "s1");
+
+  EXPECT_THAT(this->store().ListTrialChanges("nope", ""),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("study \"nope\" not found")));
+  EXPECT_THAT(this->store().ListTrialChanges("nope", horizon),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("study \"nope\" not found")));
+  EXPECT_THAT(this->store().ListTrialChanges("s1", "x7"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       ::testing::AllOf(HasSubstr("study \"s1\""), HasSubstr("\"x7\""),
+                                        HasSubstr("not a horizon"))));
 }
 
 TYPED_TEST_P(StorageConformanceTest, CountTrialsGroupsByStateOmittingZeros) {
@@ -2055,8 +2076,8 @@ REGISTER_TYPED_TEST_SUITE_P(
     ListTrialsPaginatesWithAndWithoutFilter, ListTrialsPageTokenSurvivesNewTrials,
     ListTrialsRejectsBadTokenNegativePageSizeAndMissingStudy,
     ListTrialsIncludesMeasurementsOnlyWhenAsked, ListTrialBodiesAreListTrialsSerialized,
-    ATrialsDigestChangesWithEveryWriteOfItAlone, GetTrialBodiesReadsTheGivenTrialsAsListTrialBodies,
-    CountTrialsGroupsByStateOmittingZeros, UpdateTrialAppliesTheMutatorButNotStoreFields,
+    ListTrialChangesListsEveryTrialWrittenSinceAHorizon, CountTrialsGroupsByStateOmittingZeros,
+    UpdateTrialAppliesTheMutatorButNotStoreFields,
     UpdateTrialMutatorErrorRollsBackAndIsReturnedUnchanged, UpdateMissingTrialIsNotFound,
     UpdateTrialInStudyShowsTheMutatorTheStudy, ConcurrentUpdatesOfOneTrialLoseNoUpdate,
     AddMeasurementsAppendsInOrder, AddMeasurementsSkipsStoredSequenceNumbers,

@@ -58,13 +58,39 @@ constexpr std::pair<const char*, const char*> kStatements[] = {
      "SELECT " TRIAL_COLUMNS
      ", id FROM trials WHERE study_name = $1 AND id > $2 AND state = ANY($3::integer[]) "
      "ORDER BY id LIMIT $4"},
-    // Each trial's digest: its row's version (xmin), new with every write of
-    // the row, read without its body (a frozen or rewritten row only reads
-    // as changed).
-    {"list_trial_digests", "SELECT id, xmin::text FROM trials WHERE study_name = $1 ORDER BY id"},
-    {"get_trial_bodies",
-     "SELECT " TRIAL_COLUMNS ", id FROM trials WHERE study_name = $1 AND id = ANY($2::bigint[]) "
-     "ORDER BY id"},
+    // ListTrialChanges: the trials whose row, or one of whose measurements,
+    // a transaction with an id of at least $2 wrote, with the horizon of the
+    // statement's snapshot (the oldest transaction it sees as running: every
+    // write it does not see is by that one or a later one), and whether the
+    // study exists: TRIAL_COLUMNS and the id, then those two. One row at
+    // least (the trial's columns NULL for none). Run on a change lookup
+    // session (PreparePostgresChangeLookupSession). The horizon is read
+    // through a subquery, which hides its value from the planner, and the
+    // study is tested in a form no index serves: the plan is the same for
+    // every study and horizon, so the server keeps one (a generic plan)
+    // instead of planning the statement on every call, and reads the
+    // revision indexes, whatever the statistics say of the study. Each
+    // changed trial is then read by its key (the LIMIT keeps the lateral
+    // subquery a lookup per trial rather than a scan of the study's trials).
+    {"list_trial_changes",
+     "WITH since AS (SELECT $2::bigint AS revision), changed AS ("
+     " SELECT id FROM trials"
+     " WHERE revision >= (SELECT revision FROM since) AND (study_name = $1) IS TRUE"
+     " UNION SELECT trial_id FROM measurements"
+     " WHERE revision >= (SELECT revision FROM since) AND (study_name = $1) IS TRUE) "
+     "SELECT trial.body, trial.measurement_count, trial.latest_measurement, trial.id,"
+     " pg_snapshot_xmin(pg_current_snapshot())::text,"
+     " EXISTS (SELECT 1 FROM studies WHERE name = $1)"
+     " FROM (SELECT 1) AS one LEFT JOIN (changed CROSS JOIN LATERAL ("
+     "  SELECT " TRIAL_COLUMNS ", id FROM trials WHERE study_name = $1 AND id = changed.id"
+     "  LIMIT 1)"
+     " AS trial) ON true ORDER BY trial.id"},
+    // The same for every trial of the study (no earlier listing).
+    {"list_all_trial_changes",
+     "SELECT trials.body, trials.measurement_count, trials.latest_measurement, trials.id,"
+     " pg_snapshot_xmin(pg_current_snapshot())::text,"
+     " EXISTS (SELECT 1 FROM studies WHERE name = $1)"
+     " FROM (SELECT 1) AS one LEFT JOIN trials ON trials.study_name = $1 ORDER BY trials.id"},
     {"list_best_trials",
      "SELECT " TRIAL_COLUMNS " FROM trials WHERE study_name = $1 AND rank_key IS NOT NULL "
      "ORDER BY rank_key, id LIMIT $2"},
@@ -74,10 +100,12 @@ constexpr std::pair<const char*, const char*> kStatements[] = {
      "SELECT trials.body, trials.measurement_count, trials.latest_measurement, trials.xmin,"
      " studies.body FROM trials JOIN studies ON studies.name = trials.study_name"
      " WHERE trials.study_name = $1 AND trials.id = $2"},
-    // update_trial, only if the row is still the version ($7, its xmin) read.
+    // A trial's new body, only if the row is still the version ($7, its
+    // xmin) read; its revision is this transaction (ListTrialChanges).
     {"update_trial_if_unchanged",
      "UPDATE trials SET state = $3, client_id = $4, "
-     "rank_key = NULLIF($5::double precision, 'NaN'), body = $6 "
+     "rank_key = NULLIF($5::double precision, 'NaN'), body = $6, "
+     "revision = pg_current_xact_id()::text::bigint "
      "WHERE study_name = $1 AND id = $2 AND xmin = $7::xid"},
 
     // One round trip per measurement, autocommitted: the trial row's lock
@@ -302,6 +330,21 @@ constexpr std::pair<const char*, const char*> kStatements[] = {
 
 #undef TRIAL_COLUMNS
 
+// The session's planner reads by index and joins by nested loops only, in
+// the session's own process and without compiling the plan: with the other
+// plans priced out, or a range read whose bound the planner does not see
+// (ListTrialChanges), a statement over a large table can look costly enough
+// to start parallel workers or to be compiled (JIT), which takes longer
+// (tens of milliseconds, on every call) than the lookups take.
+void PlanIndexLookupsOnly(pqxx::connection& connection) {
+  pqxx::nontransaction session(connection);
+  session.exec("SET enable_seqscan = off");
+  session.exec("SET enable_hashjoin = off");
+  session.exec("SET enable_mergejoin = off");
+  session.exec("SET max_parallel_workers_per_gather = 0");
+  session.exec("SET jit = off");
+}
+
 }  // namespace
 
 void PreparePostgresStatements(pqxx::connection& connection) {
@@ -318,10 +361,12 @@ void PreparePostgresStatements(pqxx::connection& connection) {
 // session plans only index lookups and nested loops.
 void PreparePostgresMeasurementBatchSession(pqxx::connection& connection) {
   PreparePostgresStatements(connection);
-  pqxx::nontransaction session(connection);
-  session.exec("SET enable_seqscan = off");
-  session.exec("SET enable_hashjoin = off");
-  session.exec("SET enable_mergejoin = off");
+  PlanIndexLookupsOnly(connection);
+}
+
+void PreparePostgresChangeLookupSession(pqxx::connection& connection) {
+  PreparePostgresStatements(connection);
+  PlanIndexLookupsOnly(connection);
 }
 
 void PreparePostgresLockSession(pqxx::connection& connection, absl::Duration lock_timeout) {

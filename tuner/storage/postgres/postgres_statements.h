@@ -17,6 +17,13 @@ void PreparePostgresStatements(pqxx::connection& connection);
 // or statistics.
 void PreparePostgresMeasurementBatchSession(pqxx::connection& connection);
 
+// The same, for the connections that read what changed in a study since a
+// revision (ListTrialChanges), held to index lookups in the same way: the
+// statement must read the revision indexes and then trials by key, even
+// for a study newer than the table's statistics (which the planner takes
+// for one row, and would read by every row of the study instead).
+void PreparePostgresChangeLookupSession(pqxx::connection& connection);
+
 // A connection that holds study locks (advisory locks), which waits at most
 // `lock_timeout` for one.
 void PreparePostgresLockSession(pqxx::connection& connection, absl::Duration lock_timeout);

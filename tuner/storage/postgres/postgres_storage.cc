@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "absl/strings/escaping.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -283,12 +284,14 @@ absl::Status RequireJob(Transaction& transaction, std::string_view job_id) {
 PostgresStorage::PostgresStorage(std::string description, const PostgresStorageOptions& options,
                                  std::unique_ptr<PostgresConnectionPool> pool,
                                  std::unique_ptr<PostgresConnectionPool> lock_pool,
-                                 std::unique_ptr<PostgresConnectionPool> measurement_batch_pool)
+                                 std::unique_ptr<PostgresConnectionPool> measurement_batch_pool,
+                                 std::unique_ptr<PostgresConnectionPool> change_lookup_pool)
     : description_(std::move(description)),
       options_(options),
       pool_(std::move(pool)),
       lock_pool_(std::move(lock_pool)),
       measurement_batch_pool_(std::move(measurement_batch_pool)),
+      change_lookup_pool_(std::move(change_lookup_pool)),
       measurement_commits_(options.max_measurements_per_commit,
                            [this](std::span<const MeasurementAppend* const> batch) {
                              return AppendMeasurementBatch(batch);
@@ -319,6 +322,9 @@ absl::StatusOr<std::unique_ptr<PostgresStorage>> PostgresStorage::Open(
   auto measurement_batch_pool = std::make_unique<PostgresConnectionPool>(
       connect_url, description, /*max_connections=*/1, options.retry_timeout,
       PreparePostgresMeasurementBatchSession);
+  auto change_lookup_pool = std::make_unique<PostgresConnectionPool>(
+      connect_url, description, options.max_change_lookup_connections, options.retry_timeout,
+      PreparePostgresChangeLookupSession);
   int previous_version = 0;
   {
     // The first connection migrates, then serves transactions like the rest.
@@ -330,9 +336,9 @@ absl::StatusOr<std::unique_ptr<PostgresStorage>> PostgresStorage::Open(
   }
   spdlog::info("opened PostgreSQL store {} (schema version {}, was {})", description,
                PostgresSchemaMigrations().size(), previous_version);
-  return std::unique_ptr<PostgresStorage>(new PostgresStorage(description, options, std::move(pool),
-                                                              std::move(lock_pool),
-                                                              std::move(measurement_batch_pool)));
+  return std::unique_ptr<PostgresStorage>(
+      new PostgresStorage(description, options, std::move(pool), std::move(lock_pool),
+                          std::move(measurement_batch_pool), std::move(change_lookup_pool)));
 }
 
 absl::Status PostgresStorage::RunOnce(PostgresConnectionPool& pool, TransactionKind kind,
@@ -696,38 +702,39 @@ absl::StatusOr<Page<SerializedTrial>> PostgresStorage::ListTrialBodies(std::stri
   return page;
 }
 
-absl::StatusOr<std::vector<TrialDigest>> PostgresStorage::ListTrialDigests(
-    std::string_view study_name) {
-  std::vector<TrialDigest> digests;
+absl::StatusOr<TrialChanges> PostgresStorage::ListTrialChanges(std::string_view study_name,
+                                                               std::string_view since) {
+  int64_t since_revision = 0;
+  if (!since.empty() &&
+      (!absl::SimpleAtoi(text::AbslView(since), &since_revision) || since_revision < 0)) {
+    return absl::InvalidArgumentError(absl::StrCat("listing the trials of ", StudyWhat(study_name),
+                                                   " written since \"", text::AbslView(since),
+                                                   "\": not a horizon of this store's"));
+  }
+  TrialChanges changes;
+  // Every trial: any plan reads the study's rows. Since a horizon: a session
+  // that plans by index only (PreparePostgresChangeLookupSession).
   VERNIER_RETURN_IF_ERROR(RunInTransaction(
-      TransactionKind::kReadOne, absl::StrCat("listing the trials of ", StudyWhat(study_name)),
+      since.empty() ? *pool_ : *change_lookup_pool_, TransactionKind::kReadOne,
+      absl::StrCat("listing the trials of ", StudyWhat(study_name)),
       [&](Transaction& transaction) -> absl::Status {
-        digests.clear();
-        for (const pqxx::row& row :
-             transaction.exec_prepared("list_trial_digests", std::string(study_name))) {
-          digests.push_back({row[0].as<int64_t>(), row[1].as<std::string>()});
-        }
-        return digests.empty() ? RequireStudy(transaction, study_name) : absl::OkStatus();
-      }));
-  return digests;
-}
-
-absl::StatusOr<std::vector<SerializedTrial>> PostgresStorage::GetTrialBodies(
-    std::string_view study_name, std::span<const int64_t> ids) {
-  std::vector<SerializedTrial> bodies;
-  if (ids.empty()) return bodies;
-  VERNIER_RETURN_IF_ERROR(RunInTransaction(
-      TransactionKind::kReadOne, absl::StrCat("reading the trials of ", StudyWhat(study_name)),
-      [&](Transaction& transaction) -> absl::Status {
-        bodies.clear();
-        for (const pqxx::row& row : transaction.exec_prepared(
-                 "get_trial_bodies", std::string(study_name), BigintArray(ids))) {
-          bodies.push_back({row[3].as<int64_t>(), TrialRowBytes(row)});
+        const pqxx::result rows =
+            since.empty()
+                ? transaction.exec_prepared("list_all_trial_changes", std::string(study_name))
+                : transaction.exec_prepared("list_trial_changes", std::string(study_name),
+                                            since_revision);
+        // One row at least: the horizon and whether the study exists.
+        if (!rows[0][5].as<bool>()) return StudyNotFound(study_name);
+        changes.horizon = rows[0][4].as<std::string>();
+        changes.trials.clear();
+        for (const pqxx::row& row : rows) {
+          if (!row[3].is_null())
+            changes.trials.push_back({row[3].as<int64_t>(), TrialRowBytes(row)});
         }
         return absl::OkStatus();
       }));
-  VERNIER_RETURN_IF_ERROR(CheckTrialBodies(study_name, bodies));
-  return bodies;
+  VERNIER_RETURN_IF_ERROR(CheckTrialBodies(study_name, changes.trials));
+  return changes;
 }
 
 absl::StatusOr<std::vector<v1::Trial>> PostgresStorage::ListBestTrials(std::string_view study_name,

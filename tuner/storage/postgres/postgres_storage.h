@@ -31,6 +31,9 @@ struct PostgresStorageOptions {
   // Connections that hold study locks (Storage::LockStudy), apart from the
   // transaction ones so that a lock holder always finds one for its writes.
   int max_lock_connections = 8;
+  // Connections that read what changed in a study (ListTrialChanges, on
+  // every early-stopping decision), set up to plan by index only.
+  int max_change_lookup_connections = 4;
   // Measurements with a sequence number that AddMeasurements calls bring in
   // at once go out together in one statement and one commit (group commit),
   // up to this many, on one connection of their own; 1 writes each alone.
@@ -88,9 +91,8 @@ class PostgresStorage : public Storage {
                                              const TrialQuery& query) override;
   absl::StatusOr<Page<SerializedTrial>> ListTrialBodies(std::string_view study_name,
                                                         const TrialQuery& query) override;
-  absl::StatusOr<std::vector<TrialDigest>> ListTrialDigests(std::string_view study_name) override;
-  absl::StatusOr<std::vector<SerializedTrial>> GetTrialBodies(
-      std::string_view study_name, std::span<const int64_t> ids) override;
+  absl::StatusOr<TrialChanges> ListTrialChanges(std::string_view study_name,
+                                                std::string_view since) override;
   absl::StatusOr<std::vector<v1::Trial>> ListBestTrials(std::string_view study_name,
                                                         int limit) override;
   absl::StatusOr<std::map<v1::Trial::State, int64_t>> CountTrials(
@@ -174,7 +176,8 @@ class PostgresStorage : public Storage {
   PostgresStorage(std::string description, const PostgresStorageOptions& options,
                   std::unique_ptr<PostgresConnectionPool> pool,
                   std::unique_ptr<PostgresConnectionPool> lock_pool,
-                  std::unique_ptr<PostgresConnectionPool> measurement_batch_pool);
+                  std::unique_ptr<PostgresConnectionPool> measurement_batch_pool,
+                  std::unique_ptr<PostgresConnectionPool> change_lookup_pool);
 
   // Runs `body` in one transaction on a pooled connection and commits it, or
   // rolls it back and returns body's error unchanged. libpqxx errors become
@@ -221,6 +224,8 @@ class PostgresStorage : public Storage {
   // The one connection that writes group-commit batches (one at a time), set
   // up to plan them as primary-key lookups; see MeasurementBatchSession.
   std::unique_ptr<PostgresConnectionPool> measurement_batch_pool_;
+  // The connections ListTrialChanges reads on, planning by index only.
+  std::unique_ptr<PostgresConnectionPool> change_lookup_pool_;
   MeasurementGroupCommit measurement_commits_;
   StoreOutage outage_;
   // Each study's largest trial id as this server last wrote or read it,

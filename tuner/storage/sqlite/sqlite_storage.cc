@@ -501,34 +501,17 @@ absl::StatusOr<Page<SerializedTrial>> SqliteStorage::ListTrialBodies(std::string
   return page;
 }
 
-absl::StatusOr<std::vector<TrialDigest>> SqliteStorage::ListTrialDigests(
-    std::string_view study_name) {
-  // The bytes are local: each trial's are its own digest.
+absl::StatusOr<TrialChanges> SqliteStorage::ListTrialChanges(std::string_view study_name,
+                                                             std::string_view since) {
+  // The bytes are local: every trial, each time (the horizon is always
+  // empty), costs less here than keeping a record of what changed.
+  if (!since.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "listing the trials of study \"", text::AbslView(study_name), "\" written since \"",
+        text::AbslView(since), "\": not a horizon of this store's (it gives none)"));
+  }
   VERNIER_ASSIGN_OR_RETURN(Page<SerializedTrial> page, ListTrialBodies(study_name, {}));
-  std::vector<TrialDigest> digests;
-  digests.reserve(page.items.size());
-  for (SerializedTrial& trial : page.items) digests.push_back({trial.id, std::move(trial.bytes)});
-  return digests;
-}
-
-absl::StatusOr<std::vector<SerializedTrial>> SqliteStorage::GetTrialBodies(
-    std::string_view study_name, std::span<const int64_t> ids) {
-  std::vector<int64_t> sorted(ids.begin(), ids.end());
-  std::sort(sorted.begin(), sorted.end());
-  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
-  std::vector<SerializedTrial> bodies;
-  VERNIER_RETURN_IF_ERROR(
-      RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
-        bodies.clear();
-        for (int64_t id : sorted) {
-          VERNIER_ASSIGN_OR_RETURN(std::optional<std::string> bytes,
-                                   ReadTrialBytes(connection, study_name, id));
-          if (bytes.has_value()) bodies.push_back({id, *std::move(bytes)});
-        }
-        return absl::OkStatus();
-      }));
-  VERNIER_RETURN_IF_ERROR(CheckTrialBodies(study_name, bodies));
-  return bodies;
+  return TrialChanges{.horizon = "", .trials = std::move(page.items)};
 }
 
 absl::StatusOr<std::vector<v1::Trial>> SqliteStorage::ListBestTrials(std::string_view study_name,

@@ -69,9 +69,8 @@ class SqliteStorage : public Storage {
                                              const TrialQuery& query) override;
   absl::StatusOr<Page<SerializedTrial>> ListTrialBodies(std::string_view study_name,
                                                         const TrialQuery& query) override;
-  absl::StatusOr<std::vector<TrialDigest>> ListTrialDigests(std::string_view study_name) override;
-  absl::StatusOr<std::vector<SerializedTrial>> GetTrialBodies(
-      std::string_view study_name, std::span<const int64_t> ids) override;
+  absl::StatusOr<TrialChanges> ListTrialChanges(std::string_view study_name,
+                                                std::string_view since) override;
   absl::StatusOr<std::vector<v1::Trial>> ListBestTrials(std::string_view study_name,
                                                         int limit) override;
   absl::StatusOr<std::map<v1::Trial::State, int64_t>> CountTrials(

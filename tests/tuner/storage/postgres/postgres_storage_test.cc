@@ -14,6 +14,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "pqxx/connection"
+#include "pqxx/transaction"
 #include "tests/support/postgres_test_database.h"
 #include "tests/tuner/storage/job_coordination_conformance.h"
 #include "tests/tuner/storage/storage_conformance.h"
@@ -245,6 +246,105 @@ TEST_F(PostgresStorageTest, Version5AddsTheAuditLogAndKeepsWhatVersion4Stored) {
   ASSERT_THAT(store->AppendAuditEntries(entries), IsOk());
   EXPECT_THAT(database_->QueryValue("SELECT version FROM schema_version"),
               IsOkAndHolds(kSchemaVersion));
+}
+
+// The ids of the trials a listing holds.
+std::vector<int64_t> ListedIds(const absl::StatusOr<TrialChanges>& changes) {
+  std::vector<int64_t> ids;
+  if (changes.ok()) {
+    for (const SerializedTrial& trial : changes->trials) ids.push_back(trial.id);
+  }
+  return ids;
+}
+
+TEST_F(PostgresStorageTest, Version6ListsTheTrialsStoredBeforeItAndTheirLaterWrites) {
+  {
+    pqxx::connection connection(database_->url());
+    ASSERT_THAT(MigratePostgresSchema(connection, PostgresSchemaMigrations().first(5), "test"),
+                IsOkAndHolds(0));
+  }
+  // Version 5 rows: trials 1 and 2, trial 1 measured once.
+  v1::Measurement first;
+  first.set_step(1);
+  first.set_sequence_number(1);
+  v1::Trial trial;
+  trial.set_study_name("s1");
+  trial.set_id(1);
+  trial.set_state(v1::Trial::ACTIVE);
+  v1::Trial other = trial;
+  other.set_id(2);
+  ASSERT_THAT(
+      database_->Execute(absl::StrCat(
+          "INSERT INTO studies VALUES ('s1', 1, 0, ", ByteaLiteral(MakeStudy("s1")), ");",
+          "INSERT INTO trials VALUES ('s1', 1, 2, '', NULL, ", ByteaLiteral(trial), ", 1, ",
+          ByteaLiteral(first), "), ('s1', 2, 2, '', NULL, ", ByteaLiteral(other), ", 0, NULL);",
+          "INSERT INTO measurements VALUES ('s1', 1, 0, 1, 1, ", ByteaLiteral(first), ")")),
+      IsOk());
+
+  std::unique_ptr<PostgresStorage> store = OpenOrDie();
+  ASSERT_NE(store, nullptr);
+  absl::StatusOr<TrialChanges> all = store->ListTrialChanges("s1", "");
+  ASSERT_THAT(all, IsOk());
+  EXPECT_THAT(ListedIds(all), ElementsAre(1, 2));
+  // Written before the migration, neither is listed as changed since.
+  absl::StatusOr<TrialChanges> none = store->ListTrialChanges("s1", all->horizon);
+  EXPECT_THAT(ListedIds(none), ElementsAre());
+  // A measurement of trial 2, by the store, is.
+  v1::Measurement second = first;
+  second.set_step(2);
+  second.set_sequence_number(2);
+  ASSERT_THAT(store->AddMeasurements("s1", 2, std::vector<v1::Measurement>{second}, {}), IsOk());
+  EXPECT_THAT(ListedIds(store->ListTrialChanges("s1", none->horizon)), ElementsAre(2));
+}
+
+// The horizon's point: a write whose transaction was open while a listing
+// was read (so that listing did not see it) is in the next listing, though
+// later transactions committed before it.
+TEST_F(PostgresStorageTest, AWriteOpenWhileATrialListingWasReadIsInTheNextOne) {
+  std::unique_ptr<PostgresStorage> store = OpenOrDie();
+  ASSERT_NE(store, nullptr);
+  ASSERT_THAT(store->CreateStudy(MakeStudy("s1")), IsOk());
+  ASSERT_THAT(store->CreateTrials("s1", std::vector<v1::Trial>(3)), IsOk());
+  absl::StatusOr<TrialChanges> before = store->ListTrialChanges("s1", "");
+  ASSERT_THAT(before, IsOk());
+
+  // Another server's measurement of trial 1, its transaction left open.
+  pqxx::connection other(database_->url());
+  pqxx::work slow(other);
+  slow.exec(
+      "INSERT INTO measurements (study_name, trial_id, ordinal, sequence_number, step, body) "
+      "VALUES ('s1', 1, 0, 0, 1, '')");
+  slow.exec("UPDATE trials SET measurement_count = 1 WHERE study_name = 's1' AND id = 1");
+  // Meanwhile trial 2 is measured and trial 3 updated, both committed.
+  v1::Measurement measurement;
+  measurement.set_step(1);
+  ASSERT_THAT(store->AddMeasurements("s1", 2, std::vector<v1::Measurement>{measurement}, {}),
+              IsOk());
+  ASSERT_THAT(store->UpdateTrial("s1", 3,
+                                 [](v1::Trial& trial) {
+                                   trial.set_state(v1::Trial::STOPPING);
+                                   return absl::OkStatus();
+                                 }),
+              IsOk());
+  absl::StatusOr<TrialChanges> during = store->ListTrialChanges("s1", before->horizon);
+  ASSERT_THAT(during, IsOk());
+  EXPECT_THAT(ListedIds(during), ::testing::IsSupersetOf({2, 3}));
+  for (const SerializedTrial& listed : during->trials) {
+    v1::Trial parsed;
+    ASSERT_TRUE(parsed.ParseFromString(listed.bytes));
+    if (listed.id == 1) {
+      EXPECT_EQ(parsed.measurement_count(), 0);  // not committed yet
+    }
+  }
+  slow.commit();
+
+  absl::StatusOr<TrialChanges> after = store->ListTrialChanges("s1", during->horizon);
+  ASSERT_THAT(after, IsOk());
+  ASSERT_THAT(ListedIds(after), ::testing::Contains(1));
+  v1::Trial first;
+  ASSERT_TRUE(first.ParseFromString(after->trials.front().bytes));
+  EXPECT_EQ(first.id(), 1);
+  EXPECT_EQ(first.measurement_count(), 1);
 }
 
 // The audit log's rows cannot be changed through PostgreSQL; changed or
