@@ -64,7 +64,7 @@ void ObjectiveCurveCache::RemoveCurve(std::map<int64_t, TrialState>::iterator en
 absl::Status ObjectiveCurveCache::Refresh(std::string_view study_name, std::string_view metric_id,
                                           const storage::SerializedTrial& body,
                                           std::map<int64_t, TrialState>::iterator entry,
-                                          StudyCurves& cached) {
+                                          StudyCurves& cached, std::vector<int64_t>& read_in_full) {
   TrialState& state = entry->second;
   v1::Trial trial;
   if (!trial.ParseFromString(body.bytes)) {
@@ -91,15 +91,52 @@ absl::Status ObjectiveCurveCache::Refresh(std::string_view study_name, std::stri
     AppendObjective(trial.latest_measurement(), metric_id, curve.points);
     state.measurement_count = trial.measurement_count();
   } else if (state.measurement_count != trial.measurement_count()) {
-    absl::StatusOr<v1::Trial> full = storage_.GetTrial(study_name, body.id, true);
-    if (!full.ok()) return full.status();
-    curve.points.clear();
-    for (const v1::Measurement& measurement : full->measurements()) {
-      AppendObjective(measurement, metric_id, curve.points);
-    }
-    state.measurement_count = full->measurements_size();
+    read_in_full.push_back(body.id);
   }
   return absl::OkStatus();
+}
+
+absl::Status ObjectiveCurveCache::ReadInFull(std::string_view study_name,
+                                             std::string_view metric_id,
+                                             std::span<const int64_t> ids, StudyCurves& cached) {
+  // Its curve from every measurement of a trial read in full.
+  auto take = [&](const v1::Trial& full) {
+    auto entry = cached.trials.find(full.id());
+    if (entry == cached.trials.end() || entry->second.index < 0) return;
+    suggest::LearningCurve& curve = cached.curves[entry->second.index];
+    curve.points.clear();
+    for (const v1::Measurement& measurement : full.measurements()) {
+      AppendObjective(measurement, metric_id, curve.points);
+    }
+    entry->second.measurement_count = full.measurements_size();
+  };
+  if (ids.size() <= kReadAloneAtMost) {
+    for (const int64_t id : ids) {
+      absl::StatusOr<v1::Trial> full = storage_.GetTrial(study_name, id, true);
+      if (!full.ok()) return full.status();
+      take(*full);
+    }
+    return absl::OkStatus();
+  }
+  // Many (a study's first decision on this server): the study's trials with
+  // curves, a page of them at a time, each page one read.
+  storage::TrialQuery query;
+  query.states = {v1::Trial::ACTIVE, v1::Trial::STOPPING, v1::Trial::SUCCEEDED,
+                  v1::Trial::STOPPED_EARLY};
+  query.page_size = kTrialsPerPage;
+  query.include_measurements = true;
+  auto wanted = ids.begin();
+  for (;;) {
+    absl::StatusOr<storage::Page<v1::Trial>> page = storage_.ListTrials(study_name, query);
+    if (!page.ok()) return page.status();
+    // Both ordered by id.
+    for (const v1::Trial& trial : page->items) {
+      while (wanted != ids.end() && *wanted < trial.id()) ++wanted;
+      if (wanted != ids.end() && *wanted == trial.id()) take(trial);
+    }
+    if (page->next_page_token.empty() || wanted == ids.end()) return absl::OkStatus();
+    query.page_token = page->next_page_token;
+  }
 }
 
 absl::Status ObjectiveCurveCache::Update(const v1::Study& study, StudyCurves& cached) {
@@ -120,7 +157,9 @@ absl::Status ObjectiveCurveCache::Update(const v1::Study& study, StudyCurves& ca
   }
   const std::string metric_id =
       study.spec().metrics().empty() ? "" : study.spec().metrics(0).metric_id();
-  // Both are ordered by id: one walk finds each trial's entry.
+  // Both are ordered by id: one walk finds each trial's entry. Trials that
+  // grew by more than one measurement are read in full afterwards, together.
+  std::vector<int64_t> read_in_full;
   auto entry = cached.trials.begin();
   for (storage::SerializedTrial& body : changes->trials) {
     while (entry != cached.trials.end() && entry->first < body.id) ++entry;
@@ -128,7 +167,8 @@ absl::Status ObjectiveCurveCache::Update(const v1::Study& study, StudyCurves& ca
       entry = cached.trials.emplace_hint(entry, body.id, TrialState{});
     }
     if (entry->second.bytes == body.bytes) continue;
-    if (absl::Status refreshed = Refresh(study.name(), metric_id, body, entry, cached);
+    if (absl::Status refreshed =
+            Refresh(study.name(), metric_id, body, entry, cached, read_in_full);
         !refreshed.ok()) {
       // Not half-read: the horizon stays, so the next call reads it anew.
       if (entry->second.index >= 0) RemoveCurve(entry, cached);
@@ -136,6 +176,16 @@ absl::Status ObjectiveCurveCache::Update(const v1::Study& study, StudyCurves& ca
       return refreshed;
     }
     entry->second.bytes = std::move(body.bytes);
+  }
+  if (absl::Status read = ReadInFull(study.name(), metric_id, read_in_full, cached); !read.ok()) {
+    // Not half-read: the horizon stays, and these are read anew next time.
+    for (const int64_t id : read_in_full) {
+      auto unread = cached.trials.find(id);
+      if (unread == cached.trials.end()) continue;
+      if (unread->second.index >= 0) RemoveCurve(unread, cached);
+      cached.trials.erase(unread);
+    }
+    return read;
   }
   cached.horizon = std::move(changes->horizon);
   return absl::OkStatus();

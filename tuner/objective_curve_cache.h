@@ -26,7 +26,8 @@ namespace vernier::tuner {
 // those only the trials whose stored bytes changed are parsed. Their curves
 // then follow their measurement counts: measurements are only ever appended,
 // so a trial that grew by one needs only its latest measurement, and one
-// that grew by more is read in full. A report thus parses the one or few
+// that grew by more is read in full (many such, as on a study's first read,
+// a page of trials at a time). A report thus parses the one or few
 // trials that changed, not every trial of the study, and Read hands the
 // kept curves over without copying them. Safe for concurrent use: the
 // refreshes of one study take turns (a call that waited for another's
@@ -97,10 +98,18 @@ class ObjectiveCurveCache {
   absl::Status Update(const v1::Study& study, StudyCurves& cached)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(cached.refresh);
   // Brings the trial at `entry` up to its stored `body`, which changed since
-  // it was last read.
+  // it was last read, but for a trial that grew by more than one
+  // measurement: its id goes to `read_in_full`, for ReadInFull.
   absl::Status Refresh(std::string_view study_name, std::string_view metric_id,
                        const storage::SerializedTrial& body,
-                       std::map<int64_t, TrialState>::iterator entry, StudyCurves& cached)
+                       std::map<int64_t, TrialState>::iterator entry, StudyCurves& cached,
+                       std::vector<int64_t>& read_in_full)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(cached.mutex);
+  // The curves of the trials `ids` (ordered) from all their measurements:
+  // each read alone when they are few, else the study's trials a page at a
+  // time (a study's first decision on this server reads every curve).
+  absl::Status ReadInFull(std::string_view study_name, std::string_view metric_id,
+                          std::span<const int64_t> ids, StudyCurves& cached)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(cached.mutex);
   // Gives the trial at `entry` a curve in `cached.curves` (empty), or takes
   // its curve away, keeping every later trial's index right.
@@ -108,6 +117,10 @@ class ObjectiveCurveCache {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(cached.mutex);
   static void RemoveCurve(std::map<int64_t, TrialState>::iterator entry, StudyCurves& cached)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(cached.mutex);
+
+  // ReadInFull reads up to this many trials one by one, more by pages.
+  static constexpr size_t kReadAloneAtMost = 8;
+  static constexpr int kTrialsPerPage = 256;
 
   storage::Storage& storage_;
   absl::Mutex mutex_;

@@ -121,6 +121,66 @@ TEST_F(ObjectiveCurveCacheTest, FollowsMeasurementsAddedOneAtATimeAndInBatches) 
   EXPECT_EQ(Curves()[0].points.size(), 4u);
 }
 
+// A study's first read on a server finds every trial grown by more than one
+// measurement: they are read a page at a time (more than one page here), and
+// so are many trials that grew by several since the last read.
+TEST_F(ObjectiveCurveCacheTest, ManyTrialsGrownBySeveralAreReadInFullTogether) {
+  constexpr int kTrials = 300;
+  std::vector<v1::Trial::State> states;
+  for (int i = 1; i <= kTrials; ++i) {
+    states.push_back(i % 7 == 0 ? v1::Trial::FAILED : v1::Trial::ACTIVE);
+  }
+  CreateTrials(states);
+  auto value = [](int trial, int step) { return trial + 0.001 * step; };
+  for (int i = 1; i <= kTrials; ++i) {
+    if (i % 7 == 0) continue;
+    Add(i, {At(1, "accuracy", value(i, 1)), At(2, "accuracy", value(i, 2))});
+  }
+  auto expect_steps = [&](int last_step) {
+    const std::vector<suggest::LearningCurve> curves = Curves();
+    ASSERT_EQ(curves.size(), static_cast<size_t>(kTrials - kTrials / 7));
+    for (const suggest::LearningCurve& curve : curves) {
+      const int trial = static_cast<int>(curve.trial_id);
+      std::vector<std::pair<int64_t, double>> expected;
+      for (int step = 1; step <= last_step; ++step) expected.emplace_back(step, value(trial, step));
+      EXPECT_EQ(Points(curve), expected) << "trial " << trial;
+    }
+  };
+  expect_steps(2);
+  // Each grows by two more.
+  for (int i = 1; i <= kTrials; ++i) {
+    if (i % 7 == 0) continue;
+    Add(i, {At(3, "accuracy", value(i, 3)), At(4, "accuracy", value(i, 4))});
+  }
+  expect_steps(4);
+}
+
+// Reading them fails (a stored measurement that does not parse): the error,
+// and once the store reads again, every one of those trials read anew.
+TEST_F(ObjectiveCurveCacheTest, TrialsThatCouldNotBeReadInFullAreReadAgainNextTime) {
+  constexpr int kTrials = 12;
+  CreateTrials(std::vector<v1::Trial::State>(kTrials, v1::Trial::ACTIVE));
+  for (int i = 1; i <= kTrials; ++i) Add(i, {At(1, "accuracy", 0.1 * i), At(2, "accuracy", 0.5)});
+  sqlite3* database = nullptr;
+  ASSERT_EQ(sqlite3_open((dir_.path() + "/vernier.db").c_str(), &database), SQLITE_OK);
+  auto run = [&](const char* sql) {
+    ASSERT_EQ(sqlite3_exec(database, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sql;
+  };
+  run("CREATE TABLE kept AS SELECT * FROM measurements WHERE trial_id = 5 AND ordinal = 0");
+  run("UPDATE measurements SET body = X'FF' WHERE trial_id = 5 AND ordinal = 0");
+  const absl::StatusOr<std::vector<suggest::LearningCurve>> broken = cache_->Curves(study_);
+  EXPECT_EQ(broken.status().code(), absl::StatusCode::kInternal) << broken.status();
+  run("UPDATE measurements SET body = (SELECT body FROM kept) WHERE trial_id = 5 AND ordinal = 0");
+  sqlite3_close(database);
+  const std::vector<suggest::LearningCurve> curves = Curves();
+  ASSERT_EQ(curves.size(), static_cast<size_t>(kTrials));
+  for (const suggest::LearningCurve& curve : curves) {
+    EXPECT_THAT(Points(curve), ElementsAre(std::pair<int64_t, double>{1, 0.1 * curve.trial_id},
+                                           std::pair<int64_t, double>{2, 0.5}))
+        << "trial " << curve.trial_id;
+  }
+}
+
 TEST_F(ObjectiveCurveCacheTest, TrialsThatGainOrLoseACurveKeepTheOrderAndTheirOwnPoints) {
   CreateTrials({v1::Trial::REQUESTED, v1::Trial::ACTIVE, v1::Trial::ACTIVE, v1::Trial::REQUESTED});
   Add(2, {At(1, "accuracy", 0.2)});
