@@ -64,7 +64,7 @@ constexpr std::pair<const char*, const char*> kStatements[] = {
     // write it does not see is by that one or a later one), and whether the
     // study exists: TRIAL_COLUMNS and the id, then those two. One row at
     // least (the trial's columns NULL for none). Run on a change lookup
-    // session (PreparePostgresChangeLookupSession). The horizon is read
+    // session (PreparePostgresIndexLookupSession). The horizon is read
     // through a subquery, which hides its value from the planner, and the
     // study is tested in a form no index serves: the plan is the same for
     // every study and horizon, so the server keeps one (a generic plan)
@@ -351,20 +351,16 @@ void PreparePostgresStatements(pqxx::connection& connection) {
   for (const auto& [name, sql] : kStatements) connection.prepare(name, sql);
 }
 
-// The connection that writes measurement batches. Each batch finds a handful
-// of trial rows by primary key, but the planner costs those probes as random
-// reads and, on a small or not yet analyzed trials table (any new database
-// until autovacuum runs), picks a hash join over a sequential scan of
-// trials instead; the connection's cached plan then keeps that scan while
-// the table grows. Under load that tripled the batch statement's time
-// (docs/benchmarks.md, "Measurement batches planned as key lookups"), so this
-// session plans only index lookups and nested loops.
-void PreparePostgresMeasurementBatchSession(pqxx::connection& connection) {
-  PreparePostgresStatements(connection);
-  PlanIndexLookupsOnly(connection);
-}
-
-void PreparePostgresChangeLookupSession(pqxx::connection& connection) {
+// The connection that writes measurement batches, and those that read a
+// study's changes. Each batch finds a handful of trial rows by primary key,
+// but the planner costs those probes as random reads and, on a small or not
+// yet analyzed trials table (any new database until autovacuum runs), picks
+// a hash join over a sequential scan of trials instead; the connection's
+// cached plan then keeps that scan while the table grows. Under load that
+// tripled the batch statement's time (docs/benchmarks.md, "Measurement
+// batches planned as key lookups"), so these sessions plan only index
+// lookups and nested loops.
+void PreparePostgresIndexLookupSession(pqxx::connection& connection) {
   PreparePostgresStatements(connection);
   PlanIndexLookupsOnly(connection);
 }

@@ -11,18 +11,15 @@ namespace vernier::storage {
 // Prepares every statement the store runs on a transaction connection.
 void PreparePostgresStatements(pqxx::connection& connection);
 
-// The same, for the one connection that writes group-commit measurement
-// batches, with the planner held to index lookups and nested loops: a batch
-// touches a handful of trial rows by primary key, whatever the table's size
-// or statistics.
-void PreparePostgresMeasurementBatchSession(pqxx::connection& connection);
-
-// The same, for the connections that read what changed in a study since a
-// revision (ListTrialChanges), held to index lookups in the same way: the
-// statement must read the revision indexes and then trials by key, even
-// for a study newer than the table's statistics (which the planner takes
-// for one row, and would read by every row of the study instead).
-void PreparePostgresChangeLookupSession(pqxx::connection& connection);
+// The same, with the planner held to index lookups and nested loops, in the
+// session's own process and without JIT compilation, whatever the tables'
+// size or statistics. For the one connection that writes group-commit
+// measurement batches (a batch touches a handful of trial rows by primary
+// key), and for the connections that read what changed in a study since a
+// revision (ListTrialChanges: the revision indexes, then trials by key,
+// even for a study newer than the table's statistics, which the planner
+// takes for one row and would read by every row of the study instead).
+void PreparePostgresIndexLookupSession(pqxx::connection& connection);
 
 // A connection that holds study locks (advisory locks), which waits at most
 // `lock_timeout` for one.

@@ -321,10 +321,10 @@ absl::StatusOr<std::unique_ptr<PostgresStorage>> PostgresStorage::Open(
   // One connection: GroupCommit writes one batch at a time.
   auto measurement_batch_pool = std::make_unique<PostgresConnectionPool>(
       connect_url, description, /*max_connections=*/1, options.retry_timeout,
-      PreparePostgresMeasurementBatchSession);
+      PreparePostgresIndexLookupSession);
   auto change_lookup_pool = std::make_unique<PostgresConnectionPool>(
       connect_url, description, options.max_change_lookup_connections, options.retry_timeout,
-      PreparePostgresChangeLookupSession);
+      PreparePostgresIndexLookupSession);
   int previous_version = 0;
   {
     // The first connection migrates, then serves transactions like the rest.
@@ -713,7 +713,7 @@ absl::StatusOr<TrialChanges> PostgresStorage::ListTrialChanges(std::string_view 
   }
   TrialChanges changes;
   // Every trial: any plan reads the study's rows. Since a horizon: a session
-  // that plans by index only (PreparePostgresChangeLookupSession).
+  // that plans by index only (PreparePostgresIndexLookupSession).
   VERNIER_RETURN_IF_ERROR(RunInTransaction(
       since.empty() ? *pool_ : *change_lookup_pool_, TransactionKind::kReadOne,
       absl::StrCat("listing the trials of ", StudyWhat(study_name)),

@@ -222,7 +222,7 @@ class PostgresStorage : public Storage {
   std::unique_ptr<PostgresConnectionPool> pool_;
   std::unique_ptr<PostgresConnectionPool> lock_pool_;
   // The one connection that writes group-commit batches (one at a time), set
-  // up to plan them as primary-key lookups; see MeasurementBatchSession.
+  // up to plan them as primary-key lookups; see PreparePostgresIndexLookupSession.
   std::unique_ptr<PostgresConnectionPool> measurement_batch_pool_;
   // The connections ListTrialChanges reads on, planning by index only.
   std::unique_ptr<PostgresConnectionPool> change_lookup_pool_;

@@ -75,7 +75,7 @@ class PostgresStatementsTest : public ::testing::Test {
 
 TEST_F(PostgresStatementsTest, MeasurementBatchesFindTrialsByKeyBeforeAnyStatistics) {
   pqxx::connection connection(database_->url());
-  PreparePostgresMeasurementBatchSession(connection);
+  PreparePostgresIndexLookupSession(connection);
 
   const std::string plan = Explain(connection);
 
@@ -98,7 +98,7 @@ TEST_F(PostgresStatementsTest, AnOrdinaryConnectionPlansTheBatchAsAScanOfEveryTr
 // the revision indexes, then trials by key, in the session's own process.
 TEST_F(PostgresStatementsTest, ChangeLookupsReadTheRevisionIndexesThenTrialsByKey) {
   pqxx::connection connection(database_->url());
-  PreparePostgresChangeLookupSession(connection);
+  PreparePostgresIndexLookupSession(connection);
   connection.prepare_now("list_trial_changes");
   pqxx::nontransaction session(connection);
   session.exec("SET plan_cache_mode = force_generic_plan");
