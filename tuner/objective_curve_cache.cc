@@ -1,5 +1,7 @@
 #include "tuner/objective_curve_cache.h"
 
+#include <algorithm>
+#include <iterator>
 #include <optional>
 #include <utility>
 
@@ -9,9 +11,14 @@
 namespace vernier::tuner {
 namespace {
 
+// The states of a trial with a curve: running, or ended with a final
+// measurement.
+constexpr v1::Trial::State kStatesWithCurves[] = {v1::Trial::ACTIVE, v1::Trial::STOPPING,
+                                                  v1::Trial::SUCCEEDED, v1::Trial::STOPPED_EARLY};
+
 bool HasCurve(v1::Trial::State state) {
-  return state == v1::Trial::ACTIVE || state == v1::Trial::STOPPING ||
-         state == v1::Trial::SUCCEEDED || state == v1::Trial::STOPPED_EARLY;
+  return std::find(std::begin(kStatesWithCurves), std::end(kStatesWithCurves), state) !=
+         std::end(kStatesWithCurves);
 }
 
 void AppendObjective(const v1::Measurement& measurement, std::string_view metric_id,
@@ -121,8 +128,7 @@ absl::Status ObjectiveCurveCache::ReadInFull(std::string_view study_name,
   // Many (a study's first decision on this server): the study's trials with
   // curves, a page of them at a time, each page one read.
   storage::TrialQuery query;
-  query.states = {v1::Trial::ACTIVE, v1::Trial::STOPPING, v1::Trial::SUCCEEDED,
-                  v1::Trial::STOPPED_EARLY};
+  query.states.assign(std::begin(kStatesWithCurves), std::end(kStatesWithCurves));
   query.page_size = kTrialsPerPage;
   query.include_measurements = true;
   auto wanted = ids.begin();

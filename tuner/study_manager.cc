@@ -705,12 +705,14 @@ absl::StatusOr<EarlyStoppingDecision> StudyManager::CheckEarlyStopping(std::stri
   absl::StatusOr<std::unique_ptr<suggest::EarlyStoppingPolicy>> policy =
       suggest::MakeEarlyStoppingPolicy(study->spec(), &fits_);
   if (!policy.ok()) return policy.status();
-  if (*policy == nullptr) {
+  // The trial as stored decides: stop if it is stopping or has ended.
+  auto by_stored_state = [&]() -> absl::StatusOr<EarlyStoppingDecision> {
     absl::StatusOr<v1::Trial> trial = storage_.GetTrial(study_name, trial_id, false);
     if (!trial.ok()) return trial.status();
     return DecisionByState(trial->state(), trial->status_reason())
         .value_or(EarlyStoppingDecision{});
-  }
+  };
+  if (*policy == nullptr) return by_stored_state();
   // The trial's state and the study's curves in place (no copy), ordered by
   // trial id, read together.
   std::optional<EarlyStoppingDecision> decided;
@@ -734,10 +736,7 @@ absl::StatusOr<EarlyStoppingDecision> StudyManager::CheckEarlyStopping(std::stri
   if (!found) {
     // Not in the study when its trials were read: the store says why (or
     // it came since, and has reported nothing to decide on).
-    absl::StatusOr<v1::Trial> trial = storage_.GetTrial(study_name, trial_id, false);
-    if (!trial.ok()) return trial.status();
-    return DecisionByState(trial->state(), trial->status_reason())
-        .value_or(EarlyStoppingDecision{});
+    return by_stored_state();
   }
   if (decided.has_value()) return *decided;
   if (!verdict.should_stop) return EarlyStoppingDecision{};

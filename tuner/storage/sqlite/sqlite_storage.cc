@@ -73,29 +73,19 @@ absl::Status InsertStudy(SqliteConnection& connection, const v1::Study& study) {
       .Run();
 }
 
-// A trial's stored body, unparsed; nullopt when the study has no such trial.
-absl::StatusOr<std::optional<std::string>> ReadTrialBytes(SqliteConnection& connection,
-                                                          std::string_view study_name,
-                                                          int64_t trial_id) {
+absl::StatusOr<v1::Trial> ReadTrial(SqliteConnection& connection, std::string_view study_name,
+                                    int64_t trial_id) {
   VERNIER_ASSIGN_OR_RETURN(
       SqliteStatement select,
       connection.Prepare("SELECT body FROM trials WHERE study_name = ? AND id = ?"));
   select.BindText(1, study_name).BindInt64(2, trial_id);
   VERNIER_ASSIGN_OR_RETURN(const bool found, select.Step());
-  if (!found) return std::nullopt;
-  return std::string(select.ColumnBlob(0));
-}
-
-absl::StatusOr<v1::Trial> ReadTrial(SqliteConnection& connection, std::string_view study_name,
-                                    int64_t trial_id) {
-  VERNIER_ASSIGN_OR_RETURN(const std::optional<std::string> bytes,
-                           ReadTrialBytes(connection, study_name, trial_id));
-  if (!bytes.has_value()) {
+  if (!found) {
     // Say which is missing: the study, or only the trial.
     VERNIER_RETURN_IF_ERROR(RequireStudy(connection, study_name));
     return TrialNotFound(study_name, trial_id);
   }
-  return ParseBody<v1::Trial>(*bytes, DescribeTrial(study_name, trial_id));
+  return ParseBody<v1::Trial>(select.ColumnBlob(0), DescribeTrial(study_name, trial_id));
 }
 
 absl::Status ReadMeasurements(SqliteConnection& connection, v1::Trial& trial) {
