@@ -741,14 +741,9 @@ absl::StatusOr<EarlyStoppingDecision> StudyManager::CheckEarlyStopping(std::stri
   if (decided.has_value()) return *decided;
   if (!verdict.should_stop) return EarlyStoppingDecision{};
 
+  // Another report may have decided first; its reason is kept.
   absl::StatusOr<v1::Trial> stopping =
-      storage_.UpdateTrial(study_name, trial_id, [&](v1::Trial& stored) -> absl::Status {
-        // Another report may have decided first; keep its reason.
-        if (stored.state() != v1::Trial::ACTIVE) return absl::OkStatus();
-        stored.set_state(v1::Trial::STOPPING);
-        stored.set_status_reason(verdict.reason);
-        return absl::OkStatus();
-      });
+      storage_.StopTrialIfActive(study_name, trial_id, verdict.reason);
   if (!stopping.ok()) return stopping.status();
   if (stopping->status_reason() == verdict.reason) {
     spdlog::info("study={} trial={} stopping early: {}", study_name, trial_id, verdict.reason);

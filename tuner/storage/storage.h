@@ -143,6 +143,21 @@ class Storage : public JobCoordination, public ApiTokenStore, public AuditLogSto
   virtual absl::StatusOr<v1::Trial> UpdateTrialInStudy(std::string_view study_name,
                                                        int64_t trial_id,
                                                        const TrialInStudyMutator& mutate) = 0;
+  // Moves an ACTIVE trial to STOPPING with `reason` as its status_reason
+  // (an early-stopping decision); a trial in any other state is left as it
+  // is. Returns the trial as stored after the call, without measurements.
+  // NOT_FOUND for a missing trial or study. A store whose round trips cost
+  // (a database server) does it in one statement that checks the state;
+  // this is UpdateTrial's read and conditional write.
+  virtual absl::StatusOr<v1::Trial> StopTrialIfActive(std::string_view study_name, int64_t trial_id,
+                                                      std::string_view reason) {
+    return UpdateTrial(study_name, trial_id, [&](v1::Trial& trial) -> absl::Status {
+      if (trial.state() != v1::Trial::ACTIVE) return absl::OkStatus();
+      trial.set_state(v1::Trial::STOPPING);
+      trial.set_status_reason(std::string(reason));
+      return absl::OkStatus();
+    });
+  }
   // Appends the measurements in order if the trial is in one of
   // `accepting_states` (empty: any state), else FAILED_PRECONDITION naming
   // the trial, its state and the accepted ones, storing nothing. One whose

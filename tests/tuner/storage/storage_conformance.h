@@ -940,6 +940,89 @@ TYPED_TEST_P(StorageConformanceTest, UpdateTrialInStudyShowsTheMutatorTheStudy) 
 // Read-modify-write updates of one trial from several threads, with
 // measurements arriving meanwhile: no update is lost (each sees the one
 // before it) and no measurement either.
+TYPED_TEST_P(StorageConformanceTest, StopTrialIfActiveMovesOnlyAnActiveTrial) {
+  this->CreateStudyWithTrials("s1", {v1::Trial::ACTIVE, v1::Trial::ACTIVE, v1::Trial::SUCCEEDED});
+  this->CreateStudyWithTrials("s2", {v1::Trial::ACTIVE});
+  for (const int64_t id : {1, 2}) {
+    ASSERT_THAT(this->store().UpdateTrial("s1", id,
+                                          [](v1::Trial& trial) {
+                                            trial.set_client_id("worker-3");
+                                            trial.set_status_reason("running");
+                                            (*trial.mutable_user_attributes())["owner"] = "ana";
+                                            return absl::OkStatus();
+                                          }),
+                IsOk());
+  }
+  const v1::Measurement measurement = this->MakeMeasurement(4, 1, 0.7);
+  ASSERT_THAT(this->store().AddMeasurements("s1", 1, std::vector<v1::Measurement>{measurement}, {}),
+              IsOk());
+  absl::StatusOr<TrialChanges> before_stop = this->store().ListTrialChanges("s1", "");
+  ASSERT_THAT(before_stop, IsOk());
+  absl::StatusOr<v1::Trial> active = this->store().GetTrial("s1", 1, false);
+  ASSERT_THAT(active, IsOk());
+
+  // Only the state and the reason change; the rest is as stored.
+  v1::Trial expected = *active;
+  expected.set_state(v1::Trial::STOPPING);
+  expected.set_status_reason("a 1% chance of beating 0.9");
+  absl::StatusOr<v1::Trial> stopped =
+      this->store().StopTrialIfActive("s1", 1, "a 1% chance of beating 0.9");
+  ASSERT_THAT(stopped, IsOk());
+  EXPECT_THAT(*stopped, EqualsProto(expected));
+  absl::StatusOr<v1::Trial> got = this->store().GetTrial("s1", 1, false);
+  ASSERT_THAT(got, IsOk());
+  EXPECT_THAT(*got, EqualsProto(expected));
+  absl::StatusOr<TrialChanges> after_stop =
+      this->store().ListTrialChanges("s1", before_stop->horizon);
+  ASSERT_THAT(after_stop, IsOk());
+  std::vector<int64_t> listed;
+  for (const SerializedTrial& trial : after_stop->trials) listed.push_back(trial.id);
+  EXPECT_THAT(listed, ::testing::Contains(1));
+
+  // A stopping or ended trial is left as it is: the first reason stays.
+  absl::StatusOr<v1::Trial> again = this->store().StopTrialIfActive("s1", 1, "a later decision");
+  ASSERT_THAT(again, IsOk());
+  EXPECT_THAT(*again, EqualsProto(expected));
+  absl::StatusOr<v1::Trial> ended_before = this->store().GetTrial("s1", 3, false);
+  ASSERT_THAT(ended_before, IsOk());
+  absl::StatusOr<v1::Trial> ended = this->store().StopTrialIfActive("s1", 3, "too late");
+  ASSERT_THAT(ended, IsOk());
+  EXPECT_THAT(*ended, EqualsProto(*ended_before));
+  EXPECT_THAT(this->store().GetTrial("s1", 3, false), IsOkAndHolds(EqualsProto(*ended_before)));
+
+  // An empty reason replaces the stored one too.
+  absl::StatusOr<v1::Trial> no_reason = this->store().StopTrialIfActive("s1", 2, "");
+  ASSERT_THAT(no_reason, IsOk());
+  EXPECT_EQ(no_reason->state(), v1::Trial::STOPPING);
+  EXPECT_EQ(no_reason->status_reason(), "");
+  EXPECT_EQ(no_reason->client_id(), "worker-3");
+
+  absl::StatusOr<std::map<v1::Trial::State, int64_t>> counts = this->store().CountTrials("s1");
+  ASSERT_THAT(counts, IsOk());
+  EXPECT_THAT(*counts,
+              UnorderedElementsAre(Pair(v1::Trial::STOPPING, 2), Pair(v1::Trial::SUCCEEDED, 1)));
+  EXPECT_THAT(this->store().GetTrial("s2", 1, false),
+              IsOkAndHolds(::testing::Property(&v1::Trial::state, v1::Trial::ACTIVE)));
+
+  // The stopped trial ends as any other: its later writes replace the body.
+  absl::StatusOr<v1::Trial> stopped_early =
+      this->store().UpdateTrial("s1", 1, [&](v1::Trial& trial) {
+        EXPECT_THAT(trial, EqualsProto(expected));
+        trial.set_state(v1::Trial::STOPPED_EARLY);
+        *trial.mutable_final_measurement() = measurement;
+        return absl::OkStatus();
+      });
+  ASSERT_THAT(stopped_early, IsOk());
+  expected.set_state(v1::Trial::STOPPED_EARLY);
+  *expected.mutable_final_measurement() = measurement;
+  EXPECT_THAT(this->store().GetTrial("s1", 1, false), IsOkAndHolds(EqualsProto(expected)));
+
+  EXPECT_THAT(this->store().StopTrialIfActive("s1", 7, "gone"),
+              StatusIs(absl::StatusCode::kNotFound, "study \"s1\" has no trial 7"));
+  EXPECT_THAT(this->store().StopTrialIfActive("s9", 1, "gone"),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("study \"s9\" not found")));
+}
+
 TYPED_TEST_P(StorageConformanceTest, ConcurrentUpdatesOfOneTrialLoseNoUpdate) {
   constexpr int kThreads = 4;
   constexpr int kUpdatesPerThread = 25;
@@ -2079,8 +2162,9 @@ REGISTER_TYPED_TEST_SUITE_P(
     ListTrialChangesListsEveryTrialWrittenSinceAHorizon, CountTrialsGroupsByStateOmittingZeros,
     UpdateTrialAppliesTheMutatorButNotStoreFields,
     UpdateTrialMutatorErrorRollsBackAndIsReturnedUnchanged, UpdateMissingTrialIsNotFound,
-    UpdateTrialInStudyShowsTheMutatorTheStudy, ConcurrentUpdatesOfOneTrialLoseNoUpdate,
-    AddMeasurementsAppendsInOrder, AddMeasurementsSkipsStoredSequenceNumbers,
+    UpdateTrialInStudyShowsTheMutatorTheStudy, StopTrialIfActiveMovesOnlyAnActiveTrial,
+    ConcurrentUpdatesOfOneTrialLoseNoUpdate, AddMeasurementsAppendsInOrder,
+    AddMeasurementsSkipsStoredSequenceNumbers,
     AddMeasurementsRefusesATrialOutsideTheAcceptingStates, AddMeasurementsToMissingTrialIsNotFound,
     CreateJobStoresTheJobAndItsStudy, CreateJobFillsAnEmptyStudyNameAndRefusesAnother,
     CreateJobWithEmptyIdsIsInvalidArgument, CreateJobWithTakenJobIdStoresNothing,

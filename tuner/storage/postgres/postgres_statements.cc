@@ -107,6 +107,22 @@ constexpr std::pair<const char*, const char*> kStatements[] = {
      "rank_key = NULLIF($5::double precision, 'NaN'), body = $6, "
      "revision = pg_current_xact_id()::text::bigint "
      "WHERE study_name = $1 AND id = $2 AND xmin = $7::xid"},
+    // A trial in state $5 moves to state $3, with $4 appended to its body:
+    // a serialized v1::Trial of the state and the status reason, which a
+    // parser merges over the stored ones (a later singular field wins), so
+    // the stored body is neither read nor sent. Returns the trial as stored
+    // after the statement and whether it moved. When it did not, the row is
+    // the one this statement's snapshot saw: a row changed by a writer that
+    // committed while the update waited for its lock is still shown in
+    // state $5 there, and the caller runs the statement again.
+    {"stop_trial_if_active",
+     "WITH moved AS ("
+     " UPDATE trials SET state = $3, body = body || $4,"
+     " revision = pg_current_xact_id()::text::bigint"
+     " WHERE study_name = $1 AND id = $2 AND state = $5 RETURNING " TRIAL_COLUMNS ") "
+     "SELECT " TRIAL_COLUMNS ", true FROM moved "
+     "UNION ALL SELECT " TRIAL_COLUMNS ", false FROM trials"
+     " WHERE study_name = $1 AND id = $2 AND NOT EXISTS (SELECT 1 FROM moved)"},
 
     // One round trip per measurement, autocommitted: the trial row's lock
     // orders the appends to one trial (a waiting append reads the count the

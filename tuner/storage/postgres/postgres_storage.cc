@@ -815,6 +815,40 @@ absl::StatusOr<v1::Trial> PostgresStorage::UpdateTrialInStudy(std::string_view s
   }
 }
 
+absl::StatusOr<v1::Trial> PostgresStorage::StopTrialIfActive(std::string_view study_name,
+                                                             int64_t trial_id,
+                                                             std::string_view reason) {
+  // An empty reason is no field in the appended bytes and would leave the
+  // stored one: the read and write then.
+  if (reason.empty()) return Storage::StopTrialIfActive(study_name, trial_id, reason);
+  v1::Trial moved;
+  moved.set_state(v1::Trial::STOPPING);
+  moved.set_status_reason(std::string(reason));
+  const pqxx::binarystring appended = Bytes(moved);
+  const std::string doing = absl::StrCat("stopping ", DescribeTrial(study_name, trial_id));
+  const absl::Time deadline = absl::Now() + options_.retry_timeout;
+  for (;;) {
+    v1::Trial trial;
+    bool seen_before_a_change = false;
+    VERNIER_RETURN_IF_ERROR(RunInTransaction(
+        TransactionKind::kWriteOne, doing, [&](Transaction& transaction) -> absl::Status {
+          const pqxx::result rows = transaction.exec_prepared(
+              "stop_trial_if_active", std::string(study_name), trial_id,
+              static_cast<int>(v1::Trial::STOPPING), appended, static_cast<int>(v1::Trial::ACTIVE));
+          if (rows.empty()) return MissingTrial(transaction, study_name, trial_id);
+          VERNIER_ASSIGN_OR_RETURN(trial, TrialRow(rows[0], DescribeTrial(study_name, trial_id)));
+          seen_before_a_change = !rows[0][3].as<bool>() && trial.state() == v1::Trial::ACTIVE;
+          return absl::OkStatus();
+        }));
+    if (!seen_before_a_change) return trial;
+    if (absl::Now() >= deadline) {
+      return absl::AbortedError(absl::StrCat(
+          "PostgreSQL store ", description_, ": ", doing, ": the trial kept changing for ",
+          absl::FormatDuration(options_.retry_timeout), " while it was being stopped"));
+    }
+  }
+}
+
 absl::StatusOr<v1::Trial> PostgresStorage::AddMeasurements(
     std::string_view study_name, int64_t trial_id, std::span<const v1::Measurement> measurements,
     std::span<const v1::Trial::State> accepting_states) {

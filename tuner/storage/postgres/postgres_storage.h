@@ -99,6 +99,10 @@ class PostgresStorage : public Storage {
       std::string_view study_name) override;
   absl::StatusOr<v1::Trial> UpdateTrialInStudy(std::string_view study_name, int64_t trial_id,
                                                const TrialInStudyMutator& mutate) override;
+  // One autocommitted statement (stop_trial_if_active): the state's check,
+  // the new state and the reason appended to the stored body.
+  absl::StatusOr<v1::Trial> StopTrialIfActive(std::string_view study_name, int64_t trial_id,
+                                              std::string_view reason) override;
   absl::StatusOr<v1::Trial> AddMeasurements(
       std::string_view study_name, int64_t trial_id, std::span<const v1::Measurement> measurements,
       std::span<const v1::Trial::State> accepting_states) override;

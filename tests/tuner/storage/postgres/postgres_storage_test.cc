@@ -1,6 +1,7 @@
 #include "tuner/storage/postgres/postgres_storage.h"
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <thread>
@@ -345,6 +346,54 @@ TEST_F(PostgresStorageTest, AWriteOpenWhileATrialListingWasReadIsInTheNextOne) {
   ASSERT_TRUE(first.ParseFromString(after->trials.front().bytes));
   EXPECT_EQ(first.id(), 1);
   EXPECT_EQ(first.measurement_count(), 1);
+}
+
+// A trial that another server ends while a stop waits for its row: the
+// stop's statement sees the trial running in its snapshot but cannot move
+// it, so it runs again and returns the ended trial, unstopped.
+TEST_F(PostgresStorageTest, AStopThatWaitedForAnotherWriterReturnsWhatThatWriterCommitted) {
+  std::unique_ptr<PostgresStorage> store = OpenOrDie();
+  ASSERT_NE(store, nullptr);
+  ASSERT_THAT(store->CreateStudy(MakeStudy("s1")), IsOk());
+  ASSERT_THAT(store->CreateTrials("s1", std::vector<v1::Trial>(1)), IsOk());
+  ASSERT_THAT(store->UpdateTrial("s1", 1,
+                                 [](v1::Trial& trial) {
+                                   trial.set_state(v1::Trial::ACTIVE);
+                                   return absl::OkStatus();
+                                 }),
+              IsOk());
+
+  // The other server's completion, its transaction left open.
+  v1::Trial completion;
+  completion.set_state(v1::Trial::SUCCEEDED);
+  completion.set_status_reason("completed");
+  pqxx::connection other(database_->url());
+  pqxx::work slow(other);
+  slow.exec_params(
+      "UPDATE trials SET state = $1, body = body || $2 WHERE study_name = 's1' AND id = 1",
+      static_cast<int>(v1::Trial::SUCCEEDED), pqxx::binarystring(completion.SerializeAsString()));
+
+  absl::StatusOr<v1::Trial> stopped = absl::UnknownError("not run");
+  std::thread stopper([&] { stopped = store->StopTrialIfActive("s1", 1, "a 1% chance"); });
+  // The stop waits for the row's lock; then the completion commits.
+  pqxx::connection watcher(database_->url());
+  bool waiting = false;
+  for (int i = 0; i < 1000 && !waiting; ++i) {
+    pqxx::nontransaction look(watcher);
+    waiting = look.exec1("SELECT count(*) FROM pg_locks WHERE NOT granted")[0].as<int>() > 0;
+    if (!waiting) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(waiting) << "the stop never waited for the row";
+  slow.commit();
+  stopper.join();
+
+  ASSERT_THAT(stopped, IsOk());
+  EXPECT_EQ(stopped->state(), v1::Trial::SUCCEEDED);
+  EXPECT_EQ(stopped->status_reason(), "completed");
+  absl::StatusOr<v1::Trial> stored = store->GetTrial("s1", 1, false);
+  ASSERT_THAT(stored, IsOk());
+  EXPECT_EQ(stored->state(), v1::Trial::SUCCEEDED);
+  EXPECT_EQ(stored->status_reason(), "completed");
 }
 
 // The audit log's rows cannot be changed through PostgreSQL; changed or
