@@ -383,6 +383,23 @@ absl::Status PostgresStorage::RunOnce(PostgresConnectionPool& pool, TransactionK
   }
 }
 
+absl::Status PostgresStorage::WriteTrialUntilItHolds(std::string_view doing,
+                                                     const TrialWriteAttempt& attempt) {
+  const absl::Time deadline = absl::Now() + options_.retry_timeout;
+  for (;;) {
+    bool held = false;
+    VERNIER_RETURN_IF_ERROR(
+        RunInTransaction(TransactionKind::kWriteOne, doing,
+                         [&](Transaction& transaction) { return attempt(transaction, held); }));
+    if (held) return absl::OkStatus();
+    if (absl::Now() >= deadline) {
+      return absl::AbortedError(absl::StrCat(
+          "PostgreSQL store ", description_, ": ", text::AbslView(doing),
+          ": the trial kept changing for ", absl::FormatDuration(options_.retry_timeout)));
+    }
+  }
+}
+
 absl::Status PostgresStorage::RunInTransaction(TransactionKind kind, std::string_view doing,
                                                const TransactionBody& body) {
   return RunInTransaction(*pool_, kind, doing, body);
@@ -779,40 +796,31 @@ absl::StatusOr<std::map<v1::Trial::State, int64_t>> PostgresStorage::CountTrials
 absl::StatusOr<v1::Trial> PostgresStorage::UpdateTrialInStudy(std::string_view study_name,
                                                               int64_t trial_id,
                                                               const TrialInStudyMutator& mutate) {
-  const std::string doing = absl::StrCat("updating ", DescribeTrial(study_name, trial_id));
-  const absl::Time deadline = absl::Now() + options_.retry_timeout;
-  for (;;) {
-    v1::Trial trial;
-    bool written = false;
-    VERNIER_RETURN_IF_ERROR(RunInTransaction(
-        TransactionKind::kWriteOne, doing, [&](Transaction& transaction) -> absl::Status {
-          const pqxx::result rows =
-              transaction.exec_prepared("get_trial_with_study", std::string(study_name), trial_id);
-          if (rows.empty()) return MissingTrial(transaction, study_name, trial_id);
-          const pqxx::row row = rows[0];
-          VERNIER_ASSIGN_OR_RETURN(const v1::Trial stored,
-                                   TrialRow(row, DescribeTrial(study_name, trial_id)));
-          VERNIER_ASSIGN_OR_RETURN(const v1::Study study,
-                                   ParseField<v1::Study>(row[4], StudyWhat(study_name)));
-          trial = stored;
-          if (mutate) VERNIER_RETURN_IF_ERROR(mutate(trial, study));
-          KeepStoreOwnedFields(stored, trial);
-          std::optional<double> rank_key;
-          if (trial.has_final_measurement()) rank_key = RankKey(trial, study.spec());
-          const pqxx::result updated = transaction.exec_prepared(
-              "update_trial_if_unchanged", trial.study_name(), trial.id(),
-              static_cast<int>(trial.state()), trial.client_id(), RankKeyParameter(rank_key),
-              pqxx::binarystring(TrialBody(trial)), row[3].c_str());
-          written = updated.affected_rows() == 1;
-          return absl::OkStatus();
-        }));
-    if (written) return trial;
-    if (absl::Now() >= deadline) {
-      return absl::AbortedError(absl::StrCat(
-          "PostgreSQL store ", description_, ": ", doing, ": the trial kept changing for ",
-          absl::FormatDuration(options_.retry_timeout), " while it was being updated"));
-    }
-  }
+  v1::Trial trial;
+  VERNIER_RETURN_IF_ERROR(WriteTrialUntilItHolds(
+      absl::StrCat("updating ", DescribeTrial(study_name, trial_id)),
+      [&](Transaction& transaction, bool& held) -> absl::Status {
+        const pqxx::result rows =
+            transaction.exec_prepared("get_trial_with_study", std::string(study_name), trial_id);
+        if (rows.empty()) return MissingTrial(transaction, study_name, trial_id);
+        const pqxx::row row = rows[0];
+        VERNIER_ASSIGN_OR_RETURN(const v1::Trial stored,
+                                 TrialRow(row, DescribeTrial(study_name, trial_id)));
+        VERNIER_ASSIGN_OR_RETURN(const v1::Study study,
+                                 ParseField<v1::Study>(row[4], StudyWhat(study_name)));
+        trial = stored;
+        if (mutate) VERNIER_RETURN_IF_ERROR(mutate(trial, study));
+        KeepStoreOwnedFields(stored, trial);
+        std::optional<double> rank_key;
+        if (trial.has_final_measurement()) rank_key = RankKey(trial, study.spec());
+        const pqxx::result updated = transaction.exec_prepared(
+            "update_trial_if_unchanged", trial.study_name(), trial.id(),
+            static_cast<int>(trial.state()), trial.client_id(), RankKeyParameter(rank_key),
+            pqxx::binarystring(TrialBody(trial)), row[3].c_str());
+        held = updated.affected_rows() == 1;
+        return absl::OkStatus();
+      }));
+  return trial;
 }
 
 absl::StatusOr<v1::Trial> PostgresStorage::StopTrialIfActive(std::string_view study_name,
@@ -825,28 +833,21 @@ absl::StatusOr<v1::Trial> PostgresStorage::StopTrialIfActive(std::string_view st
   moved.set_state(v1::Trial::STOPPING);
   moved.set_status_reason(std::string(reason));
   const pqxx::binarystring appended = Bytes(moved);
-  const std::string doing = absl::StrCat("stopping ", DescribeTrial(study_name, trial_id));
-  const absl::Time deadline = absl::Now() + options_.retry_timeout;
-  for (;;) {
-    v1::Trial trial;
-    bool seen_before_a_change = false;
-    VERNIER_RETURN_IF_ERROR(RunInTransaction(
-        TransactionKind::kWriteOne, doing, [&](Transaction& transaction) -> absl::Status {
-          const pqxx::result rows = transaction.exec_prepared(
-              "stop_trial_if_active", std::string(study_name), trial_id,
-              static_cast<int>(v1::Trial::STOPPING), appended, static_cast<int>(v1::Trial::ACTIVE));
-          if (rows.empty()) return MissingTrial(transaction, study_name, trial_id);
-          VERNIER_ASSIGN_OR_RETURN(trial, TrialRow(rows[0], DescribeTrial(study_name, trial_id)));
-          seen_before_a_change = !rows[0][3].as<bool>() && trial.state() == v1::Trial::ACTIVE;
-          return absl::OkStatus();
-        }));
-    if (!seen_before_a_change) return trial;
-    if (absl::Now() >= deadline) {
-      return absl::AbortedError(absl::StrCat(
-          "PostgreSQL store ", description_, ": ", doing, ": the trial kept changing for ",
-          absl::FormatDuration(options_.retry_timeout), " while it was being stopped"));
-    }
-  }
+  v1::Trial trial;
+  VERNIER_RETURN_IF_ERROR(WriteTrialUntilItHolds(
+      absl::StrCat("stopping ", DescribeTrial(study_name, trial_id)),
+      [&](Transaction& transaction, bool& held) -> absl::Status {
+        const pqxx::result rows = transaction.exec_prepared(
+            "stop_trial_if_active", std::string(study_name), trial_id,
+            static_cast<int>(v1::Trial::STOPPING), appended, static_cast<int>(v1::Trial::ACTIVE));
+        if (rows.empty()) return MissingTrial(transaction, study_name, trial_id);
+        VERNIER_ASSIGN_OR_RETURN(trial, TrialRow(rows[0], DescribeTrial(study_name, trial_id)));
+        // Not moved, yet ACTIVE: the row as this statement's snapshot saw it,
+        // before a writer that committed while the update waited.
+        held = rows[0][3].as<bool>() || trial.state() != v1::Trial::ACTIVE;
+        return absl::OkStatus();
+      }));
+  return trial;
 }
 
 absl::StatusOr<v1::Trial> PostgresStorage::AddMeasurements(

@@ -195,6 +195,12 @@ class PostgresStorage : public Storage {
                                 std::string_view doing, const TransactionBody& body);
   absl::Status RunOnce(PostgresConnectionPool& pool, TransactionKind kind, std::string_view doing,
                        const TransactionBody& body);
+  // A trial's write in one statement that holds only if the row is as the
+  // statement expects: `attempt` runs as a kWriteOne transaction and sets
+  // `held`; while it does not, it runs again, and once the trial has kept
+  // changing for the retry timeout the write is ABORTED, naming `doing`.
+  using TrialWriteAttempt = std::function<absl::Status(pqxx::transaction_base&, bool& held)>;
+  absl::Status WriteTrialUntilItHolds(std::string_view doing, const TrialWriteAttempt& attempt);
 
   // CreateTrials of trials without a final measurement (so without a rank
   // key, and the study's spec is not needed) in one autocommitted
