@@ -39,6 +39,7 @@
 #include "tuner/backend_factory.h"
 #include "tuner/data_dir_permissions.h"
 #include "tuner/executable_search.h"
+#include "tuner/grpc_socket_poller.h"
 #include "tuner/job_controller.h"
 #include "tuner/job_service_impl.h"
 #include "tuner/local_admin_token.h"
@@ -341,11 +342,14 @@ absl::Status RunServer(const ServerOptions& given) {
   if (!tls::IsLoopbackHost(options.host)) builder.SetOption(std::make_unique<WithoutReflection>());
   builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS,
                               kIdleHandlerThreads);
+  // Declared before the server, so destroyed after it.
+  GrpcSocketPoller socket_poller(builder);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || (bound_port == 0 && !unix_socket)) {
     return absl::UnavailableError(
         absl::StrFormat("cannot listen on %s (is another server using the port?)", address));
   }
+  socket_poller.Start();
   const std::string bound_address =
       unix_socket ? options.host : absl::StrCat(options.host, ":", bound_port);
   // Where this user's CLI and Python client find the admin token by the
@@ -411,6 +415,7 @@ absl::Status RunServer(const ServerOptions& given) {
   spdlog::info("shutting down; running trials keep running and report to the next server");
   if (http_server.has_value()) http_server->Stop();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  socket_poller.Stop();
   jobs.Stop();
   // Another server may have taken the port's file since.
   for (const std::string& file : client_token_files) {

@@ -205,7 +205,7 @@ scheduler::TrialLaunch BuildTrialLaunch(const v1::Job& job, const v1::Study& stu
     if (HasRank(spec.role())) {
       // PyTorch on AI Platform: the master is rank 0, worker i is rank i + 1.
       replica.env["RANK"] = absl::StrCat(IsMasterRole(spec.role()) ? 0 : spec.index() + 1);
-      replica.env["LOCAL_RANK"] = "0";
+      replica.env["LOCAL_RANK"] = absl::StrCat(0);
     }
     if (grants.server_grants_gpus || !replica.gpus.empty()) {
       replica.env["CUDA_VISIBLE_DEVICES"] = absl::StrJoin(replica.gpus, ",");

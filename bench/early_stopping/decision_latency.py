@@ -26,7 +26,11 @@ the CPU time of the PostgreSQL backends serving that database is divided
 among them too (a column of its own; "-" where they cannot be seen).
 With `--report-first`, each asked trial first reports its next step, untimed,
 as a training loop does before it asks: the decision then reads the trial
-that just changed (the CPU times include the reports).
+that just changed (the CPU times include the reports). With `--gap-ms`, the
+client waits that long before each timed call, as trials that train between
+their reports leave the server idle between calls (back to back, a server
+that stops reading its sockets now and then delays one call in hundreds; at
+a gap, every call that arrives meanwhile). The calls over 20 ms are counted.
 
     /usr/bin/python3 bench/early_stopping/decision_latency.py --build build
     /usr/bin/python3 bench/early_stopping/decision_latency.py --build build --steps 400
@@ -66,6 +70,9 @@ def parse_arguments(argv):
     parser.add_argument("--report-first", action="store_true",
                         help="each asked trial first reports its next step (not timed), as a "
                              "training loop does; the CPU times then include the reports")
+    parser.add_argument("--gap-ms", type=float, default=0,
+                        help="milliseconds the client waits before each timed call (default 0: "
+                             "back to back)")
     parser.add_argument("--early-stopping", default=None, metavar="JSON",
                         help="the earlyStopping block (default: enableTrialEarlyStopping "
                              "alone, the default policy)")
@@ -74,6 +81,8 @@ def parse_arguments(argv):
         parser.error("--steps must be at least 2")
     if options.running < 1 or options.finished < 0 or options.decisions < 1:
         parser.error("--running and --decisions must be positive, --finished not negative")
+    if options.gap_ms < 0:
+        parser.error("--gap-ms must not be negative")
     if options.early_stopping is not None:
         try:
             options.early_stopping = json.loads(options.early_stopping)
@@ -186,6 +195,8 @@ def main(argv):
                     shape, last = progress[trial.id]
                     progress[trial.id][1] = last + 1
                     trial.report(step=last + 1, loss=value(shape, last + 1))
+                if options.gap_ms > 0:
+                    time.sleep(options.gap_ms / 1e3)
                 call_started = time.perf_counter()
                 stop = trial.should_stop()
                 times.append(time.perf_counter() - call_started)
@@ -214,6 +225,9 @@ def main(argv):
     for stop, label in [(False, "kept running"), (True, "stopped (a write)")]:
         print(f"{label}: {len(by_outcome[stop])} decisions, p50 {at(0.5, by_outcome[stop]):.2f} "
               f"ms, p99 {at(0.99, by_outcome[stop]):.2f} ms")
+    slow = [t for t in times if t > 0.020]
+    print(f"calls over 20 ms: {len(slow)} of {len(times)}"
+          f"{f', each {options.gap_ms:g} ms after the last' if options.gap_ms > 0 else ''}")
     store = (f"{1e3 * store_cpu / len(times):.2f}" if database and store_after else "-")
     print("| steps | running | p50 ms | p99 ms | max ms | server CPU ms per decision "
           "| PostgreSQL CPU ms per decision |")

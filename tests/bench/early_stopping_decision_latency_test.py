@@ -26,7 +26,8 @@ class DecisionLatencyTest(unittest.TestCase):
         # The decisions that kept their trial running, and those that stopped it.
         self.assertTrue(lines[1].startswith("kept running: "), lines[1])
         self.assertTrue(lines[2].startswith("stopped (a write): "), lines[2])
-        del lines[1:3]
+        self.assertRegex(lines[3], r"^calls over 20 ms: \d+ of \d+$")
+        del lines[1:4]
         self.assertIn("6 finished and 10 running trials", lines[0])
         self.assertIn("the first (the cache cold)", lines[0])
         self.assertEqual(lines[1], "| steps | running | p50 ms | p99 ms | max ms | "
@@ -65,6 +66,12 @@ class DecisionLatencyTest(unittest.TestCase):
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertIn("decisions, each after a report,", result.stdout.splitlines()[0])
 
+    def test_calls_can_wait_between_them(self):
+        result = run("--steps", "8", "--finished", "4", "--running", "5", "--decisions", "10",
+                     "--gap-ms", "5")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertRegex(result.stdout, r"calls over 20 ms: \d+ of \d+, each 5 ms after the last")
+
     def test_another_policy_is_given_as_json(self):
         result = run("--steps", "8", "--finished", "4", "--running", "5", "--decisions", "10",
                      "--early-stopping", '{"policy": "MEDIAN_STOPPING"}')
@@ -73,6 +80,7 @@ class DecisionLatencyTest(unittest.TestCase):
     def test_bad_arguments_are_refused_naming_the_flag(self):
         for arguments, flag in [(["--steps", "1"], "--steps"),
                                 (["--running", "0"], "--running"),
+                                (["--gap-ms", "-1"], "--gap-ms"),
                                 (["--early-stopping", "{policy"], "--early-stopping")]:
             result = run(*arguments)
             self.assertEqual(result.returncode, 2, arguments)
