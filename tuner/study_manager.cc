@@ -649,17 +649,15 @@ absl::StatusOr<v1::Trial> StudyManager::CancelTrial(std::string_view study_name,
 }
 
 absl::StatusOr<v1::Trial> StudyManager::StopTrial(std::string_view study_name, int64_t trial_id) {
-  return storage_.UpdateTrial(study_name, trial_id, [&](v1::Trial& trial) -> absl::Status {
-    if (trial.state() == v1::Trial::STOPPING) return absl::OkStatus();
-    if (trial.state() != v1::Trial::ACTIVE) {
-      return absl::FailedPreconditionError(
-          absl::StrFormat("%s is %s; only ACTIVE trials can be stopped",
-                          TrialName(study_name, trial_id), v1::Trial::State_Name(trial.state())));
-    }
-    trial.set_state(v1::Trial::STOPPING);
-    trial.set_status_reason("stop requested");
-    return absl::OkStatus();
-  });
+  // A trial already stopping stays as it is, with its reason.
+  absl::StatusOr<v1::Trial> trial =
+      storage_.StopTrialIfActive(study_name, trial_id, "stop requested");
+  if (trial.ok() && trial->state() != v1::Trial::STOPPING) {
+    return absl::FailedPreconditionError(
+        absl::StrFormat("%s is %s; only ACTIVE trials can be stopped",
+                        TrialName(study_name, trial_id), v1::Trial::State_Name(trial->state())));
+  }
+  return trial;
 }
 
 absl::StatusOr<v1::Study> StudyManager::SetStudyUserAttributes(

@@ -370,12 +370,19 @@ TEST_F(StudyManagerTest, StopMakesTheTrialEndStoppedEarly) {
   EXPECT_FALSE(manager_->CheckEarlyStopping("s", id)->should_stop);
   ASSERT_TRUE(manager_->StopTrial("s", id).ok());
   EXPECT_TRUE(manager_->CheckEarlyStopping("s", id)->should_stop);
+  // Again while it is stopping: nothing changes.
+  absl::StatusOr<v1::Trial> again = manager_->StopTrial("s", id);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->state(), v1::Trial::STOPPING);
+  EXPECT_EQ(again->status_reason(), "stop requested");
   ASSERT_TRUE(
       manager_->AddMeasurements("s", id, std::vector<v1::Measurement>{Accuracy(2, 0.4)}).ok());
   absl::StatusOr<v1::Trial> done = manager_->CompleteTrial("s", id, std::nullopt);
   ASSERT_TRUE(done.ok()) << done.status();
   EXPECT_EQ(done->state(), v1::Trial::STOPPED_EARLY);
   EXPECT_EQ(manager_->StopTrial("s", id).status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(manager_->StopTrial("s", id).status().message(),
+              HasSubstr("is STOPPED_EARLY; only ACTIVE trials can be stopped"));
 }
 
 TEST_F(StudyManagerTest, InfeasibleAndFailedTrialsKeepTheirReason) {
