@@ -387,6 +387,12 @@ TEST_F(TuningJobTest, DeletingAnEndedJobRemovesItsTrialsAndLogsButNotWhatTheTrai
   // The id may be used again.
   CommandResult again = RunCommand(Submit(server, "old_job", config, runs, saving));
   EXPECT_EQ(again.exit_code, 0) << again.err;
+  // Its trainer never ends by itself, and a server that stops leaves its
+  // trials running for the next one to take over: cancelled, so that no
+  // agent or trainer outlives the test.
+  ASSERT_EQ(RunCommand(Cli(server, {"jobs", "cancel", "old_job"})).exit_code, 0);
+  EXPECT_EQ(WaitForJob(server, "old_job", Ended, std::chrono::seconds(60)).job().state(),
+            v1::Job::CANCELLED);
 }
 
 TEST_F(TuningJobTest, SubmitWithStreamLogsShowsLogsEachTrialTheProgressAndTheLeaderboard) {
