@@ -100,7 +100,12 @@ class GpuFairShareTest : public ::testing::Test {
 
   void TearDown() override {
     if (server_ == nullptr) return;
-    for (const char* job : {"alice_job", "bob_job"}) (void)Vernier({"jobs", "cancel", job});
+    // Cancelled and waited for: a server that stops leaves its trials
+    // running, and their agents then retry the gone server for an hour.
+    for (const char* job : {"alice_job", "bob_job"}) {
+      if (Vernier({"jobs", "cancel", job}).exit_code != 0) continue;
+      WaitForJob(*server_, job, Ended, std::chrono::seconds(60));
+    }
   }
 
   TempDir dir_;
