@@ -388,8 +388,7 @@ def mlp_step_decay_curve(config, index):
 def mlp_cosine_curve(config, index):
     """The learning rate annealed from its initial value to 1% of it along a
     half cosine over the 50 epochs (as most recent recipes schedule it);
-    validation error rate. A large rate looks worse than a small one in the
-    middle of the run and can end better once annealed."""
+    validation error rate."""
     import numpy as np
     from sklearn.neural_network import MLPClassifier
     train_x, valid_x, train_y, valid_y = digits_split()

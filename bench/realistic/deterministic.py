@@ -13,8 +13,9 @@ timed, so they are deterministic too. Ten more, held_out() (five added
 after the designers' rules were chosen, four with one objective and one
 with three; five more of other kinds in a second round, later, four with
 one objective and one with three), are reachable by name only: never run
-by default, never used to choose a rule. The three-objective problems' hypervolume is measured at
-the reference points in REFERENCES, which no designer is told.
+by default, never used to choose a rule. The three-objective problems'
+hypervolume is measured at the reference points in REFERENCES, which no
+designer is told.
 
 Each problem has, besides bench/realistic/problems.py's interface (space,
 describe(), observe(), evaluate(), optimum, trials):
