@@ -229,12 +229,14 @@ TEST_F(ObjectiveCurveCacheTest, ATrialWhoseStoredBodyDoesNotParseIsInternalNamin
   Add(2, {At(1, "accuracy", 0.6)});
   EXPECT_EQ(Curves().size(), 2u);
   // Field 2 (the study name) as one byte that is not UTF-8: its framing is
-  // sound, so the store hands it over, but it is not a trial.
+  // sound, so the store hands it over, but it is not a trial. Written around
+  // the store with a new revision, as the store's own writes take one.
   sqlite3* database = nullptr;
   ASSERT_EQ(sqlite3_open((dir_.path() + "/vernier.db").c_str(), &database), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(database, "UPDATE trials SET body = X'1201FF' WHERE id = 2", nullptr,
-                         nullptr, nullptr),
-            SQLITE_OK);
+  ASSERT_EQ(
+      sqlite3_exec(database, "UPDATE trials SET body = X'1201FF', revision = 1000 WHERE id = 2",
+                   nullptr, nullptr, nullptr),
+      SQLITE_OK);
   sqlite3_close(database);
   const absl::StatusOr<std::vector<suggest::LearningCurve>> broken = cache_->Curves(study_);
   EXPECT_EQ(broken.status().code(), absl::StatusCode::kInternal);

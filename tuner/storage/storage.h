@@ -113,9 +113,10 @@ class Storage : public JobCoordination, public ApiTokenStore, public AuditLogSto
   // listing whose horizon is `since`, in one read, so that a reader that
   // keeps what it read (ObjectiveCurveCache) is brought up to date without
   // receiving every trial. `since` empty: every trial. A store may list
-  // trials that did not change (SQLite lists every trial, its bytes being
-  // local), never leave out one that did. NOT_FOUND for a missing study;
-  // INVALID_ARGUMENT for a `since` that is no horizon of this store's.
+  // trials that did not change (PostgreSQL's horizon is the oldest
+  // transaction then running), never leave out one that did. NOT_FOUND for
+  // a missing study; INVALID_ARGUMENT for a `since` that is no horizon of
+  // this store's.
   virtual absl::StatusOr<TrialChanges> ListTrialChanges(std::string_view study_name,
                                                         std::string_view since) = 0;
   // The leaderboard of a study with one objective, from an index: its

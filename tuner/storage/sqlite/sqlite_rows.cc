@@ -10,8 +10,10 @@ absl::Status InsertTrialRow(SqliteConnection& connection, const v1::Trial& trial
                             const v1::StudySpec& spec) {
   VERNIER_ASSIGN_OR_RETURN(
       SqliteStatement insert,
-      connection.Prepare("INSERT INTO trials (study_name, id, state, client_id, rank_key, body) "
-                         "VALUES (?, ?, ?, ?, ?, ?)"));
+      connection.Prepare(
+          "INSERT INTO trials (study_name, id, state, client_id, rank_key, body, revision) "
+          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+          "(SELECT COALESCE(MAX(revision), 0) + 1 FROM trials WHERE study_name = ?1))"));
   return insert.BindText(1, trial.study_name())
       .BindInt64(2, trial.id())
       .BindInt64(3, trial.state())

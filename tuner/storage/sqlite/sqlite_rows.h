@@ -16,7 +16,8 @@ namespace vernier::storage {
 // many rows in one transaction. The study's row must exist.
 
 // `trial` (without its measurements) as a row of its study, with the
-// leaderboard's rank key under `spec`.
+// leaderboard's rank key under `spec` and the study's next revision
+// (ListTrialChanges): every write of a trial row takes one.
 absl::Status InsertTrialRow(SqliteConnection& connection, const v1::Trial& trial,
                             const v1::StudySpec& spec);
 

@@ -136,8 +136,19 @@ CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log
 BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
 )sql";
 
-constexpr std::array<std::string_view, 5> kMigrations = {kVersion1, kVersion2, kVersion3,
-                                                         kVersion4, kVersion5};
+// Each trial row records when it was last written (`revision`: one more
+// than the largest of its study's rows when written; 0 for rows written
+// before this version), so that ListTrialChanges reads the trials written
+// since an earlier listing from an index instead of every trial of the
+// study. A study's trials are removed only with the study, so its largest
+// revision never goes back.
+constexpr std::string_view kVersion6 = R"sql(
+ALTER TABLE trials ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX trials_by_revision ON trials (study_name, revision);
+)sql";
+
+constexpr std::array<std::string_view, 6> kMigrations = {kVersion1, kVersion2, kVersion3,
+                                                         kVersion4, kVersion5, kVersion6};
 
 absl::Status BackfillRankKeys(SqliteConnection& connection) {
   struct Row {

@@ -8,6 +8,7 @@
 #include <system_error>
 #include <utility>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
@@ -115,13 +116,19 @@ absl::StatusOr<int64_t> LargestTrialId(SqliteConnection& connection, std::string
   return has_row ? select.ColumnInt64(0) : 0;
 }
 
+// The revision an updated trial row takes (ListTrialChanges): one more than
+// its study's largest, this row's included; InsertTrialRow's for a new row.
+#define NEXT_TRIAL_REVISION                                   \
+  "(SELECT MAX(written.revision) + 1 FROM trials AS written " \
+  "WHERE written.study_name = trials.study_name)"
+
 // Writes back a trial read in the same transaction; its key is unchanged.
 absl::Status UpdateTrialRow(SqliteConnection& connection, const v1::Trial& trial,
                             std::optional<double> rank_key) {
   VERNIER_ASSIGN_OR_RETURN(
       SqliteStatement update,
-      connection.Prepare("UPDATE trials SET state = ?, client_id = ?, rank_key = ?, body = ? "
-                         "WHERE study_name = ? AND id = ?"));
+      connection.Prepare("UPDATE trials SET state = ?, client_id = ?, rank_key = ?, body = ?, "
+                         "revision = " NEXT_TRIAL_REVISION " WHERE study_name = ? AND id = ?"));
   return update.BindInt64(1, trial.state())
       .BindText(2, trial.client_id())
       .BindOptionalDouble(3, rank_key)
@@ -135,12 +142,15 @@ absl::Status UpdateTrialRow(SqliteConnection& connection, const v1::Trial& trial
 absl::Status UpdateTrialBody(SqliteConnection& connection, const v1::Trial& trial) {
   VERNIER_ASSIGN_OR_RETURN(
       SqliteStatement update,
-      connection.Prepare("UPDATE trials SET body = ? WHERE study_name = ? AND id = ?"));
+      connection.Prepare("UPDATE trials SET body = ?, revision = " NEXT_TRIAL_REVISION
+                         " WHERE study_name = ? AND id = ?"));
   return update.BindBlob(1, SerializeBody(trial))
       .BindText(2, trial.study_name())
       .BindInt64(3, trial.id())
       .Run();
 }
+
+#undef NEXT_TRIAL_REVISION
 
 absl::StatusOr<bool> SequenceNumberStored(SqliteConnection& connection, std::string_view study_name,
                                           int64_t trial_id, int64_t sequence_number) {
@@ -493,15 +503,45 @@ absl::StatusOr<Page<SerializedTrial>> SqliteStorage::ListTrialBodies(std::string
 
 absl::StatusOr<TrialChanges> SqliteStorage::ListTrialChanges(std::string_view study_name,
                                                              std::string_view since) {
-  // The bytes are local: every trial, each time (the horizon is always
-  // empty), costs less here than keeping a record of what changed.
-  if (!since.empty()) {
+  int64_t since_revision = -1;
+  if (!since.empty() &&
+      (!absl::SimpleAtoi(text::AbslView(since), &since_revision) || since_revision < 0)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "listing the trials of study \"", text::AbslView(study_name), "\" written since \"",
-        text::AbslView(since), "\": not a horizon of this store's (it gives none)"));
+        text::AbslView(since), "\": not a horizon of this store's"));
   }
-  VERNIER_ASSIGN_OR_RETURN(Page<SerializedTrial> page, ListTrialBodies(study_name, {}));
-  return TrialChanges{.horizon = "", .trials = std::move(page.items)};
+  TrialChanges changes;
+  VERNIER_RETURN_IF_ERROR(
+      RunInTransaction(TransactionKind::kRead, [&](SqliteConnection& connection) -> absl::Status {
+        changes.trials.clear();
+        VERNIER_RETURN_IF_ERROR(RequireStudy(connection, study_name));
+        // The horizon first, in the same snapshot: a later write takes a
+        // larger revision (writers take turns), so the next listing has it.
+        VERNIER_ASSIGN_OR_RETURN(
+            SqliteStatement largest,
+            connection.Prepare(
+                "SELECT COALESCE(MAX(revision), 0) FROM trials WHERE study_name = ?"));
+        largest.BindText(1, study_name);
+        VERNIER_ASSIGN_OR_RETURN(const bool has_largest, largest.Step());
+        changes.horizon = absl::StrCat(has_largest ? largest.ColumnInt64(0) : 0);
+        // Every trial by its key; those since a horizon by the revision's
+        // index (few), then ordered.
+        VERNIER_ASSIGN_OR_RETURN(
+            SqliteStatement select,
+            connection.Prepare(since_revision < 0
+                                   ? "SELECT id, body FROM trials WHERE study_name = ? ORDER BY id"
+                                   : "SELECT id, body FROM trials INDEXED BY trials_by_revision "
+                                     "WHERE study_name = ? AND revision > ? ORDER BY id"));
+        select.BindText(1, study_name);
+        if (since_revision >= 0) select.BindInt64(2, since_revision);
+        for (;;) {
+          VERNIER_ASSIGN_OR_RETURN(const bool has_row, select.Step());
+          if (!has_row) return absl::OkStatus();
+          changes.trials.push_back({select.ColumnInt64(0), std::string(select.ColumnBlob(1))});
+        }
+      }));
+  VERNIER_RETURN_IF_ERROR(CheckTrialBodies(study_name, changes.trials));
+  return changes;
 }
 
 absl::StatusOr<std::vector<v1::Trial>> SqliteStorage::ListBestTrials(std::string_view study_name,

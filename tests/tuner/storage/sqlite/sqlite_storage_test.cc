@@ -385,6 +385,7 @@ TEST(SqliteStorageTest, MigratingFromVersion1FillsTheLeaderboard) {
   }
   // Back to how version 1 stored it: no rank column.
   ASSERT_THAT(ExecuteRaw(path,
+                         "DROP INDEX trials_by_revision; ALTER TABLE trials DROP COLUMN revision; "
                          "DROP INDEX trials_by_rank; ALTER TABLE trials DROP COLUMN rank_key; "
                          "DROP TABLE job_leases; DROP TABLE servers; DROP TABLE agent_contacts; "
                          "DROP TABLE replica_exits; DROP TABLE api_tokens; DROP TABLE audit_log; "
@@ -411,6 +412,7 @@ TEST(SqliteStorageTest, MigratingFromVersion3AddsApiTokensAndKeepsTheRest) {
     ASSERT_THAT(store->CreateStudy(MakeStudy("s1")), IsOk());
   }
   ASSERT_THAT(ExecuteRaw(path,
+                         "DROP INDEX trials_by_revision; ALTER TABLE trials DROP COLUMN revision; "
                          "DROP TABLE audit_log; DROP TABLE api_tokens; "
                          "UPDATE schema_version SET version = 3"),
               IsOk());
@@ -435,14 +437,60 @@ TEST(SqliteStorageTest, MigratingFromVersion4AddsTheAuditLogAndKeepsTheRest) {
     ASSERT_NE(store, nullptr);
     ASSERT_THAT(store->CreateStudy(MakeStudy("s1")), IsOk());
   }
-  ASSERT_THAT(ExecuteRaw(path, "DROP TABLE audit_log; UPDATE schema_version SET version = 4"),
+  ASSERT_THAT(ExecuteRaw(path,
+                         "DROP INDEX trials_by_revision; ALTER TABLE trials DROP COLUMN revision; "
+                         "DROP TABLE audit_log; UPDATE schema_version SET version = 4"),
               IsOk());
   std::unique_ptr<SqliteStorage> migrated = OpenOrDie(path);
   ASSERT_NE(migrated, nullptr);
   EXPECT_THAT(migrated->GetStudy("s1"), IsOk());
   const std::vector<v1::AuditEntry> entries = {MakeAuditEntry("alice", "s1", 10)};
   ASSERT_THAT(migrated->AppendAuditEntries(entries), IsOk());
-  EXPECT_THAT(QueryRaw(path, "SELECT version FROM schema_version"), IsOkAndHolds("5"));
+  EXPECT_THAT(QueryRaw(path, "SELECT version FROM schema_version"),
+              IsOkAndHolds(std::to_string(SqliteSchemaMigrations().size())));
+}
+
+// Rows written before version 6 have no revision (0): the first listing has
+// them all, and a listing since its horizon has the trials written after.
+TEST(SqliteStorageTest, MigratingFromVersion5ListsTheOlderTrialsOnceThenWhatIsWritten) {
+  ScopedTempDir dir;
+  const std::string path = dir.File("store.db");
+  {
+    std::unique_ptr<SqliteStorage> store = OpenOrDie(path);
+    ASSERT_NE(store, nullptr);
+    ASSERT_THAT(store->CreateStudy(MakeStudy("s1")), IsOk());
+    ASSERT_THAT(store->CreateTrials("s1", std::vector<v1::Trial>(3)), IsOk());
+  }
+  ASSERT_THAT(ExecuteRaw(path,
+                         "DROP INDEX trials_by_revision; ALTER TABLE trials DROP COLUMN revision; "
+                         "UPDATE schema_version SET version = 5"),
+              IsOk());
+  std::unique_ptr<SqliteStorage> migrated = OpenOrDie(path);
+  ASSERT_NE(migrated, nullptr);
+  EXPECT_THAT(QueryRaw(path, "SELECT MAX(revision) FROM trials"), IsOkAndHolds("0"));
+  auto ids = [](const TrialChanges& changes) {
+    std::vector<int64_t> listed;
+    for (const SerializedTrial& trial : changes.trials) listed.push_back(trial.id);
+    return listed;
+  };
+  absl::StatusOr<TrialChanges> all = migrated->ListTrialChanges("s1", "");
+  ASSERT_THAT(all, IsOk());
+  EXPECT_THAT(ids(*all), ElementsAre(1, 2, 3));
+  EXPECT_EQ(all->horizon, "0");
+  absl::StatusOr<TrialChanges> none = migrated->ListTrialChanges("s1", all->horizon);
+  ASSERT_THAT(none, IsOk());
+  EXPECT_THAT(ids(*none), ::testing::IsEmpty());
+  ASSERT_THAT(migrated->UpdateTrial("s1", 2,
+                                    [](v1::Trial& trial) {
+                                      trial.set_client_id("worker");
+                                      return absl::OkStatus();
+                                    }),
+              IsOk());
+  ASSERT_THAT(migrated->CreateTrials("s1", std::vector<v1::Trial>(1)), IsOk());
+  absl::StatusOr<TrialChanges> written = migrated->ListTrialChanges("s1", all->horizon);
+  ASSERT_THAT(written, IsOk());
+  EXPECT_THAT(ids(*written), ElementsAre(2, 4));
+  EXPECT_EQ(written->horizon, "2");
 }
 
 // The audit log's rows cannot be changed through SQLite; changed or removed
