@@ -3,6 +3,7 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -51,6 +52,15 @@ Agent::Agent(AgentOptions options, std::shared_ptr<spdlog::logger> logger)
   replica.set_role(options_.role);
   replica.set_index(options_.index);
   replica.set_attempt(options_.attempt);
+  // A service that comes back hears from the agent within one heartbeat
+  // interval (a quarter of its agent timeout): the reconnect backoff of the
+  // channel and of the reports never grows past it.
+  if (options_.heartbeat_interval > absl::ZeroDuration()) {
+    options_.reporter.max_backoff =
+        std::min(options_.reporter.max_backoff, options_.heartbeat_interval);
+    options_.reporter.initial_backoff =
+        std::min(options_.reporter.initial_backoff, options_.reporter.max_backoff);
+  }
 }
 
 std::string Agent::LogPrefix(const AgentOptions& options) {

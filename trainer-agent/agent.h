@@ -42,7 +42,9 @@ struct AgentOptions {
   // measurements and exit report to an unreachable service.
   absl::Duration give_up_after = absl::Hours(1);
   absl::Duration hypertune_poll_interval = absl::Milliseconds(250);
-  // Zero sends no heartbeats.
+  // Zero sends no heartbeats. Otherwise it also caps the reconnect backoff
+  // (reporter.max_backoff), so a service that comes back hears from the
+  // agent within one interval.
   absl::Duration heartbeat_interval = absl::Seconds(5);
   std::vector<std::string> command;
   // The container the command runs in (--container) and the podman that

@@ -147,8 +147,11 @@ TEST_F(AgentResilienceTest, AServiceStoppedWhileTheTrainerReportsLosesNothing) {
   const int port = server.port();
   server.Stop();
   // Longer than the agent timeout: the restarted service must not count the
-  // outage as the agent's silence.
-  std::this_thread::sleep_for(std::chrono::milliseconds(4000));
+  // outage as the agent's silence. Long enough too for a reconnect backoff
+  // that grew past the heartbeat interval (its 5 s cap) to leave the agent
+  // silent for longer than the timeout after the restart: the agent's
+  // backoff stays within one interval (750 ms here).
+  std::this_thread::sleep_for(std::chrono::milliseconds(7000));
   EXPECT_TRUE(std::filesystem::exists(job_dir + "/1/.vernier/master-0/measurements.log"));
   ServerProcess restarted(dir_.path() + "/data", port, {"--agent-timeout", "3s"});
   restarted.Start();
