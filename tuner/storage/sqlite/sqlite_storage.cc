@@ -116,6 +116,15 @@ absl::StatusOr<int64_t> LargestTrialId(SqliteConnection& connection, std::string
   return has_row ? select.ColumnInt64(0) : 0;
 }
 
+// Appends each row of `select` (id, body) to `trials`.
+absl::Status AppendTrialBodies(SqliteStatement& select, std::vector<SerializedTrial>& trials) {
+  for (;;) {
+    VERNIER_ASSIGN_OR_RETURN(const bool has_row, select.Step());
+    if (!has_row) return absl::OkStatus();
+    trials.push_back({select.ColumnInt64(0), std::string(select.ColumnBlob(1))});
+  }
+}
+
 // The revision an updated trial row takes (ListTrialChanges): one more than
 // its study's largest, this row's included; InsertTrialRow's for a new row.
 #define NEXT_TRIAL_REVISION                                   \
@@ -491,11 +500,7 @@ absl::StatusOr<Page<SerializedTrial>> SqliteStorage::ListTrialBodies(std::string
         VERNIER_ASSIGN_OR_RETURN(
             SqliteStatement select,
             SelectTrialPage(connection, study_name, query, after_id, "id, body"));
-        for (;;) {
-          VERNIER_ASSIGN_OR_RETURN(const bool has_row, select.Step());
-          if (!has_row) return absl::OkStatus();
-          page.items.push_back({select.ColumnInt64(0), std::string(select.ColumnBlob(1))});
-        }
+        return AppendTrialBodies(select, page.items);
       }));
   VERNIER_RETURN_IF_ERROR(FinishTrialBodyPage(study_name, page, query.page_size));
   return page;
@@ -534,11 +539,7 @@ absl::StatusOr<TrialChanges> SqliteStorage::ListTrialChanges(std::string_view st
                                      "WHERE study_name = ? AND revision > ? ORDER BY id"));
         select.BindText(1, study_name);
         if (since_revision >= 0) select.BindInt64(2, since_revision);
-        for (;;) {
-          VERNIER_ASSIGN_OR_RETURN(const bool has_row, select.Step());
-          if (!has_row) return absl::OkStatus();
-          changes.trials.push_back({select.ColumnInt64(0), std::string(select.ColumnBlob(1))});
-        }
+        return AppendTrialBodies(select, changes.trials);
       }));
   VERNIER_RETURN_IF_ERROR(CheckTrialBodies(study_name, changes.trials));
   return changes;
