@@ -3,7 +3,8 @@
 // trials with the neighbourhood of its best point modelled in full
 // (neighbourhood_share 0.5) than with the best, latest and spread trials
 // alone (neighbourhood_share 0, the default), or with every other trial
-// folded into its nearest model point (--folded: fold_history), on noisy,
+// folded into its nearest model point (--folded: fold_history), or projected
+// onto its nearest model points (--projected: project_history), on noisy,
 // multimodal problems, one trial at a time, seed by seed (paired). The
 // regret at each checkpoint is the noiseless regret of the best trial as
 // observed. Results and machine in docs/benchmarks.md ("Long studies"):
@@ -39,6 +40,7 @@ struct Variant {
   std::string name;
   double neighbourhood_share;
   bool fold_history = false;
+  int project_history = 0;
 };
 
 struct Run {
@@ -67,6 +69,7 @@ absl::Status RunStudy(const BenchmarkProblem& problem, const Variant& variant, i
   suggest::GpBanditDesigner::Options options;
   options.neighbourhood_share = variant.neighbourhood_share;
   options.fold_history = variant.fold_history;
+  options.project_history = variant.project_history;
   if (capacity > 0) options.max_model_points = capacity;
   const bool maximize = spec.metrics(0).goal() == v1::MetricSpec::MAXIMIZE;
   suggest::DesignerHistory history;
@@ -125,6 +128,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> only;
   int capacity = 0;
   std::vector<double> folded_shares;
+  std::vector<int> projected_neighbours;
   app.add_option("--seeds", seeds, "Studies per problem and variant, seeds 1..N");
   app.add_option("--threads", threads, "Studies run at once");
   app.add_option("--noise", noise, "Noise standard deviation, relative to the values' spread");
@@ -136,6 +140,10 @@ int main(int argc, char** argv) {
   app.add_option("--folded", folded_shares,
                  "neighbourhood_share of each further variant with fold_history on (after "
                  "those of --shares)")
+      ->delimiter(',');
+  app.add_option("--projected", projected_neighbours,
+                 "project_history (neighbours) of each further variant, share 0 (after those "
+                 "of --folded)")
       ->delimiter(',');
   app.add_option("--problems", only, "Problems to run (names), all by default")->delimiter(',');
   app.add_option("--capacity", capacity,
@@ -149,6 +157,9 @@ int main(int argc, char** argv) {
   for (double share : shares) variants.push_back({absl::StrFormat("share %g", share), share});
   for (double share : folded_shares) {
     variants.push_back({absl::StrFormat("share %g, folded", share), share, true});
+  }
+  for (int neighbours : projected_neighbours) {
+    variants.push_back({absl::StrFormat("projected onto %d", neighbours), 0.0, false, neighbours});
   }
   std::vector<Run> runs;
   for (int p = 0; p < static_cast<int>(problems.size()); ++p) {

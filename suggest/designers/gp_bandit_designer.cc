@@ -16,6 +16,7 @@
 #include "suggest/gp/gaussian_process.h"
 #include "suggest/gp/gp_log_posterior.h"
 #include "suggest/gp/history_folder.h"
+#include "suggest/gp/history_projector.h"
 #include "suggest/gp/hyperparameter_fitter.h"
 #include "suggest/gp/log_expected_improvement.h"
 #include "suggest/gp/matern_kernel.h"
@@ -200,9 +201,26 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
       noise_variances = std::move(folded.noise_variances);
     }
   }
+  std::optional<HistoryProjector::Projected> projected;
+  if (capped && options_.project_history > 0) {
+    // The trials the model leaves out still count: each is projected onto
+    // the model points nearest it, which become pseudo-observations of the
+    // posterior every trial gives.
+    absl::StatusOr<HistoryProjector::Projected> projection =
+        HistoryProjector(options_.project_history)
+            .Project(kernel, noise, points, values, model_indices);
+    if (!projection.ok()) return projection.status();
+    if (projection->projected > 0) projected = *std::move(projection);
+  }
   absl::StatusOr<GaussianProcess> model =
-      GaussianProcess::Create(kernel, noise, noise_variances, model_points, model_values);
+      projected.has_value()
+          ? GaussianProcess::CreateWithNoiseCovariance(kernel, noise, projected->noise_covariance,
+                                                       model_points, projected->values)
+          : GaussianProcess::Create(kernel, noise, noise_variances, model_points, model_values);
   if (!model.ok()) return model.status();
+  // The model points ranked by their values, or, for pseudo-observations
+  // (whose values alone mean little), by the posterior mean there.
+  if (projected.has_value()) model_values = model->MeanAtObservations();
   std::vector<int> by_value(model_values.size());
   std::iota(by_value.begin(), by_value.end(), 0);
   std::stable_sort(by_value.begin(), by_value.end(),

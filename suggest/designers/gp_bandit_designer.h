@@ -45,6 +45,12 @@ namespace vernier::suggest {
 //   into the model point nearest it (HistoryFolder): the point's value
 //   becomes their precision-weighted mean and its noise shrinks with them;
 //   off by default, as it was level with the window at 1,000 trials.
+//   With `project_history` set, every trial the model leaves out is
+//   projected onto its nearest model points (HistoryProjector, a local FITC
+//   approximation with the model points as inducing points): the model
+//   becomes pseudo-observations with correlated errors whose posterior is
+//   the one every trial gives, and its points are ranked by that posterior
+//   mean.
 // - Each point maximises log expected improvement (AcquisitionOptimizer).
 //   On a plateau, at least 5 trials exactly at the best value (a
 //   count-valued error: misclassified samples), EI is taken over the best
@@ -138,6 +144,11 @@ class GpBanditDesigner : public Designer {
     // Off by default: at 1,000 trials and 20 seeds it was level with the
     // window (docs/benchmarks.md, "Long studies").
     bool fold_history = false;
+    // With more trials than max_model_points: project every trial the
+    // model leaves out onto its `project_history` nearest model points
+    // (HistoryProjector, a local FITC approximation), so the model's
+    // posterior is the one all the trials give. 0 turns it off.
+    int project_history = 0;
     // The coarse fit's subset and starts.
     int coarse_fit_points = 30;
     int coarse_starts = 3;

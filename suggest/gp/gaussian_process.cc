@@ -30,10 +30,32 @@ absl::StatusOr<GaussianProcess> GaussianProcess::Create(MaternKernel kernel, dou
                                                         const Eigen::VectorXd& noise_variances,
                                                         Eigen::MatrixXd points,
                                                         Eigen::VectorXd values) {
-  ABSL_RAW_CHECK(points.cols() == values.size(), "GaussianProcess: one value per point");
   ABSL_RAW_CHECK(noise_variances.size() == values.size(), "GaussianProcess: one noise per point");
+  return Factor(std::move(kernel), noise_variance, noise_variances, Eigen::MatrixXd(),
+                std::move(points), std::move(values));
+}
+
+absl::StatusOr<GaussianProcess> GaussianProcess::CreateWithNoiseCovariance(
+    MaternKernel kernel, double noise_variance, const Eigen::MatrixXd& noise_covariance,
+    Eigen::MatrixXd points, Eigen::VectorXd values) {
+  ABSL_RAW_CHECK(
+      noise_covariance.rows() == values.size() && noise_covariance.cols() == values.size(),
+      "GaussianProcess: a noise covariance row and column per point");
+  Eigen::MatrixXd off_diagonal_noise = noise_covariance;
+  off_diagonal_noise.diagonal().setZero();
+  return Factor(std::move(kernel), noise_variance, noise_covariance.diagonal(),
+                std::move(off_diagonal_noise), std::move(points), std::move(values));
+}
+
+absl::StatusOr<GaussianProcess> GaussianProcess::Factor(MaternKernel kernel, double noise_variance,
+                                                        const Eigen::VectorXd& noise_variances,
+                                                        Eigen::MatrixXd off_diagonal_noise,
+                                                        Eigen::MatrixXd points,
+                                                        Eigen::VectorXd values) {
+  ABSL_RAW_CHECK(points.cols() == values.size(), "GaussianProcess: one value per point");
   ABSL_RAW_CHECK(points.rows() == kernel.dimension(), "GaussianProcess: point dimension");
   Eigen::MatrixXd covariance = kernel.Covariance(points);
+  if (off_diagonal_noise.size() > 0) covariance += off_diagonal_noise;
   covariance.diagonal() += noise_variances;
   absl::StatusOr<JitteredCholesky> cholesky = JitteredCholesky::Factor(covariance);
   if (!cholesky.ok()) return cholesky.status();
@@ -41,19 +63,21 @@ absl::StatusOr<GaussianProcess> GaussianProcess::Create(MaternKernel kernel, dou
   Eigen::VectorXd diagonal_noise = noise_variances.array() + jitter;
   GaussianProcess process(std::move(kernel), noise_variance, jitter, std::move(points),
                           std::move(values), std::move(diagonal_noise),
-                          std::move(cholesky->lower()));
+                          std::move(off_diagonal_noise), std::move(cholesky->lower()));
   return process;
 }
 
 GaussianProcess::GaussianProcess(MaternKernel kernel, double noise_variance, double jitter,
                                  Eigen::MatrixXd points, Eigen::VectorXd values,
-                                 Eigen::VectorXd diagonal_noise, Eigen::MatrixXd lower)
+                                 Eigen::VectorXd diagonal_noise, Eigen::MatrixXd off_diagonal_noise,
+                                 Eigen::MatrixXd lower)
     : kernel_(std::move(kernel)),
       noise_variance_(noise_variance),
       jitter_(jitter),
       points_(std::move(points)),
       values_(std::move(values)),
       diagonal_noise_(std::move(diagonal_noise)),
+      off_diagonal_noise_(std::move(off_diagonal_noise)),
       lower_(std::move(lower)) {
   UpdateWeights();
 }
@@ -117,7 +141,11 @@ void GaussianProcess::PredictWithGradient(const Eigen::VectorXd& x, double* mean
 }
 
 Eigen::VectorXd GaussianProcess::MeanAtObservations() const {
-  return values_ - diagonal_noise_.cwiseProduct(weights_);
+  // y - Sigma K^-1 y, with Sigma the noise covariance (jitter included).
+  Eigen::VectorXd mean = values_ - diagonal_noise_.cwiseProduct(weights_);
+  const Eigen::Index correlated = off_diagonal_noise_.rows();
+  if (correlated > 0) mean.head(correlated) -= off_diagonal_noise_ * weights_.head(correlated);
+  return mean;
 }
 
 void GaussianProcess::AddObservation(const Eigen::VectorXd& x, double value,

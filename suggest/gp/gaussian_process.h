@@ -28,6 +28,14 @@ class GaussianProcess {
   static absl::StatusOr<GaussianProcess> Create(MaternKernel kernel, double noise_variance,
                                                 const Eigen::VectorXd& noise_variances,
                                                 Eigen::MatrixXd points, Eigen::VectorXd values);
+  // With a full noise covariance (`noise_covariance`, symmetric positive
+  // semi-definite, one row and column per column of `points`): observations
+  // whose errors are correlated, as the pseudo-observations of a projected
+  // history are (HistoryProjector). Observations added later
+  // (AddObservation) have errors of their own, uncorrelated with these.
+  static absl::StatusOr<GaussianProcess> CreateWithNoiseCovariance(
+      MaternKernel kernel, double noise_variance, const Eigen::MatrixXd& noise_covariance,
+      Eigen::MatrixXd points, Eigen::VectorXd values);
 
   int size() const { return static_cast<int>(points_.cols()); }
   const MaternKernel& kernel() const { return kernel_; }
@@ -55,8 +63,14 @@ class GaussianProcess {
   void AddObservation(const Eigen::VectorXd& x, double value, double noise_variance);
 
  private:
+  // K + diag(noise_variances) + off_diagonal_noise (empty: none) factored.
+  static absl::StatusOr<GaussianProcess> Factor(MaternKernel kernel, double noise_variance,
+                                                const Eigen::VectorXd& noise_variances,
+                                                Eigen::MatrixXd off_diagonal_noise,
+                                                Eigen::MatrixXd points, Eigen::VectorXd values);
   GaussianProcess(MaternKernel kernel, double noise_variance, double jitter, Eigen::MatrixXd points,
-                  Eigen::VectorXd values, Eigen::VectorXd diagonal_noise, Eigen::MatrixXd lower);
+                  Eigen::VectorXd values, Eigen::VectorXd diagonal_noise,
+                  Eigen::MatrixXd off_diagonal_noise, Eigen::MatrixXd lower);
   void UpdateWeights();
 
   MaternKernel kernel_;
@@ -66,7 +80,10 @@ class GaussianProcess {
   Eigen::VectorXd values_;
   // Per observation: noise + jitter on the diagonal.
   Eigen::VectorXd diagonal_noise_;
-  // L with L L^T = K + diag(diagonal_noise).
+  // The noise covariance's off-diagonal part among the first observations
+  // (those Create was given with a full covariance; empty otherwise).
+  Eigen::MatrixXd off_diagonal_noise_;
+  // L with L L^T = K + diag(diagonal_noise) + off_diagonal_noise.
   Eigen::MatrixXd lower_;
   // (K + (noise + jitter) I)^-1 y.
   Eigen::VectorXd weights_;

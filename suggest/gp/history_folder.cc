@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/base/internal/raw_logging.h"
+#include "suggest/gp/training_set_selector.h"
 
 namespace vernier::suggest {
 namespace {
@@ -29,12 +30,8 @@ HistoryFolder::Folded HistoryFolder::Fold(const MaternKernel& kernel, double noi
   }
   if (m == 0 || !(noise_variance > 0)) return folded;
 
-  std::vector<bool> in_model(points.cols(), false);
-  for (int index : selected) in_model[index] = true;
-  std::vector<int> left_out;
-  for (Eigen::Index j = 0; j < points.cols(); ++j) {
-    if (!in_model[j]) left_out.push_back(static_cast<int>(j));
-  }
+  const std::vector<int> left_out =
+      TrainingSetSelector::LeftOut(static_cast<int>(points.cols()), selected);
   if (left_out.empty()) return folded;
 
   // Per model point: the summed precision, precision-weighted values and

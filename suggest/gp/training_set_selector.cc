@@ -154,4 +154,14 @@ std::vector<int> TrainingSetSelector::Select(const Eigen::MatrixXd& points,
   return selected;
 }
 
+std::vector<int> TrainingSetSelector::LeftOut(int n, const std::vector<int>& selected) {
+  std::vector<bool> in_model(n, false);
+  for (int index : selected) in_model[index] = true;
+  std::vector<int> left_out;
+  for (int j = 0; j < n; ++j) {
+    if (!in_model[j]) left_out.push_back(j);
+  }
+  return left_out;
+}
+
 }  // namespace vernier::suggest

@@ -40,6 +40,9 @@ class TrainingSetSelector {
   // n <= capacity.
   std::vector<int> Select(const Eigen::MatrixXd& points, const Eigen::VectorXd& values,
                           int capacity, const Neighbourhood* neighbourhood = nullptr) const;
+  // The indices of 0 .. n - 1 that `selected` does not hold, ascending: the
+  // trials a capped model leaves out.
+  static std::vector<int> LeftOut(int n, const std::vector<int>& selected);
 
  private:
   std::vector<bool> categorical_;

@@ -6,6 +6,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -693,7 +694,8 @@ TEST(GpBanditDesignerTest, PastItsCapacityFindsTheBestOfANoisyHistory) {
   // 400 noisy trials of a bowl whose minimum is at (0.7, 0.3), for a model
   // of 60: the suggestion still lands by the minimum, from the model, with
   // the best, latest and spread trials, with the neighbourhood of the best
-  // point, and with every other trial folded into the model.
+  // point, with every other trial folded into the model, and with every
+  // other trial projected onto its nearest model points.
   const SearchSpace space = UnitSquare(2);
   RandomSearchDesigner random(space);
   DesignerHistory history;
@@ -704,19 +706,54 @@ TEST(GpBanditDesignerTest, PastItsCapacityFindsTheBestOfANoisyHistory) {
     const double y = p[1].double_value() - 0.3;
     return x * x + y * y + noise(noise_rng);
   });
-  for (const auto& [share, fold] :
-       {std::pair{0.0, false}, std::pair{0.5, false}, std::pair{0.0, true}}) {
+  for (const auto& [share, fold, project] : {std::tuple{0.0, false, 0}, std::tuple{0.5, false, 0},
+                                             std::tuple{0.0, true, 0}, std::tuple{0.0, false, 8}}) {
     GpBanditDesigner::Options options;
     options.max_model_points = 60;
     options.neighbourhood_share = share;
     options.fold_history = fold;
+    options.project_history = project;
     GpBanditDesigner designer(space, v1::MetricSpec::MINIMIZE, 1, options);
     const Suggestions next = MustSuggest(designer, history, 1);
     ASSERT_EQ(next.points.size(), 1u);
     EXPECT_EQ(next.fallback_reason, "");
-    EXPECT_NEAR(next.points[0][0].double_value(), 0.7, 0.1) << share << " " << fold;
-    EXPECT_NEAR(next.points[0][1].double_value(), 0.3, 0.1) << share << " " << fold;
+    EXPECT_NEAR(next.points[0][0].double_value(), 0.7, 0.1)
+        << share << " " << fold << " " << project;
+    EXPECT_NEAR(next.points[0][1].double_value(), 0.3, 0.1)
+        << share << " " << fold << " " << project;
   }
+}
+
+TEST(GpBanditDesignerTest, ProjectingTheHistoryChangesTheModelOnlyPastItsCapacity) {
+  const SearchSpace space = UnitSquare(2);
+  RandomSearchDesigner random(space);
+  DesignerHistory history;
+  std::mt19937_64 noise_rng(9);
+  std::normal_distribution<double> noise(0.0, 0.1);
+  Complete(history, MustSuggest(random, {}, 90).points, [&](const ParameterAssignment& p) {
+    const double x = p[0].double_value() - 0.37;
+    const double y = p[1].double_value() - 0.61;
+    return std::sin(4 * x) * std::cos(3 * y) + x * x + noise(noise_rng);
+  });
+  const auto suggest = [&](int capacity, int project) {
+    GpBanditDesigner::Options options;
+    options.max_model_points = capacity;
+    options.project_history = project;
+    GpBanditDesigner designer(space, v1::MetricSpec::MINIMIZE, 3, options);
+    const Suggestions next = MustSuggest(designer, history, 2);
+    EXPECT_EQ(next.fallback_reason, "");
+    std::vector<double> coordinates;
+    for (const ParameterAssignment& point : next.points) {
+      for (const auto& value : point) coordinates.push_back(value.double_value());
+    }
+    return coordinates;
+  };
+  // The model holds every trial: projecting has nothing to project.
+  EXPECT_EQ(suggest(400, 8), suggest(400, 0));
+  // 90 trials for a model of 30: the 60 left out move the model.
+  const std::vector<double> projected = suggest(30, 8);
+  ASSERT_EQ(projected.size(), 4u);
+  EXPECT_NE(projected, suggest(30, 0));
 }
 
 TEST(GpBanditDesignerTest, FoldingChangesNothingWhileTheModelHoldsEveryTrial) {

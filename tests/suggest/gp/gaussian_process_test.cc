@@ -199,5 +199,66 @@ TEST(GaussianProcessTest, ANoisePerObservationOfOneValueIsTheSharedNoise) {
   EXPECT_EQ(shared->MeanAtObservations(), each->MeanAtObservations());
 }
 
+TEST(GaussianProcessTest, ADiagonalNoiseCovarianceIsANoisePerObservation) {
+  Eigen::VectorXd noises(5);
+  noises << 0.05, 0.1, 0.02, 0.3, 0.07;
+  const Eigen::MatrixXd covariance = noises.asDiagonal();
+  absl::StatusOr<GaussianProcess> each =
+      GaussianProcess::Create(Kernel2d(), 0.05, noises, Points(), Values());
+  absl::StatusOr<GaussianProcess> full =
+      GaussianProcess::CreateWithNoiseCovariance(Kernel2d(), 0.05, covariance, Points(), Values());
+  ASSERT_TRUE(each.ok() && full.ok());
+  Eigen::MatrixXd queries(2, 2);
+  queries << 0.5, 0.0,  //
+      0.5, 1.0;
+  Eigen::VectorXd mean_each, variance_each, mean_full, variance_full;
+  each->Predict(queries, &mean_each, &variance_each);
+  full->Predict(queries, &mean_full, &variance_full);
+  EXPECT_TRUE(mean_full.isApprox(mean_each, 1e-12));
+  EXPECT_TRUE(variance_full.isApprox(variance_each, 1e-12));
+  EXPECT_TRUE(full->MeanAtObservations().isApprox(each->MeanAtObservations(), 1e-12));
+}
+
+TEST(GaussianProcessTest, CorrelatedNoiseGivesTheDensePosterior) {
+  // A correlated error covariance R: the posterior mean at the observations
+  // is K (K + R)^-1 y and at a new point k^T (K + R)^-1 y, with variance
+  // s - k^T (K + R)^-1 k; an observation added later has its own error.
+  Eigen::MatrixXd root(5, 5);
+  root << 0.3, 0.1, 0.0, 0.05, 0.0,  //
+      0.0, 0.2, 0.1, 0.0, 0.02,      //
+      0.1, 0.0, 0.25, 0.0, 0.0,      //
+      0.0, 0.05, 0.0, 0.2, 0.1,      //
+      0.02, 0.0, 0.0, 0.1, 0.3;
+  const Eigen::MatrixXd noise = root * root.transpose();
+  absl::StatusOr<GaussianProcess> process =
+      GaussianProcess::CreateWithNoiseCovariance(Kernel2d(), 0.04, noise, Points(), Values());
+  ASSERT_TRUE(process.ok()) << process.status();
+  const Eigen::MatrixXd gram = Kernel2d().Covariance(Points());
+  const Eigen::MatrixXd inverse = (gram + noise).inverse();
+  EXPECT_TRUE(process->MeanAtObservations().isApprox(gram * inverse * Values(), 1e-9))
+      << process->MeanAtObservations().transpose();
+  Eigen::VectorXd x(2);
+  x << 0.55, 0.35;
+  Eigen::VectorXd mean, variance;
+  process->Predict(x, &mean, &variance);
+  const Eigen::VectorXd cross = Kernel2d().CrossCovariance(Points(), x).col(0);
+  EXPECT_NEAR(mean[0], cross.dot(inverse * Values()), 1e-9);
+  EXPECT_NEAR(variance[0], 1.5 - cross.dot(inverse * cross), 1e-9);
+
+  // A sixth observation with its own noise: the dense block-diagonal form.
+  process->AddObservation(x, 0.7, 0.04);
+  Eigen::MatrixXd points(2, 6);
+  points << Points(), x;
+  Eigen::VectorXd values(6);
+  values << Values(), 0.7;
+  Eigen::MatrixXd noise6 = Eigen::MatrixXd::Zero(6, 6);
+  noise6.topLeftCorner(5, 5) = noise;
+  noise6(5, 5) = 0.04;
+  const Eigen::MatrixXd gram6 = Kernel2d().Covariance(points);
+  EXPECT_TRUE(
+      process->MeanAtObservations().isApprox(gram6 * (gram6 + noise6).inverse() * values, 1e-9))
+      << process->MeanAtObservations().transpose();
+}
+
 }  // namespace
 }  // namespace vernier::suggest

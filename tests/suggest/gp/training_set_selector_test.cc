@@ -164,5 +164,11 @@ TEST(TrainingSetSelectorTest, ALongHistorysSpreadIsTheFarthestPointSamplingWritt
   EXPECT_EQ(selector.Select(points, values, 400), PlainSelection(points, values, 400, categorical));
 }
 
+TEST(TrainingSetSelectorTest, LeftOutIsWhatTheSelectionDoesNotHold) {
+  EXPECT_EQ(TrainingSetSelector::LeftOut(6, {4, 0, 2}), (std::vector<int>{1, 3, 5}));
+  EXPECT_EQ(TrainingSetSelector::LeftOut(3, {0, 1, 2}), std::vector<int>{});
+  EXPECT_EQ(TrainingSetSelector::LeftOut(2, {}), (std::vector<int>{0, 1}));
+}
+
 }  // namespace
 }  // namespace vernier::suggest
