@@ -16,6 +16,7 @@
 #include <string>
 
 #include "suggest/designers/designer_factory.h"
+#include "suggest/designers/gp_bandit_designer.h"
 #include "suggest/designers/random_search_designer.h"
 #include "suggest/heap_retention.h"
 #include "suggest/search_space.h"
@@ -87,6 +88,29 @@ void Suggest(benchmark::State& state, v1::Algorithm algorithm) {
 void BM_GaussianProcessSuggest(benchmark::State& state) {
   Suggest(state, v1::GAUSSIAN_PROCESS_BANDIT);
 }
+
+// The GP designer with every trial past its capacity projected onto the
+// model's points (GpBanditDesigner::Options::project_history = 8, not the
+// default): what modelling the whole history costs over the window.
+void BM_GaussianProcessProjectedSuggest(benchmark::State& state) {
+  const int history_size = static_cast<int>(state.range(0));
+  const DesignerHistory history = History(history_size);
+  const v1::StudySpec spec = Spec(v1::GAUSSIAN_PROCESS_BANDIT);
+  absl::StatusOr<SearchSpace> space = SearchSpace::Create(spec.parameters());
+  GpBanditDesigner::Options options;
+  options.project_history = 8;
+  for (auto _ : state) {
+    GpBanditDesigner designer(*space, v1::MetricSpec::MINIMIZE, spec.seed(), options);
+    std::mt19937_64 rng(static_cast<uint64_t>(history_size));
+    absl::StatusOr<Suggestions> suggestions = designer.Suggest(history, 1, rng);
+    if (!suggestions.ok() || suggestions->points.size() != 1 ||
+        !suggestions->fallback_reason.empty()) {
+      state.SkipWithError("the designer did not give its point from the model");
+      break;
+    }
+    benchmark::DoNotOptimize(suggestions->points.data());
+  }
+}
 void BM_RandomSearchSuggest(benchmark::State& state) { Suggest(state, v1::RANDOM_SEARCH); }
 
 void Sizes(benchmark::internal::Benchmark* benchmark) {
@@ -101,6 +125,13 @@ void Sizes(benchmark::internal::Benchmark* benchmark) {
 
 BENCHMARK(BM_GaussianProcessSuggest)->Apply(Sizes);
 BENCHMARK(BM_RandomSearchSuggest)->Apply(Sizes);
+BENCHMARK(BM_GaussianProcessProjectedSuggest)
+    ->ArgName("history")
+    ->Arg(200)
+    ->Arg(1000)
+    ->Arg(2000)
+    ->Arg(10000)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace vernier::suggest

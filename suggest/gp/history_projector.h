@@ -35,9 +35,11 @@ namespace vernier::suggest {
 // point a neighbour and every left-out trial on a model point, it is the
 // exact posterior of the whole history.
 //
-// Cost: one kernel evaluation per left-out trial and model point, and a
-// solve of `neighbours` unknowns per left-out trial: about 10 ms at 10,000
-// trials over 400 model points.
+// Cost: one kernel evaluation per left-out trial and model point, a solve
+// of `neighbours` unknowns per left-out trial, and the inverse of the model
+// points' m x m precision W. Past the capacity a suggestion costs about 20
+// ms more at 1,000 trials and 100 ms more at 10,000 (10-d, 400 model points;
+// suggest_speed_bench's Projected rows, docs/benchmarks.md).
 class HistoryProjector {
  public:
   struct Projected {
