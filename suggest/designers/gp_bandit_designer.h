@@ -147,7 +147,12 @@ class GpBanditDesigner : public Designer {
     // With more trials than max_model_points: project every trial the
     // model leaves out onto its `project_history` nearest model points
     // (HistoryProjector, a local FITC approximation), so the model's
-    // posterior is the one all the trials give. 0 turns it off.
+    // posterior is the one all the trials give. 0 turns it off. With
+    // fold_history set too, the projection is used and the folding is not.
+    // Off by default: at 1,000 trials and 20 seeds it was better on noisy
+    // Hartmann but not on noisy Ackley or Styblinski-Tang, and it costs
+    // twice the window's time at 10,000 trials (docs/benchmarks.md, "Long
+    // studies").
     int project_history = 0;
     // The coarse fit's subset and starts.
     int coarse_fit_points = 30;
