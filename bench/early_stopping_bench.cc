@@ -273,6 +273,7 @@ std::vector<Method> Methods(int steps = kSteps) {
       {"vernier ASHA g25", "policy: ASHA grace_period: 25 max_step: 100"},
       {"vernier HYPERBAND", "policy: HYPERBAND max_step: 100"},
       {"vernier LEARNING_CURVE", "policy: LEARNING_CURVE"},
+      {"vernier LEARNING_CURVE t1", "policy: LEARNING_CURVE tie_margin: 1"},
       {"vernier LEARNING_CURVE m10", "policy: LEARNING_CURVE min_trials: 10"},
       {"vernier LEARNING_CURVE s30", "policy: LEARNING_CURVE start_step: 30"},
       {"vernier LEARNING_CURVE s50", "policy: LEARNING_CURVE start_step: 50"},

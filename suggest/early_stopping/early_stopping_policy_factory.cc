@@ -72,7 +72,8 @@ absl::StatusOr<std::unique_ptr<EarlyStoppingPolicy>> MakeEarlyStoppingPolicy(
           LearningCurvePolicyOptions{.goal = goal,
                                      .min_trials = settings.min_trials(),
                                      .start_step = settings.start_step(),
-                                     .max_step = settings.max_step()},
+                                     .max_step = settings.max_step(),
+                                     .tie_margin = settings.tie_margin()},
           fits);
     default:
       return absl::InvalidArgumentError(
@@ -102,6 +103,10 @@ std::string DescribeEarlyStopping(const v1::EarlyStoppingSpec& early_stopping) {
                                                    : std::string("the longest curve's last"));
     absl::StrAppend(&text, ", from step ", settings.start_step(), ", after ", settings.min_trials(),
                     " trials trained to it");
+    if (settings.tie_margin() > 0) {
+      absl::StrAppend(&text, absl::StrFormat(", ending within %g report noises of the best a tie",
+                                             settings.tie_margin()));
+    }
     return text;
   }
   absl::StrAppend(&text, ", from step ", settings.start_step(), ", after ", settings.min_trials(),

@@ -24,6 +24,9 @@ inline constexpr int kDefaultLearningCurveMinTrials = 5;
 // Keeping half at each rung did better than a third on both curve families
 // of bench/early_stopping_bench.cc (docs/benchmarks.md).
 inline constexpr double kDefaultReductionFactor = 2;
+// The learning-curve policy's tie_margin, in report noises, at most: a
+// larger one would stop every trial not already far ahead.
+inline constexpr double kMaxTieMargin = 10;
 
 // True for the policies that stand on rungs (ASHA and Hyperband), which
 // alone use reduction_factor and grace_period.

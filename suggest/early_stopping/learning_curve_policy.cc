@@ -121,8 +121,9 @@ StoppingDecision LearningCurvePolicy::Decide(const LearningCurve& trial,
   const StepValues own = ValuesByStep(trial);
   const double roughness = InGuardWindow(*step, horizon) ? Roughness(own, *step) : 0;
   prediction->stddev = std::sqrt(prediction->stddev * prediction->stddev + roughness * roughness);
-  // Ending within one report's noise of the best is a tie, not a win.
-  const double bar = *target + (options_.goal == v1::MetricSpec::MINIMIZE ? -1 : 1) * model.Noise();
+  // Ending within tie_margin report noises of the best is a tie, not a win.
+  const double margin = options_.tie_margin * model.Noise();
+  const double bar = *target + (options_.goal == v1::MetricSpec::MINIMIZE ? -1 : 1) * margin;
   const double modelled = prediction->ProbabilityBetterThan(bar, options_.goal);
   // The trial's final value is the best of its reports: a noisy one may
   // still beat the bar by luck in one of the reports left (counted at its
@@ -148,11 +149,13 @@ StoppingDecision LearningCurvePolicy::Decide(const LearningCurve& trial,
   decision.should_stop = chance < bar_chance;
   decision.reason = absl::StrFormat(
       "learning curve: best value %g by step %d; predicted best by step %d %g +- %g (%s%s); a "
-      "%.1f%% chance of beating %g, the best so far, by more than the noise (%g)%s, where under "
-      "%.2g%% stops at this step",
+      "%.1f%% chance of beating %g, the best so far%s%s, where under %.2g%% stops at this step",
       best, *step, horizon, mean, prediction->stddev, prediction->basis,
       roughness > 0 ? absl::StrFormat("; its own swings, %g a step, widen it", roughness) : "",
-      100 * chance, *target, model.Noise(),
+      100 * chance, *target,
+      margin > 0 ? absl::StrFormat(", by more than %g (%g times a report's noise, %g)", margin,
+                                   options_.tie_margin, model.Noise())
+                 : "",
       lucky <= modelled ? ""
       : swings.chance > lucky_noise
           ? absl::StrFormat(" by luck: %d of its last %d changes were as large as the gap from "

@@ -21,8 +21,8 @@ struct LearningCurvePolicyOptions {
   // completed curve.
   int64_t max_step = 0;
   // A trial stops when its chance of ending better than the best value any
-  // other trial has reported, by more than one report's noise, is below
-  // this at the halfway step. The bar is proportional to the steps a stop
+  // other trial has reported, by more than tie_margin report noises, is
+  // below this at the halfway step. The bar is proportional to the steps a stop
   // saves: twice this at the first step, none at the horizon.
   double stop_probability = 0.05;
   // Early on, the model is not trusted to stop a promising trial: up to
@@ -34,13 +34,19 @@ struct LearningCurvePolicyOptions {
   // (Roughness) joins the spread of its prediction. 0 turns both off.
   double guard_fraction = 0.25;
   double guard_quantile = 0.6;
+  // Ending better than the best report by at most this many of one report's
+  // noise is a tie, not a win (EarlyStoppingSpec::tie_margin). 0: any amount
+  // better is better, as for a metric computed on a fixed validation set,
+  // whose reported value is the one a user keeps.
+  double tie_margin = 0;
 };
 
 // Stops a trial when a learning-curve model (NeighbourCurveModel, fitted on
 // the trials that trained to the horizon) gives it too small a chance of
-// ending better than the best value reported by any other trial, by more
-// than one report's noise (ending within the noise of the best is a tie,
-// and a tie is not worth the steps). Too small is a bar proportional to
+// ending better than the best value reported by any other trial (by more
+// than tie_margin report noises: for a metric measured with noise, ending
+// within the noise of the best is a tie, not worth the steps; by default any
+// amount better is better). Too small is a bar proportional to
 // the steps left: the risk a stop takes is paid for by the steps it saves,
 // so a trial is judged more boldly early, where a stop saves most of its
 // cost, and hardly at all near the horizon, where it saves little

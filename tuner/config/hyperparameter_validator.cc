@@ -131,6 +131,13 @@ absl::Status ValidateStoppingSettings(const v1::EarlyStoppingSpec& early_stoppin
                           absl::StrCat("must not be negative, got ", value));
     }
   }
+  const double margin = early_stopping.tie_margin();
+  if (!(margin >= 0 && margin <= suggest::kMaxTieMargin)) {
+    return InvalidField(
+        locate, Child(path, "tie_margin"),
+        absl::StrCat("must be a number of report noises from 0 to ",
+                     FormatNumber(suggest::kMaxTieMargin), ", got ", FormatNumber(margin)));
+  }
   const v1::EarlyStoppingSpec effective = suggest::EffectiveEarlyStopping(early_stopping);
   const v1::EarlyStoppingSpec::Policy policy = effective.policy();
   const bool rungs = suggest::UsesRungs(policy);
@@ -140,7 +147,9 @@ absl::Status ValidateStoppingSettings(const v1::EarlyStoppingSpec& early_stoppin
         std::tuple{early_stopping.grace_period() != 0, rungs, "grace_period",
                    "ASHA and HYPERBAND policies use"},
         std::tuple{early_stopping.max_step() != 0, horizon, "max_step",
-                   "ASHA, HYPERBAND and LEARNING_CURVE policies use"}}) {
+                   "ASHA, HYPERBAND and LEARNING_CURVE policies use"},
+        std::tuple{margin != 0, policy == v1::EarlyStoppingSpec::LEARNING_CURVE, "tie_margin",
+                   "LEARNING_CURVE policy uses"}}) {
     if (!set || used) continue;
     return InvalidField(
         locate, Child(path, field),

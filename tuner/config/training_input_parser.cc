@@ -731,7 +731,10 @@ class TrainingInputParser {
                     early_stopping->set_grace_period(step);
                   })},
                  {"maxStep",
-                  Int64([early_stopping](int64_t step) { early_stopping->set_max_step(step); })}});
+                  Int64([early_stopping](int64_t step) { early_stopping->set_max_step(step); })},
+                 {"tieMargin", Double([early_stopping](double margin) {
+                    early_stopping->set_tie_margin(margin);
+                  })}});
           }}});
   }
 

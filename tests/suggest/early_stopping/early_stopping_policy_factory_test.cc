@@ -98,6 +98,28 @@ TEST(EarlyStoppingPolicyFactoryTest, HyperbandAndLearningCurveAreMadeWithTheirSe
   EXPECT_FALSE((*curve)->Decide(Running(3, {0.5, 0.3, 0.15}), others).should_stop);
 }
 
+TEST(EarlyStoppingPolicyFactoryTest, TheLearningCurvesTieMarginReachesThePolicy) {
+  // Finished losses whose reports are 0.01 above and below their trend in
+  // turn (a report's noise of about 0.02); the best report so far is 0.09. A
+  // trial reporting 0.115 at step 8 of 10 ends at best a little better than
+  // its last report: beyond a margin of one noise (0.07) only by luck.
+  const std::vector<LearningCurve> others = {
+      Completed(1, {0.5, 0.41, 0.3, 0.21, 0.15, 0.11, 0.11, 0.09, 0.11, 0.09}),
+      Completed(2, {0.6, 0.51, 0.4, 0.31, 0.25, 0.21, 0.21, 0.19, 0.21, 0.19})};
+  const LearningCurve trial = Running(3, {0.7, 0.5, 0.3, 0.2, 0.14, 0.12, 0.116, 0.115});
+  absl::StatusOr<std::unique_ptr<EarlyStoppingPolicy>> plain = MakeEarlyStoppingPolicy(
+      Spec("enabled: true policy: LEARNING_CURVE min_trials: 2", v1::MetricSpec::MINIMIZE));
+  absl::StatusOr<std::unique_ptr<EarlyStoppingPolicy>> ties = MakeEarlyStoppingPolicy(
+      Spec("enabled: true policy: LEARNING_CURVE min_trials: 2 tie_margin: 1",
+           v1::MetricSpec::MINIMIZE));
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  ASSERT_TRUE(ties.ok()) << ties.status();
+  const StoppingDecision without = (*plain)->Decide(trial, others);
+  const StoppingDecision with = (*ties)->Decide(trial, others);
+  EXPECT_THAT(without.reason, ::testing::Not(HasSubstr("by more than")));
+  EXPECT_THAT(with.reason, HasSubstr("by more than"));
+}
+
 TEST(EarlyStoppingPolicyFactoryTest, UnknownPolicyIsRejected) {
   absl::StatusOr<std::unique_ptr<EarlyStoppingPolicy>> policy =
       MakeEarlyStoppingPolicy(Spec("enabled: true policy: 9"));
@@ -143,6 +165,10 @@ TEST(EarlyStoppingPolicyFactoryTest, DescriptionsSayWhatRuns) {
   EXPECT_EQ(DescribeEarlyStopping(Settings("enabled: true policy: LEARNING_CURVE max_step: 40")),
             "LEARNING_CURVE, predicting the best value by step 40, from step 0, after 5 trials "
             "trained to it");
+  EXPECT_EQ(DescribeEarlyStopping(Settings("enabled: true tie_margin: 1")),
+            "LEARNING_CURVE (default), predicting the best value by step the longest curve's "
+            "last, from step 0, after 5 trials trained to it, ending within 1 report noises of "
+            "the best a tie");
   EXPECT_EQ(DescribeEarlyStopping(Settings("enabled: true policy: HYPERBAND max_step: 100")),
             "HYPERBAND, reduction factor 2, rungs from step 1 for trials of 100 steps, from step "
             "0, after 1 trials per rung");

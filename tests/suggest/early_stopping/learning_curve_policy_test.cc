@@ -40,7 +40,7 @@ TEST(LearningCurvePolicyTest, StopsATrialThatCannotCatchTheBest) {
       LearningCurveOf().Decide(FromFunction(9, Rise(0.6, 0.2), 15, false), FiveFinished());
   EXPECT_TRUE(decision.should_stop);
   EXPECT_THAT(decision.reason, HasSubstr("learning curve: best value"));
-  EXPECT_THAT(decision.reason, HasSubstr("the best so far, by more than the noise"));
+  EXPECT_THAT(decision.reason, HasSubstr("the best so far, where under"));
   // At step 15 of 50 the bar is 2 * 5% * 35 / 50.
   EXPECT_THAT(decision.reason, HasSubstr("where under 7% stops at this step"));
   EXPECT_THAT(decision.reason, HasSubstr("finished trials most like it at step 15"));
@@ -267,6 +267,38 @@ TEST(LearningCurvePolicyTest, ATrialThatSpikesMayDipAsFarAsItJumps) {
   const LearningCurve small = FromFunction(
       9, [](int step) { return step == 16 ? 0.75 : 0.80; }, 21, false);
   EXPECT_TRUE(LearningCurveOf().Decide(small, FiveFinished()).should_stop);
+}
+
+// Five finished trials whose reports lie 0.005 above and below their curves
+// in turn (a report's noise of about 0.01), ending at 0.70 to 0.90.
+std::vector<LearningCurve> FiveNoisyFinished() {
+  std::vector<LearningCurve> curves;
+  for (int i = 0; i < 5; ++i) {
+    const std::function<double(int)> rise = Rise(0.7 + 0.05 * i, 0.2);
+    curves.push_back(FromFunction(
+        i + 1, [rise](int step) { return rise(step) + (step % 2 == 0 ? 0.005 : -0.005); }, 50,
+        true));
+  }
+  return curves;
+}
+
+TEST(LearningCurvePolicyTest, ATieWithinTheMarginIsNotAWin) {
+  // At step 30 of 50 a quiet trial that has flattened at 0.888, about one
+  // and a half report noises under the best report so far (0.905): it may
+  // yet end a little better, or not.
+  const LearningCurve level = FromFunction(9, Rise(0.888, 0.2), 30, false);
+  // By default any amount better is better: kept.
+  const StoppingDecision kept = LearningCurveOf().Decide(level, FiveNoisyFinished());
+  EXPECT_FALSE(kept.should_stop) << kept.reason;
+  EXPECT_THAT(kept.reason, ::testing::Not(HasSubstr("by more than")));
+  // With a tie margin of one report's noise, ending within the noise of the
+  // best is a tie, and a tie is not worth the 20 steps left: stopped.
+  LearningCurvePolicyOptions ties{.goal = v1::MetricSpec::MAXIMIZE, .min_trials = 3};
+  ties.tie_margin = 1;
+  const StoppingDecision stopped = LearningCurvePolicy(ties).Decide(level, FiveNoisyFinished());
+  EXPECT_TRUE(stopped.should_stop) << stopped.reason;
+  EXPECT_THAT(stopped.reason, HasSubstr("the best so far, by more than"));
+  EXPECT_THAT(stopped.reason, HasSubstr("(1 times a report's noise"));
 }
 
 TEST(LearningCurvePolicyTest, ANoisyTrialNearTheBestMayStillWinByLuck) {

@@ -418,6 +418,17 @@ TEST(TrainingInputParserTest, ReadsTheEarlyStoppingExample) {
   EXPECT_TRUE(input->hyperparameters().enable_trial_early_stopping());
 }
 
+TEST(TrainingInputParserTest, ReadsTheLearningCurvesTieMargin) {
+  absl::StatusOr<v1::TrainingInput> input = ParseTrainingInputYaml(
+      DocumentLines(
+          Hp({"enableTrialEarlyStopping: true", "earlyStopping:", "  policy: LEARNING_CURVE",
+              "  tieMargin: 1.5", "params:", "  - parameterName: lr", "    type: DOUBLE",
+              "    minValue: 0.01", "    maxValue: 0.1"})),
+      kFile);
+  ASSERT_TRUE(input.ok()) << input.status();
+  EXPECT_EQ(input->hyperparameters().early_stopping().tie_margin(), 1.5);
+}
+
 TEST(TrainingInputParserTest, MissingFileIsNotFound) {
   const std::string path = "/nonexistent/vernier/hptuning.yaml";
   absl::StatusOr<v1::TrainingInput> input = ParseTrainingInputFile(path);
@@ -773,6 +784,28 @@ std::vector<ParserErrorCase> ErrorCases() {
        hp + "7:7: " + field + "earlyStopping.maxStep",
        "must be at least 20 (the grace period 10 times the reduction factor 2) for a rung to "
        "stand before it, got 15"},
+      {"TieMarginNegative",
+       WithParam({"enableTrialEarlyStopping: true", "earlyStopping:", "  tieMargin: -1"},
+                 kLearningRate),
+       hp + "5:7: " + field + "earlyStopping.tieMargin",
+       "must be a number of report noises from 0 to 10, got -1"},
+      {"TieMarginTooLarge",
+       WithParam({"enableTrialEarlyStopping: true", "earlyStopping:", "  policy: LEARNING_CURVE",
+                  "  tieMargin: 11"},
+                 kLearningRate),
+       hp + "6:7: " + field + "earlyStopping.tieMargin",
+       "must be a number of report noises from 0 to 10, got 11"},
+      {"TieMarginNotANumber",
+       WithParam({"enableTrialEarlyStopping: true", "earlyStopping:", "  tieMargin: .nan"},
+                 kLearningRate),
+       hp + "5:18: " + field + "earlyStopping.tieMargin", "expected a finite number, got \".nan\""},
+      {"TieMarginWithAsha",
+       WithParam(
+           {"enableTrialEarlyStopping: true", "earlyStopping:", "  policy: ASHA", "  tieMargin: 1"},
+           kLearningRate),
+       hp + "6:7: " + field + "earlyStopping.tieMargin",
+       "only the LEARNING_CURVE policy uses it, and the policy is ASHA; set another policy or "
+       "remove it"},
       {"EarlyStoppingKeyDidYouMean",
        WithParam({"enableTrialEarlyStopping: true", "earlyStopping:", "  gracePeriods: 3"},
                  kLearningRate),

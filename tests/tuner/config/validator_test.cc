@@ -171,6 +171,18 @@ std::vector<SpecCase> SpecCases() {
        "reduction_factor: 3 }",
        at + "early_stopping.reduction_factor: only the ASHA and HYPERBAND policies use it, and "
             "the policy is LEARNING_CURVE; set another policy or remove it"},
+      {"EarlyStoppingTieMarginNotANumber",
+       "enable_trial_early_stopping: true early_stopping { tie_margin: nan }",
+       at + "early_stopping.tie_margin: must be a number of report noises from 0 to 10, got nan"},
+      {"EarlyStoppingTieMarginNegative",
+       "enable_trial_early_stopping: true early_stopping { policy: LEARNING_CURVE "
+       "tie_margin: -0.5 }",
+       at + "early_stopping.tie_margin: must be a number of report noises from 0 to 10, got "
+            "-0.5"},
+      {"EarlyStoppingTieMarginWithHyperband",
+       "enable_trial_early_stopping: true early_stopping { policy: HYPERBAND tie_margin: 1 }",
+       at + "early_stopping.tie_margin: only the LEARNING_CURVE policy uses it, and the policy "
+            "is HYPERBAND; set another policy or remove it"},
       {"EarlyStoppingHyperbandReductionFactorOne",
        "enable_trial_early_stopping: true early_stopping { policy: HYPERBAND "
        "reduction_factor: 1 }",
