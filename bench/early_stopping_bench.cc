@@ -2,7 +2,7 @@
 //
 //   early_stopping_bench --simulate [--family=power|crossing|overfit] [--seeds=1,2,3]
 //                        [--noise=0.01] [--curves_out=FILE] [--results_out=FILE]
-//                        [--lost_out=FILE]
+//                        [--lost_out=FILE] [--settings=NAME=TEXT;...]
 // runs, for each seed, a study of 100 trials with 4 in flight whose curves
 // come from a known family plus noise, once without stopping and once per
 // policy (driving the policies directly, as CheckEarlyStopping does on every
@@ -26,6 +26,10 @@
 // at, its best value and the picked one (as the policies see them, larger
 // is better: a pool's values negated) and the policy's reason, which gives
 // the chance it was given. It is how the lost winners were traced.
+// --settings=NAME=TEXT;NAME=TEXT (either form) runs these policies instead of
+// the built-in list: each TEXT an EarlyStoppingSpec in protobuf text format,
+// "max_step: 100" standing for the curves' length, e.g.
+//   --settings='asha g3 rf3=policy: ASHA grace_period: 3 max_step: 100 reduction_factor: 3'
 //
 //   early_stopping_bench --latency [--running=1000] [--decisions=5000] [--stopped=0]
 // times each policy's decisions on a report with that many trials running
@@ -239,9 +243,10 @@ struct Method {
 };
 
 // The policy a study runs with the `earlyStopping:` settings `text` (max_step
-// 100 replaced by `steps`), with `fits` as a server keeps them.
-std::unique_ptr<suggest::EarlyStoppingPolicy> MakePolicy(const char* text, int steps,
-                                                         suggest::NeighbourFitCache* fits) {
+// 100 replaced by `steps`), with `fits` as a server keeps them; an error
+// when the text does not parse or the settings are refused.
+absl::StatusOr<std::unique_ptr<suggest::EarlyStoppingPolicy>> TryMakePolicy(
+    absl::string_view text, int steps, suggest::NeighbourFitCache* fits) {
   v1::StudySpec spec;
   v1::MetricSpec* metric = spec.add_metrics();
   metric->set_metric_id("accuracy");
@@ -250,12 +255,18 @@ std::unique_ptr<suggest::EarlyStoppingPolicy> MakePolicy(const char* text, int s
       absl::StrReplaceAll(text, {{"max_step: 100", absl::StrCat("max_step: ", steps)}});
   if (!google::protobuf::TextFormat::ParseFromString(settings_text,
                                                      spec.mutable_early_stopping())) {
-    std::fprintf(stderr, "bad settings: %s\n", text);
-    std::exit(1);
+    return absl::InvalidArgumentError(
+        absl::StrCat("\"", text, "\" is not an EarlyStoppingSpec in text format"));
   }
   spec.mutable_early_stopping()->set_enabled(true);
+  return suggest::MakeEarlyStoppingPolicy(spec, fits);
+}
+
+// TryMakePolicy for settings known to be good: exits on an error.
+std::unique_ptr<suggest::EarlyStoppingPolicy> MakePolicy(absl::string_view text, int steps,
+                                                         suggest::NeighbourFitCache* fits) {
   absl::StatusOr<std::unique_ptr<suggest::EarlyStoppingPolicy>> made =
-      suggest::MakeEarlyStoppingPolicy(spec, fits);
+      TryMakePolicy(text, steps, fits);
   if (!made.ok()) {
     std::fprintf(stderr, "%s\n", made.status().ToString().c_str());
     std::exit(1);
@@ -263,8 +274,25 @@ std::unique_ptr<suggest::EarlyStoppingPolicy> MakePolicy(const char* text, int s
   return *std::move(made);
 }
 
-// Each policy as a study would run it with these `earlyStopping:` settings.
-std::vector<Method> Methods(int steps = kSteps) {
+// --settings=NAME=TEXT;NAME=TEXT... in place of the built-in list below, or
+// nothing when the flag is absent. TEXT is an EarlyStoppingSpec in text
+// format ("max_step: 100" stands for the curves' length); a malformed entry
+// is an error naming it.
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>> SettingsFlag(int argc,
+                                                                              char** argv);
+
+// Each policy as a study would run it with these `earlyStopping:` settings
+// (those of --settings instead, when given).
+std::vector<Method> Methods(int steps = kSteps,
+                            const std::vector<std::pair<std::string, std::string>>& chosen = {}) {
+  if (!chosen.empty()) {
+    std::vector<Method> methods;
+    methods.push_back({"none", nullptr});
+    for (const auto& [name, text] : chosen) {
+      methods.push_back({name, MakePolicy(text, steps, nullptr)});
+    }
+    return methods;
+  }
   const std::pair<const char*, const char*> settings[] = {
       {"vernier MEDIAN_STOPPING", "policy: MEDIAN_STOPPING"},
       {"vernier ASHA g5", "policy: ASHA grace_period: 5 max_step: 100"},
@@ -310,6 +338,31 @@ std::optional<std::string> Flag(int argc, char** argv, const char* name) {
     if (std::strncmp(argv[i], prefix.c_str(), prefix.size()) == 0) return argv[i] + prefix.size();
   }
   return std::nullopt;
+}
+
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>> SettingsFlag(int argc,
+                                                                              char** argv) {
+  std::vector<std::pair<std::string, std::string>> chosen;
+  const std::optional<std::string> flag = Flag(argc, argv, "settings");
+  if (!flag.has_value()) return chosen;
+  for (absl::string_view entry : absl::StrSplit(*flag, ';', absl::SkipWhitespace())) {
+    const size_t equals = entry.find('=');
+    if (equals == absl::string_view::npos || equals == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--settings: \"", entry, "\" is not NAME=SETTINGS (e.g. asha=policy: ASHA)"));
+    }
+    const absl::string_view name = entry.substr(0, equals);
+    const absl::string_view text = entry.substr(equals + 1);
+    if (absl::StatusOr<std::unique_ptr<suggest::EarlyStoppingPolicy>> made =
+            TryMakePolicy(text, kSteps, nullptr);
+        !made.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--settings: \"", name, "\": ", made.status().message()));
+    }
+    chosen.emplace_back(std::string(name), std::string(text));
+  }
+  if (chosen.empty()) return absl::InvalidArgumentError("--settings: no NAME=SETTINGS given");
+  return chosen;
 }
 
 // The curves of a --pool file, negated so that larger is better as in the
@@ -426,6 +479,12 @@ int RunSimulation(int argc, char** argv) {
     }
     seeds.push_back(seed);
   }
+  const absl::StatusOr<std::vector<std::pair<std::string, std::string>>> chosen =
+      SettingsFlag(argc, argv);
+  if (!chosen.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(chosen.status().message()).c_str());
+    return 2;
+  }
   std::ofstream lost_out;
   if (!OpenLostOut(argc, argv, lost_out)) return 2;
   if (std::optional<std::string> pool_path = Flag(argc, argv, "pool")) {
@@ -460,7 +519,7 @@ int RunSimulation(int argc, char** argv) {
     }
     std::printf("%-26s %5s %8s %7s %8s %9s\n", "method", "seed", "steps", "saved", "stopped",
                 "regret");
-    for (const Method& method : Methods(steps)) {
+    for (const Method& method : Methods(steps, *chosen)) {
       for (const auto& [seed, indices] : draws) {
         std::vector<SyntheticTrial> trials(kTrials);
         for (size_t i = 0; i < trials.size(); ++i) {
@@ -504,7 +563,7 @@ int RunSimulation(int argc, char** argv) {
 
   std::printf("%-26s %5s %8s %7s %8s %9s\n", "method", "seed", "steps", "saved", "stopped",
               "regret");
-  for (const Method& method : Methods()) {
+  for (const Method& method : Methods(kSteps, *chosen)) {
     for (uint64_t seed : seeds) {
       const Outcome outcome = Simulate(studies[seed], method.policy.get(), optimum);
       WriteLost(lost_out, method.name, seed, outcome);
