@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -73,7 +74,9 @@ absl::StatusOr<std::unique_ptr<EarlyStoppingPolicy>> MakeEarlyStoppingPolicy(
                                      .min_trials = settings.min_trials(),
                                      .start_step = settings.start_step(),
                                      .max_step = settings.max_step(),
-                                     .tie_margin = settings.tie_margin()},
+                                     .tie_margin = settings.has_tie_margin()
+                                                       ? std::optional(settings.tie_margin())
+                                                       : std::nullopt},
           fits);
     default:
       return absl::InvalidArgumentError(
@@ -103,9 +106,16 @@ std::string DescribeEarlyStopping(const v1::EarlyStoppingSpec& early_stopping) {
                                                    : std::string("the longest curve's last"));
     absl::StrAppend(&text, ", from step ", settings.start_step(), ", after ", settings.min_trials(),
                     " trials trained to it");
-    if (settings.tie_margin() > 0) {
+    if (!settings.has_tie_margin()) {
+      absl::StrAppend(&text, absl::StrFormat(
+                                 ", ending within %g report noises of the best a tie unless the "
+                                 "values are counts",
+                                 LearningCurvePolicy::kAutoTieMargin));
+    } else if (settings.tie_margin() > 0) {
       absl::StrAppend(&text, absl::StrFormat(", ending within %g report noises of the best a tie",
                                              settings.tie_margin()));
+    } else {
+      absl::StrAppend(&text, ", ending any amount better than the best a win");
     }
     return text;
   }

@@ -136,6 +136,64 @@ double StepNoise(std::span<const double> values) {
   return Median(std::move(differences)) / (0.6745 * std::sqrt(2.0));
 }
 
+double LatticeStep(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  std::vector<double> gaps;
+  double previous = 0;
+  bool first = true;
+  for (double value : values) {
+    if (!std::isfinite(value)) continue;
+    if (!first && value - previous <= 1e-9 * (1 + std::abs(value))) continue;
+    if (!first) gaps.push_back(value - previous);
+    previous = value;
+    first = false;
+  }
+  if (static_cast<int>(gaps.size()) < kLatticeMinGaps) return 0;
+  // The smallest gaps, each a candidate step: a value off the lattice (an
+  // average) makes the smallest gaps a fraction of the step.
+  std::vector<double> candidates = gaps;
+  std::sort(candidates.begin(), candidates.end());
+  candidates.erase(std::unique(candidates.begin(), candidates.end(),
+                               [](double a, double b) { return b - a <= 1e-9 * b; }),
+                   candidates.end());
+  if (static_cast<int>(candidates.size()) > kLatticeCandidates) {
+    candidates.resize(kLatticeCandidates);
+  }
+  // Whether at least kLatticeShare of the gaps are whole numbers of `step`.
+  const auto on_lattice = [&gaps](double step) {
+    int on = 0;
+    for (double gap : gaps) {
+      const double steps = gap / step;
+      if (steps >= 0.5 && std::abs(steps - std::round(steps)) <= kLatticeTolerance) ++on;
+    }
+    return on >= kLatticeShare * static_cast<double>(gaps.size());
+  };
+  for (double smallest : candidates) {
+    // A candidate carries its two values' rounding; the mean over the
+    // short gaps carries much less of it.
+    double length = 0;
+    double steps = 0;
+    for (double gap : gaps) {
+      const double count = std::round(gap / smallest);
+      if (count >= 1 && count <= kLatticeRefineSteps) {
+        length += gap;
+        steps += count;
+      }
+    }
+    const double step = length / steps;
+    if (!on_lattice(step)) continue;
+    // Values on a lattice lie on every finer one too: the coarsest of its
+    // multiples that they still lie on (with a value between two counts,
+    // the candidates are fractions of a count).
+    double coarsest = step;
+    for (int multiple = 2; multiple <= kLatticeCandidates * kLatticeRefineSteps; ++multiple) {
+      if (on_lattice(multiple * step)) coarsest = multiple * step;
+    }
+    return coarsest;
+  }
+  return 0;
+}
+
 double ReportNoise(const StepValues& by_step, int64_t step) {
   const size_t count = CountUpTo(by_step, step);
   if (count < 4) return 0;

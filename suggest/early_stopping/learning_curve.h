@@ -108,6 +108,27 @@ LuckySwings ChanceOfALuckySwing(const StepValues& by_step, int64_t step, double 
 // values must not be empty.
 double Median(std::vector<double> values);
 
+// The step of the lattice that `values` lie on, as the values of a count
+// do (an error rate on a fixed validation set moves by 1/n), or 0 when
+// they lie on none that can be told. Values within 1e-9 of each other
+// (relative) are one value. Of the gaps between consecutive distinct
+// values, the step is the smallest one on which the values lie, among the
+// kLatticeCandidates smallest (a value averaged from two reports at a step
+// may fall between two counts), each refined as the mean step of the gaps
+// of at most kLatticeRefineSteps steps; the values lie on it when at least
+// kLatticeShare of all gaps are within kLatticeTolerance of a whole number
+// of steps, and the step is the coarsest such (values on a lattice lie on
+// every finer one).
+// 0 for fewer than kLatticeMinGaps gaps. Values rounded when written (to
+// six decimals, say) lie on the rounding's lattice: the caller compares
+// the step with what it cares about (a report's noise).
+inline constexpr int kLatticeMinGaps = 8;
+inline constexpr int kLatticeCandidates = 4;
+inline constexpr int kLatticeRefineSteps = 3;
+inline constexpr double kLatticeTolerance = 0.1;
+inline constexpr double kLatticeShare = 0.95;
+double LatticeStep(std::vector<double> values);
+
 }  // namespace vernier::suggest
 
 #endif  // VERNIER_SUGGEST_EARLY_STOPPING_LEARNING_CURVE_H_

@@ -12,6 +12,15 @@
 
 namespace vernier::suggest {
 
+bool LearningCurvePolicy::AreCounts(double noise, double lattice) const {
+  return !options_.tie_margin.has_value() && lattice > 0 && lattice >= kCountLattice * noise;
+}
+
+double LearningCurvePolicy::TieMargin(double noise, double lattice) const {
+  if (options_.tie_margin.has_value()) return *options_.tie_margin * noise;
+  return AreCounts(noise, lattice) ? 0 : kAutoTieMargin * noise;
+}
+
 double LearningCurvePolicy::StopBar(int64_t step, int64_t horizon) const {
   if (horizon <= 0 || step >= horizon) return 0;
   return 2 * options_.stop_probability * static_cast<double>(horizon - step) /
@@ -121,8 +130,8 @@ StoppingDecision LearningCurvePolicy::Decide(const LearningCurve& trial,
   const StepValues own = ValuesByStep(trial);
   const double roughness = InGuardWindow(*step, horizon) ? Roughness(own, *step) : 0;
   prediction->stddev = std::sqrt(prediction->stddev * prediction->stddev + roughness * roughness);
-  // Ending within tie_margin report noises of the best is a tie, not a win.
-  const double margin = options_.tie_margin * model.Noise();
+  // Ending within the tie margin of the best is a tie, not a win.
+  const double margin = TieMargin(model.Noise(), model.Lattice());
   const double bar = *target + (options_.goal == v1::MetricSpec::MINIMIZE ? -1 : 1) * margin;
   const double modelled = prediction->ProbabilityBetterThan(bar, options_.goal);
   // The trial's final value is the best of its reports: a noisy one may
@@ -154,8 +163,11 @@ StoppingDecision LearningCurvePolicy::Decide(const LearningCurve& trial,
       roughness > 0 ? absl::StrFormat("; its own swings, %g a step, widen it", roughness) : "",
       100 * chance, *target,
       margin > 0 ? absl::StrFormat(", by more than %g (%g times a report's noise, %g)", margin,
-                                   options_.tie_margin, model.Noise())
-                 : "",
+                                   margin / model.Noise(), model.Noise())
+      : AreCounts(model.Noise(), model.Lattice())
+          ? absl::StrFormat(" by any amount (its values are counts, in steps of %g)",
+                            model.Lattice())
+          : "",
       lucky <= modelled ? ""
       : swings.chance > lucky_noise
           ? absl::StrFormat(" by luck: %d of its last %d changes were as large as the gap from "

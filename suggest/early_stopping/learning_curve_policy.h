@@ -2,6 +2,7 @@
 #define VERNIER_SUGGEST_EARLY_STOPPING_LEARNING_CURVE_POLICY_H_
 
 #include <cstdint>
+#include <optional>
 #include <span>
 
 #include "suggest/early_stopping/early_stopping_policy.h"
@@ -36,9 +37,11 @@ struct LearningCurvePolicyOptions {
   double guard_quantile = 0.6;
   // Ending better than the best report by at most this many of one report's
   // noise is a tie, not a win (EarlyStoppingSpec::tie_margin). 0: any amount
-  // better is better, as for a metric computed on a fixed validation set,
-  // whose reported value is the one a user keeps.
-  double tie_margin = 0;
+  // better is better. Unset: chosen from the finished curves (TieMargin):
+  // kAutoTieMargin for a metric whose values vary continuously (a loss,
+  // measured with noise), 0 for a count (an error rate on a fixed validation
+  // set), whose smallest win, one step of its values, is a win the user keeps.
+  std::optional<double> tie_margin = std::nullopt;
 };
 
 // Stops a trial when a learning-curve model (NeighbourCurveModel, fitted on
@@ -77,6 +80,12 @@ class LearningCurvePolicy : public EarlyStoppingPolicy {
  public:
   // The stopped trials the model takes as neighbours, at most (the latest).
   static constexpr int kMaxStoppedNeighbours = 250;
+  // The tie margin, in report noises, when the options leave it unset and
+  // the values are not counts.
+  static constexpr double kAutoTieMargin = 1;
+  // Values on a lattice whose step is at least this share of a report's
+  // noise are counts: the noise spans a few steps of them at most.
+  static constexpr double kCountLattice = 0.125;
 
   // `fits`, when given (it must outlive the policy), keeps the model's fit
   // of the finished curves between decisions; the decisions are the same.
@@ -90,6 +99,14 @@ class LearningCurvePolicy : public EarlyStoppingPolicy {
   // The chance of a win under which a trial at `step` stops:
   // 2 * stop_probability * (horizon - step) / horizon.
   double StopBar(int64_t step, int64_t horizon) const;
+  // How much better than the best report a trial must be able to end to be
+  // kept, given one report's `noise` and the `lattice` the finished curves'
+  // values lie on (LatticeStep; 0: none): tie_margin noises when set;
+  // unset, none for counts (a lattice step of at least kCountLattice
+  // noises) and kAutoTieMargin noises otherwise.
+  double TieMargin(double noise, double lattice) const;
+  // Whether TieMargin(noise, lattice) takes the values for counts.
+  bool AreCounts(double noise, double lattice) const;
   // Whether `step` of `horizon` is within the first guard_fraction of it.
   bool InGuardWindow(int64_t step, int64_t horizon) const;
   // Whether the early guard keeps `trial` (at `step` of `horizon`) running;

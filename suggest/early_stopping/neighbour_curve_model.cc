@@ -71,15 +71,18 @@ NeighbourCurveModel::Fitted NeighbourCurveModel::FitCurves(
   Fitted fitted;
   fitted.horizon = horizon;
   std::vector<double> noises;
+  std::vector<double> values;
   for (const LearningCurve* curve : finished) {
     Curve prepared = Prepare(*curve);
     const auto end = std::upper_bound(prepared.steps.begin(), prepared.steps.end(), horizon);
     if (end == prepared.steps.begin()) continue;
     prepared.final_best = prepared.running_best[(end - prepared.steps.begin()) - 1];
     if (prepared.values.size() > 1) noises.push_back(StepNoise(prepared.values));
+    values.insert(values.end(), prepared.values.begin(), prepared.values.end());
     fitted.finished.push_back(std::move(prepared));
   }
   fitted.noise = noises.empty() ? 0 : Median(noises);
+  fitted.lattice = LatticeStep(std::move(values));
   return fitted;
 }
 

@@ -71,6 +71,9 @@ class NeighbourCurveModel : public LearningCurveModel {
 
   // The standard deviation of one report's noise seen in the last Fit.
   double Noise() const { return fitted_->noise; }
+  // The step of the lattice the finished curves' values lie on (a count's
+  // 1/n), 0 when none (LatticeStep), seen in the last Fit.
+  double Lattice() const { return fitted_->lattice; }
 
   // What Fit learns from the finished curves; models fitted on the same
   // curves share it (NeighbourFitCache).
@@ -95,6 +98,8 @@ class NeighbourCurveModel : public LearningCurveModel {
     std::vector<Curve> finished;
     // The standard deviation of one report's noise.
     double noise = 0;
+    // LatticeStep of the finished curves' values.
+    double lattice = 0;
   };
 
  private:

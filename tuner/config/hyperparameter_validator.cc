@@ -148,7 +148,8 @@ absl::Status ValidateStoppingSettings(const v1::EarlyStoppingSpec& early_stoppin
                    "ASHA and HYPERBAND policies use"},
         std::tuple{early_stopping.max_step() != 0, horizon, "max_step",
                    "ASHA, HYPERBAND and LEARNING_CURVE policies use"},
-        std::tuple{margin != 0, policy == v1::EarlyStoppingSpec::LEARNING_CURVE, "tie_margin",
+        std::tuple{early_stopping.has_tie_margin(), policy == v1::EarlyStoppingSpec::LEARNING_CURVE,
+                   "tie_margin",
                    "LEARNING_CURVE policy uses"}}) {
     if (!set || used) continue;
     return InvalidField(

@@ -107,17 +107,26 @@ TEST(EarlyStoppingPolicyFactoryTest, TheLearningCurvesTieMarginReachesThePolicy)
       Completed(1, {0.5, 0.41, 0.3, 0.21, 0.15, 0.11, 0.11, 0.09, 0.11, 0.09}),
       Completed(2, {0.6, 0.51, 0.4, 0.31, 0.25, 0.21, 0.21, 0.19, 0.21, 0.19})};
   const LearningCurve trial = Running(3, {0.7, 0.5, 0.3, 0.2, 0.14, 0.12, 0.116, 0.115});
-  absl::StatusOr<std::unique_ptr<EarlyStoppingPolicy>> plain = MakeEarlyStoppingPolicy(
+  absl::StatusOr<std::unique_ptr<EarlyStoppingPolicy>> plain = MakeEarlyStoppingPolicy(Spec(
+      "enabled: true policy: LEARNING_CURVE min_trials: 2 tie_margin: 0", v1::MetricSpec::MINIMIZE));
+  absl::StatusOr<std::unique_ptr<EarlyStoppingPolicy>> unset = MakeEarlyStoppingPolicy(
       Spec("enabled: true policy: LEARNING_CURVE min_trials: 2", v1::MetricSpec::MINIMIZE));
   absl::StatusOr<std::unique_ptr<EarlyStoppingPolicy>> ties = MakeEarlyStoppingPolicy(
       Spec("enabled: true policy: LEARNING_CURVE min_trials: 2 tie_margin: 1",
            v1::MetricSpec::MINIMIZE));
   ASSERT_TRUE(plain.ok()) << plain.status();
   ASSERT_TRUE(ties.ok()) << ties.status();
+  ASSERT_TRUE(unset.ok()) << unset.status();
   const StoppingDecision without = (*plain)->Decide(trial, others);
   const StoppingDecision with = (*ties)->Decide(trial, others);
   EXPECT_THAT(without.reason, ::testing::Not(HasSubstr("by more than")));
   EXPECT_THAT(with.reason, HasSubstr("by more than"));
+  // Unset, the finished curves decide: their values move in hundredths, a
+  // lattice as coarse as half a report's noise, so they are counts and any
+  // amount better is better.
+  const StoppingDecision chosen = (*unset)->Decide(trial, others);
+  EXPECT_THAT(chosen.reason, ::testing::Not(HasSubstr("by more than")));
+  EXPECT_THAT(chosen.reason, HasSubstr("by any amount (its values are counts, in steps of 0.01)"));
 }
 
 TEST(EarlyStoppingPolicyFactoryTest, UnknownPolicyIsRejected) {
@@ -161,10 +170,16 @@ TEST(EarlyStoppingPolicyFactoryTest, DescriptionsSayWhatRuns) {
   EXPECT_EQ(DescribeEarlyStopping(Settings("policy: ASHA")), "off");
   EXPECT_EQ(DescribeEarlyStopping(Settings("enabled: true")),
             "LEARNING_CURVE (default), predicting the best value by step the longest curve's "
-            "last, from step 0, after 5 trials trained to it");
+            "last, from step 0, after 5 trials trained to it, ending within 1 report noises of "
+            "the best a tie unless the values are counts");
   EXPECT_EQ(DescribeEarlyStopping(Settings("enabled: true policy: LEARNING_CURVE max_step: 40")),
             "LEARNING_CURVE, predicting the best value by step 40, from step 0, after 5 trials "
-            "trained to it");
+            "trained to it, ending within 1 report noises of the best a tie unless the values "
+            "are counts");
+  EXPECT_EQ(DescribeEarlyStopping(Settings("enabled: true tie_margin: 0")),
+            "LEARNING_CURVE (default), predicting the best value by step the longest curve's "
+            "last, from step 0, after 5 trials trained to it, ending any amount better than the "
+            "best a win");
   EXPECT_EQ(DescribeEarlyStopping(Settings("enabled: true tie_margin: 1")),
             "LEARNING_CURVE (default), predicting the best value by step the longest curve's "
             "last, from step 0, after 5 trials trained to it, ending within 1 report noises of "

@@ -40,7 +40,9 @@ TEST(LearningCurvePolicyTest, StopsATrialThatCannotCatchTheBest) {
       LearningCurveOf().Decide(FromFunction(9, Rise(0.6, 0.2), 15, false), FiveFinished());
   EXPECT_TRUE(decision.should_stop);
   EXPECT_THAT(decision.reason, HasSubstr("learning curve: best value"));
-  EXPECT_THAT(decision.reason, HasSubstr("the best so far, where under"));
+  // Smooth curves: their values vary continuously, so a tie margin of one
+  // report's noise (about 0.0004 here) by default.
+  EXPECT_THAT(decision.reason, HasSubstr("the best so far, by more than"));
   // At step 15 of 50 the bar is 2 * 5% * 35 / 50.
   EXPECT_THAT(decision.reason, HasSubstr("where under 7% stops at this step"));
   EXPECT_THAT(decision.reason, HasSubstr("finished trials most like it at step 15"));
@@ -287,10 +289,13 @@ TEST(LearningCurvePolicyTest, ATieWithinTheMarginIsNotAWin) {
   // and a half report noises under the best report so far (0.905): it may
   // yet end a little better, or not.
   const LearningCurve level = FromFunction(9, Rise(0.888, 0.2), 30, false);
-  // By default any amount better is better: kept.
-  const StoppingDecision kept = LearningCurveOf().Decide(level, FiveNoisyFinished());
+  // With no tie margin any amount better is better: kept.
+  LearningCurvePolicyOptions any{.goal = v1::MetricSpec::MAXIMIZE, .min_trials = 3};
+  any.tie_margin = 0;
+  const StoppingDecision kept = LearningCurvePolicy(any).Decide(level, FiveNoisyFinished());
   EXPECT_FALSE(kept.should_stop) << kept.reason;
   EXPECT_THAT(kept.reason, ::testing::Not(HasSubstr("by more than")));
+  EXPECT_THAT(kept.reason, ::testing::Not(HasSubstr("counts")));
   // With a tie margin of one report's noise, ending within the noise of the
   // best is a tie, and a tie is not worth the 20 steps left: stopped.
   LearningCurvePolicyOptions ties{.goal = v1::MetricSpec::MAXIMIZE, .min_trials = 3};
@@ -299,6 +304,65 @@ TEST(LearningCurvePolicyTest, ATieWithinTheMarginIsNotAWin) {
   EXPECT_TRUE(stopped.should_stop) << stopped.reason;
   EXPECT_THAT(stopped.reason, HasSubstr("the best so far, by more than"));
   EXPECT_THAT(stopped.reason, HasSubstr("(1 times a report's noise"));
+  // Unset, the margin is chosen from the finished curves: their values vary
+  // continuously, so one report's noise, as set above.
+  const StoppingDecision by_default = LearningCurveOf().Decide(level, FiveNoisyFinished());
+  EXPECT_TRUE(by_default.should_stop) << by_default.reason;
+  EXPECT_THAT(by_default.reason, HasSubstr("(1 times a report's noise"));
+}
+
+// `curve` as counts: each value rounded to a multiple of 1/200, as an
+// accuracy on 200 validation samples is.
+LearningCurve Counted(LearningCurve curve) {
+  for (CurvePoint& point : curve.points) point.value = std::round(point.value * 200) / 200;
+  return curve;
+}
+
+TEST(LearningCurvePolicyTest, ForCountsOneCountBetterIsAWinByDefault) {
+  // The curves above as accuracies on 200 samples: the reports move by one
+  // or two samples (a report's noise of about two samples), and the best so
+  // far is 0.905, 181 of 200.
+  std::vector<LearningCurve> finished;
+  for (const LearningCurve& curve : FiveNoisyFinished()) finished.push_back(Counted(curve));
+  const LearningCurve level = Counted(FromFunction(9, Rise(0.888, 0.2), 30, false));  // 0.885
+  // Ending a sample or two better is a win the user keeps, so there is no
+  // tie margin: kept, as with tie_margin 0.
+  const StoppingDecision kept = LearningCurveOf().Decide(level, finished);
+  EXPECT_FALSE(kept.should_stop) << kept.reason;
+  EXPECT_THAT(kept.reason, HasSubstr("by any amount (its values are counts, in steps of 0.005)"));
+  LearningCurvePolicyOptions any{.goal = v1::MetricSpec::MAXIMIZE, .min_trials = 3};
+  any.tie_margin = 0;
+  EXPECT_FALSE(LearningCurvePolicy(any).Decide(level, finished).should_stop);
+  // A margin set explicitly holds for counts too (a validation sample drawn
+  // anew at each report): stopped.
+  LearningCurvePolicyOptions ties{.goal = v1::MetricSpec::MAXIMIZE, .min_trials = 3};
+  ties.tie_margin = 1;
+  const StoppingDecision stopped = LearningCurvePolicy(ties).Decide(level, finished);
+  EXPECT_TRUE(stopped.should_stop) << stopped.reason;
+  EXPECT_THAT(stopped.reason, ::testing::Not(HasSubstr("counts")));
+}
+
+TEST(LearningCurvePolicyTest, TheTieMarginUnsetIsNoneForCountsAndOneNoiseOtherwise) {
+  const LearningCurvePolicy unset = LearningCurveOf();
+  // No lattice, or one far finer than the noise (values written with six
+  // decimals): one report's noise.
+  EXPECT_DOUBLE_EQ(unset.TieMargin(0.01, 0), 0.01);
+  EXPECT_DOUBLE_EQ(unset.TieMargin(0.01, 1e-6), 0.01);
+  EXPECT_FALSE(unset.AreCounts(0.01, 1e-6));
+  // A lattice step of at least an eighth of the noise: counts, no margin.
+  EXPECT_TRUE(unset.AreCounts(0.01, 0.00125));
+  EXPECT_DOUBLE_EQ(unset.TieMargin(0.01, 0.00125), 0);
+  EXPECT_DOUBLE_EQ(unset.TieMargin(0.01, 0.005), 0);
+  EXPECT_DOUBLE_EQ(unset.TieMargin(0.01, 0.0012), 0.01);
+  // Noise-free counts (every report equal to the last): no margin either way.
+  EXPECT_DOUBLE_EQ(unset.TieMargin(0, 0.005), 0);
+  // Set, the margin is the setting's, counts or not.
+  LearningCurvePolicyOptions set{.goal = v1::MetricSpec::MAXIMIZE};
+  set.tie_margin = 2;
+  EXPECT_DOUBLE_EQ(LearningCurvePolicy(set).TieMargin(0.01, 0.005), 0.02);
+  EXPECT_FALSE(LearningCurvePolicy(set).AreCounts(0.01, 0.005));
+  set.tie_margin = 0;
+  EXPECT_DOUBLE_EQ(LearningCurvePolicy(set).TieMargin(0.01, 0), 0);
 }
 
 TEST(LearningCurvePolicyTest, ANoisyTrialNearTheBestMayStillWinByLuck) {

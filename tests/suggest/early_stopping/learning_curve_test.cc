@@ -183,6 +183,51 @@ TEST(LearningCurveTest, ChanceOfALuckySwingCountsTheLastHalfsLargeChanges) {
   EXPECT_DOUBLE_EQ(ChanceOfALuckySwing(spiky, 10, 0.13, 10, v1::MetricSpec::MINIMIZE).chance, 0);
 }
 
+TEST(LearningCurveTest, LatticeStepFindsTheStepOfCounts) {
+  // Error rates on 719 validation images, written with six decimals.
+  std::vector<double> rates;
+  for (int errors : {40, 12, 13, 13, 15, 19, 11, 30, 29, 14, 12, 200, 17, 16}) {
+    rates.push_back(std::round(1e6 * errors / 719.0) / 1e6);
+  }
+  EXPECT_NEAR(LatticeStep(rates), 1 / 719.0, 1e-4 / 719);
+  // Accuracies computed as 1 - errors / n (not exact in binary), in any
+  // order, negated (a maximised metric in minimised form): the same step.
+  std::vector<double> accuracies;
+  for (int errors : {5, 9, 3, 4, 4, 7, 12, 6, 8, 3, 10, 11}) accuracies.push_back(-(1 - errors / 600.0));
+  EXPECT_NEAR(LatticeStep(accuracies), 1 / 600.0, 1e-9);
+  // An average of two reports at one step between the counts, among many
+  // on them: still counts.
+  std::vector<double> mostly;
+  for (int count = 0; count < 60; ++count) mostly.push_back(count / 200.0);
+  mostly.push_back(10.3 / 200.0);
+  EXPECT_NEAR(LatticeStep(mostly), 1 / 200.0, 1e-9);
+}
+
+TEST(LearningCurveTest, LatticeStepIsZeroForContinuousOrTooFewValues) {
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> normal(0.3, 0.05);
+  std::vector<double> losses;
+  for (int i = 0; i < 500; ++i) losses.push_back(normal(rng));
+  EXPECT_EQ(LatticeStep(losses), 0);
+  // Eight distinct counts make seven gaps: too few to tell.
+  EXPECT_EQ(LatticeStep({0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.8, 0.8}), 0);
+  EXPECT_NEAR(LatticeStep({0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.1}), 0.1, 1e-12);
+  // Not finite values are left out; equal ones are one value.
+  EXPECT_EQ(LatticeStep({}), 0);
+  EXPECT_EQ(LatticeStep({NAN, INFINITY, 1, 1, 1}), 0);
+  // Two validation sets of different sizes mixed: no common step.
+  std::vector<double> mixed;
+  for (int count = 1; count <= 20; ++count) {
+    mixed.push_back(count / 200.0);
+    mixed.push_back(count / 317.0);
+  }
+  EXPECT_EQ(LatticeStep(mixed), 0);
+  // Values written with six decimals lie on the rounding's lattice: the
+  // caller compares the step with the noise it cares about.
+  for (double& loss : losses) loss = std::round(loss * 1e6) / 1e6;
+  EXPECT_NEAR(LatticeStep(losses), 1e-6, 1e-9);
+}
+
 TEST(LearningCurveTest, IsBetterValueIsStrict) {
   EXPECT_TRUE(IsBetterValue(2, 1, v1::MetricSpec::MAXIMIZE));
   EXPECT_FALSE(IsBetterValue(1, 1, v1::MetricSpec::MAXIMIZE));

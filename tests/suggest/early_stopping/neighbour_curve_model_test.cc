@@ -49,6 +49,23 @@ TEST(NeighbourCurveModelTest, NothingFittedOrTooShortPredictsNothing) {
   EXPECT_TRUE(model.Predict(FromFunction(1, Decay(0.1, 0.1), 2, false)).has_value());
 }
 
+TEST(NeighbourCurveModelTest, TheFitSeesTheLatticeOfTheFinishedValues) {
+  std::vector<LearningCurve> losses;
+  for (int i = 0; i < 3; ++i) losses.push_back(FromFunction(i + 1, Decay(0.1 * i, 0.1), 30, true));
+  NeighbourCurveModel model(v1::MetricSpec::MINIMIZE);
+  model.Fit(Pointers(losses), 30);
+  EXPECT_EQ(model.Lattice(), 0);
+  // The same curves as error rates on 400 samples (maximised accuracies
+  // here): a lattice of 1/400, whatever the goal.
+  std::vector<LearningCurve> accuracies = losses;
+  for (LearningCurve& curve : accuracies) {
+    for (CurvePoint& point : curve.points) point.value = 1 - std::round(point.value * 400) / 400;
+  }
+  NeighbourCurveModel counted(v1::MetricSpec::MAXIMIZE);
+  counted.Fit(Pointers(accuracies), 30);
+  EXPECT_NEAR(counted.Lattice(), 1 / 400.0, 1e-12);
+}
+
 TEST(NeighbourCurveModelTest, ACurveLikeFinishedOnesEndsWhereTheyDid) {
   // Finished curves of one shape at several floors; a running one of the
   // same shape is predicted to reach its own floor.

@@ -429,6 +429,21 @@ TEST(TrainingInputParserTest, ReadsTheLearningCurvesTieMargin) {
   EXPECT_EQ(input->hyperparameters().early_stopping().tie_margin(), 1.5);
 }
 
+TEST(TrainingInputParserTest, ATieMarginOfZeroIsSetAndNoneIsUnset) {
+  // Unset, the policy chooses the margin from the curves; 0 is a choice.
+  for (const auto& [line, set] : {std::pair<std::string, bool>{"  tieMargin: 0", true},
+                                  std::pair<std::string, bool>{"  minTrials: 3", false}}) {
+    absl::StatusOr<v1::TrainingInput> input = ParseTrainingInputYaml(
+        DocumentLines(Hp({"enableTrialEarlyStopping: true", "earlyStopping:", line, "params:",
+                          "  - parameterName: lr", "    type: DOUBLE", "    minValue: 0.01",
+                          "    maxValue: 0.1"})),
+        kFile);
+    ASSERT_TRUE(input.ok()) << input.status();
+    EXPECT_EQ(input->hyperparameters().early_stopping().has_tie_margin(), set) << line;
+    EXPECT_EQ(input->hyperparameters().early_stopping().tie_margin(), 0) << line;
+  }
+}
+
 TEST(TrainingInputParserTest, MissingFileIsNotFound) {
   const std::string path = "/nonexistent/vernier/hptuning.yaml";
   absl::StatusOr<v1::TrainingInput> input = ParseTrainingInputFile(path);

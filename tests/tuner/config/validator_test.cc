@@ -183,6 +183,10 @@ std::vector<SpecCase> SpecCases() {
        "enable_trial_early_stopping: true early_stopping { policy: HYPERBAND tie_margin: 1 }",
        at + "early_stopping.tie_margin: only the LEARNING_CURVE policy uses it, and the policy "
             "is HYPERBAND; set another policy or remove it"},
+      {"EarlyStoppingTieMarginZeroWithAsha",
+       "enable_trial_early_stopping: true early_stopping { policy: ASHA tie_margin: 0 }",
+       at + "early_stopping.tie_margin: only the LEARNING_CURVE policy uses it, and the policy "
+            "is ASHA; set another policy or remove it"},
       {"EarlyStoppingHyperbandReductionFactorOne",
        "enable_trial_early_stopping: true early_stopping { policy: HYPERBAND "
        "reduction_factor: 1 }",
