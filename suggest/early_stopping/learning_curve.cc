@@ -137,6 +137,14 @@ double StepNoise(std::span<const double> values) {
 }
 
 double LatticeStep(std::vector<double> values) {
+  if (values.size() > static_cast<size_t>(kLatticeMaxValues)) {
+    // Every stride-th value: a count's distinct values are a few hundred,
+    // and a fit of thousands of curves stays cheap.
+    const size_t stride = (values.size() + kLatticeMaxValues - 1) / kLatticeMaxValues;
+    size_t kept = 0;
+    for (size_t i = 0; i < values.size(); i += stride) values[kept++] = values[i];
+    values.resize(kept);
+  }
   std::sort(values.begin(), values.end());
   std::vector<double> gaps;
   double previous = 0;
@@ -151,13 +159,17 @@ double LatticeStep(std::vector<double> values) {
   if (static_cast<int>(gaps.size()) < kLatticeMinGaps) return 0;
   // The smallest gaps, each a candidate step: a value off the lattice (an
   // average) makes the smallest gaps a fraction of the step.
-  std::vector<double> candidates = gaps;
-  std::sort(candidates.begin(), candidates.end());
-  candidates.erase(std::unique(candidates.begin(), candidates.end(),
-                               [](double a, double b) { return b - a <= 1e-9 * b; }),
-                   candidates.end());
-  if (static_cast<int>(candidates.size()) > kLatticeCandidates) {
-    candidates.resize(kLatticeCandidates);
+  std::vector<double> candidates;  // Ascending, distinct.
+  for (double gap : gaps) {
+    const auto at = std::lower_bound(candidates.begin(), candidates.end(), gap);
+    const bool equal = (at != candidates.end() && *at - gap <= 1e-9 * *at) ||
+                       (at != candidates.begin() && gap - *(at - 1) <= 1e-9 * gap);
+    if (equal) continue;
+    if (static_cast<int>(candidates.size()) == kLatticeCandidates) {
+      if (at == candidates.end()) continue;
+      candidates.pop_back();
+    }
+    candidates.insert(std::lower_bound(candidates.begin(), candidates.end(), gap), gap);
   }
   // Whether at least kLatticeShare of the gaps are whole numbers of `step`.
   const auto on_lattice = [&gaps](double step) {

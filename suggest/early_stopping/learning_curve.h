@@ -118,11 +118,13 @@ double Median(std::vector<double> values);
 // of at most kLatticeRefineSteps steps; the values lie on it when at least
 // kLatticeShare of all gaps are within kLatticeTolerance of a whole number
 // of steps, and the step is the coarsest such (values on a lattice lie on
-// every finer one).
-// 0 for fewer than kLatticeMinGaps gaps. Values rounded when written (to
-// six decimals, say) lie on the rounding's lattice: the caller compares
-// the step with what it cares about (a report's noise).
+// every finer one). 0 for fewer than kLatticeMinGaps gaps. Of more than
+// kLatticeMaxValues values, every k-th is read (k the least that keeps at
+// most that many). Values rounded when written (to six decimals, say) lie
+// on the rounding's lattice: the caller compares the step with what it
+// cares about (a report's noise).
 inline constexpr int kLatticeMinGaps = 8;
+inline constexpr int kLatticeMaxValues = 1024;
 inline constexpr int kLatticeCandidates = 4;
 inline constexpr int kLatticeRefineSteps = 3;
 inline constexpr double kLatticeTolerance = 0.1;

@@ -201,6 +201,13 @@ TEST(LearningCurveTest, LatticeStepFindsTheStepOfCounts) {
   for (int count = 0; count < 60; ++count) mostly.push_back(count / 200.0);
   mostly.push_back(10.3 / 200.0);
   EXPECT_NEAR(LatticeStep(mostly), 1 / 200.0, 1e-9);
+  // 200 curves of 100 counts of 719 (more than kLatticeMaxValues values):
+  // every k-th value read, the step found all the same.
+  std::mt19937_64 rng(3);
+  std::uniform_int_distribution<int> errors(5, 400);
+  std::vector<double> many;
+  for (int i = 0; i < 20000; ++i) many.push_back(errors(rng) / 719.0);
+  EXPECT_NEAR(LatticeStep(many), 1 / 719.0, 1e-12);
 }
 
 TEST(LearningCurveTest, LatticeStepIsZeroForContinuousOrTooFewValues) {
