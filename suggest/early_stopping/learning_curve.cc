@@ -136,6 +136,10 @@ double StepNoise(std::span<const double> values) {
   return Median(std::move(differences)) / (0.6745 * std::sqrt(2.0));
 }
 
+bool AreCountValues(double noise, double lattice) {
+  return lattice > 0 && lattice >= kCountLattice * noise;
+}
+
 double LatticeStep(std::vector<double> values) {
   if (values.size() > static_cast<size_t>(kLatticeMaxValues)) {
     // Every stride-th value: a count's distinct values are a few hundred,

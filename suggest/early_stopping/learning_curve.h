@@ -131,6 +131,13 @@ inline constexpr double kLatticeTolerance = 0.1;
 inline constexpr double kLatticeShare = 0.95;
 double LatticeStep(std::vector<double> values);
 
+// Values on a lattice whose step is at least this share of a report's noise
+// are counts: the noise spans a few steps of them at most.
+inline constexpr double kCountLattice = 0.125;
+// Whether values on a lattice of step `lattice` (LatticeStep; 0: none),
+// with one report's `noise`, are counts.
+bool AreCountValues(double noise, double lattice);
+
 }  // namespace vernier::suggest
 
 #endif  // VERNIER_SUGGEST_EARLY_STOPPING_LEARNING_CURVE_H_

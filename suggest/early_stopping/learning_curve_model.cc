@@ -13,7 +13,20 @@ double FinalValuePrediction::ProbabilityBetterThan(double target, v1::MetricSpec
       continue;
     }
     // How far the mean lies on the better side of the target, in spreads.
-    const double z = (goal == v1::MetricSpec::MINIMIZE ? target - mean : mean - target) / stddev;
+    double z = 0;
+    if (log_scale) {
+      // Distances to the bound: nothing is better than the bound itself.
+      const double target_distance = std::abs(target - bound);
+      const double mean_distance = std::abs(mean - bound);
+      if (!(target_distance > 0)) continue;
+      if (!(mean_distance > 0)) {
+        total += 1;
+        continue;
+      }
+      z = (std::log(target_distance) - std::log(mean_distance)) / stddev;
+    } else {
+      z = (goal == v1::MetricSpec::MINIMIZE ? target - mean : mean - target) / stddev;
+    }
     total += 0.5 * std::erfc(-z / std::sqrt(2.0));
   }
   return total / static_cast<double>(means.size());

@@ -13,7 +13,7 @@
 namespace vernier::suggest {
 
 bool LearningCurvePolicy::AreCounts(double noise, double lattice) const {
-  return !options_.tie_margin.has_value() && lattice > 0 && lattice >= kCountLattice * noise;
+  return !options_.tie_margin.has_value() && AreCountValues(noise, lattice);
 }
 
 double LearningCurvePolicy::TieMargin(double noise, double lattice) const {
@@ -128,7 +128,8 @@ StoppingDecision LearningCurvePolicy::Decide(const LearningCurve& trial,
   // erratic early curve (SGD at a high learning rate) is judged by what it
   // may still do, not by steadier neighbours alone.
   const StepValues own = ValuesByStep(trial);
-  const double roughness = InGuardWindow(*step, horizon) ? Roughness(own, *step) : 0;
+  const double roughness =
+      InGuardWindow(*step, horizon) ? Roughness(model.InModelUnits(own), *step) : 0;
   prediction->stddev = std::sqrt(prediction->stddev * prediction->stddev + roughness * roughness);
   // Ending within the tie margin of the best is a tie, not a win.
   const double margin = TieMargin(model.Noise(), model.Lattice());
@@ -157,9 +158,13 @@ StoppingDecision LearningCurvePolicy::Decide(const LearningCurve& trial,
   StoppingDecision decision;
   decision.should_stop = chance < bar_chance;
   decision.reason = absl::StrFormat(
-      "learning curve: best value %g by step %d; predicted best by step %d %g +- %g (%s%s); a "
+      "learning curve: best value %g by step %d; predicted best by step %d %g %s (%s%s); a "
       "%.1f%% chance of beating %g, the best so far%s%s, where under %.2g%% stops at this step",
-      best, *step, horizon, mean, prediction->stddev, prediction->basis,
+      best, *step, horizon, mean,
+      prediction->log_scale ? absl::StrFormat("within a factor of %.3g of its distance to %g",
+                                              std::exp(prediction->stddev), prediction->bound)
+                            : absl::StrFormat("+- %g", prediction->stddev),
+      prediction->basis,
       roughness > 0 ? absl::StrFormat("; its own swings, %g a step, widen it", roughness) : "",
       100 * chance, *target,
       margin > 0 ? absl::StrFormat(", by more than %g (%g times a report's noise, %g)", margin,

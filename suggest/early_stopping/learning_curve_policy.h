@@ -83,9 +83,6 @@ class LearningCurvePolicy : public EarlyStoppingPolicy {
   // The tie margin, in report noises, when the options leave it unset and
   // the values are not counts.
   static constexpr double kAutoTieMargin = 1;
-  // Values on a lattice whose step is at least this share of a report's
-  // noise are counts: the noise spans a few steps of them at most.
-  static constexpr double kCountLattice = 0.125;
 
   // `fits`, when given (it must outlive the policy), keeps the model's fit
   // of the finished curves between decisions; the decisions are the same.
@@ -102,8 +99,8 @@ class LearningCurvePolicy : public EarlyStoppingPolicy {
   // How much better than the best report a trial must be able to end to be
   // kept, given one report's `noise` and the `lattice` the finished curves'
   // values lie on (LatticeStep; 0: none): tie_margin noises when set;
-  // unset, none for counts (a lattice step of at least kCountLattice
-  // noises) and kAutoTieMargin noises otherwise.
+  // unset, none for counts (AreCountValues: a lattice step of at least
+  // kCountLattice noises) and kAutoTieMargin noises otherwise.
   double TieMargin(double noise, double lattice) const;
   // Whether TieMargin(noise, lattice) takes the values for counts.
   bool AreCounts(double noise, double lattice) const;

@@ -40,6 +40,46 @@ NeighbourCurveModel::Curve NeighbourCurveModel::Prepare(const LearningCurve& cur
   return prepared;
 }
 
+double NeighbourCurveModel::LogDistance(double value, const Fitted& fitted) {
+  return std::log(std::max(value - fitted.bound, fitted.floor));
+}
+
+void NeighbourCurveModel::ToModelUnits(Curve& curve, const Fitted& fitted) {
+  if (!fitted.log_scale) return;
+  curve.prefix_sums.assign(1, 0);
+  curve.running_best.clear();
+  for (double& value : curve.values) {
+    value = LogDistance(value, fitted);
+    curve.running_best.push_back(
+        curve.running_best.empty() ? value : std::min(curve.running_best.back(), value));
+    curve.prefix_sums.push_back(curve.prefix_sums.back() + value);
+  }
+  curve.final_best = LogDistance(curve.final_best, fitted);
+}
+
+void NeighbourCurveModel::ChooseScale(Fitted& fitted, double least, double most) {
+  fitted.model_noise = fitted.noise;
+  if (fitted.finished.empty() || !AreCountValues(fitted.noise, fitted.lattice)) return;
+  // An error count or rate (>= 0), or in minimised form an accuracy (in
+  // [-1, 0]: its best is 1).
+  if (least >= 0) {
+    fitted.bound = 0;
+  } else if (least >= -1 && most <= 0) {
+    fitted.bound = -1;
+  } else {
+    return;
+  }
+  fitted.log_scale = true;
+  fitted.floor = fitted.lattice / 2;
+}
+
+StepValues NeighbourCurveModel::InModelUnits(StepValues values) const {
+  if (!fitted_->log_scale) return values;
+  const double sign = goal_ == v1::MetricSpec::MINIMIZE ? 1 : -1;
+  for (double& value : values.values) value = LogDistance(sign * value, *fitted_);
+  return values;
+}
+
 std::pair<double, int> NeighbourCurveModel::WindowMean(const Curve& curve, int64_t from,
                                                        int64_t to) {
   const auto begin = std::upper_bound(curve.steps.begin(), curve.steps.end(), from);
@@ -62,7 +102,8 @@ std::optional<NeighbourCurveModel::Features> NeighbourCurveModel::FeaturesAt(con
   Features features;
   features.best = curve.running_best[(end - curve.steps.begin()) - 1];
   features.progress = level - earlier;
-  features.progress_noise = fitted_->noise * std::sqrt(1.0 / level_count + 1.0 / earlier_count);
+  features.progress_noise =
+      fitted_->model_noise * std::sqrt(1.0 / level_count + 1.0 / earlier_count);
   return features;
 }
 
@@ -82,7 +123,22 @@ NeighbourCurveModel::Fitted NeighbourCurveModel::FitCurves(
     fitted.finished.push_back(std::move(prepared));
   }
   fitted.noise = noises.empty() ? 0 : Median(noises);
+  double least = std::numeric_limits<double>::infinity();
+  double most = -std::numeric_limits<double>::infinity();
+  for (double value : values) {
+    least = std::min(least, value);
+    most = std::max(most, value);
+  }
   fitted.lattice = LatticeStep(std::move(values));
+  ChooseScale(fitted, least, most);
+  if (fitted.log_scale) {
+    std::vector<double> log_noises;
+    for (Curve& curve : fitted.finished) {
+      ToModelUnits(curve, fitted);
+      if (curve.values.size() > 1) log_noises.push_back(StepNoise(curve.values));
+    }
+    fitted.model_noise = log_noises.empty() ? 0 : Median(log_noises);
+  }
   return fitted;
 }
 
@@ -110,6 +166,7 @@ void NeighbourCurveModel::SetStopped(std::span<const LearningCurve* const> stopp
     const int64_t last = prepared.steps.back();
     if (last >= fitted_->horizon) continue;
     prepared.final_best = prepared.running_best.back();
+    ToModelUnits(prepared, *fitted_);
     const std::optional<Features> at_last = FeaturesAt(prepared, last);
     if (!at_last.has_value()) continue;
     auto [pool, inserted] = pools.try_emplace(last);
@@ -141,7 +198,8 @@ std::vector<NeighbourCurveModel::Neighbour> NeighbourCurveModel::FinishedAt(
 }
 
 double NeighbourCurveModel::Scale(const std::vector<double>& bests) const {
-  return std::max({RobustSpread(bests), fitted_->noise, 1e-12 * (1 + std::abs(Median(bests)))});
+  return std::max(
+      {RobustSpread(bests), fitted_->model_noise, 1e-12 * (1 + std::abs(Median(bests)))});
 }
 
 int NeighbourCurveModel::NeighbourCount(int finished) {
@@ -192,8 +250,9 @@ std::vector<double> NeighbourCurveModel::Improvements(const Features& trial, int
 std::optional<FinalValuePrediction> NeighbourCurveModel::Predict(
     const LearningCurve& partial) const {
   if (fitted_->finished.empty()) return std::nullopt;
-  const Curve curve = Prepare(partial);
+  Curve curve = Prepare(partial);
   if (curve.steps.empty()) return std::nullopt;
+  ToModelUnits(curve, *fitted_);
   const int64_t step = curve.steps.back();
   const std::optional<Features> trial = FeaturesAt(curve, step);
   if (!trial.has_value()) return std::nullopt;
@@ -247,13 +306,33 @@ std::optional<FinalValuePrediction> NeighbourCurveModel::Predict(
   for (int i = 0; i < k; ++i) {
     least = std::min(least, improvements[i]);
     most = std::max(most, improvements[i]);
-    prediction.means.push_back(sign * (trial->best - improvements[i]));
+    const double value = trial->best - improvements[i];
+    prediction.means.push_back(sign *
+                               (fitted_->log_scale ? fitted_->bound + std::exp(value) : value));
   }
-  prediction.stddev = std::sqrt(2 * fitted_->noise * fitted_->noise + calibration * calibration);
-  prediction.basis = absl::StrFormat(
-      "the %d finished trials most like it at step %d improved by %g to %g after it, at its "
-      "pace; foretold within %g",
-      k, step, least, most, calibration);
+  double noise = fitted_->model_noise;
+  if (fitted_->log_scale) {
+    // The noise at the predicted level: a count's noise is a larger share of
+    // a small count than of a large one.
+    double centre = 0;
+    for (int i = 0; i < k; ++i) centre += trial->best - improvements[i];
+    centre /= k;
+    noise = std::max(noise, fitted_->noise / std::exp(centre));
+    prediction.log_scale = true;
+    prediction.bound = sign * fitted_->bound + 0.0;
+  }
+  prediction.stddev = std::sqrt(2 * noise * noise + calibration * calibration);
+  prediction.basis =
+      fitted_->log_scale
+          ? absl::StrFormat(
+                "the %d finished trials most like it at step %d came %.3g to %.3g times nearer "
+                "the bound after it, at its pace; foretold within a factor of %.3g; as counts, "
+                "on a log scale",
+                k, step, std::exp(least), std::exp(most), std::exp(calibration))
+          : absl::StrFormat(
+                "the %d finished trials most like it at step %d improved by %g to %g after it, "
+                "at its pace; foretold within %g",
+                k, step, least, most, calibration);
   return prediction;
 }
 

@@ -38,6 +38,21 @@ class NeighbourFitCache;
 // others at the same step: noisy or erratic curves (an SGD that jumps, a
 // late bloomer) widen it, regular ones narrow it.
 //
+// Counts (error rates on a fixed validation set: values on a lattice, as
+// AreCountValues tells) are modelled on a log scale: every value as the
+// logarithm of its distance to the best value a count can take (0 errors,
+// or an accuracy of 1: the bound, when every finished value lies on its
+// side), a distance of less than half a count taken as half a count. A count
+// falls by factors (from hundreds of errors in the first epoch to tens), so
+// a trial is like the finished curves at the same multiple of the best, an
+// improvement is a factor, and the prediction's spread a factor of its
+// distance to the bound: a trial ten times worse than the best is judged by
+// how far the curves ten times worse went, not by the absolute falls of
+// curves at its level, which are tens of counts early and one or two late.
+// One report's noise on that scale is the larger of the finished curves'
+// (median) and the measured noise at the predicted level. Other values
+// (losses, measured with noise) are modelled as they are.
+//
 // The finished curves are survivors: the trials that looked good early.
 // Trials stopped before the horizon (SetStopped) join them as neighbours
 // where they ran past the step, each with what it improved up to its stop
@@ -74,6 +89,11 @@ class NeighbourCurveModel : public LearningCurveModel {
   // The step of the lattice the finished curves' values lie on (a count's
   // 1/n), 0 when none (LatticeStep), seen in the last Fit.
   double Lattice() const { return fitted_->lattice; }
+  // Whether the last Fit models the values on a log scale (counts).
+  bool LogScale() const { return fitted_->log_scale; }
+  // `values` (in the metric's own units) in the model's: the logarithms of
+  // their distances to the bound on a log scale, unchanged otherwise.
+  StepValues InModelUnits(StepValues values) const;
 
   // What Fit learns from the finished curves; models fitted on the same
   // curves share it (NeighbourFitCache).
@@ -100,6 +120,13 @@ class NeighbourCurveModel : public LearningCurveModel {
     double noise = 0;
     // LatticeStep of the finished curves' values.
     double lattice = 0;
+    // Counts, modelled as the logarithms of their distances to `bound` (in
+    // minimised form), a distance under `floor` (half a count) taken as it.
+    bool log_scale = false;
+    double bound = 0;
+    double floor = 0;
+    // One report's noise in the model's units (`noise` unless log_scale).
+    double model_noise = 0;
   };
 
  private:
@@ -128,6 +155,14 @@ class NeighbourCurveModel : public LearningCurveModel {
                                    std::vector<Neighbour>& pool, int k, double scale,
                                    bool extrapolate) const;
   Curve Prepare(const LearningCurve& curve) const;
+  // A prepared curve in the model's units (see Fitted::log_scale).
+  static void ToModelUnits(Curve& curve, const Fitted& fitted);
+  // The logarithm of a minimised value's distance to the bound.
+  static double LogDistance(double value, const Fitted& fitted);
+  // Whether `fitted`'s finished curves are counts with a bound, and which:
+  // sets log_scale, bound, floor and model_noise (the curves left as they
+  // are; ToModelUnits converts them).
+  static void ChooseScale(Fitted& fitted, double least, double most);
   // The mean of the values at steps in (from, to] and their count.
   static std::pair<double, int> WindowMean(const Curve& curve, int64_t from, int64_t to);
   std::optional<Features> FeaturesAt(const Curve& curve, int64_t step) const;

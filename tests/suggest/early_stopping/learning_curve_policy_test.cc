@@ -330,6 +330,10 @@ TEST(LearningCurvePolicyTest, ForCountsOneCountBetterIsAWinByDefault) {
   const StoppingDecision kept = LearningCurveOf().Decide(level, finished);
   EXPECT_FALSE(kept.should_stop) << kept.reason;
   EXPECT_THAT(kept.reason, HasSubstr("by any amount (its values are counts, in steps of 0.005)"));
+  // Counts are modelled on a log scale of their distance to the bound (an
+  // accuracy of 1).
+  EXPECT_THAT(kept.reason, HasSubstr("as counts, on a log scale"));
+  EXPECT_THAT(kept.reason, HasSubstr("of its distance to 1"));
   LearningCurvePolicyOptions any{.goal = v1::MetricSpec::MAXIMIZE, .min_trials = 3};
   any.tie_margin = 0;
   EXPECT_FALSE(LearningCurvePolicy(any).Decide(level, finished).should_stop);
@@ -339,7 +343,7 @@ TEST(LearningCurvePolicyTest, ForCountsOneCountBetterIsAWinByDefault) {
   ties.tie_margin = 1;
   const StoppingDecision stopped = LearningCurvePolicy(ties).Decide(level, finished);
   EXPECT_TRUE(stopped.should_stop) << stopped.reason;
-  EXPECT_THAT(stopped.reason, ::testing::Not(HasSubstr("counts")));
+  EXPECT_THAT(stopped.reason, ::testing::Not(HasSubstr("its values are counts")));
 }
 
 TEST(LearningCurvePolicyTest, TheTieMarginUnsetIsNoneForCountsAndOneNoiseOtherwise) {

@@ -37,6 +37,26 @@ TEST(FinalValuePredictionTest, ProbabilityIsTheMixturesMassOnTheBetterSide) {
   EXPECT_EQ(FinalValuePrediction{}.ProbabilityBetterThan(0, v1::MetricSpec::MINIMIZE), 0);
 }
 
+TEST(FinalValuePredictionTest, OnALogScaleTheSpreadIsAFactorOfTheDistanceToTheBound) {
+  // A distance to the bound lognormal around 10 with a spread of a factor
+  // of 2: half the distance is one spread better.
+  FinalValuePrediction errors{
+      .means = {10}, .stddev = std::log(2.0), .log_scale = true, .bound = 0, .basis = ""};
+  const double one_spread = 0.5 * std::erfc(1 / std::sqrt(2.0));
+  EXPECT_NEAR(errors.ProbabilityBetterThan(5, v1::MetricSpec::MINIMIZE), one_spread, 1e-12);
+  EXPECT_NEAR(errors.ProbabilityBetterThan(20, v1::MetricSpec::MINIMIZE), 1 - one_spread, 1e-12);
+  // Nothing is better than the bound itself.
+  EXPECT_EQ(errors.ProbabilityBetterThan(0, v1::MetricSpec::MINIMIZE), 0);
+  // An accuracy: its distance to 1.
+  FinalValuePrediction accuracy{
+      .means = {0.9}, .stddev = std::log(2.0), .log_scale = true, .bound = 1, .basis = ""};
+  EXPECT_NEAR(accuracy.ProbabilityBetterThan(0.95, v1::MetricSpec::MAXIMIZE), one_spread, 1e-12);
+  EXPECT_EQ(accuracy.ProbabilityBetterThan(1, v1::MetricSpec::MAXIMIZE), 0);
+  // A mean at the bound is better than any target off it.
+  accuracy.means = {1};
+  EXPECT_EQ(accuracy.ProbabilityBetterThan(0.95, v1::MetricSpec::MAXIMIZE), 1);
+}
+
 TEST(NeighbourCurveModelTest, NothingFittedOrTooShortPredictsNothing) {
   NeighbourCurveModel model(v1::MetricSpec::MINIMIZE);
   EXPECT_FALSE(model.Predict(FromFunction(1, Decay(0.1, 0.1), 10, false)).has_value());
@@ -64,6 +84,73 @@ TEST(NeighbourCurveModelTest, TheFitSeesTheLatticeOfTheFinishedValues) {
   NeighbourCurveModel counted(v1::MetricSpec::MAXIMIZE);
   counted.Fit(Pointers(accuracies), 30);
   EXPECT_NEAR(counted.Lattice(), 1 / 400.0, 1e-12);
+}
+
+// Error rates on 1,000 samples: `scale` times a shape that falls by a
+// factor of 20, rounded to whole errors.
+std::function<double(int)> Errors(double scale) {
+  return [scale](int step) {
+    return std::round(1000 * scale * (0.05 + 0.95 * std::exp(-0.2 * step))) / 1000;
+  };
+}
+
+TEST(NeighbourCurveModelTest, CountsAreModelledOnALogScaleWhereImprovementsAreFactors) {
+  std::vector<LearningCurve> finished;
+  for (int i = 0; i < 9; ++i)
+    finished.push_back(FromFunction(i + 1, Errors(0.04 + 0.01 * i), 60, true));
+  NeighbourCurveModel model(v1::MetricSpec::MINIMIZE);
+  model.Fit(Pointers(finished), 60);
+  ASSERT_GT(model.Lattice(), 0);
+  EXPECT_TRUE(model.LogScale());
+  // Three times worse than every finished trial at step 10: its errors
+  // fall by the same factor as theirs, not by the same count.
+  const LearningCurve worse = FromFunction(20, Errors(0.4), 10, false);
+  const double truth = Errors(0.4)(60);
+  const std::optional<FinalValuePrediction> prediction = model.Predict(worse);
+  ASSERT_TRUE(prediction.has_value());
+  EXPECT_TRUE(prediction->log_scale);
+  EXPECT_EQ(prediction->bound, 0);
+  for (double mean : prediction->means) EXPECT_NEAR(mean, truth, 0.15 * truth);
+  EXPECT_THAT(prediction->basis, HasSubstr("as counts, on a log scale"));
+
+  // The same values unrounded are not counts: modelled as they are.
+  std::vector<LearningCurve> losses;
+  for (int i = 0; i < 9; ++i) {
+    losses.push_back(FromFunction(
+        i + 1, [i](int step) { return (0.04 + 0.01 * i) * (0.05 + 0.95 * std::exp(-0.2 * step)); },
+        60, true));
+  }
+  NeighbourCurveModel continuous(v1::MetricSpec::MINIMIZE);
+  continuous.Fit(Pointers(losses), 60);
+  EXPECT_FALSE(continuous.LogScale());
+  const std::optional<FinalValuePrediction> as_is = continuous.Predict(worse);
+  ASSERT_TRUE(as_is.has_value());
+  EXPECT_FALSE(as_is->log_scale);
+
+  // Accuracies (maximised) are counts too, at their distance to 1.
+  std::vector<LearningCurve> accuracies = finished;
+  for (LearningCurve& curve : accuracies) {
+    for (CurvePoint& point : curve.points) point.value = 1 - point.value;
+  }
+  LearningCurve worse_accuracy = worse;
+  for (CurvePoint& point : worse_accuracy.points) point.value = 1 - point.value;
+  NeighbourCurveModel counted(v1::MetricSpec::MAXIMIZE);
+  counted.Fit(Pointers(accuracies), 60);
+  EXPECT_TRUE(counted.LogScale());
+  const std::optional<FinalValuePrediction> accuracy = counted.Predict(worse_accuracy);
+  ASSERT_TRUE(accuracy.has_value());
+  EXPECT_EQ(accuracy->bound, 1);
+  for (double mean : accuracy->means) EXPECT_NEAR(1 - mean, truth, 0.15 * truth);
+
+  // Counts on both sides of 0 have no bound: modelled as they are.
+  std::vector<LearningCurve> scores = finished;
+  for (LearningCurve& curve : scores) {
+    for (CurvePoint& point : curve.points) point.value -= 0.01;
+  }
+  NeighbourCurveModel unbounded(v1::MetricSpec::MINIMIZE);
+  unbounded.Fit(Pointers(scores), 60);
+  EXPECT_GT(unbounded.Lattice(), 0);
+  EXPECT_FALSE(unbounded.LogScale());
 }
 
 TEST(NeighbourCurveModelTest, ACurveLikeFinishedOnesEndsWhereTheyDid) {
