@@ -1,14 +1,17 @@
 // Early stopping on synthetic learning curves.
 //
 //   early_stopping_bench --simulate [--family=power|crossing|overfit] [--seeds=1,2,3]
-//                        [--noise=0.01] [--curves_out=FILE] [--results_out=FILE]
+//                        [--noise=0.01] [--counts=N] [--curves_out=FILE] [--results_out=FILE]
 //                        [--lost_out=FILE] [--settings=NAME=TEXT;...]
 // runs, for each seed, a study of 100 trials with 4 in flight whose curves
 // come from a known family plus noise, once without stopping and once per
 // policy (driving the policies directly, as CheckEarlyStopping does on every
 // report), and prints the training steps spent and the final regret. The
 // curves and the results go to files for scripts/early_stopping_bench.py,
-// which runs Optuna's pruners on the very same curves.
+// which runs Optuna's pruners on the very same curves. --counts=N rounds
+// every noisy report to a whole number of 1/N, as an accuracy on a fixed
+// validation set of N samples is (the noise-free values, which the regret
+// reads, stay as they are).
 //
 //   early_stopping_bench --simulate --pool=FILE [--seeds=1,2,3 | --draws=FILE] [--lost_out=FILE]
 // does the same on tabulated curves of real training (one curve a line, the
@@ -137,7 +140,7 @@ struct SyntheticTrial {
 };
 
 std::vector<SyntheticTrial> MakeStudy(Family family, uint64_t seed, double sd = kDefaultNoise,
-                                      int count = kTrials) {
+                                      int count = kTrials, int64_t samples = 0) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> unit(0, 1);
   std::normal_distribution<double> noise(0, sd);
@@ -147,6 +150,10 @@ std::vector<SyntheticTrial> MakeStudy(Family family, uint64_t seed, double sd = 
     for (int step = 1; step <= kSteps; ++step) {
       trial.truth.push_back(family(x, step));
       trial.noisy.push_back(trial.truth.back() + noise(rng));
+      if (samples > 0) {
+        trial.noisy.back() = std::round(trial.noisy.back() * static_cast<double>(samples)) /
+                             static_cast<double>(samples);
+      }
     }
   }
   return trials;
@@ -488,6 +495,10 @@ int RunSimulation(int argc, char** argv) {
   std::ofstream lost_out;
   if (!OpenLostOut(argc, argv, lost_out)) return 2;
   if (std::optional<std::string> pool_path = Flag(argc, argv, "pool")) {
+    if (Flag(argc, argv, "counts").has_value()) {
+      std::fprintf(stderr, "--counts: only for the synthetic families, not with --pool\n");
+      return 2;
+    }
     absl::StatusOr<std::vector<std::vector<double>>> pool = ReadPool(*pool_path);
     if (!pool.ok()) {
       std::fprintf(stderr, "%s\n", std::string(pool.status().message()).c_str());
@@ -551,9 +562,17 @@ int RunSimulation(int argc, char** argv) {
     std::fprintf(stderr, "--noise: \"%s\" is not a standard deviation\n", noise_text.c_str());
     return 2;
   }
+  int64_t samples = 0;
+  if (std::optional<std::string> counts = Flag(argc, argv, "counts")) {
+    if (!absl::SimpleAtoi(*counts, &samples) || samples <= 0) {
+      std::fprintf(stderr, "--counts: \"%s\" is not a positive number of samples\n",
+                   counts->c_str());
+      return 2;
+    }
+  }
   const double optimum = FamilyOptimum(family);
   std::map<uint64_t, std::vector<SyntheticTrial>> studies;
-  for (uint64_t seed : seeds) studies[seed] = MakeStudy(family, seed, noise);
+  for (uint64_t seed : seeds) studies[seed] = MakeStudy(family, seed, noise, kTrials, samples);
   if (std::optional<std::string> path = Flag(argc, argv, "curves_out")) {
     WriteCurves(*path, family_name, noise, studies, optimum);
   }
