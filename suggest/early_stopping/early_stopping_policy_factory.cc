@@ -117,6 +117,7 @@ std::string DescribeEarlyStopping(const v1::EarlyStoppingSpec& early_stopping) {
     } else {
       absl::StrAppend(&text, ", ending any amount better than the best a win");
     }
+    absl::StrAppend(&text, "; counts judged by factors, on a log scale");
     return text;
   }
   absl::StrAppend(&text, ", from step ", settings.start_step(), ", after ", settings.min_trials(),

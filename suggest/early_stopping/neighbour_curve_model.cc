@@ -319,7 +319,7 @@ std::optional<FinalValuePrediction> NeighbourCurveModel::Predict(
     centre /= k;
     noise = std::max(noise, fitted_->noise / std::exp(centre));
     prediction.log_scale = true;
-    prediction.bound = sign * fitted_->bound + 0.0;
+    prediction.bound = sign * fitted_->bound + 0.0;  // + 0.0: 0, never -0.
   }
   prediction.stddev = std::sqrt(2 * noise * noise + calibration * calibration);
   prediction.basis =

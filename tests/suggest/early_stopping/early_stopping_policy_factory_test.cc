@@ -171,19 +171,20 @@ TEST(EarlyStoppingPolicyFactoryTest, DescriptionsSayWhatRuns) {
   EXPECT_EQ(DescribeEarlyStopping(Settings("enabled: true")),
             "LEARNING_CURVE (default), predicting the best value by step the longest curve's "
             "last, from step 0, after 5 trials trained to it, ending within 1 report noises of "
-            "the best a tie unless the values are counts");
+            "the best a tie unless the values are counts; counts judged by factors, on a log "
+            "scale");
   EXPECT_EQ(DescribeEarlyStopping(Settings("enabled: true policy: LEARNING_CURVE max_step: 40")),
             "LEARNING_CURVE, predicting the best value by step 40, from step 0, after 5 trials "
             "trained to it, ending within 1 report noises of the best a tie unless the values "
-            "are counts");
+            "are counts; counts judged by factors, on a log scale");
   EXPECT_EQ(DescribeEarlyStopping(Settings("enabled: true tie_margin: 0")),
             "LEARNING_CURVE (default), predicting the best value by step the longest curve's "
             "last, from step 0, after 5 trials trained to it, ending any amount better than the "
-            "best a win");
+            "best a win; counts judged by factors, on a log scale");
   EXPECT_EQ(DescribeEarlyStopping(Settings("enabled: true tie_margin: 1")),
             "LEARNING_CURVE (default), predicting the best value by step the longest curve's "
             "last, from step 0, after 5 trials trained to it, ending within 1 report noises of "
-            "the best a tie");
+            "the best a tie; counts judged by factors, on a log scale");
   EXPECT_EQ(DescribeEarlyStopping(Settings("enabled: true policy: HYPERBAND max_step: 100")),
             "HYPERBAND, reduction factor 2, rungs from step 1 for trials of 100 steps, from step "
             "0, after 1 trials per rung");
