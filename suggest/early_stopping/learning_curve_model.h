@@ -21,7 +21,7 @@ struct FinalValuePrediction {
   // 0: the means alone (no noise was seen).
   double stddev = 0;
   // On a log scale, the value's distance to `bound` (the best value it can
-  // take: 0 for an error count, 1 for an accuracy) is lognormal: the
+  // take: 0 for an error count, 1 or 100 for an accuracy) is lognormal: the
   // logarithm of the distance is normal around the logarithm of each mean's
   // with `stddev`, so the spread is a factor.
   bool log_scale = false;

@@ -61,11 +61,13 @@ void NeighbourCurveModel::ChooseScale(Fitted& fitted, double least, double most)
   fitted.model_noise = fitted.noise;
   if (fitted.finished.empty() || !AreCountValues(fitted.noise, fitted.lattice)) return;
   // An error count or rate (>= 0), or in minimised form an accuracy (in
-  // [-1, 0]: its best is 1).
+  // [-1, 0]: its best is 1) or an accuracy in percent (in [-100, 0]).
   if (least >= 0) {
     fitted.bound = 0;
   } else if (least >= -1 && most <= 0) {
     fitted.bound = -1;
+  } else if (least >= -100 && most <= 0) {
+    fitted.bound = -100;
   } else {
     return;
   }

@@ -41,8 +41,8 @@ class NeighbourFitCache;
 // Counts (error rates on a fixed validation set: values on a lattice, as
 // AreCountValues tells) are modelled on a log scale: every value as the
 // logarithm of its distance to the best value a count can take (0 errors,
-// or an accuracy of 1: the bound, when every finished value lies on its
-// side), a distance of less than half a count taken as half a count. A count
+// or an accuracy of 1 or of 100%: the bound, when every finished value lies
+// on its side), a distance of less than half a count taken as half a count. A count
 // falls by factors (from hundreds of errors in the first epoch to tens), so
 // a trial is like the finished curves at the same multiple of the best, an
 // improvement is a factor, and the prediction's spread a factor of its

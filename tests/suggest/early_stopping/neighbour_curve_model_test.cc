@@ -142,6 +142,21 @@ TEST(NeighbourCurveModelTest, CountsAreModelledOnALogScaleWhereImprovementsAreFa
   EXPECT_EQ(accuracy->bound, 1);
   for (double mean : accuracy->means) EXPECT_NEAR(1 - mean, truth, 0.15 * truth);
 
+  // Accuracies in percent, at their distance to 100.
+  std::vector<LearningCurve> percents = accuracies;
+  for (LearningCurve& curve : percents) {
+    for (CurvePoint& point : curve.points) point.value *= 100;
+  }
+  LearningCurve worse_percent = worse_accuracy;
+  for (CurvePoint& point : worse_percent.points) point.value *= 100;
+  NeighbourCurveModel in_percent(v1::MetricSpec::MAXIMIZE);
+  in_percent.Fit(Pointers(percents), 60);
+  EXPECT_TRUE(in_percent.LogScale());
+  const std::optional<FinalValuePrediction> percent = in_percent.Predict(worse_percent);
+  ASSERT_TRUE(percent.has_value());
+  EXPECT_EQ(percent->bound, 100);
+  for (double mean : percent->means) EXPECT_NEAR(100 - mean, 100 * truth, 15 * truth);
+
   // Counts on both sides of 0 have no bound: modelled as they are.
   std::vector<LearningCurve> scores = finished;
   for (LearningCurve& curve : scores) {
@@ -151,6 +166,15 @@ TEST(NeighbourCurveModelTest, CountsAreModelledOnALogScaleWhereImprovementsAreFa
   unbounded.Fit(Pointers(scores), 60);
   EXPECT_GT(unbounded.Lattice(), 0);
   EXPECT_FALSE(unbounded.LogScale());
+  // Maximised counts over 100 (a number of samples right) have none either.
+  std::vector<LearningCurve> many = percents;
+  for (LearningCurve& curve : many) {
+    for (CurvePoint& point : curve.points) point.value *= 10;
+  }
+  NeighbourCurveModel large(v1::MetricSpec::MAXIMIZE);
+  large.Fit(Pointers(many), 60);
+  EXPECT_GT(large.Lattice(), 0);
+  EXPECT_FALSE(large.LogScale());
 }
 
 TEST(NeighbourCurveModelTest, ACurveLikeFinishedOnesEndsWhereTheyDid) {
