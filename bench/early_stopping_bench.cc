@@ -35,10 +35,13 @@
 //   --settings='asha g3 rf3=policy: ASHA grace_period: 3 max_step: 100 reduction_factor: 3'
 //
 //   early_stopping_bench --latency [--running=1000] [--decisions=5000] [--stopped=0]
+//                        [--counts=N]
 // times each policy's decisions on a report with that many trials running
 // beside 200 finished ones, and prints the median and the 99th percentile
 // of the CPU time each took (the thread's own, so that other work on a
-// shared machine does not count).
+// shared machine does not count). --counts=N rounds the reports to whole
+// samples of N, as the synthetic form's --counts does (the learning-curve
+// model then works on its log scale).
 //
 //   early_stopping_bench [--benchmark_filter=...]
 // times one decision of each policy over a study of 100 trials x 100 steps.
@@ -613,9 +616,10 @@ int RunLatency(int argc, char** argv) {
   int running = 1000;
   int decisions = 5000;
   int stopped_trials = 0;
+  int samples = 0;
   for (const auto& [name, value, least] :
        {std::tuple{"running", &running, 1}, std::tuple{"decisions", &decisions, 1},
-        std::tuple{"stopped", &stopped_trials, 0}}) {
+        std::tuple{"stopped", &stopped_trials, 0}, std::tuple{"counts", &samples, 1}}) {
     const std::optional<std::string> text = Flag(argc, argv, name);
     if (text.has_value() && (!absl::SimpleAtoi(*text, value) || *value < least)) {
       std::fprintf(stderr, "--%s: \"%s\" is not a %s count\n", name, text->c_str(),
@@ -625,7 +629,8 @@ int RunLatency(int argc, char** argv) {
   }
   constexpr int kFinished = 200;
   const int ended = kFinished + stopped_trials;
-  const std::vector<SyntheticTrial> trials = MakeStudy(PowerLaw, 1, kDefaultNoise, ended + running);
+  const std::vector<SyntheticTrial> trials =
+      MakeStudy(PowerLaw, 1, kDefaultNoise, ended + running, samples);
   std::mt19937_64 rng(7);
   std::uniform_int_distribution<int> length(1, kSteps - 1);
   std::vector<suggest::LearningCurve> curves;

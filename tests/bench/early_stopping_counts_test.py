@@ -52,6 +52,17 @@ class CountsTest(unittest.TestCase):
             self.assert_refused(f"--counts={value}",
                                 f'--counts: "{value}" is not a positive number of samples')
 
+    def test_the_latency_form_takes_counts_too(self):
+        done = subprocess.run([self.bench, "--latency", "--running=20", "--decisions=20",
+                               "--counts=200"], capture_output=True, text=True, timeout=120)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("vernier LEARNING_CURVE", done.stdout)
+        refused = subprocess.run([self.bench, "--latency", "--counts=0"],
+                                 capture_output=True, text=True, timeout=60)
+        self.assertEqual(refused.returncode, 2)
+        self.assertIn('--counts: "0" is not a positive count', refused.stderr)
+        self.assertEqual(refused.stdout, "")
+
     def test_counts_with_a_pool_are_refused(self):
         # A pool's values are what they are: rounding them is not offered.
         pool = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"counts_pool_{os.getpid()}.tsv")
