@@ -15,9 +15,11 @@ double FinalValuePrediction::ProbabilityBetterThan(double target, v1::MetricSpec
     // How far the mean lies on the better side of the target, in spreads.
     double z = 0;
     if (log_scale) {
-      // Distances to the bound: nothing is better than the bound itself.
-      const double target_distance = std::abs(target - bound);
-      const double mean_distance = std::abs(mean - bound);
+      // Distances to the bound, on its worse side: nothing is better than
+      // the bound itself (nor than a target reported beyond it).
+      const double sign = goal == v1::MetricSpec::MINIMIZE ? 1 : -1;
+      const double target_distance = sign * (target - bound);
+      const double mean_distance = sign * (mean - bound);
       if (!(target_distance > 0)) continue;
       if (!(mean_distance > 0)) {
         total += 1;

@@ -45,13 +45,15 @@ TEST(FinalValuePredictionTest, OnALogScaleTheSpreadIsAFactorOfTheDistanceToTheBo
   const double one_spread = 0.5 * std::erfc(1 / std::sqrt(2.0));
   EXPECT_NEAR(errors.ProbabilityBetterThan(5, v1::MetricSpec::MINIMIZE), one_spread, 1e-12);
   EXPECT_NEAR(errors.ProbabilityBetterThan(20, v1::MetricSpec::MINIMIZE), 1 - one_spread, 1e-12);
-  // Nothing is better than the bound itself.
+  // Nothing is better than the bound itself, nor than a target beyond it.
   EXPECT_EQ(errors.ProbabilityBetterThan(0, v1::MetricSpec::MINIMIZE), 0);
+  EXPECT_EQ(errors.ProbabilityBetterThan(-1, v1::MetricSpec::MINIMIZE), 0);
   // An accuracy: its distance to 1.
   FinalValuePrediction accuracy{
       .means = {0.9}, .stddev = std::log(2.0), .log_scale = true, .bound = 1, .basis = ""};
   EXPECT_NEAR(accuracy.ProbabilityBetterThan(0.95, v1::MetricSpec::MAXIMIZE), one_spread, 1e-12);
   EXPECT_EQ(accuracy.ProbabilityBetterThan(1, v1::MetricSpec::MAXIMIZE), 0);
+  EXPECT_EQ(accuracy.ProbabilityBetterThan(1.01, v1::MetricSpec::MAXIMIZE), 0);
   // A mean at the bound is better than any target off it.
   accuracy.means = {1};
   EXPECT_EQ(accuracy.ProbabilityBetterThan(0.95, v1::MetricSpec::MAXIMIZE), 1);
