@@ -6,6 +6,8 @@ namespace vernier::suggest {
 
 double FinalValuePrediction::ProbabilityBetterThan(double target, v1::MetricSpec::Goal goal) const {
   if (means.empty()) return 0;
+  // Values in minimised form are these times the metric's.
+  const double sign = goal == v1::MetricSpec::MINIMIZE ? 1 : -1;
   double total = 0;
   for (double mean : means) {
     if (!(stddev > 0)) {
@@ -17,7 +19,6 @@ double FinalValuePrediction::ProbabilityBetterThan(double target, v1::MetricSpec
     if (log_scale) {
       // Distances to the bound, on its worse side: nothing is better than
       // the bound itself (nor than a target reported beyond it).
-      const double sign = goal == v1::MetricSpec::MINIMIZE ? 1 : -1;
       const double target_distance = sign * (target - bound);
       const double mean_distance = sign * (mean - bound);
       if (!(target_distance > 0)) continue;
@@ -27,7 +28,7 @@ double FinalValuePrediction::ProbabilityBetterThan(double target, v1::MetricSpec
       }
       z = (std::log(target_distance) - std::log(mean_distance)) / stddev;
     } else {
-      z = (goal == v1::MetricSpec::MINIMIZE ? target - mean : mean - target) / stddev;
+      z = sign * (target - mean) / stddev;
     }
     total += 0.5 * std::erfc(-z / std::sqrt(2.0));
   }

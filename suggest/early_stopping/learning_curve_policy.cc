@@ -128,8 +128,11 @@ StoppingDecision LearningCurvePolicy::Decide(const LearningCurve& trial,
   // erratic early curve (SGD at a high learning rate) is judged by what it
   // may still do, not by steadier neighbours alone.
   const StepValues own = ValuesByStep(trial);
-  const double roughness =
-      InGuardWindow(*step, horizon) ? Roughness(model.InModelUnits(own), *step) : 0;
+  double roughness = 0;
+  if (InGuardWindow(*step, horizon)) {
+    roughness =
+        model.LogScale() ? Roughness(model.InModelUnits(own), *step) : Roughness(own, *step);
+  }
   prediction->stddev = std::sqrt(prediction->stddev * prediction->stddev + roughness * roughness);
   // Ending within the tie margin of the best is a tie, not a win.
   const double margin = TieMargin(model.Noise(), model.Lattice());

@@ -31,13 +31,18 @@ NeighbourCurveModel::Curve NeighbourCurveModel::Prepare(const LearningCurve& cur
   prepared.steps = std::move(by_step.steps);
   prepared.values = std::move(by_step.values);
   for (double& value : prepared.values) value *= sign;
-  prepared.prefix_sums.assign(1, 0);
-  for (double value : prepared.values) {
-    prepared.running_best.push_back(
-        prepared.running_best.empty() ? value : std::min(prepared.running_best.back(), value));
-    prepared.prefix_sums.push_back(prepared.prefix_sums.back() + value);
-  }
+  Summarise(prepared);
   return prepared;
+}
+
+void NeighbourCurveModel::Summarise(Curve& curve) {
+  curve.prefix_sums.assign(1, 0);
+  curve.running_best.clear();
+  for (double value : curve.values) {
+    curve.running_best.push_back(
+        curve.running_best.empty() ? value : std::min(curve.running_best.back(), value));
+    curve.prefix_sums.push_back(curve.prefix_sums.back() + value);
+  }
 }
 
 double NeighbourCurveModel::LogDistance(double value, const Fitted& fitted) {
@@ -46,14 +51,8 @@ double NeighbourCurveModel::LogDistance(double value, const Fitted& fitted) {
 
 void NeighbourCurveModel::ToModelUnits(Curve& curve, const Fitted& fitted) {
   if (!fitted.log_scale) return;
-  curve.prefix_sums.assign(1, 0);
-  curve.running_best.clear();
-  for (double& value : curve.values) {
-    value = LogDistance(value, fitted);
-    curve.running_best.push_back(
-        curve.running_best.empty() ? value : std::min(curve.running_best.back(), value));
-    curve.prefix_sums.push_back(curve.prefix_sums.back() + value);
-  }
+  for (double& value : curve.values) value = LogDistance(value, fitted);
+  Summarise(curve);
   curve.final_best = LogDistance(curve.final_best, fitted);
 }
 
@@ -305,10 +304,13 @@ std::optional<FinalValuePrediction> NeighbourCurveModel::Predict(
   FinalValuePrediction prediction;
   double least = std::numeric_limits<double>::infinity();
   double most = 0;
+  // The predicted values' sum, in the model's units.
+  double predicted_sum = 0;
   for (int i = 0; i < k; ++i) {
     least = std::min(least, improvements[i]);
     most = std::max(most, improvements[i]);
     const double value = trial->best - improvements[i];
+    predicted_sum += value;
     prediction.means.push_back(sign *
                                (fitted_->log_scale ? fitted_->bound + std::exp(value) : value));
   }
@@ -316,10 +318,7 @@ std::optional<FinalValuePrediction> NeighbourCurveModel::Predict(
   if (fitted_->log_scale) {
     // The noise at the predicted level: a count's noise is a larger share of
     // a small count than of a large one.
-    double centre = 0;
-    for (int i = 0; i < k; ++i) centre += trial->best - improvements[i];
-    centre /= k;
-    noise = std::max(noise, fitted_->noise / std::exp(centre));
+    noise = std::max(noise, fitted_->noise / std::exp(predicted_sum / k));
     prediction.log_scale = true;
     prediction.bound = sign * fitted_->bound + 0.0;  // + 0.0: 0, never -0.
   }

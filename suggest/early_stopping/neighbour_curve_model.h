@@ -155,6 +155,8 @@ class NeighbourCurveModel : public LearningCurveModel {
                                    std::vector<Neighbour>& pool, int k, double scale,
                                    bool extrapolate) const;
   Curve Prepare(const LearningCurve& curve) const;
+  // Sets `curve`'s running_best and prefix_sums from its values.
+  static void Summarise(Curve& curve);
   // A prepared curve in the model's units (see Fitted::log_scale).
   static void ToModelUnits(Curve& curve, const Fitted& fitted);
   // The logarithm of a minimised value's distance to the bound.
