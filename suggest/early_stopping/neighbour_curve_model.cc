@@ -60,12 +60,14 @@ void NeighbourCurveModel::ChooseScale(Fitted& fitted, double least, double most)
   fitted.model_noise = fitted.noise;
   if (fitted.finished.empty() || !AreCountValues(fitted.noise, fitted.lattice)) return;
   // An error count or rate (>= 0), or in minimised form an accuracy (in
-  // [-1, 0]: its best is 1) or an accuracy in percent (in [-100, 0]).
+  // [-1, 0]: its best is 1) or an accuracy in percent (in [-100, -1): every
+  // value above 1%, so that an accuracy of one whose noisy reports pass 1
+  // is not taken for one).
   if (least >= 0) {
     fitted.bound = 0;
   } else if (least >= -1 && most <= 0) {
     fitted.bound = -1;
-  } else if (least >= -100 && most <= 0) {
+  } else if (least >= -100 && most < -1) {
     fitted.bound = -100;
   } else {
     return;

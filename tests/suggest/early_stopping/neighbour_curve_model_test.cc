@@ -159,6 +159,15 @@ TEST(NeighbourCurveModelTest, CountsAreModelledOnALogScaleWhereImprovementsAreFa
   EXPECT_EQ(percent->bound, 100);
   for (double mean : percent->means) EXPECT_NEAR(100 - mean, 100 * truth, 15 * truth);
 
+  // Accuracies of one whose noisy reports pass 1 now and then are not
+  // percentages: no bound, modelled as they are.
+  std::vector<LearningCurve> past_one = accuracies;
+  past_one[0].points[40].value = 1.005;
+  NeighbourCurveModel noisy(v1::MetricSpec::MAXIMIZE);
+  noisy.Fit(Pointers(past_one), 60);
+  EXPECT_GT(noisy.Lattice(), 0);
+  EXPECT_FALSE(noisy.LogScale());
+
   // Counts on both sides of 0 have no bound: modelled as they are.
   std::vector<LearningCurve> scores = finished;
   for (LearningCurve& curve : scores) {
