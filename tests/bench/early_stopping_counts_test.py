@@ -10,21 +10,13 @@ import os
 import subprocess
 import unittest
 
-
-def rows(stdout):
-    """{method: [(seed, steps, saved, stopped, regret), ...]} of a run."""
-    table = {}
-    for line in stdout.splitlines()[1:]:
-        fields = line.split()
-        table.setdefault(" ".join(fields[:-5]), []).append(tuple(fields[-5:]))
-    return table
+from early_stopping_bench_output import bench_path, needs_build, rows
 
 
-@unittest.skipUnless(os.environ.get("VERNIER_BUILD_DIR"),
-                     "VERNIER_BUILD_DIR (the build with bin/early_stopping_bench) is not set")
+@needs_build
 class CountsTest(unittest.TestCase):
     def setUp(self):
-        self.bench = os.path.join(os.environ["VERNIER_BUILD_DIR"], "bin", "early_stopping_bench")
+        self.bench = bench_path()
 
     def run_bench(self, *flags):
         return subprocess.run([self.bench, "--simulate", "--family=crossing", "--seeds=1,2",
