@@ -4,7 +4,9 @@
 // (neighbourhood_share 0.5) than with the best, latest and spread trials
 // alone (neighbourhood_share 0, the default), or with every other trial
 // folded into its nearest model point (--folded: fold_history), or projected
-// onto its nearest model points (--projected: project_history), on noisy,
+// onto its nearest model points (--projected: project_history), or with a
+// larger capacity (--capacities: one at least the history is the exact GP of
+// every trial, the model every approximation aims at), on noisy,
 // multimodal problems, one trial at a time, seed by seed (paired). The
 // regret at each checkpoint is the noiseless regret of the best trial as
 // observed. Results and machine in docs/benchmarks.md ("Long studies"):
@@ -41,6 +43,8 @@ struct Variant {
   double neighbourhood_share;
   bool fold_history = false;
   int project_history = 0;
+  // max_model_points for this variant; 0: the run's --capacity.
+  int capacity = 0;
 };
 
 struct Run {
@@ -70,7 +74,11 @@ absl::Status RunStudy(const BenchmarkProblem& problem, const Variant& variant, i
   options.neighbourhood_share = variant.neighbourhood_share;
   options.fold_history = variant.fold_history;
   options.project_history = variant.project_history;
-  if (capacity > 0) options.max_model_points = capacity;
+  if (variant.capacity > 0) {
+    options.max_model_points = variant.capacity;
+  } else if (capacity > 0) {
+    options.max_model_points = capacity;
+  }
   const bool maximize = spec.metrics(0).goal() == v1::MetricSpec::MAXIMIZE;
   suggest::DesignerHistory history;
   std::optional<double> best;
@@ -129,6 +137,7 @@ int main(int argc, char** argv) {
   int capacity = 0;
   std::vector<double> folded_shares;
   std::vector<int> projected_neighbours;
+  std::vector<int> capacities;
   app.add_option("--seeds", seeds, "Studies per problem and variant, seeds 1..N");
   app.add_option("--threads", threads, "Studies run at once");
   app.add_option("--noise", noise, "Noise standard deviation, relative to the values' spread");
@@ -145,6 +154,11 @@ int main(int argc, char** argv) {
                  "project_history (neighbours) of each further variant, share 0 (after those "
                  "of --folded)")
       ->delimiter(',');
+  app.add_option("--capacities", capacities,
+                 "max_model_points of each further variant, share 0 (after those of "
+                 "--projected): one at least the last checkpoint models the whole history "
+                 "exactly, what every approximation of it aims at")
+      ->delimiter(',');
   app.add_option("--problems", only, "Problems to run (names), all by default")->delimiter(',');
   app.add_option("--capacity", capacity,
                  "max_model_points (0: the designer's default, 400); a smaller one stands "
@@ -160,6 +174,13 @@ int main(int argc, char** argv) {
   }
   for (int neighbours : projected_neighbours) {
     variants.push_back({absl::StrFormat("projected onto %d", neighbours), 0.0, false, neighbours});
+  }
+  for (int points : capacities) {
+    if (points <= 0) {
+      std::cerr << "--capacities: " << points << " is not a number of model points\n";
+      return 2;
+    }
+    variants.push_back({absl::StrFormat("capacity %d", points), 0.0, false, 0, points});
   }
   std::vector<Run> runs;
   for (int p = 0; p < static_cast<int>(problems.size()); ++p) {
