@@ -337,13 +337,28 @@ def held_out_problems():
     ]
 
 
+def high_dimensional_problems():
+    """Functions of 20 dimensions that all matter (hartmann6_in_20d and
+    branin_in_50d have most of theirs irrelevant), 100 trials: the
+    high-dimensional kind of problem, added after every designer rule was
+    chosen; not in all_problems(), so run.py's default set is unchanged."""
+    return [
+        BoxFunction("levy20", 911, 20, _levy, 0.0, noise=0.0, trials=100),
+        BoxFunction("rosenbrock20", 912, 20, _rosenbrock, 0.0, noise=0.0, trials=100),
+        BoxFunction("styblinski_tang20", 913, 20, _styblinski_tang, -39.16617 * 20, noise=0.0,
+                    trials=100),
+        BoxFunction("ackley20_noisy", 914, 20, _ackley, 0.0, noise=0.5, trials=100),
+        BoxFunction("dixon_price20", 915, 20, _dixon_price, 0.0, noise=0.0, trials=100),
+    ]
+
+
 def by_name(name):
     """A problem of this suite, of its held-out functions or of the
     deterministic one (issue 33, bench/realistic/deterministic.py, its
     held-out problems included), by name."""
     import deterministic  # noqa: PLC0415  (it imports this module)
-    every = (all_problems() + held_out_problems() + deterministic.all_problems()
-             + deterministic.held_out())
+    every = (all_problems() + held_out_problems() + high_dimensional_problems()
+             + deterministic.all_problems() + deterministic.held_out())
     for problem in every:
         if problem.name == name:
             return problem

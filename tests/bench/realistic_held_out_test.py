@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Tests of bench/realistic/problems.py's held-out functions (run by ctest
-under Debian's /usr/bin/python3): each reaches its stated optimum at its
-known minimiser and only there, and by_name finds them and names the
-unknown."""
+"""Tests of bench/realistic/problems.py's held-out and high-dimensional
+functions (run by ctest under Debian's /usr/bin/python3): each reaches its
+stated optimum at its known minimiser and only there, and by_name finds them
+and names the unknown."""
 
 import os
 import sys
@@ -60,6 +60,47 @@ class HeldOutTest(unittest.TestCase):
             self.assertEqual(problems.by_name(problem.name).name, problem.name)
         with self.assertRaisesRegex(KeyError, "unknown problem 'nope'.*zakharov10"):
             problems.by_name("nope")
+
+
+# The high-dimensional set's minimisers, in the unit box (20 coordinates).
+HIGH_DIMENSIONAL_MINIMISERS = {
+    "levy20": [0.55] * 20,
+    "rosenbrock20": [0.75] * 20,
+    "styblinski_tang20": [(5 - 2.903534) / 10] * 20,
+    # Shifted Ackley: the shifts of problems._ackley, repeated.
+    "ackley20_noisy": [(5 + s) / 10 for s in [1.3, -2.2, 0.7, 2.9, -0.4, -3.1, 1.9, -1.1] * 3][:20],
+    "dixon_price20": [(2 ** (-((2 ** i - 2) / 2 ** i)) + 10) / 20 for i in range(1, 21)],
+}
+
+
+class HighDimensionalTest(unittest.TestCase):
+    def test_every_coordinate_matters_and_the_optimum_is_at_the_minimiser(self):
+        chosen = problems.high_dimensional_problems()
+        self.assertEqual(sorted(p.name for p in chosen), sorted(HIGH_DIMENSIONAL_MINIMISERS))
+        for problem in chosen:
+            self.assertEqual(problem.dimension, 20, problem.name)
+            self.assertIsNone(problem.active, problem.name)
+            point = HIGH_DIMENSIONAL_MINIMISERS[problem.name]
+            self.assertAlmostEqual(problem.evaluate(unit(problem, point)), problem.optimum,
+                                   delta=1e-3, msg=problem.name)
+            # A step away in any one coordinate, the last included, is worse.
+            for index in (0, 19):
+                moved = list(point)
+                moved[index] = moved[index] + 0.05 if moved[index] < 0.9 else moved[index] - 0.05
+                self.assertGreater(problem.evaluate(unit(problem, moved)),
+                                   problem.optimum + 1e-6, msg=f"{problem.name} x{index + 1}")
+
+    def test_only_the_noisy_one_is_noisy_and_by_name_finds_them(self):
+        default = {p.name for p in problems.all_problems()}
+        for problem in problems.high_dimensional_problems():
+            self.assertNotIn(problem.name, default)
+            self.assertEqual(problems.by_name(problem.name).name, problem.name)
+            point = unit(problem, HIGH_DIMENSIONAL_MINIMISERS[problem.name])
+            observed = [problem.observe(point, seed, 1) for seed in (1, 2)]
+            if problem.name.endswith("_noisy"):
+                self.assertNotEqual(observed[0], observed[1])
+            else:
+                self.assertEqual(observed, [problem.evaluate(point)] * 2)
 
 
 if __name__ == "__main__":
