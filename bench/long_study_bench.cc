@@ -43,7 +43,8 @@ struct Variant {
   double neighbourhood_share;
   bool fold_history = false;
   int project_history = 0;
-  // max_model_points for this variant; 0: the run's --capacity.
+  // max_model_points (--capacities, else --capacity); 0: the designer's
+  // default.
   int capacity = 0;
 };
 
@@ -65,7 +66,7 @@ std::vector<std::unique_ptr<NoisyProblem>> Problems(double noise) {
   return problems;
 }
 
-absl::Status RunStudy(const BenchmarkProblem& problem, const Variant& variant, int capacity,
+absl::Status RunStudy(const BenchmarkProblem& problem, const Variant& variant,
                       const std::vector<int>& checkpoints, Run& run) {
   v1::StudySpec spec = problem.Spec();
   absl::StatusOr<suggest::SearchSpace> space = suggest::SearchSpace::Create(spec.parameters());
@@ -74,11 +75,7 @@ absl::Status RunStudy(const BenchmarkProblem& problem, const Variant& variant, i
   options.neighbourhood_share = variant.neighbourhood_share;
   options.fold_history = variant.fold_history;
   options.project_history = variant.project_history;
-  if (variant.capacity > 0) {
-    options.max_model_points = variant.capacity;
-  } else if (capacity > 0) {
-    options.max_model_points = capacity;
-  }
+  if (variant.capacity > 0) options.max_model_points = variant.capacity;
   const bool maximize = spec.metrics(0).goal() == v1::MetricSpec::MAXIMIZE;
   suggest::DesignerHistory history;
   std::optional<double> best;
@@ -175,6 +172,7 @@ int main(int argc, char** argv) {
   for (int neighbours : projected_neighbours) {
     variants.push_back({absl::StrFormat("projected onto %d", neighbours), 0.0, false, neighbours});
   }
+  for (Variant& variant : variants) variant.capacity = capacity;
   for (int points : capacities) {
     if (points <= 0) {
       std::cerr << "--capacities: " << points << " is not a number of model points\n";
@@ -200,7 +198,7 @@ int main(int argc, char** argv) {
       for (size_t i = next++; i < runs.size(); i = next++) {
         Run& run = runs[i];
         absl::Status status =
-            RunStudy(*problems[run.problem], variants[run.variant], capacity, checkpoints, run);
+            RunStudy(*problems[run.problem], variants[run.variant], checkpoints, run);
         std::lock_guard<std::mutex> lock(mutex);
         if (!status.ok()) {
           std::cerr << problems[run.problem]->name() << " seed " << run.seed << ": " << status

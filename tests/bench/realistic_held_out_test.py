@@ -30,6 +30,22 @@ MINIMISERS = {
 }
 
 
+def check_noise_and_names(test, chosen, minimisers):
+    """Only the problems named *_noisy among `chosen` observe with noise (at
+    their minimisers), none is in run.py's default set, and by_name finds
+    each."""
+    default = {p.name for p in problems.all_problems()}
+    for problem in chosen:
+        test.assertNotIn(problem.name, default)
+        test.assertEqual(problems.by_name(problem.name).name, problem.name)
+        point = unit(problem, minimisers[problem.name])
+        observed = [problem.observe(point, seed, 1) for seed in (1, 2)]
+        if problem.name.endswith("_noisy"):
+            test.assertNotEqual(observed[0], observed[1], problem.name)
+        else:
+            test.assertEqual(observed, [problem.evaluate(point)] * 2, problem.name)
+
+
 class HeldOutTest(unittest.TestCase):
     def test_each_reaches_its_optimum_at_its_minimiser(self):
         held_out = problems.held_out_problems()
@@ -44,20 +60,8 @@ class HeldOutTest(unittest.TestCase):
             self.assertGreater(problem.evaluate(unit(problem, moved)), problem.optimum + 1e-6,
                                msg=problem.name)
 
-    def test_only_the_noisy_one_is_noisy(self):
-        for problem in problems.held_out_problems():
-            point = unit(problem, MINIMISERS[problem.name])
-            observed = [problem.observe(point, seed, 1) for seed in (1, 2)]
-            if problem.name.endswith("_noisy"):
-                self.assertNotEqual(observed[0], observed[1])
-            else:
-                self.assertEqual(observed, [problem.evaluate(point)] * 2)
-
-    def test_by_name_finds_them_outside_the_default_set(self):
-        default = {p.name for p in problems.all_problems()}
-        for problem in problems.held_out_problems():
-            self.assertNotIn(problem.name, default)
-            self.assertEqual(problems.by_name(problem.name).name, problem.name)
+    def test_only_the_noisy_one_is_noisy_and_by_name_finds_them(self):
+        check_noise_and_names(self, problems.held_out_problems(), MINIMISERS)
         with self.assertRaisesRegex(KeyError, "unknown problem 'nope'.*zakharov10"):
             problems.by_name("nope")
 
@@ -83,24 +87,16 @@ class HighDimensionalTest(unittest.TestCase):
             point = HIGH_DIMENSIONAL_MINIMISERS[problem.name]
             self.assertAlmostEqual(problem.evaluate(unit(problem, point)), problem.optimum,
                                    delta=1e-3, msg=problem.name)
-            # A step away in any one coordinate, the last included, is worse.
-            for index in (0, 19):
+            # A step away in any one coordinate is worse: all 20 matter.
+            for index in range(20):
                 moved = list(point)
                 moved[index] = moved[index] + 0.05 if moved[index] < 0.9 else moved[index] - 0.05
                 self.assertGreater(problem.evaluate(unit(problem, moved)),
                                    problem.optimum + 1e-6, msg=f"{problem.name} x{index + 1}")
 
     def test_only_the_noisy_one_is_noisy_and_by_name_finds_them(self):
-        default = {p.name for p in problems.all_problems()}
-        for problem in problems.high_dimensional_problems():
-            self.assertNotIn(problem.name, default)
-            self.assertEqual(problems.by_name(problem.name).name, problem.name)
-            point = unit(problem, HIGH_DIMENSIONAL_MINIMISERS[problem.name])
-            observed = [problem.observe(point, seed, 1) for seed in (1, 2)]
-            if problem.name.endswith("_noisy"):
-                self.assertNotEqual(observed[0], observed[1])
-            else:
-                self.assertEqual(observed, [problem.evaluate(point)] * 2)
+        check_noise_and_names(self, problems.high_dimensional_problems(),
+                              HIGH_DIMENSIONAL_MINIMISERS)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <utility>
 #include <vector>
 
 #include "suggest/early_stopping/learning_curve.h"
@@ -40,6 +41,19 @@ inline LearningCurve FromFunction(int64_t trial_id, const std::function<double(i
 inline LearningCurve At(int64_t trial_id, std::initializer_list<CurvePoint> points,
                         bool completed = false) {
   return LearningCurve{.trial_id = trial_id, .points = points, .completed = completed};
+}
+
+// `curve` with f applied to each of its values (steps as they are).
+inline LearningCurve Mapped(LearningCurve curve, const std::function<double(double)>& f) {
+  for (CurvePoint& point : curve.points) point.value = f(point.value);
+  return curve;
+}
+
+// Each of `curves` Mapped by f.
+inline std::vector<LearningCurve> Mapped(std::vector<LearningCurve> curves,
+                                         const std::function<double(double)>& f) {
+  for (LearningCurve& curve : curves) curve = Mapped(std::move(curve), f);
+  return curves;
 }
 
 // Pointers to each of `curves`, as a model's Fit takes finished curves.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -314,8 +315,7 @@ TEST(LearningCurvePolicyTest, ATieWithinTheMarginIsNotAWin) {
 // `curve` as counts: each value rounded to a multiple of 1/200, as an
 // accuracy on 200 validation samples is.
 LearningCurve Counted(LearningCurve curve) {
-  for (CurvePoint& point : curve.points) point.value = std::round(point.value * 200) / 200;
-  return curve;
+  return Mapped(std::move(curve), [](double value) { return std::round(value * 200) / 200; });
 }
 
 TEST(LearningCurvePolicyTest, ForCountsOneCountBetterIsAWinByDefault) {

@@ -79,10 +79,8 @@ TEST(NeighbourCurveModelTest, TheFitSeesTheLatticeOfTheFinishedValues) {
   EXPECT_EQ(model.Lattice(), 0);
   // The same curves as error rates on 400 samples (maximised accuracies
   // here): a lattice of 1/400, whatever the goal.
-  std::vector<LearningCurve> accuracies = losses;
-  for (LearningCurve& curve : accuracies) {
-    for (CurvePoint& point : curve.points) point.value = 1 - std::round(point.value * 400) / 400;
-  }
+  const std::vector<LearningCurve> accuracies =
+      Mapped(losses, [](double value) { return 1 - std::round(value * 400) / 400; });
   NeighbourCurveModel counted(v1::MetricSpec::MAXIMIZE);
   counted.Fit(Pointers(accuracies), 30);
   EXPECT_NEAR(counted.Lattice(), 1 / 400.0, 1e-12);
@@ -130,12 +128,9 @@ TEST(NeighbourCurveModelTest, CountsAreModelledOnALogScaleWhereImprovementsAreFa
   EXPECT_FALSE(as_is->log_scale);
 
   // Accuracies (maximised) are counts too, at their distance to 1.
-  std::vector<LearningCurve> accuracies = finished;
-  for (LearningCurve& curve : accuracies) {
-    for (CurvePoint& point : curve.points) point.value = 1 - point.value;
-  }
-  LearningCurve worse_accuracy = worse;
-  for (CurvePoint& point : worse_accuracy.points) point.value = 1 - point.value;
+  const auto complement = [](double value) { return 1 - value; };
+  const std::vector<LearningCurve> accuracies = Mapped(finished, complement);
+  const LearningCurve worse_accuracy = Mapped(worse, complement);
   NeighbourCurveModel counted(v1::MetricSpec::MAXIMIZE);
   counted.Fit(Pointers(accuracies), 60);
   EXPECT_TRUE(counted.LogScale());
@@ -145,12 +140,9 @@ TEST(NeighbourCurveModelTest, CountsAreModelledOnALogScaleWhereImprovementsAreFa
   for (double mean : accuracy->means) EXPECT_NEAR(1 - mean, truth, 0.15 * truth);
 
   // Accuracies in percent, at their distance to 100.
-  std::vector<LearningCurve> percents = accuracies;
-  for (LearningCurve& curve : percents) {
-    for (CurvePoint& point : curve.points) point.value *= 100;
-  }
-  LearningCurve worse_percent = worse_accuracy;
-  for (CurvePoint& point : worse_percent.points) point.value *= 100;
+  const auto in_hundredths = [](double value) { return 100 * value; };
+  const std::vector<LearningCurve> percents = Mapped(accuracies, in_hundredths);
+  const LearningCurve worse_percent = Mapped(worse_accuracy, in_hundredths);
   NeighbourCurveModel in_percent(v1::MetricSpec::MAXIMIZE);
   in_percent.Fit(Pointers(percents), 60);
   EXPECT_TRUE(in_percent.LogScale());
@@ -169,19 +161,14 @@ TEST(NeighbourCurveModelTest, CountsAreModelledOnALogScaleWhereImprovementsAreFa
   EXPECT_FALSE(noisy.LogScale());
 
   // Counts on both sides of 0 have no bound: modelled as they are.
-  std::vector<LearningCurve> scores = finished;
-  for (LearningCurve& curve : scores) {
-    for (CurvePoint& point : curve.points) point.value -= 0.01;
-  }
+  const std::vector<LearningCurve> scores =
+      Mapped(finished, [](double value) { return value - 0.01; });
   NeighbourCurveModel unbounded(v1::MetricSpec::MINIMIZE);
   unbounded.Fit(Pointers(scores), 60);
   EXPECT_GT(unbounded.Lattice(), 0);
   EXPECT_FALSE(unbounded.LogScale());
   // Maximised counts over 100 (a number of samples right) have none either.
-  std::vector<LearningCurve> many = percents;
-  for (LearningCurve& curve : many) {
-    for (CurvePoint& point : curve.points) point.value *= 10;
-  }
+  const std::vector<LearningCurve> many = Mapped(percents, [](double value) { return 10 * value; });
   NeighbourCurveModel large(v1::MetricSpec::MAXIMIZE);
   large.Fit(Pointers(many), 60);
   EXPECT_GT(large.Lattice(), 0);
