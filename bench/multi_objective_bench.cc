@@ -105,21 +105,81 @@ Problem Dtlz1() {
   return problem;
 }
 
-// DTLZ2 with 3 objectives: a curved front, the positive octant of the unit
-// sphere (f1^2 + f2^2 + f3^2 = 1 where g = 0), behind a unimodal g in the
-// last 4 coordinates.
-Problem Dtlz2() {
-  Problem problem = UnitCubeProblem(6, 3);
-  problem.evaluate = [](const suggest::ParameterAssignment& p) {
-    double g = 0;
-    for (size_t i = 2; i < p.size(); ++i) {
-      const double x = p[i].double_value() - 0.5;
-      g += x * x;
-    }
-    const double a = p[0].double_value() * std::numbers::pi / 2;
-    const double b = p[1].double_value() * std::numbers::pi / 2;
-    return std::vector<double>{(1 + g) * std::cos(a) * std::cos(b),
-                               (1 + g) * std::cos(a) * std::sin(b), (1 + g) * std::sin(a)};
+// The DTLZ problems below (Deb, Thiele, Laumanns and Zitzler 2002) in M
+// objectives and M + 3 coordinates: k = 4 distance coordinates after the
+// M - 1 position coordinates, as the 3-objective ones.
+constexpr int kDistanceCoordinates = 4;
+
+std::vector<double> Coordinates(const suggest::ParameterAssignment& p) {
+  std::vector<double> x;
+  for (const v1::ParameterValue& value : p) x.push_back(value.double_value());
+  return x;
+}
+
+// sum of (x_i - 1/2)^2 over the distance coordinates (DTLZ2's and DTLZ5's g).
+double SquaredDistanceFromCentre(const std::vector<double>& x, int objectives) {
+  double g = 0;
+  for (size_t i = objectives - 1; i < x.size(); ++i) g += (x[i] - 0.5) * (x[i] - 0.5);
+  return g;
+}
+
+// A point on the sphere of the given radius by its angles theta_0 ..
+// theta_{M-2}: f_1 = r cos(theta_0) ... cos(theta_{M-2}), and f_i = r
+// cos(theta_0) ... cos(theta_{M-1-i}) sin(theta_{M-i}) for i > 1.
+std::vector<double> SpherePoint(double radius, const std::vector<double>& theta) {
+  const int m = static_cast<int>(theta.size()) + 1;
+  std::vector<double> f(m, radius);
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j + i < m - 1; ++j) f[i] *= std::cos(theta[j]);
+    if (i > 0) f[i] *= std::sin(theta[m - 1 - i]);
+  }
+  return f;
+}
+
+// DTLZ2: a curved front, the positive orthant of the unit sphere (where g
+// = 0), behind a unimodal g.
+Problem Dtlz2(int objectives) {
+  Problem problem = UnitCubeProblem(objectives - 1 + kDistanceCoordinates, objectives);
+  problem.evaluate = [objectives](const suggest::ParameterAssignment& p) {
+    const std::vector<double> x = Coordinates(p);
+    std::vector<double> theta(objectives - 1);
+    for (int i = 0; i + 1 < objectives; ++i) theta[i] = x[i] * std::numbers::pi / 2;
+    return SpherePoint(1 + SquaredDistanceFromCentre(x, objectives), theta);
+  };
+  return problem;
+}
+
+// DTLZ5: a degenerate front, a curve on the unit sphere (the objectives are
+// dependent, as a model's size and cost often are): every angle after the
+// first tends to pi/4 as g falls to 0.
+Problem Dtlz5(int objectives) {
+  Problem problem = UnitCubeProblem(objectives - 1 + kDistanceCoordinates, objectives);
+  problem.evaluate = [objectives](const suggest::ParameterAssignment& p) {
+    const std::vector<double> x = Coordinates(p);
+    const double g = SquaredDistanceFromCentre(x, objectives);
+    std::vector<double> theta(objectives - 1);
+    theta[0] = x[0] * std::numbers::pi / 2;
+    for (int i = 1; i + 1 < objectives; ++i)
+      theta[i] = std::numbers::pi / (4 * (1 + g)) * (1 + 2 * g * x[i]);
+    return SpherePoint(1 + g, theta);
+  };
+  return problem;
+}
+
+// DTLZ7: a front in 2^(M-1) disconnected pieces; the first M - 1
+// objectives are the position coordinates themselves.
+Problem Dtlz7(int objectives) {
+  Problem problem = UnitCubeProblem(objectives - 1 + kDistanceCoordinates, objectives);
+  problem.evaluate = [objectives](const suggest::ParameterAssignment& p) {
+    const std::vector<double> x = Coordinates(p);
+    double sum = 0;
+    for (size_t i = objectives - 1; i < x.size(); ++i) sum += x[i];
+    const double g = 1 + 9 * sum / kDistanceCoordinates;
+    std::vector<double> f(x.begin(), x.begin() + (objectives - 1));
+    double h = objectives;
+    for (double fi : f) h -= fi / (1 + g) * (1 + std::sin(3 * std::numbers::pi * fi));
+    f.push_back((1 + g) * h);
+    return f;
   };
   return problem;
 }
@@ -186,10 +246,16 @@ Problem ConstrainedSurrogate() {
 Problem MakeProblem(const std::string& name) {
   if (name == "zdt3") return Zdt3();
   if (name == "dtlz1") return Dtlz1();
-  if (name == "dtlz2") return Dtlz2();
+  if (name == "dtlz2") return Dtlz2(3);
+  if (name == "dtlz2_m4") return Dtlz2(4);
+  if (name == "dtlz2_m5") return Dtlz2(5);
+  if (name == "dtlz5_m4") return Dtlz5(4);
+  if (name == "dtlz7_m4") return Dtlz7(4);
   if (name == "surrogate") return Surrogate();
   if (name == "constrained") return ConstrainedSurrogate();
-  std::cerr << "unknown problem " << name << " (zdt3, dtlz1, dtlz2, surrogate, constrained)\n";
+  std::cerr << "unknown problem " << name
+            << " (zdt3, dtlz1, dtlz2, dtlz2_m4, dtlz2_m5, dtlz5_m4, dtlz7_m4, surrogate, "
+               "constrained)\n";
   std::exit(2);
 }
 
@@ -271,7 +337,10 @@ int main(int argc, char** argv) {
   int seeds = 10;
   int trials = 100;
   std::string out_path = "multi_objective_runs.csv";
-  app.add_option("--problems", problems, "zdt3, dtlz1, dtlz2, surrogate, constrained")->delimiter(',');
+  app.add_option(
+         "--problems", problems,
+         "zdt3, dtlz1, dtlz2, dtlz2_m4, dtlz2_m5, dtlz5_m4, dtlz7_m4, surrogate, constrained")
+      ->delimiter(',');
   app.add_option("--designers", designers, "random, gp")->delimiter(',');
   app.add_option("--seeds", seeds);
   app.add_option("--trials", trials);

@@ -7,7 +7,10 @@ trials, median [lower quartile, upper quartile] over the seeds, for
 Vernier's RANDOM_SEARCH and GAUSSIAN_PROCESS_BANDIT (build/bin/
 multi_objective_bench, one trial at a time) and Optuna's NSGA-II and
 MOTPE samplers (defaults, seeded) on ZDT3 (6-d), DTLZ1 and DTLZ2 (3
-objectives, 6-d; a linear and a curved front) and a mixed-space training
+objectives, 6-d; a linear and a curved front), four and five objectives
+(dtlz2_m4 and dtlz2_m5: the curved front in 7-d and 8-d; dtlz5_m4: a
+degenerate front, a curve, 7-d; dtlz7_m4: a front in 8 disconnected
+pieces, 7-d; not in the default set) and a mixed-space training
 surrogate (loss against latency, with log,
 integer, discrete and categorical parameters). Every hypervolume is
 computed here, by one implementation, against a fixed reference point.
@@ -33,16 +36,26 @@ import tempfile
 import time
 import warnings
 
+import numpy
 import optuna
+from optuna._hypervolume import WFG
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from conditional_optuna import quartiles  # noqa: E402  (beside this file)
 
 MULTI_OBJECTIVE = ["zdt3", "dtlz1", "dtlz2", "surrogate"]
+# Four and five objectives: run with --problems.
+MANY_OBJECTIVES = ["dtlz2_m4", "dtlz2_m5", "dtlz5_m4", "dtlz7_m4"]
 # Reference points (all objectives minimised): BoTorch's for ZDT3, DTLZ1 and DTLZ2,
-# the surrogate's worst loss and latency rounded up.
+# the surrogate's worst loss and latency rounded up; for DTLZ2 and DTLZ5 in
+# more objectives 1.1 in each, as DTLZ2's; for DTLZ7 1.1 in the first three
+# and BoTorch's 15 in the last (the front's last objective spans about 2.9
+# to 2M = 8; at 8.8 random search's hypervolume was 0 in every seed).
 REFERENCE = {"zdt3": (11.0, 11.0), "dtlz1": (400.0, 400.0, 400.0), "dtlz2": (1.1, 1.1, 1.1),
-             "surrogate": (4.0, 300.0)}
+             "dtlz2_m4": (1.1,) * 4, "dtlz2_m5": (1.1,) * 5, "dtlz5_m4": (1.1,) * 4,
+             "dtlz7_m4": (1.1, 1.1, 1.1, 15.0), "surrogate": (4.0, 300.0)}
+# DTLZ's k: the distance coordinates after the M - 1 position coordinates.
+DISTANCE_COORDINATES = 4
 LATENCY_LIMIT = 20.0
 
 
@@ -72,6 +85,56 @@ def dtlz2(p):
             (1 + g) * math.sin(a)]
 
 
+def sphere_point(radius, theta):
+    """f_1 = r cos(theta_0) ... cos(theta_{M-2}); f_i = r cos(theta_0) ...
+    cos(theta_{M-1-i}) sin(theta_{M-i}) for i > 1 (multiplied in the C++
+    bench's order)."""
+    m = len(theta) + 1
+    f = []
+    for i in range(m):
+        value = radius
+        for j in range(m - 1 - i):
+            value *= math.cos(theta[j])
+        if i > 0:
+            value *= math.sin(theta[m - 1 - i])
+        f.append(value)
+    return f
+
+
+def coordinates(p, objectives):
+    return [p[f"x{i}"] for i in range(objectives - 1 + DISTANCE_COORDINATES)]
+
+
+def dtlz2_m(objectives):
+    def evaluate(p):
+        x = coordinates(p, objectives)
+        g = sum((v - 0.5) * (v - 0.5) for v in x[objectives - 1:])
+        return sphere_point(1 + g, [v * math.pi / 2 for v in x[:objectives - 1]])
+    return evaluate
+
+
+def dtlz5_m(objectives):
+    def evaluate(p):
+        x = coordinates(p, objectives)
+        g = sum((v - 0.5) * (v - 0.5) for v in x[objectives - 1:])
+        theta = [x[0] * math.pi / 2] + [math.pi / (4 * (1 + g)) * (1 + 2 * g * v)
+                                         for v in x[1:objectives - 1]]
+        return sphere_point(1 + g, theta)
+    return evaluate
+
+
+def dtlz7_m(objectives):
+    def evaluate(p):
+        x = coordinates(p, objectives)
+        g = 1 + 9 * sum(x[objectives - 1:]) / DISTANCE_COORDINATES
+        f = x[:objectives - 1]
+        h = objectives
+        for v in f:
+            h -= v / (1 + g) * (1 + math.sin(3 * math.pi * v))
+        return f + [(1 + g) * h]
+    return evaluate
+
+
 def surrogate(p):
     layers = p["layers"]
     width = p["width"]
@@ -88,13 +151,17 @@ def surrogate(p):
     return [loss, latency]
 
 
-PROBLEMS = {"zdt3": zdt3, "dtlz1": dtlz1, "dtlz2": dtlz2, "surrogate": surrogate,
-            "constrained": surrogate}
+PROBLEMS = {"zdt3": zdt3, "dtlz1": dtlz1, "dtlz2": dtlz2, "dtlz2_m4": dtlz2_m(4),
+            "dtlz2_m5": dtlz2_m(5), "dtlz5_m4": dtlz5_m(4), "dtlz7_m4": dtlz7_m(4),
+            "surrogate": surrogate, "constrained": surrogate}
 
 
 def optuna_parameters(problem, trial):
     if problem in ("zdt3", "dtlz1", "dtlz2"):
         return {f"x{i}": trial.suggest_float(f"x{i}", 0.0, 1.0) for i in range(6)}
+    if problem in MANY_OBJECTIVES:
+        d = len(REFERENCE[problem]) - 1 + DISTANCE_COORDINATES
+        return {f"x{i}": trial.suggest_float(f"x{i}", 0.0, 1.0) for i in range(d)}
     return {
         "learning_rate": trial.suggest_float("learning_rate", 1e-5, 1e-1, log=True),
         "layers": trial.suggest_int("layers", 1, 8),
@@ -119,10 +186,20 @@ def hypervolume_2d(points, reference):
 
 def hypervolume(points, reference):
     """Exact: a sweep in two dimensions, slices along the last objective in
-    three."""
+    three, Optuna's WFG algorithm (While et al. 2012) in more."""
     inside = [p for p in points if all(v < r for v, r in zip(p, reference))]
     if len(reference) == 2:
         return hypervolume_2d(inside, reference)
+    if len(reference) > 3:
+        if not inside:
+            return 0.0
+        points = numpy.unique(numpy.array(inside, dtype=float), axis=0)
+        # Only the points no other dominates count (and WFG's cost grows
+        # fast with the points it is given).
+        dominated = [bool(numpy.any(numpy.all(points <= p, axis=1) & numpy.any(points < p, axis=1)))
+                     for p in points]
+        front = points[~numpy.array(dominated)]
+        return float(WFG().compute(front, numpy.array(reference, dtype=float)))
     inside.sort(key=lambda p: p[2])
     volume = 0.0
     for i, point in enumerate(inside):
@@ -196,9 +273,15 @@ def main(argv):
     parser.add_argument("--build", default="build", help="the CMake build directory")
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--trials", type=int, default=100)
-    parser.add_argument("--problems", default=",".join(MULTI_OBJECTIVE + ["constrained"]))
+    parser.add_argument("--problems", default=",".join(MULTI_OBJECTIVE + ["constrained"]),
+                        help="any of " + ", ".join(MULTI_OBJECTIVE + MANY_OBJECTIVES)
+                        + ", constrained")
     options = parser.parse_args(argv)
     problems = options.problems.split(",")
+    unknown = [p for p in problems if p not in PROBLEMS]
+    if unknown:
+        parser.error(f"--problems: unknown problem {unknown[0]!r} (any of "
+                     + ", ".join(PROBLEMS) + ")")
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     warnings.filterwarnings("ignore")  # MOTPESampler is experimental in 3.1
 
@@ -207,7 +290,7 @@ def main(argv):
     names = {"random": "Vernier RANDOM_SEARCH", "gp": "Vernier GAUSSIAN_PROCESS_BANDIT",
              "nsga2": f"Optuna {optuna.__version__} NSGAIISampler",
              "motpe": f"Optuna {optuna.__version__} MOTPESampler"}
-    for problem in [p for p in problems if p in MULTI_OBJECTIVE]:
+    for problem in [p for p in problems if p in MULTI_OBJECTIVE + MANY_OBJECTIVES]:
         histories = {}
         for designer in ("random", "gp"):
             histories[designer] = [runs[(problem, designer, s)]
