@@ -12,14 +12,14 @@ serve as below); Optuna's TPESampler (default, and
 multivariate=True), RandomSampler and QMCSampler (scrambled Sobol) run here.
 The score of a run is its best value (an error, optimum 0).
 
-Three objectives (100 trials by default): Vernier's designers run in a
+Three or four objectives (100 trials by default): Vernier's designers run in a
 `vernier serve` of their own (build/bin/vernier, through the Python client's
 LocalServer, as a user's notebook would), Optuna's MOTPESampler,
 NSGAIISampler, RandomSampler and QMCSampler here. The score of a run is the
 hypervolume of its trials, as the fraction of the box [ideal, reference]
 they dominate, at each reference point of deterministic.REFERENCES (which no
 designer is told), computed by bench/multi_objective_bench.py's exact
-hypervolume.
+hypervolume (Optuna's WFG algorithm past three objectives).
 
 Prints markdown: per problem and method, the median [quartiles] and the
 worst seed, how many seeds Vernier's GP did better / worse than the method,
@@ -260,7 +260,7 @@ def paired(gp, other):
 def report(options, selected, runs, seconds):
     lines = [
         f"One trial at a time, seeds 1..{options.seeds}; one objective: best value after "
-        f"{options.trials_single} trials (lower is better); three objectives: hypervolume "
+        f"{options.trials_single} trials (lower is better); several objectives: hypervolume "
         f"fraction after {options.trials_multi} trials at the wide and the tight reference "
         "(higher is better). median [lower quartile, upper quartile]; worst seed; GP better / "
         "worse: seeds where Vernier's GP did better / worse than the method (by more than "
