@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -39,6 +40,9 @@ constexpr double kRefineFarScale = 0.03;
 // A believed point counts in the front when it is feasible with at least
 // this probability.
 constexpr double kBelievedFeasible = 0.5;
+// From this many objectives on, each point has directions of its own
+// (Options::directions_past_three_objectives).
+constexpr int kDirectionPerPointObjectives = 4;
 
 bool Ended(const TrialObservation& trial) {
   return trial.state == v1::Trial::SUCCEEDED || trial.state == v1::Trial::STOPPED_EARLY;
@@ -279,8 +283,6 @@ absl::StatusOr<Suggestions> MultiObjectiveGpDesigner::SuggestFromModels(
     }
     if (has_all && feasible[i]) front.push_back(static_cast<int>(i));
   }
-  // Every feasible trial counts in the scalarised bests (a dominated one
-  // never raises them).
   const std::vector<int> feasible_trials = front;
   std::erase_if(front, [&](int i) {
     return std::any_of(front.begin(), front.end(),
@@ -293,9 +295,23 @@ absl::StatusOr<Suggestions> MultiObjectiveGpDesigner::SuggestFromModels(
   const Eigen::VectorXd reference = many_objectives && !front.empty()
                                         ? FrontReference().InsideFront(warped, front, rng)
                                         : FrontReference().BelowTrials(warped);
-  const HypervolumeScalarization scalarization(reference, options_.directions, rng);
-  Eigen::VectorXd best = scalarization.Empty();
-  for (int i : feasible_trials) scalarization.Include(warped.col(i), best);
+  // Four objectives or more: one direction for each point, drawn anew for
+  // each point of a batch (see the class comment).
+  const bool direction_per_point = objective_count >= kDirectionPerPointObjectives;
+  const int directions =
+      direction_per_point ? options_.directions_past_three_objectives : options_.directions;
+  // What the scalarised bests count: every feasible trial (a dominated one
+  // never raises them), then each believed point.
+  std::vector<Eigen::VectorXd> counted;
+  for (int i : feasible_trials) counted.push_back(warped.col(i));
+  std::optional<HypervolumeScalarization> scalarization;
+  Eigen::VectorXd best;
+  const auto draw_directions = [&] {
+    scalarization.emplace(reference, directions, rng);
+    best = scalarization->Empty();
+    for (const Eigen::VectorXd& value : counted) scalarization->Include(value, best);
+  };
+  draw_directions();
   std::vector<Eigen::VectorXd> incumbents;
   while (!front.empty() && static_cast<int>(incumbents.size()) < options_.incumbents) {
     const size_t pick = UniformIndex(rng, front.size());
@@ -319,7 +335,10 @@ absl::StatusOr<Suggestions> MultiObjectiveGpDesigner::SuggestFromModels(
       model.Predict(point, &mean, &variance);
       model.AddObservation(point, mean[0], /*noise_variance=*/0.0);
     }
-    if (feasibility[0] >= kBelievedFeasible) scalarization.Include(means.col(0), best);
+    if (feasibility[0] >= kBelievedFeasible) {
+      counted.push_back(means.col(0));
+      scalarization->Include(means.col(0), best);
+    }
   };
   const size_t pending_start =
       history.pending.size() > static_cast<size_t>(options_.max_model_points)
@@ -342,9 +361,9 @@ absl::StatusOr<Suggestions> MultiObjectiveGpDesigner::SuggestFromModels(
       const Eigen::VectorXd ucb = means.col(i) + options_.ucb_coefficient * deviations.col(i);
       const double improvement =
           many_objectives
-              ? scalarization.ExpectedImprovement(means.col(i), deviations.col(i), normals, best)
-              : scalarization.Improvement(ucb, best);
-      const double value = feasibility[i] * (improvement + kTieBreak * scalarization.Mean(ucb));
+              ? scalarization->ExpectedImprovement(means.col(i), deviations.col(i), normals, best)
+              : scalarization->Improvement(ucb, best);
+      const double value = feasibility[i] * (improvement + kTieBreak * scalarization->Mean(ucb));
       scores[i] = std::isfinite(value) ? value : -kInfinity;
     }
     return scores;
@@ -356,6 +375,7 @@ absl::StatusOr<Suggestions> MultiObjectiveGpDesigner::SuggestFromModels(
   Suggestions suggestions;
   std::vector<double> unit(d);
   for (int s = 0; s < count; ++s) {
+    if (s > 0 && direction_per_point) draw_directions();
     // Screening: quasi-random points and perturbations of the front.
     const ScrambledHaltonSequence sequence(d, rng());
     Eigen::MatrixXd screened(d, quasi_random);
