@@ -6,7 +6,9 @@
 // runs Optuna on the same problems. A plain program, not a Google Benchmark.
 //
 //   build/bin/multi_objective_bench --problems zdt3,dtlz1 --seeds 10 --trials 100 --out runs.csv
+//   build/bin/multi_objective_bench --problems dtlz2_m4 --designers gp --batch 4 --out runs.csv
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <functional>
@@ -271,7 +273,7 @@ std::string FormatValue(const v1::ParameterValue& value) {
 }
 
 int Run(const std::vector<std::string>& problems, const std::vector<std::string>& designers,
-        int seeds, int trials, const std::string& out_path) {
+        int seeds, int trials, int batch, const std::string& out_path) {
   std::ofstream out(out_path);
   out << "problem,designer,seed,trial,parameters,metrics\n";
   for (const std::string& problem_name : problems) {
@@ -289,36 +291,42 @@ int Run(const std::vector<std::string>& problems, const std::vector<std::string>
         }
         std::mt19937_64 rng(static_cast<uint64_t>(seed));
         suggest::DesignerHistory history;
-        for (int t = 1; t <= trials; ++t) {
-          auto suggestions = (*designer)->Suggest(history, 1, rng);
-          if (!suggestions.ok() || suggestions->points.empty()) {
+        for (int first = 1; first <= trials; first += batch) {
+          // A batch is asked for at once and completed before the next.
+          const int count = std::min(batch, trials - first + 1);
+          auto suggestions = (*designer)->Suggest(history, count, rng);
+          if (!suggestions.ok() || static_cast<int>(suggestions->points.size()) != count) {
             std::cerr << problem_name << " " << designer_name << " seed " << seed << ": "
-                      << (suggestions.ok() ? "no point" : suggestions.status().ToString()) << "\n";
+                      << (suggestions.ok() ? "too few points" : suggestions.status().ToString())
+                      << "\n";
             return 1;
           }
           if (!suggestions->fallback_reason.empty()) {
             std::cerr << "fallback: " << suggestions->fallback_reason << "\n";
           }
-          suggest::TrialObservation trial;
-          trial.trial_id = t;
-          trial.parameters = suggestions->points[0];
-          trial.state = v1::Trial::SUCCEEDED;
-          const std::vector<double> metrics = problem.evaluate(trial.parameters);
-          for (double value : metrics) trial.metrics.emplace_back(value);
-          trial.objective = metrics[0];
-          out << problem_name << "," << designer_name << "," << seed << "," << t << ","
-              << absl::StrJoin(trial.parameters, ";",
-                               [](std::string* text, const v1::ParameterValue& value) {
-                                 absl::StrAppend(text, value.parameter_name(), "=",
-                                                 FormatValue(value));
-                               })
-              << ","
-              << absl::StrJoin(metrics, ";",
-                               [](std::string* text, double value) {
-                                 absl::StrAppend(text, absl::StrFormat("%.17g", value));
-                               })
-              << "\n";
-          history.completed.push_back(std::move(trial));
+          for (int i = 0; i < count; ++i) {
+            const int t = first + i;
+            suggest::TrialObservation trial;
+            trial.trial_id = t;
+            trial.parameters = suggestions->points[i];
+            trial.state = v1::Trial::SUCCEEDED;
+            const std::vector<double> metrics = problem.evaluate(trial.parameters);
+            for (double value : metrics) trial.metrics.emplace_back(value);
+            trial.objective = metrics[0];
+            out << problem_name << "," << designer_name << "," << seed << "," << t << ","
+                << absl::StrJoin(trial.parameters, ";",
+                                 [](std::string* text, const v1::ParameterValue& value) {
+                                   absl::StrAppend(text, value.parameter_name(), "=",
+                                                   FormatValue(value));
+                                 })
+                << ","
+                << absl::StrJoin(metrics, ";",
+                                 [](std::string* text, double value) {
+                                   absl::StrAppend(text, absl::StrFormat("%.17g", value));
+                                 })
+                << "\n";
+            history.completed.push_back(std::move(trial));
+          }
         }
         out.flush();
       }
@@ -336,6 +344,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> designers = {"random", "gp"};
   int seeds = 10;
   int trials = 100;
+  int batch = 1;
   std::string out_path = "multi_objective_runs.csv";
   app.add_option(
          "--problems", problems,
@@ -344,7 +353,13 @@ int main(int argc, char** argv) {
   app.add_option("--designers", designers, "random, gp")->delimiter(',');
   app.add_option("--seeds", seeds);
   app.add_option("--trials", trials);
+  app.add_option("--batch", batch,
+                 "points asked for at once, each batch completed before the next");
   app.add_option("--out", out_path, "the CSV of every trial");
   CLI11_PARSE(app, argc, argv);
-  return vernier::bench::Run(problems, designers, seeds, trials, out_path);
+  if (batch < 1) {
+    std::cerr << "--batch: " << batch << " is not a number of points per request\n";
+    return 2;
+  }
+  return vernier::bench::Run(problems, designers, seeds, trials, batch, out_path);
 }

@@ -4,8 +4,9 @@ bench/multi_objective_bench.{cc,py} (run by ctest under Debian's
 /usr/bin/python3, against $VERNIER_BUILD_DIR/bin/multi_objective_bench):
 each problem's front is where DTLZ puts it, the C++ and Python problems
 agree at the points the C++ designers chose, the hypervolume of four or
-more objectives is exact on fronts whose volume is known, and an unknown
-problem is refused by both, naming it."""
+more objectives is exact on fronts whose volume is known, batches are
+asked for together, and an unknown problem (or a batch that is not a
+number of points) is refused, naming it."""
 
 import csv
 import math
@@ -125,6 +126,28 @@ class CppAgreesTest(unittest.TestCase):
             # Past the initial design (min(max(d + 1, 5), 10) trials) the GP ran.
             self.assertEqual(seen, {(p, d) for p in bench.MANY_OBJECTIVES
                                     for d in ("random", "gp")})
+
+    def test_batches_of_points_asked_for_together(self):
+        with tempfile.TemporaryDirectory() as scratch:
+            path = os.path.join(scratch, "runs.csv")
+            done = subprocess.run([self.binary, "--problems", "dtlz2_m4", "--designers", "gp",
+                                   "--seeds", "1", "--trials", "14", "--batch", "4",
+                                   "--out", path], capture_output=True, text=True, timeout=300)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            with open(path) as table:
+                rows = list(csv.DictReader(table))
+            # 14 trials in batches of 4, 4, 4 and 2, all distinct points.
+            self.assertEqual([int(row["trial"]) for row in rows], list(range(1, 15)))
+            self.assertEqual(len({row["parameters"] for row in rows}), 14)
+            for bad in ("0", "-2"):
+                never = os.path.join(scratch, "never.csv")
+                done = subprocess.run([self.binary, "--problems", "dtlz2_m4", "--batch", bad,
+                                       "--out", never], capture_output=True, text=True,
+                                      timeout=60)
+                self.assertEqual(done.returncode, 2)
+                self.assertIn(f"--batch: {bad} is not a number of points per request",
+                              done.stderr)
+                self.assertFalse(os.path.exists(never))
 
     def test_an_unknown_problem_is_refused_by_both(self):
         with tempfile.TemporaryDirectory() as scratch:
