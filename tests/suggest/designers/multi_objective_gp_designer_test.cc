@@ -68,8 +68,21 @@ DesignerHistory RunStudy(Designer& designer, const Problem& problem, int trials,
   return history;
 }
 
-// No two trials of the history at the same point.
-void ExpectDistinctTrials(const DesignerHistory& history) {
+// f1, ..., fn, every one minimised.
+std::vector<v1::MetricSpec> Minimised(int count) {
+  std::vector<v1::MetricSpec> metrics;
+  for (int k = 1; k <= count; ++k) {
+    metrics.push_back(MetricOf("f" + std::to_string(k), v1::MetricSpec::MINIMIZE));
+  }
+  return metrics;
+}
+
+// A study of 24 trials in batches of 4 on the unit cube of `dimension`
+// (the designer and the run seeded with `seed`): no two trials at the same
+// point.
+void ExpectDistinctBatches(int dimension, const Problem& problem, int objectives, uint64_t seed) {
+  MultiObjectiveGpDesigner designer(UnitCube(dimension), Minimised(objectives), seed);
+  const DesignerHistory history = RunStudy(designer, problem, 24, 4, seed);
   std::set<std::string> keys;
   for (const TrialObservation& trial : history.completed) {
     keys.insert(SearchSpace::Key(trial.parameters));
@@ -156,25 +169,31 @@ TEST(MultiObjectiveGpDesignerTest, CoversTheParetoFrontBetterThanRandomSearch) {
 }
 
 TEST(MultiObjectiveGpDesignerTest, BatchesAreDistinctAndSpreadOut) {
-  const SearchSpace space = UnitCube(3);
-  MultiObjectiveGpDesigner designer(
-      space, {MetricOf("f1", v1::MetricSpec::MINIMIZE), MetricOf("f2", v1::MetricSpec::MINIMIZE)},
-      2);
-  const DesignerHistory history = RunStudy(designer, Zdt1, 24, 4, 2);
-  ExpectDistinctTrials(history);
+  ExpectDistinctBatches(3, Zdt1, 2, 2);
 }
 
-// DTLZ2 with three objectives in 4 dimensions: the front is the positive
-// octant of the unit sphere (x3 = x4 = 1/2); corners of the cube put one or
-// two objectives at 0 with the third far behind the front.
-std::vector<double> Dtlz2(const ParameterAssignment& p) {
-  double g = 0;
-  for (int i = 2; i < 4; ++i) g += (p[i].double_value() - 0.5) * (p[i].double_value() - 0.5);
-  const double a = p[0].double_value() * std::numbers::pi / 2;
-  const double b = p[1].double_value() * std::numbers::pi / 2;
-  return {(1 + g) * std::cos(a) * std::cos(b), (1 + g) * std::cos(a) * std::sin(b),
-          (1 + g) * std::sin(a)};
+// DTLZ2 with `objectives` objectives in `dimension` dimensions: the first
+// objectives - 1 coordinates are angles, and the front (the positive
+// orthant of the unit sphere) is where the others are 1/2; corners of the
+// cube put objectives at 0 with the rest far behind the front.
+Problem Dtlz2Of(int objectives, int dimension) {
+  return [objectives, dimension](const ParameterAssignment& p) {
+    double g = 0;
+    for (int i = objectives - 1; i < dimension; ++i) {
+      g += (p[i].double_value() - 0.5) * (p[i].double_value() - 0.5);
+    }
+    std::vector<double> f(objectives, 1 + g);
+    for (int i = 0; i < objectives; ++i) {
+      for (int j = 0; j + i < objectives - 1; ++j) {
+        f[i] *= std::cos(p[j].double_value() * std::numbers::pi / 2);
+      }
+      if (i > 0) f[i] *= std::sin(p[objectives - 1 - i].double_value() * std::numbers::pi / 2);
+    }
+    return f;
+  };
 }
+
+const Problem Dtlz2 = Dtlz2Of(3, 4);
 
 // The trials from `from` on within the box [0, 1.1]^3 and within 5% of the
 // front (the unit sphere): what a reference point of 1.1 counts.
@@ -231,29 +250,10 @@ TEST(MultiObjectiveGpDesignerTest, ThreeObjectivesKeepToTheFrontsKnee) {
 }
 
 TEST(MultiObjectiveGpDesignerTest, ThreeObjectiveBatchesAreDistinct) {
-  const SearchSpace space = UnitCube(4);
-  MultiObjectiveGpDesigner designer(
-      space,
-      {MetricOf("f1", v1::MetricSpec::MINIMIZE), MetricOf("f2", v1::MetricSpec::MINIMIZE),
-       MetricOf("f3", v1::MetricSpec::MINIMIZE)},
-      4);
-  const DesignerHistory history = RunStudy(designer, Dtlz2, 24, 4, 4);
-  ExpectDistinctTrials(history);
+  ExpectDistinctBatches(4, Dtlz2, 3, 4);
 }
 
-// DTLZ2 with four objectives in 6 dimensions: three position coordinates,
-// the front (the positive orthant of the unit sphere) where the last three
-// are 1/2.
-std::vector<double> Dtlz2FourObjectives(const ParameterAssignment& p) {
-  double g = 0;
-  for (int i = 3; i < 6; ++i) g += (p[i].double_value() - 0.5) * (p[i].double_value() - 0.5);
-  const double a = p[0].double_value() * std::numbers::pi / 2;
-  const double b = p[1].double_value() * std::numbers::pi / 2;
-  const double c = p[2].double_value() * std::numbers::pi / 2;
-  return {(1 + g) * std::cos(a) * std::cos(b) * std::cos(c),
-          (1 + g) * std::cos(a) * std::cos(b) * std::sin(c), (1 + g) * std::cos(a) * std::sin(b),
-          (1 + g) * std::sin(a)};
-}
+const Problem Dtlz2FourObjectives = Dtlz2Of(4, 6);
 
 // The fraction of the box [0, 1.1]^4 that the trials dominate (every
 // objective minimised): the hypervolume at the reference 1.1, estimated
@@ -285,9 +285,7 @@ double FourObjectiveHypervolume(const DesignerHistory& history) {
 // directions shared.
 TEST(MultiObjectiveGpDesignerTest, FourObjectivesCoverMoreOfTheFrontWithADirectionPerPoint) {
   const SearchSpace space = UnitCube(6);
-  const std::vector<v1::MetricSpec> metrics = {
-      MetricOf("f1", v1::MetricSpec::MINIMIZE), MetricOf("f2", v1::MetricSpec::MINIMIZE),
-      MetricOf("f3", v1::MetricSpec::MINIMIZE), MetricOf("f4", v1::MetricSpec::MINIMIZE)};
+  const std::vector<v1::MetricSpec> metrics = Minimised(4);
   MultiObjectiveGpDesigner::Options shared;
   shared.directions_past_three_objectives = shared.directions;
   double own_total = 0;
@@ -308,14 +306,7 @@ TEST(MultiObjectiveGpDesignerTest, FourObjectivesCoverMoreOfTheFrontWithADirecti
 }
 
 TEST(MultiObjectiveGpDesignerTest, FourObjectiveBatchesAreDistinct) {
-  const SearchSpace space = UnitCube(6);
-  MultiObjectiveGpDesigner designer(
-      space,
-      {MetricOf("f1", v1::MetricSpec::MINIMIZE), MetricOf("f2", v1::MetricSpec::MINIMIZE),
-       MetricOf("f3", v1::MetricSpec::MINIMIZE), MetricOf("f4", v1::MetricSpec::MINIMIZE)},
-      4);
-  const DesignerHistory history = RunStudy(designer, Dtlz2FourObjectives, 24, 4, 4);
-  ExpectDistinctTrials(history);
+  ExpectDistinctBatches(6, Dtlz2FourObjectives, 4, 4);
 }
 
 TEST(MultiObjectiveGpDesignerTest, SpendsFewTrialsOutsideTheFeasibleRegion) {
