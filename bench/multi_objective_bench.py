@@ -105,10 +105,16 @@ def coordinates(p, objectives):
     return [p[f"x{i}"] for i in range(objectives - 1 + DISTANCE_COORDINATES)]
 
 
+def squared_distance_from_centre(x, objectives):
+    """DTLZ2's and DTLZ5's g: the sum of (x_i - 1/2)^2 over the distance
+    coordinates (as the C++ bench computes it)."""
+    return sum((v - 0.5) * (v - 0.5) for v in x[objectives - 1:])
+
+
 def dtlz2_m(objectives):
     def evaluate(p):
         x = coordinates(p, objectives)
-        g = sum((v - 0.5) * (v - 0.5) for v in x[objectives - 1:])
+        g = squared_distance_from_centre(x, objectives)
         return sphere_point(1 + g, [v * math.pi / 2 for v in x[:objectives - 1]])
     return evaluate
 
@@ -116,7 +122,7 @@ def dtlz2_m(objectives):
 def dtlz5_m(objectives):
     def evaluate(p):
         x = coordinates(p, objectives)
-        g = sum((v - 0.5) * (v - 0.5) for v in x[objectives - 1:])
+        g = squared_distance_from_centre(x, objectives)
         theta = [x[0] * math.pi / 2] + [math.pi / (4 * (1 + g)) * (1 + 2 * g * v)
                                          for v in x[1:objectives - 1]]
         return sphere_point(1 + g, theta)
