@@ -18,6 +18,7 @@
 #include "suggest/gp/hyperparameter_fitter.h"
 #include "suggest/gp/hypervolume_scalarization.h"
 #include "suggest/gp/matern_kernel.h"
+#include "suggest/gp/normal_tail.h"
 #include "suggest/gp/output_warper.h"
 #include "suggest/gp/training_set_selector.h"
 #include "suggest/history_points.h"
@@ -75,8 +76,6 @@ void Append(Eigen::VectorXd& all, const Eigen::VectorXd& more) {
   all.conservativeResize(start + more.size());
   all.tail(more.size()) = more;
 }
-
-double NormalCdf(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
 
 // Whether a dominates b (every value at least as large, one larger).
 bool Dominates(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
@@ -170,8 +169,8 @@ void MultiObjectiveGpDesigner::Predict(const Models& models, const Eigen::Matrix
     for (Eigen::Index i = 0; i < n; ++i) {
       // The metric as a trial would report it: the latent value plus noise.
       const double deviation = std::sqrt(std::max(variance[i], 0.0) + model.noise_variance());
-      const double within = NormalCdf((models.bounds[c].upper - mean[i]) / deviation) -
-                            NormalCdf((models.bounds[c].lower - mean[i]) / deviation);
+      const double within = NormalTail::Cdf((models.bounds[c].upper - mean[i]) / deviation) -
+                            NormalTail::Cdf((models.bounds[c].lower - mean[i]) / deviation);
       (*feasibility)[i] *= std::clamp(within, 0.0, 1.0);
     }
   }

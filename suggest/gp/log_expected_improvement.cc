@@ -3,34 +3,19 @@
 #include <cmath>
 #include <numbers>
 
+#include "suggest/gp/normal_tail.h"
+
 namespace vernier::suggest {
 namespace {
 
 const double kLogSqrtTwoPi = 0.5 * std::log(2.0 * std::numbers::pi);
-const double kSqrtHalfPi = std::sqrt(0.5 * std::numbers::pi);
 // Above this u = -z, 1 - u m(u) comes from its asymptotic series: directly
 // it loses about 2 log10(u) digits to cancellation.
 constexpr double kAsymptoticU = 100.0;
 
-double NormalPdf(double z) { return std::exp(-0.5 * z * z - kLogSqrtTwoPi); }
-double NormalCdf(double z) { return 0.5 * std::erfc(-z / std::numbers::sqrt2); }
-
-// exp(x^2) erfc(x) for x >= 0.
-double Erfcx(double x) {
-  if (x < 26.0) return std::exp(x * x) * std::erfc(x);
-  const double inverse_square = 1.0 / (x * x);
-  return (1.0 + inverse_square *
-                    (-0.5 + inverse_square *
-                                (0.75 + inverse_square * (-1.875 + inverse_square * 6.5625)))) /
-         (x * std::sqrt(std::numbers::pi));
-}
-
-// Mills ratio Phi(-u) / phi(u), u >= 0.
-double MillsRatio(double u) { return kSqrtHalfPi * Erfcx(u / std::numbers::sqrt2); }
-
 // 1 - u m(u) = h(-u) / phi(u) > 0, u >= 1.
 double ScaledH(double u) {
-  if (u <= kAsymptoticU) return 1.0 - u * MillsRatio(u);
+  if (u <= kAsymptoticU) return 1.0 - u * NormalTail::MillsRatio(u);
   const double s = 1.0 / (u * u);
   return s * (1.0 + s * (-3.0 + s * (15.0 + s * (-105.0 + s * 945.0))));
 }
@@ -38,16 +23,16 @@ double ScaledH(double u) {
 }  // namespace
 
 double LogExpectedImprovement::LogH(double z) {
-  if (z > -1.0) return std::log(NormalPdf(z) + z * NormalCdf(z));
+  if (z > -1.0) return std::log(NormalTail::Pdf(z) + z * NormalTail::Cdf(z));
   const double u = -z;
   return -0.5 * z * z - kLogSqrtTwoPi + std::log(ScaledH(u));
 }
 
 double LogExpectedImprovement::LogHSlope(double z) {
-  if (z > -1.0) return NormalCdf(z) / (NormalPdf(z) + z * NormalCdf(z));
+  if (z > -1.0) return NormalTail::Cdf(z) / (NormalTail::Pdf(z) + z * NormalTail::Cdf(z));
   const double u = -z;
   // Phi(z) / h(z) = m(u) phi(u) / (phi(u) (1 - u m(u))).
-  if (u <= kAsymptoticU) return MillsRatio(u) / ScaledH(u);
+  if (u <= kAsymptoticU) return NormalTail::MillsRatio(u) / ScaledH(u);
   const double s = 1.0 / (u * u);
   const double mills = (1.0 + s * (-1.0 + s * (3.0 + s * (-15.0 + s * 105.0)))) / u;
   return mills / ScaledH(u);
