@@ -222,7 +222,7 @@ std::string FormatTimeTable(const std::vector<DesignerTime>& times) {
 std::string FormatRunsCsv(const Selection& selection, const Outcomes& outcomes) {
   std::string csv =
       "designer,mode,problem,seed,status,best_value,regret,completed_trials,duplicate_points,"
-      "suggest_calls,suggest_seconds\n";
+      "suggest_calls,suggest_seconds,infeasible_trials\n";
   for (size_t d = 0; d < selection.designers.size(); ++d) {
     for (size_t f = 0; f < selection.flows.size(); ++f) {
       for (size_t p = 0; p < selection.problems.size(); ++p) {
@@ -233,14 +233,15 @@ std::string FormatRunsCsv(const Selection& selection, const Outcomes& outcomes) 
                           TrialFlowName(selection.flows[f]), ",", selection.problems[p]->name(),
                           ",", s + 1, ",");
           if (!slot->ok()) {
-            absl::StrAppend(&csv, absl::StatusCodeToString(slot->status().code()), ",,,,,,\n");
+            absl::StrAppend(&csv, absl::StatusCodeToString(slot->status().code()), ",,,,,,,\n");
             continue;
           }
           const StudyOutcome& outcome = **slot;
-          absl::StrAppend(&csv, absl::StrFormat("OK,%.17g,%.17g,%d,%d,%d,%.6f\n",
-                                                outcome.best_value, outcome.regret,
-                                                outcome.completed_trials, outcome.duplicate_points,
-                                                outcome.suggest_calls, outcome.suggest_seconds));
+          absl::StrAppend(&csv,
+                          absl::StrFormat("OK,%.17g,%.17g,%d,%d,%d,%.6f,%d\n", outcome.best_value,
+                                          outcome.regret, outcome.completed_trials,
+                                          outcome.duplicate_points, outcome.suggest_calls,
+                                          outcome.suggest_seconds, outcome.infeasible_trials));
         }
       }
     }

@@ -5,14 +5,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <csignal>
 #include <cmath>
+#include <csignal>
 #include <cstdlib>
 #include <iostream>
 #include <limits>
 #include <utility>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -173,7 +174,9 @@ double ExternalProblem::Ask(const std::string& request) const {
     return value;
   }
   if (!absl::SimpleAtod(absl::StripAsciiWhitespace(answer), &value)) {
-    std::cerr << name_ << ": " << answer << "\n";
+    // A trial in the problem's failure region reports no value; anything
+    // else is the evaluator's error, shown.
+    if (!absl::StartsWith(answer, "infeasible")) std::cerr << name_ << ": " << answer << "\n";
     value = std::numeric_limits<double>::quiet_NaN();
   }
   std::lock_guard<std::mutex> lock(mutex_);

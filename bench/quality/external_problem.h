@@ -27,7 +27,10 @@ namespace vernier::bench {
 //   "evaluate [v1, v2, ...]" is answered with the noiseless value;
 //   "observe SEED TRIAL [v1, v2, ...]" with the value a trial reports;
 // values are a JSON array in the space's order (numbers, strings for
-// categorical values). A value that is not a number answers NaN.
+// categorical values). A value that is not a number answers NaN: the answer
+// "infeasible: WHY" for a point in the problem's failure region (a trial
+// that diverged: the study records it INFEASIBLE), "error: WHY" for the
+// evaluator's own failure (printed on stderr).
 // Evaluations may run on several threads: each takes an idle process or
 // starts one more. Starting one ignores SIGPIPE in this process (a write to
 // an evaluator that ended fails instead).

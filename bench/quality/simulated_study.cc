@@ -80,11 +80,20 @@ class Study {
     return absl::OkStatus();
   }
 
-  // Evaluates the oldest pending trial and records it as SUCCEEDED.
+  // Evaluates the oldest pending trial and records it as SUCCEEDED, or as
+  // INFEASIBLE without a value where the problem reports none (a point of
+  // its failure region: a training run that diverged).
   void CompleteOldest() {
     suggest::TrialObservation trial = std::move(history_.pending.front());
     history_.pending.erase(history_.pending.begin());
     const double value = problem_.Observe(trial.parameters, spec_.seed(), trial.trial_id);
+    if (std::isnan(value)) {
+      trial.state = v1::Trial::INFEASIBLE;
+      history_.completed.push_back(std::move(trial));
+      ++outcome_.completed_trials;
+      ++outcome_.infeasible_trials;
+      return;
+    }
     trial.state = v1::Trial::SUCCEEDED;
     trial.objective = value;
     if (!best_.has_value() || (maximize_ ? value > *best_ : value < *best_)) {
@@ -98,7 +107,7 @@ class Study {
   absl::StatusOr<StudyOutcome> Finish() {
     if (!best_.has_value()) {
       return absl::FailedPreconditionError(
-          absl::StrCat("no trial completed: ", outcome_.shortfall_reason));
+          absl::StrCat("no trial completed with a value: ", outcome_.shortfall_reason));
     }
     outcome_.best_value = *best_;
     outcome_.regret = problem_.Regret(problem_.Evaluate(best_point_));

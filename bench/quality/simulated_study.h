@@ -43,6 +43,8 @@ struct StudyOutcome {
   double best_value = 0;
   double regret = 0;
   int completed_trials = 0;
+  // Completed trials that reported no value (the problem's failure region).
+  int infeasible_trials = 0;
   // Points proposed that were already in the study or earlier in the batch.
   int duplicate_points = 0;
   // Why the designer gave fewer points than asked for, if it did.

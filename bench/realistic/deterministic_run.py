@@ -136,7 +136,8 @@ def _typed(problem, parameters):
 
 def vernier_serve_run(job):
     """One Vernier study in a `vernier serve` of its own, driven by the
-    Python client: the objectives' values of every trial."""
+    Python client: the objectives' values of every trial with values (a trial
+    in a failure region is completed infeasible)."""
     name, method, seed, trials, build = job
     vernier = _import_client(build)
     problem = deterministic.by_name(name)
@@ -147,7 +148,12 @@ def vernier_serve_run(job):
             study = client.create_study(f"{name}-{method}-{seed}", spec, seed=seed)
             for _ in range(trials):
                 trial = study.suggest()[0]
-                values = problem.values(_typed(problem, trial.parameters))
+                try:
+                    values = problem.values(_typed(problem, trial.parameters))
+                except deterministic.Infeasible as failure:
+                    # A trial in the problem's failure region: no value.
+                    trial.complete(infeasible=str(failure))
+                    continue
                 trial.complete(**dict(zip(problem.metric_names, values)))
                 history.append(values)
     return job, history
@@ -190,7 +196,8 @@ def _sampler(method, seed):
 
 
 def optuna_run(job):
-    """One Optuna study: the objectives' values of every trial."""
+    """One Optuna study: the objectives' values of every trial with values (a
+    trial in a failure region is told FAIL)."""
     import optuna  # noqa: PLC0415
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     warnings.filterwarnings("ignore")  # experimental samplers, QMC on categories
@@ -202,7 +209,12 @@ def optuna_run(job):
     history = []
     for _ in range(trials):
         trial = study.ask(distributions)
-        values = problem.values(dict(trial.params))
+        try:
+            values = problem.values(dict(trial.params))
+        except deterministic.Infeasible:
+            # As a user's objective that returns NaN or raises: FAIL.
+            study.tell(trial, state=optuna.trial.TrialState.FAIL)
+            continue
         study.tell(trial, values if len(values) > 1 else values[0])
         history.append(values)
     return job, history

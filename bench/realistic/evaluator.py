@@ -31,6 +31,8 @@ def main(argv):
             else:
                 raise ValueError(f"unknown request {command!r}")
             out.write(repr(float(value)) + "\n")
+        except problems.Infeasible as failure:
+            out.write(f"infeasible: {failure}".replace("\n", " ") + "\n")
         except Exception as error:  # noqa: BLE001  (answered, the run goes on)
             out.write(f"error: {type(error).__name__}: {error}".replace("\n", " ") + "\n")
         out.flush()

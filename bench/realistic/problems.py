@@ -9,7 +9,9 @@ Each problem has
   evaluate(point)              the noiseless value the regret is measured on;
   optimum     the best value (0 for a cross-validated error: the regret is
               then the error itself).
-All are minimised. A point is a dict from parameter name to value.
+All are minimised. A point is a dict from parameter name to value. A
+problem with a failure region raises Infeasible from observe and evaluate
+there: the trial reports no value (training diverged, ran out of memory).
 """
 
 import math
@@ -24,6 +26,11 @@ import numpy as np  # noqa: E402
 def _rng(*keys):
     """A generator seeded by integers (problem index, seed, trial)."""
     return np.random.default_rng([int(k) & 0xFFFFFFFF for k in keys])
+
+
+class Infeasible(Exception):
+    """The trial fails at this point and reports no value: the evaluator
+    answers "infeasible", Optuna's trial is told FAIL."""
 
 
 class Problem:
@@ -92,7 +99,8 @@ class BoxFunction(Problem):
     """A function of the unit box's first coordinates ('active'), the rest
     irrelevant, with Gaussian observation noise of a known deviation."""
 
-    def __init__(self, name, key, dimension, function, optimum, noise, trials, active=None):
+    def __init__(self, name, key, dimension, function, optimum, noise, trials, active=None,
+                 fails=None):
         self.name = name
         self.key = key
         self.dimension = dimension
@@ -103,10 +111,14 @@ class BoxFunction(Problem):
         # Where the function's variables sit among the box's coordinates: a
         # fixed scatter, so that they are not the first ones.
         self.active = active
+        # Where trials fail (a predicate of the box's coordinates), or None.
+        self.fails = fails
         self.space = [(f"x{i + 1}", "double", 0.0, 1.0, "linear") for i in range(dimension)]
 
     def evaluate(self, point):
         x = [point[f"x{i + 1}"] for i in range(self.dimension)]
+        if self.fails is not None and self.fails(x):
+            raise Infeasible("in the failure region")
         if self.active is not None:
             x = [x[i] for i in self.active]
         return self.function(x)
@@ -267,6 +279,132 @@ class SgdDigits(CrossValidated):
             tol=p["tol"], random_state=seed)
 
 
+class MlpSgdFriedmanDiverging(Problem):
+    """A network trained by SGD with momentum on 240 rows of Friedman #1
+    (noise 1, features standardised), scored by 3-fold cross-validation on
+    fixed folds (1 - R^2, deterministic). Large learning rates with high
+    momentum and small batches diverge: scikit-learn refuses the non-finite
+    weights, and the trial fails. The best networks train just short of
+    that edge."""
+
+    name = "mlp_friedman_diverging"
+    key = 921
+    trials = 40
+    space = [
+        ("learning_rate_init", "double", 1e-3, 1.0, "log"),
+        ("momentum", "double", 0.0, 0.99, "linear"),
+        ("batch_size", "int", 4, 64, "log"),
+        ("width", "int", 8, 128, "log"),
+        ("alpha", "double", 1e-6, 0.1, "log"),
+    ]
+
+    def _data(self):
+        if not hasattr(self, "_cache"):
+            from sklearn.datasets import make_friedman1
+            from sklearn.preprocessing import StandardScaler
+            x, y = make_friedman1(n_samples=240, noise=1.0, random_state=921)
+            self._cache = StandardScaler().fit_transform(x), (y - y.mean()) / y.std()
+        return self._cache
+
+    def evaluate(self, point):
+        from sklearn.model_selection import KFold, cross_val_score
+        from sklearn.neural_network import MLPRegressor
+        x, y = self._data()
+        model = MLPRegressor(
+            hidden_layer_sizes=(int(point["width"]),), solver="sgd",
+            learning_rate_init=float(point["learning_rate_init"]),
+            momentum=float(point["momentum"]), batch_size=int(point["batch_size"]),
+            alpha=float(point["alpha"]), max_iter=40, random_state=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                scores = cross_val_score(model, x, y, cv=KFold(3), error_score="raise")
+            except ValueError as error:  # "Solver produced non-finite parameter weights"
+                raise Infeasible(f"training diverged: {error}") from None
+        if not np.all(np.isfinite(scores)):
+            raise Infeasible("training diverged: a non-finite score")
+        return 1.0 - float(np.mean(scores))
+
+
+class SvcIterationCap(Problem):
+    """An SVM on the breast cancer data (scaled), scored by 3-fold
+    cross-validation on fixed folds (the error rate: counts of 569). A
+    trial fails when the solver needs more than 600 iterations on a fold,
+    as a trial fails that runs past its time limit: large C with a large
+    gamma, or with a polynomial kernel of small gamma."""
+
+    name = "svc_iteration_cap"
+    key = 941
+    trials = 40
+    max_iterations = 600
+    space = SvcCancer.space  # the same SVM's parameters
+
+    def _data(self):
+        if not hasattr(self, "_cache"):
+            from sklearn.datasets import load_breast_cancer
+            from sklearn.preprocessing import StandardScaler
+            x, y = load_breast_cancer(return_X_y=True)
+            self._cache = StandardScaler().fit_transform(x), y
+        return self._cache
+
+    def evaluate(self, point):
+        from sklearn.model_selection import StratifiedKFold, cross_validate
+        from sklearn.svm import SVC
+        x, y = self._data()
+        model = SVC(C=float(point["C"]), gamma=float(point["gamma"]), kernel=point["kernel"],
+                    degree=int(point["degree"]), coef0=float(point["coef0"]),
+                    max_iter=self.max_iterations)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = cross_validate(model, x, y, cv=StratifiedKFold(3, shuffle=True, random_state=0),
+                                    return_estimator=True)
+        if any(int(np.max(e.n_iter_)) >= self.max_iterations for e in result["estimator"]):
+            raise Infeasible("the solver ran past its time limit")
+        return 1.0 - float(np.mean(result["test_score"]))
+
+
+class HistBoostMemoryCap(Problem):
+    """Histogram gradient boosting on make_classification (400 x 12, 5%
+    flipped), scored by 3-fold cross-validation on fixed folds (counts of
+    400). A trial fails when its trees hold more than 2,000 leaves in all
+    (iterations x leaves per tree), as a trial fails that runs out of
+    memory."""
+
+    name = "hgb_memory_cap"
+    key = 942
+    trials = 40
+    max_leaves = 2000
+    space = [
+        ("learning_rate", "double", 0.01, 1.0, "log"),
+        ("max_iter", "int", 10, 300, "log"),
+        ("max_leaf_nodes", "int", 2, 128, "log"),
+        ("min_samples_leaf", "int", 2, 60, "log"),
+        ("l2_regularization", "double", 1e-6, 10.0, "log"),
+    ]
+
+    def _data(self):
+        if not hasattr(self, "_cache"):
+            from sklearn.datasets import make_classification
+            self._cache = make_classification(n_samples=400, n_features=12, n_informative=6,
+                                              flip_y=0.05, random_state=942)
+        return self._cache
+
+    def evaluate(self, point):
+        from sklearn.ensemble import HistGradientBoostingClassifier
+        from sklearn.model_selection import StratifiedKFold, cross_val_score
+        if int(point["max_iter"]) * int(point["max_leaf_nodes"]) > self.max_leaves:
+            raise Infeasible("out of memory")
+        x, y = self._data()
+        model = HistGradientBoostingClassifier(
+            learning_rate=float(point["learning_rate"]), max_iter=int(point["max_iter"]),
+            max_leaf_nodes=int(point["max_leaf_nodes"]),
+            min_samples_leaf=int(point["min_samples_leaf"]),
+            l2_regularization=float(point["l2_regularization"]), early_stopping=False,
+            random_state=0)
+        scores = cross_val_score(model, x, y, cv=StratifiedKFold(3, shuffle=True, random_state=0))
+        return 1.0 - float(np.mean(scores))
+
+
 def _zakharov(x):
     # Zakharov on [-5, 10]^d, minimum 0 at 0: a plate-shaped bowl.
     z = [15 * xi - 5 for xi in x]
@@ -352,13 +490,53 @@ def high_dimensional_problems():
     ]
 
 
+def failure_problems():
+    """Problems where part of the space fails (issue 33: the kind of problem
+    whose trials diverge or run out of memory): the best points lie near the
+    edge of the failure region, as the best learning rate lies just short of
+    divergence. Added after every designer rule was chosen; not in
+    all_problems(), so run.py's default set is unchanged."""
+    return [
+        # 33% of the box fails; the optimum (x3 + x6 = 1.134) 0.035 inside.
+        BoxFunction("hartmann6_fail", 931, 6, _hartmann6, -3.32237, noise=0.0, trials=60,
+                    fails=lambda x: x[2] + x[5] > 1.184),
+        BoxFunction("hartmann6_noisy_fail", 932, 6, _hartmann6, -3.32237, noise=0.1, trials=60,
+                    fails=lambda x: x[2] + x[5] > 1.184),
+        # 36%; the optimum (x1 + x2 = 1.1) 0.035 inside.
+        BoxFunction("levy8_fail", 933, 8, _levy, 0.0, noise=0.0, trials=60,
+                    fails=lambda x: x[0] + x[1] > 1.15),
+        # 45%; the optimum (x1 = x2) 0.035 inside.
+        BoxFunction("styblinski_tang8_fail", 934, 8, _styblinski_tang, -39.16617 * 8,
+                    noise=0.0, trials=60, fails=lambda x: x[0] - x[1] > 0.05),
+        MlpSgdFriedmanDiverging(),
+    ]
+
+
+def failure_held_out():
+    """More problems with failure regions, added after the feasibility
+    model's rule was chosen on failure_problems() and run once: failures by
+    a time limit and by memory on real models, a failure region away from
+    the optimum (a crash in one corner of the space), and a noisy one."""
+    return [
+        SvcIterationCap(),
+        HistBoostMemoryCap(),
+        # A ball of crashes (4% of the box) around (0.3, ..., 0.3), far from
+        # the minimum at 0.75.
+        BoxFunction("rosenbrock6_crash", 943, 6, _rosenbrock, 0.0, noise=0.0, trials=60,
+                    fails=lambda x: sum((xi - 0.3) ** 2 for xi in x) < 0.45 ** 2),
+        # The minimum at x1 = 0.63, 0.03 short of a cap (34% of the box).
+        BoxFunction("ackley6_noisy_cap", 944, 6, _ackley, 0.0, noise=0.3, trials=60,
+                    fails=lambda x: x[0] > 0.66),
+    ]
+
+
 def by_name(name):
     """A problem of this suite, of its held-out functions or of the
     deterministic one (issue 33, bench/realistic/deterministic.py, its
     held-out problems included), by name."""
     import deterministic  # noqa: PLC0415  (it imports this module)
     every = (all_problems() + held_out_problems() + high_dimensional_problems()
-             + deterministic.all_problems() + deterministic.held_out())
+             + failure_problems() + failure_held_out() + deterministic.all_problems() + deterministic.held_out())
     for problem in every:
         if problem.name == name:
             return problem

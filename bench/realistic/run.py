@@ -99,7 +99,13 @@ def tpe_run(job):
         asked = [study.ask(distributions) for _ in range(min(batch, problem.trials - done))]
         for trial in asked:
             done += 1
-            value = problem.observe(trial.params, seed, done)
+            try:
+                value = problem.observe(trial.params, seed, done)
+            except problems.Infeasible:
+                # As a user's objective that returns NaN or raises: FAIL,
+                # which TPE leaves out of its densities.
+                study.tell(trial, state=optuna.trial.TrialState.FAIL)
+                continue
             study.tell(trial, value)
             if best is None or value < best[0]:
                 best = (value, dict(trial.params))

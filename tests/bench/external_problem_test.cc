@@ -83,6 +83,20 @@ TEST(ExternalProblemTest, AnAnswerThatIsNotANumberIsNaN) {
   EXPECT_TRUE(std::isnan((*problem)->Evaluate(Point(0.5))));
 }
 
+TEST(ExternalProblemTest, AnInfeasibleAnswerIsNaNAndNotAnError) {
+  absl::StatusOr<std::unique_ptr<ExternalProblem>> problem = ExternalProblem::Start(
+      Evaluator("infeasible.sh", kSpec, "0",
+                "while read line; do echo 'infeasible: training diverged'; done\n"),
+      "toy");
+  ASSERT_TRUE(problem.ok()) << problem.status();
+  ::testing::internal::CaptureStderr();
+  const double value = (*problem)->Observe(Point(0.5), 1, 1);
+  const std::string printed = ::testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(std::isnan(value));
+  // An evaluator's error is shown; a trial that fails by design is not.
+  EXPECT_EQ(printed, "");
+}
+
 TEST(ExternalProblemTest, AnEvaluatorThatEndsGivesNaN) {
   absl::StatusOr<std::unique_ptr<ExternalProblem>> problem =
       ExternalProblem::Start(Evaluator("ends.sh", kSpec, "0", "exit 0\n"), "toy");

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <limits>
 #include <memory>
 #include <random>
 #include <utility>
@@ -129,6 +131,49 @@ TEST(RunSimulatedStudyTest, TheBestObservedTrialIsJudgedByItsNoiselessValue) {
   const double second = branin.Value(std::vector<double>{-4.9, 2.275});
   EXPECT_DOUBLE_EQ(outcome->best_value, second - 1000.0);
   EXPECT_DOUBLE_EQ(outcome->regret, second - branin.OptimalValue());
+}
+
+// Branin whose trials with x1 < -4.75 fail: they report no value.
+class FailingBranin : public Branin {
+ public:
+  double Observe(const suggest::ParameterAssignment& point, uint64_t /*seed*/,
+                 int64_t /*trial_id*/) const override {
+    if (point[0].double_value() < -4.75) return std::numeric_limits<double>::quiet_NaN();
+    return Evaluate(point);
+  }
+};
+
+TEST(RunSimulatedStudyTest, ATrialWithoutAValueIsInfeasibleAndNeverTheBest) {
+  FailingBranin branin;
+  std::vector<Request> requests;
+  // x1 = -5, -4.9, -4.8 fail; -4.7 and -4.6 report.
+  absl::StatusOr<StudyOutcome> outcome = RunSimulatedStudy(
+      branin, {.trials = 5, .flow = TrialFlow::kSequential}, Recording(requests, branin.Optimum()));
+  ASSERT_TRUE(outcome.ok()) << outcome.status();
+  EXPECT_EQ(outcome->completed_trials, 5);
+  EXPECT_EQ(outcome->infeasible_trials, 3);
+  const double best = std::min(branin.Value(std::vector<double>{-4.7, 2.275}),
+                               branin.Value(std::vector<double>{-4.6, 2.275}));
+  EXPECT_DOUBLE_EQ(outcome->best_value, best);
+  EXPECT_DOUBLE_EQ(outcome->regret, best - branin.OptimalValue());
+}
+
+// Every trial fails.
+class AlwaysFailingBranin : public Branin {
+ public:
+  double Observe(const suggest::ParameterAssignment& /*point*/, uint64_t /*seed*/,
+                 int64_t /*trial_id*/) const override {
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+};
+
+TEST(RunSimulatedStudyTest, AStudyWhoseEveryTrialFailedHasNoBest) {
+  AlwaysFailingBranin branin;
+  std::vector<Request> requests;
+  absl::StatusOr<StudyOutcome> outcome = RunSimulatedStudy(
+      branin, {.trials = 3, .flow = TrialFlow::kSequential}, Recording(requests, branin.Optimum()));
+  EXPECT_EQ(outcome.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(outcome.status().message(), HasSubstr("no trial completed with a value"));
 }
 
 TEST(RunSimulatedStudyTest, OnAMaximizedProblemTheBestIsTheLargest) {
