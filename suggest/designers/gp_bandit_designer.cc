@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -13,6 +14,7 @@
 #include "common/status_macros.h"
 #include "suggest/designers/model_fallback.h"
 #include "suggest/gp/batch_trust_region.h"
+#include "suggest/gp/feasibility_model.h"
 #include "suggest/gp/gaussian_process.h"
 #include "suggest/gp/gp_log_posterior.h"
 #include "suggest/gp/history_folder.h"
@@ -132,6 +134,30 @@ absl::StatusOr<Eigen::VectorXd> GpBanditDesigner::FitHyperparameters(const Eigen
   return fitter.Fit(posterior, {&*warm_start, 1});
 }
 
+absl::StatusOr<FeasibilityModel> GpBanditDesigner::FitFeasibility(const Eigen::MatrixXd& points,
+                                                                  const std::vector<bool>& feasible,
+                                                                  std::mt19937_64& rng) const {
+  const int d = encoder_.dimension();
+  // Past max_model_points trials the labels' model keeps a window too, the
+  // best (those with a value) beside the latest and the spread.
+  const std::vector<int> kept =
+      TrainingSetSelector(encoder_.categorical())
+          .Select(points, FeasibilityModel::CentredLabels(feasible), options_.max_model_points);
+  const Eigen::MatrixXd kept_points = Columns(points, kept);
+  std::vector<bool> kept_feasible;
+  for (int i : kept) kept_feasible.push_back(feasible[i]);
+  absl::StatusOr<Eigen::VectorXd> theta =
+      FitHyperparameters(kept_points, FeasibilityModel::CentredLabels(kept_feasible), rng);
+  if (!theta.ok()) return theta.status();
+  if (!theta->allFinite()) {
+    return absl::InternalError("the feasibility model's hyper-parameters are not finite");
+  }
+  return FeasibilityModel::Create(
+      MaternKernel(encoder_.categorical(), theta->head(d).array().exp(), std::exp((*theta)[d])),
+      GpLogPosterior::NoiseVariance(*theta), kept_points, kept_feasible,
+      options_.feasibility_exponent);
+}
+
 absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHistory& history,
                                                                int count, std::mt19937_64& rng) {
   const int d = encoder_.dimension();
@@ -152,6 +178,33 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
   }
   Eigen::MatrixXd points(d, encoded.size());
   for (size_t i = 0; i < encoded.size(); ++i) points.col(i) = encoded[i];
+
+  // Trials without a value: a model of the chance of one beside the
+  // objective's model of the trials with one, or (too few with a value, or
+  // switched off) a place just below the worst value in the objective's.
+  std::vector<bool> feasible(objectives.size());
+  int with_value = 0;
+  for (size_t i = 0; i < objectives.size(); ++i) {
+    feasible[i] = objectives[i].has_value();
+    with_value += feasible[i] ? 1 : 0;
+  }
+  std::optional<FeasibilityModel> feasibility;
+  // Every ended trial, with a value or not: a neighbour probe's tries.
+  const Eigen::MatrixXd tried = points;
+  if (options_.feasibility_model && with_value >= kMinTrialsWithValue &&
+      with_value < static_cast<int>(objectives.size())) {
+    absl::StatusOr<FeasibilityModel> fitted = FitFeasibility(points, feasible, rng);
+    if (!fitted.ok()) return fitted.status();
+    feasibility = *std::move(fitted);
+    std::vector<int> keep;
+    for (size_t i = 0; i < feasible.size(); ++i) {
+      if (feasible[i]) keep.push_back(static_cast<int>(i));
+    }
+    points = Columns(points, keep);
+    std::vector<std::optional<double>> kept_objectives;
+    for (int i : keep) kept_objectives.push_back(objectives[i]);
+    objectives = std::move(kept_objectives);
+  }
   const Eigen::VectorXd values = OutputWarper().Warp(objectives);
 
   const TrainingSetSelector selector(encoder_.categorical());
@@ -253,7 +306,8 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
     best = std::max(best, mean[0]);
   }
 
-  const AcquisitionOptimizer optimizer(encoder_, options_.acquisition);
+  const FeasibilityModel* feasible_chance = feasibility.has_value() ? &*feasibility : nullptr;
+  const AcquisitionOptimizer optimizer(encoder_, options_.acquisition, feasible_chance);
   Suggestions suggestions;
   // An exploration step computes a batch of two and returns its second point
   // (or the first, if no second is left).
@@ -307,7 +361,8 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
   // (with `best` and `used` as they stand when it is asked for).
   const auto probe_neighbour = [&] {
     return NeighbourProbe(encoder_).Best(*model, LogExpectedImprovement(best + margin),
-                                         model_points.col(by_value.front()), points, used);
+                                         model_points.col(by_value.front()), tried, used,
+                                         feasible_chance);
   };
   if (exploration_step && options_.neighbour_probes && !by_value.empty()) {
     std::optional<AcquisitionOptimizer::Candidate> probe = probe_neighbour();
@@ -316,7 +371,7 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
       return suggestions;
     }
   }
-  const AcquisitionOptimizer region_optimizer(encoder_, region);
+  const AcquisitionOptimizer region_optimizer(encoder_, region, feasible_chance);
   // A batch whose predecessor found nothing better spends its last point on
   // a probe too, as a stalled sequential search does.
   const bool probe_last = options_.neighbour_probes && count > 1 && history.pending.empty() &&

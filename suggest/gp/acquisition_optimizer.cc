@@ -36,7 +36,26 @@ double AcquisitionOptimizer::Score(const GaussianProcess& model, const Acquisiti
   Eigen::VectorXd mean;
   Eigen::VectorXd variance;
   model.Predict(point, &mean, &variance);
-  return Finite(acquisition.Value(mean[0], variance[0]));
+  double value = acquisition.Value(mean[0], variance[0]);
+  if (feasibility_ != nullptr) value += feasibility_->LogWeight(point)[0];
+  return Finite(value);
+}
+
+std::vector<double> AcquisitionOptimizer::ScoreAll(const GaussianProcess& model,
+                                                   const Acquisition& acquisition,
+                                                   const Eigen::MatrixXd& points) const {
+  Eigen::VectorXd means;
+  Eigen::VectorXd variances;
+  model.Predict(points, &means, &variances);
+  Eigen::VectorXd feasible;
+  if (feasibility_ != nullptr) feasible = feasibility_->LogWeight(points);
+  std::vector<double> values(points.cols());
+  for (Eigen::Index i = 0; i < points.cols(); ++i) {
+    double value = acquisition.Value(means[i], variances[i]);
+    if (feasibility_ != nullptr) value += feasible[i];
+    values[i] = Finite(value);
+  }
+  return values;
 }
 
 Eigen::MatrixXd AcquisitionOptimizer::ScreeningPoints(std::span<const Eigen::VectorXd> incumbents,
@@ -108,13 +127,17 @@ AcquisitionOptimizer::Candidate AcquisitionOptimizer::Refine(const GaussianProce
           model.PredictWithGradient(full, &mean, &variance, &mean_gradient, &variance_gradient);
           double d_mean;
           double d_variance;
-          const double value =
-              acquisition.ValueWithDerivatives(mean, variance, &d_mean, &d_variance);
+          double value = acquisition.ValueWithDerivatives(mean, variance, &d_mean, &d_variance);
+          Eigen::VectorXd feasible_gradient;
+          if (feasibility_ != nullptr) {
+            value += feasibility_->LogWeightWithGradient(full, &feasible_gradient);
+          }
           if (gradient != nullptr) {
             gradient->resize(m);
             for (Eigen::Index i = 0; i < m; ++i) {
               (*gradient)[i] =
                   -(d_mean * mean_gradient[free[i]] + d_variance * variance_gradient[free[i]]);
+              if (feasibility_ != nullptr) (*gradient)[i] -= feasible_gradient[free[i]];
             }
           }
           return -value;
@@ -170,13 +193,11 @@ std::optional<AcquisitionOptimizer::Candidate> AcquisitionOptimizer::Maximize(
     std::span<const Eigen::VectorXd> incumbents, const absl::flat_hash_set<std::string>& used,
     std::mt19937_64& rng) const {
   const Eigen::MatrixXd screening = ScreeningPoints(incumbents, rng);
-  Eigen::VectorXd means;
-  Eigen::VectorXd variances;
-  model.Predict(screening, &means, &variances);
+  const std::vector<double> values = ScoreAll(model, acquisition, screening);
   std::vector<Candidate> candidates;
   candidates.reserve(screening.cols() + options_.local_starts);
   for (Eigen::Index i = 0; i < screening.cols(); ++i) {
-    candidates.push_back({screening.col(i), Finite(acquisition.Value(means[i], variances[i])), {}});
+    candidates.push_back({screening.col(i), values[i], {}});
   }
   std::vector<int> order(candidates.size());
   std::iota(order.begin(), order.end(), 0);
@@ -212,14 +233,10 @@ std::optional<AcquisitionOptimizer::Candidate> AcquisitionOptimizer::MaximizeAro
     }
     points.col(i) = encoder_.Snap(point);
   }
-  Eigen::VectorXd means;
-  Eigen::VectorXd variances;
-  model.Predict(points, &means, &variances);
+  const std::vector<double> values = ScoreAll(model, acquisition, points);
   std::vector<Candidate> screened;
   screened.reserve(count);
-  for (int i = 0; i < count; ++i) {
-    screened.push_back({points.col(i), Finite(acquisition.Value(means[i], variances[i])), {}});
-  }
+  for (int i = 0; i < count; ++i) screened.push_back({points.col(i), values[i], {}});
   std::vector<int> order(count);
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),

@@ -10,6 +10,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "suggest/gp/acquisition.h"
+#include "suggest/gp/feasibility_model.h"
 #include "suggest/gp/gaussian_process.h"
 #include "suggest/gp/gp_input_encoder.h"
 #include "suggest/search_space.h"
@@ -54,8 +55,12 @@ class AcquisitionOptimizer {
     ParameterAssignment parameters;
   };
 
-  AcquisitionOptimizer(const GpInputEncoder& encoder, Options options)
-      : encoder_(encoder), options_(options) {}
+  // With `feasibility`, every acquisition value has its LogWeight added
+  // (for log expected improvement: expected improvement times a power of
+  // the chance that the point's trial ends with a value).
+  AcquisitionOptimizer(const GpInputEncoder& encoder, Options options,
+                       const FeasibilityModel* feasibility = nullptr)
+      : encoder_(encoder), options_(options), feasibility_(feasibility) {}
 
   // `incumbents` are the best observed model points (perturbed during
   // screening). nullopt when every candidate found is in `used`.
@@ -91,8 +96,14 @@ class AcquisitionOptimizer {
   Eigen::MatrixXd ScreeningPoints(std::span<const Eigen::VectorXd> incumbents,
                                   std::mt19937_64& rng) const;
 
+  // The acquisition's values at the columns of `points`, each with the
+  // feasibility's LogWeight added.
+  std::vector<double> ScoreAll(const GaussianProcess& model, const Acquisition& acquisition,
+                               const Eigen::MatrixXd& points) const;
+
   const GpInputEncoder& encoder_;
   Options options_;
+  const FeasibilityModel* feasibility_;
 };
 
 }  // namespace vernier::suggest

@@ -25,7 +25,8 @@ bool NeighbourProbe::Tried(const Eigen::VectorXd& point, const Eigen::MatrixXd& 
 
 std::optional<AcquisitionOptimizer::Candidate> NeighbourProbe::Best(
     const GaussianProcess& model, const Acquisition& acquisition, const Eigen::VectorXd& incumbent,
-    const Eigen::MatrixXd& tried, const absl::flat_hash_set<std::string>& used) const {
+    const Eigen::MatrixXd& tried, const absl::flat_hash_set<std::string>& used,
+    const FeasibilityModel* feasibility) const {
   std::optional<AcquisitionOptimizer::Candidate> best;
   for (int j = 0; j < encoder_.dimension(); ++j) {
     for (double neighbour : encoder_.Neighbours(incumbent, j)) {
@@ -39,7 +40,8 @@ std::optional<AcquisitionOptimizer::Candidate> NeighbourProbe::Best(
       Eigen::VectorXd mean;
       Eigen::VectorXd variance;
       model.Predict(point, &mean, &variance);
-      const double value = acquisition.Value(mean[0], variance[0]);
+      double value = acquisition.Value(mean[0], variance[0]);
+      if (feasibility != nullptr) value += feasibility->LogWeight(point)[0];
       if (!std::isfinite(value)) continue;
       if (!best.has_value() || value > best->value) {
         best = AcquisitionOptimizer::Candidate{std::move(point), value, std::move(parameters)};

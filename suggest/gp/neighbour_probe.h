@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "suggest/gp/acquisition.h"
 #include "suggest/gp/acquisition_optimizer.h"
+#include "suggest/gp/feasibility_model.h"
 #include "suggest/gp/gaussian_process.h"
 #include "suggest/gp/gp_input_encoder.h"
 
@@ -49,11 +50,13 @@ class NeighbourProbe {
   // highest acquisition, its parameters decoded; nullopt when every
   // neighbour is tried or `used` (keys of SearchSpace::Key) holds it, or
   // the space has no discrete coordinate. `tried`: the trials' model
-  // points, one per column.
+  // points, one per column. With `feasibility`, its LogWeight is added to
+  // the acquisition, as AcquisitionOptimizer adds it.
   std::optional<AcquisitionOptimizer::Candidate> Best(
       const GaussianProcess& model, const Acquisition& acquisition,
       const Eigen::VectorXd& incumbent, const Eigen::MatrixXd& tried,
-      const absl::flat_hash_set<std::string>& used) const;
+      const absl::flat_hash_set<std::string>& used,
+      const FeasibilityModel* feasibility = nullptr) const;
   // Whether some column of `tried` is in `point`'s discrete cell and within
   // kRadius of it in every active DOUBLE coordinate.
   bool Tried(const Eigen::VectorXd& point, const Eigen::MatrixXd& tried) const;

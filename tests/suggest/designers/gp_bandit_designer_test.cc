@@ -147,6 +147,60 @@ TEST(GpBanditDesignerTest, InfeasibleAndFailedTrialsSteerTheSearchAway) {
   }
 }
 
+// Runs `trials` sequential suggestions on `objective`, whose trials fail
+// (INFEASIBLE, no value) where `fails`; returns the best value with one.
+double RunWithFailures(Designer& designer, const Objective& objective,
+                       const std::function<bool(const ParameterAssignment&)>& fails, int trials,
+                       uint64_t seed) {
+  DesignerHistory history;
+  double best = INFINITY;
+  for (int t = 0; t < trials; ++t) {
+    const Suggestions suggestions = MustSuggest(designer, history, 1, seed * 1000 + t);
+    EXPECT_EQ(suggestions.fallback_reason, "");
+    for (const ParameterAssignment& point : suggestions.points) {
+      TrialObservation trial = Observation(static_cast<int64_t>(history.completed.size()) + 1,
+                                           point, v1::Trial::SUCCEEDED);
+      if (fails(point)) {
+        trial.state = v1::Trial::INFEASIBLE;
+      } else {
+        trial.objective = objective(point);
+        best = std::min(best, *trial.objective);
+      }
+      history.completed.push_back(std::move(trial));
+    }
+  }
+  return best;
+}
+
+TEST(GpBanditDesignerTest, AFailureRegionsEdgeIsSearchedWithTheFeasibilityModel) {
+  // A bowl in 4-d whose minimum (0 at 0.6 in every coordinate) lies just
+  // inside a failure region's edge, x0 + x1 > 1.25, as the best learning
+  // rate lies just short of divergence. With the failed trials placed below
+  // the worst value in the objective's model, the model's mean sinks along
+  // the edge and the search keeps away from the minimum.
+  const SearchSpace space = UnitSquare(4);
+  const Objective bowl = [](const ParameterAssignment& p) {
+    double sum = 0;
+    for (const v1::ParameterValue& value : p) sum += std::pow(value.double_value() - 0.6, 2);
+    return sum;
+  };
+  const auto fails = [](const ParameterAssignment& p) {
+    return p[0].double_value() + p[1].double_value() > 1.25;
+  };
+  double with_model = 0;
+  double without_model = 0;
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    GpBanditDesigner::Options options;
+    GpBanditDesigner modelled(space, v1::MetricSpec::MINIMIZE, seed, options);
+    with_model += RunWithFailures(modelled, bowl, fails, 30, seed);
+    options.feasibility_model = false;
+    GpBanditDesigner placed_below(space, v1::MetricSpec::MINIMIZE, seed, options);
+    without_model += RunWithFailures(placed_below, bowl, fails, 30, seed);
+  }
+  // 0.042 against 0.100 when written.
+  EXPECT_LT(with_model, 0.6 * without_model);
+}
+
 TEST(GpBanditDesignerTest, BatchesAreDistinctSpreadAndAvoidPendingTrials) {
   const SearchSpace space = UnitSquare();
   GpBanditDesigner designer(space, v1::MetricSpec::MINIMIZE, 2);
