@@ -6,6 +6,7 @@
 
 #include "gtest/gtest.h"
 #include "suggest/gp/matern_kernel.h"
+#include "tests/suggest/gp/central_difference.h"
 
 namespace vernier::suggest {
 namespace {
@@ -80,12 +81,8 @@ TEST(FeasibilityModelTest, TheWeightIsTheExponentTimesTheLogChanceWithItsGradien
     EXPECT_NEAR(value, model->LogWeight(x)[0], 1e-12);
     ASSERT_EQ(gradient.size(), 2);
     for (int j = 0; j < 2; ++j) {
-      const double h = 1e-6;
-      Eigen::Vector2d up = x;
-      Eigen::Vector2d down = x;
-      up[j] += h;
-      down[j] -= h;
-      const double numeric = (model->LogWeight(up)[0] - model->LogWeight(down)[0]) / (2 * h);
+      const double numeric = testing::CentralDifference(
+          [&](const Eigen::VectorXd& at) { return model->LogWeight(at)[0]; }, x, j, 1e-6);
       EXPECT_NEAR(gradient[j], numeric, 1e-5 * std::max(1.0, std::abs(numeric)));
     }
   }

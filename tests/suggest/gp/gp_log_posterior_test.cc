@@ -5,6 +5,7 @@
 #include <random>
 
 #include "gtest/gtest.h"
+#include "tests/suggest/gp/central_difference.h"
 
 namespace vernier::suggest {
 namespace {
@@ -63,14 +64,9 @@ TEST(GpLogPosteriorTest, GradientMatchesFiniteDifferences) {
     posterior.NegativeLogPosterior(theta, &gradient);
     ASSERT_EQ(gradient.size(), 5);
     for (int i = 0; i < 5; ++i) {
-      const double h = 1e-5;
-      Eigen::VectorXd up = theta;
-      Eigen::VectorXd down = theta;
-      up[i] += h;
-      down[i] -= h;
-      const double numeric = (posterior.NegativeLogPosterior(up, nullptr) -
-                              posterior.NegativeLogPosterior(down, nullptr)) /
-                             (2 * h);
+      const double numeric = testing::CentralDifference(
+          [&](const Eigen::VectorXd& at) { return posterior.NegativeLogPosterior(at, nullptr); },
+          theta, i, 1e-5);
       EXPECT_NEAR(gradient[i], numeric, 1e-5 * std::max(1.0, std::abs(numeric)))
           << "component " << i << " at " << theta.transpose();
     }
