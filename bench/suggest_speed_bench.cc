@@ -43,8 +43,10 @@ v1::StudySpec Spec(v1::Algorithm algorithm) {
   return spec;
 }
 
-// n ended trials at random points, with a smooth, bumpy loss.
-DesignerHistory History(int n) {
+// n ended trials at random points, with a smooth, bumpy loss; with
+// `failures`, those with x0 + x1 > 1.2 (about a third) end INFEASIBLE
+// without one, as trials that diverged.
+DesignerHistory History(int n, bool failures = false) {
   const v1::StudySpec spec = Spec(v1::RANDOM_SEARCH);
   absl::StatusOr<SearchSpace> space = SearchSpace::Create(spec.parameters());
   RandomSearchDesigner random(*space);
@@ -59,18 +61,19 @@ DesignerHistory History(int n) {
     }
     TrialObservation trial;
     trial.trial_id = static_cast<int64_t>(history.completed.size()) + 1;
+    const bool failed = failures && point[0].double_value() + point[1].double_value() > 1.2;
     trial.parameters = std::move(point);
-    trial.state = v1::Trial::SUCCEEDED;
-    trial.objective = loss;
+    trial.state = failed ? v1::Trial::INFEASIBLE : v1::Trial::SUCCEEDED;
+    if (!failed) trial.objective = loss;
     history.completed.push_back(std::move(trial));
   }
   return history;
 }
 
-void Suggest(benchmark::State& state, v1::Algorithm algorithm) {
+void Suggest(benchmark::State& state, v1::Algorithm algorithm, bool failures = false) {
   const int history_size = static_cast<int>(state.range(0));
   const int count = static_cast<int>(state.range(1));
-  const DesignerHistory history = History(history_size);
+  const DesignerHistory history = History(history_size, failures);
   const v1::StudySpec spec = Spec(algorithm);
   for (auto _ : state) {
     absl::StatusOr<std::unique_ptr<Designer>> designer = MakeDesigner(spec);
@@ -113,6 +116,12 @@ void BM_GaussianProcessProjectedSuggest(benchmark::State& state) {
 }
 void BM_RandomSearchSuggest(benchmark::State& state) { Suggest(state, v1::RANDOM_SEARCH); }
 
+// A third of the trials failed: the GP designer also fits the chance of a
+// value (FeasibilityModel).
+void BM_GaussianProcessSuggestWithFailures(benchmark::State& state) {
+  Suggest(state, v1::GAUSSIAN_PROCESS_BANDIT, /*failures=*/true);
+}
+
 void Sizes(benchmark::internal::Benchmark* benchmark) {
   benchmark->ArgNames({"history", "count"});
   for (int n : {50, 200, 1000, 2000, 5000, 10000}) benchmark->Args({n, 1});
@@ -125,6 +134,13 @@ void Sizes(benchmark::internal::Benchmark* benchmark) {
 
 BENCHMARK(BM_GaussianProcessSuggest)->Apply(Sizes);
 BENCHMARK(BM_RandomSearchSuggest)->Apply(Sizes);
+BENCHMARK(BM_GaussianProcessSuggestWithFailures)
+    ->ArgNames({"history", "count"})
+    ->Args({50, 1})
+    ->Args({200, 1})
+    ->Args({1000, 1})
+    ->Args({10000, 1})
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_GaussianProcessProjectedSuggest)
     ->ArgName("history")
     ->Arg(200)

@@ -138,16 +138,21 @@ absl::StatusOr<FeasibilityModel> GpBanditDesigner::FitFeasibility(const Eigen::M
                                                                   const std::vector<bool>& feasible,
                                                                   std::mt19937_64& rng) const {
   const int d = encoder_.dimension();
-  // Past max_model_points trials the labels' model keeps a window too, the
-  // best (those with a value) beside the latest and the spread.
+  // As the objective's: past max_model_points trials the labels' model
+  // keeps a window (the best, those with a value, beside the latest and
+  // the spread), and its hyper-parameters are fitted on at most
+  // max_fit_points of it.
+  const TrainingSetSelector selector(encoder_.categorical());
   const std::vector<int> kept =
-      TrainingSetSelector(encoder_.categorical())
-          .Select(points, FeasibilityModel::CentredLabels(feasible), options_.max_model_points);
+      selector.Select(points, FeasibilityModel::CentredLabels(feasible), options_.max_model_points);
   const Eigen::MatrixXd kept_points = Columns(points, kept);
   std::vector<bool> kept_feasible;
   for (int i : kept) kept_feasible.push_back(feasible[i]);
+  const Eigen::VectorXd kept_labels = FeasibilityModel::CentredLabels(kept_feasible);
+  const std::vector<int> fitted =
+      selector.Select(kept_points, kept_labels, options_.max_fit_points);
   absl::StatusOr<Eigen::VectorXd> theta =
-      FitHyperparameters(kept_points, FeasibilityModel::CentredLabels(kept_feasible), rng);
+      FitHyperparameters(Columns(kept_points, fitted), Entries(kept_labels, fitted), rng);
   if (!theta.ok()) return theta.status();
   if (!theta->allFinite()) {
     return absl::InternalError("the feasibility model's hyper-parameters are not finite");
