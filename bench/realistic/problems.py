@@ -100,7 +100,7 @@ class BoxFunction(Problem):
     irrelevant, with Gaussian observation noise of a known deviation."""
 
     def __init__(self, name, key, dimension, function, optimum, noise, trials, active=None,
-                 fails=None):
+                 fails=None, flaky=0.0):
         self.name = name
         self.key = key
         self.dimension = dimension
@@ -113,7 +113,15 @@ class BoxFunction(Problem):
         self.active = active
         # Where trials fail (a predicate of the box's coordinates), or None.
         self.fails = fails
+        # The chance that a trial fails wherever it is (a lost node), drawn
+        # from (seed, trial): its noiseless value still counts for the regret.
+        self.flaky = flaky
         self.space = [(f"x{i + 1}", "double", 0.0, 1.0, "linear") for i in range(dimension)]
+
+    def observe(self, point, seed, trial):
+        if self.flaky > 0 and _rng(self.key, seed, trial, 1).random() < self.flaky:
+            raise Infeasible("the trial's node was lost")
+        return super().observe(point, seed, trial)
 
     def evaluate(self, point):
         x = [point[f"x{i + 1}"] for i in range(self.dimension)]
@@ -516,7 +524,8 @@ def failure_held_out():
     """More problems with failure regions, added after the feasibility
     model's rule was chosen on failure_problems() and run once: failures by
     a time limit and by memory on real models, a failure region away from
-    the optimum (a crash in one corner of the space), and a noisy one."""
+    the optimum (a crash in one corner of the space), a noisy one, and
+    trials lost at random wherever they are."""
     return [
         SvcIterationCap(),
         HistBoostMemoryCap(),
@@ -527,6 +536,11 @@ def failure_held_out():
         # The minimum at x1 = 0.63, 0.03 short of a cap (34% of the box).
         BoxFunction("ackley6_noisy_cap", 944, 6, _ackley, 0.0, noise=0.3, trials=60,
                     fails=lambda x: x[0] > 0.66),
+        # Failures that have nothing to do with the point: a fifth of the
+        # trials lost at random (added after the four above were run).
+        BoxFunction("hartmann6_flaky", 945, 6, _hartmann6, -3.32237, noise=0.0, trials=60,
+                    flaky=0.2),
+        BoxFunction("levy8_flaky", 946, 8, _levy, 0.0, noise=0.0, trials=60, flaky=0.2),
     ]
 
 

@@ -58,6 +58,23 @@ class FailureRegionTest(unittest.TestCase):
             with self.assertRaises(problems.Infeasible, msg=problem.name):
                 problem.observe(unit(failing), 1, 1)
 
+    def test_flaky_trials_fail_at_random_wherever_they_are(self):
+        for name, minimiser in (("hartmann6_flaky", HARTMANN6_MINIMISER),
+                                ("levy8_flaky", [0.55] * 8)):
+            problem = problems.by_name(name)
+            point = unit(minimiser)
+            self.assertAlmostEqual(problem.evaluate(point), problem.optimum, delta=1e-3)
+            lost = 0
+            for trial in range(1, 201):
+                try:
+                    self.assertAlmostEqual(problem.observe(point, 1, trial), problem.optimum,
+                                           delta=1e-3)
+                except problems.Infeasible:
+                    lost += 1
+            # A fifth, drawn from (seed, trial): the same draws every run.
+            self.assertGreater(lost, 20, name)
+            self.assertLess(lost, 60, name)
+
     def test_real_models_fail_by_divergence_time_and_memory(self):
         mlp = problems.by_name("mlp_friedman_diverging")
         calm = {"learning_rate_init": 0.01, "momentum": 0.9, "batch_size": 16, "width": 32,
