@@ -146,9 +146,11 @@ def vernier_serve_run(job):
     with vernier.LocalServer(binary=os.path.join(build, "bin", "vernier")) as server:
         with vernier.Client(server.target) as client:
             study = client.create_study(f"{name}-{method}-{seed}", spec, seed=seed)
-            for _ in range(trials):
+            for number in range(1, trials + 1):
                 trial = study.suggest()[0]
                 try:
+                    if problem.lost(seed, number):
+                        raise deterministic.Infeasible("the trial's node was lost")
                     values = problem.values(_typed(problem, trial.parameters))
                 except deterministic.Infeasible as failure:
                     # A trial in the problem's failure region: no value.
@@ -207,9 +209,11 @@ def optuna_run(job):
     study = optuna.create_study(directions=["minimize"] * len(problem.metric_names),
                                 sampler=_sampler(method, seed))
     history = []
-    for _ in range(trials):
+    for number in range(1, trials + 1):
         trial = study.ask(distributions)
         try:
+            if problem.lost(seed, number):
+                raise deterministic.Infeasible("the trial's node was lost")
             values = problem.values(dict(trial.params))
         except deterministic.Infeasible:
             # As a user's objective that returns NaN or raises: FAIL.

@@ -39,6 +39,13 @@ class Problem:
     optimum = 0.0
     noise = 0.0
     key = 0
+    # The chance that a trial fails wherever it is (a lost node), drawn from
+    # (seed, trial) by lost().
+    flaky = 0.0
+
+    def lost(self, seed, trial):
+        """Whether trial `trial` of the run seeded `seed` is lost at random."""
+        return self.flaky > 0 and _rng(self.key, seed, trial, 1).random() < self.flaky
 
     def describe(self):
         """The StudySpec in protobuf text format, one line."""
@@ -113,13 +120,13 @@ class BoxFunction(Problem):
         self.active = active
         # Where trials fail (a predicate of the box's coordinates), or None.
         self.fails = fails
-        # The chance that a trial fails wherever it is (a lost node), drawn
-        # from (seed, trial): its noiseless value still counts for the regret.
+        # Trials lost at random (lost()): their noiseless value still counts
+        # for the regret.
         self.flaky = flaky
         self.space = [(f"x{i + 1}", "double", 0.0, 1.0, "linear") for i in range(dimension)]
 
     def observe(self, point, seed, trial):
-        if self.flaky > 0 and _rng(self.key, seed, trial, 1).random() < self.flaky:
+        if self.lost(seed, trial):
             raise Infeasible("the trial's node was lost")
         return super().observe(point, seed, trial)
 

@@ -149,6 +149,15 @@ class FailureRegionTest(unittest.TestCase):
             ("forest_3obj_memory_cap", "vernier_gp", 1, 12, BUILD))
         self.assertLess(len(history), 12)
         self.assertTrue(all(len(values) == 3 for values in history))
+        # Trials lost at random: as many lost in Optuna as in a server.
+        flaky = deterministic.by_name("forest_3obj_flaky")
+        lost = sum(flaky.lost(1, number) for number in range(1, 13))
+        self.assertGreater(lost, 0)
+        _, history = deterministic_run.optuna_run(("forest_3obj_flaky", "random", 1, 12))
+        self.assertEqual(len(history), 12 - lost)
+        _, history = deterministic_run.vernier_serve_run(
+            ("forest_3obj_flaky", "vernier_gp", 1, 12, BUILD))
+        self.assertEqual(len(history), 12 - lost)
 
     def test_tpe_tells_optuna_the_failed_trials(self):
         (name, seed, batch), regret = run.tpe_run(("rosenbrock6_crash", 1, 1))
