@@ -194,8 +194,9 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
     with_value += feasible[i] ? 1 : 0;
   }
   std::optional<FeasibilityModel> feasibility;
-  // Every ended trial, with a value or not: a neighbour probe's tries.
-  const Eigen::MatrixXd tried = points;
+  // With the feasibility model: every ended trial, with a value or not (a
+  // neighbour probe's tries), while `points` keeps those with one.
+  Eigen::MatrixXd all_points;
   if (options_.feasibility_model && with_value >= kMinTrialsWithValue &&
       with_value < static_cast<int>(objectives.size())) {
     absl::StatusOr<FeasibilityModel> fitted = FitFeasibility(points, feasible, rng);
@@ -205,7 +206,8 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
     for (size_t i = 0; i < feasible.size(); ++i) {
       if (feasible[i]) keep.push_back(static_cast<int>(i));
     }
-    points = Columns(points, keep);
+    all_points = std::move(points);
+    points = Columns(all_points, keep);
     std::vector<std::optional<double>> kept_objectives;
     for (int i : keep) kept_objectives.push_back(objectives[i]);
     objectives = std::move(kept_objectives);
@@ -365,9 +367,9 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
   // The best trial's untried neighbour in a discrete coordinate, if any
   // (with `best` and `used` as they stand when it is asked for).
   const auto probe_neighbour = [&] {
-    return NeighbourProbe(encoder_).Best(*model, LogExpectedImprovement(best + margin),
-                                         model_points.col(by_value.front()), tried, used,
-                                         feasible_chance);
+    return NeighbourProbe(encoder_).Best(
+        *model, LogExpectedImprovement(best + margin), model_points.col(by_value.front()),
+        feasibility.has_value() ? all_points : points, used, feasible_chance);
   };
   if (exploration_step && options_.neighbour_probes && !by_value.empty()) {
     std::optional<AcquisitionOptimizer::Candidate> probe = probe_neighbour();

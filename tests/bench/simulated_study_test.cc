@@ -133,18 +133,22 @@ TEST(RunSimulatedStudyTest, TheBestObservedTrialIsJudgedByItsNoiselessValue) {
   EXPECT_DOUBLE_EQ(outcome->regret, second - branin.OptimalValue());
 }
 
-// Branin whose trials with x1 < -4.75 fail: they report no value.
+// Branin whose trials with x1 below `below` fail: they report no value.
 class FailingBranin : public Branin {
  public:
+  explicit FailingBranin(double below) : below_(below) {}
   double Observe(const suggest::ParameterAssignment& point, uint64_t /*seed*/,
                  int64_t /*trial_id*/) const override {
-    if (point[0].double_value() < -4.75) return std::numeric_limits<double>::quiet_NaN();
+    if (point[0].double_value() < below_) return std::numeric_limits<double>::quiet_NaN();
     return Evaluate(point);
   }
+
+ private:
+  double below_;
 };
 
 TEST(RunSimulatedStudyTest, ATrialWithoutAValueIsInfeasibleAndNeverTheBest) {
-  FailingBranin branin;
+  const FailingBranin branin(-4.75);
   std::vector<Request> requests;
   // x1 = -5, -4.9, -4.8 fail; -4.7 and -4.6 report.
   absl::StatusOr<StudyOutcome> outcome = RunSimulatedStudy(
@@ -158,17 +162,9 @@ TEST(RunSimulatedStudyTest, ATrialWithoutAValueIsInfeasibleAndNeverTheBest) {
   EXPECT_DOUBLE_EQ(outcome->regret, best - branin.OptimalValue());
 }
 
-// Every trial fails.
-class AlwaysFailingBranin : public Branin {
- public:
-  double Observe(const suggest::ParameterAssignment& /*point*/, uint64_t /*seed*/,
-                 int64_t /*trial_id*/) const override {
-    return std::numeric_limits<double>::quiet_NaN();
-  }
-};
-
 TEST(RunSimulatedStudyTest, AStudyWhoseEveryTrialFailedHasNoBest) {
-  AlwaysFailingBranin branin;
+  // Every trial fails: x1 is at most 10.
+  const FailingBranin branin(11);
   std::vector<Request> requests;
   absl::StatusOr<StudyOutcome> outcome = RunSimulatedStudy(
       branin, {.trials = 3, .flow = TrialFlow::kSequential}, Recording(requests, branin.Optimum()));
