@@ -9,11 +9,13 @@ is when the user does not reshuffle. A regression's error is continuous.
 Seven problems have one objective (minimised, optimum 0: the regret is the
 value); two have three (error, model size, fit cost), where size and cost
 are counted from the fitted models (nodes, weights, operations), never
-timed, so they are deterministic too. Ten more, held_out() (five added
+timed, so they are deterministic too. More, held_out() (five added
 after the designers' rules were chosen, four with one objective and one
 with three; five more of other kinds in a second round, later, four with
-one objective and one with three), are reachable by name only: never run
-by default, never used to choose a rule. The three-objective problems'
+one objective and one with three; later still one with four objectives,
+two three-objective ones whose trials fail, and a third round of three
+with one objective whose categories have 5 to 9 values), are reachable
+by name only: never run by default, never used to choose a rule. The three-objective problems'
 hypervolume is measured at the reference points in REFERENCES, which no
 designer is told.
 
@@ -764,6 +766,127 @@ class SparseLogregThreeObjectives(Deterministic):
         return math.log10(1 + sum(nonzero) / len(nonzero)), math.log10(max(work, 1))
 
 
+# --------------------------------- held out, third round: many categories
+# Every CATEGORICAL parameter above has 2 to 4 values. Real spaces often
+# have more: a preprocessing step among eight, a distance among six, the
+# model family itself among nine. Added after every designer rule was
+# chosen, as the rounds above.
+
+def _scaler(name):
+    from sklearn.preprocessing import (MaxAbsScaler, MinMaxScaler, PowerTransformer,
+                                       QuantileTransformer, RobustScaler, StandardScaler)
+    return {"none": None, "standard": StandardScaler(), "minmax": MinMaxScaler(),
+            "maxabs": MaxAbsScaler(), "robust": RobustScaler(),
+            "quantile_uniform": QuantileTransformer(n_quantiles=100, random_state=MODEL_SEED),
+            "quantile_normal": QuantileTransformer(n_quantiles=100,
+                                                   output_distribution="normal",
+                                                   random_state=MODEL_SEED),
+            "power": PowerTransformer()}[name]
+
+
+SCALERS = ["none", "standard", "minmax", "maxabs", "robust", "quantile_uniform",
+           "quantile_normal", "power"]
+
+
+class KnnMetricDigits(Deterministic):
+    """k nearest neighbours on the first 450 digits: the scaling among
+    eight, the distance among six, k an integer on a log scale and the
+    weighting: 96 combinations of categories."""
+    name = "knn_metric_digits"
+    space = [
+        ("scaler", "categorical", SCALERS),
+        ("metric", "categorical", ["euclidean", "manhattan", "chebyshev", "cosine",
+                                   "braycurtis", "canberra"]),
+        ("n_neighbors", "int", 1, 40, "log"),
+        ("weights", "categorical", ["uniform", "distance"]),
+    ]
+
+    def load(self):
+        return _digits(450)
+
+    def model(self, p):
+        from sklearn.neighbors import KNeighborsClassifier
+        from sklearn.pipeline import make_pipeline
+        knn = KNeighborsClassifier(n_neighbors=int(p["n_neighbors"]), weights=p["weights"],
+                                   metric=p["metric"], algorithm="brute")
+        scaler = _scaler(p["scaler"])
+        return knn if scaler is None else make_pipeline(scaler, knn)
+
+
+class SgdScheduleDigits(Deterministic):
+    """A linear classifier by SGD on the first 600 digits: the loss among
+    five, the step schedule among four, the penalty among three, the
+    regularisation and the first step over decades, a few passes."""
+    name = "sgd_schedule_digits"
+    space = [
+        ("loss", "categorical", ["hinge", "log_loss", "modified_huber", "squared_hinge",
+                                 "perceptron"]),
+        ("learning_rate", "categorical", ["optimal", "constant", "invscaling", "adaptive"]),
+        ("penalty", "categorical", ["l2", "l1", "elasticnet"]),
+        ("alpha", "double", 1e-6, 1.0, "log"),
+        ("eta0", "double", 1e-4, 1.0, "log"),
+        ("max_iter", "int", 2, 40, "log"),
+    ]
+
+    def load(self):
+        return _digits(600)
+
+    def model(self, p):
+        from sklearn.linear_model import SGDClassifier
+        return SGDClassifier(loss=p["loss"], learning_rate=p["learning_rate"],
+                             penalty=p["penalty"], alpha=p["alpha"], eta0=p["eta0"],
+                             max_iter=int(p["max_iter"]), tol=None, random_state=MODEL_SEED)
+
+
+class ModelChoiceSynthetic(Deterministic):
+    """The model family itself among nine, on 400 generated samples of 3
+    classes, with one shared `strength` (each family's main regularisation
+    or capacity, mapped onto its own range) and the scaling among four."""
+    name = "model_choice_synthetic"
+    space = [
+        ("model", "categorical", ["logreg", "linear_svc", "ridge", "knn", "tree", "forest",
+                                  "naive_bayes", "lda", "centroid"]),
+        ("strength", "double", 1e-3, 1e3, "log"),
+        ("scaler", "categorical", ["none", "standard", "minmax", "quantile_normal"]),
+    ]
+
+    def load(self):
+        from sklearn.datasets import make_classification
+        x, y = make_classification(n_samples=400, n_features=15, n_informative=6,
+                                   n_redundant=3, n_classes=3, n_clusters_per_class=2,
+                                   flip_y=0.03, class_sep=1.0, random_state=13)
+        # Features on very different scales, as raw columns are.
+        return x * np.logspace(-2, 2, x.shape[1]), y
+
+    def model(self, p):
+        from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+        from sklearn.ensemble import RandomForestClassifier
+        from sklearn.linear_model import LogisticRegression, RidgeClassifier
+        from sklearn.naive_bayes import GaussianNB
+        from sklearn.neighbors import KNeighborsClassifier, NearestCentroid
+        from sklearn.pipeline import make_pipeline
+        from sklearn.svm import LinearSVC
+        from sklearn.tree import DecisionTreeClassifier
+        s = float(p["strength"])
+        level = (math.log10(s) + 3) / 6  # 0..1 over the range
+        model = {
+            "logreg": lambda: LogisticRegression(C=s, max_iter=200),
+            "linear_svc": lambda: LinearSVC(C=s, max_iter=2000, random_state=MODEL_SEED),
+            "ridge": lambda: RidgeClassifier(alpha=1 / s),
+            "knn": lambda: KNeighborsClassifier(n_neighbors=1 + int(round(39 * (1 - level)))),
+            "tree": lambda: DecisionTreeClassifier(max_depth=1 + int(round(11 * level)),
+                                                   random_state=MODEL_SEED),
+            "forest": lambda: RandomForestClassifier(n_estimators=20,
+                                                     max_depth=1 + int(round(11 * level)),
+                                                     random_state=MODEL_SEED, n_jobs=1),
+            "naive_bayes": lambda: GaussianNB(var_smoothing=10 ** (-9 + 9 * (1 - level))),
+            "lda": lambda: LinearDiscriminantAnalysis(solver="lsqr", shrinkage=1 - level),
+            "centroid": lambda: NearestCentroid(shrink_threshold=2 * (1 - level) or None),
+        }[p["model"]]()
+        scaler = _scaler(p["scaler"])
+        return model if scaler is None else make_pipeline(scaler, model)
+
+
 # -------------------------------------------------- four objectives
 
 class ForestFourObjectives(Deterministic):
@@ -856,12 +979,14 @@ def all_problems():
 
 def held_out():
     """Problems never used to choose the designers' rules (the first two
-    rounds: four with one objective, one with three each; the third: one
-    with four; the fourth: one with a failure region)."""
+    rounds: four with one objective, one with three each; then one with
+    four; then two with three whose trials fail; then three with one
+    objective and categories of 5 to 9 values)."""
     return [TreeWine(), LogregDigits(), SvrFriedman(), HistBoostSynthetic(),
             GboostThreeObjectives(), SgdSynthetic(), AdaboostCancer(), KnnRegressionFriedman(),
             ExtraTreesDigits(), SparseLogregThreeObjectives(), ForestFourObjectives(),
-            ForestThreeObjectivesMemoryCap(), ForestThreeObjectivesFlaky()]
+            ForestThreeObjectivesMemoryCap(), ForestThreeObjectivesFlaky(), KnnMetricDigits(),
+            SgdScheduleDigits(), ModelChoiceSynthetic()]
 
 
 def by_name(name):
