@@ -23,6 +23,7 @@
 #include "suggest/gp/log_expected_improvement.h"
 #include "suggest/gp/matern_kernel.h"
 #include "suggest/gp/neighbour_probe.h"
+#include "suggest/gp/outlier_filter.h"
 #include "suggest/gp/output_warper.h"
 #include "suggest/gp/plateau_margin.h"
 #include "suggest/gp/training_set_selector.h"
@@ -212,22 +213,64 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
     for (int i : keep) kept_objectives.push_back(objectives[i]);
     objectives = std::move(kept_objectives);
   }
-  const Eigen::VectorXd values = OutputWarper().Warp(objectives);
+  Eigen::VectorXd values = OutputWarper().Warp(objectives);
 
   const TrainingSetSelector selector(encoder_.categorical());
-  std::vector<int> model_indices = selector.Select(points, values, options_.max_model_points);
-  Eigen::MatrixXd model_points = Columns(points, model_indices);
-  Eigen::VectorXd model_values = Entries(values, model_indices);
-  const std::vector<int> fit_indices =
-      selector.Select(model_points, model_values, options_.max_fit_points);
-  absl::StatusOr<Eigen::VectorXd> theta = FitHyperparameters(
-      Columns(model_points, fit_indices), Entries(model_values, fit_indices), rng);
+  std::vector<int> model_indices;
+  Eigen::MatrixXd model_points;
+  Eigen::VectorXd model_values;
+  absl::StatusOr<Eigen::VectorXd> theta;
+  const auto fit_model = [&] {
+    model_indices = selector.Select(points, values, options_.max_model_points);
+    model_points = Columns(points, model_indices);
+    model_values = Entries(values, model_indices);
+    const std::vector<int> fit_indices =
+        selector.Select(model_points, model_values, options_.max_fit_points);
+    theta = FitHyperparameters(Columns(model_points, fit_indices),
+                               Entries(model_values, fit_indices), rng);
+  };
+  fit_model();
   if (!theta.ok()) return theta.status();
   if (!theta->allFinite()) return absl::InternalError("the fitted hyper-parameters are not finite");
 
-  const MaternKernel kernel(encoder_.categorical(), theta->head(d).array().exp(),
-                            std::exp((*theta)[d]));
-  const double noise = GpLogPosterior::NoiseVariance(*theta);
+  MaternKernel kernel(encoder_.categorical(), theta->head(d).array().exp(), std::exp((*theta)[d]));
+  double noise = GpLogPosterior::NoiseVariance(*theta);
+  // Values far below what the other trials predict where they are (a run
+  // that met a bad seed or node) leave the objective's model, which is
+  // warped and fitted again without them; they still count as tried. Only
+  // while the model holds every trial: a capped model holds the best trials
+  // by their values, beside which the unlucky ones look like outliers.
+  const bool fits_every_trial = static_cast<int>(model_indices.size()) == points.cols();
+  for (int round = 0; round < options_.outlier_rounds && fits_every_trial; ++round) {
+    absl::StatusOr<GaussianProcess> first =
+        GaussianProcess::Create(kernel, noise, model_points, model_values);
+    if (!first.ok()) return first.status();
+    OutlierFilter::Options filter;
+    filter.threshold = options_.outlier_threshold;
+    const std::vector<int> outliers = OutlierFilter(filter).Outliers(*first, model_values);
+    if (outliers.empty()) break;
+    std::vector<bool> drop(points.cols(), false);
+    for (int i : outliers) drop[model_indices[i]] = true;
+    std::vector<int> keep;
+    std::vector<std::optional<double>> kept_objectives;
+    for (Eigen::Index i = 0; i < points.cols(); ++i) {
+      if (drop[i]) continue;
+      keep.push_back(static_cast<int>(i));
+      kept_objectives.push_back(objectives[i]);
+    }
+    if (all_points.size() == 0) all_points = points;
+    points = Columns(points, keep);
+    objectives = std::move(kept_objectives);
+    values = OutputWarper().Warp(objectives);
+    fit_model();
+    if (!theta.ok()) return theta.status();
+    if (!theta->allFinite()) {
+      return absl::InternalError("the fitted hyper-parameters are not finite");
+    }
+    kernel =
+        MaternKernel(encoder_.categorical(), theta->head(d).array().exp(), std::exp((*theta)[d]));
+    noise = GpLogPosterior::NoiseVariance(*theta);
+  }
   const bool capped = static_cast<int>(model_indices.size()) < points.cols();
   if (capped && options_.neighbourhood_share > 0) {
     // A history longer than the model: the model is made again around the
@@ -369,7 +412,7 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
   const auto probe_neighbour = [&] {
     return NeighbourProbe(encoder_).Best(
         *model, LogExpectedImprovement(best + margin), model_points.col(by_value.front()),
-        feasibility.has_value() ? all_points : points, used, feasible_chance);
+        all_points.size() > 0 ? all_points : points, used, feasible_chance);
   };
   if (exploration_step && options_.neighbour_probes && !by_value.empty()) {
     std::optional<AcquisitionOptimizer::Candidate> probe = probe_neighbour();

@@ -148,6 +148,25 @@ Eigen::VectorXd GaussianProcess::MeanAtObservations() const {
   return mean;
 }
 
+void GaussianProcess::LeaveOneOut(Eigen::VectorXd* residuals, Eigen::VectorXd* variances) const {
+  const Eigen::Index n = lower_.rows();
+  // [C^-1]_ii = |L^-1 e_i|^2: the columns of L^-1, which is lower
+  // triangular, so column i is solved from row i down.
+  Eigen::VectorXd precision(n);
+  Eigen::VectorXd column(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const Eigen::Index tail = n - i;
+    column.head(tail).setZero();
+    column[0] = 1.0;
+    lower_.bottomRightCorner(tail, tail)
+        .triangularView<Eigen::Lower>()
+        .solveInPlace(column.head(tail));
+    precision[i] = column.head(tail).squaredNorm();
+  }
+  *residuals = weights_.cwiseQuotient(precision);
+  *variances = precision.cwiseInverse();
+}
+
 void GaussianProcess::AddObservation(const Eigen::VectorXd& x, double value,
                                      double noise_variance) {
   const Eigen::Index n = points_.cols();

@@ -55,6 +55,11 @@ class GaussianProcess {
                            Eigen::VectorXd* variance_gradient) const;
   // The posterior mean at the observed points: y - noise * K^-1 y.
   Eigen::VectorXd MeanAtObservations() const;
+  // Leave-one-out at every observation (Rasmussen and Williams 2006,
+  // 5.4.2): how far its value lies from what the others predict there,
+  // y_i - mean_-i = [C^-1 y]_i / [C^-1]_ii, and that prediction's variance
+  // noise included, 1 / [C^-1]_ii, with C = K + noise. O(n^3 / 3).
+  void LeaveOneOut(Eigen::VectorXd* residuals, Eigen::VectorXd* variances) const;
 
   // Conditions on one more observation by extending the Cholesky factor,
   // with its own noise variance: a fantasy (a pending trial's believed

@@ -201,6 +201,56 @@ TEST(GpBanditDesignerTest, AFailureRegionsEdgeIsSearchedWithTheFeasibilityModel)
   EXPECT_LT(with_model, 0.6 * without_model);
 }
 
+// Runs `trials` sequential suggestions on `objective`, whose every
+// `period`-th trial reports `spike` more than its value (a run that met a
+// bad seed or node); returns the value of the trial reported best.
+double RunWithSpikes(Designer& designer, const Objective& objective, int period, double spike,
+                     int trials, uint64_t seed) {
+  DesignerHistory history;
+  double best_reported = INFINITY;
+  double best = INFINITY;
+  for (int t = 0; t < trials; ++t) {
+    const Suggestions suggestions = MustSuggest(designer, history, 1, seed * 1000 + t);
+    EXPECT_EQ(suggestions.fallback_reason, "");
+    for (const ParameterAssignment& point : suggestions.points) {
+      const int64_t id = static_cast<int64_t>(history.completed.size()) + 1;
+      TrialObservation trial = Observation(id, point, v1::Trial::SUCCEEDED);
+      const double value = objective(point);
+      trial.objective = value + ((id + static_cast<int64_t>(seed)) % period == 0 ? spike : 0.0);
+      if (*trial.objective < best_reported) {
+        best_reported = *trial.objective;
+        best = value;
+      }
+      history.completed.push_back(std::move(trial));
+    }
+  }
+  return best;
+}
+
+TEST(GpBanditDesignerTest, PoorReportsAmongGoodTrialsAreLeftOutOfTheModel) {
+  // A bowl (minimum 0 at 0.6) whose every tenth report comes out worse by
+  // 1, the bowl's spread over the square. Taken at its word, such a report
+  // beside the best trials carves a pit in the model there.
+  const SearchSpace space = UnitSquare(2);
+  const Objective bowl = [](const ParameterAssignment& p) {
+    double sum = 0;
+    for (const v1::ParameterValue& value : p) sum += std::pow(value.double_value() - 0.6, 2);
+    return sum;
+  };
+  double filtered = 0;
+  double taken = 0;
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    GpBanditDesigner::Options options;
+    GpBanditDesigner with_filter(space, v1::MetricSpec::MINIMIZE, seed, options);
+    filtered += RunWithSpikes(with_filter, bowl, 10, 1.0, 30, seed);
+    options.outlier_rounds = 0;
+    GpBanditDesigner without_filter(space, v1::MetricSpec::MINIMIZE, seed, options);
+    taken += RunWithSpikes(without_filter, bowl, 10, 1.0, 30, seed);
+  }
+  // 0.0018 against 0.0028 when written.
+  EXPECT_LT(filtered, 0.8 * taken);
+}
+
 TEST(GpBanditDesignerTest, BatchesAreDistinctSpreadAndAvoidPendingTrials) {
   const SearchSpace space = UnitSquare();
   GpBanditDesigner designer(space, v1::MetricSpec::MINIMIZE, 2);

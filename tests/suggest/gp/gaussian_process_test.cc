@@ -27,6 +27,37 @@ Eigen::VectorXd Values() {
   return values;
 }
 
+TEST(GaussianProcessTest, LeaveOneOutIsWhatTheOthersPredict) {
+  const double noise = 0.02;
+  absl::StatusOr<GaussianProcess> gp =
+      GaussianProcess::Create(Kernel2d(), noise, Points(), Values());
+  ASSERT_TRUE(gp.ok()) << gp.status();
+  Eigen::VectorXd residuals;
+  Eigen::VectorXd variances;
+  gp->LeaveOneOut(&residuals, &variances);
+  ASSERT_EQ(residuals.size(), 5);
+  ASSERT_EQ(variances.size(), 5);
+  for (int left = 0; left < 5; ++left) {
+    // The model of the other four, asked at the one left out.
+    Eigen::MatrixXd points(2, 4);
+    Eigen::VectorXd values(4);
+    for (int i = 0, k = 0; i < 5; ++i) {
+      if (i == left) continue;
+      points.col(k) = Points().col(i);
+      values[k++] = Values()[i];
+    }
+    absl::StatusOr<GaussianProcess> others =
+        GaussianProcess::Create(Kernel2d(), noise, points, values);
+    ASSERT_TRUE(others.ok()) << others.status();
+    Eigen::VectorXd mean;
+    Eigen::VectorXd variance;
+    others->Predict(Points().col(left), &mean, &variance);
+    EXPECT_NEAR(residuals[left], Values()[left] - mean[0], 1e-9) << left;
+    // The prediction of a noisy observation: the noise included.
+    EXPECT_NEAR(variances[left], variance[0] + noise, 1e-9) << left;
+  }
+}
+
 TEST(GaussianProcessTest, PredictMeanIsPredictsMean) {
   absl::StatusOr<GaussianProcess> gp =
       GaussianProcess::Create(Kernel2d(), 0.01, Points(), Values());
