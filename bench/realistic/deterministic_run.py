@@ -156,7 +156,8 @@ def vernier_serve_run(job):
                     # A trial in the problem's failure region: no value.
                     trial.complete(infeasible=str(failure))
                     continue
-                trial.complete(**dict(zip(problem.metric_names, values)))
+                reported = problem.report(values, seed, number)
+                trial.complete(**dict(zip(problem.metric_names, reported)))
                 history.append(values)
     return job, history
 
@@ -219,7 +220,8 @@ def optuna_run(job):
             # As a user's objective that returns NaN or raises: FAIL.
             study.tell(trial, state=optuna.trial.TrialState.FAIL)
             continue
-        study.tell(trial, values if len(values) > 1 else values[0])
+        reported = problem.report(values, seed, number)
+        study.tell(trial, reported if len(reported) > 1 else reported[0])
         history.append(values)
     return job, history
 

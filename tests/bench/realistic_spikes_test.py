@@ -69,6 +69,24 @@ class SpikyProblemsTest(unittest.TestCase):
         self.assertAlmostEqual(problem.evaluate(point),
                                sum(problem._error(point, s) for s in range(3)) / 3)
 
+    def test_the_three_objective_forest_reports_a_spiked_error_only(self):
+        import deterministic  # noqa: PLC0415  (bench/realistic, on the path above)
+        spiky = deterministic.by_name("forest_3obj_spiky")
+        plain = deterministic.by_name("forest_3obj")
+        self.assertEqual(deterministic.REFERENCES["forest_3obj_spiky"],
+                         deterministic.REFERENCES["forest_3obj"])
+        values = [0.2, 2.0, 5.0]
+        # The plain forest reports its values as they are.
+        self.assertEqual(plain.report(values, 1, 1), values)
+        spiked = 0
+        for trial in range(1, 1201):
+            reported = spiky.report(values, 5, trial)
+            self.assertEqual(reported, spiky.report(values, 5, trial))
+            self.assertEqual(reported[1:], values[1:])
+            self.assertGreaterEqual(reported[0], values[0])
+            spiked += reported[0] > values[0]
+        self.assertAlmostEqual(spiked / 1200, spiky.spikes[0], delta=0.04)
+
     def test_the_evaluator_answers_the_spiked_report(self):
         problem = problems.by_name("hartmann6_rare_spikes")
         point = middle(problem)
