@@ -124,7 +124,8 @@ void BM_GaussianProcessSuggestWithFailures(benchmark::State& state) {
 
 void Sizes(benchmark::internal::Benchmark* benchmark) {
   benchmark->ArgNames({"history", "count"});
-  for (int n : {50, 200, 1000, 2000, 5000, 10000}) benchmark->Args({n, 1});
+  // 100: the largest history the outlier filter sees (max_fit_points).
+  for (int n : {50, 100, 200, 1000, 2000, 5000, 10000}) benchmark->Args({n, 1});
   // Multiples of 3 whose latest trial is not the best: the GP designer's
   // exploration step, a batch of two of which it returns the second.
   for (int n : {201, 2001}) benchmark->Args({n, 1});

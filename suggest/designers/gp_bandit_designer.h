@@ -134,7 +134,8 @@ namespace vernier::suggest {
 //   a value above the median, is left out of the objective's model
 //   (OutlierFilter; `outlier_rounds`): a run that met an unlucky seed or a
 //   bad node reports a poor value at a good point, and a Gaussian
-//   likelihood would carve a pit there and move the search away.
+//   likelihood would carve a pit there and move the search away. Only up
+//   to max_fit_points trials, while the hyper-parameters see every trial.
 // - No point of the history or the batch is proposed again.
 // Any failure of the model (an indefinite covariance, a non-finite value)
 // gives quasi-random points instead, with the reason in fallback_reason.
@@ -235,7 +236,8 @@ class GpBanditDesigner : public Designer {
     // Rounds of the outlier filter (0: off): values far below what the
     // other trials predict where they are, in a region the model believes
     // good (OutlierFilter), leave the objective's model, which is warped
-    // and fitted again without them, until a round finds none. They still
+    // and fitted again without them, until a round finds none; only while
+    // the history has at most max_fit_points trials. They still
     // count as tried. On functions where a sixth of the reports come out
     // worse by an exponential draw (a bad seed or node), 100 seeds:
     // hartmann6 0.258 -> 0.214 (52 / 17 seeds), ackley6 4.12 -> 3.95
