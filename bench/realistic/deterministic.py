@@ -670,12 +670,8 @@ class ForestThreeObjectivesSpiky(ForestThreeObjectives):
     spikes = (1 / 6, 0.1)
 
     def report(self, values, seed, trial):
-        from problems import _rng  # noqa: PLC0415  (beside this file)
         reported = list(values)
-        chance, size = self.spikes
-        draw = _rng(self.key, seed, trial, 2)
-        if draw.random() < chance:
-            reported[0] += size * draw.exponential()
+        reported[0] += self.spike(seed, trial)
         return reported
 
 

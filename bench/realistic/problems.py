@@ -42,10 +42,23 @@ class Problem:
     # The chance that a trial fails wherever it is (a lost node), drawn from
     # (seed, trial) by lost().
     flaky = 0.0
+    # (chance, size), or None: a share of the reports come out worse by size
+    # times an exponential draw, wherever they are (spike()).
+    spikes = None
 
     def lost(self, seed, trial):
         """Whether trial `trial` of the run seeded `seed` is lost at random."""
         return self.flaky > 0 and _rng(self.key, seed, trial, 1).random() < self.flaky
+
+    def spike(self, seed, trial):
+        """How much worse trial `trial` of the run seeded `seed` reports than
+        its value, as a run that met an unlucky seed or a bad node: 0 but in
+        a `spikes[0]` share of the trials."""
+        if self.spikes is None:
+            return 0.0
+        chance, size = self.spikes
+        draw = _rng(self.key, seed, trial, 2)
+        return size * draw.exponential() if draw.random() < chance else 0.0
 
     def describe(self):
         """The StudySpec in protobuf text format, one line."""
@@ -123,23 +136,15 @@ class BoxFunction(Problem):
         # Trials lost at random (lost()): their noiseless value still counts
         # for the regret.
         self.flaky = flaky
-        # (chance, size): a share of the reports come out worse by size
-        # times an exponential draw, wherever they are, as a run that met
-        # an unlucky seed or a bad node reports a poor value; the regret
-        # still reads the noiseless value.
+        # Reports worse at random (Problem.spike); the regret still reads
+        # the noiseless value.
         self.spikes = spikes
         self.space = [(f"x{i + 1}", "double", 0.0, 1.0, "linear") for i in range(dimension)]
 
     def observe(self, point, seed, trial):
         if self.lost(seed, trial):
             raise Infeasible("the trial's node was lost")
-        value = super().observe(point, seed, trial)
-        if self.spikes is not None:
-            chance, size = self.spikes
-            draw = _rng(self.key, seed, trial, 2)
-            if draw.random() < chance:
-                value += size * draw.exponential()
-        return value
+        return super().observe(point, seed, trial) + self.spike(seed, trial)
 
     def evaluate(self, point):
         x = [point[f"x{i + 1}"] for i in range(self.dimension)]

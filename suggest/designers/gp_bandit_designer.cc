@@ -138,7 +138,6 @@ absl::StatusOr<Eigen::VectorXd> GpBanditDesigner::FitHyperparameters(const Eigen
 absl::StatusOr<FeasibilityModel> GpBanditDesigner::FitFeasibility(const Eigen::MatrixXd& points,
                                                                   const std::vector<bool>& feasible,
                                                                   std::mt19937_64& rng) const {
-  const int d = encoder_.dimension();
   // As the objective's: past max_model_points trials the labels' model
   // keeps a window (the best, those with a value, beside the latest and
   // the spread), and its hyper-parameters are fitted on at most
@@ -158,10 +157,9 @@ absl::StatusOr<FeasibilityModel> GpBanditDesigner::FitFeasibility(const Eigen::M
   if (!theta->allFinite()) {
     return absl::InternalError("the feasibility model's hyper-parameters are not finite");
   }
-  return FeasibilityModel::Create(
-      MaternKernel(encoder_.categorical(), theta->head(d).array().exp(), std::exp((*theta)[d])),
-      GpLogPosterior::NoiseVariance(*theta), kept_points, kept_feasible,
-      options_.feasibility_exponent);
+  return FeasibilityModel::Create(GpLogPosterior::Kernel(encoder_.categorical(), *theta),
+                                  GpLogPosterior::NoiseVariance(*theta), kept_points, kept_feasible,
+                                  options_.feasibility_exponent);
 }
 
 absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHistory& history,
@@ -195,23 +193,31 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
     with_value += feasible[i] ? 1 : 0;
   }
   std::optional<FeasibilityModel> feasibility;
-  // With the feasibility model: every ended trial, with a value or not (a
-  // neighbour probe's tries), while `points` keeps those with one.
+  // Once trials are left out of the objective's model (those without a
+  // value, for the feasibility model; outliers, below): every ended trial
+  // (a neighbour probe's tries), while `points` and `objectives` keep the
+  // modelled ones.
   Eigen::MatrixXd all_points;
+  const auto leave_out = [&](const std::vector<bool>& leave) {
+    std::vector<int> keep;
+    std::vector<std::optional<double>> kept_objectives;
+    for (size_t i = 0; i < leave.size(); ++i) {
+      if (leave[i]) continue;
+      keep.push_back(static_cast<int>(i));
+      kept_objectives.push_back(objectives[i]);
+    }
+    if (all_points.size() == 0) all_points = points;
+    points = Columns(points, keep);
+    objectives = std::move(kept_objectives);
+  };
   if (options_.feasibility_model && with_value >= kMinTrialsWithValue &&
       with_value < static_cast<int>(objectives.size())) {
     absl::StatusOr<FeasibilityModel> fitted = FitFeasibility(points, feasible, rng);
     if (!fitted.ok()) return fitted.status();
     feasibility = *std::move(fitted);
-    std::vector<int> keep;
-    for (size_t i = 0; i < feasible.size(); ++i) {
-      if (feasible[i]) keep.push_back(static_cast<int>(i));
-    }
-    all_points = std::move(points);
-    points = Columns(all_points, keep);
-    std::vector<std::optional<double>> kept_objectives;
-    for (int i : keep) kept_objectives.push_back(objectives[i]);
-    objectives = std::move(kept_objectives);
+    std::vector<bool> without_value(feasible.size());
+    for (size_t i = 0; i < feasible.size(); ++i) without_value[i] = !feasible[i];
+    leave_out(without_value);
   }
   Eigen::VectorXd values = OutputWarper().Warp(objectives);
 
@@ -220,7 +226,9 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
   Eigen::MatrixXd model_points;
   Eigen::VectorXd model_values;
   absl::StatusOr<Eigen::VectorXd> theta;
-  const auto fit_model = [&] {
+  // The model's trials and its fitted hyper-parameters, from `points` and
+  // `values`.
+  const auto fit_model = [&]() -> absl::Status {
     model_indices = selector.Select(points, values, options_.max_model_points);
     model_points = Columns(points, model_indices);
     model_values = Entries(values, model_indices);
@@ -228,12 +236,15 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
         selector.Select(model_points, model_values, options_.max_fit_points);
     theta = FitHyperparameters(Columns(model_points, fit_indices),
                                Entries(model_values, fit_indices), rng);
+    if (!theta.ok()) return theta.status();
+    if (!theta->allFinite()) {
+      return absl::InternalError("the fitted hyper-parameters are not finite");
+    }
+    return absl::OkStatus();
   };
-  fit_model();
-  if (!theta.ok()) return theta.status();
-  if (!theta->allFinite()) return absl::InternalError("the fitted hyper-parameters are not finite");
+  VERNIER_RETURN_IF_ERROR(fit_model());
 
-  MaternKernel kernel(encoder_.categorical(), theta->head(d).array().exp(), std::exp((*theta)[d]));
+  MaternKernel kernel = GpLogPosterior::Kernel(encoder_.categorical(), *theta);
   double noise = GpLogPosterior::NoiseVariance(*theta);
   // Values far below what the other trials predict where they are (a run
   // that met a bad seed or node) leave the objective's model, which is
@@ -254,24 +265,10 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
     if (outliers.empty()) break;
     std::vector<bool> drop(points.cols(), false);
     for (int i : outliers) drop[model_indices[i]] = true;
-    std::vector<int> keep;
-    std::vector<std::optional<double>> kept_objectives;
-    for (Eigen::Index i = 0; i < points.cols(); ++i) {
-      if (drop[i]) continue;
-      keep.push_back(static_cast<int>(i));
-      kept_objectives.push_back(objectives[i]);
-    }
-    if (all_points.size() == 0) all_points = points;
-    points = Columns(points, keep);
-    objectives = std::move(kept_objectives);
+    leave_out(drop);
     values = OutputWarper().Warp(objectives);
-    fit_model();
-    if (!theta.ok()) return theta.status();
-    if (!theta->allFinite()) {
-      return absl::InternalError("the fitted hyper-parameters are not finite");
-    }
-    kernel =
-        MaternKernel(encoder_.categorical(), theta->head(d).array().exp(), std::exp((*theta)[d]));
+    VERNIER_RETURN_IF_ERROR(fit_model());
+    kernel = GpLogPosterior::Kernel(encoder_.categorical(), *theta);
     noise = GpLogPosterior::NoiseVariance(*theta);
   }
   const bool capped = static_cast<int>(model_indices.size()) < points.cols();

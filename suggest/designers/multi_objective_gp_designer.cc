@@ -144,8 +144,7 @@ absl::StatusOr<GaussianProcess> MultiObjectiveGpDesigner::FitModel(const Eigen::
   VERNIER_ASSIGN_OR_RETURN(const Eigen::VectorXd theta,
                            HyperparameterFitter(fit).Fit(posterior, starts));
   if (!theta.allFinite()) return absl::InternalError("the fitted hyper-parameters are not finite");
-  MaternKernel kernel(encoder_.categorical(), theta.head(d).array().exp(), std::exp(theta[d]));
-  return GaussianProcess::Create(std::move(kernel), GpLogPosterior::NoiseVariance(theta),
+  return GaussianProcess::Create(posterior.Kernel(theta), GpLogPosterior::NoiseVariance(theta),
                                  std::move(model_points), std::move(model_values));
 }
 

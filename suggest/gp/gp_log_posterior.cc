@@ -81,8 +81,13 @@ Eigen::VectorXd GpLogPosterior::UpperBounds() const {
 }
 
 MaternKernel GpLogPosterior::Kernel(const Eigen::VectorXd& theta) const {
-  return MaternKernel(categorical_, theta.head(dimension()).array().exp(),
-                      std::exp(theta[dimension()]));
+  return Kernel(categorical_, theta);
+}
+
+MaternKernel GpLogPosterior::Kernel(const std::vector<bool>& categorical,
+                                    const Eigen::VectorXd& theta) {
+  const Eigen::Index d = static_cast<Eigen::Index>(categorical.size());
+  return MaternKernel(categorical, theta.head(d).array().exp(), std::exp(theta[d]));
 }
 
 double GpLogPosterior::NoiseVariance(const Eigen::VectorXd& theta) {

@@ -50,8 +50,10 @@ class GpLogPosterior {
   // when not null. +infinity when the covariance cannot be factored.
   double NegativeLogPosterior(const Eigen::VectorXd& theta, Eigen::VectorXd* gradient) const;
 
-  // The kernel and noise variance that theta names.
+  // The kernel and noise variance that theta names (the static form for
+  // a fitted theta, without the posterior at hand).
   MaternKernel Kernel(const Eigen::VectorXd& theta) const;
+  static MaternKernel Kernel(const std::vector<bool>& categorical, const Eigen::VectorXd& theta);
   static double NoiseVariance(const Eigen::VectorXd& theta);
 
  private:
