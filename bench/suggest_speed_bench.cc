@@ -92,16 +92,12 @@ void BM_GaussianProcessSuggest(benchmark::State& state) {
   Suggest(state, v1::GAUSSIAN_PROCESS_BANDIT);
 }
 
-// The GP designer with every trial past its capacity projected onto the
-// model's points (GpBanditDesigner::Options::project_history = 8, not the
-// default): what modelling the whole history costs over the window.
-void BM_GaussianProcessProjectedSuggest(benchmark::State& state) {
+// The GP designer with `options`, one point over a history of state.range(0).
+void SuggestWith(benchmark::State& state, const GpBanditDesigner::Options& options) {
   const int history_size = static_cast<int>(state.range(0));
   const DesignerHistory history = History(history_size);
   const v1::StudySpec spec = Spec(v1::GAUSSIAN_PROCESS_BANDIT);
   absl::StatusOr<SearchSpace> space = SearchSpace::Create(spec.parameters());
-  GpBanditDesigner::Options options;
-  options.project_history = 8;
   for (auto _ : state) {
     GpBanditDesigner designer(*space, v1::MetricSpec::MINIMIZE, spec.seed(), options);
     std::mt19937_64 rng(static_cast<uint64_t>(history_size));
@@ -114,6 +110,24 @@ void BM_GaussianProcessProjectedSuggest(benchmark::State& state) {
     benchmark::DoNotOptimize(suggestions->points.data());
   }
 }
+
+// The GP designer with every trial past its capacity projected onto the
+// model's points (GpBanditDesigner::Options::project_history = 8, not the
+// default): what modelling the whole history costs over the window.
+void BM_GaussianProcessProjectedSuggest(benchmark::State& state) {
+  GpBanditDesigner::Options options;
+  options.project_history = 8;
+  SuggestWith(state, options);
+}
+
+// The GP designer without the input warp's fit (GpBanditDesigner::Options::
+// input_warping = false): what fitting the warp costs, in the same run.
+void BM_GaussianProcessUnwarpedSuggest(benchmark::State& state) {
+  GpBanditDesigner::Options options;
+  options.input_warping = false;
+  SuggestWith(state, options);
+}
+
 void BM_RandomSearchSuggest(benchmark::State& state) { Suggest(state, v1::RANDOM_SEARCH); }
 
 // A third of the trials failed: the GP designer also fits the chance of a
@@ -141,6 +155,14 @@ BENCHMARK(BM_GaussianProcessSuggestWithFailures)
     ->Args({200, 1})
     ->Args({1000, 1})
     ->Args({10000, 1})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_GaussianProcessUnwarpedSuggest)
+    ->ArgName("history")
+    ->Arg(50)
+    ->Arg(100)
+    ->Arg(200)
+    ->Arg(1000)
+    ->Arg(10000)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_GaussianProcessProjectedSuggest)
     ->ArgName("history")

@@ -1000,17 +1000,32 @@ def all_problems():
     return single_objective() + three_objectives()
 
 
+def _linear_scales(problem_class):
+    """`problem_class` with every log-scale parameter declared on a linear
+    scale, as a user who left out UNIT_LOG_SCALE would: the same model and
+    values, named with "_linear"."""
+    space = [parameter[:4] + ("linear",) + parameter[5:]
+             if len(parameter) > 4 and parameter[4] == "log" else parameter
+             for parameter in problem_class.space]
+    return type(problem_class.__name__ + "Linear", (problem_class,),
+                {"name": problem_class.name + "_linear", "space": space,
+                 "__doc__": f"{problem_class.name} with its log scales declared linear."})
+
+
 def held_out():
     """Problems never used to choose the designers' rules (the first two
     rounds: four with one objective, one with three each; then one with
     four; then two with three whose trials fail; then three with one
     objective and categories of 5 to 9 values; then one with three whose
-    error reports spike)."""
+    error reports spike; then three with one objective whose log-scale
+    parameters are declared linear)."""
     return [TreeWine(), LogregDigits(), SvrFriedman(), HistBoostSynthetic(),
             GboostThreeObjectives(), SgdSynthetic(), AdaboostCancer(), KnnRegressionFriedman(),
             ExtraTreesDigits(), SparseLogregThreeObjectives(), ForestFourObjectives(),
             ForestThreeObjectivesMemoryCap(), ForestThreeObjectivesFlaky(), KnnMetricDigits(),
-            SgdScheduleDigits(), ModelChoiceSynthetic(), ForestThreeObjectivesSpiky()]
+            SgdScheduleDigits(), ModelChoiceSynthetic(), ForestThreeObjectivesSpiky(),
+            _linear_scales(MlpDigits)(), _linear_scales(HistBoostSynthetic)(),
+            _linear_scales(SvrFriedman)()]
 
 
 def by_name(name):

@@ -120,7 +120,7 @@ class BoxFunction(Problem):
     irrelevant, with Gaussian observation noise of a known deviation."""
 
     def __init__(self, name, key, dimension, function, optimum, noise, trials, active=None,
-                 fails=None, flaky=0.0, spikes=None):
+                 fails=None, flaky=0.0, spikes=None, scales=None):
         self.name = name
         self.key = key
         self.dimension = dimension
@@ -139,6 +139,10 @@ class BoxFunction(Problem):
         # Reports worse at random (Problem.spike); the regret still reads
         # the noiseless value.
         self.spikes = spikes
+        # Per box coordinate, the map from the coordinate the designer
+        # searches (declared linear) to the function's own variable, or
+        # None: a parameter declared on the wrong scale (_decades).
+        self.scales = scales
         self.space = [(f"x{i + 1}", "double", 0.0, 1.0, "linear") for i in range(dimension)]
 
     def observe(self, point, seed, trial):
@@ -150,6 +154,8 @@ class BoxFunction(Problem):
         x = [point[f"x{i + 1}"] for i in range(self.dimension)]
         if self.fails is not None and self.fails(x):
             raise Infeasible("in the failure region")
+        if self.scales is not None:
+            x = [xi if scale is None else scale(xi) for xi, scale in zip(x, self.scales)]
         if self.active is not None:
             x = [x[i] for i in self.active]
         return self.function(x)
@@ -657,6 +663,59 @@ def spiky_held_out():
     ]
 
 
+def _decades(count, reverse=False):
+    """The function's variable as a fraction of `count` decades, of a
+    coordinate declared linear over those decades (a learning rate from
+    1e-4 to 1 searched on UNIT_LINEAR_SCALE, where it should be
+    UNIT_LOG_SCALE): at count 3 the first 10% of the coordinate holds two
+    thirds of the variable's range and the first 1% a third. reverse: the
+    same at the top of the range
+    (a momentum or a keep probability near 1)."""
+    low = 10.0 ** -count
+
+    def scale(x):
+        return (math.log10(low + x * (1 - low)) + count) / count
+
+    return (lambda x: 1 - scale(1 - x)) if reverse else scale
+
+
+def misscaled_problems():
+    """Parameters declared on the wrong scale (issue 33: the kind of
+    problem a user makes by leaving a log-scale parameter linear): the
+    function's variable is a logarithm of the coordinate searched, over 2
+    or 3 decades, for half the coordinates or more; the others as they
+    are. Added with the input warp; its rule is chosen on these."""
+    d3, d2, r2 = _decades(3), _decades(2), _decades(2, reverse=True)
+    return [
+        BoxFunction("hartmann6_misscaled", 971, 6, _hartmann6, -3.32237, noise=0.0, trials=60,
+                    scales=[d3, None, d2, r2, None, d3]),
+        BoxFunction("levy8_misscaled", 972, 8, _levy, 0.0, noise=0.0, trials=60,
+                    scales=[d2, None, d3, None, r2, None, d2, None]),
+        BoxFunction("styblinski_tang8_misscaled", 973, 8, _styblinski_tang, -39.16617 * 8,
+                    noise=0.0, trials=60, scales=[d2, d2, None, None, r2, None, d3, None]),
+        BoxFunction("branin_misscaled", 974, 2, lambda x: _branin(15 * x[0] - 5, 15 * x[1]),
+                    0.397887, noise=0.0, trials=40, scales=[d2, None]),
+    ]
+
+
+def misscaled_held_out():
+    """More parameters on the wrong scale, added with misscaled_problems()
+    and run once after the input warp's rule was chosen there: every
+    coordinate misscaled, noise, a 10-d bowl with two misscaled, and
+    steep ridges."""
+    d3, d2, r3 = _decades(3), _decades(2), _decades(3, reverse=True)
+    return [
+        BoxFunction("ackley6_noisy_misscaled", 975, 6, _ackley, 0.0, noise=0.3, trials=60,
+                    scales=[d2, d3, r3, d2, d3, r3]),
+        BoxFunction("rosenbrock6_misscaled", 976, 6, _rosenbrock, 0.0, noise=0.0, trials=60,
+                    scales=[None, d2, None, r3, None, d2]),
+        BoxFunction("sumsq10_misscaled", 977, 10, _sum_squares_shifted, 0.0, noise=0.0,
+                    trials=60, scales=[d3, None, None, None, None, None, None, r3, None, None]),
+        BoxFunction("michalewicz5_misscaled", 978, 5, _michalewicz, -4.687658, noise=0.0,
+                    trials=60, scales=[d2, None, d2, None, None]),
+    ]
+
+
 def by_name(name):
     """A problem of this suite, of its held-out functions or of the
     deterministic one (issue 33, bench/realistic/deterministic.py, its
@@ -664,6 +723,7 @@ def by_name(name):
     import deterministic  # noqa: PLC0415  (it imports this module)
     every = (all_problems() + held_out_problems() + high_dimensional_problems()
              + failure_problems() + failure_held_out() + spiky_problems() + spiky_held_out()
+             + misscaled_problems() + misscaled_held_out()
              + deterministic.all_problems() + deterministic.held_out())
     for problem in every:
         if problem.name == name:

@@ -20,6 +20,7 @@
 #include "suggest/gp/history_folder.h"
 #include "suggest/gp/history_projector.h"
 #include "suggest/gp/hyperparameter_fitter.h"
+#include "suggest/gp/input_warp.h"
 #include "suggest/gp/log_expected_improvement.h"
 #include "suggest/gp/matern_kernel.h"
 #include "suggest/gp/neighbour_probe.h"
@@ -70,7 +71,11 @@ GpBanditDesigner::GpBanditDesigner(SearchSpace space, v1::MetricSpec::Goal goal,
       goal_(goal),
       options_(options),
       initial_points_(options.initial_points > 0 ? options.initial_points : kDefaultInitialPoints),
-      initial_design_(std::move(space), seed) {}
+      initial_design_(std::move(space), seed) {
+  if (options_.input_warping && encoder_.has_continuous()) {
+    for (int j = 0; j < encoder_.dimension(); ++j) warped_.push_back(!encoder_.categorical()[j]);
+  }
+}
 
 absl::StatusOr<Suggestions> GpBanditDesigner::Suggest(const DesignerHistory& history, int count,
                                                       std::mt19937_64& rng) {
@@ -135,6 +140,41 @@ absl::StatusOr<Eigen::VectorXd> GpBanditDesigner::FitHyperparameters(const Eigen
   return fitter.Fit(posterior, {&*warm_start, 1});
 }
 
+Eigen::VectorXd GpBanditDesigner::FitInputWarp(const Eigen::MatrixXd& points,
+                                               const Eigen::VectorXd& values,
+                                               const Eigen::VectorXd& plain) const {
+  // On at most warp_fit_points of the trials the plain fit saw (the best,
+  // latest and spread), against the plain model fitted on the same ones.
+  Eigen::MatrixXd warp_points = points;
+  Eigen::VectorXd warp_values = values;
+  Eigen::VectorXd plain_theta = plain;
+  HyperparameterFitter::Options fit;
+  if (points.cols() > options_.warp_fit_points) {
+    const std::vector<int> chosen = TrainingSetSelector(encoder_.categorical())
+                                        .Select(points, values, options_.warp_fit_points);
+    warp_points = Columns(points, chosen);
+    warp_values = Entries(values, chosen);
+    fit.max_evaluations = options_.fit_evaluations;
+    const GpLogPosterior subset(encoder_.categorical(), warp_points, warp_values);
+    absl::StatusOr<Eigen::VectorXd> refit = HyperparameterFitter(fit).Fit(subset, {&plain, 1});
+    if (!refit.ok() || !refit->allFinite()) return plain;
+    plain_theta = *std::move(refit);
+  }
+  const GpLogPosterior unwarped(encoder_.categorical(), warp_points, warp_values);
+  const GpLogPosterior warped(encoder_.categorical(), warp_points, warp_values, warped_);
+  // From the plain fit with the identity warp, where the two posteriors
+  // agree (but for the squeeze off the bounds).
+  Eigen::VectorXd start(warped.parameter_count());
+  start << plain_theta, Eigen::VectorXd::Zero(warped.parameter_count() - plain.size());
+  fit.max_evaluations = options_.warp_fit_evaluations;
+  absl::StatusOr<Eigen::VectorXd> theta = HyperparameterFitter(fit).Fit(warped, {&start, 1});
+  if (!theta.ok() || !theta->allFinite()) return plain;
+  const double gain = unwarped.NegativeLogPosterior(plain_theta, nullptr) -
+                      warped.NegativeLogPosterior(*theta, nullptr);
+  const int warp_parameters = warped.parameter_count() - static_cast<int>(plain.size());
+  return gain > options_.warp_evidence * warp_parameters ? *theta : plain;
+}
+
 absl::StatusOr<FeasibilityModel> GpBanditDesigner::FitFeasibility(const Eigen::MatrixXd& points,
                                                                   const std::vector<bool>& feasible,
                                                                   std::mt19937_64& rng) const {
@@ -158,8 +198,8 @@ absl::StatusOr<FeasibilityModel> GpBanditDesigner::FitFeasibility(const Eigen::M
     return absl::InternalError("the feasibility model's hyper-parameters are not finite");
   }
   return FeasibilityModel::Create(GpLogPosterior::Kernel(encoder_.categorical(), *theta),
-                                  GpLogPosterior::NoiseVariance(*theta), kept_points, kept_feasible,
-                                  options_.feasibility_exponent);
+                                  GpLogPosterior::NoiseVariance(encoder_.dimension(), *theta),
+                                  kept_points, kept_feasible, options_.feasibility_exponent);
 }
 
 absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHistory& history,
@@ -226,6 +266,9 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
   Eigen::MatrixXd model_points;
   Eigen::VectorXd model_values;
   absl::StatusOr<Eigen::VectorXd> theta;
+  // The trials the hyper-parameters were fitted on.
+  Eigen::MatrixXd fit_points;
+  Eigen::VectorXd fit_values;
   // The model's trials and its fitted hyper-parameters, from `points` and
   // `values`.
   const auto fit_model = [&]() -> absl::Status {
@@ -234,8 +277,9 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
     model_values = Entries(values, model_indices);
     const std::vector<int> fit_indices =
         selector.Select(model_points, model_values, options_.max_fit_points);
-    theta = FitHyperparameters(Columns(model_points, fit_indices),
-                               Entries(model_values, fit_indices), rng);
+    fit_points = Columns(model_points, fit_indices);
+    fit_values = Entries(model_values, fit_indices);
+    theta = FitHyperparameters(fit_points, fit_values, rng);
     if (!theta.ok()) return theta.status();
     if (!theta->allFinite()) {
       return absl::InternalError("the fitted hyper-parameters are not finite");
@@ -245,7 +289,7 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
   VERNIER_RETURN_IF_ERROR(fit_model());
 
   MaternKernel kernel = GpLogPosterior::Kernel(encoder_.categorical(), *theta);
-  double noise = GpLogPosterior::NoiseVariance(*theta);
+  double noise = GpLogPosterior::NoiseVariance(d, *theta);
   // Values far below what the other trials predict where they are (a run
   // that met a bad seed or node) leave the objective's model, which is
   // warped and fitted again without them; they still count as tried. Only
@@ -269,24 +313,33 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
     values = OutputWarper().Warp(objectives);
     VERNIER_RETURN_IF_ERROR(fit_model());
     kernel = GpLogPosterior::Kernel(encoder_.categorical(), *theta);
-    noise = GpLogPosterior::NoiseVariance(*theta);
+    noise = GpLogPosterior::NoiseVariance(d, *theta);
   }
+  // The input warp, fitted once the outliers are out (a warp would
+  // otherwise bend the model towards them), and kept only with evidence.
+  if (!warped_.empty()) {
+    theta = FitInputWarp(fit_points, fit_values, *theta);
+    kernel = GpLogPosterior::Kernel(encoder_.categorical(), *theta);
+    noise = GpLogPosterior::NoiseVariance(d, *theta);
+  }
+  const InputWarp warp = GpLogPosterior::Warp(warped_, *theta);
   const bool capped = static_cast<int>(model_indices.size()) < points.cols();
   if (capped && options_.neighbourhood_share > 0) {
     // A history longer than the model: the model is made again around the
     // point a first model believes best, with every trial nearest it.
     absl::StatusOr<GaussianProcess> first =
-        GaussianProcess::Create(kernel, noise, model_points, model_values);
+        GaussianProcess::Create(kernel, noise, model_points, model_values, warp);
     if (!first.ok()) return first.status();
     Eigen::Index centre = 0;
     first->MeanAtObservations().maxCoeff(&centre);
     TrainingSetSelector::Neighbourhood neighbourhood;
     neighbourhood.share = options_.neighbourhood_share;
     neighbourhood.squared_distances.resize(points.cols());
-    const Eigen::VectorXd centre_point = model_points.col(centre);
+    const Eigen::VectorXd centre_point = warp.Apply(Eigen::VectorXd(model_points.col(centre)));
+    const Eigen::MatrixXd warped_points = warp.Apply(points);
     for (Eigen::Index i = 0; i < points.cols(); ++i) {
       neighbourhood.squared_distances[i] =
-          kernel.SquaredDistance(centre_point.data(), points.col(i).data());
+          kernel.SquaredDistance(centre_point.data(), warped_points.col(i).data());
     }
     model_indices = selector.Select(points, values, options_.max_model_points, &neighbourhood);
     model_points = Columns(points, model_indices);
@@ -298,7 +351,7 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
     // model point nearest it, whose value becomes their precision-weighted
     // mean and whose noise shrinks with them.
     HistoryFolder::Folded folded =
-        HistoryFolder().Fold(kernel, noise, points, values, model_indices);
+        HistoryFolder().Fold(kernel, noise, warp.Apply(points), values, model_indices);
     if (folded.folded > 0) {
       model_values = std::move(folded.values);
       noise_variances = std::move(folded.noise_variances);
@@ -311,15 +364,16 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
     // posterior every trial gives.
     absl::StatusOr<HistoryProjector::Projected> projection =
         HistoryProjector(options_.project_history)
-            .Project(kernel, noise, points, values, model_indices);
+            .Project(kernel, noise, warp.Apply(points), values, model_indices);
     if (!projection.ok()) return projection.status();
     if (projection->projected > 0) projected = *std::move(projection);
   }
   absl::StatusOr<GaussianProcess> model =
       projected.has_value()
           ? GaussianProcess::CreateWithNoiseCovariance(kernel, noise, projected->noise_covariance,
-                                                       model_points, projected->values)
-          : GaussianProcess::Create(kernel, noise, noise_variances, model_points, model_values);
+                                                       model_points, projected->values, warp)
+          : GaussianProcess::Create(kernel, noise, noise_variances, model_points, model_values,
+                                    warp);
   if (!model.ok()) return model.status();
   // The model points ranked by their values, or, for pseudo-observations
   // (whose values alone mean little), by the posterior mean there.

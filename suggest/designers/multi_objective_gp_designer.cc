@@ -144,7 +144,8 @@ absl::StatusOr<GaussianProcess> MultiObjectiveGpDesigner::FitModel(const Eigen::
   VERNIER_ASSIGN_OR_RETURN(const Eigen::VectorXd theta,
                            HyperparameterFitter(fit).Fit(posterior, starts));
   if (!theta.allFinite()) return absl::InternalError("the fitted hyper-parameters are not finite");
-  return GaussianProcess::Create(posterior.Kernel(theta), GpLogPosterior::NoiseVariance(theta),
+  return GaussianProcess::Create(posterior.Kernel(theta),
+                                 GpLogPosterior::NoiseVariance(posterior.dimension(), theta),
                                  std::move(model_points), std::move(model_values));
 }
 

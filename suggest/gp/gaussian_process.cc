@@ -20,40 +20,42 @@ constexpr Eigen::Index kPredictColumns = 64;
 
 absl::StatusOr<GaussianProcess> GaussianProcess::Create(MaternKernel kernel, double noise_variance,
                                                         Eigen::MatrixXd points,
-                                                        Eigen::VectorXd values) {
+                                                        Eigen::VectorXd values, InputWarp warp) {
   const Eigen::VectorXd noise_variances = Eigen::VectorXd::Constant(values.size(), noise_variance);
   return Create(std::move(kernel), noise_variance, noise_variances, std::move(points),
-                std::move(values));
+                std::move(values), std::move(warp));
 }
 
 absl::StatusOr<GaussianProcess> GaussianProcess::Create(MaternKernel kernel, double noise_variance,
                                                         const Eigen::VectorXd& noise_variances,
                                                         Eigen::MatrixXd points,
-                                                        Eigen::VectorXd values) {
+                                                        Eigen::VectorXd values, InputWarp warp) {
   ABSL_RAW_CHECK(noise_variances.size() == values.size(), "GaussianProcess: one noise per point");
   return Factor(std::move(kernel), noise_variance, noise_variances, Eigen::MatrixXd(),
-                std::move(points), std::move(values));
+                std::move(points), std::move(values), std::move(warp));
 }
 
 absl::StatusOr<GaussianProcess> GaussianProcess::CreateWithNoiseCovariance(
     MaternKernel kernel, double noise_variance, const Eigen::MatrixXd& noise_covariance,
-    Eigen::MatrixXd points, Eigen::VectorXd values) {
+    Eigen::MatrixXd points, Eigen::VectorXd values, InputWarp warp) {
   ABSL_RAW_CHECK(
       noise_covariance.rows() == values.size() && noise_covariance.cols() == values.size(),
       "GaussianProcess: a noise covariance row and column per point");
   Eigen::MatrixXd off_diagonal_noise = noise_covariance;
   off_diagonal_noise.diagonal().setZero();
   return Factor(std::move(kernel), noise_variance, noise_covariance.diagonal(),
-                std::move(off_diagonal_noise), std::move(points), std::move(values));
+                std::move(off_diagonal_noise), std::move(points), std::move(values),
+                std::move(warp));
 }
 
 absl::StatusOr<GaussianProcess> GaussianProcess::Factor(MaternKernel kernel, double noise_variance,
                                                         const Eigen::VectorXd& noise_variances,
                                                         Eigen::MatrixXd off_diagonal_noise,
                                                         Eigen::MatrixXd points,
-                                                        Eigen::VectorXd values) {
+                                                        Eigen::VectorXd values, InputWarp warp) {
   ABSL_RAW_CHECK(points.cols() == values.size(), "GaussianProcess: one value per point");
   ABSL_RAW_CHECK(points.rows() == kernel.dimension(), "GaussianProcess: point dimension");
+  if (!warp.identity()) points = warp.Apply(points);
   Eigen::MatrixXd covariance = kernel.Covariance(points);
   if (off_diagonal_noise.size() > 0) covariance += off_diagonal_noise;
   covariance.diagonal() += noise_variances;
@@ -61,17 +63,18 @@ absl::StatusOr<GaussianProcess> GaussianProcess::Factor(MaternKernel kernel, dou
   if (!cholesky.ok()) return cholesky.status();
   const double jitter = cholesky->jitter();
   Eigen::VectorXd diagonal_noise = noise_variances.array() + jitter;
-  GaussianProcess process(std::move(kernel), noise_variance, jitter, std::move(points),
-                          std::move(values), std::move(diagonal_noise),
+  GaussianProcess process(std::move(kernel), std::move(warp), noise_variance, jitter,
+                          std::move(points), std::move(values), std::move(diagonal_noise),
                           std::move(off_diagonal_noise), std::move(cholesky->lower()));
   return process;
 }
 
-GaussianProcess::GaussianProcess(MaternKernel kernel, double noise_variance, double jitter,
-                                 Eigen::MatrixXd points, Eigen::VectorXd values,
+GaussianProcess::GaussianProcess(MaternKernel kernel, InputWarp warp, double noise_variance,
+                                 double jitter, Eigen::MatrixXd points, Eigen::VectorXd values,
                                  Eigen::VectorXd diagonal_noise, Eigen::MatrixXd off_diagonal_noise,
                                  Eigen::MatrixXd lower)
     : kernel_(std::move(kernel)),
+      warp_(std::move(warp)),
       noise_variance_(noise_variance),
       jitter_(jitter),
       points_(std::move(points)),
@@ -97,7 +100,11 @@ void GaussianProcess::Predict(const Eigen::MatrixXd& points, Eigen::VectorXd* me
   // not a fresh allocation (fresh pages) the size of all of them.
   for (Eigen::Index start = 0; start < m; start += kPredictColumns) {
     const Eigen::Index width = std::min(kPredictColumns, m - start);
-    Eigen::MatrixXd cross = kernel_.CrossCovariance(points_, points.middleCols(start, width));
+    Eigen::MatrixXd cross =
+        warp_.identity()
+            ? kernel_.CrossCovariance(points_, points.middleCols(start, width))
+            : kernel_.CrossCovariance(
+                  points_, warp_.Apply(Eigen::MatrixXd(points.middleCols(start, width))));
     mean->segment(start, width).noalias() = cross.transpose() * weights_;
     lower_.triangularView<Eigen::Lower>().solveInPlace(cross);
     variance->segment(start, width) =
@@ -112,8 +119,12 @@ Eigen::VectorXd GaussianProcess::PredictMean(const Eigen::MatrixXd& points) cons
   Eigen::VectorXd mean(points.cols());
   for (Eigen::Index start = 0; start < points.cols(); start += kPredictColumns) {
     const Eigen::Index width = std::min(kPredictColumns, points.cols() - start);
-    mean.segment(start, width).noalias() =
-        kernel_.CrossCovariance(points_, points.middleCols(start, width)).transpose() * weights_;
+    const Eigen::MatrixXd cross =
+        warp_.identity()
+            ? kernel_.CrossCovariance(points_, points.middleCols(start, width))
+            : kernel_.CrossCovariance(
+                  points_, warp_.Apply(Eigen::MatrixXd(points.middleCols(start, width))));
+    mean.segment(start, width).noalias() = cross.transpose() * weights_;
   }
   return mean;
 }
@@ -123,7 +134,13 @@ void GaussianProcess::PredictWithGradient(const Eigen::VectorXd& x, double* mean
                                           Eigen::VectorXd* variance_gradient) const {
   Eigen::VectorXd cross;
   Eigen::MatrixXd cross_gradient;
-  kernel_.CrossCovarianceWithGradient(x, points_, &cross, &cross_gradient);
+  if (warp_.identity()) {
+    kernel_.CrossCovarianceWithGradient(x, points_, &cross, &cross_gradient);
+  } else {
+    // Through the warp: dk/dx_j = dk/du_j * du_j/dx_j.
+    kernel_.CrossCovarianceWithGradient(warp_.Apply(x), points_, &cross, &cross_gradient);
+    cross_gradient = cross_gradient * warp_.Slopes(x).asDiagonal();
+  }
   *mean = cross.dot(weights_);
   *mean_gradient = cross_gradient.transpose() * weights_;
   // var = s - k^T K^-1 k; dvar/dx = -2 (dk/dx)^T K^-1 k.
@@ -169,10 +186,11 @@ void GaussianProcess::LeaveOneOut(Eigen::VectorXd* residuals, Eigen::VectorXd* v
 
 void GaussianProcess::AddObservation(const Eigen::VectorXd& x, double value,
                                      double noise_variance) {
+  const Eigen::VectorXd warped = warp_.Apply(x);
   const Eigen::Index n = points_.cols();
   Eigen::VectorXd cross(n);
   for (Eigen::Index i = 0; i < n; ++i)
-    cross[i] = kernel_.Covariance(x.data(), points_.col(i).data());
+    cross[i] = kernel_.Covariance(warped.data(), points_.col(i).data());
   const Eigen::VectorXd row = lower_.triangularView<Eigen::Lower>().solve(cross);
   const double self = kernel_.signal_variance() + noise_variance + jitter_;
   // A point on top of an observed one leaves (almost) nothing: keep the
@@ -181,7 +199,7 @@ void GaussianProcess::AddObservation(const Eigen::VectorXd& x, double value,
       std::max(self - row.squaredNorm(), kRelativeVarianceFloor * kernel_.signal_variance());
 
   points_.conservativeResize(Eigen::NoChange, n + 1);
-  points_.col(n) = x;
+  points_.col(n) = warped;
   values_.conservativeResize(n + 1);
   values_[n] = value;
   diagonal_noise_.conservativeResize(n + 1);

@@ -5,6 +5,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "suggest/gp/input_warp.h"
 #include "suggest/gp/matern_kernel.h"
 
 namespace vernier::suggest {
@@ -15,19 +16,26 @@ namespace vernier::suggest {
 // noise. Holds the Cholesky factor of K + noise * I, so one more
 // observation (a pending trial's fantasy) costs O(n^2), not a new
 // factorisation.
+//
+// With an input warp (InputWarp; the identity by default) the kernel
+// compares warped coordinates: the observations are held warped, and every
+// point a method takes is in the encoder's coordinates and warped on the
+// way in (gradients through the warp's slope).
 class GaussianProcess {
  public:
   // FAILED_PRECONDITION when the covariance cannot be factored even with
   // jitter (see JitteredCholesky).
   static absl::StatusOr<GaussianProcess> Create(MaternKernel kernel, double noise_variance,
-                                                Eigen::MatrixXd points, Eigen::VectorXd values);
+                                                Eigen::MatrixXd points, Eigen::VectorXd values,
+                                                InputWarp warp = InputWarp());
   // With a noise variance per observation (`noise_variances`, one per
   // column of `points`): observations that stand for several trials
   // (HistoryFolder) are less noisy than one. `noise_variance` is the noise
   // of one new observation (noise_variance()).
   static absl::StatusOr<GaussianProcess> Create(MaternKernel kernel, double noise_variance,
                                                 const Eigen::VectorXd& noise_variances,
-                                                Eigen::MatrixXd points, Eigen::VectorXd values);
+                                                Eigen::MatrixXd points, Eigen::VectorXd values,
+                                                InputWarp warp = InputWarp());
   // With a full noise covariance (`noise_covariance`, symmetric positive
   // semi-definite, one row and column per column of `points`): observations
   // whose errors are correlated, as the pseudo-observations of a projected
@@ -35,13 +43,13 @@ class GaussianProcess {
   // (AddObservation) have errors of their own, uncorrelated with these.
   static absl::StatusOr<GaussianProcess> CreateWithNoiseCovariance(
       MaternKernel kernel, double noise_variance, const Eigen::MatrixXd& noise_covariance,
-      Eigen::MatrixXd points, Eigen::VectorXd values);
+      Eigen::MatrixXd points, Eigen::VectorXd values, InputWarp warp = InputWarp());
 
   int size() const { return static_cast<int>(points_.cols()); }
   const MaternKernel& kernel() const { return kernel_; }
+  const InputWarp& warp() const { return warp_; }
   double noise_variance() const { return noise_variance_; }
   double jitter() const { return jitter_; }
-  const Eigen::MatrixXd& points() const { return points_; }
 
   // Posterior mean and variance at the columns of `points`.
   void Predict(const Eigen::MatrixXd& points, Eigen::VectorXd* mean,
@@ -72,15 +80,18 @@ class GaussianProcess {
   static absl::StatusOr<GaussianProcess> Factor(MaternKernel kernel, double noise_variance,
                                                 const Eigen::VectorXd& noise_variances,
                                                 Eigen::MatrixXd off_diagonal_noise,
-                                                Eigen::MatrixXd points, Eigen::VectorXd values);
-  GaussianProcess(MaternKernel kernel, double noise_variance, double jitter, Eigen::MatrixXd points,
-                  Eigen::VectorXd values, Eigen::VectorXd diagonal_noise,
+                                                Eigen::MatrixXd points, Eigen::VectorXd values,
+                                                InputWarp warp);
+  GaussianProcess(MaternKernel kernel, InputWarp warp, double noise_variance, double jitter,
+                  Eigen::MatrixXd points, Eigen::VectorXd values, Eigen::VectorXd diagonal_noise,
                   Eigen::MatrixXd off_diagonal_noise, Eigen::MatrixXd lower);
   void UpdateWeights();
 
   MaternKernel kernel_;
+  InputWarp warp_;
   double noise_variance_;
   double jitter_;
+  // Warped.
   Eigen::MatrixXd points_;
   Eigen::VectorXd values_;
   // Per observation: noise + jitter on the diagonal.

@@ -4,6 +4,7 @@
 #include <Eigen/Dense>
 #include <vector>
 
+#include "suggest/gp/input_warp.h"
 #include "suggest/gp/matern_kernel.h"
 
 namespace vernier::suggest {
@@ -23,19 +24,26 @@ namespace vernier::suggest {
 //   log signal variance ~ N(0, 1): the values are standardised;
 //   log noise variance ~ N(-6, 2): little noise (2.5e-3 of the variance),
 //     with room for a noisy objective (0.14 is two deviations up).
+// With input warping (`warped`, per coordinate, not for categorical ones)
+// theta goes on with (log a_1, ..., log a_c, log b_1, ..., log b_c), the
+// Kumaraswamy concentrations of the c warped coordinates (InputWarp), each
+// ~ N(0, 0.5^2): near the identity unless the data ask for a warp.
 // Value and analytic gradient from one Cholesky factorisation:
 //   -log p = y^T a / 2 + sum log L_ii + n/2 log(2 pi) + prior,  a = K^-1 y,
 //   d/dtheta = -tr((a a^T - K^-1) dK/dtheta) / 2 + d prior.
-// Pairwise distances are computed once, so an evaluation costs one
-// factorisation, one inverse and O(n^2 d).
+// Pairwise distances are computed once (those of warped coordinates at each
+// evaluation), so an evaluation costs one factorisation, one inverse and
+// O(n^2 d).
 class GpLogPosterior {
  public:
-  // `points` d x n, `values` n (standardised).
+  // `points` d x n, `values` n (standardised); `warped` empty (no warping)
+  // or one flag per coordinate.
   GpLogPosterior(std::vector<bool> categorical, const Eigen::MatrixXd& points,
-                 Eigen::VectorXd values);
+                 Eigen::VectorXd values, std::vector<bool> warped = {});
 
   int dimension() const { return static_cast<int>(categorical_.size()); }
-  int parameter_count() const { return dimension() + 2; }
+  int warped_count() const { return static_cast<int>(warped_indices_.size()); }
+  int parameter_count() const { return dimension() + 2 + 2 * warped_count(); }
   int size() const { return static_cast<int>(values_.size()); }
   const std::vector<bool>& categorical() const { return categorical_; }
 
@@ -54,7 +62,10 @@ class GpLogPosterior {
   // a fitted theta, without the posterior at hand).
   MaternKernel Kernel(const Eigen::VectorXd& theta) const;
   static MaternKernel Kernel(const std::vector<bool>& categorical, const Eigen::VectorXd& theta);
-  static double NoiseVariance(const Eigen::VectorXd& theta);
+  static double NoiseVariance(int dimension, const Eigen::VectorXd& theta);
+  // The input warp theta names: the identity for a theta without warping.
+  InputWarp Warp(const Eigen::VectorXd& theta) const;
+  static InputWarp Warp(const std::vector<bool>& warped, const Eigen::VectorXd& theta);
 
  private:
   std::vector<bool> categorical_;
@@ -62,6 +73,10 @@ class GpLogPosterior {
   // Column p holds d_j(a, b) for the p-th pair a > b (column-major lower
   // triangle order).
   Eigen::MatrixXd pair_distances_;
+  std::vector<bool> warped_;
+  // The warped coordinates, and their values (one row each, n columns).
+  std::vector<int> warped_indices_;
+  Eigen::MatrixXd warped_coordinates_;
 };
 
 }  // namespace vernier::suggest

@@ -118,34 +118,81 @@ TEST(GaussianProcessTest, PredictingManyPointsEqualsPredictingEachAlone) {
   }
 }
 
+// PredictWithGradient at `x`: the values Predict gives, and gradients
+// within `tolerance` of central differences of Predict.
+void ExpectGradientsMatchFiniteDifferences(const GaussianProcess& gp, const Eigen::VectorXd& x,
+                                           double tolerance) {
+  double mean;
+  double variance;
+  Eigen::VectorXd mean_gradient;
+  Eigen::VectorXd variance_gradient;
+  gp.PredictWithGradient(x, &mean, &variance, &mean_gradient, &variance_gradient);
+  Eigen::VectorXd batch_mean;
+  Eigen::VectorXd batch_variance;
+  gp.Predict(x, &batch_mean, &batch_variance);
+  EXPECT_NEAR(mean, batch_mean[0], 1e-12);
+  EXPECT_NEAR(variance, batch_variance[0], 1e-12);
+  const double h = 1e-6;
+  for (int j = 0; j < x.size(); ++j) {
+    Eigen::VectorXd up = x;
+    Eigen::VectorXd down = x;
+    up[j] += h;
+    down[j] -= h;
+    Eigen::VectorXd m_up, v_up, m_down, v_down;
+    gp.Predict(up, &m_up, &v_up);
+    gp.Predict(down, &m_down, &v_down);
+    EXPECT_NEAR(mean_gradient[j], (m_up[0] - m_down[0]) / (2 * h), tolerance);
+    EXPECT_NEAR(variance_gradient[j], (v_up[0] - v_down[0]) / (2 * h), tolerance);
+  }
+}
+
 TEST(GaussianProcessTest, GradientsMatchFiniteDifferences) {
   absl::StatusOr<GaussianProcess> gp =
       GaussianProcess::Create(Kernel2d(), 1e-3, Points(), Values());
   ASSERT_TRUE(gp.ok());
   Eigen::VectorXd x(2);
   x << 0.55, 0.35;
-  double mean;
-  double variance;
-  Eigen::VectorXd mean_gradient;
-  Eigen::VectorXd variance_gradient;
-  gp->PredictWithGradient(x, &mean, &variance, &mean_gradient, &variance_gradient);
-  Eigen::VectorXd batch_mean;
-  Eigen::VectorXd batch_variance;
-  gp->Predict(x, &batch_mean, &batch_variance);
-  EXPECT_NEAR(mean, batch_mean[0], 1e-12);
-  EXPECT_NEAR(variance, batch_variance[0], 1e-12);
-  const double h = 1e-6;
-  for (int j = 0; j < 2; ++j) {
-    Eigen::VectorXd up = x;
-    Eigen::VectorXd down = x;
-    up[j] += h;
-    down[j] -= h;
-    Eigen::VectorXd m_up, v_up, m_down, v_down;
-    gp->Predict(up, &m_up, &v_up);
-    gp->Predict(down, &m_down, &v_down);
-    EXPECT_NEAR(mean_gradient[j], (m_up[0] - m_down[0]) / (2 * h), 1e-6);
-    EXPECT_NEAR(variance_gradient[j], (v_up[0] - v_down[0]) / (2 * h), 1e-6);
-  }
+  ExpectGradientsMatchFiniteDifferences(*gp, x, 1e-6);
+}
+
+InputWarp Warp2d() {
+  Eigen::VectorXd log_a(2);
+  Eigen::VectorXd log_b(2);
+  log_a << std::log(0.4), std::log(1.5);
+  log_b << std::log(2.0), std::log(0.6);
+  return InputWarp({true, true}, log_a, log_b);
+}
+
+TEST(GaussianProcessTest, AWarpedProcessIsTheProcessOfWarpedPoints) {
+  const InputWarp warp = Warp2d();
+  absl::StatusOr<GaussianProcess> warped =
+      GaussianProcess::Create(Kernel2d(), 1e-3, Points(), Values(), warp);
+  absl::StatusOr<GaussianProcess> plain =
+      GaussianProcess::Create(Kernel2d(), 1e-3, warp.Apply(Points()), Values());
+  ASSERT_TRUE(warped.ok() && plain.ok());
+  Eigen::MatrixXd queries(2, 3);
+  queries << 0.1, 0.5, 0.95, 0.7, 0.2, 0.4;
+  Eigen::VectorXd mean, variance, plain_mean, plain_variance;
+  warped->Predict(queries, &mean, &variance);
+  plain->Predict(warp.Apply(queries), &plain_mean, &plain_variance);
+  EXPECT_TRUE(mean.isApprox(plain_mean, 1e-12));
+  EXPECT_TRUE(variance.isApprox(plain_variance, 1e-12));
+  EXPECT_TRUE(warped->PredictMean(queries).isApprox(plain_mean, 1e-12));
+  // A fantasy at an encoder point is one at its warped point.
+  warped->AddObservation(queries.col(1), 0.3, 0.0);
+  plain->AddObservation(warp.Apply(Eigen::VectorXd(queries.col(1))), 0.3, 0.0);
+  warped->Predict(queries, &mean, &variance);
+  plain->Predict(warp.Apply(queries), &plain_mean, &plain_variance);
+  EXPECT_TRUE(mean.isApprox(plain_mean, 1e-10));
+}
+
+TEST(GaussianProcessTest, WarpedGradientsMatchFiniteDifferences) {
+  absl::StatusOr<GaussianProcess> gp =
+      GaussianProcess::Create(Kernel2d(), 1e-3, Points(), Values(), Warp2d());
+  ASSERT_TRUE(gp.ok());
+  Eigen::VectorXd x(2);
+  x << 0.15, 0.8;
+  ExpectGradientsMatchFiniteDifferences(*gp, x, 1e-5);
 }
 
 TEST(GaussianProcessTest, AddingAnObservationEqualsRefittingWithIt) {
