@@ -21,6 +21,7 @@
 #include "suggest/gp/history_projector.h"
 #include "suggest/gp/hyperparameter_fitter.h"
 #include "suggest/gp/input_warp.h"
+#include "suggest/gp/input_warp_fitter.h"
 #include "suggest/gp/log_expected_improvement.h"
 #include "suggest/gp/matern_kernel.h"
 #include "suggest/gp/neighbour_probe.h"
@@ -138,41 +139,6 @@ absl::StatusOr<Eigen::VectorXd> GpBanditDesigner::FitHyperparameters(const Eigen
   absl::StatusOr<Eigen::VectorXd> warm_start = fitter.Fit(coarse_posterior, starts);
   if (!warm_start.ok()) return warm_start.status();
   return fitter.Fit(posterior, {&*warm_start, 1});
-}
-
-Eigen::VectorXd GpBanditDesigner::FitInputWarp(const Eigen::MatrixXd& points,
-                                               const Eigen::VectorXd& values,
-                                               const Eigen::VectorXd& plain) const {
-  // On at most warp_fit_points of the trials the plain fit saw (the best,
-  // latest and spread), against the plain model fitted on the same ones.
-  Eigen::MatrixXd warp_points = points;
-  Eigen::VectorXd warp_values = values;
-  Eigen::VectorXd plain_theta = plain;
-  HyperparameterFitter::Options fit;
-  if (points.cols() > options_.warp_fit_points) {
-    const std::vector<int> chosen = TrainingSetSelector(encoder_.categorical())
-                                        .Select(points, values, options_.warp_fit_points);
-    warp_points = Columns(points, chosen);
-    warp_values = Entries(values, chosen);
-    fit.max_evaluations = options_.fit_evaluations;
-    const GpLogPosterior subset(encoder_.categorical(), warp_points, warp_values);
-    absl::StatusOr<Eigen::VectorXd> refit = HyperparameterFitter(fit).Fit(subset, {&plain, 1});
-    if (!refit.ok() || !refit->allFinite()) return plain;
-    plain_theta = *std::move(refit);
-  }
-  const GpLogPosterior unwarped(encoder_.categorical(), warp_points, warp_values);
-  const GpLogPosterior warped(encoder_.categorical(), warp_points, warp_values, warped_);
-  // From the plain fit with the identity warp, where the two posteriors
-  // agree (but for the squeeze off the bounds).
-  Eigen::VectorXd start(warped.parameter_count());
-  start << plain_theta, Eigen::VectorXd::Zero(warped.parameter_count() - plain.size());
-  fit.max_evaluations = options_.warp_fit_evaluations;
-  absl::StatusOr<Eigen::VectorXd> theta = HyperparameterFitter(fit).Fit(warped, {&start, 1});
-  if (!theta.ok() || !theta->allFinite()) return plain;
-  const double gain = unwarped.NegativeLogPosterior(plain_theta, nullptr) -
-                      warped.NegativeLogPosterior(*theta, nullptr);
-  const int warp_parameters = warped.parameter_count() - static_cast<int>(plain.size());
-  return gain > options_.warp_evidence * warp_parameters ? *theta : plain;
 }
 
 absl::StatusOr<FeasibilityModel> GpBanditDesigner::FitFeasibility(const Eigen::MatrixXd& points,
@@ -318,7 +284,13 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
   // The input warp, fitted once the outliers are out (a warp would
   // otherwise bend the model towards them), and kept only with evidence.
   if (!warped_.empty()) {
-    theta = FitInputWarp(fit_points, fit_values, *theta);
+    InputWarpFitter::Options warp_fit;
+    warp_fit.evaluations = options_.warp_fit_evaluations;
+    warp_fit.evidence = options_.warp_evidence;
+    warp_fit.fit_points = options_.warp_fit_points;
+    warp_fit.refit_evaluations = options_.fit_evaluations;
+    theta = InputWarpFitter(warp_fit).Fit(encoder_.categorical(), warped_, fit_points, fit_values,
+                                          *theta);
     kernel = GpLogPosterior::Kernel(encoder_.categorical(), *theta);
     noise = GpLogPosterior::NoiseVariance(d, *theta);
   }

@@ -35,7 +35,7 @@ namespace vernier::suggest {
 //   one run warm-started from that optimum on the larger fitting subset.
 //   Then a warp of each non-categorical coordinate (InputWarp) is fitted
 //   from that fit on at most `warp_fit_points` trials and kept only with
-//   the evidence `warp_evidence` asks for (FitInputWarp).
+//   the evidence `warp_evidence` asks for (InputWarpFitter).
 // - Long histories are capped (TrainingSetSelector): the model uses at most
 //   `max_model_points` observations, the fit at most `max_fit_points`, so a
 //   suggestion costs about the same at 10,000 trials as at 500. Past the
@@ -251,7 +251,7 @@ class GpBanditDesigner : public Designer {
     double outlier_threshold = 3;
     // Each non-categorical coordinate warped by a Kumaraswamy CDF whose two
     // concentrations are fitted after the other hyper-parameters
-    // (InputWarp, FitInputWarp), so that a parameter whose effect is
+    // (InputWarp, InputWarpFitter), so that a parameter whose effect is
     // squeezed towards one end of its range (a log-like parameter declared
     // on a linear scale, a quartic's changing curvature) is modelled with
     // one kernel; kept only when the fit gains warp_evidence per warp
@@ -302,11 +302,6 @@ class GpBanditDesigner : public Designer {
   absl::StatusOr<Eigen::VectorXd> FitHyperparameters(const Eigen::MatrixXd& points,
                                                      const Eigen::VectorXd& values,
                                                      std::mt19937_64& rng) const;
-  // The plain fit `plain` with the input warp of warped_ fitted from it:
-  // kept when it lowers the negative log posterior by more than
-  // warp_evidence per warp parameter, otherwise `plain` (no warp).
-  Eigen::VectorXd FitInputWarp(const Eigen::MatrixXd& points, const Eigen::VectorXd& values,
-                               const Eigen::VectorXd& plain) const;
 
   // The chance that a trial at a point ends with a value, from whether each
   // of `points` (the ended trials) did.
