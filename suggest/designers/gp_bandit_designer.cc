@@ -254,8 +254,6 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
   };
   VERNIER_RETURN_IF_ERROR(fit_model());
 
-  MaternKernel kernel = GpLogPosterior::Kernel(encoder_.categorical(), *theta);
-  double noise = GpLogPosterior::NoiseVariance(d, *theta);
   // Values far below what the other trials predict where they are (a run
   // that met a bad seed or node) leave the objective's model, which is
   // warped and fitted again without them; they still count as tried. Only
@@ -266,8 +264,9 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
   // values, beside which the unlucky ones look like outliers).
   const bool fitted_on_every_trial = points.cols() <= options_.max_fit_points;
   for (int round = 0; round < options_.outlier_rounds && fitted_on_every_trial; ++round) {
-    absl::StatusOr<GaussianProcess> first =
-        GaussianProcess::Create(kernel, noise, model_points, model_values);
+    absl::StatusOr<GaussianProcess> first = GaussianProcess::Create(
+        GpLogPosterior::Kernel(encoder_.categorical(), *theta),
+        GpLogPosterior::NoiseVariance(d, *theta), model_points, model_values);
     if (!first.ok()) return first.status();
     OutlierFilter::Options filter;
     filter.threshold = options_.outlier_threshold;
@@ -278,8 +277,6 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
     leave_out(drop);
     values = OutputWarper().Warp(objectives);
     VERNIER_RETURN_IF_ERROR(fit_model());
-    kernel = GpLogPosterior::Kernel(encoder_.categorical(), *theta);
-    noise = GpLogPosterior::NoiseVariance(d, *theta);
   }
   // The input warp, fitted once the outliers are out (a warp would
   // otherwise bend the model towards them), and kept only with evidence.
@@ -291,9 +288,9 @@ absl::StatusOr<Suggestions> GpBanditDesigner::SuggestFromModel(const DesignerHis
     warp_fit.refit_evaluations = options_.fit_evaluations;
     theta = InputWarpFitter(warp_fit).Fit(encoder_.categorical(), warped_, fit_points, fit_values,
                                           *theta);
-    kernel = GpLogPosterior::Kernel(encoder_.categorical(), *theta);
-    noise = GpLogPosterior::NoiseVariance(d, *theta);
   }
+  const MaternKernel kernel = GpLogPosterior::Kernel(encoder_.categorical(), *theta);
+  const double noise = GpLogPosterior::NoiseVariance(d, *theta);
   const InputWarp warp = GpLogPosterior::Warp(warped_, *theta);
   const bool capped = static_cast<int>(model_indices.size()) < points.cols();
   if (capped && options_.neighbourhood_share > 0) {

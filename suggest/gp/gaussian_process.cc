@@ -90,6 +90,11 @@ void GaussianProcess::UpdateWeights() {
   lower_.triangularView<Eigen::Lower>().transpose().solveInPlace(weights_);
 }
 
+Eigen::MatrixXd GaussianProcess::CrossCovarianceTo(const Eigen::MatrixXd& points) const {
+  return warp_.identity() ? kernel_.CrossCovariance(points_, points)
+                          : kernel_.CrossCovariance(points_, warp_.Apply(points));
+}
+
 void GaussianProcess::Predict(const Eigen::MatrixXd& points, Eigen::VectorXd* mean,
                               Eigen::VectorXd* variance) const {
   const Eigen::Index m = points.cols();
@@ -100,11 +105,7 @@ void GaussianProcess::Predict(const Eigen::MatrixXd& points, Eigen::VectorXd* me
   // not a fresh allocation (fresh pages) the size of all of them.
   for (Eigen::Index start = 0; start < m; start += kPredictColumns) {
     const Eigen::Index width = std::min(kPredictColumns, m - start);
-    Eigen::MatrixXd cross =
-        warp_.identity()
-            ? kernel_.CrossCovariance(points_, points.middleCols(start, width))
-            : kernel_.CrossCovariance(
-                  points_, warp_.Apply(Eigen::MatrixXd(points.middleCols(start, width))));
+    Eigen::MatrixXd cross = CrossCovarianceTo(points.middleCols(start, width));
     mean->segment(start, width).noalias() = cross.transpose() * weights_;
     lower_.triangularView<Eigen::Lower>().solveInPlace(cross);
     variance->segment(start, width) =
@@ -119,12 +120,8 @@ Eigen::VectorXd GaussianProcess::PredictMean(const Eigen::MatrixXd& points) cons
   Eigen::VectorXd mean(points.cols());
   for (Eigen::Index start = 0; start < points.cols(); start += kPredictColumns) {
     const Eigen::Index width = std::min(kPredictColumns, points.cols() - start);
-    const Eigen::MatrixXd cross =
-        warp_.identity()
-            ? kernel_.CrossCovariance(points_, points.middleCols(start, width))
-            : kernel_.CrossCovariance(
-                  points_, warp_.Apply(Eigen::MatrixXd(points.middleCols(start, width))));
-    mean.segment(start, width).noalias() = cross.transpose() * weights_;
+    mean.segment(start, width).noalias() =
+        CrossCovarianceTo(points.middleCols(start, width)).transpose() * weights_;
   }
   return mean;
 }

@@ -47,7 +47,6 @@ class GaussianProcess {
 
   int size() const { return static_cast<int>(points_.cols()); }
   const MaternKernel& kernel() const { return kernel_; }
-  const InputWarp& warp() const { return warp_; }
   double noise_variance() const { return noise_variance_; }
   double jitter() const { return jitter_; }
 
@@ -86,6 +85,8 @@ class GaussianProcess {
                   Eigen::MatrixXd points, Eigen::VectorXd values, Eigen::VectorXd diagonal_noise,
                   Eigen::MatrixXd off_diagonal_noise, Eigen::MatrixXd lower);
   void UpdateWeights();
+  // k(observations, columns of `points`), `points` warped on the way in.
+  Eigen::MatrixXd CrossCovarianceTo(const Eigen::MatrixXd& points) const;
 
   MaternKernel kernel_;
   InputWarp warp_;

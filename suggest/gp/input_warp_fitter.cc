@@ -17,24 +17,22 @@ Eigen::VectorXd InputWarpFitter::Fit(const std::vector<bool>& categorical,
   // again on the same ones.
   Eigen::MatrixXd warp_points = points;
   Eigen::VectorXd warp_values = values;
-  Eigen::VectorXd plain_theta = plain;
-  HyperparameterFitter::Options fit;
-  if (points.cols() > options_.fit_points) {
+  const bool subset = points.cols() > options_.fit_points;
+  if (subset) {
     const std::vector<int> chosen =
         TrainingSetSelector(categorical).Select(points, values, options_.fit_points);
-    warp_points.resize(points.rows(), static_cast<Eigen::Index>(chosen.size()));
-    warp_values.resize(static_cast<Eigen::Index>(chosen.size()));
-    for (size_t i = 0; i < chosen.size(); ++i) {
-      warp_points.col(static_cast<Eigen::Index>(i)) = points.col(chosen[i]);
-      warp_values[static_cast<Eigen::Index>(i)] = values[chosen[i]];
-    }
+    warp_points = points(Eigen::all, chosen);
+    warp_values = values(chosen);
+  }
+  const GpLogPosterior unwarped(categorical, warp_points, warp_values);
+  Eigen::VectorXd plain_theta = plain;
+  HyperparameterFitter::Options fit;
+  if (subset) {
     fit.max_evaluations = options_.refit_evaluations;
-    const GpLogPosterior subset(categorical, warp_points, warp_values);
-    absl::StatusOr<Eigen::VectorXd> refit = HyperparameterFitter(fit).Fit(subset, {&plain, 1});
+    absl::StatusOr<Eigen::VectorXd> refit = HyperparameterFitter(fit).Fit(unwarped, {&plain, 1});
     if (!refit.ok() || !refit->allFinite()) return plain;
     plain_theta = *std::move(refit);
   }
-  const GpLogPosterior unwarped(categorical, warp_points, warp_values);
   const GpLogPosterior posterior(categorical, warp_points, warp_values, warped);
   // From the plain fit with the identity warp, where the two posteriors
   // agree (but for the squeeze off the bounds).
