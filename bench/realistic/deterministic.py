@@ -37,7 +37,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
-from problems import Infeasible, Problem  # noqa: E402  (beside this file)
+from problems import (Infeasible, Problem, active_parameters, children,  # noqa: E402, F401
+                      flat_parameters)  # (beside this file; the last two for deterministic_run.py)
 
 # The folds and the models' random_state: fixed for every trial and seed.
 FOLDS = 3
@@ -118,23 +119,28 @@ class Deterministic(Problem):
         return self.evaluate(point)
 
     def spec(self):
-        params = []
-        for parameter in self.space:
-            name, kind = parameter[0], parameter[1]
-            if kind in ("double", "int"):
-                params.append({"parameterName": name,
-                               "type": "DOUBLE" if kind == "double" else "INTEGER",
-                               "minValue": parameter[2], "maxValue": parameter[3],
-                               "scaleType": ("UNIT_LOG_SCALE" if parameter[4] == "log"
-                                             else "UNIT_LINEAR_SCALE")})
-            elif kind == "discrete":
-                params.append({"parameterName": name, "type": "DISCRETE",
-                               "discreteValues": list(parameter[2])})
-            else:
-                params.append({"parameterName": name, "type": "CATEGORICAL",
-                               "categoricalValues": list(parameter[2])})
         return {"metrics": [{"metricId": m, "goal": "MINIMIZE"} for m in self.metric_names],
-                "params": params}
+                "params": [_parameter_spec(parameter) for parameter in self.space]}
+
+
+def _parameter_spec(parameter):
+    """A parameter of a space as a ParameterSpec in the YAML vocabulary, its
+    conditional children nested."""
+    name, kind = parameter[0], parameter[1]
+    if kind in ("double", "int"):
+        return {"parameterName": name, "type": "DOUBLE" if kind == "double" else "INTEGER",
+                "minValue": parameter[2], "maxValue": parameter[3],
+                "scaleType": "UNIT_LOG_SCALE" if parameter[4] == "log" else "UNIT_LINEAR_SCALE"}
+    if kind == "discrete":
+        return {"parameterName": name, "type": "DISCRETE", "discreteValues": list(parameter[2])}
+    spec = {"parameterName": name, "type": "CATEGORICAL", "categoricalValues": list(parameter[2])}
+    conditional = [{"parentCategoricalValues": {"values": list(values)},
+                    "parameterSpec": _parameter_spec(child)}
+                   for values, child_parameters in children(parameter)
+                   for child in child_parameters]
+    if conditional:
+        spec["conditionalParameterSpecs"] = conditional
+    return spec
 
 
 # ------------------------------------------------------------ datasets
@@ -910,6 +916,159 @@ class ModelChoiceSynthetic(Deterministic):
         return model if scaler is None else make_pipeline(scaler, model)
 
 
+# ------------------------------------------ branching: conditional spaces
+
+class ConditionalModelSynthetic(Deterministic):
+    """Which model and its own parameters (a conditional space, two levels
+    deep: auto-sklearn's kind of problem): five classifiers, each with the
+    parameters that exist only for it, the SVM's polynomial degree only
+    for its polynomial kernel, and a scaling shared by all; 400 generated
+    samples of 3 classes."""
+    name = "conditional_model_synthetic"
+    space = [
+        ("scaler", "categorical", ["none", "standard"]),
+        ("model", "categorical", ["svm", "knn", "forest", "logreg", "boosting"], [
+            (["svm"], [
+                ("svm_C", "double", 1e-2, 1e4, "log"),
+                ("svm_gamma", "double", 1e-5, 1.0, "log"),
+                ("svm_kernel", "categorical", ["rbf", "poly"], [
+                    (["poly"], [("svm_degree", "int", 2, 4, "linear")]),
+                ]),
+            ]),
+            (["knn"], [
+                ("knn_neighbors", "int", 1, 60, "log"),
+                ("knn_weights", "categorical", ["uniform", "distance"]),
+                ("knn_metric", "categorical", ["euclidean", "manhattan"]),
+            ]),
+            (["forest"], [
+                ("forest_trees", "int", 10, 100, "log"),
+                ("forest_depth", "int", 2, 20, "linear"),
+                ("forest_features", "double", 0.05, 1.0, "linear"),
+                ("forest_leaf", "int", 1, 20, "log"),
+            ]),
+            (["logreg"], [
+                ("logreg_C", "double", 1e-4, 1e4, "log"),
+                ("logreg_penalty", "categorical", ["l1", "l2"]),
+            ]),
+            (["boosting"], [
+                ("boosting_rate", "double", 0.01, 1.0, "log"),
+                ("boosting_leaves", "int", 2, 64, "log"),
+                ("boosting_iterations", "discrete", [20, 40, 80]),
+                ("boosting_l2", "double", 1e-6, 10.0, "log"),
+            ]),
+        ]),
+    ]
+
+    def load(self):
+        from sklearn.datasets import make_classification
+        x, y = make_classification(n_samples=400, n_features=20, n_informative=8,
+                                   n_redundant=4, n_classes=3, n_clusters_per_class=2,
+                                   flip_y=0.03, class_sep=1.0, random_state=21)
+        # Columns on different scales, as raw features are.
+        return x * np.logspace(-1, 1, x.shape[1]), y
+
+    def model(self, p):
+        from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.neighbors import KNeighborsClassifier
+        from sklearn.pipeline import make_pipeline
+        from sklearn.svm import SVC
+        kind = p["model"]
+        if kind == "svm":
+            model = SVC(C=p["svm_C"], gamma=p["svm_gamma"], kernel=p["svm_kernel"],
+                        degree=int(p.get("svm_degree", 3)), coef0=1.0, max_iter=20000)
+        elif kind == "knn":
+            model = KNeighborsClassifier(n_neighbors=int(p["knn_neighbors"]),
+                                         weights=p["knn_weights"], metric=p["knn_metric"])
+        elif kind == "forest":
+            model = RandomForestClassifier(n_estimators=int(p["forest_trees"]),
+                                           max_depth=int(p["forest_depth"]),
+                                           max_features=p["forest_features"],
+                                           min_samples_leaf=int(p["forest_leaf"]),
+                                           random_state=MODEL_SEED, n_jobs=1)
+        elif kind == "logreg":
+            model = LogisticRegression(C=p["logreg_C"], penalty=p["logreg_penalty"],
+                                       solver="liblinear", max_iter=500)
+        else:
+            model = HistGradientBoostingClassifier(
+                learning_rate=p["boosting_rate"], max_leaf_nodes=int(p["boosting_leaves"]),
+                max_iter=int(p["boosting_iterations"]), l2_regularization=p["boosting_l2"],
+                early_stopping=False, random_state=MODEL_SEED)
+        scaler = _scaler(p["scaler"])
+        return model if scaler is None else make_pipeline(scaler, model)
+
+
+class ConditionalRegressionDiabetes(Deterministic):
+    """Which regression model and its own parameters on the 442 diabetes
+    patients (a continuous error, 1 - R^2 pooled over the folds): five
+    regressors, the kernel ridge's degree only for its polynomial kernel."""
+    name = "conditional_regression_diabetes"
+    regression = True
+    space = [
+        ("model", "categorical", ["svr", "kernel_ridge", "knn", "boosting", "elastic_net"], [
+            (["svr"], [
+                ("svr_C", "double", 1e-2, 1e3, "log"),
+                ("svr_epsilon", "double", 1e-3, 1.0, "log"),
+                ("svr_gamma", "double", 1e-4, 1.0, "log"),
+            ]),
+            (["kernel_ridge"], [
+                ("kridge_alpha", "double", 1e-4, 10.0, "log"),
+                ("kridge_gamma", "double", 1e-4, 1.0, "log"),
+                ("kridge_kernel", "categorical", ["rbf", "laplacian", "poly"], [
+                    (["poly"], [("kridge_degree", "int", 2, 3, "linear")]),
+                ]),
+            ]),
+            (["knn"], [
+                ("knn_neighbors", "int", 1, 80, "log"),
+                ("knn_weights", "categorical", ["uniform", "distance"]),
+            ]),
+            (["boosting"], [
+                ("boosting_rate", "double", 0.01, 1.0, "log"),
+                ("boosting_leaves", "int", 2, 64, "log"),
+                ("boosting_iterations", "discrete", [25, 50, 100]),
+                ("boosting_leaf", "int", 2, 60, "log"),
+            ]),
+            (["elastic_net"], [
+                ("enet_alpha", "double", 1e-5, 10.0, "log"),
+                ("enet_l1_ratio", "double", 0.0, 1.0, "linear"),
+            ]),
+        ]),
+    ]
+
+    def load(self):
+        from sklearn.datasets import load_diabetes
+        x, y = load_diabetes(return_X_y=True)
+        # Standardised columns (the raw ones are scaled to unit norm) and the
+        # target in standard units, so that one set of ranges suits every
+        # model.
+        return (x - x.mean(axis=0)) / x.std(axis=0), (y - y.mean()) / y.std()
+
+    def model(self, p):
+        from sklearn.ensemble import HistGradientBoostingRegressor
+        from sklearn.kernel_ridge import KernelRidge
+        from sklearn.linear_model import ElasticNet
+        from sklearn.neighbors import KNeighborsRegressor
+        from sklearn.svm import SVR
+        kind = p["model"]
+        if kind == "svr":
+            return SVR(C=p["svr_C"], epsilon=p["svr_epsilon"], gamma=p["svr_gamma"],
+                       max_iter=50000)
+        if kind == "kernel_ridge":
+            return KernelRidge(alpha=p["kridge_alpha"], gamma=p["kridge_gamma"],
+                               kernel=p["kridge_kernel"],
+                               degree=int(p.get("kridge_degree", 3)), coef0=1.0)
+        if kind == "knn":
+            return KNeighborsRegressor(n_neighbors=int(p["knn_neighbors"]),
+                                       weights=p["knn_weights"])
+        if kind == "boosting":
+            return HistGradientBoostingRegressor(
+                learning_rate=p["boosting_rate"], max_leaf_nodes=int(p["boosting_leaves"]),
+                max_iter=int(p["boosting_iterations"]),
+                min_samples_leaf=int(p["boosting_leaf"]), early_stopping=False,
+                random_state=MODEL_SEED)
+        return ElasticNet(alpha=p["enet_alpha"], l1_ratio=p["enet_l1_ratio"], max_iter=5000)
+
+
 # -------------------------------------------------- four objectives
 
 class ForestFourObjectives(Deterministic):
@@ -1018,14 +1177,16 @@ def held_out():
     four; then two with three whose trials fail; then three with one
     objective and categories of 5 to 9 values; then one with three whose
     error reports spike; then three with one objective whose log-scale
-    parameters are declared linear)."""
+    parameters are declared linear; then two with one objective over a
+    conditional space)."""
     return [TreeWine(), LogregDigits(), SvrFriedman(), HistBoostSynthetic(),
             GboostThreeObjectives(), SgdSynthetic(), AdaboostCancer(), KnnRegressionFriedman(),
             ExtraTreesDigits(), SparseLogregThreeObjectives(), ForestFourObjectives(),
             ForestThreeObjectivesMemoryCap(), ForestThreeObjectivesFlaky(), KnnMetricDigits(),
             SgdScheduleDigits(), ModelChoiceSynthetic(), ForestThreeObjectivesSpiky(),
             _linear_scales(MlpDigits)(), _linear_scales(HistBoostSynthetic)(),
-            _linear_scales(SvrFriedman)()]
+            _linear_scales(SvrFriedman)(), ConditionalModelSynthetic(),
+            ConditionalRegressionDiabetes()]
 
 
 def by_name(name):

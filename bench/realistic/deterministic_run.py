@@ -10,7 +10,10 @@ build/bin/suggest_quality_bench, which evaluates the problem through
 bench/realistic/evaluator.py (or, with --vernier-runner serve, in a vernier
 serve as below); Optuna's TPESampler (default, and
 multivariate=True), RandomSampler and QMCSampler (scrambled Sobol) run here.
-The score of a run is its best value (an error, optimum 0).
+The score of a run is its best value (an error, optimum 0). On a conditional
+space Optuna's samplers run define-by-run (a parameter is asked for only
+while it is active) and the multivariate TPE with group=True, as Optuna
+advises for such spaces.
 
 Three or four objectives (100 trials by default): Vernier's designers run in a
 `vernier serve` of their own (build/bin/vernier, through the Python client's
@@ -124,9 +127,10 @@ def _import_client(build):
 
 
 def _typed(problem, parameters):
-    """A Vernier trial's parameters with the types the problem expects."""
+    """A Vernier trial's parameters with the types the problem expects (only
+    the active ones of a conditional space)."""
     point = {}
-    for parameter in problem.space:
+    for parameter in deterministic.active_parameters(problem.space, parameters):
         name, kind = parameter[0], parameter[1]
         value = parameters[name]
         point[name] = (int(value) if kind == "int" else float(value)
@@ -165,9 +169,11 @@ def vernier_serve_run(job):
 # Optuna ----------------------------------------------------------------------
 
 def _distributions(problem):
+    """Every parameter's distribution, a conditional space's children
+    included."""
     import optuna  # noqa: PLC0415
     distributions = {}
-    for parameter in problem.space:
+    for parameter, _, _ in deterministic.flat_parameters(problem.space):
         name, kind = parameter[0], parameter[1]
         if kind == "double":
             distributions[name] = optuna.distributions.FloatDistribution(
@@ -180,13 +186,15 @@ def _distributions(problem):
     return distributions
 
 
-def _sampler(method, seed):
+def _sampler(method, seed, conditional=False):
     import optuna  # noqa: PLC0415
     samplers = optuna.samplers
     if method == "tpe":
         return samplers.TPESampler(seed=seed)
     if method == "tpe_mv":
-        return samplers.TPESampler(seed=seed, multivariate=True)
+        # group=True: the multivariate model per set of parameters sampled
+        # together, for a space whose parameters come and go.
+        return samplers.TPESampler(seed=seed, multivariate=True, group=conditional)
     if method == "motpe":
         return samplers.MOTPESampler(seed=seed)
     if method == "nsga2":
@@ -198,6 +206,26 @@ def _sampler(method, seed):
     raise ValueError(f"unknown method {method!r}")
 
 
+def _ask_active(trial, parameters, distributions):
+    """Define-by-run: asks `trial` for each parameter of `parameters` and,
+    under each value, for the children it makes active."""
+    import optuna  # noqa: PLC0415
+    for parameter in parameters:
+        name = parameter[0]
+        distribution = distributions[name]
+        if isinstance(distribution, optuna.distributions.FloatDistribution):
+            value = trial.suggest_float(name, distribution.low, distribution.high,
+                                        log=distribution.log)
+        elif isinstance(distribution, optuna.distributions.IntDistribution):
+            value = trial.suggest_int(name, distribution.low, distribution.high,
+                                      log=distribution.log)
+        else:
+            value = trial.suggest_categorical(name, distribution.choices)
+        for values, child_parameters in deterministic.children(parameter):
+            if value in values:
+                _ask_active(trial, child_parameters, distributions)
+
+
 def optuna_run(job):
     """One Optuna study: the objectives' values of every trial with values (a
     trial in a failure region is told FAIL)."""
@@ -207,11 +235,16 @@ def optuna_run(job):
     name, method, seed, trials = job
     problem = deterministic.by_name(name)
     distributions = _distributions(problem)
+    conditional = any(deterministic.children(p) for p in problem.space)
     study = optuna.create_study(directions=["minimize"] * len(problem.metric_names),
-                                sampler=_sampler(method, seed))
+                                sampler=_sampler(method, seed, conditional))
     history = []
     for number in range(1, trials + 1):
-        trial = study.ask(distributions)
+        if conditional:
+            trial = study.ask()
+            _ask_active(trial, problem.space, distributions)
+        else:
+            trial = study.ask(distributions)
         try:
             if problem.lost(seed, number):
                 raise deterministic.Infeasible("the trial's node was lost")

@@ -4,7 +4,11 @@ once for every designer: Vernier's run through bench/realistic/evaluator.py
 
 Each problem has
   space       the parameters: (name, kind, ...) with kind "double", "int",
-              "discrete" or "categorical";
+              "discrete" or "categorical"; a categorical one may carry a
+              fourth element, its conditional children: a list of
+              (parent values, [child parameters]) pairs, nested to any depth
+              (flat_parameters() gives the order the server flattens the tree
+              in);
   observe(point, seed, trial)  the value a trial reports (noisy);
   evaluate(point)              the noiseless value the regret is measured on;
   optimum     the best value (0 for a cross-validated error: the regret is
@@ -62,33 +66,84 @@ class Problem:
 
     def describe(self):
         """The StudySpec in protobuf text format, one line."""
-        parts = []
-        for parameter in self.space:
-            name, kind = parameter[0], parameter[1]
-            if kind == "double" or kind == "int":
-                low, high, scale = parameter[2], parameter[3], parameter[4]
-                ptype = "DOUBLE" if kind == "double" else "INTEGER"
-                parts.append(f'parameters {{ parameter_name: "{name}" type: {ptype} '
-                             f'min_value: {low!r} max_value: {high!r} '
-                             f'scale_type: {"UNIT_LOG_SCALE" if scale == "log" else "UNIT_LINEAR_SCALE"} }}')
-            elif kind == "discrete":
-                values = " ".join(f"discrete_values: {v!r}" for v in parameter[2])
-                parts.append(f'parameters {{ parameter_name: "{name}" type: DISCRETE {values} }}')
-            else:
-                values = " ".join(f'categorical_values: "{v}"' for v in parameter[2])
-                parts.append(f'parameters {{ parameter_name: "{name}" type: CATEGORICAL {values} }}')
+        parts = [f"parameters {{ {_parameter_text(parameter)} }}" for parameter in self.space]
         parts.append('metrics { metric_id: "value" goal: MINIMIZE }')
         return " ".join(parts)
 
     def point(self, values):
-        """The dict of a list of values in the space's order."""
-        return {parameter[0]: value for parameter, value in zip(self.space, values)}
+        """The dict of a list of values in the flattened space's order (an
+        inactive parameter's value is None and left out)."""
+        return {parameter[0]: value
+                for (parameter, _, _), value in zip(flat_parameters(self.space), values)
+                if value is not None}
 
     def observe(self, point, seed, trial):
         value = self.evaluate(point)
         if self.noise > 0:
             value += self.noise * _rng(self.key, seed, trial).standard_normal()
         return value
+
+
+def children(parameter):
+    """A categorical parameter's conditional children: (parent values,
+    [child parameters]) pairs; empty for any other parameter."""
+    return parameter[3] if parameter[1] == "categorical" and len(parameter) > 3 else []
+
+
+def flat_parameters(space):
+    """Every parameter of `space` in depth-first pre-order, each parent
+    before its children, as the server flattens a conditional tree: tuples
+    (parameter, parent name or None, parent values or None)."""
+    flat = []
+
+    def visit(parameter, parent, values):
+        flat.append((parameter, parent, values))
+        for child_values, child_parameters in children(parameter):
+            for child in child_parameters:
+                visit(child, parameter[0], tuple(child_values))
+
+    for parameter in space:
+        visit(parameter, None, None)
+    return flat
+
+
+def active_parameters(space, point):
+    """The parameters of `space` active at `point` (a dict that holds at
+    least every active parent's value), in flattened order."""
+    active = []
+
+    def visit(parameter):
+        active.append(parameter)
+        for child_values, child_parameters in children(parameter):
+            if point.get(parameter[0]) in child_values:
+                for child in child_parameters:
+                    visit(child)
+
+    for parameter in space:
+        visit(parameter)
+    return active
+
+
+def _parameter_text(parameter):
+    """A ParameterSpec's fields in protobuf text format, its conditional
+    children nested."""
+    name, kind = parameter[0], parameter[1]
+    if kind == "double" or kind == "int":
+        low, high, scale = parameter[2], parameter[3], parameter[4]
+        ptype = "DOUBLE" if kind == "double" else "INTEGER"
+        return (f'parameter_name: "{name}" type: {ptype} min_value: {low!r} max_value: {high!r} '
+                f'scale_type: {"UNIT_LOG_SCALE" if scale == "log" else "UNIT_LINEAR_SCALE"}')
+    if kind == "discrete":
+        values = " ".join(f"discrete_values: {v!r}" for v in parameter[2])
+        return f'parameter_name: "{name}" type: DISCRETE {values}'
+    text = " ".join([f'parameter_name: "{name}" type: CATEGORICAL']
+                    + [f'categorical_values: "{v}"' for v in parameter[2]])
+    for child_values, child_parameters in children(parameter):
+        condition = " ".join(f'values: "{v}"' for v in child_values)
+        for child in child_parameters:
+            text += (f" conditional_parameter_specs {{ parent_categorical_values {{ {condition} }}"
+                     f" parameter_spec {{ {_parameter_text(child)} }} }}")
+    return text
 
 
 # ---------------------------------------------------------------- synthetic

@@ -22,11 +22,11 @@ import deterministic  # noqa: E402
 COMMAND = os.path.join(REALISTIC, "deterministic_run.py")
 
 
-def middle(problem):
-    """A point inside every parameter's range: the middle of a range, the
-    last of the values."""
-    point = {}
-    for parameter in problem.space:
+def middle(problem, parameters=None, point=None):
+    """A point inside every active parameter's range: the middle of a range,
+    the last of the values (and the children that value makes active)."""
+    point = {} if point is None else point
+    for parameter in problem.space if parameters is None else parameters:
         name, kind = parameter[0], parameter[1]
         if kind == "double":
             point[name] = (parameter[2] * parameter[3]) ** 0.5 if parameter[4] == "log" else (
@@ -35,7 +35,13 @@ def middle(problem):
             point[name] = (parameter[2] + parameter[3]) // 2
         else:
             point[name] = parameter[2][-1]
+        for values, children in deterministic.children(parameter):
+            if point[name] in values:
+                middle(problem, children, point)
     return point
+
+
+CONDITIONAL = ["conditional_model_synthetic", "conditional_regression_diabetes"]
 
 
 class DeterministicProblemsTest(unittest.TestCase):
@@ -98,6 +104,64 @@ class DeterministicProblemsTest(unittest.TestCase):
         self.assertEqual(len(set(lines[2:])), 1, lines)
         self.assertAlmostEqual(float(lines[2]) * 569, round(float(lines[2]) * 569), places=9)
 
+    def test_a_conditional_space_is_flattened_parents_first_as_the_server_does(self):
+        problem = deterministic.by_name("conditional_model_synthetic")
+        flat = deterministic.flat_parameters(problem.space)
+        names = [parameter[0] for parameter, _, _ in flat]
+        self.assertEqual(names[:6], ["scaler", "model", "svm_C", "svm_gamma", "svm_kernel",
+                                     "svm_degree"])
+        self.assertEqual(len(names), len(set(names)))
+        parents = {parameter[0]: (parent, values) for parameter, parent, values in flat}
+        self.assertEqual(parents["scaler"], (None, None))
+        self.assertEqual(parents["svm_degree"], ("svm_kernel", ("poly",)))
+        self.assertEqual(parents["forest_trees"], ("model", ("forest",)))
+        # The protobuf text nests each child under its parent's values.
+        text = problem.describe()
+        self.assertIn('parameter_name: "svm_kernel" type: CATEGORICAL categorical_values: "rbf" '
+                      'categorical_values: "poly" conditional_parameter_specs { '
+                      'parent_categorical_values { values: "poly" } parameter_spec { '
+                      'parameter_name: "svm_degree" type: INTEGER', text)
+        # A point of the flattened values, None where inactive, keeps the
+        # active ones only.
+        values = [None] * len(names)
+        values[names.index("scaler")] = "none"
+        values[names.index("model")] = "knn"
+        for name, value in (("knn_neighbors", 5), ("knn_weights", "uniform"),
+                            ("knn_metric", "euclidean")):
+            values[names.index(name)] = value
+        point = problem.point(values)
+        self.assertEqual(point, {"scaler": "none", "model": "knn", "knn_neighbors": 5,
+                                 "knn_weights": "uniform", "knn_metric": "euclidean"})
+        self.assertEqual([p[0] for p in deterministic.active_parameters(problem.space, point)],
+                         ["scaler", "model", "knn_neighbors", "knn_weights", "knn_metric"])
+        # The YAML vocabulary's nesting, for a study created from Python.
+        spec = problem.spec()
+        model = spec["params"][1]
+        self.assertEqual(model["parameterName"], "model")
+        kernel = model["conditionalParameterSpecs"][2]
+        self.assertEqual(kernel["parentCategoricalValues"], {"values": ["svm"]})
+        self.assertEqual(kernel["parameterSpec"]["conditionalParameterSpecs"][0], {
+            "parentCategoricalValues": {"values": ["poly"]},
+            "parameterSpec": {"parameterName": "svm_degree", "type": "INTEGER", "minValue": 2,
+                              "maxValue": 4, "scaleType": "UNIT_LINEAR_SCALE"}})
+
+    def test_optuna_asks_only_for_the_active_parameters(self):
+        import optuna  # noqa: PLC0415
+        import deterministic_run  # noqa: PLC0415
+        optuna.logging.set_verbosity(optuna.logging.ERROR)
+        for name in CONDITIONAL:
+            problem = deterministic.by_name(name)
+            distributions = deterministic_run._distributions(problem)
+            self.assertEqual(len(distributions), len(deterministic.flat_parameters(problem.space)))
+            study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=3))
+            for _ in range(20):
+                trial = study.ask()
+                deterministic_run._ask_active(trial, problem.space, distributions)
+                active = [p[0] for p in deterministic.active_parameters(problem.space,
+                                                                        trial.params)]
+                self.assertEqual(sorted(trial.params), sorted(active), name)
+                study.tell(trial, problem.evaluate(dict(trial.params)))
+
     def test_hypervolume_fraction_of_the_ideal_corner_is_one(self):
         import deterministic_run
         for name, references in deterministic.REFERENCES.items():
@@ -157,6 +221,12 @@ class DeterministicCommandTest(unittest.TestCase):
             history = runs[("forest_3obj", method, 1)]
             self.assertEqual(len(history), 12)
             self.assertTrue(all(len(values) == 3 for values in history))
+        # A conditional space: Vernier's GP and Optuna's define-by-run TPE.
+        _, conditional = self.run_command(os.path.join(self.dir.name, "conditional.json"),
+                                          CONDITIONAL[0], "vernier_gp,tpe_mv")
+        self.assertEqual(sorted(conditional), [(CONDITIONAL[0], m, 1)
+                                               for m in ("tpe_mv", "vernier_gp")])
+        self.assertTrue(all(0 < run < 1 for run in conditional.values()), conditional)
         # The same seeds again: the very same runs.
         _, again = self.run_command(os.path.join(self.dir.name, "again.json"),
                                     "knn_wine,forest_3obj", "vernier_gp,tpe,motpe")
