@@ -1,14 +1,12 @@
 #include "suggest/gp/log_expected_improvement.h"
 
 #include <cmath>
-#include <numbers>
 
 #include "suggest/gp/normal_tail.h"
 
 namespace vernier::suggest {
 namespace {
 
-const double kLogSqrtTwoPi = 0.5 * std::log(2.0 * std::numbers::pi);
 // Above this u = -z, 1 - u m(u) comes from its asymptotic series: directly
 // it loses about 2 log10(u) digits to cancellation.
 constexpr double kAsymptoticU = 100.0;
@@ -25,7 +23,7 @@ double ScaledH(double u) {
 double LogExpectedImprovement::LogH(double z) {
   if (z > -1.0) return std::log(NormalTail::Pdf(z) + z * NormalTail::Cdf(z));
   const double u = -z;
-  return -0.5 * z * z - kLogSqrtTwoPi + std::log(ScaledH(u));
+  return NormalTail::LogPdf(z) + std::log(ScaledH(u));
 }
 
 double LogExpectedImprovement::LogHSlope(double z) {

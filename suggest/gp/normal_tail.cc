@@ -14,7 +14,9 @@ constexpr double kTailZ = -5.0;
 
 }  // namespace
 
-double NormalTail::Pdf(double z) { return std::exp(-0.5 * z * z - kLogSqrtTwoPi); }
+double NormalTail::Pdf(double z) { return std::exp(LogPdf(z)); }
+
+double NormalTail::LogPdf(double z) { return -0.5 * z * z - kLogSqrtTwoPi; }
 
 double NormalTail::Cdf(double z) { return 0.5 * std::erfc(-z / std::numbers::sqrt2); }
 
@@ -32,7 +34,7 @@ double NormalTail::MillsRatio(double u) { return kSqrtHalfPi * Erfcx(u / std::nu
 double NormalTail::LogCdf(double z) {
   if (z > kTailZ) return std::log(Cdf(z));
   // Phi(z) = phi(z) m(-z).
-  return -0.5 * z * z - kLogSqrtTwoPi + std::log(MillsRatio(-z));
+  return LogPdf(z) + std::log(MillsRatio(-z));
 }
 
 double NormalTail::LogCdfSlope(double z) {

@@ -9,6 +9,8 @@ namespace vernier::suggest {
 class NormalTail {
  public:
   static double Pdf(double z);
+  // log Pdf(z), without underflow far in the tails.
+  static double LogPdf(double z);
   static double Cdf(double z);
   // exp(x^2) erfc(x) for x >= 0.
   static double Erfcx(double x);

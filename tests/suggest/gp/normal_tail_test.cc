@@ -15,6 +15,17 @@ TEST(NormalTailTest, LogCdfIsTheLogOfTheCdfWhereThatIsAccurate) {
   EXPECT_NEAR(NormalTail::LogCdf(-5.0 - 1e-9), NormalTail::LogCdf(-5.0 + 1e-9), 1e-7);
 }
 
+TEST(NormalTailTest, LogPdfIsTheLogOfThePdfAndFiniteWhereItUnderflows) {
+  for (const double z : {-6.0, -1.0, 0.0, 0.5, 3.0}) {
+    EXPECT_NEAR(NormalTail::LogPdf(z), std::log(NormalTail::Pdf(z)), 1e-12) << z;
+  }
+  // phi(0) = 1 / sqrt(2 pi).
+  EXPECT_NEAR(NormalTail::Pdf(0.0), 0.3989422804014327, 1e-16);
+  // phi(40) underflows; its log is -800 - log(sqrt(2 pi)).
+  EXPECT_EQ(NormalTail::Pdf(40.0), 0.0);
+  EXPECT_NEAR(NormalTail::LogPdf(40.0), -800.9189385332047, 1e-9);
+}
+
 TEST(NormalTailTest, LogCdfStaysFiniteAndAccurateFarIntoTheTail) {
   // log Phi(-40) = -804.608442013754 (mpmath), where Phi itself underflows.
   EXPECT_EQ(NormalTail::Cdf(-40.0), 0.0);
