@@ -14,9 +14,12 @@ after the designers' rules were chosen, four with one objective and one
 with three; five more of other kinds in a second round, later, four with
 one objective and one with three; later still one with four objectives,
 two three-objective ones whose trials fail, a third round of three with
-one objective whose categories have 5 to 9 values, and a three-objective
-one whose error reports spike), are reachable
-by name only: never run by default, never used to choose a rule. The three-objective problems'
+one objective whose categories have 5 to 9 values, a three-objective
+one whose error reports spike, three whose log-scale parameters are
+declared linear and two over conditional spaces), are reachable
+by name only: never run by default, never used to choose a rule;
+branching() has two more over conditional spaces that rules for such
+spaces may be tuned on. The three-objective problems'
 hypervolume is measured at the reference points in REFERENCES, which no
 designer is told.
 
@@ -1069,6 +1072,141 @@ class ConditionalRegressionDiabetes(Deterministic):
         return ElasticNet(alpha=p["enet_alpha"], l1_ratio=p["enet_l1_ratio"], max_iter=5000)
 
 
+class ConditionalModelDigits(Deterministic):
+    """Which classifier and its own parameters on the first 600 digits (a
+    conditional space, the SVM's degree two levels deep): tuned on, beside
+    the synthetic `conditional` function, for the designers' rules on
+    branching spaces."""
+    name = "conditional_model_digits"
+    space = [
+        ("model", "categorical", ["svm", "knn", "forest", "logreg", "tree"], [
+            (["svm"], [
+                ("svm_C", "double", 1e-3, 1e3, "log"),
+                ("svm_gamma", "double", 1e-4, 10.0, "log"),
+                ("svm_kernel", "categorical", ["rbf", "poly"], [
+                    (["poly"], [("svm_degree", "int", 2, 5, "linear")]),
+                ]),
+            ]),
+            (["knn"], [
+                ("knn_neighbors", "int", 1, 50, "log"),
+                ("knn_weights", "categorical", ["uniform", "distance"]),
+            ]),
+            (["forest"], [
+                ("forest_trees", "int", 5, 60, "log"),
+                ("forest_depth", "int", 2, 24, "linear"),
+                ("forest_features", "double", 0.02, 0.5, "log"),
+            ]),
+            (["logreg"], [
+                ("logreg_C", "double", 1e-4, 1e3, "log"),
+            ]),
+            (["tree"], [
+                ("tree_depth", "int", 2, 30, "linear"),
+                ("tree_leaf", "int", 1, 30, "log"),
+                ("tree_criterion", "categorical", ["gini", "entropy"]),
+            ]),
+        ]),
+    ]
+
+    def load(self):
+        return _digits(600)
+
+    def model(self, p):
+        from sklearn.ensemble import RandomForestClassifier
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.neighbors import KNeighborsClassifier
+        from sklearn.svm import SVC
+        from sklearn.tree import DecisionTreeClassifier
+        kind = p["model"]
+        if kind == "svm":
+            return SVC(C=p["svm_C"], gamma=p["svm_gamma"], kernel=p["svm_kernel"],
+                       degree=int(p.get("svm_degree", 3)), coef0=1.0, max_iter=20000)
+        if kind == "knn":
+            return KNeighborsClassifier(n_neighbors=int(p["knn_neighbors"]),
+                                        weights=p["knn_weights"])
+        if kind == "forest":
+            return RandomForestClassifier(n_estimators=int(p["forest_trees"]),
+                                          max_depth=int(p["forest_depth"]),
+                                          max_features=p["forest_features"],
+                                          random_state=MODEL_SEED, n_jobs=1)
+        if kind == "logreg":
+            return LogisticRegression(C=p["logreg_C"], max_iter=300)
+        return DecisionTreeClassifier(max_depth=int(p["tree_depth"]),
+                                      min_samples_leaf=int(p["tree_leaf"]),
+                                      criterion=p["tree_criterion"], random_state=MODEL_SEED)
+
+
+class ConditionalRegressionFriedman(Deterministic):
+    """Which regressor and its own parameters on 300 samples of Friedman #1
+    (noise 1; a continuous error): tuned on, as conditional_model_digits."""
+    name = "conditional_regression_friedman"
+    regression = True
+    space = [
+        ("model", "categorical", ["svr", "knn", "forest", "kernel_ridge", "elastic_net"], [
+            (["svr"], [
+                ("svr_C", "double", 1e-2, 1e3, "log"),
+                ("svr_gamma", "double", 1e-3, 10.0, "log"),
+                ("svr_epsilon", "double", 1e-3, 1.0, "log"),
+            ]),
+            (["knn"], [
+                ("knn_neighbors", "int", 1, 50, "log"),
+                ("knn_weights", "categorical", ["uniform", "distance"]),
+            ]),
+            (["forest"], [
+                ("forest_trees", "int", 5, 80, "log"),
+                ("forest_depth", "int", 2, 20, "linear"),
+                ("forest_features", "double", 0.1, 1.0, "linear"),
+            ]),
+            (["kernel_ridge"], [
+                ("kridge_alpha", "double", 1e-4, 10.0, "log"),
+                ("kridge_kernel", "categorical", ["rbf", "poly"], [
+                    (["rbf"], [("kridge_gamma", "double", 1e-3, 10.0, "log")]),
+                    (["poly"], [("kridge_degree", "int", 2, 4, "linear")]),
+                ]),
+            ]),
+            (["elastic_net"], [
+                ("enet_alpha", "double", 1e-5, 10.0, "log"),
+                ("enet_l1_ratio", "double", 0.0, 1.0, "linear"),
+            ]),
+        ]),
+    ]
+
+    def load(self):
+        from sklearn.datasets import make_friedman1
+        x, y = make_friedman1(n_samples=300, n_features=8, noise=1.0, random_state=4)
+        return (x - x.mean(axis=0)) / x.std(axis=0), (y - y.mean()) / y.std()
+
+    def model(self, p):
+        from sklearn.ensemble import RandomForestRegressor
+        from sklearn.kernel_ridge import KernelRidge
+        from sklearn.linear_model import ElasticNet
+        from sklearn.neighbors import KNeighborsRegressor
+        from sklearn.svm import SVR
+        kind = p["model"]
+        if kind == "svr":
+            return SVR(C=p["svr_C"], gamma=p["svr_gamma"], epsilon=p["svr_epsilon"],
+                       max_iter=50000)
+        if kind == "knn":
+            return KNeighborsRegressor(n_neighbors=int(p["knn_neighbors"]),
+                                       weights=p["knn_weights"])
+        if kind == "forest":
+            return RandomForestRegressor(n_estimators=int(p["forest_trees"]),
+                                         max_depth=int(p["forest_depth"]),
+                                         max_features=p["forest_features"],
+                                         random_state=MODEL_SEED, n_jobs=1)
+        if kind == "kernel_ridge":
+            return KernelRidge(alpha=p["kridge_alpha"], kernel=p["kridge_kernel"],
+                               gamma=p.get("kridge_gamma"), degree=int(p.get("kridge_degree", 3)),
+                               coef0=1.0)
+        return ElasticNet(alpha=p["enet_alpha"], l1_ratio=p["enet_l1_ratio"], max_iter=5000)
+
+
+def branching():
+    """One-objective problems over conditional spaces that the designers'
+    rules for such spaces were tuned on (held_out() has two more, never
+    used to choose one)."""
+    return [ConditionalModelDigits(), ConditionalRegressionFriedman()]
+
+
 # -------------------------------------------------- four objectives
 
 class ForestFourObjectives(Deterministic):
@@ -1190,7 +1328,7 @@ def held_out():
 
 
 def by_name(name):
-    for problem in all_problems() + held_out():
+    for problem in all_problems() + held_out() + branching():
         if problem.name == name:
             return problem
     raise KeyError(f"unknown problem {name!r}; the deterministic problems are "

@@ -779,7 +779,8 @@ def by_name(name):
     every = (all_problems() + held_out_problems() + high_dimensional_problems()
              + failure_problems() + failure_held_out() + spiky_problems() + spiky_held_out()
              + misscaled_problems() + misscaled_held_out()
-             + deterministic.all_problems() + deterministic.held_out())
+             + deterministic.all_problems() + deterministic.held_out()
+             + deterministic.branching())
     for problem in every:
         if problem.name == name:
             return problem

@@ -49,7 +49,7 @@ class DeterministicProblemsTest(unittest.TestCase):
         problems = deterministic.all_problems()
         self.assertGreaterEqual(len(problems), 8)
         self.assertGreaterEqual(sum(1 for p in problems if len(p.metric_names) == 3), 2)
-        for problem in problems + deterministic.held_out():
+        for problem in problems + deterministic.held_out() + deterministic.branching():
             with self.subTest(problem=problem.name):
                 point = middle(problem)
                 try:
@@ -84,6 +84,13 @@ class DeterministicProblemsTest(unittest.TestCase):
                     # every objective, so the box has a volume.
                     self.assertTrue(all(r > i for r, i in zip(references[reference],
                                                               references["ideal"])))
+        # The branching problems the rules for conditional spaces are tuned
+        # on: neither run by default nor held out.
+        for problem in deterministic.branching():
+            self.assertNotIn(problem.name, default)
+            self.assertNotIn(problem.name, held_out)
+            self.assertTrue(any(deterministic.children(p) for p in problem.space), problem.name)
+            self.assertEqual(problems.by_name(problem.name).name, problem.name)
         for name in held_out:
             with self.subTest(problem=name):
                 self.assertNotIn(name, default)
