@@ -189,11 +189,11 @@ class DeterministicCommandTest(unittest.TestCase):
     def tearDown(self):
         self.dir.cleanup()
 
-    def run_command(self, save, problems, methods):
+    def run_command(self, save, problems, methods, *extra):
         result = subprocess.run(
             [sys.executable, COMMAND, "--build", self.build, "--seeds", "1", "--problems",
              problems, "--methods", methods, "--trials-single", "12", "--trials-multi", "12",
-             "--save", save], capture_output=True, text=True, timeout=120)
+             "--save", save, *extra], capture_output=True, text=True, timeout=120)
         self.assertEqual(result.returncode, 0, result.stderr)
         with open(save) as saved:
             runs = {(name, method, seed): run for name, method, seed, run in json.load(saved)}
@@ -234,6 +234,12 @@ class DeterministicCommandTest(unittest.TestCase):
         self.assertEqual(sorted(conditional), [(CONDITIONAL[0], m, 1)
                                                for m in ("tpe_mv", "vernier_gp")])
         self.assertTrue(all(0 < run < 1 for run in conditional.values()), conditional)
+        # The same space through a vernier serve, its study created from the
+        # nested YAML spec by the Python client.
+        _, served = self.run_command(os.path.join(self.dir.name, "served.json"), CONDITIONAL[0],
+                                     "vernier_gp", "--vernier-runner", "serve")
+        self.assertEqual(sorted(served), [(CONDITIONAL[0], "vernier_gp", 1)])
+        self.assertTrue(0 < served[(CONDITIONAL[0], "vernier_gp", 1)] < 1, served)
         # The same seeds again: the very same runs.
         _, again = self.run_command(os.path.join(self.dir.name, "again.json"),
                                     "knn_wine,forest_3obj", "vernier_gp,tpe,motpe")
