@@ -1200,11 +1200,82 @@ class ConditionalRegressionFriedman(Deterministic):
         return ElasticNet(alpha=p["enet_alpha"], l1_ratio=p["enet_l1_ratio"], max_iter=5000)
 
 
+class ConditionalClassifierSynthetic(Deterministic):
+    """Which classifier and its own parameters on 450 generated samples of 3
+    classes, where several models come out close: tuned on, as
+    conditional_model_digits."""
+    name = "conditional_classifier_synthetic"
+    space = [
+        ("scaler", "categorical", ["none", "standard"]),
+        ("model", "categorical", ["svm", "knn", "trees", "logreg", "boosting"], [
+            (["svm"], [
+                ("svm_C", "double", 1e-2, 1e4, "log"),
+                ("svm_gamma", "double", 1e-4, 1.0, "log"),
+            ]),
+            (["knn"], [
+                ("knn_neighbors", "int", 1, 60, "log"),
+                ("knn_weights", "categorical", ["uniform", "distance"]),
+            ]),
+            (["trees"], [
+                ("trees_count", "int", 10, 100, "log"),
+                ("trees_depth", "int", 2, 20, "linear"),
+                ("trees_features", "double", 0.05, 1.0, "linear"),
+            ]),
+            (["logreg"], [
+                ("logreg_C", "double", 1e-4, 1e4, "log"),
+                ("logreg_penalty", "categorical", ["l1", "l2"]),
+            ]),
+            (["boosting"], [
+                ("boosting_rate", "double", 0.01, 1.0, "log"),
+                ("boosting_stages", "discrete", [20, 50, 100]),
+                ("boosting_depth", "int", 1, 5, "linear"),
+                ("boosting_subsample", "double", 0.5, 1.0, "linear"),
+            ]),
+        ]),
+    ]
+
+    def load(self):
+        from sklearn.datasets import make_classification
+        x, y = make_classification(n_samples=450, n_features=16, n_informative=6,
+                                   n_redundant=3, n_classes=3, n_clusters_per_class=2,
+                                   flip_y=0.03, class_sep=0.9, random_state=31)
+        return x * np.logspace(-1, 1, x.shape[1]), y
+
+    def model(self, p):
+        from sklearn.ensemble import ExtraTreesClassifier, GradientBoostingClassifier
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.neighbors import KNeighborsClassifier
+        from sklearn.pipeline import make_pipeline
+        from sklearn.svm import SVC
+        kind = p["model"]
+        if kind == "svm":
+            model = SVC(C=p["svm_C"], gamma=p["svm_gamma"], max_iter=20000)
+        elif kind == "knn":
+            model = KNeighborsClassifier(n_neighbors=int(p["knn_neighbors"]),
+                                         weights=p["knn_weights"])
+        elif kind == "trees":
+            model = ExtraTreesClassifier(n_estimators=int(p["trees_count"]),
+                                         max_depth=int(p["trees_depth"]),
+                                         max_features=p["trees_features"],
+                                         random_state=MODEL_SEED, n_jobs=1)
+        elif kind == "logreg":
+            model = LogisticRegression(C=p["logreg_C"], penalty=p["logreg_penalty"],
+                                       solver="liblinear", max_iter=500)
+        else:
+            model = GradientBoostingClassifier(
+                learning_rate=p["boosting_rate"], n_estimators=int(p["boosting_stages"]),
+                max_depth=int(p["boosting_depth"]), subsample=p["boosting_subsample"],
+                random_state=MODEL_SEED)
+        scaler = _scaler(p["scaler"])
+        return model if scaler is None else make_pipeline(scaler, model)
+
+
 def branching():
     """One-objective problems over conditional spaces that the designers'
     rules for such spaces were tuned on (held_out() has two more, never
     used to choose one)."""
-    return [ConditionalModelDigits(), ConditionalRegressionFriedman()]
+    return [ConditionalModelDigits(), ConditionalRegressionFriedman(),
+            ConditionalClassifierSynthetic()]
 
 
 # -------------------------------------------------- four objectives
