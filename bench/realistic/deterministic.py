@@ -18,7 +18,7 @@ one objective whose categories have 5 to 9 values, a three-objective
 one whose error reports spike, three whose log-scale parameters are
 declared linear and two over conditional spaces), are reachable
 by name only: never run by default, never used to choose a rule;
-branching() has two more over conditional spaces that rules for such
+branching() has three more over conditional spaces that rules for such
 spaces may be tuned on. The three-objective problems'
 hypervolume is measured at the reference points in REFERENCES, which no
 designer is told.
