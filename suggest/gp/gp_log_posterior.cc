@@ -139,11 +139,13 @@ double GpLogPosterior::NegativeLogPosterior(const Eigen::VectorXd& theta,
 
   // Warped coordinates: their values and derivatives in log a and log b at
   // every point (columns: the warped coordinates, contiguous), and their
-  // pairs' squared distances (pairs in the order of pair_distances_).
+  // pairs' differences and squared distances (pairs in the order of
+  // pair_distances_; the differences serve the gradient too).
   const int c = warped_count();
   Eigen::MatrixXd warped_values(n, c);
   Eigen::MatrixXd warped_by_a(n, c);
   Eigen::MatrixXd warped_by_b(n, c);
+  Eigen::MatrixXd warped_differences(n * (n - 1) / 2, c);
   Eigen::MatrixXd warped_distances(n * (n - 1) / 2, c);
   Eigen::VectorXd warped_inverse_squared_lengths(c);
   for (int k = 0; k < c; ++k) {
@@ -162,10 +164,11 @@ double GpLogPosterior::NegativeLogPosterior(const Eigen::VectorXd& theta,
     Eigen::Index pair = 0;
     for (Eigen::Index b = 0; b + 1 < n; ++b) {
       const Eigen::Index after = n - b - 1;
-      warped_distances.col(k).segment(pair, after) =
-          (warped_values.col(k).tail(after).array() - warped_values(b, k)).square().matrix();
+      warped_differences.col(k).segment(pair, after) =
+          (warped_values.col(k).tail(after).array() - warped_values(b, k)).matrix();
       pair += after;
     }
+    warped_distances.col(k) = warped_differences.col(k).array().square().matrix();
     warped_inverse_squared_lengths[k] = inverse_squared_lengths[warped_indices_[k]];
   }
 
@@ -245,14 +248,13 @@ double GpLogPosterior::NegativeLogPosterior(const Eigen::VectorXd& theta,
     pair = 0;
     for (Eigen::Index b = 0; b + 1 < n; ++b) {
       const Eigen::Index after = n - b - 1;
-      const Eigen::ArrayXd weighted =
-          length_weights.segment(pair, after).array() *
-          (warped_values.col(k).tail(after).array() - warped_values(b, k));
+      const Eigen::ArrayXd weighted = length_weights.segment(pair, after).array() *
+                                      warped_differences.col(k).segment(pair, after).array();
       by_a += (weighted * (warped_by_a.col(k).tail(after).array() - warped_by_a(b, k))).sum();
       by_b += (weighted * (warped_by_b.col(k).tail(after).array() - warped_by_b(b, k))).sum();
       pair += after;
     }
-    const double scale = 0.5 * signal_variance * inverse_squared_lengths[warped_indices_[k]];
+    const double scale = 0.5 * signal_variance * warped_inverse_squared_lengths[k];
     (*gradient)[d + 2 + k] = scale * by_a;
     (*gradient)[d + 2 + c + k] = scale * by_b;
   }

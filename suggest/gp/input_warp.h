@@ -38,8 +38,9 @@ class InputWarp {
   // dw_j/dx_j at `point` (1 where a coordinate passes through).
   Eigen::VectorXd Slopes(const Eigen::VectorXd& point) const;
 
-  // w at x for concentrations exp(log_a), exp(log_b), and its derivatives
-  // in log_a and log_b (for the hyper-parameters' fit). x in [0, 1].
+  // w at x for concentrations a and b, and (ValueWithGradient) its
+  // derivatives in log a and log b, for the hyper-parameters' fit; Slope
+  // is dw/dx. x in [0, 1].
   static double Value(double x, double a, double b);
   static void ValueWithGradient(double x, double a, double b, double* value, double* d_log_a,
                                 double* d_log_b);
