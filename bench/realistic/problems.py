@@ -109,18 +109,14 @@ def flat_parameters(space):
 
 def active_parameters(space, point):
     """The parameters of `space` active at `point` (a dict that holds at
-    least every active parent's value), in flattened order."""
+    least every active parent's value), in flattened order: a top-level
+    one, or one whose parent is active and takes one of its values."""
     active = []
-
-    def visit(parameter):
-        active.append(parameter)
-        for child_values, child_parameters in children(parameter):
-            if point.get(parameter[0]) in child_values:
-                for child in child_parameters:
-                    visit(child)
-
-    for parameter in space:
-        visit(parameter)
+    active_names = set()
+    for parameter, parent, values in flat_parameters(space):
+        if parent is None or (parent in active_names and point.get(parent) in values):
+            active.append(parameter)
+            active_names.add(parameter[0])
     return active
 
 
