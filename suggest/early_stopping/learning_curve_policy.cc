@@ -23,8 +23,11 @@ double LearningCurvePolicy::TieMargin(double noise, double lattice) const {
 
 double LearningCurvePolicy::StopBar(int64_t step, int64_t horizon) const {
   if (horizon <= 0 || step >= horizon) return 0;
-  return 2 * options_.stop_probability * static_cast<double>(horizon - step) /
-         static_cast<double>(horizon);
+  const double line = 2 * options_.stop_probability * static_cast<double>(horizon - step) /
+                      static_cast<double>(horizon);
+  const double ramp_end = options_.bar_ramp_fraction * static_cast<double>(horizon);
+  if (ramp_end <= 0 || static_cast<double>(step) >= ramp_end) return line;
+  return line * static_cast<double>(std::max<int64_t>(step, 0)) / ramp_end;
 }
 
 bool LearningCurvePolicy::InGuardWindow(int64_t step, int64_t horizon) const {

@@ -26,6 +26,11 @@ struct LearningCurvePolicyOptions {
   // below this at the halfway step. The bar is proportional to the steps a stop
   // saves: twice this at the first step, none at the horizon.
   double stop_probability = 0.05;
+  // Over the first `bar_ramp_fraction` of the horizon the bar rises from 0 to
+  // that line, in proportion to the step: a trial's first few reports say
+  // little of where it goes, and a slow starter judged by them is the
+  // winner most often thrown away. 0 turns the ramp off.
+  double bar_ramp_fraction = 0.1;
   // Early on, the model is not trusted to stop a promising trial: up to
   // this fraction of the horizon, a trial still improving (its best so far
   // better than at half its steps, rounded down, by more than one report's
@@ -53,7 +58,9 @@ struct LearningCurvePolicyOptions {
 // the steps left: the risk a stop takes is paid for by the steps it saves,
 // so a trial is judged more boldly early, where a stop saves most of its
 // cost, and hardly at all near the horizon, where it saves little
-// (StopBar). A trial whose best
+// (StopBar); only over the first tenth of the horizon does the bar rise
+// from 0 to that line, since a trial's first reports alone say little of
+// where it goes (bar_ramp_fraction). A trial whose best
 // so far is already the best is never stopped, nor one the model cannot
 // predict yet (a too short curve), nor, in the first quarter of the
 // horizon, one still improving and within the best 60% of the trials at
@@ -94,7 +101,8 @@ class LearningCurvePolicy : public EarlyStoppingPolicy {
                           std::span<const LearningCurve> others) const override;
 
   // The chance of a win under which a trial at `step` stops:
-  // 2 * stop_probability * (horizon - step) / horizon.
+  // 2 * stop_probability * (horizon - step) / horizon, times
+  // step / (bar_ramp_fraction * horizon) while that is under 1.
   double StopBar(int64_t step, int64_t horizon) const;
   // How much better than the best report a trial must be able to end to be
   // kept, given one report's `noise` and the `lattice` the finished curves'

@@ -51,12 +51,48 @@ TEST(LearningCurvePolicyTest, StopsATrialThatCannotCatchTheBest) {
 
 TEST(LearningCurvePolicyTest, TheBarFallsWithTheStepsAStopWouldSave) {
   const LearningCurvePolicy policy = LearningCurveOf();
-  EXPECT_DOUBLE_EQ(policy.StopBar(0, 50), 0.10);
+  // From the first tenth of the horizon on (step 5 of 50), a line from 10%
+  // at step 0 to none at the horizon.
+  EXPECT_DOUBLE_EQ(policy.StopBar(5, 50), 0.09);
+  EXPECT_DOUBLE_EQ(policy.StopBar(10, 50), 0.08);
   EXPECT_DOUBLE_EQ(policy.StopBar(25, 50), 0.05);
   EXPECT_DOUBLE_EQ(policy.StopBar(45, 50), 0.01);
   EXPECT_DOUBLE_EQ(policy.StopBar(50, 50), 0);
   EXPECT_DOUBLE_EQ(policy.StopBar(60, 50), 0);
   EXPECT_DOUBLE_EQ(policy.StopBar(10, 0), 0);
+}
+
+TEST(LearningCurvePolicyTest, TheBarRisesOverTheFirstTenthOfTheHorizon) {
+  const LearningCurvePolicy policy = LearningCurveOf();
+  EXPECT_DOUBLE_EQ(policy.StopBar(0, 50), 0);
+  EXPECT_DOUBLE_EQ(policy.StopBar(1, 50), 0.098 / 5);
+  EXPECT_DOUBLE_EQ(policy.StopBar(4, 50), 0.092 * 4 / 5);
+  EXPECT_DOUBLE_EQ(policy.StopBar(10, 100), 0.09);
+  EXPECT_DOUBLE_EQ(policy.StopBar(-1, 50), 0);
+  // Without the ramp, the line from the first step.
+  LearningCurvePolicyOptions no_ramp{.goal = v1::MetricSpec::MAXIMIZE, .min_trials = 3};
+  no_ramp.bar_ramp_fraction = 0;
+  EXPECT_DOUBLE_EQ(LearningCurvePolicy(no_ramp).StopBar(0, 50), 0.10);
+  EXPECT_DOUBLE_EQ(LearningCurvePolicy(no_ramp).StopBar(1, 50), 0.098);
+}
+
+TEST(LearningCurvePolicyTest, ATrialsFirstReportsAreJudgedByAHigherBar) {
+  // The best finished trial's curve 0.05 lower: at step 2 of 50 behind
+  // three of the five finished trials (so not guarded), its chance of
+  // catching the best is 7.1%. The line alone (9.6% at step 2) stops it;
+  // the ramp's bar, two fifths of that, keeps it.
+  const std::function<double(int)> rise = Rise(0.9, 0.2);
+  const LearningCurve lower = FromFunction(
+      9, [rise](int step) { return rise(step) - 0.05; }, 2, false);
+  LearningCurvePolicyOptions no_ramp{.goal = v1::MetricSpec::MAXIMIZE, .min_trials = 3};
+  no_ramp.bar_ramp_fraction = 0;
+  const StoppingDecision line = LearningCurvePolicy(no_ramp).Decide(lower, FiveFinished());
+  EXPECT_TRUE(line.should_stop) << line.reason;
+  EXPECT_THAT(line.reason, HasSubstr("a 7.1% chance"));
+  const StoppingDecision ramp = LearningCurveOf().Decide(lower, FiveFinished());
+  EXPECT_FALSE(ramp.should_stop) << ramp.reason;
+  EXPECT_THAT(ramp.reason, HasSubstr("a 7.1% chance"));
+  EXPECT_THAT(ramp.reason, HasSubstr("where under 3.8% stops at this step"));
 }
 
 TEST(LearningCurvePolicyTest, KeepsATrialOnCourseToWin) {
