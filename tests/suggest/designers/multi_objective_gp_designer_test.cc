@@ -230,23 +230,25 @@ TEST(MultiObjectiveGpDesignerTest, ThreeObjectivesComeNearerTheFrontThanRandomSe
 
 // On DTLZ2 the points on the cube's faces (an objective at 0, the others
 // far behind the front) stay on the Pareto front of the trials and pull the
-// search away from the front's knee. 12 seeds, since 4 were within noise of
-// one another's rules: of the 420 model trials below, random search puts
-// about 66 near the front (the chance that g < 0.05), a reference 10% of
-// the front's width behind its worst value 113 of 560 at 16 seeds, 10%
-// inside it 125; at 12 seeds, the rule now (inside, and at times tight in
-// the objective whose good end has had the fewest trials) 93 of 420.
+// search away from the front's knee. 24 seeds, since 4 were within noise of
+// one another's rules and 12 moved by 20 with the last bits of rounding: of
+// the 840 model trials below, random search puts about 132 near the front
+// (the chance that g < 0.05); a reference 10% of the front's width behind
+// its worst value put 113 of 560 at 16 seeds, 10% inside it 125; the rule
+// now (inside, and at times tight in the objective whose good end has had
+// the fewest trials) 205 built for SSE2 and 192 built with AVX2 and FMA
+// (seeds 1 to 12: 93 and 73).
 TEST(MultiObjectiveGpDesignerTest, ThreeObjectivesKeepToTheFrontsKnee) {
   const SearchSpace space = UnitCube(4);
   const std::vector<v1::MetricSpec> metrics = {MetricOf("f1", v1::MetricSpec::MINIMIZE),
                                                MetricOf("f2", v1::MetricSpec::MINIMIZE),
                                                MetricOf("f3", v1::MetricSpec::MINIMIZE)};
   int near = 0;
-  for (uint64_t seed = 1; seed <= 12; ++seed) {
+  for (uint64_t seed = 1; seed <= 24; ++seed) {
     MultiObjectiveGpDesigner gp(space, metrics, seed);
     near += PointsNearTheFront(RunStudy(gp, Dtlz2, 40, 1, seed), gp.initial_points());
   }
-  EXPECT_GE(near, 80) << "of 420 model trials";
+  EXPECT_GE(near, 160) << "of 840 model trials";
 }
 
 TEST(MultiObjectiveGpDesignerTest, ThreeObjectiveBatchesAreDistinct) {
@@ -282,7 +284,10 @@ double FourObjectiveHypervolume(const DesignerHistory& history) {
 // (the hypervolume at 100 trials below random search's); one direction for
 // each point spreads them over the front. At 50 trials, seeds 1 to 4: 0.28
 // / 0.35 / 0.27 / 0.33 of the box against 0.28 / 0.23 / 0.22 / 0.23 with the
-// directions shared.
+// directions shared (built for SSE2). Seeds 1 to 12, since 4 and 8 moved
+// with the last bits of rounding: 1.25 times the shared directions' sum,
+// better in 11 seeds, built for SSE2; 1.14 times, better in 9, built with
+// AVX2 and FMA (seeds 1 to 8: 1.16 and 1.03).
 TEST(MultiObjectiveGpDesignerTest, FourObjectivesCoverMoreOfTheFrontWithADirectionPerPoint) {
   const SearchSpace space = UnitCube(6);
   const std::vector<v1::MetricSpec> metrics = Minimised(4);
@@ -291,7 +296,7 @@ TEST(MultiObjectiveGpDesignerTest, FourObjectivesCoverMoreOfTheFrontWithADirecti
   double own_total = 0;
   double shared_total = 0;
   int own_wins = 0;
-  for (uint64_t seed = 1; seed <= 4; ++seed) {
+  for (uint64_t seed = 1; seed <= 12; ++seed) {
     MultiObjectiveGpDesigner gp(space, metrics, seed);
     MultiObjectiveGpDesigner gp_shared(space, metrics, seed, shared);
     const double own = FourObjectiveHypervolume(RunStudy(gp, Dtlz2FourObjectives, 50, 1, seed));
@@ -301,8 +306,8 @@ TEST(MultiObjectiveGpDesignerTest, FourObjectivesCoverMoreOfTheFrontWithADirecti
     shared_total += with_shared;
     if (own > with_shared) ++own_wins;
   }
-  EXPECT_GT(own_total, 1.15 * shared_total) << own_total << " against " << shared_total;
-  EXPECT_GE(own_wins, 3);
+  EXPECT_GT(own_total, 1.08 * shared_total) << own_total << " against " << shared_total;
+  EXPECT_GE(own_wins, 8);
 }
 
 TEST(MultiObjectiveGpDesignerTest, FourObjectiveBatchesAreDistinct) {
