@@ -523,7 +523,6 @@ def spirals_split():
 def mlp_spirals_curve(config, index):
     """Two tanh layers trained by SGD with momentum, one epoch per step;
     validation error rate (counts of 800)."""
-    import numpy as np
     from sklearn.neural_network import MLPClassifier
     train_x, valid_x, train_y, valid_y = spirals_split()
     width = config["hidden_units"]
@@ -531,11 +530,8 @@ def mlp_spirals_curve(config, index):
                           learning_rate_init=config["learning_rate_init"],
                           momentum=config["momentum"], batch_size=config["batch_size"],
                           random_state=index)
-    curve = []
-    for _ in range(STEPS):
-        model.partial_fit(train_x, train_y, classes=np.arange(2))
-        curve.append(1.0 - model.score(valid_x, valid_y))
-    return curve
+    return epoch_curve(model, train_x, train_y, 2,
+                       lambda fitted: 1.0 - fitted.score(valid_x, valid_y))
 
 
 FAMILIES = {
