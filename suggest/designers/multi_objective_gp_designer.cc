@@ -44,6 +44,9 @@ constexpr double kBelievedFeasible = 0.5;
 // From this many objectives on, each point has directions of its own
 // (Options::directions_past_three_objectives).
 constexpr int kDirectionPerPointObjectives = 4;
+// From this many objectives on, the objectives' worse halves keep their
+// magnitudes (Options::clipped_outputs_past_three_objectives).
+constexpr int kClippedOutputObjectives = 4;
 
 bool Ended(const TrialObservation& trial) {
   return trial.state == v1::Trial::SUCCEEDED || trial.state == v1::Trial::STOPPED_EARLY;
@@ -234,7 +237,12 @@ absl::StatusOr<Suggestions> MultiObjectiveGpDesigner::SuggestFromModels(
       if (value.has_value() && metric.goal() == v1::MetricSpec::MINIMIZE) *value = -*value;
       values.push_back(value);
     }
-    warped.row(k) = OutputWarper().Warp(values).transpose();
+    warped.row(k) = OutputWarper(options_.clipped_outputs_past_three_objectives &&
+                                         objective_count >= kClippedOutputObjectives
+                                     ? OutputWarper::Lower::kClipped
+                                     : OutputWarper::Lower::kHalfRank)
+                        .Warp(values)
+                        .transpose();
     VERNIER_ASSIGN_OR_RETURN(GaussianProcess model,
                              FitModel(points, warped.row(k).transpose(), rng));
     models.objectives.push_back(std::move(model));

@@ -83,6 +83,32 @@ void OutputWarper::HalfRankWarp(Eigen::VectorXd& values) {
   values = warped;
 }
 
+void OutputWarper::ClipLowerTail(Eigen::VectorXd& values) {
+  const Eigen::Index n = values.size();
+  const double median = Median(std::vector<double>(values.data(), values.data() + n));
+  // The worse half's own centre and robust spread: many values tied at the
+  // good end (points at one objective's best) leave the whole sample's
+  // spread small, but not the worse half's.
+  std::vector<double> lower;
+  for (double v : values) {
+    if (v <= median) lower.push_back(v);
+  }
+  const double centre = Median(lower);
+  std::vector<double> deviations;
+  deviations.reserve(lower.size());
+  for (double v : lower) deviations.push_back(std::abs(v - centre));
+  double spread = 1.4826 * Median(deviations);
+  if (!(spread > 0.0)) {
+    // More than half the worse half ties at its centre.
+    double sum = 0.0;
+    for (double deviation : deviations) sum += deviation;
+    spread = sum / static_cast<double>(deviations.size());
+  }
+  if (!(spread > 0.0) || !std::isfinite(spread)) return;
+  const double floor = centre - kClipSpreads * spread;
+  for (double& v : values) v = std::max(v, floor);
+}
+
 Eigen::VectorXd OutputWarper::Warp(std::span<const std::optional<double>> values) const {
   std::vector<double> present;
   for (const std::optional<double>& value : values) {
@@ -91,7 +117,11 @@ Eigen::VectorXd OutputWarper::Warp(std::span<const std::optional<double>> values
   Eigen::VectorXd warped = Eigen::Map<const Eigen::VectorXd>(present.data(), present.size());
   double missing_value = -1.0;
   if (warped.size() > 0) {
-    HalfRankWarp(warped);
+    if (lower_ == Lower::kClipped) {
+      ClipLowerTail(warped);
+    } else {
+      HalfRankWarp(warped);
+    }
     const double mean = warped.mean();
     const double deviation = std::sqrt((warped.array() - mean).square().mean());
     if (deviation > 0.0 && std::isfinite(deviation)) {

@@ -288,26 +288,32 @@ double FourObjectiveHypervolume(const DesignerHistory& history) {
 // with the last bits of rounding: 1.25 times the shared directions' sum,
 // better in 11 seeds, built for SSE2; 1.14 times, better in 9, built with
 // AVX2 and FMA (seeds 1 to 8: 1.16 and 1.03).
-TEST(MultiObjectiveGpDesignerTest, FourObjectivesCoverMoreOfTheFrontWithADirectionPerPoint) {
+TEST(MultiObjectiveGpDesignerTest, FourObjectivesCoverMoreOfTheFrontWithClippedOutputs) {
+  // DTLZ2 in four objectives: with each objective's worse half rank-warped
+  // (the warp of one objective), an objective looks flat away from its
+  // best values, and the search went after the faces of the cube, where
+  // one objective is at its best; with the worse half's magnitudes kept
+  // (OutputWarper::Lower::kClipped) it covers more of the front.
   const SearchSpace space = UnitCube(6);
   const std::vector<v1::MetricSpec> metrics = Minimised(4);
-  MultiObjectiveGpDesigner::Options shared;
-  shared.directions_past_three_objectives = shared.directions;
-  double own_total = 0;
-  double shared_total = 0;
-  int own_wins = 0;
+  MultiObjectiveGpDesigner::Options ranked;
+  ranked.clipped_outputs_past_three_objectives = false;
+  double clipped_total = 0;
+  double ranked_total = 0;
+  int clipped_wins = 0;
   for (uint64_t seed = 1; seed <= 12; ++seed) {
     MultiObjectiveGpDesigner gp(space, metrics, seed);
-    MultiObjectiveGpDesigner gp_shared(space, metrics, seed, shared);
-    const double own = FourObjectiveHypervolume(RunStudy(gp, Dtlz2FourObjectives, 50, 1, seed));
-    const double with_shared =
-        FourObjectiveHypervolume(RunStudy(gp_shared, Dtlz2FourObjectives, 50, 1, seed));
-    own_total += own;
-    shared_total += with_shared;
-    if (own > with_shared) ++own_wins;
+    MultiObjectiveGpDesigner gp_ranked(space, metrics, seed, ranked);
+    const double clipped = FourObjectiveHypervolume(RunStudy(gp, Dtlz2FourObjectives, 50, 1, seed));
+    const double with_ranks =
+        FourObjectiveHypervolume(RunStudy(gp_ranked, Dtlz2FourObjectives, 50, 1, seed));
+    clipped_total += clipped;
+    ranked_total += with_ranks;
+    if (clipped > with_ranks) ++clipped_wins;
   }
-  EXPECT_GT(own_total, 1.08 * shared_total) << own_total << " against " << shared_total;
-  EXPECT_GE(own_wins, 8);
+  // Measured (AVX2 build): 4.37 against 3.55 (1.23 times), 11 seeds of 12.
+  EXPECT_GT(clipped_total, 1.12 * ranked_total) << clipped_total << " against " << ranked_total;
+  EXPECT_GE(clipped_wins, 9);
 }
 
 TEST(MultiObjectiveGpDesignerTest, FourObjectiveBatchesAreDistinct) {

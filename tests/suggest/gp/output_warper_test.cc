@@ -54,5 +54,67 @@ TEST(OutputWarperTest, EqualValuesBecomeZeroAndMissingOnesMinusOne) {
   EXPECT_TRUE(Warp({}).size() == 0);
 }
 
+Eigen::VectorXd Clipped(const std::vector<std::optional<double>>& values) {
+  return OutputWarper(OutputWarper::Lower::kClipped).Warp(values);
+}
+
+// The values after standardising, mapped back by the first two: whether the
+// warp was affine (it kept every value's magnitude).
+bool IsAffine(const std::vector<double>& values, const Eigen::VectorXd& warped) {
+  const double scale = (warped[1] - warped[0]) / (values[1] - values[0]);
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (std::abs(warped[0] + scale * (values[i] - values[0]) - warped[i]) > 1e-12) return false;
+  }
+  return true;
+}
+
+TEST(OutputWarperTest, ClippedKeepsTheWorseHalfsMagnitudes) {
+  // Most values at the good end, as one objective of a front is where many
+  // points sit at its best: the rank warp squeezes the worse half together
+  // (its gaps set by ranks, not values); clipped, the values stay an affine
+  // image of themselves.
+  const std::vector<double> values = {0.0, -0.01, -0.02, 0.0, -0.01, -0.3, -0.9, -1.6, -2.2};
+  std::vector<std::optional<double>> given(values.begin(), values.end());
+  const Eigen::VectorXd clipped = Clipped(given);
+  EXPECT_TRUE(IsAffine(values, clipped));
+  EXPECT_NEAR(clipped.mean(), 0.0, 1e-12);
+  EXPECT_NEAR(std::sqrt((clipped.array() - clipped.mean()).square().mean()), 1.0, 1e-12);
+  EXPECT_FALSE(IsAffine(values, Warp(given)));
+}
+
+TEST(OutputWarperTest, ClippedRaisesAFarTailToItsFloor) {
+  // Two diverged runs among nine: the worse half (1e9 twice, 1, 2, 3) has
+  // its median at 1 and its median absolute deviation 2, so the floor is
+  // 1 - 6 * 1.4826 * 2 and the good values keep their gaps.
+  const Eigen::VectorXd clipped = Clipped({1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, -1e9, -1e9});
+  const double floor = 1.0 - OutputWarper::kClipSpreads * 1.4826 * 2.0;
+  const std::vector<double> kept = {1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, floor, floor};
+  EXPECT_TRUE(IsAffine(kept, clipped));
+  EXPECT_GT(clipped[6] - clipped[0], 0.5);
+  EXPECT_EQ(clipped[7], clipped[8]);
+  EXPECT_LT(clipped[7], clipped[0]);
+}
+
+TEST(OutputWarperTest, ClippedWithMostValuesTiedUsesTheMeanDeviation) {
+  // The worse half (-1e9, 0, 1, 1) has its median at 0.5 and its median
+  // absolute deviation 0.5: the floor is 0.5 - 6 * 1.4826 * 0.5. Tied
+  // further, (1, 1, 1, -1e9) has none: its mean absolute deviation sets the
+  // floor, and the order is kept.
+  const Eigen::VectorXd clipped = Clipped({1.0, 1.0, 1.0, 1.0, 2.0, 0.0, -1e9});
+  EXPECT_LT(clipped[6], clipped[5]);
+  EXPECT_LT(clipped[5], clipped[0]);
+  EXPECT_LT(clipped[0], clipped[4]);
+  const Eigen::VectorXd tied = Clipped({1.0, 1.0, 1.0, 1.0, 1.0, 2.0, -1e9});
+  EXPECT_LT(tied[6], tied[0]);
+  EXPECT_LT(tied[0], tied[5]);
+  const Eigen::VectorXd equal = Clipped({2.5, 2.5, std::nullopt});
+  EXPECT_EQ(equal[0], 0.0);
+  EXPECT_EQ(equal[2], -1.0);
+  const Eigen::VectorXd missing = Clipped({1.0, std::nullopt, 3.0, 2.0});
+  EXPECT_NEAR(missing[1],
+              std::min({missing[0], missing[2], missing[3]}) - OutputWarper::kMissingPenalty,
+              1e-12);
+}
+
 }  // namespace
 }  // namespace vernier::suggest
