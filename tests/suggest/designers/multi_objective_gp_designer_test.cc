@@ -311,7 +311,8 @@ TEST(MultiObjectiveGpDesignerTest, FourObjectivesCoverMoreOfTheFrontWithClippedO
     ranked_total += with_ranks;
     if (clipped > with_ranks) ++clipped_wins;
   }
-  // Measured (AVX2 build): 4.37 against 3.55 (1.23 times), 11 seeds of 12.
+  // Measured (AVX2 build): 4.37 against 3.55 (1.23 times), 11 seeds of 12;
+  // a baseline x86-64 build (VERNIER_AVX2=OFF) passes too.
   EXPECT_GT(clipped_total, 1.12 * ranked_total) << clipped_total << " against " << ranked_total;
   EXPECT_GE(clipped_wins, 9);
 }
