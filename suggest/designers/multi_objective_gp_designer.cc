@@ -229,6 +229,10 @@ absl::StatusOr<Suggestions> MultiObjectiveGpDesigner::SuggestFromModels(
   // the value lands below the worst.
   Models models;
   Eigen::MatrixXd warped(objective_count, n);
+  const OutputWarper warper(options_.clipped_outputs_past_three_objectives &&
+                                    objective_count >= kClippedOutputObjectives
+                                ? OutputWarper::Lower::kClipped
+                                : OutputWarper::Lower::kHalfRank);
   for (int k = 0; k < objective_count; ++k) {
     const v1::MetricSpec& metric = metrics_[objective_metrics_[k]];
     std::vector<std::optional<double>> values;
@@ -237,12 +241,7 @@ absl::StatusOr<Suggestions> MultiObjectiveGpDesigner::SuggestFromModels(
       if (value.has_value() && metric.goal() == v1::MetricSpec::MINIMIZE) *value = -*value;
       values.push_back(value);
     }
-    warped.row(k) = OutputWarper(options_.clipped_outputs_past_three_objectives &&
-                                         objective_count >= kClippedOutputObjectives
-                                     ? OutputWarper::Lower::kClipped
-                                     : OutputWarper::Lower::kHalfRank)
-                        .Warp(values)
-                        .transpose();
+    warped.row(k) = warper.Warp(values).transpose();
     VERNIER_ASSIGN_OR_RETURN(GaussianProcess model,
                              FitModel(points, warped.row(k).transpose(), rng));
     models.objectives.push_back(std::move(model));
