@@ -17,6 +17,7 @@
 #include "suggest/gp/gp_log_posterior.h"
 #include "suggest/gp/hyperparameter_fitter.h"
 #include "suggest/gp/hypervolume_scalarization.h"
+#include "suggest/gp/leave_one_out_rank_agreement.h"
 #include "suggest/gp/matern_kernel.h"
 #include "suggest/gp/normal_tail.h"
 #include "suggest/gp/output_warper.h"
@@ -47,6 +48,14 @@ constexpr int kDirectionPerPointObjectives = 4;
 // From this many objectives on, the objectives' worse halves keep their
 // magnitudes (Options::clipped_outputs_past_three_objectives).
 constexpr int kClippedOutputObjectives = 4;
+// With exactly this many objectives, each objective's warp is chosen by
+// leave-one-out (Options::output_warp_by_leave_one_out), once this many
+// trials have values.
+constexpr int kLeaveOneOutWarpObjectives = 3;
+constexpr int kLeaveOneOutWarpTrials = 8;
+// How far ahead of the designer's generator the other warp's fit draws, so
+// that the draws after it are the same whichever warp is kept.
+constexpr unsigned long long kOtherWarpStream = 1000003;
 
 bool Ended(const TrialObservation& trial) {
   return trial.state == v1::Trial::SUCCEEDED || trial.state == v1::Trial::STOPPED_EARLY;
@@ -112,9 +121,9 @@ absl::StatusOr<Suggestions> MultiObjectiveGpDesigner::Suggest(const DesignerHist
       [&] { return SuggestFromModels(history, count, rng); });
 }
 
-absl::StatusOr<GaussianProcess> MultiObjectiveGpDesigner::FitModel(const Eigen::MatrixXd& points,
-                                                                   const Eigen::VectorXd& values,
-                                                                   std::mt19937_64& rng) const {
+absl::StatusOr<GaussianProcess> MultiObjectiveGpDesigner::FitModel(
+    const Eigen::MatrixXd& points, const Eigen::VectorXd& values, std::mt19937_64& rng,
+    Eigen::VectorXd* model_values_out) const {
   const int d = encoder_.dimension();
   const TrainingSetSelector selector(encoder_.categorical());
   const std::vector<int> kept = selector.Select(points, values, options_.max_model_points);
@@ -147,6 +156,7 @@ absl::StatusOr<GaussianProcess> MultiObjectiveGpDesigner::FitModel(const Eigen::
   VERNIER_ASSIGN_OR_RETURN(const Eigen::VectorXd theta,
                            HyperparameterFitter(fit).Fit(posterior, starts));
   if (!theta.allFinite()) return absl::InternalError("the fitted hyper-parameters are not finite");
+  if (model_values_out != nullptr) *model_values_out = model_values;
   return GaussianProcess::Create(posterior.Kernel(theta),
                                  GpLogPosterior::NoiseVariance(posterior.dimension(), theta),
                                  std::move(model_points), std::move(model_values));
@@ -229,10 +239,17 @@ absl::StatusOr<Suggestions> MultiObjectiveGpDesigner::SuggestFromModels(
   // the value lands below the worst.
   Models models;
   Eigen::MatrixXd warped(objective_count, n);
-  const OutputWarper warper(options_.clipped_outputs_past_three_objectives &&
-                                    objective_count >= kClippedOutputObjectives
-                                ? OutputWarper::Lower::kClipped
-                                : OutputWarper::Lower::kHalfRank);
+  const OutputWarper::Lower lower =
+      options_.clipped_outputs_past_three_objectives && objective_count >= kClippedOutputObjectives
+          ? OutputWarper::Lower::kClipped
+          : OutputWarper::Lower::kHalfRank;
+  const OutputWarper warper(lower);
+  const bool choose_warp = options_.output_warp_by_leave_one_out &&
+                           objective_count == kLeaveOneOutWarpObjectives &&
+                           n >= kLeaveOneOutWarpTrials;
+  const OutputWarper other_warper(lower == OutputWarper::Lower::kClipped
+                                      ? OutputWarper::Lower::kHalfRank
+                                      : OutputWarper::Lower::kClipped);
   for (int k = 0; k < objective_count; ++k) {
     const v1::MetricSpec& metric = metrics_[objective_metrics_[k]];
     std::vector<std::optional<double>> values;
@@ -242,8 +259,24 @@ absl::StatusOr<Suggestions> MultiObjectiveGpDesigner::SuggestFromModels(
       values.push_back(value);
     }
     warped.row(k) = warper.Warp(values).transpose();
+    Eigen::VectorXd model_values;
     VERNIER_ASSIGN_OR_RETURN(GaussianProcess model,
-                             FitModel(points, warped.row(k).transpose(), rng));
+                             FitModel(points, warped.row(k).transpose(), rng, &model_values));
+    if (choose_warp) {
+      // The other warp's model; kept when, each trial left out in turn, it
+      // orders the trials better. A failed fit keeps the first.
+      const Eigen::VectorXd other_values = other_warper.Warp(values);
+      std::mt19937_64 other_rng = rng;
+      other_rng.discard(kOtherWarpStream);
+      Eigen::VectorXd other_model_values;
+      absl::StatusOr<GaussianProcess> other =
+          FitModel(points, other_values, other_rng, &other_model_values);
+      if (other.ok() && LeaveOneOutRankAgreement::Of(*other, other_model_values) >
+                            LeaveOneOutRankAgreement::Of(model, model_values)) {
+        warped.row(k) = other_values.transpose();
+        model = *std::move(other);
+      }
+    }
     models.objectives.push_back(std::move(model));
   }
 
