@@ -53,6 +53,8 @@ constexpr int kClippedOutputObjectives = 4;
 // trials have values.
 constexpr int kLeaveOneOutWarpObjectives = 3;
 constexpr int kLeaveOneOutWarpTrials = 8;
+static_assert(kLeaveOneOutWarpObjectives < kClippedOutputObjectives,
+              "the choice is between the rank warp, the default there, and the clipped one");
 // How far ahead of the designer's generator the other warp's fit draws, so
 // that the draws after it are the same whichever warp is kept.
 constexpr unsigned long long kOtherWarpStream = 1000003;
@@ -239,17 +241,15 @@ absl::StatusOr<Suggestions> MultiObjectiveGpDesigner::SuggestFromModels(
   // the value lands below the worst.
   Models models;
   Eigen::MatrixXd warped(objective_count, n);
-  const OutputWarper::Lower lower =
-      options_.clipped_outputs_past_three_objectives && objective_count >= kClippedOutputObjectives
-          ? OutputWarper::Lower::kClipped
-          : OutputWarper::Lower::kHalfRank;
-  const OutputWarper warper(lower);
+  const OutputWarper warper(options_.clipped_outputs_past_three_objectives &&
+                                    objective_count >= kClippedOutputObjectives
+                                ? OutputWarper::Lower::kClipped
+                                : OutputWarper::Lower::kHalfRank);
+  // Three objectives: the rank warp above, or the clipped one.
   const bool choose_warp = options_.output_warp_by_leave_one_out &&
                            objective_count == kLeaveOneOutWarpObjectives &&
                            n >= kLeaveOneOutWarpTrials;
-  const OutputWarper other_warper(lower == OutputWarper::Lower::kClipped
-                                      ? OutputWarper::Lower::kHalfRank
-                                      : OutputWarper::Lower::kClipped);
+  const OutputWarper clipped_warper(OutputWarper::Lower::kClipped);
   for (int k = 0; k < objective_count; ++k) {
     const v1::MetricSpec& metric = metrics_[objective_metrics_[k]];
     std::vector<std::optional<double>> values;
@@ -263,9 +263,9 @@ absl::StatusOr<Suggestions> MultiObjectiveGpDesigner::SuggestFromModels(
     VERNIER_ASSIGN_OR_RETURN(GaussianProcess model,
                              FitModel(points, warped.row(k).transpose(), rng, &model_values));
     if (choose_warp) {
-      // The other warp's model; kept when, each trial left out in turn, it
-      // orders the trials better. A failed fit keeps the first.
-      const Eigen::VectorXd other_values = other_warper.Warp(values);
+      // The clipped warp's model; kept when, each trial left out in turn,
+      // it orders the trials better. A failed fit keeps the first.
+      const Eigen::VectorXd other_values = clipped_warper.Warp(values);
       std::mt19937_64 other_rng = rng;
       other_rng.discard(kOtherWarpStream);
       Eigen::VectorXd other_model_values;
