@@ -22,9 +22,6 @@ class LeaveOneOutRankAgreement {
  public:
   // `values`: the model's observations, in its order.
   static double Of(const GaussianProcess& model, const Eigen::VectorXd& values);
-
-  // Ranks from 0, ties sharing their mean rank.
-  static Eigen::VectorXd Ranks(const Eigen::VectorXd& values);
 };
 
 }  // namespace vernier::suggest

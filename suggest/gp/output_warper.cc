@@ -60,27 +60,31 @@ void OutputWarper::HalfRankWarp(Eigen::VectorXd& values) {
   }
   const double spread = std::sqrt(squares / std::max(upper_count, 1));
   if (!(spread > 0.0)) return;
-  // Ranks, ties sharing their mean rank.
+  const Eigen::VectorXd ranks = Ranks(values);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    if (values[i] < median) {
+      const double quantile = (ranks[i] + 0.5) / static_cast<double>(n);
+      values[i] = median + spread * NormalQuantile(quantile);
+    }
+  }
+  // Warped below-median values stay below the median (quantile < 1/2).
+}
+
+Eigen::VectorXd OutputWarper::Ranks(const Eigen::VectorXd& values) {
+  const Eigen::Index n = values.size();
   std::vector<Eigen::Index> order(n);
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
                    [&values](Eigen::Index a, Eigen::Index b) { return values[a] < values[b]; });
-  Eigen::VectorXd warped = values;
+  Eigen::VectorXd ranks(n);
   for (Eigen::Index first = 0; first < n;) {
     Eigen::Index last = first;
     while (last + 1 < n && values[order[last + 1]] == values[order[first]]) ++last;
     const double rank = 0.5 * static_cast<double>(first + last);
-    for (Eigen::Index i = first; i <= last; ++i) {
-      const Eigen::Index index = order[i];
-      if (values[index] < median) {
-        const double quantile = (rank + 0.5) / static_cast<double>(n);
-        warped[index] = median + spread * NormalQuantile(quantile);
-      }
-    }
+    for (Eigen::Index i = first; i <= last; ++i) ranks[order[i]] = rank;
     first = last + 1;
   }
-  // Warped below-median values stay below the median (quantile < 1/2).
-  values = warped;
+  return ranks;
 }
 
 void OutputWarper::ClipLowerTail(Eigen::VectorXd& values) {

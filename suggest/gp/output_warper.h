@@ -54,6 +54,9 @@ class OutputWarper {
 
   Eigen::VectorXd Warp(std::span<const std::optional<double>> values) const;
 
+  // Ranks from 0 in increasing order, ties sharing their mean rank.
+  static Eigen::VectorXd Ranks(const Eigen::VectorXd& values);
+
  private:
   static void HalfRankWarp(Eigen::VectorXd& values);
   static void ClipLowerTail(Eigen::VectorXd& values);

@@ -29,11 +29,6 @@ double Agreement(const Eigen::MatrixXd& points, const Eigen::VectorXd& values,
   return LeaveOneOutRankAgreement::Of(*model, values);
 }
 
-TEST(LeaveOneOutRankAgreementTest, RanksTiesShareTheirMeanRank) {
-  const Eigen::VectorXd ranks = LeaveOneOutRankAgreement::Ranks(Eigen::Vector4d(3, 1, 3, 2));
-  EXPECT_EQ(ranks, Eigen::Vector4d(2.5, 0, 2.5, 1));
-}
-
 TEST(LeaveOneOutRankAgreementTest, ASmoothFunctionIsOrderedAlmostPerfectly) {
   const Eigen::MatrixXd points = SquarePoints(40);
   Eigen::VectorXd values(40);

@@ -68,6 +68,10 @@ bool IsAffine(const std::vector<double>& values, const Eigen::VectorXd& warped) 
   return true;
 }
 
+TEST(OutputWarperTest, RanksTiesShareTheirMeanRank) {
+  EXPECT_EQ(OutputWarper::Ranks(Eigen::Vector4d(3, 1, 3, 2)), Eigen::Vector4d(2.5, 0, 2.5, 1));
+}
+
 TEST(OutputWarperTest, ClippedKeepsTheWorseHalfsMagnitudes) {
   // Most values at the good end, as one objective of a front is where many
   // points sit at its best: the rank warp squeezes the worse half together
