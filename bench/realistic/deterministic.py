@@ -253,6 +253,15 @@ class GboostSynthetic(Deterministic):
             min_samples_leaf=int(p["min_samples_leaf"]), random_state=MODEL_SEED)
 
 
+def _decision_tree(p):
+    """The decision tree of a point of TreeWine's or TreeTwoObjectives' space."""
+    from sklearn.tree import DecisionTreeClassifier
+    return DecisionTreeClassifier(
+        max_depth=int(p["max_depth"]), min_samples_split=int(p["min_samples_split"]),
+        min_samples_leaf=int(p["min_samples_leaf"]), max_features=float(p["max_features"]),
+        criterion=p["criterion"], ccp_alpha=p["ccp_alpha"], random_state=MODEL_SEED)
+
+
 def _random_forest(p):
     """The random forest of a point of ForestSynthetic's or Forest3Obj's space."""
     from sklearn.ensemble import RandomForestClassifier
@@ -408,11 +417,7 @@ class TreeWine(Deterministic):
         return _wine()
 
     def model(self, p):
-        from sklearn.tree import DecisionTreeClassifier
-        return DecisionTreeClassifier(
-            max_depth=int(p["max_depth"]), min_samples_split=int(p["min_samples_split"]),
-            min_samples_leaf=int(p["min_samples_leaf"]), max_features=float(p["max_features"]),
-            criterion=p["criterion"], ccp_alpha=p["ccp_alpha"], random_state=MODEL_SEED)
+        return _decision_tree(p)
 
 
 class LogregDigits(Deterministic):
@@ -1361,11 +1366,7 @@ class TreeTwoObjectives(Deterministic):
         return _digits(600)
 
     def model(self, p):
-        from sklearn.tree import DecisionTreeClassifier
-        return DecisionTreeClassifier(
-            max_depth=int(p["max_depth"]), min_samples_split=int(p["min_samples_split"]),
-            min_samples_leaf=int(p["min_samples_leaf"]), max_features=float(p["max_features"]),
-            criterion=p["criterion"], ccp_alpha=p["ccp_alpha"], random_state=MODEL_SEED)
+        return _decision_tree(p)
 
     def measure(self, fitted):
         leaves = sum(tree.get_n_leaves() for tree, _ in fitted)
